@@ -1,0 +1,114 @@
+package io.varpulis.delivery;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.Delivery;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.Substrate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Parks an event: publishes its {@link DeathEnvelope} on {@code varpulis.dlq.{unit}} and acks the original only after
+ * the DLQ's PubAck; when the park fails the original is nak'ed instead, so it is never lost between the two
+ * (ADR-007). On core nothing can be stored: the envelope is logged at ERROR as lost.
+ * <p>The DLQ publish carries {@code Nats-Msg-Id = dlq:{stream}:{sequence}}, so a park repeated after a crash between
+ * the PubAck and the ack is stored once.
+ */
+public class DeadLetterParker {
+
+    private static final Logger log = LoggerFactory.getLogger(DeadLetterParker.class);
+
+    private final ClusterTransport transport;
+    private final ObjectMapper mapper;
+    private final SubstrateMetrics metrics;
+    private final Duration nakDelay;
+    private final Clock clock;
+
+    /**
+     * @param transport publishes the envelope
+     * @param mapper    writes the envelope JSON
+     * @param metrics   counts {@code varpulis.events.parked{unit,reason}}
+     * @param nakDelay  redelivery delay when the park itself fails
+     * @param clock     gives {@code dead_at}
+     */
+    public DeadLetterParker(ClusterTransport transport, ObjectMapper mapper, SubstrateMetrics metrics,
+                            Duration nakDelay, Clock clock) {
+        this.transport = transport;
+        this.mapper = mapper;
+        this.metrics = metrics;
+        this.nakDelay = nakDelay;
+        this.clock = clock;
+    }
+
+    /**
+     * Parks a delivery and settles it: ack after the DLQ PubAck, nak when the park failed.
+     *
+     * @param delivery the delivery to park (not yet acked or nak'ed)
+     * @param unit     the pipeline, or {@code coordinator:{id}} for heartbeats
+     * @param reason   why
+     * @param error    the last failure
+     * @return completes when the delivery is settled: normally when parked, exceptionally with the publish error
+     * when the park failed (the delivery was then nak'ed)
+     */
+    public CompletableFuture<Void> park(Delivery delivery, String unit, ParkReason reason, Throwable error) {
+        DeathEnvelope envelope = envelope(delivery, unit, reason, error);
+        String subject = DurableNames.dlqSubject(unit);
+        if (transport.substrate() == Substrate.CORE) {
+            log.error("core substrate: event on {} could not be applied ({}: {}) and is lost, core NATS cannot park "
+                            + "it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}",
+                    delivery.subject(), reason.tag(), envelope.lastError(), json(envelope));
+            delivery.ack();
+            metrics.parked(unit, reason);
+            return CompletableFuture.completedFuture(null);
+        }
+        String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence();
+        return transport.publish(new OutboundMessage(subject, json(envelope).getBytes(), messageId))
+                .handle((receipt, publishError) -> {
+                    if (publishError != null) {
+                        log.error("could not park {} in {} ({}); nak'ed it for redelivery", delivery, subject,
+                                publishError.getMessage());
+                        delivery.nak(nakDelay);
+                        throw new IllegalStateException("park failed: " + publishError.getMessage(), publishError);
+                    }
+                    delivery.ack();
+                    metrics.parked(unit, reason);
+                    log.warn("parked {} in {} at DLQ sequence {} ({}: {})", delivery, subject, receipt.sequence(),
+                            reason.tag(), envelope.lastError());
+                    return null;
+                });
+    }
+
+    private DeathEnvelope envelope(Delivery delivery, String unit, ParkReason reason, Throwable error) {
+        byte[] data = delivery.data();
+        String text = DeathEnvelope.utf8OrNull(data);
+        boolean stored = delivery.stream() != null;
+        return new DeathEnvelope(delivery.subject(), unit, delivery.attempt(), clock.instant().getEpochSecond(),
+                describe(error), text, text == null ? Base64.getEncoder().encodeToString(data) : null,
+                reason.tag(), error == null ? null : error.getClass().getName(),
+                delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null));
+    }
+
+    private static String describe(Throwable error) {
+        if (error == null) {
+            return "unknown";
+        }
+        return error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    }
+
+    private String json(DeathEnvelope envelope) {
+        try {
+            return mapper.writeValueAsString(envelope);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a death envelope", e);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.varpulis.delivery;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * What a parked event carries into the DLQ (SPEC section 4, ADR-007), published on
+ * {@code varpulis.dlq.{sanitised unit}} as JSON:
+ * {@code {"original_subject","unit","attempts","dead_at","last_error","payload"|"payload_base64","reason",
+ * "error_class","stream","stream_sequence","message_id","stored_at"}}.
+ * <p>The payload travels as UTF-8 text when it is valid UTF-8, otherwise base64 in {@code payload_base64}, so nothing
+ * is lost.
+ *
+ * @param originalSubject the subject the event was delivered on
+ * @param unit            the pipeline, or {@code coordinator:{id}} for heartbeats
+ * @param attempts        deliveries made, including the last
+ * @param deadAt          when it was parked, unix seconds
+ * @param lastError       the last failure's message
+ * @param payload         the original payload as text, or {@code null} when it is not valid UTF-8
+ * @param payloadBase64   the original payload in base64 when it is not valid UTF-8, else {@code null}
+ * @param reason          why: {@code undecodable} or {@code max_deliver}
+ * @param errorClass      the failure's Java class
+ * @param stream          the stream that held it, {@code null} on core
+ * @param streamSequence  its stream sequence, {@code null} on core
+ * @param messageId       its message id (the publisher's Nats-Msg-Id, or stream:sequence)
+ * @param storedAt        when the stream stored it, unix seconds, {@code null} on core
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record DeathEnvelope(
+        @JsonProperty("original_subject") String originalSubject,
+        @JsonProperty("unit") String unit,
+        @JsonProperty("attempts") long attempts,
+        @JsonProperty("dead_at") long deadAt,
+        @JsonProperty("last_error") String lastError,
+        @JsonProperty("payload") String payload,
+        @JsonProperty("payload_base64") String payloadBase64,
+        @JsonProperty("reason") String reason,
+        @JsonProperty("error_class") String errorClass,
+        @JsonProperty("stream") String stream,
+        @JsonProperty("stream_sequence") Long streamSequence,
+        @JsonProperty("message_id") String messageId,
+        @JsonProperty("stored_at") Long storedAt) {
+
+    /**
+     * @return the original payload bytes, from whichever of {@code payload} and {@code payload_base64} is set
+     */
+    public byte[] originalPayload() {
+        if (payloadBase64 != null) {
+            return Base64.getDecoder().decode(payloadBase64);
+        }
+        return payload == null ? new byte[0] : payload.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @param data payload bytes
+     * @return the bytes as text when they are valid UTF-8, else {@code null}
+     */
+    static String utf8OrNull(byte[] data) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(data)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package io.varpulis.jetstream;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import io.varpulis.nats.NatsConnectionEvents;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Provisions declared streams and durable consumers, in the manner of Spring AMQP's {@code RabbitAdmin} and Spring
+ * Kafka's {@code KafkaAdmin}: created if absent, never updated (ADR-007), so limits an operator tuned by hand survive
+ * an upgrade. A stream that exists with other settings is used as it is; the drift is logged once at WARN and kept
+ * for the health details.
+ * <p>Errors are startup errors an operator can act on: {@link JetStreamUnavailableException} when the server has no
+ * JetStream, {@link JetStreamPermissionException} when the node's user may not create what it needs.
+ */
+public class JetStreamAdmin {
+
+    private static final Logger log = LoggerFactory.getLogger(JetStreamAdmin.class);
+
+    /** JetStream API error codes (nats-server's errors.json). */
+    private static final int STREAM_NOT_FOUND = 10059;
+    private static final int CONSUMER_NOT_FOUND = 10014;
+    private static final int INSUFFICIENT_RESOURCES = 10023;
+    private static final int STORAGE_RESOURCES_EXCEEDED = 10047;
+
+    private final Connection connection;
+    private final JetStreamManagement jsm;
+    private final NatsConnectionEvents events;
+    private final Map<String, StreamDeclaration> declaredStreams = new ConcurrentHashMap<>();
+    private final Map<String, StreamDrift> drift = new ConcurrentHashMap<>();
+    private final Map<String, ConsumerDeclaration> declaredConsumers = new ConcurrentHashMap<>();
+
+    /**
+     * @param connection an open connection
+     * @param events     the connection's listener, used to tell a missing permission from a timeout; may be null
+     * @throws JetStreamUnavailableException when the server does not have JetStream
+     */
+    public JetStreamAdmin(Connection connection, NatsConnectionEvents events) {
+        this.connection = connection;
+        this.events = events;
+        try {
+            this.jsm = connection.jetStreamManagement();
+        } catch (IOException e) {
+            throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks that the server answers JetStream requests for this account.
+     *
+     * @throws JetStreamUnavailableException when JetStream is off (the message names {@code -js} and
+     *                                       {@code VARPULIS_NATS_SUBSTRATE=core})
+     * @throws JetStreamPermissionException  when the user may not use the JetStream API
+     */
+    public void verifyJetStream() {
+        if (!connection.getServerInfo().isJetStreamAvailable()) {
+            throw new JetStreamUnavailableException(connection.getConnectedUrl(),
+                    "the server's INFO says jetstream=false", null);
+        }
+        Instant started = Instant.now();
+        try {
+            jsm.getAccountStatistics();
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            permissionFailure("the JetStream API", "$JS.API.INFO", started, e);
+            throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Provisions every declaration given.
+     *
+     * @param streams   streams to create when absent
+     * @param consumers consumers to create when absent (after the streams)
+     * @throws JetStreamPermissionException when the user may not create one of them
+     * @throws IllegalStateException        when the server refuses a declaration for another reason
+     */
+    public void provision(Collection<StreamDeclaration> streams, Collection<ConsumerDeclaration> consumers) {
+        streams.forEach(this::declareStream);
+        consumers.forEach(this::declareConsumer);
+    }
+
+    /**
+     * Creates the stream if absent; otherwise records how it differs from the declaration.
+     * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage), the stream is
+     * created bounded by max_age only and a WARN says so.
+     *
+     * @param declaration the stream
+     * @return the server's stream info
+     * @throws JetStreamPermissionException when the user may not read or create it
+     * @throws IllegalStateException        when the server refuses it for another reason
+     */
+    public StreamInfo declareStream(StreamDeclaration declaration) {
+        String name = declaration.name();
+        declaredStreams.put(name, declaration);
+        Instant started = Instant.now();
+        try {
+            Optional<StreamInfo> existing = streamInfo(name);
+            if (existing.isPresent()) {
+                recordDrift(declaration, existing.get().getConfiguration());
+                return existing.get();
+            }
+            return create(declaration.configuration());
+        } catch (IOException | JetStreamApiException e) {
+            permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
+            throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Creates the durable consumer if absent. An existing consumer is used as it is; a different filter subject is
+     * logged at WARN.
+     *
+     * @param declaration the consumer
+     * @return the server's consumer info
+     * @throws JetStreamPermissionException when the user may not create it
+     * @throws IllegalStateException        when the server refuses it (for example, its stream is missing)
+     */
+    public ConsumerInfo declareConsumer(ConsumerDeclaration declaration) {
+        String stream = declaration.stream();
+        String durable = declaration.durable();
+        Instant started = Instant.now();
+        try {
+            Optional<ConsumerInfo> existing = consumerInfo(stream, durable);
+            declaredConsumers.put(stream + "/" + durable, declaration);
+            if (existing.isPresent()) {
+                ConsumerConfiguration actual = existing.get().getConsumerConfiguration();
+                if (!Objects.equals(actual.getFilterSubject(), declaration.filterSubject())) {
+                    log.warn("consumer {} on {} exists with filter_subject={} (expected {}); leaving it as it is",
+                            durable, stream, actual.getFilterSubject(), declaration.filterSubject());
+                }
+                return existing.get();
+            }
+            ConsumerInfo created = jsm.addOrUpdateConsumer(stream, declaration.configuration());
+            log.info("created durable consumer {} on stream {} (filter_subject={})", durable, stream,
+                    declaration.filterSubject());
+            return created;
+        } catch (IOException | JetStreamApiException e) {
+            permissionFailure("consumer " + durable + " on stream " + stream,
+                    "$JS.API.CONSUMER.CREATE." + stream, started, e);
+            throw new IllegalStateException("cannot provision consumer " + durable + " on stream " + stream + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param name a stream name
+     * @return its info, or empty when the stream does not exist
+     * @throws IOException           when the server does not answer
+     * @throws JetStreamApiException when the server refuses the request
+     */
+    public Optional<StreamInfo> streamInfo(String name) throws IOException, JetStreamApiException {
+        try {
+            return Optional.of(jsm.getStreamInfo(name));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * @param stream  a stream name
+     * @param durable a durable consumer name
+     * @return its info, or empty when the consumer does not exist
+     * @throws IOException           when the server does not answer
+     * @throws JetStreamApiException when the server refuses the request (for example, the stream is missing)
+     */
+    public Optional<ConsumerInfo> consumerInfo(String stream, String durable)
+            throws IOException, JetStreamApiException {
+        try {
+            return Optional.of(jsm.getConsumerInfo(stream, durable));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == CONSUMER_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * @return the streams declared so far, by name, in declaration order of first use
+     */
+    public Map<String, StreamDeclaration> declaredStreams() {
+        return new LinkedHashMap<>(declaredStreams);
+    }
+
+    /**
+     * @return the durable consumers declared so far (stream and durable)
+     */
+    public List<ConsumerDeclaration> declaredConsumers() {
+        return new ArrayList<>(declaredConsumers.values());
+    }
+
+    /**
+     * @return how existing streams differ from their declarations, by stream name (only streams that differ)
+     */
+    public Map<String, StreamDrift> drift() {
+        return Map.copyOf(drift);
+    }
+
+    /**
+     * @return the JetStream management API of this connection
+     */
+    public JetStreamManagement management() {
+        return jsm;
+    }
+
+    private StreamInfo create(StreamConfiguration config) throws IOException, JetStreamApiException {
+        try {
+            StreamInfo info = jsm.addStream(config);
+            log.info("created stream {} (subjects={}, max_age={}, max_bytes={}, max_msgs={}, replicas={})",
+                    config.getName(), config.getSubjects(), StreamDrift.duration(config.getMaxAge()),
+                    config.getMaxBytes(), config.getMaxMsgs(), config.getReplicas());
+            return info;
+        } catch (JetStreamApiException e) {
+            boolean noRoom = e.getApiErrorCode() == INSUFFICIENT_RESOURCES
+                    || e.getApiErrorCode() == STORAGE_RESOURCES_EXCEEDED;
+            if (!noRoom || config.getMaxBytes() <= 0) {
+                throw e;
+            }
+            log.warn("the server cannot reserve max_bytes={} for stream {} ({}); creating it bounded by max_age={} "
+                            + "only. Give nats-server more JetStream storage (max_file_store) or lower "
+                            + "varpulis.nats.jetstream.routing.max-bytes to restore the byte ceiling",
+                    config.getMaxBytes(), config.getName(), e.getErrorDescription(),
+                    StreamDrift.duration(config.getMaxAge()));
+            StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1).build();
+            return create(unbounded);
+        }
+    }
+
+    private void recordDrift(StreamDeclaration declaration, StreamConfiguration actual) {
+        StreamDrift found = StreamDrift.between(declaration.configuration(), actual);
+        if (found.isEmpty()) {
+            drift.remove(declaration.name());
+            return;
+        }
+        if (!found.equals(drift.put(declaration.name(), found))) {
+            log.warn("stream {} exists with {}; leaving it as the operator set it", declaration.name(),
+                    found.describe());
+        }
+    }
+
+    private void permissionFailure(String object, String apiSubject, Instant since, Exception cause) {
+        if (events == null) {
+            return;
+        }
+        events.recentPermissionViolation(apiSubject, since).ifPresent(text -> {
+            throw new JetStreamPermissionException(object, apiSubject, text, cause);
+        });
+    }
+}

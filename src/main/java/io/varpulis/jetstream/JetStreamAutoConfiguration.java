@@ -1,0 +1,127 @@
+package io.varpulis.jetstream;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nats.client.Connection;
+import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.nats.NatsConnectionEvents;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.transport.ConditionalOnSubstrate;
+import io.varpulis.transport.Substrate;
+import io.varpulis.metrics.ConsumerLagMetrics;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the three ADR-007 streams as
+ * {@link StreamDeclaration} beans, the streams of {@code varpulis.nats.jetstream.streams.*}, the
+ * {@link JetStreamAdmin} that verifies JetStream and provisions every declaration at startup, the {@code jetstream}
+ * health contributor and the consumer lag gauges.
+ */
+@AutoConfiguration(after = NatsAutoConfiguration.class)
+@ConditionalOnSubstrate(Substrate.JETSTREAM)
+public class JetStreamAutoConfiguration {
+
+    /**
+     * @param properties the settings
+     * @return {@code VARPULIS_ROUTING}
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "varpulisRoutingStream")
+    public StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
+        return VarpulisJetStream.routing(properties.getJetstream());
+    }
+
+    /**
+     * @param properties the settings
+     * @return {@code VARPULIS_HEARTBEAT}
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
+    public StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
+        return VarpulisJetStream.heartbeat(properties.getJetstream());
+    }
+
+    /**
+     * @param properties the settings
+     * @return {@code VARPULIS_DLQ}
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
+    public StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
+        return VarpulisJetStream.deadLetters(properties.getJetstream());
+    }
+
+    /**
+     * @param properties the settings
+     * @return the streams declared under {@code varpulis.nats.jetstream.streams.*}
+     */
+    @Bean
+    public JetStreamDeclarations varpulisConfiguredStreams(NatsProperties properties) {
+        NatsProperties.JetStream js = properties.getJetstream();
+        List<StreamDeclaration> streams = new ArrayList<>();
+        js.getStreams().forEach((name, spec) -> streams.add(ConfiguredStreams.declaration(name, spec,
+                js.getReplicas())));
+        return new JetStreamDeclarations(streams, List.of());
+    }
+
+    /**
+     * @param connection   the connection
+     * @param events       the connection listener (tells missing permissions from timeouts)
+     * @param properties   the settings
+     * @param streams      every {@link StreamDeclaration} bean
+     * @param consumers    every {@link ConsumerDeclaration} bean
+     * @param declarations every {@link JetStreamDeclarations} bean
+     * @return the admin, after JetStream was verified and the declarations provisioned
+     * @throws JetStreamUnavailableException when the server has no JetStream (startup fails, no fallback)
+     * @throws JetStreamPermissionException  when the node may not create a declared stream or consumer
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public JetStreamAdmin jetStreamAdmin(Connection connection, ObjectProvider<NatsConnectionEvents> events,
+                                         NatsProperties properties, ObjectProvider<StreamDeclaration> streams,
+                                         ObjectProvider<ConsumerDeclaration> consumers,
+                                         ObjectProvider<JetStreamDeclarations> declarations) {
+        JetStreamAdmin admin = new JetStreamAdmin(connection, events.getIfAvailable());
+        admin.verifyJetStream();
+        if (properties.getJetstream().isProvision()) {
+            admin.provision(
+                    Stream.concat(streams.orderedStream(),
+                            declarations.orderedStream().flatMap(d -> d.streams().stream())).toList(),
+                    Stream.concat(consumers.orderedStream(),
+                            declarations.orderedStream().flatMap(d -> d.consumers().stream())).toList());
+        }
+        return admin;
+    }
+
+    /** Actuator and Micrometer contributions. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class JetStreamObservabilityConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "jetstreamHealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("jetstream")
+        JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin) {
+            return new JetStreamHealthIndicator(admin);
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(MeterRegistry.class)
+        ConsumerLagMetrics consumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry) {
+            return new ConsumerLagMetrics(admin, registry, Duration.ofSeconds(10));
+        }
+    }
+}

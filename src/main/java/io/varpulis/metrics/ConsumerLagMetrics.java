@@ -1,0 +1,92 @@
+package io.varpulis.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamInfo;
+import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.JetStreamAdmin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Consumer lag and stream size gauges, refreshed from the server on a schedule (never per message):
+ * {@code varpulis.consumer.pending{consumer}} (messages not yet delivered),
+ * {@code varpulis.consumer.ack.pending{consumer}} (delivered, not yet acked),
+ * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes).
+ */
+public class ConsumerLagMetrics implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsumerLagMetrics.class);
+
+    private final JetStreamAdmin admin;
+    private final MeterRegistry registry;
+    private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler;
+
+    /**
+     * Starts polling.
+     *
+     * @param admin    knows the declared streams and consumers
+     * @param registry where the gauges are registered
+     * @param interval how often the server is asked
+     */
+    public ConsumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry, Duration interval) {
+        this.admin = admin;
+        this.registry = registry;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "varpulis-lag-metrics");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Asks the server once for every declared consumer and stream and updates the gauges.
+     */
+    public void refresh() {
+        try {
+            for (ConsumerDeclaration c : admin.declaredConsumers()) {
+                admin.consumerInfo(c.stream(), c.durable()).ifPresent(info -> consumer(c.durable(), info));
+            }
+            for (String stream : admin.declaredStreams().keySet()) {
+                admin.streamInfo(stream).ifPresent(info -> stream(stream, info));
+            }
+        } catch (Exception e) {
+            log.debug("consumer lag refresh failed: {}", e.toString());
+        }
+    }
+
+    private void consumer(String durable, ConsumerInfo info) {
+        gauge("varpulis.consumer.pending", "consumer", durable, info.getNumPending());
+        gauge("varpulis.consumer.ack.pending", "consumer", durable, info.getNumAckPending());
+    }
+
+    private void stream(String name, StreamInfo info) {
+        gauge("varpulis.stream.messages", "stream", name, info.getStreamState().getMsgCount());
+        gauge("varpulis.stream.bytes", "stream", name, info.getStreamState().getByteCount());
+    }
+
+    private void gauge(String name, String tag, String value, long current) {
+        values.computeIfAbsent(name + "|" + value, key -> {
+            AtomicLong holder = new AtomicLong();
+            Gauge.builder(name, holder, AtomicLong::get).tag(tag, value).register(registry);
+            return holder;
+        }).set(current);
+    }
+
+    /** Stops polling. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,105 @@
+package io.varpulis.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.varpulis.delivery.ParkReason;
+
+import java.time.Duration;
+
+/**
+ * The substrate's Micrometer meters (SPEC section 7b), with tags bounded by the topology (pipeline, unit and edge
+ * names, never event ids or payload values):
+ * {@code varpulis.events.published{edge}}, {@code varpulis.events.applied{pipeline}},
+ * {@code varpulis.events.redelivered{pipeline}}, {@code varpulis.events.parked{unit,reason}},
+ * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
+ * {@code varpulis.heartbeats.stale}. Consumer lag gauges live in {@link ConsumerLagMetrics}.
+ */
+public class SubstrateMetrics {
+
+    private final MeterRegistry registry;
+
+    /**
+     * @param registry where the meters are registered
+     */
+    public SubstrateMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /**
+     * @return meters kept in memory only, for use without Spring or in tests
+     */
+    public static SubstrateMetrics inMemory() {
+        return new SubstrateMetrics(new SimpleMeterRegistry());
+    }
+
+    /**
+     * Counts a routed event confirmed published.
+     *
+     * @param edge the route edge, {@code {group}.{from}.{to}}
+     */
+    public void published(String edge) {
+        registry.counter("varpulis.events.published", "edge", edge).increment();
+    }
+
+    /**
+     * Counts an event applied and acked.
+     *
+     * @param pipeline the pipeline
+     * @param duration how long the apply and the confirmation of its outputs took
+     */
+    public void applied(String pipeline, Duration duration) {
+        registry.counter("varpulis.events.applied", "pipeline", pipeline).increment();
+        Timer.builder("varpulis.events.apply").description("apply of one event, outputs confirmed")
+                .tag("pipeline", pipeline).register(registry).record(duration);
+    }
+
+    /**
+     * Counts a delivery after the first (a redelivery).
+     *
+     * @param pipeline the pipeline
+     */
+    public void redelivered(String pipeline) {
+        registry.counter("varpulis.events.redelivered", "pipeline", pipeline).increment();
+    }
+
+    /**
+     * Counts an event parked in the DLQ (or, on core, logged as lost).
+     *
+     * @param unit   the pipeline, or {@code coordinator:{id}}
+     * @param reason why
+     */
+    public void parked(String unit, ParkReason reason) {
+        registry.counter("varpulis.events.parked", "unit", unit, "reason", reason.tag()).increment();
+    }
+
+    /** Counts a heartbeat the coordinator applied. */
+    public void heartbeatApplied() {
+        registry.counter("varpulis.heartbeats.applied").increment();
+    }
+
+    /** Counts a replayed heartbeat older than heartbeat-timeout, acked and discarded. */
+    public void heartbeatStale() {
+        registry.counter("varpulis.heartbeats.stale").increment();
+    }
+
+    /**
+     * Reads a counter, for reports and tests.
+     *
+     * @param name the meter name
+     * @param tags tag key/value pairs
+     * @return its count, 0 when it was never incremented
+     */
+    public double count(String name, String... tags) {
+        Counter counter = registry.find(name).tags(tags).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    /**
+     * @return the registry the meters live in
+     */
+    public MeterRegistry registry() {
+        return registry;
+    }
+}

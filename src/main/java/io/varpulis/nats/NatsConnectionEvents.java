@@ -1,0 +1,93 @@
+package io.varpulis.nats;
+
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.Consumer;
+import io.nats.client.ErrorListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * Logs what happens to the NATS connection in words an operator can act on, and remembers the server's recent
+ * permission violations so that a timed-out JetStream request can be reported as the missing permission it was.
+ */
+public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
+
+    private static final Logger log = LoggerFactory.getLogger(NatsConnectionEvents.class);
+    private static final int REMEMBERED_VIOLATIONS = 32;
+    private static final String VIOLATION_MARKER = "permissions violation";
+
+    private final Duration reconnectWait;
+    private final Deque<PermissionViolation> violations = new ConcurrentLinkedDeque<>();
+
+    /**
+     * @param reconnectWait the wait between reconnection attempts, quoted in the disconnect log line
+     */
+    public NatsConnectionEvents(Duration reconnectWait) {
+        this.reconnectWait = reconnectWait;
+    }
+
+    @Override
+    public void connectionEvent(Connection conn, Events type) {
+        String server = conn.getConnectedUrl() == null ? "(none)" : conn.getConnectedUrl();
+        switch (type) {
+            case CONNECTED -> log.info("NATS connected to {} (server {} {})", server,
+                    conn.getServerInfo().getServerName(), conn.getServerInfo().getVersion());
+            case DISCONNECTED -> log.warn("NATS connection to {} lost; reconnecting every {} ms; publishes wait in "
+                    + "the reconnect buffer and readiness is DOWN until it is back", server, reconnectWait.toMillis());
+            case RECONNECTED -> log.info("NATS reconnected to {}; subscriptions and consumers resume", server);
+            case RESUBSCRIBED -> log.debug("NATS subscriptions re-established on {}", server);
+            case CLOSED -> log.info("NATS connection closed");
+            case LAME_DUCK -> log.warn("NATS server {} entered lame duck mode (shutting down); the client will move "
+                    + "to another server of the list", server);
+            default -> log.debug("NATS connection event {} on {}", type, server);
+        }
+    }
+
+    @Override
+    public void errorOccurred(Connection conn, String error) {
+        if (error != null && error.toLowerCase().contains(VIOLATION_MARKER)) {
+            violations.addFirst(new PermissionViolation(error, Instant.now()));
+            while (violations.size() > REMEMBERED_VIOLATIONS) {
+                violations.pollLast();
+            }
+            log.error("NATS server refused an operation: {}; grant that permission to this node's NATS user", error);
+            return;
+        }
+        log.warn("NATS server reported an error: {}", error);
+    }
+
+    @Override
+    public void exceptionOccurred(Connection conn, Exception exp) {
+        log.warn("NATS client error: {}", exp.toString());
+    }
+
+    @Override
+    public void slowConsumerDetected(Connection conn, Consumer consumer) {
+        log.warn("NATS slow consumer: a subscription's pending buffer is full and the client drops messages for it; "
+                + "on core those events are lost, on jetstream they are redelivered after ack_wait");
+    }
+
+    /**
+     * Finds a permission violation the server reported recently about a subject.
+     *
+     * @param subjectPrefix the start of the subject the operation used (for example {@code $JS.API.STREAM.CREATE.})
+     * @param since         ignore violations older than this
+     * @return the server's error text, when there was one
+     */
+    public Optional<String> recentPermissionViolation(String subjectPrefix, Instant since) {
+        return violations.stream()
+                .filter(v -> !v.at().isBefore(since) && v.error().contains(subjectPrefix))
+                .map(PermissionViolation::error)
+                .findFirst();
+    }
+
+    private record PermissionViolation(String error, Instant at) {
+    }
+}

@@ -1,0 +1,583 @@
+package io.varpulis.nats;
+
+import io.nats.client.api.DiscardPolicy;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.StorageType;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2). Every key can also be set by
+ * environment variable ({@code VARPULIS_NATS_URL}, {@code VARPULIS_NATS_SUBSTRATE}, ...). The JetStream limits default
+ * to ADR-007's values; the reasons for each number sit next to it.
+ */
+@ConfigurationProperties(prefix = "varpulis.nats")
+public class NatsProperties {
+
+    /** NATS server URL, or a comma-separated list of them ({@code nats://} or {@code tls://}). */
+    private String url = "nats://localhost:4222";
+
+    /**
+     * Substrate of the event paths: {@code core} (fire-and-forget, the default) or {@code jetstream} (stored,
+     * redelivered). Case-insensitive; aliases {@code pubsub}, {@code pub_sub} and {@code js}. An empty or unknown
+     * value fails startup; JetStream on a server without it fails startup too, never falls back to core.
+     */
+    private String substrate = "core";
+
+    /** Name the connection shows in the server's monitoring; defaults to {@code varpulis-{role}-{node id}}. */
+    private String connectionName;
+
+    /** Path of a {@code .creds} file (user JWT and nkey seed). At most one authentication method may be set. */
+    private String credentials;
+
+    /** Path of a file holding an nkey seed ({@code SU...}). At most one authentication method may be set. */
+    private String nkeySeedFile;
+
+    /** Token for token authentication. At most one authentication method may be set. */
+    private String token;
+
+    /** User name for user/password authentication (with {@code password}). */
+    private String username;
+
+    /** Password for user/password authentication (with {@code username}). */
+    private String password;
+
+    /** How long one connection attempt may take. */
+    private Duration connectTimeout = Duration.ofSeconds(5);
+
+    /** How long startup keeps retrying an unreachable server before it fails. */
+    private Duration startupRetryTimeout = Duration.ofSeconds(30);
+
+    /** Wait between reconnection attempts after the connection was lost (jnats reconnects forever). */
+    private Duration reconnectWait = Duration.ofSeconds(2);
+
+    /** TLS settings; a {@code tls://} URL or any key here turns TLS on. */
+    private final Tls tls = new Tls();
+
+    /** JetStream settings, used when the substrate is {@code jetstream}. */
+    private final JetStream jetstream = new JetStream();
+
+    public String getUrl() {
+        return url;
+    }
+
+    public void setUrl(String url) {
+        this.url = url;
+    }
+
+    public String getSubstrate() {
+        return substrate;
+    }
+
+    public void setSubstrate(String substrate) {
+        this.substrate = substrate;
+    }
+
+    public String getConnectionName() {
+        return connectionName;
+    }
+
+    public void setConnectionName(String connectionName) {
+        this.connectionName = connectionName;
+    }
+
+    public String getCredentials() {
+        return credentials;
+    }
+
+    public void setCredentials(String credentials) {
+        this.credentials = credentials;
+    }
+
+    public String getNkeySeedFile() {
+        return nkeySeedFile;
+    }
+
+    public void setNkeySeedFile(String nkeySeedFile) {
+        this.nkeySeedFile = nkeySeedFile;
+    }
+
+    public String getToken() {
+        return token;
+    }
+
+    public void setToken(String token) {
+        this.token = token;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public void setUsername(String username) {
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public Duration getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    public Duration getStartupRetryTimeout() {
+        return startupRetryTimeout;
+    }
+
+    public void setStartupRetryTimeout(Duration startupRetryTimeout) {
+        this.startupRetryTimeout = startupRetryTimeout;
+    }
+
+    public Duration getReconnectWait() {
+        return reconnectWait;
+    }
+
+    public void setReconnectWait(Duration reconnectWait) {
+        this.reconnectWait = reconnectWait;
+    }
+
+    public Tls getTls() {
+        return tls;
+    }
+
+    public JetStream getJetstream() {
+        return jetstream;
+    }
+
+    /** PEM files for TLS; the client always verifies the server. */
+    public static class Tls {
+
+        /** Turns TLS on even without a {@code tls://} URL or files (the JVM's trust store then verifies the server). */
+        private boolean enabled;
+
+        /** PEM file of the CA that signed the server certificate (a private CA); the JVM's trust store when unset. */
+        private String caFile;
+
+        /** PEM file of the client certificate, for servers that verify clients (with {@code key-file}). */
+        private String certFile;
+
+        /** PEM file of the client certificate's private key (with {@code cert-file}). */
+        private String keyFile;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getCaFile() {
+            return caFile;
+        }
+
+        public void setCaFile(String caFile) {
+            this.caFile = caFile;
+        }
+
+        public String getCertFile() {
+            return certFile;
+        }
+
+        public void setCertFile(String certFile) {
+            this.certFile = certFile;
+        }
+
+        public String getKeyFile() {
+            return keyFile;
+        }
+
+        public void setKeyFile(String keyFile) {
+            this.keyFile = keyFile;
+        }
+    }
+
+    /** JetStream settings (ADR-007 defaults). */
+    public static class JetStream {
+
+        /** Stream replicas: 1 on a single development server, 3 on a production cluster. */
+        private int replicas = 1;
+
+        /**
+         * Most PubAcks one publisher may wait for at once. Pipelining confirmations keeps throughput near the raw
+         * client's; a full window makes the publisher wait (back-pressure) instead of buffering without bound.
+         */
+        private int maxOutstandingPublishes = 1024;
+
+        /** How long a publish waits for its PubAck before the caller sees it failed. */
+        private Duration publishTimeout = Duration.ofSeconds(5);
+
+        /** Whether the application creates the streams it declares when they are absent (never updates them). */
+        private boolean provision = true;
+
+        /** The routing stream, {@code VARPULIS_ROUTING}. */
+        private final Routing routing = new Routing();
+
+        /** The heartbeat stream, {@code VARPULIS_HEARTBEAT}. */
+        private final Heartbeat heartbeat = new Heartbeat();
+
+        /** The dead-letter stream, {@code VARPULIS_DLQ}. */
+        private final Dlq dlq = new Dlq();
+
+        /** Durable consumer settings, one consumer per route edge and the coordinator's heartbeat consumer. */
+        private final Consumer consumer = new Consumer();
+
+        /**
+         * More streams a service declares from configuration, by stream name, created if absent like the defaults
+         * (for example the streams of the Stellar Control layout).
+         */
+        private final Map<String, StreamSpec> streams = new LinkedHashMap<>();
+
+        public int getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(int replicas) {
+            this.replicas = replicas;
+        }
+
+        public int getMaxOutstandingPublishes() {
+            return maxOutstandingPublishes;
+        }
+
+        public void setMaxOutstandingPublishes(int maxOutstandingPublishes) {
+            this.maxOutstandingPublishes = maxOutstandingPublishes;
+        }
+
+        public Duration getPublishTimeout() {
+            return publishTimeout;
+        }
+
+        public void setPublishTimeout(Duration publishTimeout) {
+            this.publishTimeout = publishTimeout;
+        }
+
+        public boolean isProvision() {
+            return provision;
+        }
+
+        public void setProvision(boolean provision) {
+            this.provision = provision;
+        }
+
+        public Routing getRouting() {
+            return routing;
+        }
+
+        public Heartbeat getHeartbeat() {
+            return heartbeat;
+        }
+
+        public Dlq getDlq() {
+            return dlq;
+        }
+
+        public Consumer getConsumer() {
+            return consumer;
+        }
+
+        public Map<String, StreamSpec> getStreams() {
+            return streams;
+        }
+    }
+
+    /** {@code VARPULIS_ROUTING}: inter-pipeline routed events. */
+    public static class Routing {
+
+        /**
+         * How long an unconsumed routed event is kept. One hour covers the pipeline that was down for an hour;
+         * replaying a days-old backlog into time windows would manufacture alerts, not recover them.
+         */
+        private Duration maxAge = Duration.ofHours(1);
+
+        /** Byte ceiling, so a wedged consumer cannot fill the disk; discard Old drops the oldest first. */
+        private DataSize maxBytes = DataSize.ofGigabytes(1);
+
+        /** Window in which a repeated {@code Nats-Msg-Id} is stored once: covers a publisher's retry after a crash. */
+        private Duration duplicateWindow = Duration.ofMinutes(2);
+
+        public Duration getMaxAge() {
+            return maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        public DataSize getMaxBytes() {
+            return maxBytes;
+        }
+
+        public void setMaxBytes(DataSize maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        public Duration getDuplicateWindow() {
+            return duplicateWindow;
+        }
+
+        public void setDuplicateWindow(Duration duplicateWindow) {
+            this.duplicateWindow = duplicateWindow;
+        }
+    }
+
+    /** {@code VARPULIS_HEARTBEAT}: worker liveness. */
+    public static class Heartbeat {
+
+        /**
+         * How long a heartbeat is kept: well above any heartbeat-timeout, so a restarted coordinator still finds the
+         * evidence it needs; older ones only matter until the next arrives.
+         */
+        private Duration maxAge = Duration.ofMinutes(5);
+
+        /** Heartbeats kept per worker subject: a restarted coordinator replays at most this many per worker. */
+        private long maxMsgsPerSubject = 16;
+
+        public Duration getMaxAge() {
+            return maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        public long getMaxMsgsPerSubject() {
+            return maxMsgsPerSubject;
+        }
+
+        public void setMaxMsgsPerSubject(long maxMsgsPerSubject) {
+            this.maxMsgsPerSubject = maxMsgsPerSubject;
+        }
+    }
+
+    /** {@code VARPULIS_DLQ}: parked poison events. */
+    public static class Dlq {
+
+        /**
+         * Most parked events kept; no max_age, because last week's poison event is exactly what an operator looks
+         * for. A full DLQ is itself a signal (discard Old).
+         */
+        private long maxMsgs = 100_000;
+
+        public long getMaxMsgs() {
+            return maxMsgs;
+        }
+
+        public void setMaxMsgs(long maxMsgs) {
+            this.maxMsgs = maxMsgs;
+        }
+    }
+
+    /** Durable pull consumer settings (ADR-007). */
+    public static class Consumer {
+
+        /** How long the server waits for an ack before it redelivers. */
+        private Duration ackWait = Duration.ofSeconds(30);
+
+        /** Deliveries before an event is poison: enough for a transient failure, few enough not to loop forever. */
+        private int maxDeliver = 5;
+
+        /** Unacked messages one consumer may hold at once. */
+        private int maxAckPending = 1024;
+
+        /**
+         * How long a durable survives with nobody pulling: a deleted route edge does not hold messages forever, and
+         * seven days is far longer than the routing max_age, so live work is never reaped.
+         */
+        private Duration inactiveThreshold = Duration.ofDays(7);
+
+        /** Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does not apply to naks). */
+        private Duration nakDelay = Duration.ofSeconds(2);
+
+        /** Messages requested per pull; at most {@code max-ack-pending}. */
+        private int batchSize = 256;
+
+        public Duration getAckWait() {
+            return ackWait;
+        }
+
+        public void setAckWait(Duration ackWait) {
+            this.ackWait = ackWait;
+        }
+
+        public int getMaxDeliver() {
+            return maxDeliver;
+        }
+
+        public void setMaxDeliver(int maxDeliver) {
+            this.maxDeliver = maxDeliver;
+        }
+
+        public int getMaxAckPending() {
+            return maxAckPending;
+        }
+
+        public void setMaxAckPending(int maxAckPending) {
+            this.maxAckPending = maxAckPending;
+        }
+
+        public Duration getInactiveThreshold() {
+            return inactiveThreshold;
+        }
+
+        public void setInactiveThreshold(Duration inactiveThreshold) {
+            this.inactiveThreshold = inactiveThreshold;
+        }
+
+        public Duration getNakDelay() {
+            return nakDelay;
+        }
+
+        public void setNakDelay(Duration nakDelay) {
+            this.nakDelay = nakDelay;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+
+    /** A stream declared in configuration, {@code varpulis.nats.jetstream.streams.<name>.*}. */
+    public static class StreamSpec {
+
+        /** Subjects the stream captures (wildcards allowed); required. */
+        private List<String> subjects = new ArrayList<>();
+
+        /** Retention policy: limits, interest or work-queue. */
+        private RetentionPolicy retention = RetentionPolicy.Limits;
+
+        /** What a full stream discards: old (the oldest messages) or new (refuses the publish). */
+        private DiscardPolicy discard = DiscardPolicy.Old;
+
+        /** Storage: file or memory. */
+        private StorageType storage = StorageType.File;
+
+        /** Age after which messages are removed; unlimited when unset. */
+        private Duration maxAge;
+
+        /** Byte ceiling; unlimited when unset. */
+        private DataSize maxBytes;
+
+        /** Message-count ceiling; unlimited when unset. */
+        private Long maxMsgs;
+
+        /** Messages kept per subject; unlimited when unset. */
+        private Long maxMsgsPerSubject;
+
+        /** Window of {@code Nats-Msg-Id} de-duplication; the server's default (2 min) when unset. */
+        private Duration duplicateWindow;
+
+        /** Replicas; {@code varpulis.nats.jetstream.replicas} when unset. */
+        private Integer replicas;
+
+        /** Description shown in the server's stream info. */
+        private String description;
+
+        public List<String> getSubjects() {
+            return subjects;
+        }
+
+        public void setSubjects(List<String> subjects) {
+            this.subjects = subjects;
+        }
+
+        public RetentionPolicy getRetention() {
+            return retention;
+        }
+
+        public void setRetention(RetentionPolicy retention) {
+            this.retention = retention;
+        }
+
+        public DiscardPolicy getDiscard() {
+            return discard;
+        }
+
+        public void setDiscard(DiscardPolicy discard) {
+            this.discard = discard;
+        }
+
+        public StorageType getStorage() {
+            return storage;
+        }
+
+        public void setStorage(StorageType storage) {
+            this.storage = storage;
+        }
+
+        public Duration getMaxAge() {
+            return maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        public DataSize getMaxBytes() {
+            return maxBytes;
+        }
+
+        public void setMaxBytes(DataSize maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        public Long getMaxMsgs() {
+            return maxMsgs;
+        }
+
+        public void setMaxMsgs(Long maxMsgs) {
+            this.maxMsgs = maxMsgs;
+        }
+
+        public Long getMaxMsgsPerSubject() {
+            return maxMsgsPerSubject;
+        }
+
+        public void setMaxMsgsPerSubject(Long maxMsgsPerSubject) {
+            this.maxMsgsPerSubject = maxMsgsPerSubject;
+        }
+
+        public Duration getDuplicateWindow() {
+            return duplicateWindow;
+        }
+
+        public void setDuplicateWindow(Duration duplicateWindow) {
+            this.duplicateWindow = duplicateWindow;
+        }
+
+        public Integer getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(Integer replicas) {
+            this.replicas = replicas;
+        }
+
+        public String getDescription() {
+            return description;
+        }
+
+        public void setDescription(String description) {
+            this.description = description;
+        }
+    }
+}

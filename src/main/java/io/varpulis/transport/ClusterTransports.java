@@ -1,0 +1,54 @@
+package io.varpulis.transport;
+
+import io.nats.client.Connection;
+import io.varpulis.jetstream.JetStreamAdmin;
+
+/**
+ * Creates a {@link ClusterTransport} from a jnats connection, with or without Spring.
+ */
+public final class ClusterTransports {
+
+    private ClusterTransports() {
+    }
+
+    /**
+     * Creates a transport with default settings; on JetStream, verifies JetStream is available first.
+     *
+     * @param connection an open connection (the caller keeps owning it)
+     * @param substrate  the substrate
+     * @return the transport
+     * @throws io.varpulis.jetstream.JetStreamUnavailableException when JetStream is requested and the server does
+     *                                                             not have it (never falls back to core)
+     */
+    public static ClusterTransport create(Connection connection, Substrate substrate) {
+        if (substrate == Substrate.JETSTREAM) {
+            JetStreamAdmin admin = new JetStreamAdmin(connection, null);
+            admin.verifyJetStream();
+            return create(connection, substrate, admin, TransportSettings.defaults());
+        }
+        return create(connection, substrate, null, TransportSettings.defaults());
+    }
+
+    /**
+     * Creates a transport.
+     *
+     * @param connection an open connection (the caller keeps owning it)
+     * @param substrate  the substrate
+     * @param admin      the JetStream admin that creates durable consumers (required on JetStream, ignored on core)
+     * @param settings   tuning
+     * @return the transport
+     * @throws IllegalArgumentException when JetStream is requested without an admin
+     */
+    public static ClusterTransport create(Connection connection, Substrate substrate, JetStreamAdmin admin,
+                                          TransportSettings settings) {
+        return switch (substrate) {
+            case CORE -> new CoreTransport(connection, settings.nakDelay());
+            case JETSTREAM -> {
+                if (admin == null) {
+                    throw new IllegalArgumentException("the jetstream substrate needs a JetStreamAdmin");
+                }
+                yield new JetStreamTransport(connection, admin, settings);
+            }
+        };
+    }
+}

@@ -1,0 +1,175 @@
+package io.varpulis.transport;
+
+import io.nats.client.Message;
+import io.nats.client.impl.Headers;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One message handed to a consumer, with a one-shot acknowledgement: exactly one of {@link #ack()} or
+ * {@link #nak(Duration)} takes effect; a second call throws. Parking (DLQ) is a publish followed by {@link #ack()},
+ * done by the dead-letter parker.
+ * <p>On JetStream an unacknowledged delivery comes back after ack_wait, up to max_deliver times. On core there is no
+ * redelivery: ack is a no-op and nak logs that the event is lost.
+ */
+public abstract class Delivery {
+
+    /** The header JetStream de-duplicates on. */
+    public static final String MSG_ID_HEADER = "Nats-Msg-Id";
+
+    private final Message message;
+    private final AtomicReference<String> settledBy = new AtomicReference<>();
+
+    /**
+     * @param message the client's message
+     */
+    protected Delivery(Message message) {
+        this.message = message;
+    }
+
+    /**
+     * @return the subject the message was published on
+     */
+    public String subject() {
+        return message.getSubject();
+    }
+
+    /**
+     * @return the payload bytes (never null)
+     */
+    public byte[] data() {
+        byte[] data = message.getData();
+        return data == null ? new byte[0] : data;
+    }
+
+    /**
+     * @return the message headers, or {@code null} when it had none
+     */
+    public Headers headers() {
+        return message.getHeaders();
+    }
+
+    /**
+     * @return the publisher's {@code Nats-Msg-Id}, or {@code null}
+     */
+    public String publisherMessageId() {
+        Headers headers = message.getHeaders();
+        return headers == null ? null : headers.getFirst(MSG_ID_HEADER);
+    }
+
+    /**
+     * A stable identity: the publisher's {@code Nats-Msg-Id} when set, else {@code {stream}:{sequence}} on JetStream.
+     *
+     * @return the id, the same on every redelivery (on core without a header: unique per process only)
+     */
+    public abstract String messageId();
+
+    /**
+     * @return the delivery attempt, 1 for the first (always 1 on core)
+     */
+    public abstract long attempt();
+
+    /**
+     * @return the consumer's max_deliver: the attempt after which the server never delivers the message again
+     * (1 on core)
+     */
+    public abstract long maxDeliver();
+
+    /**
+     * @return {@code true} when a failure now means the message would never come back, so it must be parked
+     */
+    public boolean isLastAttempt() {
+        return attempt() >= maxDeliver();
+    }
+
+    /**
+     * @return when the stream stored the message, or empty on core
+     */
+    public abstract Optional<Instant> storedAt();
+
+    /**
+     * @param clock the clock to measure with
+     * @return how long ago the stream stored the message, or empty on core
+     */
+    public Optional<Duration> age(Clock clock) {
+        return storedAt().map(t -> Duration.between(t, clock.instant()));
+    }
+
+    /**
+     * @return the stream that holds the message, or {@code null} on core
+     */
+    public abstract String stream();
+
+    /**
+     * @return the message's stream sequence, 0 on core
+     */
+    public abstract long streamSequence();
+
+    /**
+     * @return the substrate it was delivered on
+     */
+    public abstract Substrate substrate();
+
+    /**
+     * Acknowledges: the message is done and is not delivered again (no-op on core).
+     *
+     * @throws IllegalStateException when the delivery was already acked or nak'ed
+     */
+    public final void ack() {
+        settle("ack");
+        doAck();
+    }
+
+    /**
+     * Negative acknowledgement: redeliver after the delay (JetStream); on core the event is lost and a WARN says so.
+     *
+     * @param delay how long the server waits before redelivering
+     * @throws IllegalStateException when the delivery was already acked or nak'ed
+     */
+    public final void nak(Duration delay) {
+        settle("nak");
+        doNak(delay);
+    }
+
+    /**
+     * @return {@code true} once ack or nak was called
+     */
+    public boolean isSettled() {
+        return settledBy.get() != null;
+    }
+
+    /**
+     * @return the client's message, for code that needs what this type does not expose
+     */
+    protected Message message() {
+        return message;
+    }
+
+    /** Sends the ack. */
+    protected abstract void doAck();
+
+    /**
+     * Sends the nak.
+     *
+     * @param delay redelivery delay
+     */
+    protected abstract void doNak(Duration delay);
+
+    private void settle(String how) {
+        String earlier = settledBy.compareAndExchange(null, how);
+        if (earlier != null) {
+            throw new IllegalStateException("delivery " + messageId() + " on " + subject() + " was already "
+                    + earlier + "'ed; " + how + " is refused (acknowledgement is one-shot)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return substrate() + " delivery " + messageId() + " on " + subject() + " (attempt " + attempt() + "/"
+                + maxDeliver() + ")";
+    }
+}

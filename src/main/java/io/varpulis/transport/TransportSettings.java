@@ -1,0 +1,42 @@
+package io.varpulis.transport;
+
+import io.varpulis.nats.NatsProperties;
+
+import java.time.Duration;
+
+/**
+ * Tuning of a {@link ClusterTransport}.
+ *
+ * @param maxOutstandingPublishes most PubAcks awaited at once (JetStream)
+ * @param publishTimeout          how long a publish waits for its PubAck, and for a slot in a full window
+ * @param batchSize               messages requested per pull (JetStream)
+ * @param nakDelay                redelivery delay when a handler throws
+ */
+public record TransportSettings(int maxOutstandingPublishes, Duration publishTimeout, int batchSize,
+                                Duration nakDelay) {
+
+    /**
+     * @throws IllegalArgumentException when a number is not positive
+     */
+    public TransportSettings {
+        if (maxOutstandingPublishes < 1 || batchSize < 1) {
+            throw new IllegalArgumentException("max outstanding publishes and batch size must be at least 1");
+        }
+    }
+
+    /**
+     * @param jetStream the {@code varpulis.nats.jetstream.*} settings
+     * @return the settings they describe
+     */
+    public static TransportSettings from(NatsProperties.JetStream jetStream) {
+        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(),
+                jetStream.getConsumer().getBatchSize(), jetStream.getConsumer().getNakDelay());
+    }
+
+    /**
+     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 256, 2 s nak delay
+     */
+    public static TransportSettings defaults() {
+        return from(new NatsProperties.JetStream());
+    }
+}

@@ -1,0 +1,142 @@
+package io.varpulis.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** A nats-server binary run as a child process, its output appended to a log file. */
+final class NatsServerProcess implements NatsServerBackend {
+
+    // /usr/sbin is where Debian puts nats-server but is often missing from a non-root PATH;
+    // /opt/homebrew/bin is Homebrew on Apple silicon.
+    private static final List<String> EXTRA_DIRS = List.of("/usr/sbin", "/usr/local/bin", "/opt/homebrew/bin");
+
+    private static final int LOG_TAIL_LINES = 30;
+
+    // Servers still alive when the JVM exits (a test run that crashed or was interrupted) are killed, so no
+    // orphan keeps a port or a store. A JVM killed with SIGKILL cannot run this; nothing in Java can.
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(
+                new Thread(() -> LIVE.forEach(Process::destroyForcibly), "nats-server-reaper"));
+    }
+
+    private final List<String> command;
+    private final int port;
+    private final boolean jetStream;
+    private final Path logFile;
+    private Process process;
+
+    /**
+     * @param flags   nats-server flags, including {@code -a 127.0.0.1 -p port}
+     * @param logFile receives stdout and stderr of every start, appended
+     */
+    NatsServerProcess(Path binary, List<String> flags, int port, boolean jetStream, Path logFile) {
+        this.command = new ArrayList<>(flags.size() + 1);
+        this.command.add(binary.toString());
+        this.command.addAll(flags);
+        this.port = port;
+        this.jetStream = jetStream;
+        this.logFile = logFile;
+    }
+
+    /** The first executable {@code nats-server} on PATH, then in /usr/sbin, /usr/local/bin, /opt/homebrew/bin. */
+    static Optional<Path> findBinary() {
+        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
+        return Stream.concat(Stream.of(path.split(File.pathSeparator)), EXTRA_DIRS.stream())
+                .filter(dir -> !dir.isBlank())
+                .map(dir -> Path.of(dir, "nats-server"))
+                .filter(Files::isExecutable)
+                .findFirst();
+    }
+
+    @Override
+    public void start(Duration timeout) {
+        try {
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
+        }
+        LIVE.add(process);
+        try {
+            NatsServerProbe.awaitInfo(port, jetStream, timeout, process::isAlive, this::diagnostics);
+        } catch (RuntimeException e) {
+            kill();
+            throw e;
+        }
+    }
+
+    @Override
+    public void stop(Duration grace) {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        boolean exited;
+        try {
+            exited = process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            exited = false;
+        }
+        if (exited) {
+            forget();
+        } else {
+            kill();
+        }
+    }
+
+    @Override
+    public void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        try {
+            process.waitFor(); // SIGKILL cannot be ignored, so this returns promptly
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        forget();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        kill();
+    }
+
+    private void forget() {
+        LIVE.remove(process);
+        process = null;
+    }
+
+    private String diagnostics() {
+        try {
+            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+            return "command: " + String.join(" ", command) + "\nlast lines of " + logFile + ":\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+        } catch (IOException e) {
+            return "(cannot read " + logFile + ": " + e + ")";
+        }
+    }
+}
