@@ -9,6 +9,9 @@ public enum ParkReason {
     /** The payload could not be decoded as an event: parked on its first delivery, retrying cannot help. */
     UNDECODABLE("undecodable"),
 
+    /** The processor declared the event unprocessable: no retry can fix it, so it is parked at once. */
+    UNPROCESSABLE("unprocessable"),
+
     /** The apply failed on the last delivery the consumer allows (max_deliver). */
     MAX_DELIVER("max_deliver");
 

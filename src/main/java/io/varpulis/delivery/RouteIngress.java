@@ -7,6 +7,7 @@ import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
+import io.varpulis.pipeline.UnprocessableEventException;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * SPEC section 4):
  * <ol>
  * <li>decode the payload; an undecodable one is parked on its first delivery;</li>
- * <li>apply it with the pipeline's processor;</li>
+ * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException} parks it at once);</li>
  * <li>publish the outputs on the outgoing routes and receive their PubAcks (emit before ack: a crash between the
  * two would otherwise lose the outputs);</li>
  * <li>then, and only then, ack the input.</li>
@@ -102,6 +103,9 @@ public class RouteIngress implements DeliveryHandler {
         List<Event> outputs;
         try {
             outputs = processor.process(event, context(delivery));
+        } catch (UnprocessableEventException e) {
+            parker.park(delivery, pipeline, ParkReason.UNPROCESSABLE, e);
+            return;
         } catch (Exception e) {
             failed(delivery, e);
             return;

@@ -1,0 +1,44 @@
+package io.varpulis.cluster;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.util.List;
+
+/**
+ * A worker's heartbeat (SPEC section 5), published every heartbeat-interval on
+ * {@code varpulis.cluster.heartbeat.{worker}}:
+ * {@code {"events_processed": N, "pipelines_running": N,
+ * "pipeline_metrics": [{"pipeline_name": "...", "events_in": N, "events_out": N}]}}.
+ *
+ * @param eventsProcessed  events the worker applied since it started
+ * @param pipelinesRunning pipelines it runs now
+ * @param pipelineMetrics  per-pipeline counts
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record WorkerHeartbeat(
+        @JsonProperty("events_processed") long eventsProcessed,
+        @JsonProperty("pipelines_running") int pipelinesRunning,
+        @JsonProperty("pipeline_metrics") List<PipelineMetric> pipelineMetrics) {
+
+    /**
+     * Copies the list (absent means empty).
+     */
+    public WorkerHeartbeat {
+        pipelineMetrics = pipelineMetrics == null ? List.of() : List.copyOf(pipelineMetrics);
+    }
+
+    /**
+     * One pipeline's counts in a heartbeat.
+     *
+     * @param pipelineName the pipeline
+     * @param eventsIn     events applied
+     * @param eventsOut    events emitted
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record PipelineMetric(
+            @JsonProperty("pipeline_name") String pipelineName,
+            @JsonProperty("events_in") long eventsIn,
+            @JsonProperty("events_out") long eventsOut) {
+    }
+}

@@ -1,0 +1,200 @@
+package io.varpulis.demo;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.pipeline.UnprocessableEventException;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.ProcessingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code detect} pipeline of {@code ssh-bruteforce}, the rule of SPEC section 7: for each source IP and each
+ * tumbling window aligned to the epoch ({@code window_start = floor(epochSeconds / window) * window}), one
+ * {@value SshEvents#BRUTE_FORCE_SUSPECTED} alert when the window's failure count reaches the threshold.
+ * <p>In: {@value SshEvents#AUTH_FAILURE} {@code {"src_ip", "failures"}} with a timestamp; {@code failures} defaults
+ * to 1 when absent. Out: nothing, or one alert {@code {"src_ip", "window_start", "failures"}} (see
+ * {@link BruteForceAlert}) timestamped with the window start.
+ * <p>Delivery is at-least-once and the worker may be killed at any point, so all state lives in
+ * {@link ProcessingContext#state()}, one key per (window, source), and every update is idempotent per
+ * {@link ProcessingContext#messageId()}:
+ * <ul>
+ *   <li>key {@code bf.<window start epoch seconds>.<src_ip with '.' as '_' and ':' as '-'>}, e.g.
+ *       {@code bf.1796886600.5_36_59_76};</li>
+ *   <li>before the threshold, value {@code {"failures": N, "seen": ["<message id>", ...], "alerted": false}}: an input
+ *       whose id is in {@code seen} was counted already and is not counted again;</li>
+ *   <li>from the threshold on, value {@code {"failures": N, "alerted": true, "alerted_by": "<message id>"}}: the
+ *       count is frozen at the crossing, {@code seen} is dropped, and other inputs for the key are ignored. The input
+ *       that crossed the threshold re-emits the same alert every time it is redelivered, because the worker may
+ *       have died after writing the state but before the alert's PubAck and the input's ack; the duplicate is then
+ *       dropped by its {@code Nats-Msg-Id} ({@link #alertId(Event)}) and by the sink.</li>
+ * </ul>
+ * This is exact only if a redelivered input keeps its message id: the publisher of the
+ * {@value SshEvents#AUTH_FAILURE} events must set a deterministic {@code Nats-Msg-Id}. Updates are read-then-write,
+ * so one key must not be applied by two threads at once (the route ingress applies an edge on one thread).
+ * The instance itself holds only its settings and is thread-safe.
+ */
+public final class BruteForceDetector implements EventProcessor {
+
+    /** SPEC section 7: five failures make a brute-force attempt. */
+    public static final int DEFAULT_THRESHOLD = 5;
+
+    /** SPEC section 7: the tumbling window is five minutes. */
+    public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
+
+    private static final Logger log = LoggerFactory.getLogger(BruteForceDetector.class);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * IPv4, IPv6 and IPv4-mapped text. Restricting src_ip to these characters makes the key mapping below
+     * injective, so two sources can never share a window count.
+     */
+    private static final Pattern IP_TEXT = Pattern.compile("[0-9A-Fa-f.:]+");
+
+    private final int threshold;
+    private final long windowSeconds;
+
+    /**
+     * A detector with the SPEC's rule: {@value #DEFAULT_THRESHOLD} failures in a 5-minute window.
+     */
+    public BruteForceDetector() {
+        this(DEFAULT_THRESHOLD, DEFAULT_WINDOW);
+    }
+
+    /**
+     * @param threshold the failure count that raises the alert, at least 1
+     * @param window    the tumbling window's length, a positive whole number of seconds
+     * @throws IllegalArgumentException when the threshold or window is out of range
+     */
+    public BruteForceDetector(int threshold, Duration window) {
+        if (threshold < 1) {
+            throw new IllegalArgumentException("threshold must be at least 1, got " + threshold);
+        }
+        if (window.isNegative() || window.isZero() || window.getNano() != 0) {
+            throw new IllegalArgumentException("window must be a positive whole number of seconds, got " + window);
+        }
+        this.threshold = threshold;
+        this.windowSeconds = window.getSeconds();
+    }
+
+    /**
+     * The deterministic id of an alert, {@code alert:<src_ip>:<window start epoch seconds>}, to publish it with as
+     * {@code Nats-Msg-Id} so that a re-emitted alert is dropped by JetStream's duplicate window.
+     *
+     * @param alert a {@value SshEvents#BRUTE_FORCE_SUSPECTED} event
+     * @return the id, e.g. {@code alert:5.36.59.76:1796886600}
+     * @throws IllegalArgumentException when the event is not a valid alert
+     */
+    public static String alertId(Event alert) {
+        return BruteForceAlert.fromEvent(alert).id();
+    }
+
+    /**
+     * Counts one failure event into its window.
+     *
+     * @return the alert when this input crosses the threshold (again, when it is redelivered), otherwise nothing
+     * @throws IllegalArgumentException     when the event is not a {@value SshEvents#AUTH_FAILURE}, has no
+     *                                      timestamp, no {@code src_ip} (or one that is not an IP address), or a
+     *                                      {@code failures} that is not a positive whole number
+     * @throws ArithmeticException          when the window's count would exceed 2^31-1
+     * @throws KeyValueState.StateException when the state cannot be read, written, or holds an unreadable value
+     */
+    @Override
+    public List<Event> process(Event event, ProcessingContext context) {
+        SshEvents.requireType(event, SshEvents.AUTH_FAILURE);
+        String srcIp = SshEvents.requireText(event, SshEvents.SRC_IP);
+        if (!IP_TEXT.matcher(srcIp).matches()) {
+            throw new UnprocessableEventException("src_ip '" + srcIp + "' is not an IPv4 or IPv6 address");
+        }
+        if (event.timestamp() == null) {
+            throw new UnprocessableEventException(SshEvents.AUTH_FAILURE + " event without a timestamp: " + event);
+        }
+        int failures = event.fields().containsKey(SshEvents.FAILURES)
+                ? SshEvents.requirePositiveInt(event, SshEvents.FAILURES) : 1;
+        long windowStart = Math.floorDiv(event.timestamp().getEpochSecond(), windowSeconds) * windowSeconds;
+        String key = "bf." + windowStart + "." + srcIp.replace('.', '_').replace(':', '-');
+        String messageId = context.messageId();
+        KeyValueState state = context.state();
+
+        WindowState window = read(state, key);
+        if (window.alerted()) {
+            if (!messageId.equals(window.alertedBy())) {
+                return List.of();
+            }
+            log.info("re-emitting brute-force alert for {} in window {}: message {} crossed the threshold and was "
+                    + "delivered again (attempt {})", srcIp, Instant.ofEpochSecond(windowStart), messageId,
+                    context.attempt());
+            return List.of(alert(srcIp, windowStart, window.failures()));
+        }
+        if (window.seen().contains(messageId)) {
+            return List.of();
+        }
+        // addExact: an absurd "message repeated" count parks the input instead of wrapping around below the threshold.
+        int count = Math.addExact(window.failures(), failures);
+        if (count >= threshold) {
+            write(state, key, new WindowState(count, List.of(), true, messageId));
+            return List.of(alert(srcIp, windowStart, count));
+        }
+        List<String> seen = new ArrayList<>(window.seen());
+        seen.add(messageId);
+        write(state, key, new WindowState(count, seen, false, null));
+        return List.of();
+    }
+
+    private static Event alert(String srcIp, long windowStart, int failures) {
+        return new BruteForceAlert(srcIp, Instant.ofEpochSecond(windowStart), failures).toEvent();
+    }
+
+    private static WindowState read(KeyValueState state, String key) {
+        Optional<byte[]> value = state.get(key);
+        if (value.isEmpty()) {
+            return new WindowState(0, List.of(), false, null);
+        }
+        try {
+            return JSON.readValue(value.get(), WindowState.class);
+        } catch (IOException e) {
+            throw new KeyValueState.StateException("state key " + key + " does not hold a window count; delete it "
+                    + "to restart that window from zero", e);
+        }
+    }
+
+    private static void write(KeyValueState state, String key, WindowState window) {
+        try {
+            state.put(key, JSON.writeValueAsBytes(window));
+        } catch (IOException e) {
+            throw new KeyValueState.StateException("cannot encode the window count of state key " + key, e);
+        }
+    }
+
+    /**
+     * One (window, source) count as stored in the state: see the class comment for the two shapes.
+     *
+     * @param failures  the failures counted, frozen once alerted
+     * @param seen      the message ids counted, empty once alerted
+     * @param alerted   whether the threshold was crossed
+     * @param alertedBy the message id that crossed it, {@code null} before
+     */
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
+    record WindowState(
+            @JsonProperty("failures") int failures,
+            @JsonProperty("seen") List<String> seen,
+            @JsonProperty("alerted") boolean alerted,
+            @JsonProperty("alerted_by") String alertedBy) {
+
+        WindowState {
+            seen = seen == null ? List.of() : List.copyOf(seen);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.varpulis.demo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.KeyValueState;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BruteForceDetectorTest {
+
+    private static final String IP = "5.36.59.76";
+    /** 2026-12-10T07:10:00Z, a multiple of 300. */
+    private static final long WINDOW = 1796886600L;
+
+    private final InMemoryKeyValueState state = new InMemoryKeyValueState();
+    private final BruteForceDetector detector = new BruteForceDetector();
+
+    private static Event failure(String ip, String time, int failures) {
+        return new Event("SshAuthFailure", Instant.parse(time), Map.of("src_ip", ip, "user", "root",
+                "invalid_user", false, "failures", failures));
+    }
+
+    private static Event alert(String ip, String windowStart, int failures) {
+        return new Event("BruteForceSuspected", Instant.parse(windowStart),
+                Map.of("src_ip", ip, "window_start", windowStart, "failures", failures));
+    }
+
+    private List<Event> apply(String messageId, Event event) {
+        return detector.process(event, TestContext.first(messageId, state));
+    }
+
+    @Test
+    void fifthFailureInAWindowRaisesOneAlertAtTheWindowStart() {
+        for (int i = 1; i <= 4; i++) {
+            assertThat(apply("m" + i, failure(IP, "2026-12-10T07:1" + i + ":00Z", 1))).isEmpty();
+        }
+
+        List<Event> out = apply("m5", failure(IP, "2026-12-10T07:14:59Z", 1));
+
+        assertThat(out).containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+        assertThat(out.get(0).timestamp()).isEqualTo(Instant.ofEpochSecond(WINDOW));
+    }
+
+    @Test
+    void neverTwoAlertsForOneSourceAndWindow() {
+        List<Event> alerts = new ArrayList<>();
+        for (int i = 1; i <= 20; i++) {
+            alerts.addAll(apply("m" + i, failure(IP, "2026-12-10T07:12:00Z", 1)));
+        }
+
+        assertThat(alerts).containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+    }
+
+    @Test
+    void messageRepeatedCrossesByMoreThanOneAndReportsTheCountAtTheCrossing() {
+        assertThat(apply("m1", failure(IP, "2026-12-10T07:13:43Z", 1))).isEmpty();
+        assertThat(apply("m2", failure(IP, "2026-12-10T07:13:50Z", 2))).isEmpty();
+
+        assertThat(apply("m3", failure(IP, "2026-12-10T07:13:56Z", 5)))
+                .containsExactly(alert(IP, "2026-12-10T07:10:00Z", 8));
+        assertThat(apply("m4", failure(IP, "2026-12-10T07:13:57Z", 5))).isEmpty();
+    }
+
+    @Test
+    void windowsAreAlignedToTheEpoch() {
+        assertThat(apply("m1", failure(IP, "2026-12-10T07:09:59Z", 4))).isEmpty();
+        assertThat(apply("m2", failure(IP, "2026-12-10T07:10:00Z", 1))).isEmpty();
+        assertThat(apply("m3", failure(IP, "2026-12-10T07:05:00Z", 1)))
+                .containsExactly(alert(IP, "2026-12-10T07:05:00Z", 5));
+        assertThat(apply("m4", failure(IP, "2026-12-10T07:14:59Z", 4)))
+                .containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+    }
+
+    @Test
+    void sourcesAreCountedApart() {
+        assertThat(apply("m1", failure(IP, "2026-12-10T07:10:00Z", 4))).isEmpty();
+        assertThat(apply("m2", failure("5.36.59.77", "2026-12-10T07:10:00Z", 4))).isEmpty();
+        assertThat(apply("m3", failure("2001:db8::1", "2026-12-10T07:10:00Z", 4))).isEmpty();
+
+        assertThat(apply("m4", failure("2001:db8::1", "2026-12-10T07:11:00Z", 1)))
+                .containsExactly(alert("2001:db8::1", "2026-12-10T07:10:00Z", 5));
+    }
+
+    @Test
+    void aRedeliveredMessageIsNotCountedTwice() {
+        for (int i = 0; i < 5; i++) {
+            assertThat(apply("m1", failure(IP, "2026-12-10T07:12:00Z", 1))).isEmpty();
+        }
+        assertThat(apply("m2", failure(IP, "2026-12-10T07:12:00Z", 3))).isEmpty();
+
+        assertThat(apply("m3", failure(IP, "2026-12-10T07:12:00Z", 1)))
+                .containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+    }
+
+    @Test
+    void redeliveryOfTheCrossingMessageAfterACrashReEmitsTheSameAlert() {
+        // The worker wrote the state for m5 and died before the alert's PubAck and m5's ack: m5 comes back.
+        for (int i = 1; i <= 4; i++) {
+            apply("m" + i, failure(IP, "2026-12-10T07:12:00Z", 1));
+        }
+        List<Event> first = apply("m5", failure(IP, "2026-12-10T07:12:00Z", 1));
+
+        BruteForceDetector restarted = new BruteForceDetector();
+        List<Event> again = restarted.process(failure(IP, "2026-12-10T07:12:00Z", 1),
+                new TestContext("m5", 2, state));
+
+        assertThat(again).isEqualTo(first).containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+        assertThat(BruteForceDetector.alertId(again.get(0))).isEqualTo(BruteForceDetector.alertId(first.get(0)))
+                .isEqualTo("alert:" + IP + ":" + WINDOW);
+        // Inputs that did not cross the threshold emit nothing, redelivered or new.
+        assertThat(restarted.process(failure(IP, "2026-12-10T07:12:00Z", 1), new TestContext("m3", 2, state)))
+                .isEmpty();
+        assertThat(restarted.process(failure(IP, "2026-12-10T07:12:00Z", 1), TestContext.first("m6", state)))
+                .isEmpty();
+    }
+
+    @Test
+    void stateSurvivesInTheStoreNotInTheInstance() {
+        for (int i = 1; i <= 4; i++) {
+            assertThat(new BruteForceDetector().process(failure(IP, "2026-12-10T07:12:00Z", 1),
+                    TestContext.first("m" + i, state))).isEmpty();
+        }
+
+        assertThat(new BruteForceDetector().process(failure(IP, "2026-12-10T07:13:00Z", 1),
+                TestContext.first("m5", state))).containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+    }
+
+    @Test
+    void stateIsOneJsonValuePerWindowAndSourceAndForgetsSeenIdsOnceAlerted() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        apply("m1", failure("2001:db8::1", "2026-12-10T07:12:00Z", 1));
+        apply("m2", failure("2001:db8::1", "2026-12-10T07:12:00Z", 2));
+
+        assertThat(json.readTree(value(state, "bf." + WINDOW + ".2001-db8--1")))
+                .isEqualTo(json.readTree("{\"failures\":3,\"seen\":[\"m1\",\"m2\"],\"alerted\":false}"));
+
+        apply("m3", failure("2001:db8::1", "2026-12-10T07:12:00Z", 2));
+
+        assertThat(json.readTree(value(state, "bf." + WINDOW + ".2001-db8--1")))
+                .isEqualTo(json.readTree("{\"failures\":5,\"alerted\":true,\"alerted_by\":\"m3\"}"));
+        assertThat(state.get("bf." + WINDOW + ".5_36_59_76")).isEmpty();
+    }
+
+    @Test
+    void thresholdAndWindowAreSettings() {
+        BruteForceDetector strict = new BruteForceDetector(2, Duration.ofMinutes(1));
+
+        assertThat(strict.process(failure(IP, "2026-12-10T07:12:59Z", 1), TestContext.first("m1", state))).isEmpty();
+        assertThat(strict.process(failure(IP, "2026-12-10T07:13:00Z", 1), TestContext.first("m2", state))).isEmpty();
+        assertThat(strict.process(failure(IP, "2026-12-10T07:13:30Z", 1), TestContext.first("m3", state)))
+                .containsExactly(alert(IP, "2026-12-10T07:13:00Z", 2));
+        assertThatThrownBy(() -> new BruteForceDetector(0, Duration.ofMinutes(5)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threshold");
+        assertThatThrownBy(() -> new BruteForceDetector(5, Duration.ofMillis(1500)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("window");
+    }
+
+    @Test
+    void failuresDefaultsToOneAsInTheSpecExampleEvent() {
+        Event specExample = new Event("SshAuthFailure", Instant.parse("2026-11-30T12:00:00Z"),
+                Map.of("src_ip", "10.0.0.9", "user", "root"));
+        BruteForceDetector single = new BruteForceDetector(1, Duration.ofMinutes(5));
+
+        assertThat(single.process(specExample, TestContext.first("m1", state)))
+                .containsExactly(alert("10.0.0.9", "2026-11-30T12:00:00Z", 1));
+    }
+
+    @Test
+    void eventsWithoutSourceOrTimeAreRejected() {
+        assertThatThrownBy(() -> apply("m1", Event.of("SshAuthFailure", Map.of("src_ip", IP, "failures", 1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without a timestamp");
+        assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH, Map.of("failures", 1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'src_ip'");
+        assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH,
+                Map.of("src_ip", "host.example", "failures", 1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an IPv4 or IPv6 address");
+        assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH,
+                Map.of("src_ip", IP, "failures", 0))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive whole number");
+        assertThatThrownBy(() -> apply("m1", new Event("SshLogLine", Instant.EPOCH, Map.of("src_ip", IP))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a SshAuthFailure");
+    }
+
+    private static byte[] value(KeyValueState state, String key) {
+        return state.get(key).orElseThrow(() -> new AssertionError("no state key " + key));
+    }
+}

@@ -1,0 +1,372 @@
+package io.varpulis.deploy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+import static io.varpulis.deploy.RenderedManifests.container;
+import static io.varpulis.deploy.RenderedManifests.env;
+import static io.varpulis.deploy.RenderedManifests.hasEnv;
+import static io.varpulis.deploy.Yamls.at;
+import static io.varpulis.deploy.Yamls.listAt;
+import static io.varpulis.deploy.Yamls.mapAt;
+import static io.varpulis.deploy.Yamls.named;
+import static io.varpulis.deploy.Yamls.stringAt;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The Helm chart in {@code helm/varpulis}, linted and rendered by the Helm engine itself (helm-java ships it as a
+ * native library, so no helm binary or cluster is needed), and the rendered manifests checked as Kubernetes objects.
+ */
+class HelmChartTest {
+
+    private static final Path CHART = Path.of("helm/varpulis").toAbsolutePath();
+
+    /** Two coordinators, three workers, JetStream with 3 replicas, .creds and TLS from existing Secrets. */
+    private static final Path PRODUCTION_VALUES =
+            Path.of("src/test/resources/deploy/two-coordinators-three-workers.yaml").toAbsolutePath();
+
+    /** The release name; it contains the chart name, so resources are "varpulis-coordinator", not "x-varpulis-...". */
+    private static final String RELEASE = "varpulis";
+
+    private static final String COORDINATORS = "varpulis-coordinator";
+    private static final String WORKERS = "varpulis-worker";
+
+    private static final Helm HELM = new Helm(CHART);
+
+    @Test
+    void lintPassesInStrictMode() {
+        LintResult lint = HELM.lint().strict().call();
+
+        assertThat(lint.isFailed()).as("helm lint --strict: %s", lint.getMessages()).isFalse();
+        assertThat(lint.getMessages()).noneMatch(message -> message.contains("[WARNING]") || message.contains("[ERROR]"));
+    }
+
+    @Test
+    void rendersTwoCoordinatorsAndThreeWorkersAsStatefulSets() {
+        RenderedManifests manifests = render(production());
+
+        assertThat(manifests.ofKind("StatefulSet")).hasSize(2);
+        assertThat(at(manifests.get("StatefulSet", COORDINATORS), "spec", "replicas")).isEqualTo(2);
+        assertThat(at(manifests.get("StatefulSet", WORKERS), "spec", "replicas")).isEqualTo(3);
+        for (String statefulSet : List.of(COORDINATORS, WORKERS)) {
+            Map<String, Object> workload = manifests.get("StatefulSet", statefulSet);
+            Map<String, Object> governing = manifests.get("Service", stringAt(workload, "spec", "serviceName"));
+            assertThat(at(governing, "spec", "clusterIP")).as("governing Service of %s is headless", statefulSet).isEqualTo("None");
+            assertSelects(governing, workload);
+        }
+    }
+
+    @Test
+    void coordinatorsAndWorkersTakeTheirIdsFromTheirPodNames() {
+        RenderedManifests manifests = render(production());
+        Map<String, Object> coordinator = container(manifests.get("StatefulSet", COORDINATORS));
+        Map<String, Object> worker = container(manifests.get("StatefulSet", WORKERS));
+
+        assertThat(at(env(coordinator, "VARPULIS_CLUSTER_ROLE"), "value")).isEqualTo("coordinator");
+        assertThat(at(env(coordinator, "VARPULIS_COORDINATOR_ID"), "valueFrom", "fieldRef", "fieldPath")).isEqualTo("metadata.name");
+        assertThat(hasEnv(coordinator, "VARPULIS_WORKER_ID")).isFalse();
+
+        assertThat(at(env(worker, "VARPULIS_CLUSTER_ROLE"), "value")).isEqualTo("worker");
+        assertThat(at(env(worker, "VARPULIS_WORKER_ID"), "valueFrom", "fieldRef", "fieldPath")).isEqualTo("metadata.name");
+        assertThat(hasEnv(worker, "VARPULIS_COORDINATOR_ID")).isFalse();
+    }
+
+    @Test
+    void probesUseSpringBootHealthGroupsSoANatsOutageNeverRestartsAPod() {
+        RenderedManifests manifests = render(production());
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> container = container(workload);
+            assertThat(at(container, "livenessProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
+            assertThat(at(container, "startupProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
+            assertThat(at(container, "readinessProbe", "httpGet", "path")).isEqualTo("/actuator/health/readiness");
+            for (String probe : List.of("livenessProbe", "startupProbe", "readinessProbe")) {
+                assertThat(at(container, probe, "httpGet", "port")).isEqualTo("http");
+            }
+            int startupBudgetSeconds = (Integer) at(container, "startupProbe", "failureThreshold")
+                    * (Integer) at(container, "startupProbe", "periodSeconds");
+            assertThat(startupBudgetSeconds).as("startup probe outlasts the 30s NATS startup retry, twice").isGreaterThanOrEqualTo(60);
+            assertThat(named(listAt(container, "ports"), "http").get("containerPort")).isEqualTo(8080);
+        }
+    }
+
+    @Test
+    void defaultsAreJetStreamOnTheNatsServiceWithoutAuthentication() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE));
+
+        assertThat(at(manifests.get("StatefulSet", COORDINATORS), "spec", "replicas")).isEqualTo(1);
+        assertThat(at(manifests.get("StatefulSet", WORKERS), "spec", "replicas")).isEqualTo(2);
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> container = container(workload);
+            assertThat(at(env(container, "VARPULIS_NATS_SUBSTRATE"), "value")).isEqualTo("jetstream");
+            assertThat(at(env(container, "VARPULIS_NATS_URL"), "value")).isEqualTo("nats://nats:4222");
+            assertThat(at(env(container, "VARPULIS_NATS_JETSTREAM_REPLICAS"), "value")).isEqualTo("3");
+            assertThat(listAt(container, "env")).noneMatch(entry -> String.valueOf(entry).contains("VARPULIS_NATS_CREDENTIALS")
+                    || String.valueOf(entry).contains("VARPULIS_NATS_TLS_"));
+        }
+        assertThat(manifests.ofKind("Secret")).isEmpty();
+        assertThat(manifests.ofKind("ServiceMonitor")).isEmpty();
+    }
+
+    @Test
+    void credentialsAndTlsFilesAreMountedFromTheOperatorsSecrets() {
+        RenderedManifests manifests = render(production());
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            assertThat(mountedFile(workload, "VARPULIS_NATS_CREDENTIALS"))
+                    .isEqualTo(new SecretFile("varpulis-nats-creds", "varpulis.creds", "/etc/varpulis/nats/creds/varpulis.creds"));
+            assertThat(mountedFile(workload, "VARPULIS_NATS_TLS_CAFILE"))
+                    .isEqualTo(new SecretFile("varpulis-nats-client-tls", "ca.crt", "/etc/varpulis/nats/tls/ca.crt"));
+            assertThat(mountedFile(workload, "VARPULIS_NATS_TLS_CERTFILE"))
+                    .isEqualTo(new SecretFile("varpulis-nats-client-tls", "tls.crt", "/etc/varpulis/nats/tls/tls.crt"));
+            assertThat(mountedFile(workload, "VARPULIS_NATS_TLS_KEYFILE"))
+                    .isEqualTo(new SecretFile("varpulis-nats-client-tls", "tls.key", "/etc/varpulis/nats/tls/tls.key"));
+        }
+        assertThat(manifests.ofKind("Secret")).as("the chart never copies an operator's Secret").isEmpty();
+    }
+
+    @Test
+    void anNkeySeedIsMountedAsAFile() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE).set("auth.nkey.existingSecret", "varpulis-nkey"));
+
+        assertThat(mountedFile(manifests.get("StatefulSet", WORKERS), "VARPULIS_NATS_NKEYSEEDFILE"))
+                .isEqualTo(new SecretFile("varpulis-nkey", "user.nk", "/etc/varpulis/nats/nkey/user.nk"));
+    }
+
+    @Test
+    void aTokenGivenAsAValueIsRenderedIntoASecretNotIntoThePodSpec() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE).set("auth.token.value", "s3cret-token"));
+
+        Map<String, Object> secret = manifests.get("Secret", "varpulis-nats-token");
+        String stored = new String(Base64.getDecoder().decode(stringAt(secret, "data", "token")), StandardCharsets.UTF_8);
+        assertThat(stored).isEqualTo("s3cret-token");
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> token = env(container(workload), "VARPULIS_NATS_TOKEN");
+            assertThat(at(token, "valueFrom", "secretKeyRef")).isEqualTo(Map.of("name", "varpulis-nats-token", "key", "token"));
+            assertThat(String.valueOf(workload)).doesNotContain("s3cret-token");
+        }
+    }
+
+    @Test
+    void userAndPasswordComeFromAnExistingSecret() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE).set("auth.userPassword.existingSecret", "varpulis-nats-user"));
+
+        Map<String, Object> container = container(manifests.get("StatefulSet", COORDINATORS));
+        assertThat(at(env(container, "VARPULIS_NATS_USERNAME"), "valueFrom", "secretKeyRef"))
+                .isEqualTo(Map.of("name", "varpulis-nats-user", "key", "username"));
+        assertThat(at(env(container, "VARPULIS_NATS_PASSWORD"), "valueFrom", "secretKeyRef"))
+                .isEqualTo(Map.of("name", "varpulis-nats-user", "key", "password"));
+    }
+
+    @Test
+    void twoAuthenticationMethodsAreRefusedAtRenderTime() {
+        TemplateCommand both = HELM.template().withName(RELEASE)
+                .set("auth.credentials.existingSecret", "varpulis-nats-creds")
+                .set("auth.token.existingSecret", "varpulis-nats-token");
+
+        assertThatThrownBy(both::call)
+                .hasMessageContaining("set at most one NATS authentication method")
+                .hasMessageContaining("auth.credentials, auth.token");
+    }
+
+    @Test
+    void theConfigMapHoldsAValidApplicationYmlThatEveryPodReads() {
+        RenderedManifests manifests = render(production());
+
+        Map<String, Object> applicationYml = Yamls.parse(stringAt(manifests.get("ConfigMap", "varpulis-config"), "data", "application.yml"));
+        assertThat(at(applicationYml, "server", "shutdown")).isEqualTo("graceful");
+        assertThat(mapAt(applicationYml, "varpulis", "cluster"))
+                .containsEntry("heartbeat-interval", "5s")
+                .containsEntry("heartbeat-timeout", "15s")
+                .containsEntry("drain-timeout", "20s");
+        assertThat(at(applicationYml, "varpulis", "nats", "startup-retry-timeout")).as("values.config merged in").isEqualTo("60s");
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> container = container(workload);
+            assertThat(at(env(container, "SPRING_CONFIG_ADDITIONAL_LOCATION"), "value")).isEqualTo("optional:file:/etc/varpulis/config/");
+            assertThat(at(named(listAt(container, "volumeMounts"), "config"), "mountPath")).isEqualTo("/etc/varpulis/config");
+            assertThat(at(named(listAt(workload, "spec", "template", "spec", "volumes"), "config"), "configMap", "name"))
+                    .isEqualTo("varpulis-config");
+            assertThat(mapAt(workload, "spec", "template", "metadata", "annotations"))
+                    .as("pods roll when application.yml changes").containsKey("checksum/config");
+        }
+    }
+
+    @Test
+    void everyRenderedDocumentIsANamedKubernetesObject() {
+        for (TemplateCommand release : List.of(HELM.template().withName(RELEASE), production())) {
+            RenderedManifests manifests = render(release);
+
+            assertThat(manifests.objects()).isNotEmpty();
+            for (Map<String, Object> object : manifests.objects()) {
+                assertThat(stringAt(object, "apiVersion")).isNotBlank();
+                assertThat(stringAt(object, "kind")).isNotBlank();
+                assertThat(stringAt(object, "metadata", "name"))
+                        .as("%s name is a DNS-1123 label", object.get("kind"))
+                        .matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+            }
+        }
+    }
+
+    @Test
+    void theSchemaRejectsAnUnknownSubstrate() {
+        assertThatThrownBy(() -> HELM.template().withName(RELEASE).set("substrate", "foo").call())
+                .hasMessageContaining("/substrate")
+                .hasMessageContaining("jetstream");
+    }
+
+    @Test
+    void theSchemaRejectsAMisspelledKey() {
+        assertThatThrownBy(() -> HELM.template().withName(RELEASE).set("substate", "core").call())
+                .hasMessageContaining("substate");
+    }
+
+    @Test
+    void theServiceMonitorScrapesEveryPodExactlyOnce() {
+        RenderedManifests manifests = render(production());
+
+        Map<String, Object> serviceMonitor = manifests.get("ServiceMonitor", "varpulis");
+        assertThat(mapAt(serviceMonitor, "metadata", "labels")).containsEntry("release", "kube-prometheus-stack");
+        Map<String, Object> endpoint = mapAt(serviceMonitor, "spec", "endpoints", 0);
+        assertThat(endpoint).containsEntry("port", "http").containsEntry("path", "/actuator/prometheus");
+
+        Map<String, Object> selector = mapAt(serviceMonitor, "spec", "selector", "matchLabels");
+        List<String> scraped = manifests.ofKind("Service").stream()
+                .filter(service -> mapAt(service, "metadata", "labels").entrySet().containsAll(selector.entrySet()))
+                .map(service -> stringAt(service, "metadata", "name"))
+                .toList();
+        assertThat(scraped).containsExactlyInAnyOrder("varpulis-coordinator-headless", "varpulis-worker-headless");
+    }
+
+    @Test
+    void podsRunAsNonRootOnAReadOnlyRootFilesystem() {
+        RenderedManifests manifests = render(production());
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> podSpec = mapAt(workload, "spec", "template", "spec");
+            assertThat(mapAt(podSpec, "securityContext")).containsEntry("runAsNonRoot", true).containsEntry("runAsUser", 10001);
+            assertThat(podSpec).containsEntry("automountServiceAccountToken", false);
+            Map<String, Object> container = container(workload);
+            assertThat(mapAt(container, "securityContext"))
+                    .containsEntry("readOnlyRootFilesystem", true)
+                    .containsEntry("allowPrivilegeEscalation", false);
+            assertThat(at(named(listAt(container, "volumeMounts"), "tmp"), "mountPath")).isEqualTo("/tmp");
+            assertThat(named(listAt(podSpec, "volumes"), "tmp")).containsKey("emptyDir");
+        }
+    }
+
+    @Test
+    void theTerminationGracePeriodCoversThePreStopPauseAndTheDrain() {
+        RenderedManifests manifests = render(production());
+        Map<String, Object> applicationYml = Yamls.parse(stringAt(manifests.get("ConfigMap", "varpulis-config"), "data", "application.yml"));
+        Duration drain = springDuration(stringAt(applicationYml, "varpulis", "cluster", "drain-timeout"));
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            int grace = (Integer) at(workload, "spec", "template", "spec", "terminationGracePeriodSeconds");
+            List<Object> preStop = listAt(container(workload), "lifecycle", "preStop", "exec", "command");
+            assertThat(preStop.get(0)).isEqualTo("sleep");
+            Duration beforeSigkill = Duration.ofSeconds(Long.parseLong((String) preStop.get(1))).plus(drain);
+            assertThat(Duration.ofSeconds(grace)).isGreaterThan(beforeSigkill);
+        }
+    }
+
+    @Test
+    void podDisruptionBudgetsLetANodeDrainEvenWithOneCoordinator() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE));
+
+        for (String role : List.of(COORDINATORS, WORKERS)) {
+            Map<String, Object> budget = manifests.get("PodDisruptionBudget", role);
+            assertThat(at(budget, "spec", "maxUnavailable")).isEqualTo(1);
+            assertThat(mapAt(budget, "spec")).doesNotContainKey("minAvailable");
+            assertSelects(budget, manifests.get("StatefulSet", role));
+        }
+    }
+
+    @Test
+    void theCoordinatorApiServiceSelectsCoordinatorsOnly() {
+        RenderedManifests manifests = render(production());
+
+        Map<String, Object> api = manifests.get("Service", COORDINATORS);
+        assertThat(at(api, "spec", "ports", 0, "targetPort")).isEqualTo("http");
+        assertSelects(api, manifests.get("StatefulSet", COORDINATORS));
+        Map<String, Object> workerLabels = mapAt(manifests.get("StatefulSet", WORKERS), "spec", "template", "metadata", "labels");
+        assertThat(workerLabels.entrySet().containsAll(mapAt(api, "spec", "selector").entrySet())).isFalse();
+        assertThat(manifests.contains("Service", WORKERS)).as("workers are reached over NATS only").isFalse();
+    }
+
+    @Test
+    void theInstallNotesNameEveryCoordinatorId() {
+        String notes = HELM.install().withName(RELEASE).withValuesFile(PRODUCTION_VALUES).dryRun().clientOnly().call().getOutput();
+
+        assertThat(notes).contains("varpulis-coordinator-0", "varpulis-coordinator-1", "varpulis-worker-2");
+    }
+
+    @Test
+    void theDefaultImageIsTheProjectsReleaseVersion() throws Exception {
+        String releaseVersion = ProjectModel.read().releaseVersion();
+        Map<String, Object> chart = Yamls.parse(Files.readString(CHART.resolve("Chart.yaml")));
+
+        assertThat(chart.get("appVersion")).isEqualTo(releaseVersion);
+        assertThat(at(container(render(HELM.template().withName(RELEASE)).get("StatefulSet", WORKERS)), "image"))
+                .isEqualTo("varpulis/varpulis-cluster:" + releaseVersion);
+    }
+
+    private static TemplateCommand production() {
+        return HELM.template().withName(RELEASE).withValuesFile(PRODUCTION_VALUES);
+    }
+
+    private static RenderedManifests render(TemplateCommand command) {
+        return RenderedManifests.parse(command.call());
+    }
+
+    /** A file the node reads from a mounted Secret: which Secret, which key, and the path the env var points at. */
+    private record SecretFile(String secretName, String key, String path) {
+    }
+
+    /** Follows env var {@code name} to the volume mounted at its directory, and that volume's Secret item. */
+    private static SecretFile mountedFile(Map<String, Object> workload, String name) {
+        String path = stringAt(env(container(workload), name), "value");
+        String directory = path.substring(0, path.lastIndexOf('/'));
+        String fileName = path.substring(path.lastIndexOf('/') + 1);
+        Map<String, Object> mount = listAt(container(workload), "volumeMounts").stream()
+                .map(entry -> Yamls.asMap(entry, "volumeMount"))
+                .filter(entry -> directory.equals(entry.get("mountPath")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("nothing mounted at " + directory + " for " + name));
+        assertThat(mount).containsEntry("readOnly", true);
+        Map<String, Object> secret = mapAt(named(listAt(workload, "spec", "template", "spec", "volumes"), (String) mount.get("name")), "secret");
+        Map<String, Object> item = listAt(secret, "items").stream()
+                .map(entry -> Yamls.asMap(entry, "item"))
+                .filter(entry -> fileName.equals(entry.get("path")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(fileName + " is not an item of " + secret));
+        return new SecretFile((String) secret.get("secretName"), (String) item.get("key"), path);
+    }
+
+    /** Asserts that {@code selecting}'s selector (a Service's spec.selector or spec.selector.matchLabels) picks the workload's pods. */
+    private static void assertSelects(Map<String, Object> selecting, Map<String, Object> workload) {
+        Map<String, Object> spec = mapAt(selecting, "spec");
+        Map<String, Object> selector = "Service".equals(selecting.get("kind"))
+                ? mapAt(spec, "selector")
+                : mapAt(spec, "selector", "matchLabels");
+        Map<String, Object> podLabels = mapAt(workload, "spec", "template", "metadata", "labels");
+        assertThat(podLabels.entrySet()).as("%s %s selects the pods of %s", selecting.get("kind"),
+                stringAt(selecting, "metadata", "name"), stringAt(workload, "metadata", "name")).containsAll(selector.entrySet());
+    }
+
+    /** The simple Spring Boot duration form the chart writes (20s, 2m). */
+    private static Duration springDuration(String value) {
+        return Duration.parse("PT" + value.toUpperCase());
+    }
+}
