@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
@@ -34,11 +35,15 @@ public record WorkerHeartbeat(
      * @param pipelineName the pipeline
      * @param eventsIn     events applied
      * @param eventsOut    events emitted
+     * @param group        the pipeline's group (an addition to the ADR's shape, so the coordinator can reconcile
+     *                     placement); {@code null} from older workers
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PipelineMetric(
             @JsonProperty("pipeline_name") String pipelineName,
             @JsonProperty("events_in") long eventsIn,
-            @JsonProperty("events_out") long eventsOut) {
+            @JsonProperty("events_out") long eventsOut,
+            @JsonProperty("group") String group) {
     }
 }

@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The ingress loop of one pipeline on one route edge, the only place that decides ack, nak or park (ADR-007,
@@ -45,6 +46,7 @@ public class RouteIngress implements DeliveryHandler {
     private final DeadLetterParker parker;
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     /**
      * @param edge      the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
@@ -86,8 +88,25 @@ public class RouteIngress implements DeliveryHandler {
         return edge;
     }
 
+    /**
+     * @return deliveries received and not yet acked, nak'ed or parked (for a graceful drain)
+     */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
     @Override
     public void onDelivery(Delivery delivery) {
+        inFlight.incrementAndGet();
+        try {
+            apply(delivery).whenComplete((ok, error) -> inFlight.decrementAndGet());
+        } catch (RuntimeException | Error e) {
+            inFlight.decrementAndGet();
+            throw e;
+        }
+    }
+
+    private CompletableFuture<Void> apply(Delivery delivery) {
         String pipeline = edge.to();
         if (delivery.attempt() > 1) {
             metrics.redelivered(pipeline);
@@ -96,19 +115,16 @@ public class RouteIngress implements DeliveryHandler {
         try {
             event = codec.decode(delivery.data());
         } catch (UndecodableEventException e) {
-            parker.park(delivery, pipeline, ParkReason.UNDECODABLE, e);
-            return;
+            return parker.park(delivery, pipeline, ParkReason.UNDECODABLE, e);
         }
         long started = System.nanoTime();
         List<Event> outputs;
         try {
             outputs = processor.process(event, context(delivery));
         } catch (UnprocessableEventException e) {
-            parker.park(delivery, pipeline, ParkReason.UNPROCESSABLE, e);
-            return;
+            return parker.park(delivery, pipeline, ParkReason.UNPROCESSABLE, e);
         } catch (Exception e) {
-            failed(delivery, e);
-            return;
+            return failed(delivery, e);
         }
         CompletableFuture<Void> confirmed;
         try {
@@ -116,24 +132,24 @@ public class RouteIngress implements DeliveryHandler {
         } catch (RuntimeException e) {
             confirmed = CompletableFuture.failedFuture(e);
         }
-        confirmed.whenComplete((ok, error) -> {
+        return confirmed.handle((ok, error) -> error).thenCompose(error -> {
             if (error != null) {
-                failed(delivery, error);
-                return;
+                return failed(delivery, error);
             }
             delivery.ack();
             metrics.applied(pipeline, Duration.ofNanos(System.nanoTime() - started));
+            return CompletableFuture.completedFuture(null);
         });
     }
 
-    private void failed(Delivery delivery, Throwable error) {
+    private CompletableFuture<Void> failed(Delivery delivery, Throwable error) {
         if (delivery.isLastAttempt()) {
-            parker.park(delivery, edge.to(), ParkReason.MAX_DELIVER, error);
-            return;
+            return parker.park(delivery, edge.to(), ParkReason.MAX_DELIVER, error);
         }
         log.warn("{} failed in pipeline {} ({}); nak'ed, redelivery in {} ms", delivery, edge.to(),
                 error.toString(), nakDelay.toMillis());
         delivery.nak(nakDelay);
+        return CompletableFuture.completedFuture(null);
     }
 
     private ProcessingContext context(Delivery delivery) {

@@ -55,16 +55,18 @@ public class NatsAutoConfiguration {
      * @param properties  the settings
      * @param events      the connection listener
      * @param environment gives the node's role and id for the default connection name
+     * @param substrate   the substrate, resolved first so that a bad value fails before any connection attempt
      * @return the open connection, closed with the context
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public Connection natsConnection(NatsProperties properties, NatsConnectionEvents events,
-                                     Environment environment) {
+                                     Environment environment, Substrate substrate) {
         String name = properties.getConnectionName() != null ? properties.getConnectionName()
                 : defaultConnectionName(environment);
         Options options = NatsConnectionFactory.options(properties, name, events);
-        return NatsConnectionFactory.connect(options, properties.getUrl(), properties.getStartupRetryTimeout());
+        return NatsConnectionFactory.connect(options, properties.getUrl(), properties.getStartupRetryTimeout(),
+                events);
     }
 
     private static String defaultConnectionName(Environment environment) {

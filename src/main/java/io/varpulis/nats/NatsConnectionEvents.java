@@ -25,6 +25,8 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     private final Duration reconnectWait;
     private final Deque<PermissionViolation> violations = new ConcurrentLinkedDeque<>();
+    private volatile boolean connectedOnce;
+    private volatile Exception lastException;
 
     /**
      * @param reconnectWait the wait between reconnection attempts, quoted in the disconnect log line
@@ -36,9 +38,17 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     @Override
     public void connectionEvent(Connection conn, Events type) {
         String server = conn.getConnectedUrl() == null ? "(none)" : conn.getConnectedUrl();
+        if (!connectedOnce && type != Events.CONNECTED) {
+            // The first connection is still being attempted: the factory reports its retries itself.
+            log.debug("NATS connection event {} before the first connection", type);
+            return;
+        }
         switch (type) {
-            case CONNECTED -> log.info("NATS connected to {} (server {} {})", server,
-                    conn.getServerInfo().getServerName(), conn.getServerInfo().getVersion());
+            case CONNECTED -> {
+                connectedOnce = true;
+                log.info("NATS connected to {} (server {} {})", server, conn.getServerInfo().getServerName(),
+                        conn.getServerInfo().getVersion());
+            }
             case DISCONNECTED -> log.warn("NATS connection to {} lost; reconnecting every {} ms; publishes wait in "
                     + "the reconnect buffer and readiness is DOWN until it is back", server, reconnectWait.toMillis());
             case RECONNECTED -> log.info("NATS reconnected to {}; subscriptions and consumers resume", server);
@@ -65,7 +75,19 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
-        log.warn("NATS client error: {}", exp.toString());
+        lastException = exp;
+        if (connectedOnce) {
+            log.warn("NATS client error: {}", exp.toString());
+        } else {
+            log.debug("NATS client error before the first connection: {}", exp.toString());
+        }
+    }
+
+    /**
+     * @return the client's most recent error (a TLS handshake failure, a refused connection), or {@code null}
+     */
+    public Exception lastException() {
+        return lastException;
     }
 
     @Override

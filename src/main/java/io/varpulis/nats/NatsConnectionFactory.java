@@ -12,6 +12,7 @@ import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 import org.springframework.boot.ssl.pem.PemSslStoreDetails;
 
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,10 +71,14 @@ public final class NatsConnectionFactory {
      * @param options             the options from {@link #options}
      * @param url                 the configured URL, for messages
      * @param startupRetryTimeout how long to keep retrying
+     * @param events              the connection's listener, whose last error tells a TLS failure from an
+     *                            unreachable server; may be null
      * @return an open connection
-     * @throws NatsStartupException when authentication is refused (not retried) or no server answered in time
+     * @throws NatsStartupException when authentication or TLS fails (not retried: waiting cannot fix it) or no
+     *                              server answered in time
      */
-    public static Connection connect(Options options, String url, Duration startupRetryTimeout) {
+    public static Connection connect(Options options, String url, Duration startupRetryTimeout,
+                                     NatsConnectionEvents events) {
         long deadline = System.nanoTime() + startupRetryTimeout.toNanos();
         Duration wait = FIRST_RETRY_WAIT;
         int attempts = 0;
@@ -86,6 +91,7 @@ public final class NatsConnectionFactory {
                         + e.getMessage(), "Check varpulis.nats.credentials, nkey-seed-file, token or "
                         + "username/password against the server's accounts.", e);
             } catch (IOException e) {
+                tlsFailure(url, e, events == null ? null : events.lastException());
                 if (System.nanoTime() + wait.toNanos() > deadline) {
                     throw new NatsStartupException("NATS server at " + url + " is unreachable after " + attempts
                             + " attempts in " + startupRetryTimeout.toSeconds() + " s: " + e.getMessage(),
@@ -99,6 +105,24 @@ public final class NatsConnectionFactory {
             } catch (InterruptedException e) {
                 throw interrupted(url, e);
             }
+        }
+    }
+
+    private static void tlsFailure(String url, IOException error, Exception clientError) {
+        Throwable tls = null;
+        for (Throwable t : new Throwable[]{error, clientError}) {
+            for (Throwable c = t; c != null && tls == null; c = c.getCause()) {
+                String message = String.valueOf(c.getMessage());
+                if (c instanceof SSLException || message.contains("SSL required") || message.contains("TLS")) {
+                    tls = c;
+                }
+            }
+        }
+        if (tls != null) {
+            throw new NatsStartupException("TLS with the NATS server at " + url + " failed: " + tls.getMessage(),
+                    "Check the TLS settings: a tls:// URL or varpulis.nats.tls.enabled for a server that requires "
+                            + "TLS, varpulis.nats.tls.ca-file for the CA that signed the server certificate, and "
+                            + "varpulis.nats.tls.cert-file and key-file when the server verifies clients.", tls);
         }
     }
 
@@ -122,20 +146,20 @@ public final class NatsConnectionFactory {
     private static void authentication(NatsProperties p, Options.Builder builder) {
         List<String> methods = new ArrayList<>();
         if (p.getCredentials() != null) {
-            methods.add("credentials");
+            methods.add("varpulis.nats.credentials");
         }
         if (p.getNkeySeedFile() != null) {
-            methods.add("nkey-seed-file");
+            methods.add("varpulis.nats.nkey-seed-file");
         }
         if (p.getToken() != null) {
-            methods.add("token");
+            methods.add("varpulis.nats.token");
         }
         if (p.getUsername() != null || p.getPassword() != null) {
-            methods.add("username/password");
+            methods.add(p.getUsername() != null ? "varpulis.nats.username" : "varpulis.nats.password");
         }
         if (methods.size() > 1) {
-            throw new InvalidConfigurationPropertyValueException("varpulis.nats." + methods.get(1), "(set)",
-                    "Only one NATS authentication method may be set, found " + String.join(", ", methods)
+            throw new InvalidConfigurationPropertyValueException(methods.get(1), "(set)",
+                    "Only one NATS authentication method may be set, found " + String.join(" and ", methods)
                             + "; remove all but one.");
         }
         if (p.getCredentials() != null) {

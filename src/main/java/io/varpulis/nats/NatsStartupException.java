@@ -1,11 +1,12 @@
 package io.varpulis.nats;
 
 /**
- * A reason the application must not start, with the action that fixes it. Spring Boot prints both through
- * {@link NatsStartupFailureAnalyzer} and the process exits non-zero.
+ * A reason the application must not start, with the action that fixes it. The message holds both (for users without
+ * Spring); Spring Boot prints them apart through {@link NatsStartupFailureAnalyzer} and the process exits non-zero.
  */
 public class NatsStartupException extends RuntimeException {
 
+    private final String description;
     private final String action;
 
     /**
@@ -14,8 +15,16 @@ public class NatsStartupException extends RuntimeException {
      * @param cause       the underlying error, or {@code null}
      */
     public NatsStartupException(String description, String action, Throwable cause) {
-        super(description, cause);
+        super(description + " Fix: " + action, cause);
+        this.description = description;
         this.action = action;
+    }
+
+    /**
+     * @return what is wrong, without the fix
+     */
+    public String getDescription() {
+        return description;
     }
 
     /**

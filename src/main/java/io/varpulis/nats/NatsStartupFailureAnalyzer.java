@@ -11,6 +11,6 @@ public class NatsStartupFailureAnalyzer extends AbstractFailureAnalyzer<NatsStar
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, NatsStartupException cause) {
-        return new FailureAnalysis(cause.getMessage(), cause.getAction(), cause);
+        return new FailureAnalysis(cause.getDescription(), cause.getAction(), cause);
     }
 }

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -61,8 +62,21 @@ final class CoreTransport implements ClusterTransport {
             }
 
             @Override
+            public void drain(Duration timeout) {
+                if (consumptions.contains(this) && connection.getStatus() == Connection.Status.CONNECTED) {
+                    try {
+                        dispatcher.drain(timeout).get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
+                    } catch (Exception e) {
+                        log.debug("draining {}: {}", consumer.durable(), e.toString());
+                    }
+                }
+                close();
+            }
+
+            @Override
             public void close() {
-                if (consumptions.remove(this) && connection.getStatus() != Connection.Status.CLOSED) {
+                if (consumptions.remove(this) && connection.getStatus() != Connection.Status.CLOSED
+                        && dispatcher.isActive()) {
                     connection.closeDispatcher(dispatcher);
                 }
             }

@@ -108,6 +108,21 @@ final class JetStreamTransport implements ClusterTransport {
                 }
 
                 @Override
+                public void drain(Duration timeout) {
+                    messages.stop();
+                    long deadline = System.nanoTime() + timeout.toNanos();
+                    while (!messages.isFinished() && System.nanoTime() < deadline) {
+                        try {
+                            Thread.sleep(20);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            break;
+                        }
+                    }
+                    close();
+                }
+
+                @Override
                 public void close() {
                     if (consumptions.remove(this)) {
                         stop(messages, consumer.durable());

@@ -1,0 +1,370 @@
+package io.varpulis.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.ProcessorRegistry;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.Consumption;
+import io.varpulis.transport.Subjects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * The coordinator: answers registrations on {@code varpulis.cluster.register} (every coordinator records them, the
+ * worker takes the first reply), consumes heartbeats with its durable {@code hb_{coordinator id}}, marks a worker
+ * unhealthy after heartbeat-timeout, and keeps every pipeline of every group placed on a ready worker: an unhealthy
+ * worker's pipelines move to the least-loaded ready worker (their durable consumers, named per pipeline, carry on
+ * where the dead worker stopped), and when it comes back the pipelines it no longer owns are undeployed on it.
+ * Commands to workers are core request/reply.
+ */
+public class CoordinatorNode implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(CoordinatorNode.class);
+
+    private final String coordinatorId;
+    private final ClusterProperties cluster;
+    private final Connection connection;
+    private final HeartbeatListener heartbeats;
+    private final ClusterTransport transport;
+    private final NatsProperties.Consumer consumerSettings;
+    private final ClusterState state;
+    private final ProcessorRegistry processors;
+    private final ObjectMapper mapper;
+    private final JetStreamAdmin admin;
+    private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
+    private volatile boolean running;
+    private ScheduledExecutorService scheduler;
+    private Dispatcher registrations;
+    private Consumption heartbeatConsumption;
+
+    /**
+     * @param coordinatorId    the coordinator's stable id
+     * @param cluster          cluster settings (timeouts, declared groups)
+     * @param connection       the connection (registration and commands are core request/reply on it)
+     * @param transport        the substrate (heartbeats)
+     * @param consumerSettings durable consumer settings
+     * @param state            the cluster bookkeeping
+     * @param processors       validates the processors of declared groups
+     * @param mapper           JSON of commands and replies
+     * @param admin            the JetStream admin, to delete a purged group's consumers and state; null on core
+     * @param metrics          counts applied and stale heartbeats
+     * @param parker           parks undecodable heartbeats
+     */
+    public CoordinatorNode(String coordinatorId, ClusterProperties cluster, Connection connection,
+                           ClusterTransport transport, NatsProperties.Consumer consumerSettings, ClusterState state,
+                           ProcessorRegistry processors, ObjectMapper mapper, JetStreamAdmin admin,
+                           SubstrateMetrics metrics, DeadLetterParker parker) {
+        this.coordinatorId = coordinatorId;
+        this.cluster = cluster;
+        this.connection = connection;
+        this.transport = transport;
+        this.consumerSettings = consumerSettings;
+        this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), Clock.systemUTC(),
+                mapper, this::onHeartbeat, metrics, parker);
+        this.state = state;
+        this.processors = processors;
+        this.mapper = mapper;
+        this.admin = admin;
+    }
+
+    @Override
+    public synchronized void start() {
+        cluster.getGroups().forEach((name, group) -> declare(withName(name, group)));
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "varpulis-coordinator-" + coordinatorId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        registrations = connection.createDispatcher(this::onRegistration);
+        registrations.subscribe(Subjects.REGISTER);
+        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
+        long interval = cluster.getHeartbeatInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
+        running = true;
+        log.info("coordinator {} started on {} (substrate {}, heartbeat-timeout {} ms)", coordinatorId,
+                connection.getConnectedUrl(), transport.substrate(), cluster.getHeartbeatTimeout().toMillis());
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        scheduler.shutdownNow();
+        heartbeatConsumption.close();
+        if (connection.getStatus() != Connection.Status.CLOSED) {
+            connection.closeDispatcher(registrations);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * @return the lifecycle phase: stops after the web server
+     */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 2048;
+    }
+
+    /**
+     * @return this coordinator's id
+     */
+    public String coordinatorId() {
+        return coordinatorId;
+    }
+
+    /**
+     * @return the bookkeeping, read-only use
+     */
+    public ClusterState state() {
+        return state;
+    }
+
+    /**
+     * Adds a group and places its pipelines on ready workers (those without a ready worker are placed when one
+     * registers).
+     *
+     * @param group the group
+     * @return the placement of its pipelines after this call, {@code pipeline -> worker id} (missing: pending)
+     * @throws IllegalArgumentException when the group is invalid (names, routes, processor settings)
+     * @throws IllegalStateException    when a group of that name exists
+     */
+    public Map<String, String> declare(PipelineGroupSpec group) {
+        group.validate();
+        processors.validate(group);
+        if (!state.addGroup(group)) {
+            throw new IllegalStateException("pipeline group " + group.name() + " already exists; delete it first");
+        }
+        log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
+        deployAll(state.place());
+        return placementOf(group.name());
+    }
+
+    /**
+     * Removes a group: undeploys its pipelines on their workers; with purge, also deletes its durable consumers and
+     * key-value state (JetStream), so a group declared again starts from nothing.
+     *
+     * @param name  the group name
+     * @param purge delete consumers and state too
+     * @return {@code false} when the group was unknown
+     */
+    public boolean remove(String name, boolean purge) {
+        PipelineGroupSpec group = state.group(name).orElse(null);
+        var removed = state.removeGroup(name);
+        if (removed.isEmpty()) {
+            return false;
+        }
+        removed.get().forEach((key, worker) -> command(worker, Commands.UNDEPLOY,
+                new Commands.Undeploy(name, key.substring(name.length() + 1))).join());
+        if (purge && admin != null && group != null) {
+            try {
+                GroupResources.purge(connection, group);
+            } catch (Exception e) {
+                log.warn("pipeline group {} removed, but its JetStream objects were not all purged: {}", name,
+                        e.toString());
+            }
+        }
+        log.info("pipeline group {} removed{}", name, purge ? " and purged" : "");
+        return true;
+    }
+
+    /**
+     * @param group a group name
+     * @return where its pipelines run, {@code pipeline -> worker id}
+     */
+    public Map<String, String> placementOf(String group) {
+        return state.placement().entrySet().stream().filter(e -> e.getKey().startsWith(group + "/"))
+                .collect(Collectors.toMap(e -> e.getKey().substring(group.length() + 1), Map.Entry::getValue,
+                        (a, b) -> a, LinkedHashMap::new));
+    }
+
+    /**
+     * Applies a fresh heartbeat: an unknown worker is asked to register again; a known one is reconciled with its
+     * placement (missing pipelines deployed, pipelines it no longer owns undeployed).
+     *
+     * @param workerId  the worker
+     * @param heartbeat its heartbeat
+     */
+    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat) {
+        if (state.heartbeat(workerId, heartbeat).isEmpty()) {
+            if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
+                log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
+                        workerId);
+                command(workerId, Commands.REGISTER, Map.of());
+            }
+            return;
+        }
+        Set<String> running = heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null)
+                .map(m -> m.group() + "/" + m.pipelineName()).collect(Collectors.toSet());
+        Set<String> owned = new HashSet<>(state.pipelinesOf(workerId));
+        for (String key : owned) {
+            if (!running.contains(key)) {
+                deploy(key, workerId);
+            }
+        }
+        for (String key : running) {
+            if (!owned.contains(key)) {
+                String[] parts = key.split("/", 2);
+                log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there", workerId, key);
+                command(workerId, Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]));
+            }
+        }
+    }
+
+    private void tick() {
+        try {
+            for (String workerId : state.expire(cluster.getHeartbeatTimeout())) {
+                log.warn("worker {} missed its heartbeats for {} ms: unhealthy; moving its pipelines {}", workerId,
+                        cluster.getHeartbeatTimeout().toMillis(), state.pipelinesOf(workerId));
+            }
+            deployAll(state.place());
+        } catch (RuntimeException e) {
+            log.warn("coordinator tick failed: {}", e.toString());
+        }
+    }
+
+    private void deployAll(Map<String, String> moves) {
+        moves.forEach(this::deploy);
+    }
+
+    private void deploy(String key, String workerId) {
+        String[] parts = key.split("/", 2);
+        PipelineGroupSpec group = state.group(parts[0]).orElse(null);
+        if (group == null) {
+            return;
+        }
+        String flightKey = key + "@" + workerId;
+        if (!firstCommandIn(flightKey, cluster.getCommandTimeout())) {
+            return;
+        }
+        command(workerId, Commands.DEPLOY, new Commands.Deploy(group, parts[1]))
+                .whenComplete((reply, error) -> {
+                    commandsInFlight.remove(flightKey);
+                    if (error == null && reply != null && !reply.has("error")) {
+                        log.info("pipeline {} placed on worker {} ({})", key, workerId, reply.path("status").asText());
+                    } else {
+                        log.warn("deploy of {} on worker {} failed: {}", key, workerId,
+                                error != null ? error.getMessage() : reply);
+                    }
+                });
+    }
+
+    /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
+    private boolean firstCommandIn(String key, Duration period) {
+        Instant now = Instant.now();
+        Instant previous = commandsInFlight.get(key);
+        if (previous != null && previous.isAfter(now.minus(period))) {
+            return false;
+        }
+        commandsInFlight.put(key, now);
+        return true;
+    }
+
+    private CompletableFuture<JsonNode> command(String workerId, String command, Object payload) {
+        try {
+            byte[] body = mapper.writeValueAsBytes(payload);
+            return connection.requestWithTimeout(Subjects.command(workerId, command), body,
+                            cluster.getCommandTimeout())
+                    .thenApply(this::readReply);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private JsonNode readReply(Message reply) {
+        try {
+            return mapper.readTree(reply.getData());
+        } catch (Exception e) {
+            throw new IllegalStateException("unreadable reply: " + new String(reply.getData(),
+                    StandardCharsets.UTF_8), e);
+        }
+    }
+
+    private void onRegistration(Message message) {
+        Object reply;
+        try {
+            Registration.Request request = mapper.readValue(message.getData(), Registration.Request.class);
+            if (!Subjects.isToken(request.workerId())) {
+                reply = new Registration.Reply(request.workerId(), null, null,
+                        "worker_id must be a NATS token (letters, digits, '-', '_')");
+            } else if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
+                reply = new Registration.Reply(request.workerId(), null, null, "invalid api_key");
+                log.warn("refused registration of worker {}: invalid api_key", request.workerId());
+            } else {
+                state.register(request);
+                log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
+                        request.capacity() == null ? "?" : request.capacity().maxPipelines());
+                reply = new Registration.Reply(request.workerId(), "registered",
+                        cluster.getHeartbeatInterval().toSeconds(), null);
+                scheduler.execute(this::tick);
+            }
+        } catch (Exception e) {
+            reply = new Registration.Reply(null, null, null, "unreadable registration: " + e.getMessage());
+        }
+        if (message.getReplyTo() != null) {
+            try {
+                connection.publish(message.getReplyTo(), mapper.writeValueAsBytes(reply));
+            } catch (Exception e) {
+                log.warn("could not answer a registration: {}", e.toString());
+            }
+        }
+    }
+
+    private static PipelineGroupSpec withName(String key, PipelineGroupSpec group) {
+        return group.name() != null ? group : new PipelineGroupSpec(key, group.pipelines(), group.routes());
+    }
+
+    /**
+     * @return every group and its placement, for the topology API
+     */
+    public List<Map<String, Object>> topology() {
+        return state.groups().stream().map(group -> {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("group", group.name());
+            entry.put("placement", placementOf(group.name()));
+            entry.put("edges", group.routes().stream().map(r -> {
+                RouteEdge edge = new RouteEdge(group.name(), r.fromPipeline(), r.toPipeline());
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("from", r.fromPipeline());
+                e.put("to", r.toPipeline());
+                e.put("event_types", r.eventTypes());
+                e.put("subject", edge.subject());
+                e.put("durable", DurableNames.routeConsumer(edge.to(), edge.subject()));
+                return e;
+            }).toList());
+            return entry;
+        }).toList();
+    }
+}

@@ -1,0 +1,72 @@
+package io.varpulis.cluster;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.PurgeOptions;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.pipeline.JetStreamKeyValueState;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.transport.Subjects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * The JetStream objects a pipeline group leaves on the server: its durable route consumers, its pipelines'
+ * key-value state, and its routed events in {@code VARPULIS_ROUTING}. Parked events in the DLQ are never touched.
+ */
+public final class GroupResources {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupResources.class);
+    private static final int NOT_FOUND_STREAM = 10059;
+    private static final int NOT_FOUND_CONSUMER = 10014;
+
+    private GroupResources() {
+    }
+
+    /**
+     * Deletes the group's consumers and state and purges its routed events, so a group declared again under the
+     * same name starts from nothing. Objects already absent are skipped.
+     *
+     * @param connection the connection
+     * @param group      the group
+     * @throws IOException           when the server does not answer
+     * @throws JetStreamApiException when the server refuses a deletion for a reason other than absence
+     */
+    public static void purge(Connection connection, PipelineGroupSpec group) throws IOException,
+            JetStreamApiException {
+        var jsm = connection.jetStreamManagement();
+        for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
+            for (RouteEdge edge : group.inputEdges(pipeline.name())) {
+                String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
+                try {
+                    jsm.deleteConsumer(VarpulisJetStream.ROUTING_STREAM, durable);
+                } catch (JetStreamApiException e) {
+                    skipAbsent(e);
+                }
+            }
+            try {
+                connection.keyValueManagement().delete(
+                        JetStreamKeyValueState.bucketName(group.name(), pipeline.name()));
+            } catch (JetStreamApiException e) {
+                skipAbsent(e);
+            }
+        }
+        try {
+            jsm.purgeStream(VarpulisJetStream.ROUTING_STREAM,
+                    PurgeOptions.subject(Subjects.PIPELINE_ROOT + "." + group.name() + ".>"));
+        } catch (JetStreamApiException e) {
+            skipAbsent(e);
+        }
+        log.info("purged consumers, state and routed events of pipeline group {}", group.name());
+    }
+
+    private static void skipAbsent(JetStreamApiException e) throws JetStreamApiException {
+        if (e.getApiErrorCode() != NOT_FOUND_STREAM && e.getApiErrorCode() != NOT_FOUND_CONSUMER) {
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.varpulis.cluster;
+
+import io.varpulis.transport.Subjects;
+import io.varpulis.transport.Substrate;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+/**
+ * Resolves and checks a node's ids and timing settings, failing startup with the property's name, the bad value and
+ * the fix.
+ */
+public final class NodeIdentity {
+
+    private NodeIdentity() {
+    }
+
+    /**
+     * @param cluster the settings
+     * @return the worker id: {@code varpulis.cluster.worker-id} or the host name
+     * @throws InvalidConfigurationPropertyValueException when it is not a NATS token
+     */
+    public static String workerId(ClusterProperties cluster) {
+        String id = cluster.getWorkerId() == null ? WorkerIds.fromHostName() : cluster.getWorkerId().trim();
+        if (!Subjects.isToken(id)) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.worker-id", id,
+                    "A worker id is a NATS subject token: letters, digits, '-' and '_' only. Set "
+                            + "VARPULIS_WORKER_ID to, for example, worker-1.");
+        }
+        return id;
+    }
+
+    /**
+     * @param cluster   the settings
+     * @param substrate the substrate
+     * @return the coordinator id
+     * @throws InvalidConfigurationPropertyValueException when it is missing on jetstream (it names the durable
+     *                                                    heartbeat consumer, which must survive restarts) or blank
+     */
+    public static String coordinatorId(ClusterProperties cluster, Substrate substrate) {
+        String id = cluster.getCoordinatorId();
+        if (id == null || id.isBlank()) {
+            if (substrate == Substrate.JETSTREAM) {
+                throw new InvalidConfigurationPropertyValueException("varpulis.cluster.coordinator-id", id,
+                        "A coordinator on the jetstream substrate needs a stable id: it names its durable heartbeat "
+                                + "consumer hb_{id}, which must be the same after a restart and differ between "
+                                + "coordinators. Set VARPULIS_COORDINATOR_ID (in Kubernetes: the StatefulSet pod "
+                                + "name).");
+            }
+            return "coordinator";
+        }
+        return id.trim();
+    }
+
+    /**
+     * @param cluster the settings
+     * @throws InvalidConfigurationPropertyValueException when the heartbeat timeout is not longer than the interval
+     */
+    public static void checkHeartbeats(ClusterProperties cluster) {
+        if (cluster.getHeartbeatInterval().isZero() || cluster.getHeartbeatInterval().isNegative()) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.heartbeat-interval",
+                    cluster.getHeartbeatInterval(), "The heartbeat interval must be positive, e.g. 5s.");
+        }
+        if (cluster.getHeartbeatTimeout().compareTo(cluster.getHeartbeatInterval()) <= 0) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.heartbeat-timeout",
+                    cluster.getHeartbeatTimeout(), "The heartbeat timeout must be longer than the heartbeat "
+                    + "interval (" + cluster.getHeartbeatInterval() + "), typically three intervals.");
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.varpulis.cluster;
+
+import io.varpulis.transport.Subjects;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Default worker ids.
+ */
+final class WorkerIds {
+
+    private WorkerIds() {
+    }
+
+    /**
+     * @return the host name's first label with characters outside {@code [A-Za-z0-9_-]} replaced by {@code -}, or
+     * {@code worker} when the host has no name
+     */
+    static String fromHostName() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "worker");
+        }
+        String label = host.split("\\.")[0].replaceAll("[^A-Za-z0-9_-]", "-");
+        return Subjects.isToken(label) ? label : "worker";
+    }
+}

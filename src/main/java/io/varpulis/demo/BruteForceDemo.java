@@ -1,0 +1,438 @@
+package io.varpulis.demo;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamInfoOptions;
+import io.nats.client.api.Subject;
+import io.varpulis.cluster.GroupResources;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.delivery.EventCodec;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishReceipt;
+import io.varpulis.transport.Substrate;
+import io.varpulis.transport.TransportSettings;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main job (SPEC section 7, issue 4): brute-force detection on a real sshd log, carried by a coordinator and two
+ * workers in separate JVMs on the jetstream substrate, with the worker hosting {@code detect} killed (SIGKILL)
+ * half-way and restarted. It ends with a report and exits 0 only when nothing was lost and the alerts equal those
+ * of the same processors run in this process without any kill.
+ * <p>Group {@code ssh-bruteforce}: {@code _external -> ingress} (raw lines, {@code sshd-parse}),
+ * {@code ingress -> detect} ({@code SshAuthFailure}, {@code brute-force}), {@code detect -> alerts}
+ * ({@code BruteForceSuspected}, {@code alert-file}). The group's consumers, state and routed events left by an
+ * earlier run are purged first; parked events are never touched.
+ */
+public final class BruteForceDemo {
+
+    /** The group the job deploys. */
+    static final String GROUP = "ssh-bruteforce";
+    static final String COORDINATOR_ID = "demo-coordinator";
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
+    private static final ObjectMapper JSON = new EventCodec().mapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private final DemoOptions options;
+    private final PrintStream out;
+
+    private BruteForceDemo(DemoOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    /**
+     * Runs the job and prints the report on standard output.
+     *
+     * @param args {@code [--input PATH] [--year YYYY] [--alerts-out PATH] [--nats-url URL] [--rate N] [--no-kill]}
+     * @return the exit status: 0 when nothing was lost and the alerts are the expected ones, 1 otherwise, 2 for bad
+     * arguments or an environment that cannot run it
+     */
+    public static int run(String[] args) {
+        DemoOptions options;
+        try {
+            options = DemoOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        try {
+            return new BruteForceDemo(options, System.out).execute() ? 0 : 1;
+        } catch (Exception e) {
+            System.err.println("the demo could not run: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    /**
+     * @param line   a raw log line
+     * @param number its 1-based line number
+     * @return the {@code SshLogLine} event injected for it
+     */
+    static Event lineEvent(String line, int number) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put(SshEvents.LINE, line);
+        fields.put(SshEvents.LINE_NUMBER, number);
+        return Event.of(SshEvents.LOG_LINE, fields);
+    }
+
+    /**
+     * @param alertsFile where the {@code alerts} pipeline writes
+     * @param year       the syslog year
+     * @return the group
+     */
+    static PipelineGroupSpec group(Path alertsFile, int year) {
+        return new PipelineGroupSpec(GROUP, List.of(
+                new PipelineSpec("ingress", new ProcessorSpec("sshd-parse", Map.of("year", year))),
+                new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m"))),
+                new PipelineSpec("alerts", new ProcessorSpec("alert-file",
+                        Map.of("path", alertsFile.toAbsolutePath().toString())))),
+                List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE)),
+                        new RouteSpec("ingress", "detect", List.of(SshEvents.AUTH_FAILURE)),
+                        new RouteSpec("detect", "alerts", List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
+    }
+
+    private boolean execute() throws Exception {
+        String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
+        Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
+        Files.deleteIfExists(alertsFile);
+        List<String> lines = readInput();
+        ExpectedAlerts.Reference expected = ExpectedAlerts.of(lines, options.year());
+        out.printf("Varpulis brute-force detection, run %s%n", runId);
+        out.printf("input: %s (%d lines)%n", options.input() == null ? "bundled sample loghub OpenSSH_2k "
+                + "(see sample/LOGHUB-LICENSE.txt)" : options.input(), lines.size());
+        out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
+
+        LocalNatsServer local = null;
+        String url = options.natsUrl();
+        if (!jetStreamAt(url)) {
+            local = LocalNatsServer.start();
+            url = local.url();
+            out.printf("nats: nothing with JetStream at %s; started nats-server -js at %s%n", options.natsUrl(), url);
+        } else {
+            out.printf("nats: %s (JetStream)%n", url);
+        }
+        List<NodeProcess> nodes = new ArrayList<>();
+        try (Connection connection = Nats.connect(new Options.Builder().server(url).build())) {
+            PipelineGroupSpec group = group(alertsFile, options.year());
+            JetStreamAdmin admin = new JetStreamAdmin(connection, null);
+            admin.verifyJetStream();
+            NatsProperties.JetStream defaults = new NatsProperties.JetStream();
+            admin.provision(List.of(VarpulisJetStream.routing(defaults), VarpulisJetStream.heartbeat(defaults),
+                    VarpulisJetStream.deadLetters(defaults)), List.of());
+            GroupResources.purge(connection, group);
+            Map<String, Long> parkedBefore = parked(connection.jetStreamManagement(), group);
+
+            String apiKey = "demo-" + runId + "-" + ProcessHandle.current().pid();
+            NodeProcess coordinator = node("coordinator", "coordinator", url, runDir, apiKey);
+            NodeProcess worker1 = node("worker-1", "worker", url, runDir, apiKey);
+            NodeProcess worker2 = node("worker-2", "worker", url, runDir, apiKey);
+            nodes.addAll(List.of(coordinator, worker1, worker2));
+            for (NodeProcess node : nodes) {
+                node.start();
+            }
+            for (NodeProcess node : nodes) {
+                node.awaitReady(READY_TIMEOUT);
+            }
+            out.printf("nodes: coordinator (pid %d), worker-1 (pid %d), worker-2 (pid %d)%n", coordinator.pid(),
+                    worker1.pid(), worker2.pid());
+            awaitWorkers(coordinator, 2);
+            post(coordinator, "/api/v1/cluster/pipeline-groups", group);
+            String detectHost = awaitRunning(coordinator, group);
+            out.printf("group %s deployed: %s%n", GROUP, placement(coordinator));
+
+            NodeProcess victim = detectHost.equals("worker-1") ? worker1 : worker2;
+            Instant killedAt = stream(connection, lines, runId, victim);
+            awaitDrained(connection.jetStreamManagement(), group);
+            if (killedAt != null) {
+                victim.awaitReady(READY_TIMEOUT);
+                awaitRegistration(coordinator, victim.name(), killedAt);
+                out.printf("%s is back: registered again with the coordinator; placement now %s%n", victim.name(),
+                        placement(coordinator));
+            }
+            Report report = report(connection.jetStreamManagement(), group, parkedBefore, alertsFile, expected);
+            report.print(out);
+            return report.ok();
+        } finally {
+            for (NodeProcess node : nodes) {
+                node.stop();
+            }
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    /** Streams the lines at the configured rate, killing and restarting the detect host half-way; returns when. */
+    private Instant stream(Connection connection, List<String> lines, String runId, NodeProcess detectHost)
+            throws Exception {
+        Instant killedAt = null;
+        try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
+                new JetStreamAdmin(connection, null), TransportSettings.defaults())) {
+            String subject = new RouteEdge(GROUP, "_external", "ingress").subject();
+            EventCodec codec = new EventCodec();
+            long nanosPerLine = 1_000_000_000L / options.rate();
+            long started = System.nanoTime();
+            List<CompletableFuture<PublishReceipt>> receipts = new ArrayList<>();
+            int killAt = lines.size() / 2;
+            for (int i = 0; i < lines.size(); i++) {
+                if (options.kill() && i == killAt) {
+                    killedAt = Instant.now();
+                    long pid = detectHost.kill();
+                    out.printf("line %d: killed %s (pid %d, hosting detect) with SIGKILL%n", i, detectHost.name(),
+                            pid);
+                    detectHost.start();
+                    out.printf("line %d: restarted %s (pid %d)%n", i, detectHost.name(), detectHost.pid());
+                }
+                receipts.add(transport.publish(new OutboundMessage(subject, codec.encode(lineEvent(lines.get(i),
+                        i + 1)), runId + ":line:" + (i + 1))));
+                long due = started + (i + 1) * nanosPerLine;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+            CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            out.printf("streamed %d lines into %s (every PubAck received)%n", lines.size(), subject);
+        }
+        return killedAt;
+    }
+
+    private void awaitRegistration(NodeProcess coordinator, String workerId, Instant after) throws Exception {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (JsonNode worker : get(coordinator, "/api/v1/cluster/workers")) {
+                JsonNode record = worker.path("worker");
+                if (record.path("worker_id").asText().equals(workerId)
+                        && Instant.parse(record.path("registered_at").asText()).isAfter(after)) {
+                    return;
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException(workerId + " did not register again within " + READY_TIMEOUT.toSeconds()
+                + " s; see " + coordinator.log().getParent());
+    }
+
+    private void awaitDrained(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        int quiet = 0;
+        while (System.nanoTime() < deadline) {
+            boolean idle = true;
+            for (RouteEdge edge : edges(group)) {
+                ConsumerInfo info = consumer(jsm, edge);
+                idle &= info != null && info.getNumPending() == 0 && info.getNumAckPending() == 0;
+            }
+            quiet = idle ? quiet + 1 : 0;
+            if (quiet == 3) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        out.printf("consumers still had pending messages after %d s%n", DRAIN_TIMEOUT.toSeconds());
+    }
+
+    private Report report(JetStreamManagement jsm, PipelineGroupSpec group, Map<String, Long> parkedBefore,
+                          Path alertsFile, ExpectedAlerts.Reference expected) throws Exception {
+        Map<String, Long> stored = storedPerSubject(jsm);
+        Map<String, Long> parkedAfter = parked(jsm, group);
+        List<Report.EdgeRow> rows = new ArrayList<>();
+        for (RouteEdge edge : edges(group)) {
+            ConsumerInfo info = consumer(jsm, edge);
+            long published = stored.getOrDefault(edge.subject(), 0L);
+            long pending = info == null ? published : info.getNumPending() + info.getNumAckPending();
+            long parked = parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
+            long deliveries = info == null ? 0 : info.getDelivered().getConsumerSequence();
+            long redelivered = Math.max(0, deliveries - (published - (info == null ? 0 : info.getNumPending())));
+            rows.add(new Report.EdgeRow(edge, published, published - pending - parked, redelivered, parked));
+        }
+        Set<String> alerts = new TreeSet<>();
+        if (Files.exists(alertsFile)) {
+            for (String line : Files.readAllLines(alertsFile, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    alerts.add(ExpectedAlerts.identity(JSON.readValue(line, new TypeReference<Map<String, Object>>() {
+                    })));
+                }
+            }
+        }
+        return new Report(expected, rows, alerts, alertsFile, options.kill());
+    }
+
+    private List<RouteEdge> edges(PipelineGroupSpec group) {
+        return group.routes().stream().map(r -> new RouteEdge(group.name(), r.fromPipeline(), r.toPipeline()))
+                .toList();
+    }
+
+    private static ConsumerInfo consumer(JetStreamManagement jsm, RouteEdge edge) throws Exception {
+        try {
+            return jsm.getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                    DurableNames.routeConsumer(edge.to(), edge.subject()));
+        } catch (io.nats.client.JetStreamApiException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, Long> storedPerSubject(JetStreamManagement jsm) throws Exception {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        List<Subject> subjects = jsm.getStreamInfo(VarpulisJetStream.ROUTING_STREAM,
+                StreamInfoOptions.filterSubjects("varpulis.cluster.pipeline." + GROUP + ".>"))
+                .getStreamState().getSubjects();
+        if (subjects != null) {
+            subjects.forEach(s -> counts.put(s.getName(), s.getCount()));
+        }
+        return counts;
+    }
+
+    private static Map<String, Long> parked(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        List<Subject> subjects = jsm.getStreamInfo(VarpulisJetStream.DLQ_STREAM,
+                StreamInfoOptions.filterSubjects(DurableNames.DLQ_ROOT + ".>")).getStreamState().getSubjects();
+        if (subjects != null) {
+            for (PipelineSpec pipeline : group.pipelines()) {
+                String subject = DurableNames.dlqSubject(pipeline.name());
+                subjects.stream().filter(s -> s.getName().equals(subject))
+                        .forEach(s -> counts.put(pipeline.name(), s.getCount()));
+            }
+        }
+        return counts;
+    }
+
+    private List<String> readInput() throws IOException {
+        if (options.input() != null) {
+            return Files.readAllLines(options.input(), StandardCharsets.UTF_8).stream()
+                    .filter(l -> !l.isBlank()).toList();
+        }
+        try (InputStream sample = BruteForceDemo.class.getResourceAsStream("/sample/OpenSSH_2k.log")) {
+            if (sample == null) {
+                throw new IOException("the bundled sample log is missing from the jar; pass --input PATH");
+            }
+            return new String(sample.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank())
+                    .toList();
+        }
+    }
+
+    private static boolean jetStreamAt(String url) {
+        Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
+                .maxReconnects(0).noReconnect().build();
+        try (Connection connection = Nats.connect(options)) {
+            return connection.getServerInfo().isJetStreamAvailable();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private NodeProcess node(String name, String role, String url, Path runDir, String apiKey) throws IOException {
+        List<String> properties = new ArrayList<>(List.of(
+                // Only this run's workers may register: other nodes on a shared server are refused.
+                "--varpulis.cluster.api-key=" + apiKey,
+                "--varpulis.cluster.role=" + role,
+                "--varpulis.nats.url=" + url,
+                "--varpulis.nats.substrate=jetstream",
+                "--varpulis.cluster.coordinator-id=" + COORDINATOR_ID,
+                "--varpulis.cluster.heartbeat-interval=1s",
+                "--varpulis.cluster.heartbeat-timeout=4s",
+                "--varpulis.nats.jetstream.consumer.ack-wait=10s",
+                "--spring.main.banner-mode=off"));
+        if (role.equals("worker")) {
+            properties.add("--varpulis.cluster.worker-id=" + name);
+        }
+        return NodeProcess.of(name, properties, runDir);
+    }
+
+    private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (get(coordinator, "/api/v1/cluster/workers").size() >= count) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException(count + " workers did not register within " + READY_TIMEOUT.toSeconds()
+                + " s; see the node logs in " + coordinator.log().getParent());
+    }
+
+    private String awaitRunning(NodeProcess coordinator, PipelineGroupSpec group) throws Exception {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            int running = 0;
+            for (JsonNode worker : get(coordinator, "/api/v1/cluster/workers")) {
+                for (JsonNode metric : worker.path("worker").path("heartbeat").path("pipeline_metrics")) {
+                    running += GROUP.equals(metric.path("group").asText()) ? 1 : 0;
+                }
+            }
+            if (running == group.pipelines().size()) {
+                return placement(coordinator).get("detect");
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("the pipelines of " + GROUP + " did not start within "
+                + READY_TIMEOUT.toSeconds() + " s; see the node logs in " + coordinator.log().getParent());
+    }
+
+    private Map<String, String> placement(NodeProcess coordinator) throws Exception {
+        JsonNode group = get(coordinator, "/api/v1/cluster/pipeline-groups/" + GROUP);
+        return JSON.convertValue(group.path("placement"), new TypeReference<Map<String, String>>() {
+        });
+    }
+
+    private static JsonNode get(NodeProcess node, String path) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    private static void post(NodeProcess node, String path, Object body) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("POST " + path + " answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+    }
+}

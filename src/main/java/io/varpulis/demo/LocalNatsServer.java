@@ -1,0 +1,101 @@
+package io.varpulis.demo;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A {@code nats-server -js} the demo starts for itself when nothing listens at the configured URL: loopback only,
+ * a free port, its store in a temporary directory that is deleted when it stops.
+ */
+final class LocalNatsServer implements AutoCloseable {
+
+    private static final List<String> LOCATIONS = List.of("/usr/sbin/nats-server", "/usr/local/bin/nats-server",
+            "/opt/homebrew/bin/nats-server");
+
+    private final Process process;
+    private final Path directory;
+    private final int port;
+
+    private LocalNatsServer(Process process, Path directory, int port) {
+        this.process = process;
+        this.directory = directory;
+        this.port = port;
+    }
+
+    /**
+     * Starts a server and waits until it accepts connections (10 s at most).
+     *
+     * @return the running server
+     * @throws IOException when no nats-server binary is installed or it did not start
+     */
+    static LocalNatsServer start() throws IOException, InterruptedException {
+        String binary = binary().orElseThrow(() -> new IOException("no nats-server found on PATH: install it "
+                + "(Debian/Ubuntu: apt-get install nats-server; macOS: brew install nats-server) or point "
+                + "--nats-url at a JetStream server"));
+        Path directory = Files.createTempDirectory("varpulis-demo-nats");
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        Process process = new ProcessBuilder(binary, "-a", "127.0.0.1", "-p", Integer.toString(port), "-js",
+                "-sd", directory.resolve("jetstream").toString())
+                .redirectErrorStream(true).redirectOutput(directory.resolve("nats-server.log").toFile()).start();
+        LocalNatsServer server = new LocalNatsServer(process, directory, port);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                server.close();
+                throw new IOException("nats-server exited at startup; see " + directory.resolve("nats-server.log"));
+            }
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return server;
+            } catch (IOException notYet) {
+                Thread.sleep(100);
+            }
+        }
+        server.close();
+        throw new IOException("nats-server did not accept connections on 127.0.0.1:" + port + " within 10 s");
+    }
+
+    /**
+     * @return {@code nats://127.0.0.1:<port>}
+     */
+    String url() {
+        return "nats://127.0.0.1:" + port;
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // A temporary directory left behind is harmless.
+        }
+    }
+
+    private static Optional<String> binary() {
+        String path = System.getenv().getOrDefault("PATH", "");
+        return Stream.concat(Stream.of(path.split(java.io.File.pathSeparator))
+                                .filter(d -> !d.isEmpty()).map(d -> Path.of(d, "nats-server").toString()),
+                        LOCATIONS.stream())
+                .filter(p -> Files.isExecutable(Path.of(p))).findFirst();
+    }
+}

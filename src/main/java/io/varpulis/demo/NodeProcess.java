@@ -1,0 +1,160 @@
+package io.varpulis.demo;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One cluster node run as its own JVM from this application's jar (or classpath, under a test), with its log in a
+ * file. Kill it with {@link #kill()} (SIGKILL: no shutdown hook, no drain, no ack) or stop it with {@link #stop()}.
+ */
+final class NodeProcess {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final String name;
+    private final List<String> arguments;
+    private final Path log;
+    private final int port;
+    private Process process;
+
+    private NodeProcess(String name, List<String> arguments, Path log, int port) {
+        this.name = name;
+        this.arguments = arguments;
+        this.log = log;
+        this.port = port;
+    }
+
+    /**
+     * @param name       the node name, for messages
+     * @param properties Spring arguments ({@code --key=value})
+     * @param logDir     where {@code <name>.log} is written
+     * @return a node, not started
+     * @throws IOException when no free port is found
+     */
+    static NodeProcess of(String name, List<String> properties, Path logDir) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        List<String> command = new ArrayList<>(javaCommand());
+        command.addAll(properties);
+        command.add("--server.port=" + port);
+        command.add("--server.address=127.0.0.1");
+        return new NodeProcess(name, command, logDir.resolve(name + ".log"), port);
+    }
+
+    /**
+     * Starts (or starts again) the JVM, appending to its log.
+     *
+     * @throws IOException when the JVM cannot be launched
+     */
+    void start() throws IOException {
+        process = new ProcessBuilder(arguments).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /**
+     * Waits until {@code /actuator/health/readiness} answers UP.
+     *
+     * @param timeout how long at most
+     * @throws IllegalStateException when the node died or did not become ready in time
+     */
+    void awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with status " + process.exitValue() + "; see "
+                        + log);
+            }
+            try {
+                HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri("/actuator/health/readiness"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // Not listening yet.
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException(name + " was not ready within " + timeout.toSeconds() + " s; see " + log);
+    }
+
+    /**
+     * Kills the JVM with SIGKILL and waits for it to be gone.
+     *
+     * @return the killed process id
+     */
+    long kill() throws InterruptedException {
+        long pid = process.pid();
+        process.destroyForcibly();
+        process.waitFor();
+        return pid;
+    }
+
+    /**
+     * Stops the JVM with SIGTERM (graceful drain), then SIGKILL after 30 s.
+     */
+    void stop() throws InterruptedException {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
+     * @param path a path on the node's HTTP port
+     * @return its URI
+     */
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /**
+     * @return the log file
+     */
+    Path log() {
+        return log;
+    }
+
+    /**
+     * @return the node's name
+     */
+    String name() {
+        return name;
+    }
+
+    /**
+     * @return the running JVM's process id
+     */
+    long pid() {
+        return process.pid();
+    }
+
+    /** The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise. */
+    private static List<String> javaCommand() {
+        String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("java.class.path");
+        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Xmx256m", "-Xss512k"));
+        if (!classPath.contains(java.io.File.pathSeparator) && classPath.endsWith(".jar")) {
+            command.addAll(List.of("-jar", classPath));
+        } else {
+            command.addAll(List.of("-cp", classPath, "io.varpulis.VarpulisClusterApplication"));
+        }
+        return command;
+    }
+}

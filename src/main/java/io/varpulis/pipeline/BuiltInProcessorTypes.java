@@ -1,0 +1,156 @@
+package io.varpulis.pipeline;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.MapAccessor;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The processor types every node has: {@code passthrough}, {@code filter} (SpEL) and {@code bean}.
+ */
+public final class BuiltInProcessorTypes {
+
+    private BuiltInProcessorTypes() {
+    }
+
+    /**
+     * @return {@code passthrough}: emits every input unchanged
+     */
+    public static ProcessorType passthrough() {
+        return simple("passthrough", (group, pipeline) -> (event, context) -> List.of(event));
+    }
+
+    /**
+     * {@code filter}: emits the input when the SpEL predicate in setting {@code expression} is true. The expression
+     * sees {@code event_type}, {@code timestamp} (RFC 3339 text or null) and {@code fields} (a map), e.g.
+     * {@code event_type == 'SshAuthFailure' and fields['user'] == 'root'}. It is evaluated with
+     * {@link SimpleEvaluationContext} (read-only data binding): no type, constructor or bean references, so a spec
+     * that arrived over HTTP cannot run code.
+     *
+     * @return the type
+     */
+    public static ProcessorType filter() {
+        SpelExpressionParser parser = new SpelExpressionParser();
+        return new ProcessorType() {
+            @Override
+            public String name() {
+                return "filter";
+            }
+
+            @Override
+            public void validate(PipelineGroupSpec.PipelineSpec pipeline) {
+                parse(pipeline);
+            }
+
+            @Override
+            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
+                Expression expression = parse(pipeline);
+                EvaluationContext context = SimpleEvaluationContext.forPropertyAccessors(new MapAccessor())
+                        .withInstanceMethods().build();
+                return (event, processing) -> {
+                    Map<String, Object> root = new HashMap<>();
+                    root.put("event_type", event.eventType());
+                    root.put("timestamp", event.timestamp() == null ? null : event.timestamp().toString());
+                    root.put("fields", event.fields());
+                    Boolean keep = expression.getValue(context, root, Boolean.class);
+                    return Boolean.TRUE.equals(keep) ? List.of(event) : List.of();
+                };
+            }
+
+            private Expression parse(PipelineGroupSpec.PipelineSpec pipeline) {
+                String text = pipeline.processor().text("expression");
+                if (text == null || text.isBlank()) {
+                    throw new IllegalArgumentException("filter pipeline " + pipeline.name()
+                            + " needs settings.expression, e.g. \"event_type == 'SshAuthFailure'\"");
+                }
+                try {
+                    SpelExpression expression = parser.parseRaw(text);
+                    rejectCodeReferences(pipeline, text, expression.getAST());
+                    return expression;
+                } catch (ParseException e) {
+                    throw new IllegalArgumentException("filter pipeline " + pipeline.name() + ": invalid SpEL "
+                            + "expression '" + text + "': " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+
+    /** SpEL nodes that reach outside the event: refused when the group is declared, not at the first event. */
+    private static void rejectCodeReferences(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
+        if (node instanceof TypeReference || node instanceof ConstructorReference || node instanceof BeanReference
+                || node instanceof Assign) {
+            throw new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text
+                    + "' uses " + node.toStringAST() + "; type, constructor and bean references and assignments "
+                    + "are not allowed, only the event's event_type, timestamp and fields");
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            rejectCodeReferences(pipeline, text, node.getChild(i));
+        }
+    }
+
+    /**
+     * {@code bean}: the {@link EventProcessor} bean named by setting {@code bean} of the worker's application
+     * context (a service's own processor code).
+     *
+     * @param beans the worker's bean factory
+     * @return the type
+     */
+    public static ProcessorType bean(BeanFactory beans) {
+        return simple("bean", (group, pipeline) -> {
+            String name = pipeline.processor().text("bean");
+            if (name == null || !beans.containsBean(name)) {
+                throw new IllegalArgumentException("bean pipeline " + pipeline.name() + " names no EventProcessor "
+                        + "bean of this worker (settings.bean = " + name + ")");
+            }
+            return beans.getBean(name, EventProcessor.class);
+        });
+    }
+
+    /**
+     * A type from a name and a factory function.
+     *
+     * @param name    the type name
+     * @param factory creates the processor
+     * @return the type
+     */
+    public static ProcessorType simple(String name, Factory factory) {
+        return new ProcessorType() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
+                return factory.create(group, pipeline);
+            }
+        };
+    }
+
+    /**
+     * Creates a processor for a pipeline.
+     */
+    @FunctionalInterface
+    public interface Factory {
+
+        /**
+         * @param group    the group
+         * @param pipeline the pipeline
+         * @return the processor
+         */
+        EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline);
+    }
+}
