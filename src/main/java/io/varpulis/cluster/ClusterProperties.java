@@ -15,6 +15,12 @@ import java.util.Map;
 @ConfigurationProperties(prefix = "varpulis.cluster")
 public class ClusterProperties {
 
+    /**
+     * Whether this application is a cluster node. The jar's own application.yml turns it on; a service that only
+     * wants the NATS substrate from this library leaves it off.
+     */
+    private boolean enabled;
+
     /** What this node runs: coordinator, worker, or standalone (both in one process). */
     private ClusterRole role = ClusterRole.STANDALONE;
 
@@ -67,6 +73,14 @@ public class ClusterProperties {
      * {@code .routes[i].from-pipeline/to-pipeline/event-types}.
      */
     private Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
 
     public ClusterRole getRole() {
         return role;
