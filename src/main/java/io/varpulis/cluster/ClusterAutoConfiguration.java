@@ -109,15 +109,24 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats) {
+            return substrate == Substrate.JETSTREAM
+                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas())
+                    : GroupStore.inMemory();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
         CoordinatorNode coordinatorNode(ClusterProperties cluster, Substrate substrate, Connection connection,
                                         ClusterTransport transport, NatsProperties nats, ClusterState state,
                                         ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
-                                        DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin) {
+                                        DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin,
+                                        GroupStore groups) {
             NodeIdentity.checkHeartbeats(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
             return new CoordinatorNode(coordinatorId, cluster, connection, transport,
                     nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
-                    metrics, parker);
+                    metrics, parker, groups);
         }
 
         @Bean

@@ -153,8 +153,62 @@ public class ClusterState {
      * out of it and are tried again next time
      */
     public synchronized Map<String, String> place() {
+        return place(groups.values());
+    }
+
+    /**
+     * Places the unplaced pipelines of one group, as {@link #place()} does.
+     *
+     * @param group the group name
+     * @return the new assignments
+     */
+    public synchronized Map<String, String> place(String group) {
+        PipelineGroupSpec spec = groups.get(group);
+        return spec == null ? Map.of() : place(List.of(spec));
+    }
+
+    /**
+     * What a worker's report of a running pipeline means for the placement.
+     */
+    public enum Report {
+        /** The pipeline is placed on that worker. */
+        OWNED,
+        /** It was unplaced, or placed on a worker that is not ready: it is now placed on the reporting worker. */
+        ADOPTED,
+        /** It is placed on another ready worker: the reporting worker must stop it. */
+        ELSEWHERE,
+        /** Its group is unknown to this coordinator: left alone. */
+        UNKNOWN_GROUP
+    }
+
+    /**
+     * Reconciles a worker's report that it runs a pipeline. A restarted coordinator adopts what the workers run
+     * instead of moving it.
+     *
+     * @param key      {@code group/pipeline}
+     * @param workerId the reporting worker
+     * @return what the report means
+     */
+    public synchronized Report reportRunning(String key, String workerId) {
+        String[] parts = key.split("/", 2);
+        PipelineGroupSpec group = groups.get(parts[0]);
+        if (group == null || group.pipeline(parts[1]).isEmpty()) {
+            return Report.UNKNOWN_GROUP;
+        }
+        String owner = placement.get(key);
+        if (workerId.equals(owner)) {
+            return Report.OWNED;
+        }
+        if (owner == null || !worker(owner).map(WorkerRecord::isReady).orElse(false)) {
+            placement.put(key, workerId);
+            return Report.ADOPTED;
+        }
+        return Report.ELSEWHERE;
+    }
+
+    private Map<String, String> place(java.util.Collection<PipelineGroupSpec> which) {
         Map<String, String> moves = new LinkedHashMap<>();
-        for (PipelineGroupSpec group : groups.values()) {
+        for (PipelineGroupSpec group : which) {
             for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
                 String key = group.name() + "/" + pipeline.name();
                 String current = placement.get(key);

@@ -24,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +57,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final ProcessorRegistry processors;
     private final ObjectMapper mapper;
     private final JetStreamAdmin admin;
+    private final GroupStore groups;
+    private volatile Instant placementFrom = Instant.MAX;
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
@@ -76,11 +77,12 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param admin            the JetStream admin, to delete a purged group's consumers and state; null on core
      * @param metrics          counts applied and stale heartbeats
      * @param parker           parks undecodable heartbeats
+     * @param groups           keeps the declared groups across coordinator restarts
      */
     public CoordinatorNode(String coordinatorId, ClusterProperties cluster, Connection connection,
                            ClusterTransport transport, NatsProperties.Consumer consumerSettings, ClusterState state,
                            ProcessorRegistry processors, ObjectMapper mapper, JetStreamAdmin admin,
-                           SubstrateMetrics metrics, DeadLetterParker parker) {
+                           SubstrateMetrics metrics, DeadLetterParker parker, GroupStore groups) {
         this.coordinatorId = coordinatorId;
         this.cluster = cluster;
         this.connection = connection;
@@ -92,11 +94,24 @@ public class CoordinatorNode implements SmartLifecycle {
         this.processors = processors;
         this.mapper = mapper;
         this.admin = admin;
+        this.groups = groups;
     }
 
     @Override
     public synchronized void start() {
-        cluster.getGroups().forEach((name, group) -> declare(withName(name, group)));
+        for (PipelineGroupSpec stored : groups.load()) {
+            state.addGroup(stored);
+            log.info("pipeline group {} restored from the group store", stored.name());
+        }
+        cluster.getGroups().forEach((name, group) -> {
+            PipelineGroupSpec named = withName(name, group);
+            if (state.group(named.name()).isEmpty()) {
+                declare(named);
+            }
+        });
+        // Orphaned pipelines are placed only after one heartbeat-timeout, so that the pipelines the workers still
+        // run are adopted from their heartbeats first instead of being moved.
+        placementFrom = Instant.now().plus(cluster.getHeartbeatTimeout());
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "varpulis-coordinator-" + coordinatorId);
             thread.setDaemon(true);
@@ -167,8 +182,9 @@ public class CoordinatorNode implements SmartLifecycle {
         if (!state.addGroup(group)) {
             throw new IllegalStateException("pipeline group " + group.name() + " already exists; delete it first");
         }
+        groups.save(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
-        deployAll(state.place());
+        deployAll(state.place(group.name()));
         return placementOf(group.name());
     }
 
@@ -186,6 +202,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (removed.isEmpty()) {
             return false;
         }
+        groups.delete(name);
         removed.get().forEach((key, worker) -> command(worker, Commands.UNDEPLOY,
                 new Commands.Undeploy(name, key.substring(name.length() + 1))).join());
         if (purge && admin != null && group != null) {
@@ -228,17 +245,25 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         Set<String> running = heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null)
                 .map(m -> m.group() + "/" + m.pipelineName()).collect(Collectors.toSet());
-        Set<String> owned = new HashSet<>(state.pipelinesOf(workerId));
-        for (String key : owned) {
-            if (!running.contains(key)) {
-                deploy(key, workerId);
+        for (String key : running) {
+            switch (state.reportRunning(key, workerId)) {
+                case ADOPTED -> log.info("pipeline {} runs on worker {}: placement adopted", key, workerId);
+                case ELSEWHERE -> {
+                    String[] parts = key.split("/", 2);
+                    if (firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+                        log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there",
+                                workerId, key);
+                        command(workerId, Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]));
+                    }
+                }
+                case OWNED, UNKNOWN_GROUP -> {
+                    // Nothing to do: a pipeline of a group this coordinator does not know is left alone.
+                }
             }
         }
-        for (String key : running) {
-            if (!owned.contains(key)) {
-                String[] parts = key.split("/", 2);
-                log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there", workerId, key);
-                command(workerId, Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]));
+        for (String key : state.pipelinesOf(workerId)) {
+            if (!running.contains(key)) {
+                deploy(key, workerId);
             }
         }
     }
@@ -249,7 +274,9 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.warn("worker {} missed its heartbeats for {} ms: unhealthy; moving its pipelines {}", workerId,
                         cluster.getHeartbeatTimeout().toMillis(), state.pipelinesOf(workerId));
             }
-            deployAll(state.place());
+            if (Instant.now().isAfter(placementFrom)) {
+                deployAll(state.place());
+            }
         } catch (RuntimeException e) {
             log.warn("coordinator tick failed: {}", e.toString());
         }

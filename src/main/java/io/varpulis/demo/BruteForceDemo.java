@@ -192,6 +192,9 @@ public final class BruteForceDemo {
             }
             Report report = report(connection.jetStreamManagement(), group, parkedBefore, alertsFile, expected);
             report.print(out);
+            // Leave a shared server as it was found: the group, its consumers, state and routed events go; the
+            // alert file and anything parked in the DLQ stay.
+            delete(coordinator, "/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true");
             return report.ok();
         } finally {
             for (NodeProcess node : nodes) {
@@ -423,6 +426,15 @@ public final class BruteForceDemo {
                     + response.body());
         }
         return JSON.readTree(response.body());
+    }
+
+    private static void delete(NodeProcess node, String path) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("DELETE " + path + " answered " + response.statusCode() + ": "
+                    + response.body());
+        }
     }
 
     private static void post(NodeProcess node, String path, Object body) throws Exception {

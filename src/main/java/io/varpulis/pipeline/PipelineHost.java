@@ -77,11 +77,16 @@ public class PipelineHost implements AutoCloseable {
         KeyValueState state = states.open(group.name(), pipeline);
         RouteEmitter emitter = new RouteEmitter(group.name(), group.outputRoutes(pipeline), transport, codec,
                 metrics);
-        for (RouteEdge edge : group.inputEdges(pipeline)) {
-            RouteIngress ingress = new RouteIngress(edge, processor, emitter, state, codec, parker, metrics,
-                    consumerSettings.getNakDelay());
-            running.ingresses.add(ingress);
-            running.consumptions.add(ingress.start(transport, consumerSettings));
+        try {
+            for (RouteEdge edge : group.inputEdges(pipeline)) {
+                RouteIngress ingress = new RouteIngress(edge, processor, emitter, state, codec, parker, metrics,
+                        consumerSettings.getNakDelay());
+                running.ingresses.add(ingress);
+                running.consumptions.add(ingress.start(transport, consumerSettings));
+            }
+        } catch (RuntimeException e) {
+            running.consumptions.forEach(Consumption::close);
+            throw e;
         }
         deployed.put(key, running);
         log.info("deployed pipeline {}/{} on {} input edge(s)", group.name(), pipeline, running.consumptions.size());
