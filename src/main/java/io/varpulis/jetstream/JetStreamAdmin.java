@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Provisions declared streams and durable consumers, in the manner of Spring AMQP's {@code RabbitAdmin} and Spring
@@ -39,6 +41,9 @@ public class JetStreamAdmin {
     private static final int CONSUMER_NOT_FOUND = 10014;
     private static final int INSUFFICIENT_RESOURCES = 10023;
     private static final int STORAGE_RESOURCES_EXCEEDED = 10047;
+
+    /** The subject in the server's "Permissions Violation for Publish to "..."" error. */
+    private static final Pattern REFUSED_SUBJECT = Pattern.compile("\"([^\"]+)\"");
 
     private final Connection connection;
     private final JetStreamManagement jsm;
@@ -262,8 +267,10 @@ public class JetStreamAdmin {
         if (events == null) {
             return;
         }
-        events.recentPermissionViolation(apiSubject, since).ifPresent(text -> {
-            throw new JetStreamPermissionException(object, apiSubject, text, cause);
+        events.recentPermissionViolation("$JS.API", since).ifPresent(text -> {
+            Matcher refused = REFUSED_SUBJECT.matcher(text);
+            throw new JetStreamPermissionException(object, refused.find() ? refused.group(1) : apiSubject, text,
+                    cause);
         });
     }
 }
