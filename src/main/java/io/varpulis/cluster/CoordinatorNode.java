@@ -112,11 +112,8 @@ public class CoordinatorNode implements SmartLifecycle {
         // Orphaned pipelines are placed only after one heartbeat-timeout, so that the pipelines the workers still
         // run are adopted from their heartbeats first instead of being moved.
         placementFrom = Instant.now().plus(cluster.getHeartbeatTimeout());
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "varpulis-coordinator-" + coordinatorId);
-            thread.setDaemon(true);
-            return thread;
-        });
+        scheduler = Executors.newSingleThreadScheduledExecutor(
+                NodeThreads.daemon("varpulis-coordinator-" + coordinatorId));
         registrations = connection.createDispatcher(this::onRegistration);
         registrations.subscribe(Subjects.REGISTER);
         heartbeatConsumption = heartbeats.start(transport, consumerSettings);
@@ -146,11 +143,11 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     /**
-     * @return the lifecycle phase: stops after the web server
+     * @return the lifecycle phase: stops after HTTP requests finished, before the connection closes
      */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 2048;
+        return NodeThreads.PHASE;
     }
 
     /**

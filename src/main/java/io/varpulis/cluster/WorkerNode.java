@@ -78,11 +78,7 @@ public class WorkerNode implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        scheduler = Executors.newScheduledThreadPool(1, r -> {
-            Thread thread = new Thread(r, "varpulis-worker-" + workerId);
-            thread.setDaemon(true);
-            return thread;
-        });
+        scheduler = Executors.newSingleThreadScheduledExecutor(NodeThreads.daemon("varpulis-worker-" + workerId));
         commands = connection.createDispatcher(this::onCommand);
         commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
         running = true;
@@ -114,13 +110,11 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     /**
-     * Stops after the web server (phase below Spring's default), so the API answers until pipelines are drained.
-     *
-     * @return the lifecycle phase
+     * @return the lifecycle phase: the worker drains after HTTP requests finished, before the connection closes
      */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 2048;
+        return NodeThreads.PHASE;
     }
 
     /**
@@ -150,9 +144,7 @@ public class WorkerNode implements SmartLifecycle {
     private void registerInBackground() {
         registered.set(false);
         if (registering.compareAndSet(false, true)) {
-            Thread thread = new Thread(this::registrationLoop, "varpulis-register-" + workerId);
-            thread.setDaemon(true);
-            thread.start();
+            NodeThreads.daemon("varpulis-register-" + workerId).newThread(this::registrationLoop).start();
         }
     }
 

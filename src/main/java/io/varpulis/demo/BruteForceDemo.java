@@ -242,19 +242,16 @@ public final class BruteForceDemo {
     }
 
     private void awaitRegistration(NodeProcess coordinator, String workerId, Instant after) throws Exception {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
+        until(READY_TIMEOUT, workerId + " did not register again; see " + coordinator.log().getParent(), () -> {
             for (JsonNode worker : get(coordinator, "/api/v1/cluster/workers")) {
                 JsonNode record = worker.path("worker");
                 if (record.path("worker_id").asText().equals(workerId)
                         && Instant.parse(record.path("registered_at").asText()).isAfter(after)) {
-                    return;
+                    return true;
                 }
             }
-            Thread.sleep(250);
-        }
-        throw new IllegalStateException(workerId + " did not register again within " + READY_TIMEOUT.toSeconds()
-                + " s; see " + coordinator.log().getParent());
+            return false;
+        });
     }
 
     private void awaitDrained(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
@@ -383,33 +380,39 @@ public final class BruteForceDemo {
     }
 
     private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (get(coordinator, "/api/v1/cluster/workers").size() >= count) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        throw new IllegalStateException(count + " workers did not register within " + READY_TIMEOUT.toSeconds()
-                + " s; see the node logs in " + coordinator.log().getParent());
+        until(READY_TIMEOUT, count + " workers did not register; see the node logs in "
+                + coordinator.log().getParent(), () -> get(coordinator, "/api/v1/cluster/workers").size() >= count);
     }
 
     private String awaitRunning(NodeProcess coordinator, PipelineGroupSpec group) throws Exception {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
+        until(READY_TIMEOUT, "the pipelines of " + GROUP + " did not start; see the node logs in "
+                + coordinator.log().getParent(), () -> {
             int running = 0;
             for (JsonNode worker : get(coordinator, "/api/v1/cluster/workers")) {
                 for (JsonNode metric : worker.path("worker").path("heartbeat").path("pipeline_metrics")) {
                     running += GROUP.equals(metric.path("group").asText()) ? 1 : 0;
                 }
             }
-            if (running == group.pipelines().size()) {
-                return placement(coordinator).get("detect");
+            return running == group.pipelines().size();
+        });
+        return placement(coordinator).get("detect");
+    }
+
+    /** Polls a condition every 250 ms until it holds. */
+    private static void until(Duration timeout, String failure, Check check) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (check.holds()) {
+                return;
             }
             Thread.sleep(250);
         }
-        throw new IllegalStateException("the pipelines of " + GROUP + " did not start within "
-                + READY_TIMEOUT.toSeconds() + " s; see the node logs in " + coordinator.log().getParent());
+        throw new IllegalStateException(failure + " (waited " + timeout.toSeconds() + " s)");
+    }
+
+    @FunctionalInterface
+    private interface Check {
+        boolean holds() throws Exception;
     }
 
     private Map<String, String> placement(NodeProcess coordinator) throws Exception {
