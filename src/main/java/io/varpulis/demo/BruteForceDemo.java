@@ -16,6 +16,7 @@ import io.varpulis.delivery.EventCodec;
 import io.varpulis.delivery.RouteEdge;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -69,6 +70,7 @@ public final class BruteForceDemo {
     static final String COORDINATOR_ID = "demo-coordinator";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
+    private static final int PUBLISH_ATTEMPTS = 30;
     private static final ObjectMapper JSON = new EventCodec().mapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -153,7 +155,9 @@ public final class BruteForceDemo {
             out.printf("nats: %s (JetStream)%n", url);
         }
         List<NodeProcess> nodes = new ArrayList<>();
-        try (Connection connection = Nats.connect(new Options.Builder().server(url).build())) {
+        NatsConnectionEvents events = new NatsConnectionEvents(Duration.ofSeconds(1));
+        try (Connection connection = Nats.connect(new Options.Builder().server(url).maxReconnects(-1)
+                .reconnectWait(Duration.ofSeconds(1)).connectionListener(events).errorListener(events).build())) {
             PipelineGroupSpec group = group(alertsFile, options.year());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
@@ -227,18 +231,38 @@ public final class BruteForceDemo {
                     detectHost.start();
                     out.printf("line %d: restarted %s (pid %d)%n", i, detectHost.name(), detectHost.pid());
                 }
-                receipts.add(transport.publish(new OutboundMessage(subject, codec.encode(lineEvent(lines.get(i),
-                        i + 1)), runId + ":line:" + (i + 1))));
+                receipts.add(publishUntilStored(transport, new OutboundMessage(subject,
+                        codec.encode(lineEvent(lines.get(i), i + 1)), runId + ":line:" + (i + 1)), PUBLISH_ATTEMPTS));
                 long due = started + (i + 1) * nanosPerLine;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
             }
-            CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new))
+                    .get(PUBLISH_ATTEMPTS * 6L, TimeUnit.SECONDS);
             out.printf("streamed %d lines into %s (every PubAck received)%n", lines.size(), subject);
         }
         return killedAt;
+    }
+
+    /**
+     * Publishes until the stream confirms, retrying a failed publish (server restarting, PubAck timeout) every
+     * second with the same Nats-Msg-Id, so a retry of a message that was in fact stored is dropped as a duplicate.
+     */
+    private CompletableFuture<PublishReceipt> publishUntilStored(ClusterTransport transport, OutboundMessage message,
+                                                                 int attemptsLeft) {
+        return transport.publish(message).handle((receipt, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(receipt);
+            }
+            if (attemptsLeft <= 1) {
+                return CompletableFuture.<PublishReceipt>failedFuture(error);
+            }
+            out.printf("publish of %s not confirmed (%s); retrying%n", message.messageId(), error.getMessage());
+            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS))
+                    .thenCompose(ignored -> publishUntilStored(transport, message, attemptsLeft - 1));
+        }).thenCompose(f -> f);
     }
 
     private void awaitRegistration(NodeProcess coordinator, String workerId, Instant after) throws Exception {
@@ -339,21 +363,48 @@ public final class BruteForceDemo {
 
     private List<String> readInput() throws IOException {
         if (options.input() != null) {
-            return Files.readAllLines(options.input(), StandardCharsets.UTF_8).stream()
-                    .filter(l -> !l.isBlank()).toList();
+            return lines(Files.readAllBytes(options.input()));
         }
         try (InputStream sample = BruteForceDemo.class.getResourceAsStream("/sample/OpenSSH_2k.log")) {
             if (sample == null) {
                 throw new IOException("the bundled sample log is missing from the jar; pass --input PATH");
             }
-            return new String(sample.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank())
-                    .toList();
+            return lines(sample.readAllBytes());
+        }
+    }
+
+    /**
+     * Splits a log into lines (LF or CRLF), skipping blank ones. A line that is not valid UTF-8 is decoded as
+     * ISO-8859-1, which keeps every byte: it is then parked as malformed with its text, never dropped.
+     */
+    static List<String> lines(byte[] log) {
+        List<String> lines = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i <= log.length; i++) {
+            if (i == log.length || log[i] == '\n') {
+                int end = i > start && log[i - 1] == '\r' ? i - 1 : i;
+                String line = decode(java.util.Arrays.copyOfRange(log, start, end));
+                if (!line.isBlank()) {
+                    lines.add(line);
+                }
+                start = i + 1;
+            }
+        }
+        return lines;
+    }
+
+    private static String decode(byte[] line) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(line)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return new String(line, StandardCharsets.ISO_8859_1);
         }
     }
 
     private static boolean jetStreamAt(String url) {
+        NatsConnectionEvents quiet = new NatsConnectionEvents(Duration.ZERO);
         Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(0).noReconnect().build();
+                .noReconnect().connectionListener(quiet).errorListener(quiet).build();
         try (Connection connection = Nats.connect(options)) {
             return connection.getServerInfo().isJetStreamAvailable();
         } catch (Exception e) {

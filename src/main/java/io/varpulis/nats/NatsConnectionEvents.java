@@ -26,6 +26,7 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     private final Duration reconnectWait;
     private final Deque<PermissionViolation> violations = new ConcurrentLinkedDeque<>();
     private volatile boolean connectedOnce;
+    private volatile boolean disconnected;
     private volatile Exception lastException;
 
     /**
@@ -49,9 +50,17 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
                 log.info("NATS connected to {} (server {} {})", server, conn.getServerInfo().getServerName(),
                         conn.getServerInfo().getVersion());
             }
-            case DISCONNECTED -> log.warn("NATS connection to {} lost; reconnecting every {} ms; publishes wait in "
-                    + "the reconnect buffer and readiness is DOWN until it is back", server, reconnectWait.toMillis());
-            case RECONNECTED -> log.info("NATS reconnected to {}; subscriptions and consumers resume", server);
+            case DISCONNECTED -> {
+                if (!disconnected) {
+                    disconnected = true;
+                    log.warn("NATS connection lost; reconnecting every {} ms; publishes wait in the reconnect "
+                            + "buffer and readiness is DOWN until it is back", reconnectWait.toMillis());
+                }
+            }
+            case RECONNECTED -> {
+                disconnected = false;
+                log.info("NATS reconnected to {}; subscriptions and consumers resume", server);
+            }
             case RESUBSCRIBED -> log.debug("NATS subscriptions re-established on {}", server);
             case CLOSED -> log.info("NATS connection closed");
             case LAME_DUCK -> log.warn("NATS server {} entered lame duck mode (shutting down); the client will move "
@@ -76,10 +85,10 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
         lastException = exp;
-        if (connectedOnce) {
+        if (connectedOnce && !disconnected) {
             log.warn("NATS client error: {}", exp.toString());
         } else {
-            log.debug("NATS client error before the first connection: {}", exp.toString());
+            log.debug("NATS client error while not connected: {}", exp.toString());
         }
     }
 
