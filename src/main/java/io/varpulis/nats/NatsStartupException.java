@@ -6,7 +6,10 @@ package io.varpulis.nats;
  */
 public class NatsStartupException extends RuntimeException {
 
+    /** What is wrong, naming the server, property or object concerned. */
     private final String description;
+
+    /** What the operator does about it. */
     private final String action;
 
     /**
