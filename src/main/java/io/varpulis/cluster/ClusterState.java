@@ -58,7 +58,9 @@ public class ClusterState {
     }
 
     /**
-     * Marks workers unhealthy whose last heartbeat is older than the timeout.
+     * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout. A
+     * registration counts: a worker that registers again after being unhealthy keeps its old last heartbeat until
+     * its next one, and must not be expired again at once.
      *
      * @param timeout heartbeat-timeout
      * @return the workers that became unhealthy now
@@ -67,7 +69,9 @@ public class ClusterState {
         Instant limit = clock.instant().minus(timeout);
         List<String> expired = new ArrayList<>();
         workers.replaceAll((id, w) -> {
-            if (w.isReady() && w.lastHeartbeat() != null && w.lastHeartbeat().isBefore(limit)) {
+            Instant lastSign = w.lastHeartbeat() == null || w.registeredAt().isAfter(w.lastHeartbeat())
+                    ? w.registeredAt() : w.lastHeartbeat();
+            if (w.isReady() && lastSign.isBefore(limit)) {
                 expired.add(id);
                 return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
                         w.lastHeartbeat(), w.heartbeat());

@@ -200,8 +200,15 @@ public class CoordinatorNode implements SmartLifecycle {
             return false;
         }
         groups.delete(name);
-        removed.get().forEach((key, worker) -> command(worker, Commands.UNDEPLOY,
-                new Commands.Undeploy(name, key.substring(name.length() + 1))).join());
+        // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
+        // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
+        CompletableFuture.allOf(removed.get().entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
+                new Commands.Undeploy(name, e.getKey().substring(name.length() + 1)))
+                .exceptionally(error -> {
+                    log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
+                            + "heartbeats again", e.getValue(), e.getKey(), error.toString());
+                    return null;
+                })).toArray(CompletableFuture[]::new)).join();
         if (purge && admin != null && group != null) {
             try {
                 GroupResources.purge(connection, group);
@@ -350,8 +357,9 @@ public class CoordinatorNode implements SmartLifecycle {
                 state.register(request);
                 log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
                         request.capacity() == null ? "?" : request.capacity().maxPipelines());
+                // Whole seconds, rounded up: a sub-second interval must not read as 0.
                 reply = new Registration.Reply(request.workerId(), "registered",
-                        cluster.getHeartbeatInterval().toSeconds(), null);
+                        (cluster.getHeartbeatInterval().toMillis() + 999) / 1000, null);
                 scheduler.execute(this::tick);
             }
         } catch (Exception e) {

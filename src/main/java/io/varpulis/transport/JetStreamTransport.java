@@ -36,6 +36,13 @@ final class JetStreamTransport implements ClusterTransport {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamTransport.class);
 
+    /**
+     * How long one pull request stays open. A stopped consumer is finished only when its open pull ends, so this
+     * bounds how long {@link Consumption#drain} waits on an idle consumer; jnats' default (30 s) made every graceful
+     * shutdown of an idle worker last its whole drain-timeout. An empty pull costs one small request per consumer.
+     */
+    private static final Duration PULL_EXPIRES = Duration.ofSeconds(2);
+
     private final Connection connection;
     private final JetStream jetStream;
     private final JetStreamAdmin admin;
@@ -98,7 +105,8 @@ final class JetStreamTransport implements ClusterTransport {
         try {
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())
-                    .consume(ConsumeOptions.builder().batchSize(settings.batchSize()).build(),
+                    .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
+                                    .expiresIn(PULL_EXPIRES.toMillis()).build(),
                             msg -> Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver), handler,
                                     settings.nakDelay()));
             Consumption consumption = new Consumption() {

@@ -1,0 +1,221 @@
+package io.varpulis.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.varpulis.VarpulisClusterApplication;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.ProcessingContext;
+import io.varpulis.test.NatsServerExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One cluster node of a broker test: the jar's own application ({@link VarpulisClusterApplication}, its
+ * {@code application.yml}, every auto-configuration) started as a separate Spring context on a test nats-server. A
+ * coordinator serves the operator API on a random port; a worker has no web server and an {@link EventProcessor}
+ * bean named {@value #RECORDER} that records what the pipelines of type {@code bean} apply.
+ */
+final class ClusterNode implements AutoCloseable {
+
+    /** The name of a worker's recording processor bean, for {@code {"type": "bean", "settings": {"bean": ...}}}. */
+    static final String RECORDER = "recorder";
+
+    /** How often workers heartbeat in these tests. */
+    static final Duration HEARTBEAT_INTERVAL = Duration.ofMillis(500);
+
+    /** How long the coordinator waits for a heartbeat before it marks a worker unhealthy, in these tests. */
+    static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(2);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final String name;
+    private final ConfigurableApplicationContext context;
+    private final List<Recorded> recorded;
+    private volatile CompletableFuture<Void> closing;
+
+    private ClusterNode(String name, ConfigurableApplicationContext context, List<Recorded> recorded) {
+        this.name = name;
+        this.context = context;
+        this.recorded = recorded;
+    }
+
+    /**
+     * @param nats          the broker
+     * @param substrate     {@code jetstream} or {@code core}
+     * @param coordinatorId the coordinator id (names its durable heartbeat consumer)
+     * @param extra         more {@code --key=value} arguments (declared groups, ...)
+     * @return a running coordinator with the operator API on a random port
+     */
+    static ClusterNode coordinator(NatsServerExtension nats, String substrate, String coordinatorId,
+                                   String... extra) {
+        List<String> args = common(nats, substrate, "coordinator");
+        args.add("--varpulis.cluster.coordinator-id=" + coordinatorId);
+        args.add("--server.port=0");
+        args.add("--server.address=127.0.0.1");
+        args.addAll(List.of(extra));
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+                .web(WebApplicationType.SERVLET).run(args.toArray(String[]::new));
+        return new ClusterNode(coordinatorId, context, null);
+    }
+
+    /**
+     * @param nats      the broker
+     * @param substrate {@code jetstream} or {@code core}
+     * @param workerId  the worker id
+     * @return a running worker with a {@value #RECORDER} bean
+     */
+    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId) {
+        List<String> args = common(nats, substrate, "worker");
+        args.add("--varpulis.cluster.worker-id=" + workerId);
+        List<Recorded> recorded = new CopyOnWriteArrayList<>();
+        EventProcessor recorder = (Event event, ProcessingContext processing) -> {
+            recorded.add(new Recorded(processing.group(), event));
+            return List.of();
+        };
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+                .web(WebApplicationType.NONE)
+                .initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder))
+                .run(args.toArray(String[]::new));
+        return new ClusterNode(workerId, context, recorded);
+    }
+
+    private static List<String> common(NatsServerExtension nats, String substrate, String role) {
+        return new ArrayList<>(List.of(
+                "--varpulis.nats.url=" + nats.url(),
+                "--varpulis.nats.substrate=" + substrate,
+                "--varpulis.cluster.role=" + role,
+                "--varpulis.cluster.heartbeat-interval=" + HEARTBEAT_INTERVAL.toMillis() + "ms",
+                "--varpulis.cluster.heartbeat-timeout=" + HEARTBEAT_TIMEOUT.toMillis() + "ms",
+                "--varpulis.cluster.drain-timeout=1s",
+                "--varpulis.cluster.command-timeout=2s",
+                "--varpulis.cluster.registration-max-backoff=2s",
+                "--varpulis.nats.jetstream.consumer.nak-delay=200ms",
+                // An event delivered to a worker that dies before acking it comes back after 5 s, not 30 s.
+                "--varpulis.nats.jetstream.consumer.ack-wait=5s",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN",
+                "--logging.level.io.varpulis=INFO"));
+    }
+
+    String name() {
+        return name;
+    }
+
+    /**
+     * @return whether this node is a coordinator (it has no recorder)
+     */
+    boolean isCoordinator() {
+        return recorded == null;
+    }
+
+    ConfigurableApplicationContext context() {
+        return context;
+    }
+
+    CoordinatorNode coordinator() {
+        return context.getBean(CoordinatorNode.class);
+    }
+
+    WorkerNode worker() {
+        return context.getBean(WorkerNode.class);
+    }
+
+    SubstrateMetrics metrics() {
+        return context.getBean(SubstrateMetrics.class);
+    }
+
+    /**
+     * @param group a pipeline group
+     * @return the events this worker's {@value #RECORDER} bean applied for that group, in order
+     */
+    List<Event> recorded(String group) {
+        return recorded.stream().filter(r -> r.group().equals(group)).map(Recorded::event).toList();
+    }
+
+    /**
+     * Stops the node like a killed process, as far as the broker sees it: the NATS connection is closed at once, so
+     * nothing is drained, acked or unsubscribed, no heartbeat or reply goes out any more; the context, now without a
+     * connection, is closed in the background ({@link #close()} waits for it).
+     */
+    void kill() throws InterruptedException {
+        context.getBean(Connection.class).close();
+        closing = CompletableFuture.runAsync(context::close);
+    }
+
+    /** Stops the node gracefully (a worker drains its in-flight applies); waits for a {@link #kill()} to finish. */
+    @Override
+    public void close() {
+        if (closing != null) {
+            closing.join();
+        }
+        context.close();
+    }
+
+    /**
+     * @param path a path of the operator API
+     * @return the answer
+     */
+    Response get(String path) throws Exception {
+        return send(HttpRequest.newBuilder(uri(path)).GET());
+    }
+
+    /**
+     * @param path a path of the operator API
+     * @param body the JSON body, as text or as an object to serialise
+     * @return the answer
+     */
+    Response post(String path, Object body) throws Exception {
+        String json = body instanceof String text ? text : JSON.writeValueAsString(body);
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    /**
+     * @param path a path of the operator API
+     * @return the answer
+     */
+    Response delete(String path) throws Exception {
+        return send(HttpRequest.newBuilder(uri(path)).DELETE());
+    }
+
+    private Response send(HttpRequest.Builder request) throws Exception {
+        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode body = response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
+        return new Response(response.statusCode(), body);
+    }
+
+    private URI uri(String path) {
+        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** An event the recorder applied, with the group of the pipeline that applied it. */
+    private record Recorded(String group, Event event) {
+    }
+
+    /**
+     * An operator API answer.
+     *
+     * @param status the HTTP status
+     * @param body   the JSON body ({@code null} node when empty)
+     */
+    record Response(int status, JsonNode body) {
+    }
+}

@@ -1,0 +1,52 @@
+package io.varpulis.cluster;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.test.NatsServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Removing a pipeline group whose worker is down: the coordinator cannot confirm the undeploy, but the group is gone
+ * all the same, so the API says so (204) and the purge still deletes its durable consumers; the worker undeploys
+ * what it still runs when it heartbeats again.
+ */
+class GroupRemovalTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    @Test
+    void groupWhoseWorkerIsDownIsRemovedAndPurgedWith204() throws Exception {
+        try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-removal")) {
+            ClusterNode worker = ClusterNode.worker(nats, "jetstream", "worker-gone");
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
+                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("gone"))
+                        .status()).isEqualTo(201);
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                        .worker("worker-gone").map(w -> w.heartbeat() != null
+                                && w.heartbeat().pipelinesRunning() == 3).orElse(false));
+                JetStreamManagement jsm = coordinator.context().getBean(Connection.class).jetStreamManagement();
+                assertThat(jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM))
+                        .anyMatch(name -> name.contains("_gone_"));
+                worker.kill();
+
+                ClusterNode.Response removed = coordinator.delete("/api/v1/cluster/pipeline-groups/gone?purge=true");
+
+                assertThat(removed.status()).as("answer %s", removed.body()).isEqualTo(204);
+                assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/gone").status()).isEqualTo(404);
+                assertThat(jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM))
+                        .noneMatch(name -> name.contains("_gone_"));
+            } finally {
+                worker.close();
+            }
+        }
+    }
+}
