@@ -29,7 +29,8 @@ import java.util.stream.Stream;
  * {@link JetStreamAdmin} that verifies JetStream and provisions every declaration at startup, the {@code jetstream}
  * health contributor and the consumer lag gauges.
  */
-@AutoConfiguration(after = NatsAutoConfiguration.class)
+@AutoConfiguration(after = NatsAutoConfiguration.class,
+        afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
 public class JetStreamAutoConfiguration {
 

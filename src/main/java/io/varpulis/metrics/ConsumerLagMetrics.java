@@ -6,6 +6,7 @@ import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StreamInfo;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.VarpulisJetStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Consumer lag and stream size gauges, refreshed from the server on a schedule (never per message):
  * {@code varpulis.consumer.pending{consumer}} (messages not yet delivered),
  * {@code varpulis.consumer.ack.pending{consumer}} (delivered, not yet acked),
- * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes).
+ * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes), and
+ * {@code varpulis.dlq.depth{stream}} (events parked in {@code VARPULIS_DLQ}, the one gauge to alert on for parking).
  */
 public class ConsumerLagMetrics implements AutoCloseable {
 
@@ -74,6 +76,9 @@ public class ConsumerLagMetrics implements AutoCloseable {
     private void stream(String name, StreamInfo info) {
         gauge("varpulis.stream.messages", "stream", name, info.getStreamState().getMsgCount());
         gauge("varpulis.stream.bytes", "stream", name, info.getStreamState().getByteCount());
+        if (name.equals(VarpulisJetStream.DLQ_STREAM)) {
+            gauge("varpulis.dlq.depth", "stream", name, info.getStreamState().getMsgCount());
+        }
     }
 
     private void gauge(String name, String tag, String value, long current) {

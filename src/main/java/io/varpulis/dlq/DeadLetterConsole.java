@@ -1,0 +1,438 @@
+package io.varpulis.dlq;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.PurgeOptions;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamInfoOptions;
+import io.nats.client.api.StreamState;
+import io.nats.client.api.Subject;
+import io.varpulis.delivery.DeathEnvelope;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
+import io.varpulis.transport.PublishReceipt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The dead-letter console over {@code VARPULIS_DLQ}: list, show, replay and purge parked events with the JetStream
+ * management API. It reads the stream by sequence and never consumes it: nothing leaves the DLQ unless an operator
+ * asks (ADR-007, no automatic DLQ consumer).
+ * <p>Replay re-publishes an envelope's original payload to its {@code original_subject} through the
+ * {@link ClusterTransport}, with a fresh {@code Nats-Msg-Id} {@code replay:{dlq sequence}:{uuid}} (the original id
+ * may still sit in the routing stream's duplicate window), waits for the PubAck, and only then deletes the parked
+ * copy: a crash between the two replays an event twice, never loses it.
+ * <p>Replay and purge are refused unless {@code varpulis.dlq.write-enabled=true}; every write, refused or done,
+ * logs one audit line on the logger {@value #AUDIT_LOGGER} (who, what, how many).
+ */
+public class DeadLetterConsole {
+
+    /** The logger of the audit lines, so that operators can route them apart. */
+    public static final String AUDIT_LOGGER = "io.varpulis.dlq.audit";
+
+    /** The subject filter of the whole DLQ. */
+    static final String ALL_SUBJECTS = DurableNames.DLQ_ROOT + ".>";
+
+    private static final Logger log = LoggerFactory.getLogger(DeadLetterConsole.class);
+    private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
+    private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
+
+    /** JetStream API error "no message found" (nats-server's errors.json, JSNoMessageFoundErr). */
+    private static final int NO_MESSAGE_FOUND = 10037;
+
+    /**
+     * Largest backward step of a list walk. The walk reads forward inside each step, so a step bounds the events
+     * read beyond the page; doubling up to it finds a unit with few events among 100 000 in about 100 requests.
+     */
+    private static final int MAX_WINDOW = 1024;
+
+    private final JetStreamManagement jsm;
+    private final ClusterTransport transport;
+    private final ObjectMapper mapper;
+    private final ObjectReader envelopes;
+    private final DeadLetterProperties properties;
+
+    /**
+     * @param connection an open connection to a JetStream-enabled server
+     * @param transport  re-publishes replayed events (on JetStream, so the replay is confirmed by a PubAck)
+     * @param mapper     reads death envelopes
+     * @param properties page sizes, replay bounds, and whether writes are enabled
+     * @throws IllegalStateException when the connection cannot open the JetStream management API
+     */
+    public DeadLetterConsole(Connection connection, ClusterTransport transport, ObjectMapper mapper,
+                             DeadLetterProperties properties) {
+        try {
+            this.jsm = connection.jetStreamManagement();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open the JetStream management API: " + e.getMessage(), e);
+        }
+        this.transport = transport;
+        this.mapper = mapper;
+        // Fields a newer parker adds must not make an envelope unreplayable.
+        this.envelopes = mapper.readerFor(DeathEnvelope.class)
+                .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        this.properties = properties;
+    }
+
+    /**
+     * Lists parked events, newest first.
+     *
+     * @param query unit, time range, cursor and page size, all optional
+     * @return one page; {@code next_before} leads to the next older one
+     * @throws IllegalArgumentException        when the limit is below 1 or above {@code varpulis.dlq.max-page-size}
+     * @throws DeadLetterUnavailableException when the JetStream API does not answer
+     */
+    public DeadLetterPage list(DeadLetterQuery query) {
+        int limit = query.limit() == null ? properties.getPageSize() : query.limit();
+        if (limit < 1 || limit > properties.getMaxPageSize()) {
+            throw new IllegalArgumentException("limit " + limit + " is out of range: give 1 to "
+                    + properties.getMaxPageSize() + " (varpulis.dlq.max-page-size)");
+        }
+        String filter = query.unit() == null ? ALL_SUBJECTS : DurableNames.dlqSubject(query.unit());
+        StreamState state = state(filter);
+        long depth = query.unit() == null ? state.getMsgCount() : state.getSubjects().stream()
+                .filter(subject -> subject.getName().equals(filter)).mapToLong(Subject::getCount).sum();
+        long lo = state.getFirstSequence();
+        long hi = state.getLastSequence();
+        if (query.before() != null) {
+            hi = Math.min(hi, query.before() - 1);
+        }
+        if (query.since() != null) {
+            lo = firstPositionAtOrAfter(query.since(), lo, hi);
+        }
+        if (query.until() != null) {
+            hi = firstPositionAtOrAfter(query.until(), lo, hi) - 1;
+        }
+        List<ParkedEvent> events = new ArrayList<>();
+        int window = limit;
+        for (long top = hi; top >= lo && events.size() < limit; ) {
+            long bottom = Math.max(lo, top - window + 1);
+            List<ParkedEvent> chunk = between(bottom, top, filter);
+            Collections.reverse(chunk);
+            chunk.stream().limit(limit - events.size()).forEach(events::add);
+            top = bottom - 1;
+            window = Math.min(window * 2, MAX_WINDOW);
+        }
+        Long nextBefore = null;
+        if (!events.isEmpty()) {
+            long oldest = events.get(events.size() - 1).sequence();
+            boolean older = next(lo, filter).filter(m -> m.getSeq() < oldest).isPresent();
+            nextBefore = older ? oldest : null;
+        }
+        return new DeadLetterPage(events, depth, nextBefore);
+    }
+
+    /**
+     * Shows one parked event with its whole death envelope.
+     *
+     * @param sequence its {@code VARPULIS_DLQ} sequence
+     * @return the event
+     * @throws ParkedEventNotFoundException    when there is none at that sequence
+     * @throws DeadLetterUnavailableException when the JetStream API does not answer
+     */
+    public ParkedEvent show(long sequence) {
+        try {
+            return parked(jsm.getMessage(STREAM, sequence));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+                throw new ParkedEventNotFoundException(sequence);
+            }
+            throw new DeadLetterUnavailableException("read " + STREAM + " sequence " + sequence, e);
+        } catch (IOException e) {
+            throw new DeadLetterUnavailableException("read " + STREAM + " sequence " + sequence, e);
+        }
+    }
+
+    /**
+     * Replays parked events, oldest first: re-publishes each original payload to its original subject, waits for
+     * the PubAck, then deletes the parked copy. A unit or all replay covers the events parked when it starts (an
+     * event parked again meanwhile waits for the next request), at most {@code varpulis.dlq.max-replay-batch} of
+     * them, and stops at the first publish that is not confirmed so that the events after it stay parked in order.
+     *
+     * @param request exactly one of sequence, unit, all
+     * @param caller  who asks, for the audit line
+     * @return what was replayed and what failed
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
+     * @throws IllegalArgumentException          when the request is not exactly one of sequence, unit, all
+     * @throws ParkedEventNotFoundException      when a requested sequence holds no parked event
+     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     */
+    public synchronized ReplayReport replay(ReplayRequest request, Caller caller) {
+        request.validate();
+        String action = "replay " + request.describe();
+        requireWritable(action, caller);
+        ReplayRun run = new ReplayRun();
+        if (request.sequence() != null) {
+            run.replay(show(request.sequence()));
+        } else {
+            String filter = request.unit() != null ? DurableNames.dlqSubject(request.unit()) : ALL_SUBJECTS;
+            StreamState state = state(filter);
+            long last = state.getLastSequence();
+            long position = state.getFirstSequence();
+            while (run.stopped == null) {
+                Optional<MessageInfo> message = next(position, filter).filter(m -> m.getSeq() <= last);
+                if (message.isEmpty()) {
+                    break;
+                }
+                if (run.count() == properties.getMaxReplayBatch()) {
+                    run.more = true;
+                    break;
+                }
+                run.replay(parked(message.get()));
+                position = message.get().getSeq() + 1;
+            }
+        }
+        ReplayReport report = new ReplayReport(run.replayed, run.failed, run.more, run.stopped);
+        audit.info("DLQ audit: {} {}: {} replayed, {} failed{}{}", caller.describe(), action, report.replayedCount(),
+                report.failedCount(), run.more ? ", more left" : "",
+                run.stopped == null ? "" : ", stopped: " + run.stopped);
+        return report;
+    }
+
+    /**
+     * Deletes one parked event without replaying it.
+     *
+     * @param sequence its {@code VARPULIS_DLQ} sequence
+     * @param caller   who asks, for the audit line
+     * @return {@code purged = 1}
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
+     * @throws ParkedEventNotFoundException      when there is none at that sequence
+     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     */
+    public synchronized PurgeReport purge(long sequence, Caller caller) {
+        String target = "sequence " + sequence;
+        requireWritable("purge " + target, caller);
+        show(sequence);
+        delete(sequence);
+        audit.info("DLQ audit: {} purge {}: 1 purged", caller.describe(), target);
+        return new PurgeReport(target, 1);
+    }
+
+    /**
+     * Deletes every event parked for one unit, without replaying them.
+     *
+     * @param unit   the pipeline, or {@code coordinator:{id}}
+     * @param caller who asks, for the audit line
+     * @return how many were deleted
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
+     * @throws IllegalArgumentException          when the unit is blank
+     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     */
+    public synchronized PurgeReport purgeUnit(String unit, Caller caller) {
+        if (unit == null || unit.isBlank()) {
+            throw new IllegalArgumentException("give the unit to purge (a pipeline name, or coordinator:{id}); "
+                    + "purging the whole DLQ is not offered");
+        }
+        String target = "unit " + unit;
+        requireWritable("purge " + target, caller);
+        String subject = DurableNames.dlqSubject(unit);
+        try {
+            long purged = jsm.purgeStream(STREAM, PurgeOptions.subject(subject)).getPurged();
+            audit.info("DLQ audit: {} purge {}: {} purged", caller.describe(), target, purged);
+            return new PurgeReport(target, purged);
+        } catch (IOException | JetStreamApiException e) {
+            throw new DeadLetterUnavailableException("purge " + subject + " from " + STREAM, e);
+        }
+    }
+
+    /**
+     * @return {@code true} when replay and purge are enabled on this node
+     */
+    public boolean writeEnabled() {
+        return properties.isWriteEnabled();
+    }
+
+    private void requireWritable(String action, Caller caller) {
+        if (!properties.isWriteEnabled()) {
+            audit.warn("DLQ audit: {} {}: refused, varpulis.dlq.write-enabled is false", caller.describe(), action);
+            throw new DeadLetterWritesDisabledException(action);
+        }
+    }
+
+    /** The stream's state with the per-subject counts of the filter. */
+    private StreamState state(String filter) {
+        try {
+            return jsm.getStreamInfo(STREAM, StreamInfoOptions.filterSubjects(filter)).getStreamState();
+        } catch (IOException | JetStreamApiException e) {
+            throw new DeadLetterUnavailableException("read the state of " + STREAM, e);
+        }
+    }
+
+    /** The parked events with sequences in [from, to] matching the filter, oldest first. */
+    private List<ParkedEvent> between(long from, long to, String filter) {
+        List<ParkedEvent> events = new ArrayList<>();
+        for (long position = from; position <= to; ) {
+            Optional<MessageInfo> message = next(position, filter).filter(m -> m.getSeq() <= to);
+            if (message.isEmpty()) {
+                break;
+            }
+            events.add(parked(message.get()));
+            position = message.get().getSeq() + 1;
+        }
+        return events;
+    }
+
+    /**
+     * The smallest position in [lo, hi + 1] from which the next stored message is at or after the instant, by
+     * binary search: store times grow with the sequence. {@code hi + 1} when every message is older.
+     */
+    private long firstPositionAtOrAfter(Instant instant, long lo, long hi) {
+        long a = lo;
+        long b = hi + 1;
+        while (a < b) {
+            long mid = a + (b - a) / 2;
+            Optional<MessageInfo> message = next(mid, ALL_SUBJECTS).filter(m -> m.getSeq() <= hi);
+            if (message.isEmpty() || !message.get().getTime().toInstant().isBefore(instant)) {
+                b = mid;
+            } else {
+                a = message.get().getSeq() + 1;
+            }
+        }
+        return a;
+    }
+
+    /** The first message at or after a sequence matching the filter. */
+    private Optional<MessageInfo> next(long sequence, String filter) {
+        try {
+            return Optional.of(jsm.getNextMessage(STREAM, Math.max(1, sequence), filter));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+                return Optional.empty();
+            }
+            throw new DeadLetterUnavailableException("read " + STREAM + " from sequence " + sequence, e);
+        } catch (IOException e) {
+            throw new DeadLetterUnavailableException("read " + STREAM + " from sequence " + sequence, e);
+        }
+    }
+
+    private void delete(long sequence) {
+        try {
+            if (!jsm.deleteMessage(STREAM, sequence)) {
+                throw new ParkedEventNotFoundException(sequence);
+            }
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+                throw new ParkedEventNotFoundException(sequence);
+            }
+            throw new DeadLetterUnavailableException("delete " + STREAM + " sequence " + sequence, e);
+        } catch (IOException e) {
+            throw new DeadLetterUnavailableException("delete " + STREAM + " sequence " + sequence, e);
+        }
+    }
+
+    private ParkedEvent parked(MessageInfo message) {
+        byte[] data = message.getData() == null ? new byte[0] : message.getData();
+        String storedAt = message.getTime() == null ? null : message.getTime().toInstant().toString();
+        try {
+            JsonNode envelope = mapper.readTree(data);
+            if (envelope != null && envelope.isObject()) {
+                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, envelope, null);
+            }
+        } catch (IOException notJson) {
+            log.debug("{} sequence {} is not JSON: {}", STREAM, message.getSeq(), notJson.getMessage());
+        }
+        return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, null,
+                new String(data, StandardCharsets.UTF_8));
+    }
+
+    /** One replay request's progress. */
+    private final class ReplayRun {
+
+        private final List<ReplayReport.Replayed> replayed = new ArrayList<>();
+        private final List<ReplayReport.Failed> failed = new ArrayList<>();
+        private boolean more;
+        private String stopped;
+
+        int count() {
+            return replayed.size() + failed.size();
+        }
+
+        void replay(ParkedEvent event) {
+            long sequence = event.sequence();
+            DeathEnvelope envelope;
+            try {
+                envelope = event.envelope() == null ? null : envelopes.readValue(event.envelope());
+            } catch (IOException | IllegalArgumentException e) {
+                envelope = null;
+            }
+            if (envelope == null || envelope.originalSubject() == null || envelope.originalSubject().isBlank()) {
+                fail(event, "not a death envelope with an original_subject; left parked (purge it if it is junk)");
+                return;
+            }
+            if (envelope.originalSubject().startsWith(DurableNames.DLQ_ROOT + ".")) {
+                fail(event, "original_subject " + envelope.originalSubject() + " is a DLQ subject; left parked");
+                return;
+            }
+            PublishReceipt receipt;
+            try {
+                receipt = transport.publish(new OutboundMessage(envelope.originalSubject(),
+                                envelope.originalPayload(), "replay:" + sequence + ":" + UUID.randomUUID()))
+                        .get(properties.getReplayTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                unconfirmed(event, notConfirmed(envelope.originalSubject(), e));
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                unconfirmed(event, "publish to " + envelope.originalSubject() + " was interrupted");
+                return;
+            }
+            if (!receipt.stored()) {
+                unconfirmed(event, "publish to " + envelope.originalSubject() + " was not stored by any stream");
+                return;
+            }
+            try {
+                delete(sequence);
+            } catch (RuntimeException e) {
+                fail(event, "replayed to " + envelope.originalSubject() + " (" + receipt.stream() + " sequence "
+                        + receipt.sequence() + ") but not removed from " + STREAM + ": " + e.getMessage()
+                        + "; purge sequence " + sequence + " so that it is not replayed twice");
+                return;
+            }
+            log.info("replayed {} sequence {} to {} ({} sequence {})", STREAM, sequence, envelope.originalSubject(),
+                    receipt.stream(), receipt.sequence());
+            replayed.add(new ReplayReport.Replayed(sequence, event.unit(), envelope.originalSubject(),
+                    receipt.stream(), receipt.sequence()));
+        }
+
+        private String notConfirmed(String subject, Exception error) {
+            Throwable cause = error instanceof ExecutionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (cause instanceof TimeoutException) {
+                return "publish to " + subject + " was not confirmed: no PubAck within "
+                        + properties.getReplayTimeout().toMillis() + " ms";
+            }
+            return cause instanceof PublishException ? cause.getMessage()
+                    : "publish to " + subject + " failed: " + cause;
+        }
+
+        private void unconfirmed(ParkedEvent event, String reason) {
+            fail(event, reason + "; left parked");
+            stopped = "sequence " + event.sequence() + " could not be replayed; the events after it were left parked";
+        }
+
+        private void fail(ParkedEvent event, String error) {
+            log.warn("replay of {} sequence {} failed: {}", STREAM, event.sequence(), error);
+            failed.add(new ReplayReport.Failed(event.sequence(), event.unit(), error));
+        }
+    }
+}

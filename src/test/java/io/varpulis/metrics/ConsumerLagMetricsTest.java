@@ -1,0 +1,80 @@
+package io.varpulis.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.JetStreamAutoConfiguration;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.Substrate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The gauges an SRE alerts on, read from a real JetStream server: consumer pending and ack pending, stream size,
+ * and DLQ depth.
+ */
+class ConsumerLagMetricsTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    @Test
+    void gaugesShowConsumerLag_streamSize_andDlqDepth_perConsumerAndStreamOnly() throws Exception {
+        RouteEdge edge = new RouteEdge("lag", "_external", "detect");
+        try (SubstrateFixture node = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            var consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+                    node.properties.getJetstream().getConsumer());
+            node.admin.declareConsumer(consumer);
+            for (int i = 0; i < 3; i++) {
+                node.transport.publish(OutboundMessage.of(edge.subject(), "{\"event_type\":\"T\"}")).get();
+            }
+            node.transport.publish(OutboundMessage.of(DurableNames.dlqSubject("detect"), "{}")).get();
+            node.transport.publish(OutboundMessage.of(DurableNames.dlqSubject("coordinator:c1"), "{}")).get();
+            MeterRegistry registry = new SimpleMeterRegistry();
+
+            try (ConsumerLagMetrics metrics = new ConsumerLagMetrics(node.admin, registry, Duration.ofHours(1))) {
+                metrics.refresh();
+
+                assertThat(gauge(registry, "varpulis.consumer.pending", "consumer", consumer.durable())).isEqualTo(3);
+                assertThat(gauge(registry, "varpulis.consumer.ack.pending", "consumer", consumer.durable()))
+                        .isZero();
+                assertThat(gauge(registry, "varpulis.stream.messages", "stream", VarpulisJetStream.ROUTING_STREAM))
+                        .isEqualTo(3);
+                assertThat(gauge(registry, "varpulis.stream.bytes", "stream", VarpulisJetStream.ROUTING_STREAM))
+                        .isPositive();
+                assertThat(gauge(registry, "varpulis.dlq.depth", "stream", VarpulisJetStream.DLQ_STREAM))
+                        .isEqualTo(2);
+                assertThat(registry.find("varpulis.dlq.depth").gauges())
+                        .as("one DLQ depth series, not one per unit").hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void lagGaugesAreConfiguredAlongsideMicrometersAutoConfiguredRegistry() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                        NatsAutoConfiguration.class, JetStreamAutoConfiguration.class))
+                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
+                .run(context -> assertThat(context).hasSingleBean(ConsumerLagMetrics.class));
+    }
+
+    private static double gauge(MeterRegistry registry, String name, String tag, String value) {
+        return registry.get(name).tag(tag, value).gauge().value();
+    }
+}
