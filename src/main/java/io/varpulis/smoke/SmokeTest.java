@@ -1,0 +1,146 @@
+package io.varpulis.smoke;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.MessageInfo;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.StreamDeclaration;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsConnectionEvents;
+import io.varpulis.nats.NatsConnectionFactory;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishReceipt;
+import io.varpulis.transport.Substrate;
+import io.varpulis.transport.Subjects;
+import io.varpulis.transport.TransportSettings;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.SimpleCommandLinePropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.url=...] [--varpulis.nats.credentials=...]}:
+ * checks, with the node's own NATS settings (arguments and {@code VARPULIS_NATS_*} environment variables), that a
+ * node could run on the jetstream substrate. It connects (authentication, TLS), checks that JetStream is on, finds or
+ * creates the three ADR-007 streams, publishes one event to a routing subject, reads it back, and deletes it again.
+ * It prints one line per check, what it found and what is missing, and exits 0 only when every check passed.
+ */
+public final class SmokeTest {
+
+    /** The route edge the smoke test publishes on: group {@code _smoke}, never a real pipeline's. */
+    static final String SUBJECT = Subjects.route("_smoke", Subjects.EXTERNAL, "_smoke");
+
+    private final NatsProperties properties;
+    private final PrintStream out;
+    private int failures;
+
+    private SmokeTest(NatsProperties properties, PrintStream out) {
+        this.properties = properties;
+        this.out = out;
+    }
+
+    /**
+     * @param args Spring-style arguments ({@code --varpulis.nats.url=...})
+     * @return 0 when every check passed, 1 otherwise
+     */
+    public static int run(String[] args) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
+        NatsProperties properties = new Binder(ConfigurationPropertySources.get(environment))
+                .bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
+        return new SmokeTest(properties, System.out).execute();
+    }
+
+    private int execute() {
+        out.printf("Varpulis smoke test against %s%n", properties.getUrl());
+        NatsConnectionEvents events = new NatsConnectionEvents(properties.getReconnectWait());
+        Connection connection;
+        try {
+            connection = NatsConnectionFactory.connect(
+                    NatsConnectionFactory.options(properties, "varpulis-smoke-test", events), properties.getUrl(),
+                    properties.getStartupRetryTimeout(), events);
+            pass("connected to %s (server %s %s), authentication and TLS accepted", connection.getConnectedUrl(),
+                    connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion());
+        } catch (RuntimeException e) {
+            fail("cannot connect: %s", e.getMessage());
+            return summary();
+        }
+        try (connection) {
+            JetStreamAdmin admin = new JetStreamAdmin(connection, events);
+            try {
+                admin.verifyJetStream();
+                pass("JetStream is enabled for this account");
+            } catch (RuntimeException e) {
+                fail("%s", e.getMessage());
+                return summary();
+            }
+            NatsProperties.JetStream js = properties.getJetstream();
+            for (StreamDeclaration stream : List.of(VarpulisJetStream.routing(js), VarpulisJetStream.heartbeat(js),
+                    VarpulisJetStream.deadLetters(js))) {
+                checkStream(admin, stream);
+            }
+            checkRoundTrip(connection, admin);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted");
+        }
+        return summary();
+    }
+
+    private void checkStream(JetStreamAdmin admin, StreamDeclaration stream) {
+        try {
+            boolean existed = admin.streamInfo(stream.name()).isPresent();
+            admin.declareStream(stream);
+            var drift = admin.drift().get(stream.name());
+            pass("stream %s %s%s", stream.name(), existed ? "found" : "created",
+                    drift == null ? "" : " (differs from the ADR-007 settings: " + drift.describe() + ")");
+        } catch (Exception e) {
+            fail("stream %s is missing and cannot be created: %s", stream.name(), e.getMessage());
+        }
+    }
+
+    private void checkRoundTrip(Connection connection, JetStreamAdmin admin) {
+        try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
+                TransportSettings.from(properties.getJetstream()))) {
+            String body = "{\"event_type\":\"SmokeTest\",\"fields\":{\"id\":\"" + UUID.randomUUID() + "\"}}";
+            PublishReceipt receipt = transport.publish(new OutboundMessage(SUBJECT,
+                    body.getBytes(StandardCharsets.UTF_8), null)).get(10, TimeUnit.SECONDS);
+            pass("published to %s: stored in %s at sequence %d", SUBJECT, receipt.stream(), receipt.sequence());
+            JetStreamManagement jsm = admin.management();
+            MessageInfo stored = jsm.getMessage(receipt.stream(), receipt.sequence());
+            if (body.equals(new String(stored.getData(), StandardCharsets.UTF_8))) {
+                pass("read it back from %s", receipt.stream());
+            } else {
+                fail("read back different bytes from %s at sequence %d", receipt.stream(), receipt.sequence());
+            }
+            jsm.deleteMessage(receipt.stream(), receipt.sequence());
+            pass("deleted the test event again");
+        } catch (Exception e) {
+            fail("publish / read back on %s failed: %s", SUBJECT, e.getMessage());
+        }
+    }
+
+    private void pass(String format, Object... args) {
+        out.println("  ok    " + String.format(format, args));
+    }
+
+    private void fail(String format, Object... args) {
+        failures++;
+        out.println("  FAIL  " + String.format(format, args));
+    }
+
+    private int summary() {
+        out.println(failures == 0 ? "all checks passed: a node can run on the jetstream substrate here"
+                : failures + " check(s) failed: fix them before starting nodes on the jetstream substrate");
+        return failures == 0 ? 0 : 1;
+    }
+}
