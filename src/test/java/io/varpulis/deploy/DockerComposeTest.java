@@ -32,8 +32,12 @@ class DockerComposeTest {
     }
 
     @Test
-    void runsNatsOneCoordinatorAndTwoWorkers() {
-        assertThat(services).containsOnlyKeys("nats", "coordinator", "worker-1", "worker-2");
+    void runsNatsOneCoordinatorAndTwoWorkers_andTheMainJobOnDemand() {
+        assertThat(services).containsOnlyKeys("nats", "coordinator", "worker-1", "worker-2", "demo");
+        Map<String, Object> demo = service("demo");
+        assertThat(listAt(demo, "profiles")).containsExactly("demo");
+        assertThat(listAt(demo, "command")).containsExactly("demo", "--nats-url", "nats://nats:4222",
+                "--alerts-out", "/tmp/alerts.jsonl");
     }
 
     @Test
