@@ -3,7 +3,6 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.delivery.EventCodec;
-import io.varpulis.demo.SshProcessorTypes;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
@@ -47,14 +46,13 @@ public class ClusterAutoConfiguration {
     /**
      * @param types every {@link ProcessorType} bean a service declares
      * @param beans the bean factory, for the {@code bean} type
-     * @return the registry of built-in, job and service processor types
+     * @return the registry of the built-in types and every {@link ProcessorType} bean
      */
     @Bean
     @ConditionalOnMissingBean
     public ProcessorRegistry processorRegistry(ObjectProvider<ProcessorType> types, BeanFactory beans) {
         List<ProcessorType> all = new ArrayList<>(List.of(BuiltInProcessorTypes.passthrough(),
                 BuiltInProcessorTypes.filter(), BuiltInProcessorTypes.bean(beans)));
-        all.addAll(SshProcessorTypes.all());
         types.orderedStream().forEach(all::add);
         return new ProcessorRegistry(all);
     }

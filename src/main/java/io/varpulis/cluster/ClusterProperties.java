@@ -3,6 +3,8 @@ package io.varpulis.cluster;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.varpulis.pipeline.PipelineGroupSpec;
+import jakarta.validation.constraints.Min;
+import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -13,6 +15,7 @@ import java.util.Map;
  * {@code VARPULIS_WORKER_ID} are read as aliases of {@code coordinator-id} and {@code worker-id} (ADR-007).
  */
 @ConfigurationProperties(prefix = "varpulis.cluster")
+@Validated
 public class ClusterProperties {
 
     /**
@@ -50,6 +53,7 @@ public class ClusterProperties {
     private String apiKey;
 
     /** Most pipelines this worker accepts (its capacity in the registration). */
+    @Min(1)
     private int maxPipelines = 32;
 
     /** Address the worker announces in its registration; defaults to the host name and server port. */

@@ -46,15 +46,21 @@ public class ClusterState {
     }
 
     /**
-     * Records a fresh heartbeat.
+     * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was sent, not the time
+     * it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive longer.
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
+     * @param sentAt    when it was stored
      * @return the updated record, or empty when the worker is unknown (it must register again)
      */
-    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat) {
-        return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> new WorkerRecord(id,
-                old.address(), WorkerRecord.READY, old.capacity(), old.registeredAt(), clock.instant(), heartbeat)));
+    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+        return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> {
+            Instant last = old.lastHeartbeat() == null || sentAt.isAfter(old.lastHeartbeat()) ? sentAt
+                    : old.lastHeartbeat();
+            return new WorkerRecord(id, old.address(), WorkerRecord.READY, old.capacity(), old.registeredAt(), last,
+                    heartbeat);
+        }));
     }
 
     /**

@@ -176,6 +176,7 @@ public class CoordinatorNode implements SmartLifecycle {
     public Map<String, String> declare(PipelineGroupSpec group) {
         group.validate();
         processors.validate(group);
+        rejectDurableNameCollisions(group);
         if (!state.addGroup(group)) {
             throw new IllegalStateException("pipeline group " + group.name() + " already exists; delete it first");
         }
@@ -183,6 +184,35 @@ public class CoordinatorNode implements SmartLifecycle {
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
         deployAll(state.place(group.name()));
         return placementOf(group.name());
+    }
+
+    /**
+     * ADR-007's durable names replace every character outside {@code [A-Za-z0-9_-]} with {@code _}, so two edges
+     * can map to one durable ({@code g}/{@code a_b} and {@code g_a}/{@code b}); sharing it would hand one edge's
+     * events to the other. Refused when the group is declared.
+     */
+    private void rejectDurableNameCollisions(PipelineGroupSpec group) {
+        Map<String, String> subjects = new java.util.HashMap<>();
+        for (PipelineGroupSpec known : state.groups()) {
+            durables(known).forEach(subjects::put);
+        }
+        durables(group).forEach((durable, subject) -> {
+            String other = subjects.putIfAbsent(durable, subject);
+            if (other != null && !other.equals(subject)) {
+                throw new IllegalArgumentException("route edge " + subject + " would share the durable consumer "
+                        + durable + " with " + other + " (names are sanitised to [A-Za-z0-9_-]); rename the group "
+                        + "or a pipeline");
+            }
+        });
+    }
+
+    private static Map<String, String> durables(PipelineGroupSpec group) {
+        Map<String, String> durables = new LinkedHashMap<>();
+        for (PipelineGroupSpec.RouteSpec route : group.routes()) {
+            RouteEdge edge = new RouteEdge(group.name(), route.fromPipeline(), route.toPipeline());
+            durables.put(DurableNames.routeConsumer(edge.to(), edge.subject()), edge.subject());
+        }
+        return durables;
     }
 
     /**
@@ -237,9 +267,10 @@ public class CoordinatorNode implements SmartLifecycle {
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
+     * @param sentAt    when it was stored: the worker's last sign of life
      */
-    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat) {
-        if (state.heartbeat(workerId, heartbeat).isEmpty()) {
+    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+        if (state.heartbeat(workerId, heartbeat, sentAt).isEmpty()) {
             if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
@@ -281,6 +312,8 @@ public class CoordinatorNode implements SmartLifecycle {
             if (Instant.now().isAfter(placementFrom)) {
                 deployAll(state.place());
             }
+            Instant forgotten = Instant.now().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
+            commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
             log.warn("coordinator tick failed: {}", e.toString());
         }
@@ -315,12 +348,15 @@ public class CoordinatorNode implements SmartLifecycle {
     /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
     private boolean firstCommandIn(String key, Duration period) {
         Instant now = Instant.now();
-        Instant previous = commandsInFlight.get(key);
-        if (previous != null && previous.isAfter(now.minus(period))) {
-            return false;
-        }
-        commandsInFlight.put(key, now);
-        return true;
+        boolean[] first = {false};
+        commandsInFlight.compute(key, (k, previous) -> {
+            if (previous != null && previous.isAfter(now.minus(period))) {
+                return previous;
+            }
+            first[0] = true;
+            return now;
+        });
+        return first[0];
     }
 
     private CompletableFuture<JsonNode> command(String workerId, String command, Object payload) {
@@ -360,7 +396,9 @@ public class CoordinatorNode implements SmartLifecycle {
                 // Whole seconds, rounded up: a sub-second interval must not read as 0.
                 reply = new Registration.Reply(request.workerId(), "registered",
                         (cluster.getHeartbeatInterval().toMillis() + 999) / 1000, null);
-                scheduler.execute(this::tick);
+                if (running) {
+                    scheduler.execute(this::tick);
+                }
             }
         } catch (Exception e) {
             reply = new Registration.Reply(null, null, null, "unreadable registration: " + e.getMessage());

@@ -5,6 +5,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.PurgeOptions;
 import io.varpulis.delivery.DurableNames;
 import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -22,8 +23,6 @@ import java.io.IOException;
 public final class GroupResources {
 
     private static final Logger log = LoggerFactory.getLogger(GroupResources.class);
-    private static final int NOT_FOUND_STREAM = 10059;
-    private static final int NOT_FOUND_CONSUMER = 10014;
 
     private GroupResources() {
     }
@@ -69,7 +68,7 @@ public final class GroupResources {
     }
 
     private static void skipAbsent(JetStreamApiException e) throws JetStreamApiException {
-        if (e.getApiErrorCode() != NOT_FOUND_STREAM && e.getApiErrorCode() != NOT_FOUND_CONSUMER) {
+        if (!JetStreamErrors.isNotFound(e)) {
             throw e;
         }
     }

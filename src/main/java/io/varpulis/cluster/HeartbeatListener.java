@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 
 /**
  * The coordinator's side of the heartbeat path: consumes every worker's heartbeats with its durable
@@ -35,7 +35,7 @@ public class HeartbeatListener implements DeliveryHandler {
     private final Duration heartbeatTimeout;
     private final Clock clock;
     private final ObjectMapper mapper;
-    private final BiConsumer<String, WorkerHeartbeat> sink;
+    private final HeartbeatSink sink;
     private final SubstrateMetrics metrics;
     private final DeadLetterParker parker;
 
@@ -44,12 +44,12 @@ public class HeartbeatListener implements DeliveryHandler {
      * @param heartbeatTimeout heartbeats older than this are stale
      * @param clock            measures a heartbeat's age against its stream timestamp
      * @param mapper           reads the heartbeat JSON
-     * @param sink             applies a fresh heartbeat: (worker id from the subject, heartbeat)
+     * @param sink             applies a fresh heartbeat
      * @param metrics          counts applied and stale heartbeats
      * @param parker           parks undecodable heartbeats
      */
     public HeartbeatListener(String coordinatorId, Duration heartbeatTimeout, Clock clock, ObjectMapper mapper,
-                             BiConsumer<String, WorkerHeartbeat> sink, SubstrateMetrics metrics,
+                             HeartbeatSink sink, SubstrateMetrics metrics,
                              DeadLetterParker parker) {
         this.coordinatorId = coordinatorId;
         this.heartbeatTimeout = heartbeatTimeout;
@@ -71,6 +71,21 @@ public class HeartbeatListener implements DeliveryHandler {
         return transport.consume(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), this);
     }
 
+    /**
+     * Applies a fresh heartbeat.
+     */
+    @FunctionalInterface
+    public interface HeartbeatSink {
+
+        /**
+         * @param workerId  the worker, from the heartbeat's subject
+         * @param heartbeat the heartbeat
+         * @param sentAt    when it was stored (JetStream) or received (core): the worker was alive then, which after a
+         *                  coordinator restart can be well before now
+         */
+        void apply(String workerId, WorkerHeartbeat heartbeat, Instant sentAt);
+    }
+
     @Override
     public void onDelivery(Delivery delivery) {
         Optional<Duration> age = delivery.age(clock);
@@ -89,7 +104,7 @@ public class HeartbeatListener implements DeliveryHandler {
             parker.park(delivery, "coordinator:" + coordinatorId, ParkReason.UNDECODABLE, e);
             return;
         }
-        sink.accept(workerId, heartbeat);
+        sink.apply(workerId, heartbeat, delivery.storedAt().orElseGet(clock::instant));
         delivery.ack();
         metrics.heartbeatApplied();
     }

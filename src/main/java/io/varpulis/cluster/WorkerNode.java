@@ -94,12 +94,14 @@ public class WorkerNode implements SmartLifecycle {
         if (!running) {
             return;
         }
-        running = false;
-        heartbeats.cancel(false);
         if (connection.getStatus() != Connection.Status.CLOSED) {
             connection.closeDispatcher(commands);
         }
+        // Heartbeats go on while draining: a drain longer than heartbeat-timeout must not get the pipelines moved
+        // while they still finish here.
         int pipelines = host.drain(cluster.getDrainTimeout());
+        running = false;
+        heartbeats.cancel(false);
         scheduler.shutdownNow();
         log.info("worker {} stopped; drained {} pipeline(s)", workerId, pipelines);
     }
@@ -174,6 +176,10 @@ public class WorkerNode implements SmartLifecycle {
             Thread.currentThread().interrupt();
         } finally {
             registering.set(false);
+            // A register command that arrived while this loop was finishing found it busy: honour it now.
+            if (running && !registered.get()) {
+                registerInBackground();
+            }
         }
     }
 

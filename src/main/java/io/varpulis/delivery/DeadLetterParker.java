@@ -13,16 +13,24 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Parks an event: publishes its {@link DeathEnvelope} on {@code varpulis.dlq.{unit}} and acks the original only after
- * the DLQ's PubAck; when the park fails the original is nak'ed instead, so it is never lost between the two
- * (ADR-007). On core nothing can be stored: the envelope is logged at ERROR as lost.
+ * the DLQ's PubAck; when the park fails the original is nak'ed instead (ADR-007). On its last delivery a nak would
+ * strand it (the server delivers nothing past max_deliver), so the park is first tried again for about 15 s while
+ * the delivery is kept in progress; if the DLQ still refuses, an ERROR names the stream sequence to recover by hand
+ * and {@code varpulis.events.stranded{unit}} counts it. On core nothing can be stored: the envelope is logged at
+ * ERROR as lost.
  * <p>The DLQ publish carries {@code Nats-Msg-Id = dlq:{stream}:{sequence}}, so a park repeated after a crash between
  * the PubAck and the ack is stored once.
  */
 public class DeadLetterParker {
+
+    /** Tries of the DLQ publish for an event on its last delivery, before it is reported stranded. */
+    static final int LAST_DELIVERY_PARK_TRIES = 5;
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterParker.class);
 
@@ -70,20 +78,48 @@ public class DeadLetterParker {
             return CompletableFuture.completedFuture(null);
         }
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence();
-        return transport.publish(new OutboundMessage(subject, json(envelope).getBytes(), messageId))
-                .handle((receipt, publishError) -> {
-                    if (publishError != null) {
-                        log.error("could not park {} in {} ({}); nak'ed it for redelivery", delivery, subject,
-                                publishError.getMessage());
-                        delivery.nak(nakDelay);
-                        throw new IllegalStateException("park failed: " + publishError.getMessage(), publishError);
-                    }
-                    delivery.ack();
-                    metrics.parked(unit, reason);
-                    log.warn("parked {} in {} at DLQ sequence {} ({}: {})", delivery, subject, receipt.sequence(),
-                            reason.tag(), envelope.lastError());
-                    return null;
-                });
+        byte[] body = json(envelope).getBytes(StandardCharsets.UTF_8);
+        return publish(delivery, unit, reason, envelope, new OutboundMessage(subject, body, messageId), 1);
+    }
+
+    private CompletableFuture<Void> publish(Delivery delivery, String unit, ParkReason reason, DeathEnvelope envelope,
+                                            OutboundMessage message, int attempt) {
+        return transport.publish(message).handle((receipt, publishError) -> {
+            if (publishError == null) {
+                delivery.ack();
+                metrics.parked(unit, reason);
+                log.warn("parked {} in {} at DLQ sequence {} ({}: {})", delivery, message.subject(),
+                        receipt.sequence(), reason.tag(), envelope.lastError());
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (!delivery.isLastAttempt()) {
+                log.error("could not park {} in {} ({}); nak'ed it for redelivery", delivery, message.subject(),
+                        publishError.getMessage());
+                delivery.nak(nakDelay);
+                return CompletableFuture.<Void>failedFuture(parkFailed(publishError));
+            }
+            if (attempt < LAST_DELIVERY_PARK_TRIES) {
+                // A nak now would strand it (the server never delivers past max_deliver): keep it in progress and
+                // try the DLQ again, waiting 1, 2, 4, 8 s.
+                delivery.inProgress();
+                long waitMs = 1000L << (attempt - 1);
+                log.warn("could not park {} in {} ({}); it is on its last delivery: trying again in {} ms", delivery,
+                        message.subject(), publishError.getMessage(), waitMs);
+                return CompletableFuture.runAsync(() -> { },
+                                CompletableFuture.delayedExecutor(waitMs, TimeUnit.MILLISECONDS))
+                        .thenCompose(ignored -> publish(delivery, unit, reason, envelope, message, attempt + 1));
+            }
+            log.error("could not park {} in {} after {} tries ({}); the server will not deliver it again: recover "
+                            + "it by hand from stream {} sequence {}", delivery, message.subject(), attempt,
+                    publishError.getMessage(), delivery.stream(), delivery.streamSequence());
+            metrics.stranded(unit);
+            delivery.nak(nakDelay);
+            return CompletableFuture.<Void>failedFuture(parkFailed(publishError));
+        }).thenCompose(settled -> settled);
+    }
+
+    private static IllegalStateException parkFailed(Throwable publishError) {
+        return new IllegalStateException("park failed: " + publishError.getMessage(), publishError);
     }
 
     private DeathEnvelope envelope(Delivery delivery, String unit, ParkReason reason, Throwable error) {

@@ -14,10 +14,14 @@ import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -47,6 +51,9 @@ public class RouteIngress implements DeliveryHandler {
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
     private final AtomicInteger inFlight = new AtomicInteger();
+
+    /** Runs nak and park after an output was not confirmed; rare, so threads are made on demand. */
+    private static final Executor SETTLE = Executors.newCachedThreadPool(settleThreads());
 
     /**
      * @param edge      the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
@@ -123,7 +130,11 @@ public class RouteIngress implements DeliveryHandler {
             outputs = processor.process(event, context(delivery));
         } catch (UnprocessableEventException e) {
             return parker.park(delivery, pipeline, ParkReason.UNPROCESSABLE, e);
-        } catch (Exception e) {
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Exception | Error e) {
+            // An Error from processor code (an assertion, a missing class) is a failed apply like any other: it is
+            // retried and parked on the last delivery, never left to the dispatcher.
             return failed(delivery, e);
         }
         CompletableFuture<Void> confirmed;
@@ -134,7 +145,10 @@ public class RouteIngress implements DeliveryHandler {
         }
         return confirmed.handle((ok, error) -> error).thenCompose(error -> {
             if (error != null) {
-                return failed(delivery, error);
+                // Off the thread that completed the PubAck (jnats' reply dispatcher or the JDK's timeout thread): a
+                // park publishes and may wait for a window slot, which only that thread could free.
+                return CompletableFuture.supplyAsync(() -> failed(delivery, error), SETTLE)
+                        .thenCompose(settled -> settled);
             }
             delivery.ack();
             metrics.applied(pipeline, Duration.ofNanos(System.nanoTime() - started));
@@ -150,6 +164,12 @@ public class RouteIngress implements DeliveryHandler {
                 error.toString(), nakDelay.toMillis());
         delivery.nak(nakDelay);
         return CompletableFuture.completedFuture(null);
+    }
+
+    private static ThreadFactory settleThreads() {
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("varpulis-settle-");
+        threads.setDaemon(true);
+        return threads;
     }
 
     private ProcessingContext context(Delivery delivery) {

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Year;
 import java.time.ZoneOffset;
-import java.util.List;
 
 /**
  * The processor types of the brute-force detection job (SPEC section 7):
@@ -27,16 +26,27 @@ public final class SshProcessorTypes {
     }
 
     /**
-     * @return the three types
+     * @return {@code sshd-parse}, setting {@code year}
      */
-    public static List<ProcessorType> all() {
-        return List.of(
-                BuiltInProcessorTypes.simple("sshd-parse", (group, pipeline) ->
-                        new SshLogIngressProcessor(year(pipeline))),
-                BuiltInProcessorTypes.simple("brute-force", (group, pipeline) ->
-                        new BruteForceDetector(threshold(pipeline), window(pipeline))),
-                BuiltInProcessorTypes.simple("alert-file", (group, pipeline) ->
-                        new AlertSinkProcessor(Path.of(required(pipeline, "path")))));
+    public static ProcessorType sshdParse() {
+        return BuiltInProcessorTypes.simple("sshd-parse", (group, pipeline) ->
+                new SshLogIngressProcessor(year(pipeline)));
+    }
+
+    /**
+     * @return {@code brute-force}, settings {@code threshold} and {@code window}
+     */
+    public static ProcessorType bruteForce() {
+        return BuiltInProcessorTypes.simple("brute-force", (group, pipeline) ->
+                new BruteForceDetector(threshold(pipeline), window(pipeline)));
+    }
+
+    /**
+     * @return {@code alert-file}, setting {@code path}
+     */
+    public static ProcessorType alertFile() {
+        return BuiltInProcessorTypes.simple("alert-file", (group, pipeline) ->
+                new AlertSinkProcessor(Path.of(required(pipeline, "path"))));
     }
 
     private static int year(PipelineGroupSpec.PipelineSpec pipeline) {

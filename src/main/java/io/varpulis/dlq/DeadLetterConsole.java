@@ -14,6 +14,7 @@ import io.nats.client.api.StreamState;
 import io.nats.client.api.Subject;
 import io.varpulis.delivery.DeathEnvelope;
 import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
@@ -57,8 +58,6 @@ public class DeadLetterConsole {
     private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
     private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
 
-    /** JetStream API error "no message found" (nats-server's errors.json, JSNoMessageFoundErr). */
-    private static final int NO_MESSAGE_FOUND = 10037;
 
     /**
      * Largest backward step of a list walk. The walk reads forward inside each step, so a step bounds the events
@@ -154,7 +153,7 @@ public class DeadLetterConsole {
         try {
             return parked(jsm.getMessage(STREAM, sequence));
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+            if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 throw new ParkedEventNotFoundException(sequence);
             }
             throw new DeadLetterUnavailableException("read " + STREAM + " sequence " + sequence, e);
@@ -316,7 +315,7 @@ public class DeadLetterConsole {
         try {
             return Optional.of(jsm.getNextMessage(STREAM, Math.max(1, sequence), filter));
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+            if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 return Optional.empty();
             }
             throw new DeadLetterUnavailableException("read " + STREAM + " from sequence " + sequence, e);
@@ -331,7 +330,7 @@ public class DeadLetterConsole {
                 throw new ParkedEventNotFoundException(sequence);
             }
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
+            if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 throw new ParkedEventNotFoundException(sequence);
             }
             throw new DeadLetterUnavailableException("delete " + STREAM + " sequence " + sequence, e);

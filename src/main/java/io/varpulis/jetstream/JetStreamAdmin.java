@@ -36,12 +36,6 @@ public class JetStreamAdmin {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamAdmin.class);
 
-    /** JetStream API error codes (nats-server's errors.json). */
-    private static final int STREAM_NOT_FOUND = 10059;
-    private static final int CONSUMER_NOT_FOUND = 10014;
-    private static final int INSUFFICIENT_RESOURCES = 10023;
-    private static final int STORAGE_RESOURCES_EXCEEDED = 10047;
-
     /** The subject in the server's "Permissions Violation for Publish to "..."" error. */
     private static final Pattern REFUSED_SUBJECT = Pattern.compile("\"([^\"]+)\"");
 
@@ -102,6 +96,32 @@ public class JetStreamAdmin {
     }
 
     /**
+     * Compares existing streams with their declarations without creating anything (provisioning turned off): drift
+     * is recorded as usual, a missing stream is logged at WARN.
+     *
+     * @param streams the declared streams
+     * @throws IllegalStateException when the server cannot be asked
+     */
+    public void inspect(Collection<StreamDeclaration> streams) {
+        for (StreamDeclaration declaration : streams) {
+            declaredStreams.put(declaration.name(), declaration);
+            try {
+                Optional<StreamInfo> existing = streamInfo(declaration.name());
+                if (existing.isPresent()) {
+                    recordDrift(declaration, existing.get().getConfiguration());
+                } else {
+                    log.warn("stream {} does not exist and provisioning is off "
+                            + "(varpulis.nats.jetstream.provision=false): create it, or publishing to {} fails",
+                            declaration.name(), declaration.configuration().getSubjects());
+                }
+            } catch (IOException | JetStreamApiException e) {
+                throw new IllegalStateException("cannot inspect stream " + declaration.name() + ": "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
      * Creates the stream if absent; otherwise records how it differs from the declaration.
      * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage), the stream is
      * created bounded by max_age only and a WARN says so.
@@ -147,8 +167,16 @@ public class JetStreamAdmin {
             if (existing.isPresent()) {
                 ConsumerConfiguration actual = existing.get().getConsumerConfiguration();
                 if (!Objects.equals(actual.getFilterSubject(), declaration.filterSubject())) {
-                    log.warn("consumer {} on {} exists with filter_subject={} (expected {}); leaving it as it is",
-                            durable, stream, actual.getFilterSubject(), declaration.filterSubject());
+                    // Consuming it would read another edge's events and leave this edge's unread: refuse.
+                    throw new IllegalStateException("durable consumer " + durable + " on " + stream + " filters "
+                            + actual.getFilterSubject() + ", not " + declaration.filterSubject() + ": two route edges "
+                            + "sanitise to the same durable name; rename a group or pipeline (or delete the old "
+                            + "consumer if its edge is gone)");
+                }
+                if (actual.getMaxDeliver() != declaration.configuration().getMaxDeliver()) {
+                    log.warn("consumer {} on {} exists with max_deliver={} (declared {}); parking follows the "
+                            + "server's value", durable, stream, actual.getMaxDeliver(),
+                            declaration.configuration().getMaxDeliver());
                 }
                 return existing.get();
             }
@@ -174,7 +202,7 @@ public class JetStreamAdmin {
         try {
             return Optional.of(jsm.getStreamInfo(name));
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
+            if (e.getApiErrorCode() == JetStreamErrors.STREAM_NOT_FOUND) {
                 return Optional.empty();
             }
             throw e;
@@ -193,7 +221,7 @@ public class JetStreamAdmin {
         try {
             return Optional.of(jsm.getConsumerInfo(stream, durable));
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == CONSUMER_NOT_FOUND) {
+            if (e.getApiErrorCode() == JetStreamErrors.CONSUMER_NOT_FOUND) {
                 return Optional.empty();
             }
             throw e;
@@ -208,7 +236,17 @@ public class JetStreamAdmin {
     }
 
     /**
-     * @return the durable consumers declared so far (stream and durable)
+     * Stops reporting a consumer in health and gauges (its pipeline was undeployed here). The consumer stays on the
+     * server for whichever node runs the pipeline next.
+     *
+     * @param declaration the consumer
+     */
+    public void forgetConsumer(ConsumerDeclaration declaration) {
+        declaredConsumers.remove(declaration.stream() + "/" + declaration.durable());
+    }
+
+    /**
+     * @return the durable consumers in use here (stream and durable)
      */
     public List<ConsumerDeclaration> declaredConsumers() {
         return new ArrayList<>(declaredConsumers.values());
@@ -236,8 +274,8 @@ public class JetStreamAdmin {
                     config.getMaxBytes(), config.getMaxMsgs(), config.getReplicas());
             return info;
         } catch (JetStreamApiException e) {
-            boolean noRoom = e.getApiErrorCode() == INSUFFICIENT_RESOURCES
-                    || e.getApiErrorCode() == STORAGE_RESOURCES_EXCEEDED;
+            boolean noRoom = e.getApiErrorCode() == JetStreamErrors.INSUFFICIENT_RESOURCES
+                    || e.getApiErrorCode() == JetStreamErrors.STORAGE_RESOURCES_EXCEEDED;
             if (!noRoom || config.getMaxBytes() <= 0) {
                 throw e;
             }

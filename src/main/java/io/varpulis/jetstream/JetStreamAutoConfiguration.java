@@ -21,7 +21,6 @@ import org.springframework.context.annotation.Configuration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the three ADR-007 streams as
@@ -32,6 +31,7 @@ import java.util.stream.Stream;
 @AutoConfiguration(after = NatsAutoConfiguration.class,
         afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
+@ConditionalOnBean(Connection.class)
 public class JetStreamAutoConfiguration {
 
     /**
@@ -69,6 +69,7 @@ public class JetStreamAutoConfiguration {
      * @return the streams declared under {@code varpulis.nats.jetstream.streams.*}
      */
     @Bean
+    @ConditionalOnMissingBean(name = "varpulisConfiguredStreams")
     public JetStreamDeclarations varpulisConfiguredStreams(NatsProperties properties) {
         NatsProperties.JetStream js = properties.getJetstream();
         List<StreamDeclaration> streams = new ArrayList<>();
@@ -78,32 +79,35 @@ public class JetStreamAutoConfiguration {
     }
 
     /**
-     * @param connection   the connection
-     * @param events       the connection listener (tells missing permissions from timeouts)
-     * @param properties   the settings
-     * @param streams      every {@link StreamDeclaration} bean
-     * @param consumers    every {@link ConsumerDeclaration} bean
-     * @param declarations every {@link JetStreamDeclarations} bean
-     * @return the admin, after JetStream was verified and the declarations provisioned
+     * @param connection the connection
+     * @param events     the connection listener (tells missing permissions from timeouts)
+     * @return the admin, after JetStream was verified, before anything else talks to JetStream
      * @throws JetStreamUnavailableException when the server has no JetStream (startup fails, no fallback)
-     * @throws JetStreamPermissionException  when the node may not create a declared stream or consumer
      */
     @Bean
     @ConditionalOnMissingBean
-    public JetStreamAdmin jetStreamAdmin(Connection connection, ObjectProvider<NatsConnectionEvents> events,
-                                         NatsProperties properties, ObjectProvider<StreamDeclaration> streams,
-                                         ObjectProvider<ConsumerDeclaration> consumers,
-                                         ObjectProvider<JetStreamDeclarations> declarations) {
+    public JetStreamAdmin jetStreamAdmin(Connection connection, ObjectProvider<NatsConnectionEvents> events) {
         JetStreamAdmin admin = new JetStreamAdmin(connection, events.getIfAvailable());
         admin.verifyJetStream();
-        if (properties.getJetstream().isProvision()) {
-            admin.provision(
-                    Stream.concat(streams.orderedStream(),
-                            declarations.orderedStream().flatMap(d -> d.streams().stream())).toList(),
-                    Stream.concat(consumers.orderedStream(),
-                            declarations.orderedStream().flatMap(d -> d.consumers().stream())).toList());
-        }
         return admin;
+    }
+
+    /**
+     * @param admin        the admin
+     * @param properties   the settings ({@code provision})
+     * @param streams      every {@link StreamDeclaration} bean
+     * @param consumers    every {@link ConsumerDeclaration} bean
+     * @param declarations every {@link JetStreamDeclarations} bean
+     * @return the provisioner, which creates what is absent once all singletons exist
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, NatsProperties properties,
+                                                     ObjectProvider<StreamDeclaration> streams,
+                                                     ObjectProvider<ConsumerDeclaration> consumers,
+                                                     ObjectProvider<JetStreamDeclarations> declarations) {
+        return new JetStreamProvisioner(admin, streams, consumers, declarations,
+                properties.getJetstream().isProvision());
     }
 
     /** Actuator and Micrometer contributions. */

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Health component {@code jetstream}: UP when every declared stream exists. Details: {@code streams} (per stream:
+ * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists. Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
  * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), and {@code dlqDepth}
  * (messages parked in {@code VARPULIS_DLQ}).
@@ -52,17 +52,22 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator {
             streams.put(name, details);
         }
         Map<String, Object> consumers = new LinkedHashMap<>();
+        boolean consumersPresent = true;
         for (ConsumerDeclaration declared : admin.declaredConsumers()) {
             Optional<ConsumerInfo> info = admin.consumerInfo(declared.stream(), declared.durable());
+            consumersPresent &= info.isPresent();
             consumers.put(declared.durable(), info.<Object>map(c -> Map.of(
                     "pending", c.getNumPending(),
                     "ackPending", c.getNumAckPending(),
                     "redelivered", c.getRedelivered())).orElse(Map.of("present", false)));
         }
-        if (allPresent) {
-            builder.up();
-        } else {
+        if (!allPresent) {
             builder.down().withDetail("reason", "a declared stream is missing; restart a node to recreate it");
+        } else if (!consumersPresent) {
+            builder.down().withDetail("reason", "a durable consumer in use is missing on the server (deleted by "
+                    + "hand?); its events are not consumed until the pipeline is deployed again");
+        } else {
+            builder.up();
         }
         builder.withDetail("streams", streams).withDetail("consumers", consumers);
     }

@@ -13,6 +13,7 @@ import java.time.Duration;
  * names, never event ids or payload values):
  * {@code varpulis.events.published{edge}}, {@code varpulis.events.applied{pipeline}},
  * {@code varpulis.events.redelivered{pipeline}}, {@code varpulis.events.parked{unit,reason}},
+ * {@code varpulis.events.stranded{unit}},
  * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
  * {@code varpulis.heartbeats.stale}. Consumer lag gauges live in {@link ConsumerLagMetrics}.
  */
@@ -72,6 +73,16 @@ public class SubstrateMetrics {
      */
     public void parked(String unit, ParkReason reason) {
         registry.counter("varpulis.events.parked", "unit", unit, "reason", reason.tag()).increment();
+    }
+
+    /**
+     * Counts an event that could not be parked on its last delivery: the server will not deliver it again and it
+     * must be recovered by hand from its stream sequence (logged at ERROR). Alert on any increase.
+     *
+     * @param unit the pipeline, or {@code coordinator:{id}}
+     */
+    public void stranded(String unit) {
+        registry.counter("varpulis.events.stranded", "unit", unit).increment();
     }
 
     /** Counts a heartbeat the coordinator applied. */

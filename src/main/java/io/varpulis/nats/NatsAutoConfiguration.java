@@ -70,7 +70,7 @@ public class NatsAutoConfiguration {
     }
 
     private static String defaultConnectionName(Environment environment) {
-        String role = environment.getProperty("varpulis.cluster.role", "standalone").toLowerCase();
+        String role = environment.getProperty("varpulis.cluster.role", "standalone").toLowerCase(java.util.Locale.ROOT);
         String id = environment.getProperty("varpulis.cluster.worker-id",
                 environment.getProperty("varpulis.cluster.coordinator-id", ""));
         return id.isEmpty() ? "varpulis-" + role : "varpulis-" + role + "-" + id;

@@ -4,6 +4,8 @@ import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Consumer;
 import io.nats.client.ErrorListener;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.support.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +73,7 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     @Override
     public void errorOccurred(Connection conn, String error) {
-        if (error != null && error.toLowerCase().contains(VIOLATION_MARKER)) {
+        if (error != null && error.toLowerCase(java.util.Locale.ROOT).contains(VIOLATION_MARKER)) {
             violations.addFirst(new PermissionViolation(error, Instant.now()));
             while (violations.size() > REMEMBERED_VIOLATIONS) {
                 violations.pollLast();
@@ -89,6 +91,33 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
             log.warn("NATS client error: {}", exp.toString());
         } else {
             log.debug("NATS client error while not connected: {}", exp.toString());
+        }
+    }
+
+    @Override
+    public void heartbeatAlarm(Connection conn, JetStreamSubscription sub, long lastStreamSequence,
+                               long lastConsumerSequence) {
+        log.warn("JetStream consumer {} missed its idle heartbeats (last stream sequence {}): the server may have lost "
+                + "it (deleted, or inactive past inactive_threshold); check the jetstream health details",
+                consumerName(sub), lastStreamSequence);
+    }
+
+    @Override
+    public void pullStatusWarning(Connection conn, JetStreamSubscription sub, Status status) {
+        log.warn("JetStream consumer {}: {} {}", consumerName(sub), status.getCode(), status.getMessage());
+    }
+
+    @Override
+    public void pullStatusError(Connection conn, JetStreamSubscription sub, Status status) {
+        log.error("JetStream consumer {} stopped: {} {}; its events are not consumed until the node restarts or the "
+                + "pipeline is deployed again", consumerName(sub), status.getCode(), status.getMessage());
+    }
+
+    private static String consumerName(JetStreamSubscription sub) {
+        try {
+            return sub == null ? "(unknown)" : sub.getConsumerName();
+        } catch (RuntimeException e) {
+            return "(unknown)";
         }
     }
 

@@ -4,7 +4,12 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +23,7 @@ import java.util.Map;
  * to ADR-007's values; the reasons for each number sit next to it.
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
+@Validated
 public class NatsProperties {
 
     /** NATS server URL, or a comma-separated list of them ({@code nats://} or {@code tls://}). */
@@ -61,6 +67,7 @@ public class NatsProperties {
     private final Tls tls = new Tls();
 
     /** JetStream settings, used when the substrate is {@code jetstream}. */
+    @Valid
     private final JetStream jetstream = new JetStream();
 
     public String getUrl() {
@@ -211,16 +218,20 @@ public class NatsProperties {
     public static class JetStream {
 
         /** Stream replicas: 1 on a single development server, 3 on a production cluster. */
-        private int replicas = 1;
+        @Min(1)
+    @Max(5)
+    private int replicas = 1;
 
         /**
          * Most PubAcks one publisher may wait for at once. Pipelining confirmations keeps throughput near the raw
          * client's; a full window makes the publisher wait (back-pressure) instead of buffering without bound.
          */
-        private int maxOutstandingPublishes = 1024;
+        @Min(1)
+    private int maxOutstandingPublishes = 1024;
 
         /** How long a publish waits for its PubAck before the caller sees it failed. */
-        private Duration publishTimeout = Duration.ofSeconds(5);
+        @DurationMin(millis = 1)
+    private Duration publishTimeout = Duration.ofSeconds(5);
 
         /** Whether the application creates the streams it declares when they are absent (never updates them). */
         private boolean provision = true;
@@ -235,7 +246,8 @@ public class NatsProperties {
         private final Dlq dlq = new Dlq();
 
         /** Durable consumer settings, one consumer per route edge and the coordinator's heartbeat consumer. */
-        private final Consumer consumer = new Consumer();
+        @Valid
+    private final Consumer consumer = new Consumer();
 
         /**
          * More streams a service declares from configuration, by stream name, created if absent like the defaults
@@ -390,10 +402,12 @@ public class NatsProperties {
         private Duration ackWait = Duration.ofSeconds(30);
 
         /** Deliveries before an event is poison: enough for a transient failure, few enough not to loop forever. */
-        private int maxDeliver = 5;
+        @Min(1)
+    private int maxDeliver = 5;
 
         /** Unacked messages one consumer may hold at once. */
-        private int maxAckPending = 1024;
+        @Min(1)
+    private int maxAckPending = 1024;
 
         /**
          * How long a durable survives with nobody pulling: a deleted route edge does not hold messages forever, and
@@ -402,10 +416,12 @@ public class NatsProperties {
         private Duration inactiveThreshold = Duration.ofDays(7);
 
         /** Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does not apply to naks). */
-        private Duration nakDelay = Duration.ofSeconds(2);
+        @DurationMin(millis = 0)
+    private Duration nakDelay = Duration.ofSeconds(2);
 
         /** Messages requested per pull; at most {@code max-ack-pending}. */
-        private int batchSize = 256;
+        @Min(1)
+    private int batchSize = 256;
 
         public Duration getAckWait() {
             return ackWait;

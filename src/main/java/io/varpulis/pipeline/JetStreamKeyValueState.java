@@ -7,6 +7,8 @@ import io.nats.client.KeyValueManagement;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.StorageType;
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.JetStreamErrors;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -17,8 +19,6 @@ import java.util.Optional;
  * when it is placed on another worker. One bucket per pipeline, created if absent.
  */
 public class JetStreamKeyValueState implements KeyValueState {
-
-    private static final int BUCKET_NOT_FOUND = 10059;
 
     private final KeyValue bucket;
     private final String name;
@@ -39,7 +39,7 @@ public class JetStreamKeyValueState implements KeyValueState {
             try {
                 kvm.getStatus(bucket);
             } catch (JetStreamApiException e) {
-                if (e.getApiErrorCode() != BUCKET_NOT_FOUND) {
+                if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
                     throw e;
                 }
                 kvm.create(KeyValueConfiguration.builder().name(bucket).maxHistoryPerKey(1).ttl(ttl)
@@ -55,10 +55,13 @@ public class JetStreamKeyValueState implements KeyValueState {
     /**
      * @param group    the pipeline group
      * @param pipeline the pipeline
-     * @return the bucket name of that pipeline's state, {@code varpulis_state_{group}_{pipeline}}
+     * @return the bucket name of that pipeline's state, {@code varpulis_state_{group}_{pipeline}_{hash}}: the
+     * 8 hex digits of the FNV-1a hash of {@code group/pipeline} keep {@code a_b}/{@code c} and {@code a}/{@code b_c}
+     * apart
      */
     public static String bucketName(String group, String pipeline) {
-        return "varpulis_state_" + group + "_" + pipeline;
+        return "varpulis_state_" + group + "_" + pipeline + "_"
+                + DurableNames.fnv1a64Hex(group + "/" + pipeline).substring(0, 8);
     }
 
     @Override

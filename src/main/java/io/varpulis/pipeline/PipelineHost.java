@@ -172,9 +172,16 @@ public class PipelineHost implements AutoCloseable {
         drain(Duration.ZERO);
     }
 
+    /**
+     * Counts, and applies one event at a time per pipeline: a pipeline with several input edges gets deliveries on
+     * several threads, and processors (like the detector's read-then-write of its state) rely on one at a time.
+     */
     private static EventProcessor counting(EventProcessor processor, Deployed running) {
         return (event, context) -> {
-            List<Event> outputs = processor.process(event, context);
+            List<Event> outputs;
+            synchronized (running) {
+                outputs = processor.process(event, context);
+            }
             running.eventsIn.incrementAndGet();
             running.eventsOut.addAndGet(outputs == null ? 0 : outputs.size());
             return outputs;

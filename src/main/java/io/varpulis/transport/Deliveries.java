@@ -20,7 +20,14 @@ final class Deliveries {
         try {
             handler.onDelivery(delivery);
         } catch (RuntimeException | Error e) {
-            log.error("handler failed on {}; nak'ing it for redelivery in {} ms", delivery, nakDelay.toMillis(), e);
+            if (delivery.isLastAttempt()) {
+                log.error("handler failed on {}, its last delivery: the server will not deliver it again; recover it "
+                        + "by hand from stream {} sequence {}", delivery, delivery.stream(), delivery.streamSequence(),
+                        e);
+            } else {
+                log.error("handler failed on {}; nak'ing it for redelivery in {} ms", delivery, nakDelay.toMillis(),
+                        e);
+            }
             if (!delivery.isSettled()) {
                 try {
                     delivery.nak(nakDelay);

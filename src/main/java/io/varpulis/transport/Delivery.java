@@ -2,6 +2,7 @@ package io.varpulis.transport;
 
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
+import io.nats.client.support.NatsJetStreamConstants;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public abstract class Delivery {
 
     /** The header JetStream de-duplicates on. */
-    public static final String MSG_ID_HEADER = "Nats-Msg-Id";
+    public static final String MSG_ID_HEADER = NatsJetStreamConstants.MSG_ID_HDR;
 
     private final Message message;
     private final AtomicReference<String> settledBy = new AtomicReference<>();
@@ -74,8 +75,8 @@ public abstract class Delivery {
     public abstract long attempt();
 
     /**
-     * @return the consumer's max_deliver: the attempt after which the server never delivers the message again
-     * (1 on core)
+     * @return the consumer's max_deliver as the server has it: the attempt after which the server never delivers the
+     * message again (1 on core; below 1 means unlimited)
      */
     public abstract long maxDeliver();
 
@@ -83,7 +84,7 @@ public abstract class Delivery {
      * @return {@code true} when a failure now means the message would never come back, so it must be parked
      */
     public boolean isLastAttempt() {
-        return attempt() >= maxDeliver();
+        return maxDeliver() >= 1 && attempt() >= maxDeliver();
     }
 
     /**
@@ -136,6 +137,16 @@ public abstract class Delivery {
     }
 
     /**
+     * Tells the server the delivery is still being worked on, which restarts its ack_wait (JetStream; no-op on core).
+     * Used while a park is retried, so the message is not redelivered meanwhile.
+     */
+    public void inProgress() {
+        if (!isSettled()) {
+            doInProgress();
+        }
+    }
+
+    /**
      * @return {@code true} once ack or nak was called
      */
     public boolean isSettled() {
@@ -151,6 +162,10 @@ public abstract class Delivery {
 
     /** Sends the ack. */
     protected abstract void doAck();
+
+    /** Sends a work-in-progress acknowledgement (resets ack_wait); nothing on core. */
+    protected void doInProgress() {
+    }
 
     /**
      * Sends the nak.

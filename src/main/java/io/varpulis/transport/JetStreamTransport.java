@@ -100,8 +100,8 @@ final class JetStreamTransport implements ClusterTransport {
 
     @Override
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
-        admin.declareConsumer(consumer);
-        long maxDeliver = consumer.configuration().getMaxDeliver();
+        // The server's max_deliver, not the declared one: an existing durable is used as it is (never updated).
+        long maxDeliver = admin.declareConsumer(consumer).getConsumerConfiguration().getMaxDeliver();
         try {
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())
@@ -134,6 +134,7 @@ final class JetStreamTransport implements ClusterTransport {
                 public void close() {
                     if (consumptions.remove(this)) {
                         stop(messages, consumer.durable());
+                        admin.forgetConsumer(consumer);
                     }
                 }
             };
@@ -228,6 +229,11 @@ final class JetStreamTransport implements ClusterTransport {
         @Override
         protected void doNak(Duration delay) {
             message().nakWithDelay(delay);
+        }
+
+        @Override
+        protected void doInProgress() {
+            message().inProgress();
         }
     }
 }

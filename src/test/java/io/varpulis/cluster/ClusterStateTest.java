@@ -38,13 +38,24 @@ class ClusterStateTest {
     void workerIsUnhealthyOnlyAfterTheTimeoutWithoutAHeartbeat() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.minusSeconds(1));
-        state.heartbeat("w1", new WorkerHeartbeat(0, 0, List.of()));
+        state.heartbeat("w1", new WorkerHeartbeat(0, 0, List.of()), clock.instant());
         clock.advance(TIMEOUT.minusSeconds(1));
 
         assertThat(state.expire(TIMEOUT)).isEmpty();
         clock.advance(Duration.ofSeconds(2));
         assertThat(state.expire(TIMEOUT)).containsExactly("w1");
         assertThat(state.worker("w1").orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
+    }
+
+    @Test
+    void replayedHeartbeatCountsFromWhenItWasSentNotWhenItWasApplied() {
+        state.register(request("w1"));
+        var sent = clock.instant();
+        clock.advance(TIMEOUT.minusSeconds(1));
+        state.heartbeat("w1", new WorkerHeartbeat(0, 0, List.of()), sent);
+        clock.advance(Duration.ofSeconds(2));
+
+        assertThat(state.expire(TIMEOUT)).as("alive at the send time, not at the replay").containsExactly("w1");
     }
 
     private static Registration.Request request(String workerId) {

@@ -89,7 +89,7 @@ class HeartbeatDurabilityTest {
 
     private static HeartbeatListener listener(SubstrateFixture node, String coordinatorId, Duration timeout,
                                               Map<String, WorkerHeartbeat> seen) {
-        return new HeartbeatListener(coordinatorId, timeout, Clock.systemUTC(), node.codec.mapper(), seen::put,
+        return new HeartbeatListener(coordinatorId, timeout, Clock.systemUTC(), node.codec.mapper(), (worker, beat, sentAt) -> seen.put(worker, beat),
                 node.metrics, node.parker);
     }
 }
