@@ -42,7 +42,9 @@ import java.util.regex.Pattern;
  * </ul>
  * This is exact only if a redelivered input keeps its message id: the publisher of the
  * {@value SshEvents#AUTH_FAILURE} events must set a deterministic {@code Nats-Msg-Id}. Updates are read-then-write,
- * so one key must not be applied by two threads at once (the route ingress applies an edge on one thread).
+ * so one key must not be applied by two threads at once: the pipeline host applies one event at a time per
+ * pipeline. Two processes briefly running the same pipeline (a worker thought dead that is still draining) could
+ * race on a key; the key-value store has no compare-and-set here yet.
  * The instance itself holds only its settings and is thread-safe.
  */
 public final class BruteForceDetector implements EventProcessor {
