@@ -386,6 +386,14 @@ public class CoordinatorNode implements SmartLifecycle {
             if (!Subjects.isToken(request.workerId())) {
                 reply = new Registration.Reply(request.workerId(), null, null,
                         "worker_id must be a NATS token (letters, digits, '-', '_')");
+            } else if (request.substrate() != null && !request.substrate().equals(transport.substrate().id())) {
+                // A core worker in a jetstream cluster would publish outputs nobody stores and lose them.
+                reply = new Registration.Reply(request.workerId(), null, null, "worker " + request.workerId()
+                        + " runs on the " + request.substrate() + " substrate, this coordinator on "
+                        + transport.substrate().id() + ": set VARPULIS_NATS_SUBSTRATE=" + transport.substrate().id()
+                        + " on the worker");
+                log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
+                        request.workerId(), request.substrate(), transport.substrate().id());
             } else if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
                 reply = new Registration.Reply(request.workerId(), null, null, "invalid api_key");
                 log.warn("refused registration of worker {}: invalid api_key", request.workerId());

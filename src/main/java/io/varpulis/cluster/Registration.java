@@ -19,12 +19,16 @@ public final class Registration {
      * @param address  where the worker can be reached (host:port), informative
      * @param apiKey   the shared secret, or {@code null}
      * @param capacity what it can run
+     * @param substrate the worker's substrate ({@code core} or {@code jetstream}), an addition to the ADR's shape:
+     *                  a coordinator refuses a worker on another substrate; {@code null} from older workers
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Request(@JsonProperty("worker_id") String workerId,
                           @JsonProperty("address") String address,
                           @JsonProperty("api_key") String apiKey,
-                          @JsonProperty("capacity") Capacity capacity) {
+                          @JsonProperty("capacity") Capacity capacity,
+                          @JsonProperty("substrate") String substrate) {
     }
 
     /**

@@ -186,7 +186,7 @@ public class WorkerNode implements SmartLifecycle {
     private Registration.Reply register() throws Exception {
         Registration.Request request = new Registration.Request(workerId, address, cluster.getApiKey(),
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
-                        cluster.getMaxPipelines()));
+                        cluster.getMaxPipelines()), transport.substrate().id());
         Message reply = connection.requestWithTimeout(Subjects.REGISTER, mapper.writeValueAsBytes(request),
                 cluster.getCommandTimeout()).get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {

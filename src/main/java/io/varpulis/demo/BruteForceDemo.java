@@ -67,7 +67,6 @@ public final class BruteForceDemo {
 
     /** The group the job deploys. */
     static final String GROUP = "ssh-bruteforce";
-    static final String COORDINATOR_ID = "demo-coordinator";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
     private static final int PUBLISH_ATTEMPTS = 30;
@@ -76,6 +75,7 @@ public final class BruteForceDemo {
 
     private final DemoOptions options;
     private final PrintStream out;
+    private String coordinatorDurable;
 
     private BruteForceDemo(DemoOptions options, PrintStream out) {
         this.options = options;
@@ -99,8 +99,11 @@ public final class BruteForceDemo {
         }
         try {
             return new BruteForceDemo(options, System.out).execute() ? 0 : 1;
-        } catch (Exception e) {
+        } catch (IllegalArgumentException e) {
             System.err.println("the demo could not run: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            System.err.println("the demo could not run: " + e);
             return 2;
         }
     }
@@ -108,12 +111,14 @@ public final class BruteForceDemo {
     /**
      * @param line   a raw log line
      * @param number its 1-based line number
+     * @param year   the year of its syslog timestamp (see {@link SyslogYears})
      * @return the {@code SshLogLine} event injected for it
      */
-    static Event lineEvent(String line, int number) {
+    static Event lineEvent(String line, int number, int year) {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put(SshEvents.LINE, line);
         fields.put(SshEvents.LINE_NUMBER, number);
+        fields.put(SshEvents.YEAR, year);
         return Event.of(SshEvents.LOG_LINE, fields);
     }
 
@@ -134,12 +139,19 @@ public final class BruteForceDemo {
     }
 
     private boolean execute() throws Exception {
-        String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        long pid = ProcessHandle.current().pid();
+        // Unique per run and process: message ids, node ids and the api-key never meet another run's on a shared
+        // server.
+        String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-" + pid;
+        List<String> lines = readInput();
+        if (lines.isEmpty()) {
+            throw new IllegalArgumentException("the input holds no lines");
+        }
+        int[] years = SyslogYears.of(lines, options.year());
         Path runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
         Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
-        Files.deleteIfExists(alertsFile);
-        List<String> lines = readInput();
-        ExpectedAlerts.Reference expected = ExpectedAlerts.of(lines, options.year());
+        ExpectedAlerts.Reference expected = ExpectedAlerts.of(lines, years);
         out.printf("Varpulis brute-force detection, run %s%n", runId);
         out.printf("input: %s (%d lines)%n", options.input() == null ? "bundled sample loghub OpenSSH_2k "
                 + "(see sample/LOGHUB-LICENSE.txt)" : options.input(), lines.size());
@@ -148,6 +160,10 @@ public final class BruteForceDemo {
         LocalNatsServer local = null;
         String url = options.natsUrl();
         if (!jetStreamAt(url)) {
+            if (options.natsUrlGiven()) {
+                throw new IllegalArgumentException("no JetStream server answers at " + url + ": start nats-server "
+                        + "-js there, or leave out --nats-url / VARPULIS_NATS_URL to let the demo start one");
+            }
             local = LocalNatsServer.start();
             url = local.url();
             out.printf("nats: nothing with JetStream at %s; started nats-server -js at %s%n", options.natsUrl(), url);
@@ -167,10 +183,16 @@ public final class BruteForceDemo {
             GroupResources.purge(connection, group);
             Map<String, Long> parkedBefore = parked(connection.jetStreamManagement(), group);
 
-            String apiKey = "demo-" + runId + "-" + ProcessHandle.current().pid();
-            NodeProcess coordinator = node("coordinator", "coordinator", url, runDir, apiKey);
-            NodeProcess worker1 = node("worker-1", "worker", url, runDir, apiKey);
-            NodeProcess worker2 = node("worker-2", "worker", url, runDir, apiKey);
+            String apiKey = "demo-" + runId;
+            String coordinatorId = "demo-" + pid + "-coordinator";
+            int[] ports = NodeProcess.freePorts(3);
+            NodeProcess coordinator = node(coordinatorId, "coordinator", url, runDir, apiKey, coordinatorId,
+                    ports[0]);
+            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", url, runDir, apiKey, coordinatorId,
+                    ports[1]);
+            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", url, runDir, apiKey, coordinatorId,
+                    ports[2]);
+            coordinatorDurable = DurableNames.heartbeatConsumer(coordinatorId);
             nodes.addAll(List.of(coordinator, worker1, worker2));
             for (NodeProcess node : nodes) {
                 node.start();
@@ -178,15 +200,15 @@ public final class BruteForceDemo {
             for (NodeProcess node : nodes) {
                 node.awaitReady(READY_TIMEOUT);
             }
-            out.printf("nodes: coordinator (pid %d), worker-1 (pid %d), worker-2 (pid %d)%n", coordinator.pid(),
-                    worker1.pid(), worker2.pid());
+            out.printf("nodes: %s (pid %d), %s (pid %d), %s (pid %d)%n", coordinator.name(), coordinator.pid(),
+                    worker1.name(), worker1.pid(), worker2.name(), worker2.pid());
             awaitWorkers(coordinator, 2);
             post(coordinator, "/api/v1/cluster/pipeline-groups", group);
             String detectHost = awaitRunning(coordinator, group);
             out.printf("group %s deployed: %s%n", GROUP, placement(coordinator));
 
-            NodeProcess victim = detectHost.equals("worker-1") ? worker1 : worker2;
-            Instant killedAt = stream(connection, lines, runId, victim);
+            NodeProcess victim = detectHost.equals(worker1.name()) ? worker1 : worker2;
+            Instant killedAt = stream(connection, lines, years, runId, victim);
             awaitDrained(connection.jetStreamManagement(), group);
             if (killedAt != null) {
                 victim.awaitReady(READY_TIMEOUT);
@@ -194,7 +216,8 @@ public final class BruteForceDemo {
                 out.printf("%s is back: registered again with the coordinator; placement now %s%n", victim.name(),
                         placement(coordinator));
             }
-            Report report = report(connection.jetStreamManagement(), group, parkedBefore, alertsFile, expected);
+            Report report = report(connection.jetStreamManagement(), group, parkedBefore, alertsFile, expected,
+                    killedAt != null);
             report.print(out);
             // Leave a shared server as it was found: the group, its consumers, state and routed events go; the
             // alert file and anything parked in the DLQ stay.
@@ -204,6 +227,9 @@ public final class BruteForceDemo {
             for (NodeProcess node : nodes) {
                 node.stop();
             }
+            if (coordinatorDurable != null && local == null) {
+                forgetCoordinator(url, coordinatorDurable);
+            }
             if (local != null) {
                 local.close();
             }
@@ -211,8 +237,8 @@ public final class BruteForceDemo {
     }
 
     /** Streams the lines at the configured rate, killing and restarting the detect host half-way; returns when. */
-    private Instant stream(Connection connection, List<String> lines, String runId, NodeProcess detectHost)
-            throws Exception {
+    private Instant stream(Connection connection, List<String> lines, int[] years, String runId,
+                           NodeProcess detectHost) throws Exception {
         Instant killedAt = null;
         try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                 new JetStreamAdmin(connection, null), TransportSettings.defaults())) {
@@ -232,7 +258,8 @@ public final class BruteForceDemo {
                     out.printf("line %d: restarted %s (pid %d)%n", i, detectHost.name(), detectHost.pid());
                 }
                 receipts.add(publishUntilStored(transport, new OutboundMessage(subject,
-                        codec.encode(lineEvent(lines.get(i), i + 1)), runId + ":line:" + (i + 1)), PUBLISH_ATTEMPTS));
+                        codec.encode(lineEvent(lines.get(i), i + 1, years[i])), runId + ":line:" + (i + 1)),
+                        PUBLISH_ATTEMPTS));
                 long due = started + (i + 1) * nanosPerLine;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
@@ -278,6 +305,15 @@ public final class BruteForceDemo {
         });
     }
 
+    /** This run's coordinator id is never used again: remove its durable heartbeat consumer from the server. */
+    private static void forgetCoordinator(String url, String durable) {
+        try (Connection connection = Nats.connect(new Options.Builder().server(url).build())) {
+            connection.jetStreamManagement().deleteConsumer(VarpulisJetStream.HEARTBEAT_STREAM, durable);
+        } catch (Exception e) {
+            // Left to the consumer's inactive_threshold (7 days).
+        }
+    }
+
     private void awaitDrained(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
         int quiet = 0;
@@ -297,7 +333,7 @@ public final class BruteForceDemo {
     }
 
     private Report report(JetStreamManagement jsm, PipelineGroupSpec group, Map<String, Long> parkedBefore,
-                          Path alertsFile, ExpectedAlerts.Reference expected) throws Exception {
+                          Path alertsFile, ExpectedAlerts.Reference expected, boolean killed) throws Exception {
         Map<String, Long> stored = storedPerSubject(jsm);
         Map<String, Long> parkedAfter = parked(jsm, group);
         List<Report.EdgeRow> rows = new ArrayList<>();
@@ -319,7 +355,7 @@ public final class BruteForceDemo {
                 }
             }
         }
-        return new Report(expected, rows, alerts, alertsFile, options.kill());
+        return new Report(expected, rows, alerts, alertsFile, killed);
     }
 
     private List<RouteEdge> edges(PipelineGroupSpec group) {
@@ -412,14 +448,15 @@ public final class BruteForceDemo {
         }
     }
 
-    private NodeProcess node(String name, String role, String url, Path runDir, String apiKey) throws IOException {
+    private NodeProcess node(String name, String role, String url, Path runDir, String apiKey, String coordinatorId,
+                             int port) {
         List<String> properties = new ArrayList<>(List.of(
                 // Only this run's workers may register: other nodes on a shared server are refused.
                 "--varpulis.cluster.api-key=" + apiKey,
                 "--varpulis.cluster.role=" + role,
                 "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=jetstream",
-                "--varpulis.cluster.coordinator-id=" + COORDINATOR_ID,
+                "--varpulis.cluster.coordinator-id=" + coordinatorId,
                 "--varpulis.cluster.heartbeat-interval=1s",
                 "--varpulis.cluster.heartbeat-timeout=4s",
                 "--varpulis.nats.jetstream.consumer.ack-wait=10s",
@@ -427,7 +464,7 @@ public final class BruteForceDemo {
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
         }
-        return NodeProcess.of(name, properties, runDir);
+        return NodeProcess.of(name, properties, runDir, port);
     }
 
     private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {

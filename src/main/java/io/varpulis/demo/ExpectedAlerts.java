@@ -32,8 +32,8 @@ final class ExpectedAlerts {
     record Reference(int lines, int failureLines, int failures, int malformed, Set<String> alerts) {
     }
 
-    static Reference of(List<String> lines, int year) throws Exception {
-        SshLogIngressProcessor ingress = new SshLogIngressProcessor(year);
+    static Reference of(List<String> lines, int[] years) throws Exception {
+        SshLogIngressProcessor ingress = new SshLogIngressProcessor(years.length == 0 ? 1970 : years[0]);
         BruteForceDetector detector = new BruteForceDetector();
         KeyValueState state = new InMemoryKeyValueState();
         Set<String> alerts = new TreeSet<>();
@@ -41,7 +41,7 @@ final class ExpectedAlerts {
         int failures = 0;
         int malformed = 0;
         for (int i = 0; i < lines.size(); i++) {
-            Event line = BruteForceDemo.lineEvent(lines.get(i), i + 1);
+            Event line = BruteForceDemo.lineEvent(lines.get(i), i + 1, years[i]);
             List<Event> parsed;
             try {
                 parsed = ingress.process(line, context("line:" + (i + 1), state));

@@ -35,17 +35,32 @@ final class NodeProcess {
     }
 
     /**
-     * @param name       the node name, for messages
-     * @param properties Spring arguments ({@code --key=value})
-     * @param logDir     where {@code <name>.log} is written
-     * @return a node, not started
+     * @param count how many ports
+     * @return distinct free loopback ports, found while all sockets are held open (so two nodes never get one)
      * @throws IOException when no free port is found
      */
-    static NodeProcess of(String name, List<String> properties, Path logDir) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
+    static int[] freePorts(int count) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } finally {
+            for (ServerSocket socket : sockets) {
+                socket.close();
+            }
         }
+    }
+
+    /**
+     * @param name       the node name, for messages and its log file
+     * @param properties Spring arguments ({@code --key=value})
+     * @param logDir     where {@code <name>.log} is written
+     * @param port       its HTTP port (see {@link #freePorts})
+     * @return a node, not started
+     */
+    static NodeProcess of(String name, List<String> properties, Path logDir, int port) {
         List<String> command = new ArrayList<>(javaCommand());
         command.addAll(properties);
         command.add("--server.port=" + port);

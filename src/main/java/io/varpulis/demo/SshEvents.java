@@ -31,6 +31,11 @@ public final class SshEvents {
     public static final String LINE = "line";
     /** {@link #LOG_LINE}, {@link #AUTH_FAILURE}: the 1-based line number in the input file (number, optional). */
     public static final String LINE_NUMBER = "line_number";
+    /**
+     * {@link #LOG_LINE}: the year of the line's syslog timestamp (number, optional; the processor's configured year
+     * otherwise). The reader of a file knows it: it moves to the next year when the month goes back (Dec to Jan).
+     */
+    public static final String YEAR = "year";
     /** {@link #AUTH_FAILURE}, {@link #BRUTE_FORCE_SUSPECTED}: the source IP address, IPv4 or IPv6 text (string). */
     public static final String SRC_IP = "src_ip";
     /** {@link #AUTH_FAILURE}: the user name tried, as sshd printed it (string). */

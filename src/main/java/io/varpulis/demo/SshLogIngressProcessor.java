@@ -42,7 +42,8 @@ public final class SshLogIngressProcessor implements EventProcessor {
         SshEvents.requireType(event, SshEvents.LOG_LINE);
         String line = SshEvents.requireText(event, SshEvents.LINE);
         Object lineNumber = event.fields().get(SshEvents.LINE_NUMBER);
-        SshdLogLine parsed = SshdLogParser.parse(line, year);
+        Object lineYear = event.fields().get(SshEvents.YEAR);
+        SshdLogLine parsed = SshdLogParser.parse(line, lineYear instanceof Number n ? n.intValue() : year);
         if (parsed instanceof SshdLogLine.Malformed malformed) {
             throw new UnprocessableEventException("malformed sshd line " + lineNumber + ": " + malformed.reason());
         }

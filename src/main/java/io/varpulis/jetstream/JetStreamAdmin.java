@@ -274,6 +274,11 @@ public class JetStreamAdmin {
                     config.getMaxBytes(), config.getMaxMsgs(), config.getReplicas());
             return info;
         } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == JetStreamErrors.REPLICAS_NOT_SUPPORTED) {
+                throw new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
+                        + " replicas but the NATS server is not clustered: set varpulis.nats.jetstream.replicas=1 "
+                        + "(env VARPULIS_NATS_JETSTREAM_REPLICAS) or run a JetStream cluster", e);
+            }
             boolean noRoom = e.getApiErrorCode() == JetStreamErrors.INSUFFICIENT_RESOURCES
                     || e.getApiErrorCode() == JetStreamErrors.STORAGE_RESOURCES_EXCEEDED;
             if (!noRoom || config.getMaxBytes() <= 0) {

@@ -22,6 +22,9 @@ public final class JetStreamErrors {
     /** {@code JSStorageResourcesExceededErr}: the account's JetStream storage is exceeded. */
     public static final int STORAGE_RESOURCES_EXCEEDED = 10047;
 
+    /** {@code JSStreamReplicasNotSupportedErr}: replicas above 1 on a server that is not clustered. */
+    public static final int REPLICAS_NOT_SUPPORTED = 10074;
+
     private JetStreamErrors() {
     }
 

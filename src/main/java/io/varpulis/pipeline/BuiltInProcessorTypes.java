@@ -3,12 +3,14 @@ package io.varpulis.pipeline;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.MapAccessor;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.Assign;
 import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -36,9 +38,10 @@ public final class BuiltInProcessorTypes {
     /**
      * {@code filter}: emits the input when the SpEL predicate in setting {@code expression} is true. The expression
      * sees {@code event_type}, {@code timestamp} (RFC 3339 text or null) and {@code fields} (a map), e.g.
-     * {@code event_type == 'SshAuthFailure' and fields['user'] == 'root'}. It is evaluated with
-     * {@link SimpleEvaluationContext} (read-only data binding): no type, constructor or bean references, so a spec
-     * that arrived over HTTP cannot run code.
+     * {@code event_type == 'SshAuthFailure' and fields['user'] matches 'r.*'}. It is evaluated with
+     * {@link SimpleEvaluationContext} over maps, and method calls, type, constructor and bean references and
+     * assignments are refused when the group is declared, so a spec that arrived over HTTP cannot run code. An event
+     * the expression cannot evaluate, or one for which it gives no boolean, is parked at once (unprocessable).
      *
      * @return the type
      */
@@ -58,15 +61,25 @@ public final class BuiltInProcessorTypes {
             @Override
             public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
                 Expression expression = parse(pipeline);
-                EvaluationContext context = SimpleEvaluationContext.forPropertyAccessors(new MapAccessor())
-                        .withInstanceMethods().build();
+                EvaluationContext context = SimpleEvaluationContext.forPropertyAccessors(new MapAccessor()).build();
                 return (event, processing) -> {
                     Map<String, Object> root = new HashMap<>();
                     root.put("event_type", event.eventType());
                     root.put("timestamp", event.timestamp() == null ? null : event.timestamp().toString());
                     root.put("fields", event.fields());
-                    Boolean keep = expression.getValue(context, root, Boolean.class);
-                    return Boolean.TRUE.equals(keep) ? List.of(event) : List.of();
+                    Object keep;
+                    try {
+                        keep = expression.getValue(context, root);
+                    } catch (EvaluationException e) {
+                        // The same event fails the same way every time: park it now instead of five times.
+                        throw new UnprocessableEventException("filter " + pipeline.name() + " cannot evaluate '"
+                                + expression.getExpressionString() + "' on this event: " + e.getMessage(), e);
+                    }
+                    if (!(keep instanceof Boolean)) {
+                        throw new UnprocessableEventException("filter " + pipeline.name() + ": '"
+                                + expression.getExpressionString() + "' gave " + keep + ", not true or false");
+                    }
+                    return (Boolean) keep ? List.of(event) : List.of();
                 };
             }
 
@@ -91,10 +104,11 @@ public final class BuiltInProcessorTypes {
     /** SpEL nodes that reach outside the event: refused when the group is declared, not at the first event. */
     private static void rejectCodeReferences(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
         if (node instanceof TypeReference || node instanceof ConstructorReference || node instanceof BeanReference
-                || node instanceof Assign) {
+                || node instanceof Assign || node instanceof MethodReference) {
             throw new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text
-                    + "' uses " + node.toStringAST() + "; type, constructor and bean references and assignments "
-                    + "are not allowed, only the event's event_type, timestamp and fields");
+                    + "' uses " + node.toStringAST() + "; method calls, type, constructor and bean references and "
+                    + "assignments are not allowed, only operators (==, !=, <, >, and, or, !, matches, ?:) over the "
+                    + "event's event_type, timestamp and fields");
         }
         for (int i = 0; i < node.getChildCount(); i++) {
             rejectCodeReferences(pipeline, text, node.getChild(i));

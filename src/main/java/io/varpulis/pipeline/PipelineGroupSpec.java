@@ -28,6 +28,9 @@ public record PipelineGroupSpec(
         @JsonProperty("pipelines") List<PipelineSpec> pipelines,
         @JsonProperty("routes") List<RouteSpec> routes) {
 
+    /** Longest group or pipeline name: they become parts of durable, bucket and subject names. */
+    public static final int MAX_NAME_LENGTH = 64;
+
     /**
      * Copies the lists (absent means empty).
      */
@@ -37,13 +40,16 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * Checks the group can run: names are NATS tokens, pipeline names are unique, routes join declared pipelines and
-     * their patterns are valid.
+     * Checks the group can run: names are NATS tokens of at most 64 characters, pipeline names are unique, routes
+     * join declared pipelines, their patterns are valid and they form no cycle.
      *
      * @return this group
      * @throws IllegalArgumentException naming the first problem found
      */
     public PipelineGroupSpec validate() {
+        if (name == null) {
+            throw new IllegalArgumentException("a pipeline group needs a name");
+        }
         Subjects.token("group", name);
         if (pipelines.isEmpty()) {
             throw new IllegalArgumentException("group " + name + " has no pipelines");
@@ -65,6 +71,16 @@ public record PipelineGroupSpec(
                 throw new IllegalArgumentException("pipeline " + pipeline.name() + " has no processor type");
             }
         }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("group name " + name.substring(0, 20) + "... has " + name.length()
+                    + " characters; at most " + MAX_NAME_LENGTH + " (it becomes part of stream and bucket names)");
+        }
+        for (PipelineSpec pipeline : pipelines) {
+            if (pipeline.name().length() > MAX_NAME_LENGTH) {
+                throw new IllegalArgumentException("pipeline name " + pipeline.name().substring(0, 20) + "... has "
+                        + pipeline.name().length() + " characters; at most " + MAX_NAME_LENGTH);
+            }
+        }
         for (RouteSpec route : routes) {
             if (!route.fromPipeline().equals(Subjects.EXTERNAL) && !names.contains(route.fromPipeline())) {
                 throw new IllegalArgumentException("route from unknown pipeline " + route.fromPipeline()
@@ -76,7 +92,40 @@ public record PipelineGroupSpec(
             }
             route.eventTypes().forEach(EventTypePattern::validate);
         }
+        rejectCycles();
         return this;
+    }
+
+    /**
+     * A route cycle (a pipeline reachable from itself) would send every event round forever, filling the routing
+     * stream until discard Old evicts other groups' events: refused.
+     */
+    private void rejectCycles() {
+        Map<String, List<String>> next = new LinkedHashMap<>();
+        routes.forEach(r -> next.computeIfAbsent(r.fromPipeline(), k -> new java.util.ArrayList<>())
+                .add(r.toPipeline()));
+        Set<String> done = new HashSet<>();
+        for (PipelineSpec pipeline : pipelines) {
+            visit(pipeline.name(), next, new java.util.ArrayList<>(), done);
+        }
+    }
+
+    private void visit(String pipeline, Map<String, List<String>> next, List<String> path, Set<String> done) {
+        if (done.contains(pipeline)) {
+            return;
+        }
+        if (path.contains(pipeline)) {
+            List<String> cycle = new java.util.ArrayList<>(path.subList(path.indexOf(pipeline), path.size()));
+            cycle.add(pipeline);
+            throw new IllegalArgumentException("routes of group " + name + " form a cycle (" + String.join(" -> ",
+                    cycle) + "): every event would go round forever; remove a route");
+        }
+        path.add(pipeline);
+        for (String to : next.getOrDefault(pipeline, List.of())) {
+            visit(to, next, path, done);
+        }
+        path.remove(path.size() - 1);
+        done.add(pipeline);
     }
 
     /**

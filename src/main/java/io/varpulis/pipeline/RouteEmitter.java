@@ -14,8 +14,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Publishes a pipeline's outputs on every outgoing route whose pattern matches the event type, with a deterministic
- * {@code Nats-Msg-Id} of {@code {input message id}/{to}/{index}}: an output re-emitted after a redelivery of its
- * input is stored once by the stream's duplicate window.
+ * {@code Nats-Msg-Id} of {@code {input message id}/{group}/{to}/{index}}: an output re-emitted after a redelivery of
+ * its input is stored once by the stream's duplicate window, and two groups never share an id (the window covers the
+ * whole routing stream).
  */
 public class RouteEmitter implements OutputEmitter {
 
@@ -50,7 +51,7 @@ public class RouteEmitter implements OutputEmitter {
      * Publishes events on the matching routes.
      *
      * @param outputs the events
-     * @param idSeed  the seed of their {@code Nats-Msg-Id}s, {@code {seed}/{to}/{index}}
+     * @param idSeed  the seed of their {@code Nats-Msg-Id}s, {@code {seed}/{group}/{to}/{index}}
      * @return completes when every publish is confirmed
      */
     public CompletableFuture<Void> emit(List<Event> outputs, String idSeed) {
@@ -66,7 +67,7 @@ public class RouteEmitter implements OutputEmitter {
                     continue;
                 }
                 RouteEdge edge = new RouteEdge(group, route.fromPipeline(), route.toPipeline());
-                String id = idSeed + "/" + route.toPipeline() + "/" + i;
+                String id = idSeed + "/" + group + "/" + route.toPipeline() + "/" + i;
                 confirmations.add(transport.publish(new OutboundMessage(edge.subject(), payload, id))
                         .thenRun(() -> metrics.published(edge.name())));
             }

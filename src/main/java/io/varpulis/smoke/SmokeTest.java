@@ -53,6 +53,16 @@ public final class SmokeTest {
      * @return 0 when every check passed, 1 otherwise
      */
     public static int run(String[] args) {
+        for (String arg : args) {
+            if (!arg.startsWith("--varpulis.nats.")) {
+                System.out.println((arg.equals("--help") ? "" : "unknown argument '" + arg + "'. ")
+                        + "Usage: java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.url=URL] "
+                        + "[--varpulis.nats.credentials=FILE] [--varpulis.nats.tls.ca-file=FILE] ... (or the "
+                        + "VARPULIS_NATS_* environment variables): checks the server and credentials for the "
+                        + "jetstream substrate, creating the three streams when absent");
+                return arg.equals("--help") ? 0 : 2;
+            }
+        }
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
         NatsProperties properties = new Binder(ConfigurationPropertySources.get(environment))
@@ -68,8 +78,10 @@ public final class SmokeTest {
             connection = NatsConnectionFactory.connect(
                     NatsConnectionFactory.options(properties, "varpulis-smoke-test", events), properties.getUrl(),
                     properties.getStartupRetryTimeout(), events);
-            pass("connected to %s (server %s %s), authentication and TLS accepted", connection.getConnectedUrl(),
-                    connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion());
+            pass("connected to %s (server %s %s; TLS %s, authentication %s)", connection.getConnectedUrl(),
+                    connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion(),
+                    connection.getOptions().getSslContext() != null ? "on" : "off",
+                    connection.getServerInfo().isAuthRequired() ? "accepted" : "not required by the server");
         } catch (RuntimeException e) {
             fail("cannot connect: %s", e.getMessage());
             return summary();

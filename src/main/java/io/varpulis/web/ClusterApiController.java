@@ -159,9 +159,23 @@ public class ClusterApiController {
         return body;
     }
 
-    @ExceptionHandler({IllegalArgumentException.class, HttpMessageNotReadableException.class})
-    ResponseEntity<ApiError> badRequest(Exception e) {
+    @ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<ApiError> badRequest(IllegalArgumentException e) {
         return ResponseEntity.badRequest().body(new ApiError(e.getMessage()));
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<ApiError> unreadable(HttpMessageNotReadableException e) {
+        Throwable cause = e.getMostSpecificCause();
+        String detail = cause == e || cause.getMessage() == null ? "the body is missing" : cause.getMessage();
+        return ResponseEntity.badRequest().body(new ApiError("the request body is not the expected JSON: "
+                + detail.lines().findFirst().orElse(detail)));
+    }
+
+    @ExceptionHandler(org.springframework.web.HttpMediaTypeNotSupportedException.class)
+    ResponseEntity<ApiError> unsupportedMediaType(Exception e) {
+        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
+                .body(new ApiError("send JSON with Content-Type: application/json"));
     }
 
     @ExceptionHandler(IllegalStateException.class)
@@ -173,7 +187,8 @@ public class ClusterApiController {
             java.util.concurrent.TimeoutException.class})
     ResponseEntity<ApiError> unavailable(Exception e) {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .body(new ApiError("the substrate did not confirm: " + e.getMessage()));
+                .body(new ApiError("the substrate did not confirm the injection (" + e.getMessage() + "); it may "
+                        + "still be stored once NATS is back: retry with the same ?id= so that it is stored once"));
     }
 
     private ResponseEntity<ApiError> notFound(String id) {

@@ -59,7 +59,7 @@ class ClusterStateTest {
     }
 
     private static Registration.Request request(String workerId) {
-        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32));
+        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32), "jetstream");
     }
 
     private static final class MutableClock extends Clock {
