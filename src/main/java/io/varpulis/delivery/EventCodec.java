@@ -3,6 +3,8 @@ package io.varpulis.delivery;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -16,6 +18,9 @@ import java.io.IOException;
 public class EventCodec {
 
     private final ObjectMapper mapper;
+    // Resolved once: mapper.readValue(data, Event.class) looks the type and its deserializer up on every call.
+    private final ObjectReader reader;
+    private final ObjectWriter writer;
 
     /** Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored (newer publishers). */
     public EventCodec() {
@@ -32,6 +37,8 @@ public class EventCodec {
      */
     public EventCodec(ObjectMapper mapper) {
         this.mapper = mapper;
+        this.reader = mapper.readerFor(Event.class);
+        this.writer = mapper.writerFor(Event.class);
     }
 
     /**
@@ -42,7 +49,7 @@ public class EventCodec {
      */
     public Event decode(byte[] data) {
         try {
-            Event event = mapper.readValue(data, Event.class);
+            Event event = reader.readValue(data);
             if (event == null) {
                 throw new UndecodableEventException("the payload is JSON null, not an event", null);
             }
@@ -59,7 +66,7 @@ public class EventCodec {
      */
     public byte[] encode(Event event) {
         try {
-            return mapper.writeValueAsBytes(event);
+            return writer.writeValueAsBytes(event);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
                     + e.getOriginalMessage(), e);

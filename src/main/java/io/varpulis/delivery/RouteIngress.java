@@ -145,7 +145,7 @@ public class RouteIngress implements DeliveryHandler {
         }
         return confirmed.handle((ok, error) -> error).thenCompose(error -> {
             if (error != null) {
-                // Off the thread that completed the PubAck (jnats' reply dispatcher or the JDK's timeout thread): a
+                // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline sweeper): a
                 // park publishes and may wait for a window slot, which only that thread could free.
                 return CompletableFuture.supplyAsync(() -> failed(delivery, error), SETTLE)
                         .thenCompose(settled -> settled);

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.varpulis.delivery.ParkReason;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The substrate's Micrometer meters (SPEC section 7b), with tags bounded by the topology (pipeline, unit and edge
@@ -20,6 +22,12 @@ import java.time.Duration;
 public class SubstrateMetrics {
 
     private final MeterRegistry registry;
+    // Meters of the per-event paths, looked up once per tag value: registering builds and hashes a meter id, which
+    // cost about 1 us per routed event (issue 7's benchmark). Tag values are bounded by the topology.
+    private final Map<String, Counter> published = new ConcurrentHashMap<>();
+    private final Map<String, Counter> applied = new ConcurrentHashMap<>();
+    private final Map<String, Timer> applyTimers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> redelivered = new ConcurrentHashMap<>();
 
     /**
      * @param registry where the meters are registered
@@ -41,7 +49,7 @@ public class SubstrateMetrics {
      * @param edge the route edge, {@code {group}.{from}.{to}}
      */
     public void published(String edge) {
-        registry.counter("varpulis.events.published", "edge", edge).increment();
+        published.computeIfAbsent(edge, e -> registry.counter("varpulis.events.published", "edge", e)).increment();
     }
 
     /**
@@ -51,9 +59,11 @@ public class SubstrateMetrics {
      * @param duration how long the apply and the confirmation of its outputs took
      */
     public void applied(String pipeline, Duration duration) {
-        registry.counter("varpulis.events.applied", "pipeline", pipeline).increment();
-        Timer.builder("varpulis.events.apply").description("apply of one event, outputs confirmed")
-                .tag("pipeline", pipeline).register(registry).record(duration);
+        applied.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.applied", "pipeline", p))
+                .increment();
+        applyTimers.computeIfAbsent(pipeline, p -> Timer.builder("varpulis.events.apply")
+                .description("apply of one event, outputs confirmed").tag("pipeline", p).register(registry))
+                .record(duration);
     }
 
     /**
@@ -62,7 +72,8 @@ public class SubstrateMetrics {
      * @param pipeline the pipeline
      */
     public void redelivered(String pipeline) {
-        registry.counter("varpulis.events.redelivered", "pipeline", pipeline).increment();
+        redelivered.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.redelivered", "pipeline", p))
+                .increment();
     }
 
     /**

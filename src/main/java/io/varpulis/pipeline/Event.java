@@ -2,6 +2,7 @@ package io.varpulis.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import java.time.Instant;
 import java.util.Collections;
@@ -21,7 +22,7 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Event(
         @JsonProperty("event_type") String eventType,
-        @JsonProperty("timestamp") Instant timestamp,
+        @JsonProperty("timestamp") @JsonDeserialize(using = EventTimestampDeserializer.class) Instant timestamp,
         @JsonProperty("fields") Map<String, Object> fields) {
 
     /**

@@ -48,6 +48,7 @@ final class JetStreamTransport implements ClusterTransport {
     private final JetStreamAdmin admin;
     private final TransportSettings settings;
     private final Semaphore window;
+    private final PubAckDeadlines deadlines;
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
     JetStreamTransport(Connection connection, JetStreamAdmin admin, TransportSettings settings) {
@@ -60,6 +61,7 @@ final class JetStreamTransport implements ClusterTransport {
         } catch (IOException e) {
             throw new IllegalStateException("cannot open the JetStream context: " + e.getMessage(), e);
         }
+        this.deadlines = new PubAckDeadlines(settings.publishTimeout());
     }
 
     @Override
@@ -88,7 +90,7 @@ final class JetStreamTransport implements ClusterTransport {
             window.release();
             return CompletableFuture.failedFuture(new PublishException(subject, e.getMessage(), e));
         }
-        return ack.orTimeout(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        return deadlines.watch(ack)
                 .handle((pa, error) -> {
                     window.release();
                     if (error != null) {
@@ -151,6 +153,7 @@ final class JetStreamTransport implements ClusterTransport {
     @Override
     public void close() {
         consumptions.forEach(Consumption::close);
+        deadlines.close();
     }
 
     private static void stop(MessageConsumer messages, String durable) {

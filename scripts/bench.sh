@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Reproduces every figure of BENCHMARKS.md (issue 7) and prints the tables; they are also written to
+# target/bench/results.md, with the logs of the nodes and of JMH next to them.
+#
+#   scripts/bench.sh                                    # everything, about 15 minutes on 2 cores
+#   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
+#
+# Scenarios: throughput, latency, memory, startup, micro (default: all). Options: --events --warmup --rounds
+# --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH. BENCH_JAVA_OPTS adds flags to the harness
+# JVM (e.g. -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
+#
+# The harness starts its own nats-server (PATH, /usr/sbin, ... or Docker, as the tests do) on a free 127.0.0.1 port
+# with a JetStream store in a temp dir, and deletes it at the end; it never uses a server on 4222. Benchmark classes
+# are not tests: ./mvnw verify does not run them. The Maven profile "bench" adds JMH for the micro scenario.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The node jar (memory and start-up scenarios) and the test classes, JMH included.
+if ! ./mvnw -q -B -Pbench -DskipTests package >target-bench-package.log 2>&1; then
+  echo "bench: './mvnw -Pbench package' failed (see target-bench-package.log); the node scenarios will be pending" >&2
+  ./mvnw -q -B -Pbench test-compile
+else
+  rm -f target-bench-package.log
+fi
+./mvnw -q -B -Pbench dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile=target/bench-classpath.txt
+
+exec java ${BENCH_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/bench-classpath.txt)" \
+  io.varpulis.bench.BenchMain "$@"

@@ -1,0 +1,206 @@
+package io.varpulis.bench;
+
+import io.varpulis.delivery.DurableNames;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.transport.Substrate;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Issue 7's benchmarks, end to end against a real nats-server that this harness starts on a free 127.0.0.1 port with
+ * a JetStream file store in a temp dir, and deletes afterwards. Run it with {@code scripts/bench.sh [--name=value...]}
+ * (see {@link BenchOptions}); it prints Markdown tables for BENCHMARKS.md and writes them to
+ * {@code target/bench/results.md}.
+ * <ol>
+ * <li>warm-up: each client five times, unreported;</li>
+ * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run, alternating
+ * which goes first, for {@code --rounds} rounds;</li>
+ * <li>latency: product and raw at the paced rate;</li>
+ * <li>memory: a worker node started from the jar, under the paced load;</li>
+ * <li>startup: a worker node started from the jar, to readiness UP;</li>
+ * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
+ * </ol>
+ * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify} does not run it.
+ */
+public final class BenchMain {
+
+    private static final Path OUT = Path.of("target", "bench");
+    private static final int WARM_UP_RUNS = 5;
+
+    private final BenchOptions options;
+    private final Broker broker;
+    private int edges;
+
+    private BenchMain(BenchOptions options, Broker broker) {
+        this.options = options;
+        this.broker = broker;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Logging.warnAndAbove();
+        BenchOptions options = BenchOptions.parse(args);
+        try (Broker broker = new Broker()) {
+            // Interrupted (Ctrl-C): still stop the server and delete its store.
+            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "bench-broker-close"));
+            Machine machine = Machine.describe(broker);
+            System.out.println("machine: " + machine.line());
+            Report report = new BenchMain(options, broker).run(machine);
+            Files.createDirectories(OUT);
+            Files.writeString(OUT.resolve("results.md"), report.text());
+            System.out.println();
+            System.out.println(report.text());
+            System.out.println("(also written to " + OUT.resolve("results.md") + ")");
+        }
+        System.exit(0);
+    }
+
+    private Report run(Machine machine) throws Exception {
+        Report report = new Report(machine);
+        if (options.runs("throughput") || options.runs("latency")) {
+            for (Substrate substrate : options.substrates()) {
+                warmUp(substrate);
+            }
+        }
+        if (options.runs("throughput")) {
+            for (Substrate substrate : options.substrates()) {
+                throughput(substrate, report);
+            }
+        }
+        if (options.runs("latency")) {
+            latency(report);
+        }
+        if (options.runs("memory")) {
+            memory(report);
+        }
+        if (options.runs("startup")) {
+            startup(report);
+        }
+        if (options.runs("micro")) {
+            report.micro(MicroRun.run(OUT), command("micro"));
+        }
+        return report;
+    }
+
+    /**
+     * Runs each client {@value #WARM_UP_RUNS} times, unreported: on 2 cores the JIT needs several hundred thousand
+     * events before the product's path (Jackson, the ingress, the futures) is compiled, and the first runs are up to
+     * three times slower than the later ones.
+     */
+    private void warmUp(Substrate substrate) throws Exception {
+        byte[][] warmup = Payloads.events(options.warmup());
+        for (int run = 1; run <= WARM_UP_RUNS; run++) {
+            for (boolean product : new boolean[] {true, false}) {
+                progress("warm-up " + run + " " + substrate.name().toLowerCase(), once(client(substrate, product),
+                        warmup, false));
+            }
+        }
+    }
+
+    private void throughput(Substrate substrate, Report report) throws Exception {
+        String name = substrate.name().toLowerCase();
+        byte[][] payloads = Payloads.events(options.events());
+        List<ThroughputRun.Result[]> rounds = new ArrayList<>();
+        for (int round = 0; round < options.rounds(); round++) {
+            boolean productFirst = round % 2 == 0;
+            ThroughputRun.Result first = once(client(substrate, productFirst), payloads, true);
+            progress("round " + (round + 1) + " " + name, first);
+            ThroughputRun.Result second = once(client(substrate, !productFirst), payloads, true);
+            progress("round " + (round + 1) + " " + name, second);
+            rounds.add(new ThroughputRun.Result[] {first, second});
+        }
+        report.throughput(name, options.events(), rounds, command("throughput") + " --events=" + options.events()
+                + " --rounds=" + options.rounds());
+    }
+
+    private ThroughputRun.Result once(HopClient client, byte[][] payloads, boolean quiet) throws Exception {
+        RouteEdge edge = nextEdge();
+        try {
+            return ThroughputRun.run(broker, client, edge, payloads, quiet);
+        } finally {
+            client.close();
+            cleanUp(client.substrate(), edge);
+        }
+    }
+
+    private void latency(Report report) throws Exception {
+        List<LatencyRun.Result> results = new ArrayList<>();
+        for (int run = 0; run < options.substrates().size() * 2; run++) {
+            HopClient client = client(options.substrates().get(run / 2), run % 2 == 0);
+            RouteEdge edge = nextEdge();
+            try {
+                LatencyRun.Result result = LatencyRun.run(client, edge, options.rate(), options.seconds());
+                System.out.printf("latency %s %s: p99 %.2f ms%n", result.client(), result.substrate(),
+                        result.apply().getValueAtPercentile(99) / 1000.0);
+                results.add(result);
+            } finally {
+                client.close();
+                cleanUp(client.substrate(), edge);
+            }
+        }
+        report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds());
+    }
+
+    private void memory(Report report) throws Exception {
+        String command = command("memory") + " --rate=" + options.rate() + " --seconds=" + options.seconds();
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        if (jar.isEmpty()) {
+            report.memoryPending(whyNot.toString(), command);
+            return;
+        }
+        List<MemoryRun.Result> results = new ArrayList<>();
+        int group = 0;
+        for (MemoryRun.JvmConfiguration configuration : MemoryRun.CONFIGURATIONS) {
+            MemoryRun.Result result = MemoryRun.run(broker, jar.get(), configuration, "mem" + ++group,
+                    options.rate(), options.seconds(), OUT);
+            System.out.printf("memory %s: peak RSS %d MiB, heap after GC %.1f MiB%n", result.label(),
+                    result.peakKb() / 1024, result.heapAfterGc() / 1048576.0);
+            results.add(result);
+        }
+        report.memory(results, command);
+    }
+
+    private void startup(Report report) throws Exception {
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        StartupRun.Result result = jar.isEmpty() ? StartupRun.Result.pending(whyNot.toString())
+                : StartupRun.run(broker, jar.get(), MemoryRun.CONFIGURATIONS.get(0).flags(), options.rounds(), OUT);
+        report.startup(result, command("startup") + " --rounds=" + options.rounds());
+    }
+
+    private HopClient client(Substrate substrate, boolean product) throws Exception {
+        if (product) {
+            return new ProductHopClient(broker.url(), substrate);
+        }
+        return substrate == Substrate.JETSTREAM ? new RawJetStreamHopClient(broker.url(), options.rawBatch())
+                : new RawCoreHopClient(broker.url());
+    }
+
+    /** A fresh edge per run, so each run has its own durable consumer. */
+    private RouteEdge nextEdge() {
+        return new RouteEdge("bench", "_external", "p" + ++edges);
+    }
+
+    private void cleanUp(Substrate substrate, RouteEdge edge) throws Exception {
+        if (substrate == Substrate.JETSTREAM) {
+            broker.deleteConsumer(DurableNames.routeConsumer(edge.to(), edge.subject()));
+        }
+        broker.purgeRouting();
+    }
+
+    private static void progress(String what, ThroughputRun.Result result) {
+        System.out.printf("%s %s: %,.0f events/s (last PubAck %.2f s, total %.2f s; CPU/event %.0f us JVM + %.0f us "
+                        + "server; other processes %.0f%% before, %.0f%% during)%s%n", what, result.client(),
+                result.eventsPerSecond(), result.publishSeconds(), result.totalSeconds(), result.jvmMicros(),
+                result.serverMicros(), result.foreignBefore(), result.foreignDuring(),
+                result.clean() ? "" : " INCOMPLETE: " + result);
+    }
+
+    private static String command(String scenario) {
+        return "scripts/bench.sh --scenarios=" + scenario;
+    }
+}

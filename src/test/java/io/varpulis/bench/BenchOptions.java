@@ -1,0 +1,76 @@
+package io.varpulis.bench;
+
+import io.varpulis.transport.Substrate;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The harness's command line, {@code --name=value}. Defaults are issue 7's figures.
+ *
+ * @param events    events per throughput run
+ * @param warmup    events per warm-up run (five per client and substrate, not reported)
+ * @param rounds    throughput rounds; the order product/raw alternates between rounds, the median is reported
+ * @param rate      paced rate of the latency and memory scenarios, events/s
+ * @param seconds   duration of a paced run
+ * @param rawBatch  the raw baseline's pull batch size (jnats' default is 500; the product's default is 256)
+ * @param scenarios which scenarios to run: throughput, latency, memory, startup, micro (JMH)
+ * @param substrates the substrates of the throughput and latency scenarios: jetstream, core
+ * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
+ */
+record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
+                    List<Substrate> substrates, String jar) {
+
+    static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "micro");
+
+    static BenchOptions parse(String[] args) {
+        Map<String, String> values = new HashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("--") || !arg.contains("=")) {
+                throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
+                        + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
+                        + "substrates (jetstream,core), jar");
+            }
+            values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+        }
+        Set<String> scenarios = Set.copyOf(Arrays.asList(values.getOrDefault("scenarios", String.join(",", ALL))
+                .split(",")));
+        if (!ALL.containsAll(scenarios)) {
+            throw new IllegalArgumentException("unknown scenario in " + scenarios + "; known: " + ALL);
+        }
+        BenchOptions options = new BenchOptions(number(values, "events", 100_000), number(values, "warmup", 100_000),
+                number(values, "rounds", 5), number(values, "rate", 2_000), number(values, "seconds", 15),
+                number(values, "raw-batch", 500), scenarios,
+                Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
+                        .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""));
+        values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
+                "substrates", "jar"));
+        if (!values.isEmpty()) {
+            throw new IllegalArgumentException("unknown option(s) " + values.keySet());
+        }
+        return options;
+    }
+
+    boolean runs(String scenario) {
+        return scenarios.contains(scenario);
+    }
+
+    private static int number(Map<String, String> values, String name, int fallback) {
+        String value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value.replace("_", ""));
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be a positive integer, got '" + value + "'");
+        }
+    }
+}

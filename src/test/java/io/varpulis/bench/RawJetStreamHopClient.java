@@ -1,0 +1,95 @@
+package io.varpulis.bench;
+
+import io.nats.client.ConsumeOptions;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.MessageConsumer;
+import io.nats.client.api.PublishAck;
+import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.transport.Substrate;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntConsumer;
+
+/**
+ * The hand-written raw jnats baseline on JetStream, doing what the product does with nothing around it:
+ * {@code publishAsync} with a window of {@value #WINDOW} outstanding PubAcks (the oldest is awaited when it is full,
+ * as in jnats' examples), and a durable pull consumer (the same configuration as the product's) read with
+ * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It does not decode the JSON.
+ */
+final class RawJetStreamHopClient implements HopClient {
+
+    /** Outstanding PubAcks, the figure of issue 7's reference measurement. */
+    static final int WINDOW = 1000;
+
+    private final Connection publisher;
+    private final Connection worker;
+    private final JetStream jetStream;
+    private final int batchSize;
+    private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
+    private MessageConsumer messages;
+
+    /**
+     * @param batchSize messages per pull; jnats' default ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500
+     */
+    RawJetStreamHopClient(String url, int batchSize) throws Exception {
+        this.publisher = Broker.connect(url);
+        this.worker = Broker.connect(url);
+        this.jetStream = publisher.jetStream();
+        this.batchSize = batchSize;
+    }
+
+    @Override
+    public String name() {
+        return "raw jnats";
+    }
+
+    @Override
+    public Substrate substrate() {
+        return Substrate.JETSTREAM;
+    }
+
+    @Override
+    public void consume(RouteEdge edge, IntConsumer applied) {
+        ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+                new NatsProperties.Consumer());
+        try {
+            worker.jetStreamManagement().addOrUpdateConsumer(consumer.stream(), consumer.configuration());
+            messages = worker.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())
+                    .consume(ConsumeOptions.builder().batchSize(batchSize).build(), msg -> {
+                        msg.ack();
+                        applied.accept(Payloads.seq(msg.getData()));
+                    });
+        } catch (Exception e) {
+            throw new IllegalStateException("raw consumer " + consumer.durable() + ": " + e, e);
+        }
+    }
+
+    @Override
+    public void publish(String subject, byte[] payload, Confirmation confirmed) {
+        if (window.size() == WINDOW) {
+            try {
+                window.poll().join();
+            } catch (CompletionException counted) {
+                // Counted by its own confirmation below; the window only needs the slot back.
+            }
+        }
+        CompletableFuture<PublishAck> ack = jetStream.publishAsync(subject, payload);
+        ack.whenComplete((pa, error) -> confirmed.done(error));
+        window.add(ack);
+    }
+
+    @Override
+    public void close() {
+        if (messages != null) {
+            Closing.quietly(messages);
+        }
+        Closing.quietly(worker);
+        Closing.quietly(publisher);
+    }
+}

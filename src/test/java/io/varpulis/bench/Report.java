@@ -1,0 +1,182 @@
+package io.varpulis.bench;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The results as Markdown tables, ready for BENCHMARKS.md, each with its machine line and command. */
+final class Report {
+
+    private final Machine machine;
+    private final StringBuilder text = new StringBuilder();
+
+    Report(Machine machine) {
+        this.machine = machine;
+    }
+
+    void throughput(String substrate, int events, List<ThroughputRun.Result[]> rounds, String command) {
+        heading("Routed hop on " + substrate + ": " + events + " events of " + Payloads.SIZE + " bytes", command);
+        line("| round | first | product events/s | raw jnats events/s | product/raw | product CPU us/event "
+                + "(JVM + server) | raw CPU us/event (JVM + server) | other processes' CPU % (product / raw) |");
+        line("|---|---|---:|---:|---:|---:|---:|---:|");
+        List<Double> product = new ArrayList<>();
+        List<Double> raw = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < rounds.size(); i++) {
+            ThroughputRun.Result[] pair = rounds.get(i);
+            ThroughputRun.Result p = pair[0].client().equals("product") ? pair[0] : pair[1];
+            ThroughputRun.Result r = p == pair[0] ? pair[1] : pair[0];
+            product.add(p.eventsPerSecond());
+            raw.add(r.eventsPerSecond());
+            ratios.add(p.eventsPerSecond() / r.eventsPerSecond());
+            line("| " + (i + 1) + " | " + pair[0].client() + " | " + rate(p.eventsPerSecond()) + " | "
+                    + rate(r.eventsPerSecond()) + " | " + fixed(p.eventsPerSecond() / r.eventsPerSecond(), 2) + " | "
+                    + cpu(p) + " | " + cpu(r) + " | " + fixed(p.foreignDuring(), 0) + " / "
+                    + fixed(r.foreignDuring(), 0) + " |");
+            for (ThroughputRun.Result result : pair) {
+                if (!result.clean()) {
+                    problems.add("round " + (i + 1) + " " + result.client() + ": " + result.failed()
+                            + " publishes not confirmed, " + result.missing() + " events not applied, "
+                            + result.duplicates() + " applied twice, server saw every ack: " + result.settled());
+                }
+            }
+        }
+        line("| **median** | | **" + rate(median(product)) + "** | **" + rate(median(raw)) + "** | **"
+                + fixed(median(ratios), 2) + "** | | | |");
+        line("");
+        line(problems.isEmpty() ? "Every run: every publish confirmed, every event applied exactly once"
+                + (substrate.equals("jetstream") ? ", and the consumer left with 0 pending and 0 ack pending." : ".")
+                : "Problems: " + String.join("; ", problems));
+        line("");
+    }
+
+    void latency(List<LatencyRun.Result> results, String command) {
+        LatencyRun.Result first = results.get(0);
+        heading("Latency at " + first.rate() + " events/s for " + first.seconds() + " s (" + first.events()
+                + " events), due publish time to end of apply", command);
+        line("| client | substrate | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | PubAck p50 (ms) "
+                + "| PubAck p99 (ms) | not applied | other processes' CPU % |");
+        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (LatencyRun.Result r : results) {
+            Histogram h = r.apply();
+            line("| " + r.client() + " | " + r.substrate() + " | " + ms(h.getValueAtPercentile(50)) + " | "
+                    + ms(h.getValueAtPercentile(90)) + " | " + ms(h.getValueAtPercentile(99)) + " | "
+                    + ms(h.getValueAtPercentile(99.9)) + " | " + ms(h.getMaxValue()) + " | "
+                    + ms(r.pubAck().getValueAtPercentile(50)) + " | " + ms(r.pubAck().getValueAtPercentile(99))
+                    + " | " + r.missing() + (r.failed() > 0 ? " (" + r.failed() + " publishes failed)" : "") + " | "
+                    + fixed(r.foreign(), 0) + " |");
+        }
+        line("");
+    }
+
+    void memory(List<MemoryRun.Result> results, String command) {
+        MemoryRun.Result first = results.get(0);
+        heading("Worker node memory at " + first.rate() + " events/s for " + first.seconds() + " s (JetStream)",
+                command);
+        line("| worker JVM | RSS idle (MiB) | RSS peak under load (MiB) | VmHWM (MiB) | RSS after load + GC (MiB) "
+                + "| heap after GC (MiB) | heap committed (MiB) | events applied "
+                + "| backlog drained after the last publish (ms) |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (MemoryRun.Result r : results) {
+            line("| " + r.label() + (r.flags().isEmpty() ? "" : " `" + r.flags() + "`") + " | " + mib(r.idleKb())
+                    + " | " + mib(r.peakKb()) + " | " + mib(r.hwmKb()) + " | " + mib(r.afterKb()) + " | "
+                    + fixed(r.heapAfterGc() / 1048576.0, 1) + " | " + fixed(r.heapCommitted() / 1048576.0, 1)
+                    + " | " + r.appliedEvents() + " | " + r.drainedMillis() + " |");
+        }
+        line("");
+    }
+
+    void memoryPending(String why, String command) {
+        heading("Worker node memory", command);
+        line("| worker JVM | RSS under load |");
+        line("|---|---|");
+        line("| **pending**: " + why + " | - |");
+        line("");
+    }
+
+    void startup(StartupRun.Result result, String command) {
+        heading("Worker start-up: process start to readiness UP", command);
+        if (result.pending() != null) {
+            line("| start to readiness UP | RSS when ready |");
+            line("|---|---|");
+            line("| **pending**: " + result.pending() + " | - |");
+            line("");
+            return;
+        }
+        line("Worker JVM flags: `" + result.flags() + "`; a coordinator already running; JetStream.");
+        line("");
+        line("| round | start to readiness UP (s) | RSS when ready (MiB) | other processes' CPU % |");
+        line("|---|---:|---:|---:|");
+        for (int i = 0; i < result.seconds().size(); i++) {
+            line("| " + (i + 1) + " | " + fixed(result.seconds().get(i), 2) + " | " + mib(result.rssKb().get(i))
+                    + " | " + fixed(result.foreign().get(i), 0) + " |");
+        }
+        line("| **median** | **" + fixed(median(result.seconds()), 2) + "** | | |");
+        line("");
+    }
+
+    void micro(List<MicroRun.Result> results, String command) {
+        heading("Micro-benchmarks (JMH): CPU per event, one thread, no network", command);
+        if (results.isEmpty()) {
+            line("| benchmark | score |");
+            line("|---|---|");
+            line("| **pending**: JMH is not on the classpath. The Maven profile `bench` of pom.xml adds it, and "
+                    + "scripts/bench.sh activates that profile | - |");
+            line("");
+            return;
+        }
+        line("| benchmark | mean | 99.9 % error | unit |");
+        line("|---|---:|---:|---|");
+        for (MicroRun.Result r : results) {
+            line("| " + r.benchmark() + " | " + fixed(r.score(), 0) + " | " + fixed(r.error(), 0) + " | " + r.unit()
+                    + " |");
+        }
+        line("");
+    }
+
+    String text() {
+        return text.toString();
+    }
+
+    private void heading(String title, String command) {
+        line("### " + title);
+        line("");
+        line("Machine: " + machine.line() + ".  ");
+        line("Command: `" + command + "`");
+        line("");
+    }
+
+    private void line(String s) {
+        text.append(s).append('\n');
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static String rate(double eventsPerSecond) {
+        return Double.isNaN(eventsPerSecond) ? "incomplete" : String.format(Locale.ROOT, "%,.0f", eventsPerSecond);
+    }
+
+    private static String cpu(ThroughputRun.Result r) {
+        return fixed(r.jvmMicros() + r.serverMicros(), 0) + " (" + fixed(r.jvmMicros(), 0) + " + "
+                + fixed(r.serverMicros(), 0) + ")";
+    }
+
+    private static String fixed(double value, int decimals) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static String ms(long micros) {
+        return String.format(Locale.ROOT, "%.2f", micros / 1000.0);
+    }
+
+    private static String mib(long kb) {
+        return kb < 0 ? "-" : String.valueOf(Math.round(kb / 1024.0));
+    }
+}
