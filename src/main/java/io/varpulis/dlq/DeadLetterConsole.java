@@ -58,7 +58,6 @@ public class DeadLetterConsole {
     private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
     private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
 
-
     /**
      * Largest backward step of a list walk. The walk reads forward inside each step, so a step bounds the events
      * read beyond the page; doubling up to it finds a unit with few events among 100 000 in about 100 requests.

@@ -20,7 +20,8 @@ final class ConfiguredStreams {
         }
         if (spec.getSubjects() == null || spec.getSubjects().isEmpty()) {
             throw new InvalidConfigurationPropertyValueException(prefix + ".subjects", null,
-                    "Stream " + name + " needs at least one subject, for example " + name.toLowerCase(java.util.Locale.ROOT) + ".>");
+                    "Stream " + name + " needs at least one subject, for example "
+                            + name.toLowerCase(java.util.Locale.ROOT) + ".>");
         }
         return VarpulisJetStream.fromSpec(name, spec, defaultReplicas);
     }

@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists. Details: {@code streams} (per stream:
+ * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists.
+ * Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
  * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), and {@code dlqDepth}
  * (messages parked in {@code VARPULIS_DLQ}).

@@ -187,7 +187,8 @@ public final class NatsConnectionFactory {
 
     private static SSLContext sslContext(NatsProperties p, String[] servers) {
         NatsProperties.Tls tls = p.getTls();
-        boolean tlsUrl = Arrays.stream(servers).anyMatch(s -> s.toLowerCase(java.util.Locale.ROOT).startsWith("tls://"));
+        boolean tlsUrl = Arrays.stream(servers)
+                .anyMatch(s -> s.toLowerCase(java.util.Locale.ROOT).startsWith("tls://"));
         boolean files = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
         if (!tlsUrl && !files && !tls.isEnabled()) {
             return null;
