@@ -14,6 +14,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.DaemonThreads;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Subjects;
 import org.slf4j.Logger;
@@ -113,7 +114,7 @@ public class CoordinatorNode implements SmartLifecycle {
         // run are adopted from their heartbeats first instead of being moved.
         placementFrom = Instant.now().plus(cluster.getHeartbeatTimeout());
         scheduler = Executors.newSingleThreadScheduledExecutor(
-                NodeThreads.daemon("varpulis-coordinator-" + coordinatorId));
+                DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
         registrations = connection.createDispatcher(this::onRegistration);
         registrations.subscribe(Subjects.REGISTER);
         heartbeatConsumption = heartbeats.start(transport, consumerSettings);
@@ -147,7 +148,7 @@ public class CoordinatorNode implements SmartLifecycle {
      */
     @Override
     public int getPhase() {
-        return NodeThreads.PHASE;
+        return NodeLifecycle.PHASE;
     }
 
     /**

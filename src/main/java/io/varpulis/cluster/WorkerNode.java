@@ -10,6 +10,7 @@ import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineHost;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.DaemonThreads;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.Subjects;
@@ -78,7 +79,7 @@ public class WorkerNode implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        scheduler = Executors.newSingleThreadScheduledExecutor(NodeThreads.daemon("varpulis-worker-" + workerId));
+        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-worker-" + workerId));
         commands = connection.createDispatcher(this::onCommand);
         commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
         running = true;
@@ -116,7 +117,7 @@ public class WorkerNode implements SmartLifecycle {
      */
     @Override
     public int getPhase() {
-        return NodeThreads.PHASE;
+        return NodeLifecycle.PHASE;
     }
 
     /**
@@ -146,7 +147,7 @@ public class WorkerNode implements SmartLifecycle {
     private void registerInBackground() {
         registered.set(false);
         if (registering.compareAndSet(false, true)) {
-            NodeThreads.daemon("varpulis-register-" + workerId).newThread(this::registrationLoop).start();
+            DaemonThreads.named("varpulis-register-" + workerId).newThread(this::registrationLoop).start();
         }
     }
 

@@ -9,19 +9,18 @@ import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.UnprocessableEventException;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.DaemonThreads;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -53,7 +52,7 @@ public class RouteIngress implements DeliveryHandler {
     private final AtomicInteger inFlight = new AtomicInteger();
 
     /** Runs nak and park after an output was not confirmed; rare, so threads are made on demand. */
-    private static final Executor SETTLE = Executors.newCachedThreadPool(settleThreads());
+    private static final Executor SETTLE = Executors.newCachedThreadPool(DaemonThreads.named("varpulis-settle"));
 
     /**
      * @param edge      the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
@@ -164,12 +163,6 @@ public class RouteIngress implements DeliveryHandler {
                 error.toString(), nakDelay.toMillis());
         delivery.nak(nakDelay);
         return CompletableFuture.completedFuture(null);
-    }
-
-    private static ThreadFactory settleThreads() {
-        CustomizableThreadFactory threads = new CustomizableThreadFactory("varpulis-settle-");
-        threads.setDaemon(true);
-        return threads;
     }
 
     private ProcessingContext context(Delivery delivery) {

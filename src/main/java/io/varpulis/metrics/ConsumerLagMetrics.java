@@ -7,6 +7,7 @@ import io.nats.client.api.StreamInfo;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.transport.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,11 +45,7 @@ public class ConsumerLagMetrics implements AutoCloseable {
     public ConsumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry, Duration interval) {
         this.admin = admin;
         this.registry = registry;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "varpulis-lag-metrics");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-lag-metrics"));
         scheduler.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 

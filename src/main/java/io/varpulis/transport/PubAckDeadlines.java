@@ -30,11 +30,7 @@ final class PubAckDeadlines implements AutoCloseable {
      */
     PubAckDeadlines(Duration timeout) {
         this.timeoutNanos = timeout.toNanos();
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "varpulis-puback-deadlines");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-puback-deadlines"));
         long every = Math.max(1, Math.min(MAX_SWEEP_MILLIS, timeout.toMillis() / 10));
         sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
     }
