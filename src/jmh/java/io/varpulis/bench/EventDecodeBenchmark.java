@@ -1,8 +1,8 @@
 package io.varpulis.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.varpulis.delivery.EventCodec;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventCodec;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -3,13 +3,13 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.PurgeOptions;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.PipelineGroupSpec;
-import io.varpulis.transport.Subjects;
+import io.varpulis.pipeline.RouteEdge;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

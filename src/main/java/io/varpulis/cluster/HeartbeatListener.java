@@ -6,11 +6,11 @@ import io.varpulis.delivery.ParkReason;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Subjects;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryHandler;
-import io.varpulis.transport.Subjects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package io.varpulis.cluster;
 
-import io.varpulis.transport.Subjects;
-import io.varpulis.transport.Substrate;
+import io.varpulis.nats.Subjects;
+import io.varpulis.nats.Substrate;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
@@ -26,6 +26,15 @@ public final class NodeIdentity {
                             + "VARPULIS_WORKER_ID to, for example, worker-1.");
         }
         return id;
+    }
+
+    /**
+     * @param cluster    the settings
+     * @param serverPort the node's HTTP port, as configured
+     * @return the address a worker announces: {@code varpulis.cluster.address}, or {@code {host name}:{port}}
+     */
+    public static String address(ClusterProperties cluster, String serverPort) {
+        return cluster.getAddress() != null ? cluster.getAddress() : WorkerIds.fromHostName() + ":" + serverPort;
     }
 
     /**

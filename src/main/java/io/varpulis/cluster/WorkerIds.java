@@ -1,6 +1,6 @@
 package io.varpulis.cluster;
 
-import io.varpulis.transport.Subjects;
+import io.varpulis.nats.Subjects;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

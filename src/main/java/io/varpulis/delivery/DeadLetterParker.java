@@ -2,18 +2,19 @@ package io.varpulis.delivery;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Substrate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -74,7 +75,7 @@ public class DeadLetterParker {
                             + "it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}",
                     delivery.subject(), reason.tag(), envelope.lastError(), json(envelope));
             delivery.ack();
-            metrics.parked(unit, reason);
+            metrics.parked(unit, reason.tag());
             return CompletableFuture.completedFuture(null);
         }
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence();
@@ -87,7 +88,7 @@ public class DeadLetterParker {
         return transport.publish(message).handle((receipt, publishError) -> {
             if (publishError == null) {
                 delivery.ack();
-                metrics.parked(unit, reason);
+                metrics.parked(unit, reason.tag());
                 log.warn("parked {} in {} at DLQ sequence {} ({}: {})", delivery, message.subject(),
                         receipt.sequence(), reason.tag(), envelope.lastError());
                 return CompletableFuture.<Void>completedFuture(null);

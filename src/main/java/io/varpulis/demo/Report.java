@@ -1,6 +1,6 @@
 package io.varpulis.demo;
 
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.pipeline.RouteEdge;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.varpulis.dlq;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,7 +14,7 @@ import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.StreamState;
 import io.nats.client.api.Subject;
 import io.varpulis.delivery.DeathEnvelope;
-import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.transport.ClusterTransport;
@@ -29,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +57,8 @@ public class DeadLetterConsole {
     static final String ALL_SUBJECTS = DurableNames.DLQ_ROOT + ".>";
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterConsole.class);
+    private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {
+    };
     private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
     private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
 
@@ -344,7 +348,8 @@ public class DeadLetterConsole {
         try {
             JsonNode envelope = mapper.readTree(data);
             if (envelope != null && envelope.isObject()) {
-                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, envelope, null);
+                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt,
+                        mapper.convertValue(envelope, JSON_OBJECT), null);
             }
         } catch (IOException notJson) {
             log.debug("{} sequence {} is not JSON: {}", STREAM, message.getSeq(), notJson.getMessage());
@@ -369,7 +374,7 @@ public class DeadLetterConsole {
             long sequence = event.sequence();
             DeathEnvelope envelope;
             try {
-                envelope = event.envelope() == null ? null : envelopes.readValue(event.envelope());
+                envelope = event.envelope() == null ? null : envelopes.readValue((JsonNode) mapper.valueToTree(event.envelope()));
             } catch (IOException | IllegalArgumentException e) {
                 envelope = null;
             }

@@ -2,7 +2,8 @@ package io.varpulis.dlq;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Map;
 
 /**
  * One message of {@code VARPULIS_DLQ} as the console shows it, JSON
@@ -15,7 +16,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param sequence its sequence in {@code VARPULIS_DLQ}: the handle for show, replay and purge
  * @param subject  its DLQ subject, {@code varpulis.dlq.{sanitised unit}}
  * @param storedAt when the stream stored it (the park time), RFC 3339 UTC
- * @param envelope the death envelope (SPEC section 4), or {@code null} when the message is not a JSON object
+ * @param envelope the death envelope (SPEC section 4) as JSON values (maps, lists, strings, numbers), or
+ *                 {@code null} when the message is not a JSON object
  * @param raw      the message text when it is not a JSON object, else {@code null}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -23,15 +25,15 @@ public record ParkedEvent(
         @JsonProperty("sequence") long sequence,
         @JsonProperty("subject") String subject,
         @JsonProperty("stored_at") String storedAt,
-        @JsonProperty("envelope") JsonNode envelope,
+        @JsonProperty("envelope") Map<String, Object> envelope,
         @JsonProperty("raw") String raw) {
 
     /**
      * @return the envelope's {@code unit}, or the last token of the DLQ subject when the envelope has none
      */
     public String unit() {
-        if (envelope != null && envelope.hasNonNull("unit")) {
-            return envelope.get("unit").asText();
+        if (envelope != null && envelope.get("unit") != null) {
+            return envelope.get("unit").toString();
         }
         return subject.substring(subject.lastIndexOf('.') + 1);
     }

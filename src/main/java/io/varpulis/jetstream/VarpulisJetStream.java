@@ -7,9 +7,8 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.delivery.DurableNames;
 import io.varpulis.nats.NatsProperties;
-import io.varpulis.transport.Subjects;
+import io.varpulis.nats.Subjects;
 
 /**
  * ADR-007's streams and consumers, built from the {@code varpulis.nats.jetstream.*} settings (SPEC sections 3 and 4).

@@ -7,7 +7,7 @@ import io.nats.client.api.StreamInfo;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.transport.DaemonThreads;
+import io.varpulis.support.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.varpulis.delivery.ParkReason;
 
 import java.time.Duration;
 import java.util.Map;
@@ -80,10 +79,11 @@ public class SubstrateMetrics {
      * Counts an event parked in the DLQ (or, on core, logged as lost).
      *
      * @param unit   the pipeline, or {@code coordinator:{id}}
-     * @param reason why
+     * @param reason why, the death envelope's {@code reason} ({@code undecodable}, {@code unprocessable},
+     *               {@code max_deliver})
      */
-    public void parked(String unit, ParkReason reason) {
-        registry.counter("varpulis.events.parked", "unit", unit, "reason", reason.tag()).increment();
+    public void parked(String unit, String reason) {
+        registry.counter("varpulis.events.parked", "unit", unit, "reason", reason).increment();
     }
 
     /**

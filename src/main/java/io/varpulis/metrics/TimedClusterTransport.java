@@ -2,15 +2,15 @@ package io.varpulis.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.varpulis.delivery.DurableNames;
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.nats.Subjects;
+import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.DeliveryHandler;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
-import io.varpulis.transport.Subjects;
-import io.varpulis.transport.Substrate;
 
 import java.time.Duration;
 import java.util.Map;

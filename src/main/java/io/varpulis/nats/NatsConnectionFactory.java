@@ -8,23 +8,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
-import org.springframework.boot.ssl.pem.PemSslStoreBundle;
-import org.springframework.boot.ssl.pem.PemSslStoreDetails;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import javax.net.ssl.SSLException;
 
 /**
- * Builds jnats {@link Options} from {@link NatsProperties} and opens the connection, retrying an unreachable server
+ * Builds jnats {@link Options} from {@link NatsConnectionDetails} and {@link NatsProperties} and opens the connection, retrying an unreachable server
  * until {@code varpulis.nats.startup-retry-timeout}. Usable without Spring.
  */
 public final class NatsConnectionFactory {
@@ -37,32 +30,63 @@ public final class NatsConnectionFactory {
     }
 
     /**
-     * Validates the properties and builds the connection options: servers, authentication, TLS, timeouts, and a
-     * reconnect policy that never gives up (the listener logs each step).
+     * Builds the connection options from {@code varpulis.nats.*}: see {@link #options(NatsConnectionDetails,
+     * NatsProperties, String, NatsConnectionEvents)}.
      *
-     * @param properties     the {@code varpulis.nats.*} settings
+     * @param properties     the {@code varpulis.nats.*} settings (servers, authentication, TLS, timeouts)
      * @param connectionName the name the server shows for this connection
      * @param events         logs connection events and records permission violations
      * @return the options
-     * @throws InvalidConfigurationPropertyValueException naming the property, when a value is unusable (empty URL,
-     *                                                    two authentication methods, a missing file, half a key pair)
+     * @throws InvalidConfigurationPropertyValueException naming the property, when a value is unusable (empty or
+     *                                                    malformed URL, two authentication methods, a missing file,
+     *                                                    half a key pair)
      */
     public static Options options(NatsProperties properties, String connectionName, NatsConnectionEvents events) {
-        String[] servers = servers(properties.getUrl());
+        return options(new PropertiesNatsConnectionDetails(properties), properties, connectionName, events);
+    }
+
+    /**
+     * Builds the connection options: servers, authentication and TLS from the connection details, timeouts from
+     * the properties, and a reconnect policy that never gives up (the listener logs each step).
+     *
+     * @param details        where and how to connect
+     * @param properties     connect-timeout and reconnect-wait
+     * @param connectionName the name the server shows for this connection
+     * @param events         logs connection events and records permission violations
+     * @return the options
+     */
+    public static Options options(NatsConnectionDetails details, NatsProperties properties, String connectionName,
+                                  NatsConnectionEvents events) {
         Options.Builder builder = new Options.Builder()
-                .servers(servers)
+                .servers(details.getServers().toArray(String[]::new))
                 .connectionName(connectionName)
                 .connectionTimeout(properties.getConnectTimeout())
                 .reconnectWait(properties.getReconnectWait())
                 .maxReconnects(-1)
                 .connectionListener(events)
                 .errorListener(events);
-        authentication(properties, builder);
-        SSLContext ssl = sslContext(properties, servers);
+        if (details.getCredentialsFile() != null) {
+            builder.authHandler(Nats.credentials(details.getCredentialsFile().toString()));
+        } else if (details.getNkeySeedFile() != null) {
+            builder.authHandler(Nats.staticCredentials(null, readSeed(details.getNkeySeedFile())));
+        } else if (details.getToken() != null) {
+            builder.token(details.getToken().toCharArray());
+        } else if (details.getUsername() != null) {
+            builder.userInfo(details.getUsername(), details.getPassword());
+        }
+        SslBundle ssl = details.getSslBundle();
         if (ssl != null) {
-            builder.sslContext(ssl);
+            builder.sslContext(ssl.createSslContext());
         }
         return builder.build();
+    }
+
+    private static char[] readSeed(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8).trim().toCharArray();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the nkey seed file " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -126,113 +150,11 @@ public final class NatsConnectionFactory {
         }
     }
 
-    private static String[] servers(String url) {
-        String[] servers = url == null ? new String[0] : Arrays.stream(url.split(","))
-                .map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
-        if (servers.length == 0) {
-            throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
-                    "At least one server URL is required, for example nats://localhost:4222 (a comma-separated list "
-                            + "is allowed).");
-        }
-        for (String server : servers) {
-            if (!server.matches("(?i)(nats|tls|ws|wss)://.+") && server.contains("://")) {
-                throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
-                        "'" + server + "' has an unknown scheme; use nats:// or tls://.");
-            }
-        }
-        return servers;
-    }
 
-    private static void authentication(NatsProperties p, Options.Builder builder) {
-        List<String> methods = new ArrayList<>();
-        if (p.getCredentials() != null) {
-            methods.add("varpulis.nats.credentials");
-        }
-        if (p.getNkeySeedFile() != null) {
-            methods.add("varpulis.nats.nkey-seed-file");
-        }
-        if (p.getToken() != null) {
-            methods.add("varpulis.nats.token");
-        }
-        if (p.getUsername() != null || p.getPassword() != null) {
-            methods.add(p.getUsername() != null ? "varpulis.nats.username" : "varpulis.nats.password");
-        }
-        if (methods.size() > 1) {
-            throw new InvalidConfigurationPropertyValueException(methods.get(1), "(set)",
-                    "Only one NATS authentication method may be set, found " + String.join(" and ", methods)
-                            + "; remove all but one.");
-        }
-        if (p.getCredentials() != null) {
-            builder.authHandler(Nats.credentials(readableFile("varpulis.nats.credentials", p.getCredentials())));
-        } else if (p.getNkeySeedFile() != null) {
-            String seed = read("varpulis.nats.nkey-seed-file", p.getNkeySeedFile()).trim();
-            if (!seed.startsWith("SU")) {
-                throw new InvalidConfigurationPropertyValueException("varpulis.nats.nkey-seed-file",
-                        p.getNkeySeedFile(), "The file does not hold a user nkey seed (a line starting with SU).");
-            }
-            builder.authHandler(Nats.staticCredentials(null, seed.toCharArray()));
-        } else if (p.getToken() != null) {
-            builder.token(p.getToken().toCharArray());
-        } else if (p.getUsername() != null) {
-            if (p.getPassword() == null) {
-                throw new InvalidConfigurationPropertyValueException("varpulis.nats.password", null,
-                        "varpulis.nats.username is set without a password; set both or neither.");
-            }
-            builder.userInfo(p.getUsername(), p.getPassword());
-        } else if (p.getPassword() != null) {
-            throw new InvalidConfigurationPropertyValueException("varpulis.nats.username", null,
-                    "varpulis.nats.password is set without a username; set both or neither.");
-        }
-    }
 
-    private static SSLContext sslContext(NatsProperties p, String[] servers) {
-        NatsProperties.Tls tls = p.getTls();
-        boolean tlsUrl = Arrays.stream(servers)
-                .anyMatch(s -> s.toLowerCase(java.util.Locale.ROOT).startsWith("tls://"));
-        boolean files = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
-        if (!tlsUrl && !files && !tls.isEnabled()) {
-            return null;
-        }
-        if ((tls.getCertFile() == null) != (tls.getKeyFile() == null)) {
-            String missing = tls.getCertFile() == null ? "varpulis.nats.tls.cert-file" : "varpulis.nats.tls.key-file";
-            throw new InvalidConfigurationPropertyValueException(missing, null,
-                    "A client certificate needs both cert-file and key-file; set the missing one or remove the other.");
-        }
-        if (!files) {
-            try {
-                return SSLContext.getDefault();
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("the JVM has no default TLS context", e);
-            }
-        }
-        PemSslStoreDetails keyStore = tls.getCertFile() == null ? null
-                : PemSslStoreDetails.forCertificate(location("varpulis.nats.tls.cert-file", tls.getCertFile()))
-                        .withPrivateKey(location("varpulis.nats.tls.key-file", tls.getKeyFile()));
-        PemSslStoreDetails trustStore = tls.getCaFile() == null ? null
-                : PemSslStoreDetails.forCertificate(location("varpulis.nats.tls.ca-file", tls.getCaFile()));
-        return SslBundle.of(new PemSslStoreBundle(keyStore, trustStore)).createSslContext();
-    }
 
-    private static String location(String property, String path) {
-        return "file:" + readableFile(property, path);
-    }
 
-    private static String readableFile(String property, String path) {
-        Path file = Path.of(path);
-        if (!Files.isReadable(file)) {
-            throw new InvalidConfigurationPropertyValueException(property, path,
-                    "The file does not exist or cannot be read; give the path of a readable file.");
-        }
-        return file.toAbsolutePath().toString();
-    }
 
-    private static String read(String property, String path) {
-        try {
-            return Files.readString(Path.of(readableFile(property, path)), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new InvalidConfigurationPropertyValueException(property, path, "The file cannot be read: " + e);
-        }
-    }
 
     private static void sleep(Duration wait, String url) {
         try {

@@ -3,11 +3,11 @@ package io.varpulis.nats;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
-import org.springframework.boot.context.properties.ConfigurationProperties;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
@@ -180,6 +180,20 @@ public class NatsProperties {
 
         /** PEM file of the client certificate's private key (with {@code cert-file}). */
         private String keyFile;
+
+        /**
+         * Name of a Spring Boot SSL bundle ({@code spring.ssl.bundle.pem.<name>} or {@code .jks.<name>}) to use
+         * instead of the PEM files.
+         */
+        private String bundle;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
 
         public boolean isEnabled() {
             return enabled;

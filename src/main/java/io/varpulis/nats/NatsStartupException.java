@@ -2,7 +2,8 @@ package io.varpulis.nats;
 
 /**
  * A reason the application must not start, with the action that fixes it. The message holds both (for users without
- * Spring); Spring Boot prints them apart through {@link NatsStartupFailureAnalyzer} and the process exits non-zero.
+ * Spring); Spring Boot prints them apart through the auto-configuration's failure analyzer and the process exits
+ * non-zero.
  */
 public class NatsStartupException extends RuntimeException {
 

@@ -7,7 +7,7 @@ import io.nats.client.KeyValueManagement;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.StorageType;
-import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 
 import java.io.IOException;

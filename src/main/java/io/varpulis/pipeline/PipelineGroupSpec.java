@@ -3,8 +3,7 @@ package io.varpulis.pipeline;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.transport.Subjects;
+import io.varpulis.nats.Subjects;
 
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,6 +1,7 @@
 package io.varpulis.transport;
 
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.nats.Substrate;
 
 import java.util.concurrent.CompletableFuture;
 

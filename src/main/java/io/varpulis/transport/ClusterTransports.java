@@ -2,6 +2,7 @@ package io.varpulis.transport;
 
 import io.nats.client.Connection;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Substrate;
 
 /**
  * Creates a {@link ClusterTransport} from a jnats connection, with or without Spring.

@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.nats.Substrate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,6 +3,7 @@ package io.varpulis.transport;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 import io.nats.client.support.NatsJetStreamConstants;
+import io.varpulis.nats.Substrate;
 
 import java.time.Clock;
 import java.time.Duration;

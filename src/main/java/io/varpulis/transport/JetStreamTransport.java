@@ -1,7 +1,7 @@
 package io.varpulis.transport;
 
-import io.nats.client.ConsumeOptions;
 import io.nats.client.Connection;
+import io.nats.client.ConsumeOptions;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
@@ -11,6 +11,7 @@ import io.nats.client.api.PublishAck;
 import io.nats.client.impl.NatsJetStreamMetaData;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Substrate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

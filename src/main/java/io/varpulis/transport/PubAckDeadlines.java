@@ -1,5 +1,7 @@
 package io.varpulis.transport;
 
+import io.varpulis.support.DaemonThreads;
+
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package io.varpulis.bench;
 
-import io.varpulis.transport.Substrate;
+import io.varpulis.nats.Substrate;
 
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.varpulis.bench;
 
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.transport.Substrate;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 
 import java.util.function.IntConsumer;
 

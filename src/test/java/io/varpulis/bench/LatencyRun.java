@@ -1,6 +1,6 @@
 package io.varpulis.bench;
 
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.pipeline.RouteEdge;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;

@@ -2,12 +2,12 @@ package io.varpulis.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Substrate;
 
 import java.nio.file.Path;
 import java.time.Duration;

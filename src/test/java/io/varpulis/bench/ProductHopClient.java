@@ -1,14 +1,14 @@
 package io.varpulis.bench;
 
 import io.varpulis.delivery.OutputEmitter;
-import io.varpulis.delivery.RouteEdge;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Substrate;
 
 import java.util.List;
 import java.util.function.IntConsumer;

@@ -2,9 +2,9 @@ package io.varpulis.bench;
 
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.transport.Substrate;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 
 import java.util.function.IntConsumer;
 

@@ -1,15 +1,15 @@
 package io.varpulis.bench;
 
-import io.nats.client.ConsumeOptions;
 import io.nats.client.Connection;
+import io.nats.client.ConsumeOptions;
 import io.nats.client.JetStream;
 import io.nats.client.MessageConsumer;
 import io.nats.client.api.PublishAck;
-import io.varpulis.delivery.RouteEdge;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
-import io.varpulis.transport.Substrate;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;

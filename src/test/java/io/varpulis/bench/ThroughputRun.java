@@ -1,8 +1,8 @@
 package io.varpulis.bench;
 
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.transport.Substrate;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 
 import java.time.Duration;
 

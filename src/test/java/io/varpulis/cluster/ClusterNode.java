@@ -11,7 +11,7 @@ import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.test.NatsServerExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import java.net.URI;

@@ -5,10 +5,10 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
-import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Subjects;
 import io.varpulis.test.NatsServerExtension;
-import io.varpulis.transport.Subjects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,9 +1,9 @@
 package io.varpulis.dlq;
 
 import io.varpulis.delivery.DeathEnvelope;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
 

@@ -1,8 +1,10 @@
 package io.varpulis.jetstream;
 
-import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
+import io.varpulis.autoconfigure.TransportAutoConfiguration;
 import io.varpulis.test.NatsServerExtension;
-import io.varpulis.transport.TransportAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -29,7 +31,7 @@ class JetStreamPermissionTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                    TransportAutoConfiguration.class))
+                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class))
             .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                     "varpulis.nats.connect-timeout=2s");
 

@@ -2,21 +2,22 @@ package io.varpulis.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.jetstream.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
@@ -69,7 +70,8 @@ class ConsumerLagMetricsTest {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                        NatsAutoConfiguration.class, JetStreamAutoConfiguration.class))
+                        NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                        SubstrateMetricsAutoConfiguration.class))
                 .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
                 .run(context -> assertThat(context).hasSingleBean(ConsumerLagMetrics.class));
     }

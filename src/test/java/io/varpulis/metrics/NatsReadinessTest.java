@@ -1,24 +1,27 @@
 package io.varpulis.metrics;
 
-import io.varpulis.jetstream.JetStreamAutoConfiguration;
-import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
+import io.varpulis.autoconfigure.TransportAutoConfiguration;
+import io.varpulis.autoconfigure.VarpulisHealthContributorAutoConfiguration;
 import io.varpulis.test.NatsServerExtension;
-import io.varpulis.transport.TransportAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityHealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.health.HealthEndpoint;
-import org.springframework.boot.actuate.health.HealthEndpointGroups;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.LivenessState;
 import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
@@ -37,8 +40,9 @@ class NatsReadinessTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                    TransportAutoConfiguration.class, EndpointAutoConfiguration.class,
-                    HealthContributorAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class, EndpointAutoConfiguration.class,
+                    HealthContributorAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class,
+                    HealthEndpointAutoConfiguration.class, VarpulisHealthContributorAutoConfiguration.class,
                     ApplicationAvailabilityAutoConfiguration.class,
                     AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class))
             .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",

@@ -3,17 +3,18 @@ package io.varpulis.metrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.varpulis.delivery.RouteEdge;
-import io.varpulis.jetstream.JetStreamAutoConfiguration;
-import io.varpulis.nats.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.NatsAutoConfiguration;
+import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
+import io.varpulis.autoconfigure.TransportAutoConfiguration;
+import io.varpulis.nats.Subjects;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
-import io.varpulis.transport.Subjects;
-import io.varpulis.transport.Substrate;
-import io.varpulis.transport.TransportAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -92,7 +93,7 @@ class PublishLatencyTest {
         ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class,
                         JetStreamAutoConfiguration.class, TransportAutoConfiguration.class,
-                        PublishTimingAutoConfiguration.class))
+                        SubstrateMetricsAutoConfiguration.class))
                 .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream");
 
         runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {

@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.NKey;
 import io.nats.client.Subscription;
+import io.varpulis.autoconfigure.NatsAutoConfiguration;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCertificates;
 import io.varpulis.test.TestNatsJwts;

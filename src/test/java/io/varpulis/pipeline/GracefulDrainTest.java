@@ -2,13 +2,13 @@ package io.varpulis.pipeline;
 
 import io.nats.client.Connection;
 import io.nats.client.api.ConsumerInfo;
-import io.varpulis.delivery.DurableNames;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.delivery.PipelineHost;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Substrate;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,14 +1,14 @@
 package io.varpulis.substrate;
 
 import io.varpulis.delivery.OutputEmitter;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -2,14 +2,14 @@ package io.varpulis.substrate;
 
 import io.varpulis.cluster.HeartbeatListener;
 import io.varpulis.cluster.WorkerHeartbeat;
-import io.varpulis.delivery.DurableNames;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Subjects;
+import io.varpulis.nats.Substrate;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.Subjects;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

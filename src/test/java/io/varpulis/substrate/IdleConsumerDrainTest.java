@@ -1,11 +1,11 @@
 package io.varpulis.substrate;
 
 import io.varpulis.delivery.OutputEmitter;
-import io.varpulis.delivery.RouteEdge;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

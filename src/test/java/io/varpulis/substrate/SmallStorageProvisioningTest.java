@@ -1,9 +1,9 @@
 package io.varpulis.substrate;
 
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Substrate;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -8,9 +8,9 @@ import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
-import io.varpulis.transport.Substrate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

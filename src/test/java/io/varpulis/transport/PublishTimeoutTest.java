@@ -3,6 +3,7 @@ package io.varpulis.transport;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Substrate;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,0 +1,143 @@
+package io.varpulis.autoconfigure;
+
+import io.nats.client.Connection;
+import io.varpulis.cluster.ClusterProperties;
+import io.varpulis.cluster.ClusterState;
+import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.GroupStore;
+import io.varpulis.cluster.HeartbeatListener;
+import io.varpulis.cluster.NodeIdentity;
+import io.varpulis.cluster.WorkerNode;
+import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.delivery.PipelineHost;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.BuiltInProcessorTypes;
+import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.ProcessorRegistry;
+import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.web.ClusterApiController;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the jar's own
+ * {@code application.yml} sets it; a service that only wants the substrate leaves it off): the worker part
+ * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link ClusterState},
+ * {@link HeartbeatListener}, {@link CoordinatorNode}) by {@code varpulis.cluster.role}.
+ */
+@AutoConfiguration(after = TransportAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
+@ConditionalOnBean(ClusterTransport.class)
+@EnableConfigurationProperties(ClusterProperties.class)
+public class ClusterAutoConfiguration {
+
+    /**
+     * @param types every {@link ProcessorType} bean a service declares
+     * @param beans the bean factory, for the {@code bean} type
+     * @return the registry of the built-in types and every {@link ProcessorType} bean
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ProcessorRegistry processorRegistry(ObjectProvider<ProcessorType> types, BeanFactory beans) {
+        List<ProcessorType> all = new ArrayList<>(List.of(BuiltInProcessorTypes.passthrough(),
+                BuiltInProcessorTypes.filter(), BuiltInProcessorTypes.bean(beans)));
+        types.orderedStream().forEach(all::add);
+        return new ProcessorRegistry(all);
+    }
+
+    /** The worker part. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
+    static class WorkerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
+                                                  ClusterProperties cluster, NatsProperties nats) {
+            return substrate == Substrate.JETSTREAM
+                    ? KeyValueStateFactory.jetStream(connection, cluster.getStateTtl(),
+                    nats.getJetstream().getReplicas())
+                    : KeyValueStateFactory.inMemory();
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        PipelineHost pipelineHost(ClusterTransport transport, ProcessorRegistry processors,
+                                  KeyValueStateFactory states, EventCodec codec, DeadLetterParker parker,
+                                  SubstrateMetrics metrics, NatsProperties nats) {
+            return new PipelineHost(transport, processors, states, codec, parker, metrics,
+                    nats.getJetstream().getConsumer());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerNode workerNode(ClusterProperties cluster, Connection connection, ClusterTransport transport,
+                              PipelineHost host, EventCodec codec, SubstrateMetrics metrics,
+                              Environment environment) {
+            NodeIdentity.checkHeartbeats(cluster);
+            String workerId = NodeIdentity.workerId(cluster);
+            String address = NodeIdentity.address(cluster, environment.getProperty("server.port", "8080"));
+            return new WorkerNode(workerId, cluster, connection, transport, host, codec.mapper(), metrics, address);
+        }
+    }
+
+    /** The coordinator part. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)
+    static class CoordinatorConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterState clusterState() {
+            return new ClusterState(Clock.systemUTC());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats) {
+            return substrate == Substrate.JETSTREAM
+                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas())
+                    : GroupStore.inMemory();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorNode coordinatorNode(ClusterProperties cluster, Substrate substrate, Connection connection,
+                                        ClusterTransport transport, NatsProperties nats, ClusterState state,
+                                        ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
+                                        DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin,
+                                        GroupStore groups) {
+            NodeIdentity.checkHeartbeats(cluster);
+            String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
+            return new CoordinatorNode(coordinatorId, cluster, connection, transport,
+                    nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
+                    metrics, parker, groups);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+        ClusterApiController clusterApiController(CoordinatorNode coordinator, ClusterTransport transport,
+                                                  EventCodec codec, SubstrateMetrics metrics) {
+            return new ClusterApiController(coordinator, transport, codec, metrics);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.varpulis.autoconfigure;
+
+import io.nats.client.Connection;
+import io.nats.client.Options;
+import io.varpulis.nats.NatsConnectionDetails;
+import io.varpulis.nats.NatsConnectionEvents;
+import io.varpulis.nats.NatsConnectionFactory;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.PropertiesNatsConnectionDetails;
+import io.varpulis.nats.Substrate;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import java.util.Locale;
+
+/**
+ * Auto-configuration of the NATS connection: the {@link Substrate}, the {@link NatsConnectionDetails} (from
+ * {@code varpulis.nats.*} unless a {@code @ServiceConnection} or Docker Compose supplied them) and the
+ * {@link Connection}, retried until the startup timeout.
+ */
+@AutoConfiguration(after = SslAutoConfiguration.class)
+@ConditionalOnClass(Connection.class)
+@EnableConfigurationProperties(NatsProperties.class)
+public class NatsAutoConfiguration {
+
+    /**
+     * @param properties the settings
+     * @return the configured substrate
+     * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.nats.substrate}, when it is empty
+     *                                                    or unknown (never a silent default)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public Substrate varpulisSubstrate(NatsProperties properties) {
+        try {
+            return Substrate.parse(properties.getSubstrate());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.nats.substrate",
+                    properties.getSubstrate(), e.getMessage()
+                    + ". Set varpulis.nats.substrate (env VARPULIS_NATS_SUBSTRATE) to core or jetstream.");
+        }
+    }
+
+    /**
+     * @param properties the settings
+     * @param sslBundles the application's SSL bundles, for {@code varpulis.nats.tls.bundle}
+     * @return the connection details of {@code varpulis.nats.*}, checked (a bad value fails startup naming the
+     * property)
+     */
+    @Bean
+    @ConditionalOnMissingBean(NatsConnectionDetails.class)
+    public PropertiesNatsConnectionDetails natsConnectionDetails(NatsProperties properties,
+                                                                 ObjectProvider<SslBundles> sslBundles) {
+        return new PropertiesNatsConnectionDetails(properties, sslBundles.getIfAvailable());
+    }
+
+    /**
+     * @param properties the settings
+     * @return the listener that logs connection events for operators
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public NatsConnectionEvents natsConnectionEvents(NatsProperties properties) {
+        return new NatsConnectionEvents(properties.getReconnectWait());
+    }
+
+    /**
+     * @param details     where and how to connect
+     * @param properties  timeouts and the connection name
+     * @param events      the connection listener
+     * @param environment gives the node's role and id for the default connection name
+     * @param substrate   the substrate, resolved first so that a bad value fails before any connection attempt
+     * @return the open connection, closed with the context
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public Connection natsConnection(NatsConnectionDetails details, NatsProperties properties,
+                                     NatsConnectionEvents events, Environment environment, Substrate substrate) {
+        String name = properties.getConnectionName() != null ? properties.getConnectionName()
+                : defaultConnectionName(environment);
+        Options options = NatsConnectionFactory.options(details, properties, name, events);
+        return NatsConnectionFactory.connect(options, String.join(",", details.getServers()),
+                properties.getStartupRetryTimeout(), events);
+    }
+
+    private static String defaultConnectionName(Environment environment) {
+        String role = environment.getProperty("varpulis.cluster.role", "standalone").toLowerCase(Locale.ROOT);
+        String id = environment.getProperty("varpulis.cluster.worker-id",
+                environment.getProperty("varpulis.cluster.coordinator-id", ""));
+        return id.isEmpty() ? "varpulis-" + role : "varpulis-" + role + "-" + id;
+    }
+}

@@ -1,0 +1,48 @@
+package io.varpulis.autoconfigure;
+
+import io.nats.client.Connection;
+import io.varpulis.health.JetStreamHealthIndicator;
+import io.varpulis.health.NatsHealthIndicator;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Substrate;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the health contributors {@code nats} (connection) and, on JetStream, {@code jetstream}
+ * (streams, drift, consumers, DLQ depth), when Spring Boot's health module is present. Both belong to the readiness
+ * group, never to liveness (SPEC section 7b).
+ */
+@AutoConfiguration(after = {NatsAutoConfiguration.class, JetStreamAutoConfiguration.class})
+@ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
+@ConditionalOnBean(Connection.class)
+public class VarpulisHealthContributorAutoConfiguration {
+
+    /**
+     * @param connection the connection
+     * @param substrate  the substrate, shown in the details
+     * @return the {@code nats} contributor
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "natsHealthIndicator")
+    @ConditionalOnEnabledHealthIndicator("nats")
+    public NatsHealthIndicator natsHealthIndicator(Connection connection, Substrate substrate) {
+        return new NatsHealthIndicator(connection, substrate);
+    }
+
+    /**
+     * @param admin the JetStream admin
+     * @return the {@code jetstream} contributor
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "jetstreamHealthIndicator")
+    @ConditionalOnBean(JetStreamAdmin.class)
+    @ConditionalOnEnabledHealthIndicator("jetstream")
+    public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin) {
+        return new JetStreamHealthIndicator(admin);
+    }
+}

@@ -1,0 +1,78 @@
+package io.varpulis.delivery;
+
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.Delivery;
+import io.varpulis.transport.OutboundMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Publishes a pipeline's outputs on every outgoing route whose pattern matches the event type, with a deterministic
+ * {@code Nats-Msg-Id} of {@code {input message id}/{group}/{to}/{index}}: an output re-emitted after a redelivery of
+ * its input is stored once by the stream's duplicate window, and two groups never share an id (the window covers the
+ * whole routing stream).
+ */
+public class RouteEmitter implements OutputEmitter {
+
+    private final String group;
+    private final List<PipelineGroupSpec.RouteSpec> routes;
+    private final ClusterTransport transport;
+    private final EventCodec codec;
+    private final SubstrateMetrics metrics;
+
+    /**
+     * @param group     the pipeline group
+     * @param routes    the routes out of the emitting pipeline
+     * @param transport publishes
+     * @param codec     encodes events
+     * @param metrics   counts {@code varpulis.events.published{edge}}
+     */
+    public RouteEmitter(String group, List<PipelineGroupSpec.RouteSpec> routes, ClusterTransport transport,
+                        EventCodec codec, SubstrateMetrics metrics) {
+        this.group = group;
+        this.routes = List.copyOf(routes);
+        this.transport = transport;
+        this.codec = codec;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public CompletableFuture<Void> emit(List<Event> outputs, Delivery input) {
+        return emit(outputs, input.messageId());
+    }
+
+    /**
+     * Publishes events on the matching routes.
+     *
+     * @param outputs the events
+     * @param idSeed  the seed of their {@code Nats-Msg-Id}s, {@code {seed}/{group}/{to}/{index}}
+     * @return completes when every publish is confirmed
+     */
+    public CompletableFuture<Void> emit(List<Event> outputs, String idSeed) {
+        if (outputs.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<?>> confirmations = new ArrayList<>();
+        for (int i = 0; i < outputs.size(); i++) {
+            Event output = outputs.get(i);
+            byte[] payload = codec.encode(output);
+            for (PipelineGroupSpec.RouteSpec route : routes) {
+                if (!route.matches(output.eventType())) {
+                    continue;
+                }
+                RouteEdge edge = new RouteEdge(group, route.fromPipeline(), route.toPipeline());
+                String id = idSeed + "/" + group + "/" + route.toPipeline() + "/" + i;
+                confirmations.add(transport.publish(new OutboundMessage(edge.subject(), payload, id))
+                        .thenRun(() -> metrics.published(edge.name())));
+            }
+        }
+        return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
+    }
+}

@@ -1,0 +1,74 @@
+package io.varpulis;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The package graph of {@code src/main} reads as layers, in the manner of Spring Boot 4's module split: each package
+ * depends only on those below it, and no two packages reach each other (issue 10). A new import that points up fails
+ * here with the class and the dependency that broke the rule.
+ */
+class PackageLayersTest {
+
+    /** Bottom first: a package may use those before it in this list, never those after it. */
+    static final List<String> LAYERS = List.of(
+            "support",        // threads and other plumbing without domain
+            "nats",           // connection, connection details, substrate, subjects
+            "jetstream",      // stream and consumer declarations, durable names, admin, drift
+            "transport",      // ClusterTransport on core or JetStream, deliveries with one-shot ack
+            "metrics",        // Micrometer meters of the event paths
+            "health",         // the nats and jetstream health indicators
+            "pipeline",       // events, processors, group specs, route edges, key-value state
+            "delivery",       // route ingress (ack / nak / park), emitter, DLQ parker, pipeline host
+            "cluster",        // coordinator, worker, registration, heartbeats, placement
+            "dlq",            // the dead-letter console
+            "web",            // the operator API
+            "smoke",          // the smoke-test command
+            "demo",           // the main job
+            "testcontainers", // NatsConnectionDetails for @ServiceConnection containers
+            "docker.compose", // NatsConnectionDetails for spring-boot-docker-compose
+            "autoconfigure"); // every @AutoConfiguration, on top of what it wires
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.varpulis");
+
+    @Test
+    void thePackageGraphHasNoCycle() {
+        slices().matching("io.varpulis.(**)").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void everyPackageDependsOnlyOnThePackagesBelowIt() {
+        for (int i = 0; i < LAYERS.size(); i++) {
+            String[] above = LAYERS.subList(i + 1, LAYERS.size()).stream().map(p -> "io.varpulis." + p + "..")
+                    .toArray(String[]::new);
+            if (above.length > 0) {
+                noClasses().that().resideInAPackage("io.varpulis." + LAYERS.get(i) + "..")
+                        .should().dependOnClassesThat().resideInAnyPackage(above)
+                        .because(LAYERS.get(i) + " sits below " + String.join(", ", LAYERS.subList(i + 1,
+                                LAYERS.size())))
+                        .check(MAIN);
+            }
+        }
+    }
+
+    @Test
+    void everyPackageOfTheJarHasItsPlaceInTheLayers() {
+        List<String> packages = MAIN.stream().map(c -> c.getPackageName())
+                .filter(p -> p.startsWith("io.varpulis."))
+                .map(p -> p.substring("io.varpulis.".length()))
+                .distinct().toList();
+        assertThat(packages).allSatisfy(p -> assertThat(LAYERS)
+                .as("package io.varpulis.%s is missing from PackageLayersTest.LAYERS", p)
+                .anyMatch(layer -> p.equals(layer) || p.startsWith(layer + ".")));
+    }
+}

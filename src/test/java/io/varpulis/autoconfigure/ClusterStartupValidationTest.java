@@ -1,0 +1,165 @@
+package io.varpulis.autoconfigure;
+
+import io.nats.client.Connection;
+import io.varpulis.cluster.ClusterProperties;
+import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.test.NatsServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The cluster node's startup checks (SPEC section 2: a bad value fails startup with the property's name, the bad
+ * value and the fix) and ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
+ * {@code VARPULIS_WORKER_ID}, on a real JetStream server.
+ */
+class ClusterStartupValidationTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class, ClusterAutoConfiguration.class))
+            .withPropertyValues("varpulis.cluster.enabled=true", "varpulis.nats.connect-timeout=1s",
+                    "varpulis.nats.startup-retry-timeout=1s");
+
+    @ParameterizedTest(name = "role {0}")
+    @ValueSource(strings = {"coordinator", "standalone"})
+    void coordinatorOnJetStreamWithoutCoordinatorIdFailsNamingThePropertyAndTheEnvironmentVariable(String role) {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                "varpulis.cluster.role=" + role).run(context -> {
+                    assertThat(context).hasFailed();
+                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.coordinator-id");
+                    assertThat(failure.getMessage()).contains("varpulis.cluster.coordinator-id",
+                            "VARPULIS_COORDINATOR_ID", "hb_");
+                });
+    }
+
+    @Test
+    void coordinatorOnCoreNeedsNoId() {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                "varpulis.cluster.role=coordinator").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(CoordinatorNode.class).coordinatorId()).isEqualTo("coordinator");
+                });
+    }
+
+    @ParameterizedTest(name = "worker id ''{0}''")
+    @ValueSource(strings = {"worker.1", "worker 1", "worker-*", "worker->"})
+    void workerIdThatIsNotANatsTokenFailsNamingThePropertyAndTheValue(String workerId) {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=" + workerId).run(context -> {
+                    assertThat(context).hasFailed();
+                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.worker-id");
+                    assertThat(failure.getValue()).isEqualTo(workerId);
+                    assertThat(failure.getMessage()).contains("varpulis.cluster.worker-id", "VARPULIS_WORKER_ID");
+                });
+    }
+
+    @Test
+    void heartbeatTimeoutNotLongerThanTheIntervalFailsNamingIt() {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=w1",
+                "varpulis.cluster.heartbeat-interval=5s", "varpulis.cluster.heartbeat-timeout=5s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(cause(context.getStartupFailure()).getName())
+                            .isEqualTo("varpulis.cluster.heartbeat-timeout");
+                });
+    }
+
+    @Test
+    void adrEnvironmentVariablesAreReadAsTheIdProperties() {
+        StandardEnvironment environment = environment(Map.of("VARPULIS_COORDINATOR_ID", " coord-env ",
+                "VARPULIS_WORKER_ID", "worker-env"));
+
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+
+        ClusterProperties cluster = bind(environment);
+        assertThat(cluster.getCoordinatorId()).isEqualTo("coord-env");
+        assertThat(cluster.getWorkerId()).isEqualTo("worker-env");
+    }
+
+    @Test
+    void anExplicitPropertyOrTheRelaxedVariableWinsOverTheAdrEnvironmentVariable() {
+        StandardEnvironment environment = environment(Map.of("VARPULIS_COORDINATOR_ID", "coord-env",
+                "VARPULIS_CLUSTER_WORKERID", "worker-relaxed", "VARPULIS_WORKER_ID", "worker-env"));
+        environment.getPropertySources().addFirst(new MapPropertySource("explicit",
+                Map.of("varpulis.cluster.coordinator-id", "coord-explicit")));
+
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+
+        ClusterProperties cluster = bind(environment);
+        assertThat(cluster.getCoordinatorId()).isEqualTo("coord-explicit");
+        assertThat(cluster.getWorkerId()).isEqualTo("worker-relaxed");
+    }
+
+    private static ClusterProperties bind(StandardEnvironment environment) {
+        return Binder.get(environment).bindOrCreate("varpulis.cluster", ClusterProperties.class);
+    }
+
+    @Test
+    void coordinatorOnJetStreamStartsWithItsIdFromVarpulisCoordinatorId() {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                "varpulis.cluster.role=coordinator")
+                .withInitializer(context -> withEnvironmentVariables((ConfigurableApplicationContext) context,
+                        Map.of("VARPULIS_COORDINATOR_ID", "coord-from-env")))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(CoordinatorNode.class).coordinatorId()).isEqualTo("coord-from-env");
+                    assertThat(context.getBean(Connection.class).jetStreamManagement()
+                            .getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM,
+                                    DurableNames.heartbeatConsumer("coord-from-env")).getName())
+                            .isEqualTo("hb_coord-from-env");
+                });
+    }
+
+    /** A standard environment whose system environment is the given map, not the process's. */
+    private static StandardEnvironment environment(Map<String, Object> variables) {
+        StandardEnvironment environment = new StandardEnvironment();
+        replaceSystemEnvironment(environment, variables);
+        return environment;
+    }
+
+    private static void withEnvironmentVariables(ConfigurableApplicationContext context,
+                                                 Map<String, Object> variables) {
+        replaceSystemEnvironment(context.getEnvironment(), variables);
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(context.getEnvironment(),
+                new SpringApplication());
+    }
+
+    private static void replaceSystemEnvironment(ConfigurableEnvironment environment, Map<String, Object> variables) {
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        variables));
+    }
+
+    private static InvalidConfigurationPropertyValueException cause(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InvalidConfigurationPropertyValueException invalid) {
+                return invalid;
+            }
+        }
+        throw new AssertionError("no InvalidConfigurationPropertyValueException in the cause chain of " + failure,
+                failure);
+    }
+}

@@ -1,0 +1,119 @@
+package io.varpulis.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The routed event JSON of SPEC section 6, and the payloads the ingress must park at once. */
+class EventCodecTest {
+
+    private static final String SPEC_EXAMPLE = "{\"event_type\": \"SshAuthFailure\", \"timestamp\": "
+            + "\"2026-11-30T12:00:00Z\", \"fields\": {\"src_ip\": \"10.0.0.9\", \"user\": \"root\"}}";
+
+    private final EventCodec codec = new EventCodec();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void specExampleDecodesToTheEvent() {
+        Event event = codec.decode(utf8(SPEC_EXAMPLE));
+
+        assertThat(event.eventType()).isEqualTo("SshAuthFailure");
+        assertThat(event.timestamp()).isEqualTo(Instant.parse("2026-11-30T12:00:00Z"));
+        assertThat(event.fields()).containsExactly(Map.entry("src_ip", "10.0.0.9"), Map.entry("user", "root"));
+    }
+
+    @Test
+    void specExampleRoundTripsToTheSameJson() throws Exception {
+        byte[] encoded = codec.encode(codec.decode(utf8(SPEC_EXAMPLE)));
+
+        assertThat(json.readTree(encoded)).isEqualTo(json.readTree(SPEC_EXAMPLE));
+        assertThat(new String(encoded, StandardCharsets.UTF_8)).contains("\"timestamp\":\"2026-11-30T12:00:00Z\"");
+    }
+
+    @Test
+    void eventRoundTripsThroughItsJson() {
+        Event event = new Event("BruteForceSuspected", Instant.parse("2026-11-30T12:05:00Z"),
+                Map.of("src_ip", "10.0.0.9", "failures", 5, "nested", Map.of("ok", true), "list", List.of("a", "b")));
+
+        assertThat(codec.decode(codec.encode(event))).isEqualTo(event);
+    }
+
+    @Test
+    void timestampIsOptionalAndOmittedWhenAbsent() throws Exception {
+        Event event = codec.decode(utf8("{\"event_type\": \"Tick\", \"fields\": {\"n\": 1}}"));
+
+        assertThat(event.timestamp()).isNull();
+        JsonNode written = json.readTree(codec.encode(event));
+        assertThat(written.has("timestamp")).isFalse();
+        assertThat(written).isEqualTo(json.readTree("{\"event_type\": \"Tick\", \"fields\": {\"n\": 1}}"));
+    }
+
+    @Test
+    void timestampWithAnOffsetIsReadAsTheSameInstant() {
+        Event event = codec.decode(utf8("{\"event_type\": \"A\", \"timestamp\": \"2026-11-30T13:00:00+01:00\"}"));
+
+        assertThat(event.timestamp()).isEqualTo(Instant.parse("2026-11-30T12:00:00Z"));
+    }
+
+    @Test
+    void missingFieldsAreAnEmptyMapAndUnknownPropertiesAreIgnored() {
+        Event event = codec.decode(utf8("{\"event_type\": \"A\", \"added_by_a_newer_publisher\": 1}"));
+
+        assertThat(event.fields()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "not json at all",
+            "{}",
+            "{\"event_type\": \"\"}",
+            "{\"event_type\": \"   \"}",
+            "{\"fields\": {\"a\": 1}}",
+            "[1,2]",
+            "null",
+            "\"SshAuthFailure\"",
+            "42",
+            "",
+            "{\"event_type\": \"A\", \"fields\": [1, 2]}",
+            "{\"event_type\": \"A\", \"timestamp\": \"yesterday\"}",
+            "{\"event_type\": \"A\"} trailing",
+            "{\"event_type\": \"A\""})
+    void payloadThatIsNotAnEventIsUndecodable(String payload) {
+        assertThatThrownBy(() -> codec.decode(utf8(payload)))
+                .isInstanceOf(UndecodableEventException.class)
+                .hasMessageContaining("not an event");
+    }
+
+    @Test
+    void garbageBytesAreUndecodable() {
+        byte[] garbage = {0x00, (byte) 0xff, 0x13, 0x37, (byte) 0x80, 0x7f};
+
+        assertThatThrownBy(() -> codec.decode(garbage)).isInstanceOf(UndecodableEventException.class);
+    }
+
+    @Test
+    void invalidUtf8IsUndecodable() {
+        byte[] prefix = utf8("{\"event_type\": \"A");
+        byte[] payload = new byte[prefix.length + 3];
+        System.arraycopy(prefix, 0, payload, 0, prefix.length);
+        payload[prefix.length] = (byte) 0xc3; // a lead byte followed by no continuation byte
+        payload[prefix.length + 1] = '"';
+        payload[prefix.length + 2] = '}';
+
+        assertThatThrownBy(() -> codec.decode(payload)).isInstanceOf(UndecodableEventException.class);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
