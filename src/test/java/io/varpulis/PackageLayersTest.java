@@ -2,9 +2,9 @@ package io.varpulis;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -38,8 +38,7 @@ class PackageLayersTest {
             "autoconfigure"); // every @AutoConfiguration, on top of what it wires
 
     private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("io.varpulis");
+            .importPath(Path.of("target/classes"));
 
     @Test
     void thePackageGraphHasNoCycle() {

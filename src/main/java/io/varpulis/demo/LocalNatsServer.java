@@ -1,5 +1,7 @@
 package io.varpulis.demo;
 
+import io.varpulis.support.NatsServerBinaries;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -8,8 +10,6 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -17,9 +17,6 @@ import java.util.stream.Stream;
  * a free port, its store in a temporary directory that is deleted when it stops.
  */
 final class LocalNatsServer implements AutoCloseable {
-
-    private static final List<String> LOCATIONS = List.of("/usr/sbin/nats-server", "/usr/local/bin/nats-server",
-            "/opt/homebrew/bin/nats-server");
 
     private final Process process;
     private final Path directory;
@@ -38,9 +35,16 @@ final class LocalNatsServer implements AutoCloseable {
      * @throws IOException when no nats-server binary is installed or it did not start
      */
     static LocalNatsServer start() throws IOException, InterruptedException {
-        String binary = binary().orElseThrow(() -> new IOException("no nats-server found on PATH: install it "
-                + "(Debian/Ubuntu: apt-get install nats-server; macOS: brew install nats-server) or point "
-                + "--nats-url at a JetStream server"));
+        String binary;
+        try {
+            binary = NatsServerBinaries.find().map(Path::toString).orElseThrow(() -> new IOException(
+                    "no nats-server found: install one (scripts/install-nats-server.sh; Debian/Ubuntu: apt-get "
+                            + "install nats-server; macOS: brew install nats-server), set "
+                            + NatsServerBinaries.VARIABLE + " to its path, or point --nats-url at a JetStream "
+                            + "server"));
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
         Path directory = Files.createTempDirectory("varpulis-demo-nats");
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -89,13 +93,5 @@ final class LocalNatsServer implements AutoCloseable {
         } catch (IOException ignored) {
             // A temporary directory left behind is harmless.
         }
-    }
-
-    private static Optional<String> binary() {
-        String path = System.getenv().getOrDefault("PATH", "");
-        return Stream.concat(Stream.of(path.split(java.io.File.pathSeparator))
-                                .filter(d -> !d.isEmpty()).map(d -> Path.of(d, "nats-server").toString()),
-                        LOCATIONS.stream())
-                .filter(p -> Files.isExecutable(Path.of(p))).findFirst();
     }
 }

@@ -38,8 +38,21 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
         this.reconnectWait = reconnectWait;
     }
 
+    /**
+     * jnats 2.26 calls {@link #connectionEvent(Connection, Events, Long, String)}; this older form only exists because
+     * the interface still declares it abstract.
+     *
+     * @param conn the connection
+     * @param type what happened
+     */
     @Override
+    @Deprecated
     public void connectionEvent(Connection conn, Events type) {
+        connectionEvent(conn, type, System.currentTimeMillis(), null);
+    }
+
+    @Override
+    public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
         String server = conn.getConnectedUrl() == null ? "(none)" : conn.getConnectedUrl();
         if (!connectedOnce && type != Events.CONNECTED) {
             // The first connection is still being attempted: the factory reports its retries itself.

@@ -1,7 +1,6 @@
 package io.varpulis.pipeline;
 
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.context.expression.MapAccessor;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -14,6 +13,7 @@ import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.MapAccessor;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 import java.util.HashMap;

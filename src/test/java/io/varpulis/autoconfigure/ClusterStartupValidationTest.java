@@ -5,6 +5,7 @@ import io.varpulis.cluster.ClusterProperties;
 import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * value and the fix) and ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
  * {@code VARPULIS_WORKER_ID}, on a real JetStream server.
  */
+@BrokerTest
 class ClusterStartupValidationTest {
 
     @RegisterExtension

@@ -5,6 +5,7 @@ import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
 import io.varpulis.dlq.DeadLetterProperties;
 import io.varpulis.pipeline.EventCodec;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.web.DeadLetterController;
@@ -42,6 +43,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * When the dead-letter console, its Actuator endpoint and its REST controller are configured, against a real
  * server (the auto-configuration connects).
  */
+@BrokerTest
 class DeadLetterAutoConfigurationTest {
 
     @RegisterExtension

@@ -14,6 +14,7 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.NatsStartupException;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
@@ -52,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The auto-configuration against real nats-server processes: substrate selection, refusal to start without
  * JetStream (no fallback), unreachable servers, authentication settings, replaceable beans, configured streams.
  */
+@BrokerTest
 class NatsAutoConfigurationTest {
 
     @RegisterExtension

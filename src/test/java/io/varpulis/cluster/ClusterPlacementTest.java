@@ -11,6 +11,7 @@ import io.nats.client.api.StreamInfoOptions;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,6 +38,7 @@ import static org.awaitility.Awaitility.await;
  * and registration off JetStream, and refuse invalid groups with a JSON error and a fitting status.
  * <p>The three nodes are shared by the tests (starting them is the slow part); each test uses its own group.
  */
+@BrokerTest
 class ClusterPlacementTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import io.nats.client.api.ConsumerInfo;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * unhealthy within heartbeat-timeout plus one interval and its pipelines move to the other worker, without losing the
  * events routed to them in between.
  */
+@BrokerTest
 class CoordinatorFailoverTest {
 
     /** A server per test: the coordinators of both tests keep their groups in the same key-value bucket. */

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,6 +18,7 @@ import static org.awaitility.Awaitility.await;
  * all the same, so the API says so (204) and the purge still deletes its durable consumers; the worker undeploys
  * what it still runs when it heartbeats again.
  */
+@BrokerTest
 class GroupRemovalTest {
 
     @RegisterExtension

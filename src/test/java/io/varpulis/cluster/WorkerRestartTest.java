@@ -1,5 +1,6 @@
 package io.varpulis.cluster;
 
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import static org.awaitility.Awaitility.await;
  * events are routed to its pipelines, then started again with the same worker id. On JetStream it applies every one
  * of them, once, in order; on core they are gone. The core test is kept because it documents why JetStream exists.
  */
+@BrokerTest
 class WorkerRestartTest {
 
     @RegisterExtension

@@ -2,6 +2,7 @@ package io.varpulis.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>The 15 alerts were computed twice outside the cluster: by the in-memory job of {@link SampleLogAlertsTest}
  * and by the awk program quoted there; three of them (and two non-alerts) are checked by hand in its Javadoc.
  */
+@BrokerTest
 class BruteForceDemoTest {
 
     @RegisterExtension

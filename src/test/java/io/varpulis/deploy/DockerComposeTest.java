@@ -41,10 +41,11 @@ class DockerComposeTest {
     }
 
     @Test
-    void natsRunsJetStreamWithFileStorageInAVolumeAndMonitoring() {
+    void natsRunsJetStreamWithFileStorageInAVolumeAndMonitoring() throws Exception {
         Map<String, Object> nats = service("nats");
 
-        assertThat(stringAt(nats, "image")).startsWith("nats:2.12");
+        assertThat(stringAt(nats, "image")).as("the release production runs, the same as helm/nats-values.yaml")
+                .isEqualTo("nats:" + HelmChartTest.natsValuesImageTag()).startsWith("nats:2.12.");
         assertThat(listAt(nats, "command")).containsExactly("-js", "-sd", "/data", "-m", "8222");
         assertThat(listAt(nats, "volumes")).containsExactly("nats-data:/data");
         assertThat(stringAt(nats, "healthcheck", "test", 1)).as("a tool the alpine image has").isEqualTo("wget");

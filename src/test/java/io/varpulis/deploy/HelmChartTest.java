@@ -5,6 +5,7 @@ import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -355,6 +356,23 @@ class HelmChartTest {
     }
 
     /** Asserts that {@code selecting}'s selector (a Service's spec.selector or spec.selector.matchLabels) picks the workload's pods. */
+    @Test
+    void theNatsValuesPinA212ReleaseWithThreeJetStreamServers() throws Exception {
+        Map<String, Object> values = Yamls.parse(Files.readString(Path.of("helm/nats-values.yaml")));
+        assertThat(natsValuesImageTag()).matches("2\\.12\\.\\d+-alpine");
+        assertThat(at(values, "config", "cluster", "replicas")).isEqualTo(3);
+        assertThat(at(values, "config", "jetstream", "enabled")).isEqualTo(true);
+    }
+
+    /**
+     * @return the NATS image tag helm/nats-values.yaml pins for the official nats chart
+     * @throws IOException when the file cannot be read
+     */
+    static String natsValuesImageTag() throws IOException {
+        return String.valueOf(at(Yamls.parse(Files.readString(Path.of("helm/nats-values.yaml"))), "container",
+                "image", "tag"));
+    }
+
     private static void assertSelects(Map<String, Object> selecting, Map<String, Object> workload) {
         Map<String, Object> spec = mapAt(selecting, "spec");
         Map<String, Object> selector = "Service".equals(selecting.get("kind"))

@@ -7,6 +7,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.pipeline.UnprocessableEventException;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -37,6 +38,7 @@ import static org.awaitility.Awaitility.await;
  * The dead-letter console on a real JetStream server: list, show, replay and purge of {@code VARPULIS_DLQ}.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@BrokerTest
 class DeadLetterConsoleTest {
 
     @RegisterExtension

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +36,7 @@ import static org.awaitility.Awaitility.await;
  * latency and DLQ depth meters on {@code /actuator/prometheus}. The node is started as {@code java -jar} would,
  * with {@link SpringApplication} (no test context: what is checked is the jar's own configuration).
  */
+@BrokerTest
 class DeadLetterHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,7 +64,7 @@ class DeadLetterHttpTest {
                 "varpulis.cluster.worker-id=ops-http-w",
                 "varpulis.dlq.write-enabled=true").run();
         int port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-        http = new TestRestTemplate(new RestTemplateBuilder().rootUri("http://127.0.0.1:" + port));
+        http = new TestRestTemplate(new RestTemplateBuilder().baseUri("http://127.0.0.1:" + port));
     }
 
     @AfterAll

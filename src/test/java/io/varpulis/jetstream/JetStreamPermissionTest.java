@@ -4,6 +4,7 @@ import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
 import io.varpulis.autoconfigure.NatsAutoConfiguration;
 import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
 import io.varpulis.autoconfigure.TransportAutoConfiguration;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ADR-007: nodes need permission to create streams and consumers on first connect. A node whose NATS user lacks it
  * fails startup with a message naming the object and the refused JetStream API subject.
  */
+@BrokerTest
 class JetStreamPermissionTest {
 
     @RegisterExtension

@@ -9,6 +9,7 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The gauges an SRE alerts on, read from a real JetStream server: consumer pending and ack pending, stream size,
  * and DLQ depth.
  */
+@BrokerTest
 class ConsumerLagMetricsTest {
 
     @RegisterExtension

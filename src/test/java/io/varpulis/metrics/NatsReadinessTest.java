@@ -5,6 +5,7 @@ import io.varpulis.autoconfigure.NatsAutoConfiguration;
 import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
 import io.varpulis.autoconfigure.TransportAutoConfiguration;
 import io.varpulis.autoconfigure.VarpulisHealthContributorAutoConfiguration;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * Readiness follows NATS and recovers by itself; liveness never depends on it (SPEC section 7b). The health groups
  * are those of the jar's application.yml, against a real server stopped and started again on the same port.
  */
+@BrokerTest
 class NatsReadinessTest {
 
     @RegisterExtension

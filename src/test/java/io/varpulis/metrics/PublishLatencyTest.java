@@ -10,6 +10,7 @@ import io.varpulis.autoconfigure.TransportAutoConfiguration;
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.ClusterTransport;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The publish latency timer {@code varpulis.events.publish{kind,outcome}} on a real JetStream server.
  */
+@BrokerTest
 class PublishLatencyTest {
 
     @RegisterExtension

@@ -5,6 +5,7 @@ import io.nats.client.Message;
 import io.nats.client.NKey;
 import io.nats.client.Subscription;
 import io.varpulis.autoconfigure.NatsAutoConfiguration;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCertificates;
 import io.varpulis.test.TestNatsJwts;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * issue 5): token, username/password, nkey seed, credentials file (operator mode), TLS with a private CA with and
  * without client certificates. Keys, JWTs and certificates are generated here.
  */
+@BrokerTest
 class NatsAuthenticationTest {
 
     private static final String TOKEN = "s3cret-token";

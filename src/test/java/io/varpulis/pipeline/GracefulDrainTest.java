@@ -6,6 +6,7 @@ import io.varpulis.delivery.PipelineHost;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.OutboundMessage;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * drain timeout, and leaves anything unfinished unacked. Counting every apply per message id across the drained host
  * and a host restarted on the same durable consumer proves that nothing is lost and nothing unfinished was acked.
  */
+@BrokerTest
 class GracefulDrainTest {
 
     @RegisterExtension

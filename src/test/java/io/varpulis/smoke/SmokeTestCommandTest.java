@@ -1,9 +1,10 @@
 package io.varpulis.smoke;
 
-import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.test.NatsServerExtension;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 5: the operators' smoke test reports what it found and what is missing, and exits non-zero on any failure.
  */
+@BrokerTest
 class SmokeTestCommandTest {
 
     @RegisterExtension

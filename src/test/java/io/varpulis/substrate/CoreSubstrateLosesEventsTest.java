@@ -4,6 +4,7 @@ import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -25,6 +26,7 @@ import static org.awaitility.Awaitility.await;
  * documents why the jetstream substrate exists; the same scenario on JetStream is in
  * {@link JetStreamRouteDeliveryTest}.
  */
+@BrokerTest
 class CoreSubstrateLosesEventsTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * that exists with another max_deliver, a DLQ that refuses the park on the last delivery, and two route edges whose
  * durable names collide.
  */
+@BrokerTest
 class DeliveryEdgeCasesTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -25,6 +26,7 @@ import static org.awaitility.Awaitility.await;
  * SPEC section 8, behaviours 6 and 7: heartbeats survive a coordinator restart on JetStream (and are lost on core),
  * and a replayed heartbeat older than heartbeat-timeout is discarded, never applied.
  */
+@BrokerTest
 class HeartbeatDurabilityTest {
 
     @RegisterExtension

@@ -3,6 +3,7 @@ package io.varpulis.substrate;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A graceful stop waits for in-flight applies, not for the drain timeout: draining an idle consumer returns as soon
  * as its open pull ends.
  */
+@BrokerTest
 class IdleConsumerDrainTest {
 
     @RegisterExtension

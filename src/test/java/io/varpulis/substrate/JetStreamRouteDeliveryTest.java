@@ -11,6 +11,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -37,6 +38,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * SPEC section 8, behaviours 1, 3, 4 and 5, and the emit-before-ack rule, on a real JetStream server.
  */
+@BrokerTest
 class JetStreamRouteDeliveryTest {
 
     @RegisterExtension

@@ -2,6 +2,7 @@ package io.varpulis.substrate;
 
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SPEC section 3: where the server cannot reserve max_bytes (more than its JetStream storage), the routing stream is
  * created bounded by max_age only.
  */
+@BrokerTest
 class SmallStorageProvisioningTest {
 
     @RegisterExtension

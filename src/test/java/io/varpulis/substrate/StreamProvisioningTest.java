@@ -9,6 +9,7 @@ import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SPEC section 8, behaviour 10: the streams carry the section 3 settings, provisioning twice is idempotent, and a
  * limit an operator edited by hand survives a restart (drift reported, stream never updated).
  */
+@BrokerTest
 class StreamProvisioningTest {
 
     @RegisterExtension

@@ -1,8 +1,5 @@
 package io.varpulis.test;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
@@ -10,15 +7,20 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** Proves {@link NatsServerExtension} against the installed nats-server: JetStream on/off, restart, kill, config. */
+@BrokerTest
 class NatsServerExtensionTest {
 
     @RegisterExtension

@@ -1,6 +1,7 @@
 package io.varpulis.test;
 
-import java.io.File;
+import io.varpulis.support.NatsServerBinaries;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,16 +14,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /** A nats-server binary run as a child process, its output appended to a log file. */
 final class NatsServerProcess implements NatsServerBackend {
 
-    // /usr/sbin is where Debian puts nats-server but is often missing from a non-root PATH;
-    // /opt/homebrew/bin is Homebrew on Apple silicon.
-    private static final List<String> EXTRA_DIRS = List.of("/usr/sbin", "/usr/local/bin", "/opt/homebrew/bin");
-
     private static final int LOG_TAIL_LINES = 30;
+
 
     // Servers still alive when the JVM exits (a test run that crashed or was interrupted) are killed, so no
     // orphan keeps a port or a store. A JVM killed with SIGKILL cannot run this; nothing in Java can.
@@ -52,14 +49,9 @@ final class NatsServerProcess implements NatsServerBackend {
         this.logFile = logFile;
     }
 
-    /** The first executable {@code nats-server} on PATH, then in /usr/sbin, /usr/local/bin, /opt/homebrew/bin. */
+    /** The nats-server the tests run: see {@link NatsServerBinaries#find()} ({@code VARPULIS_NATS_SERVER}). */
     static Optional<Path> findBinary() {
-        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-        return Stream.concat(Stream.of(path.split(File.pathSeparator)), EXTRA_DIRS.stream())
-                .filter(dir -> !dir.isBlank())
-                .map(dir -> Path.of(dir, "nats-server"))
-                .filter(Files::isExecutable)
-                .findFirst();
+        return NatsServerBinaries.find();
     }
 
     @Override

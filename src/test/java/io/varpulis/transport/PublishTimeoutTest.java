@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A JetStream publish whose PubAck never comes fails for its caller within the publish timeout, and frees its slot
  * in the window of outstanding publishes.
  */
+@BrokerTest
 class PublishTimeoutTest {
 
     @RegisterExtension

@@ -3,6 +3,7 @@ package org.springframework.boot.testcontainers.service.connection;
 import io.nats.client.Connection;
 import io.varpulis.autoconfigure.NatsAutoConfiguration;
 import io.varpulis.nats.NatsConnectionDetails;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nats-server process, as a started {@code nats:2.12} container would. That is why this test sits in Boot's package:
  * {@link ContainerConnectionSource}'s constructor is package-private.
  */
+@BrokerTest
 class NatsServiceConnectionTest {
 
     @RegisterExtension

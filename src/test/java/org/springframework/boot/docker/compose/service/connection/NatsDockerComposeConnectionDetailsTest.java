@@ -5,6 +5,7 @@ import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code nats:2.12}, container port 4222 published on a loopback port), which is why this test sits in Boot's
  * package: {@link DockerComposeConnectionSource}'s constructor is package-private.
  */
+@BrokerTest
 class NatsDockerComposeConnectionDetailsTest {
 
     @RegisterExtension
