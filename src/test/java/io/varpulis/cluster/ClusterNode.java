@@ -79,11 +79,13 @@ final class ClusterNode implements AutoCloseable {
      * @param nats      the broker
      * @param substrate {@code jetstream} or {@code core}
      * @param workerId  the worker id
+     * @param extra     more {@code --key=value} arguments (NATS credentials, ...)
      * @return a running worker with a {@value #RECORDER} bean
      */
-    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId) {
+    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId, String... extra) {
         List<String> args = common(nats, substrate, "worker");
         args.add("--varpulis.cluster.worker-id=" + workerId);
+        args.addAll(List.of(extra));
         List<Recorded> recorded = new CopyOnWriteArrayList<>();
         EventProcessor recorder = (Event event, ProcessingContext processing) -> {
             recorded.add(new Recorded(processing.group(), event));
