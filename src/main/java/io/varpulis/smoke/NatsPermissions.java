@@ -187,7 +187,7 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
         }
         out.append(" \\\n  --allow-sub '").append(String.join(",", subscribeAllow)).append("'");
         if (allowResponses) {
-            out.append(" \\\n  --allow-pub-response");
+            out.append(" \\\n  --allow-pub-response=1");
         }
         return out.toString();
     }
