@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * {@link PurgeReport}.</li>
  * </ul>
  * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled: {@code varpulis.dlq.write-enabled}),
- * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and its roles,
- * or {@code anonymous}.
+ * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and
+ * its roles, or {@code anonymous}.
  */
 @Endpoint(id = "dlq")
 public class DeadLetterEndpoint {

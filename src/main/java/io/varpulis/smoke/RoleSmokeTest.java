@@ -50,13 +50,14 @@ final class RoleSmokeTest {
     private final String workerId;
     private final PrintStream out;
     private final List<String> violations = new CopyOnWriteArrayList<>();
-    private int failures;
+    private final Checklist checks;
 
     RoleSmokeTest(NatsProperties properties, String role, String workerId, PrintStream out) {
         this.properties = properties;
         this.role = role;
         this.workerId = workerId;
         this.out = out;
+        this.checks = new Checklist(out);
     }
 
     /**
@@ -93,7 +94,7 @@ final class RoleSmokeTest {
     }
 
     private List<Check> workerChecks() {
-        List<Check> checks = new ArrayList<>(List.of(
+        List<Check> probes = new ArrayList<>(List.of(
                 Check.needs("ask JetStream for the account", "$JS.API.INFO", ""),
                 Check.needs("read stream " + ROUTING, "$JS.API.STREAM.INFO." + ROUTING, ""),
                 Check.needs("register with the coordinator", Subjects.REGISTER, "{\"worker_id\": \"smoke test\"}"),
@@ -110,7 +111,7 @@ final class RoleSmokeTest {
                 Check.needs("read pipeline state", "$JS.API.DIRECT.GET.KV_varpulis_state" + ABSENT
                         + ".$KV.varpulis_state" + ABSENT + ".k", ""),
                 Check.stores("write pipeline state", "$KV.varpulis_state" + ABSENT + ".k")));
-        checks.addAll(List.of(
+        probes.addAll(List.of(
                 Check.refused("delete a stream", "$JS.API.STREAM.DELETE.VARPULIS" + ABSENT),
                 Check.refused("purge a stream", "$JS.API.STREAM.PURGE.VARPULIS" + ABSENT),
                 Check.refused("delete a consumer", "$JS.API.CONSUMER.DELETE." + ROUTING + "." + ABSENT),
@@ -119,7 +120,7 @@ final class RoleSmokeTest {
                 Check.refusedStore("publish another worker's heartbeat", Subjects.heartbeat(ABSENT)),
                 Check.refusedStore("write the coordinators' groups",
                         "$KV." + NatsPermissions.GROUPS_BUCKET + "." + ABSENT)));
-        return checks;
+        return probes;
     }
 
     private List<Check> coordinatorChecks() {
@@ -185,18 +186,16 @@ final class RoleSmokeTest {
     }
 
     private void pass(String format, Object... args) {
-        out.println("  ok    " + String.format(format, args));
+        checks.pass(format, args);
     }
 
     private void fail(String format, Object... args) {
-        failures++;
-        out.println("  FAIL  " + String.format(format, args));
+        checks.fail(format, args);
     }
 
     private int summary() {
-        out.println(failures == 0 ? "all checks passed: this user has exactly what a " + role + " needs"
-                : failures + " check(s) failed: fix this user's permissions before starting the " + role);
-        return failures == 0 ? 0 : 1;
+        return checks.summary("all checks passed: this user has exactly what a " + role + " needs",
+                "fix this user's permissions before starting the " + role);
     }
 
     /**

@@ -54,11 +54,12 @@ public final class SmokeTest {
 
     private final NatsProperties properties;
     private final PrintStream out;
-    private int failures;
+    private final Checklist checks;
 
     private SmokeTest(NatsProperties properties, PrintStream out) {
         this.properties = properties;
         this.out = out;
+        this.checks = new Checklist(out);
     }
 
     /**
@@ -180,17 +181,15 @@ public final class SmokeTest {
     }
 
     private void pass(String format, Object... args) {
-        out.println("  ok    " + String.format(format, args));
+        checks.pass(format, args);
     }
 
     private void fail(String format, Object... args) {
-        failures++;
-        out.println("  FAIL  " + String.format(format, args));
+        checks.fail(format, args);
     }
 
     private int summary() {
-        out.println(failures == 0 ? "all checks passed: a node can run on the jetstream substrate here"
-                : failures + " check(s) failed: fix them before starting nodes on the jetstream substrate");
-        return failures == 0 ? 0 : 1;
+        return checks.summary("all checks passed: a node can run on the jetstream substrate here",
+                "fix them before starting nodes on the jetstream substrate");
     }
 }

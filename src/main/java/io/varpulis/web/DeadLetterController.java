@@ -38,8 +38,9 @@ import org.springframework.web.bind.annotation.RestController;
  * {@link PurgeReport}.</li>
  * </ul>
  * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled: {@code varpulis.dlq.write-enabled}),
- * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and its roles
- * ({@link io.varpulis.support.AuditLog}); a body that is not the expected JSON is answered by {@link ApiErrorAdvice}.
+ * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and
+ * its roles ({@link io.varpulis.support.AuditLog}); a body that is not the expected JSON is answered by
+ * {@link ApiErrorAdvice}.
  */
 @RestController
 @RequestMapping("/api/v1/cluster/dlq")

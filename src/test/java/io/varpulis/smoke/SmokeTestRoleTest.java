@@ -10,10 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -102,14 +98,8 @@ class SmokeTestRoleTest {
     }
 
     private String run(String... args) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            exitCode = SmokeTest.run(args);
-        } finally {
-            System.setOut(original);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
+        SmokeRun run = SmokeRun.of(args);
+        exitCode = run.exitCode();
+        return run.output();
     }
 }

@@ -2,6 +2,7 @@ package io.varpulis.web;
 
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.HttpStatuses;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;
 import org.junit.jupiter.api.Test;
@@ -12,11 +13,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,7 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GeneratedPasswordTest {
 
     private static final Pattern GENERATED = Pattern.compile("Using generated security password: (\\S+)");
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.coreOnly();
@@ -48,21 +43,12 @@ class GeneratedPasswordTest {
             String password = generated.group(1);
             assertThat(generated.find()).as("once").isFalse();
 
-            assertThat(get(port, "/api/v1/cluster/workers", null)).isEqualTo(401);
-            assertThat(get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", "wrong")))
+            assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", null)).isEqualTo(401);
+            assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", "wrong")))
                     .isEqualTo(401);
-            assertThat(get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", password)))
+            assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", password)))
                     .isEqualTo(200);
-            assertThat(get(port, "/actuator/health/readiness", null)).isEqualTo(200);
+            assertThat(HttpStatuses.get(port, "/actuator/health/readiness", null)).isEqualTo(200);
         }
-    }
-
-    private static int get(int port, String path, String authorization) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10));
-        if (authorization != null) {
-            request.header("Authorization", authorization);
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 }

@@ -2,6 +2,7 @@ package io.varpulis.web;
 
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.HttpStatuses;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;
 import org.junit.jupiter.api.AfterAll;
@@ -10,12 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,8 +21,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @BrokerTest
 class ManagementPortSecurityTest {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.coreOnly();
@@ -57,26 +50,17 @@ class ManagementPortSecurityTest {
     @Test
     void prometheusAndTheProbesAreOpenOnTheManagementPortOnly_everythingElseNeedsCredentials() throws Exception {
         assertThat(management).isNotEqualTo(port);
-        assertThat(get(management, "/actuator/prometheus", null)).isEqualTo(200);
-        assertThat(get(management, "/actuator/health/readiness", null)).isEqualTo(200);
-        assertThat(get(management, "/actuator/health/liveness", null)).isEqualTo(200);
-        assertThat(get(management, "/actuator/metrics", null)).isEqualTo(401);
-        assertThat(get(management, "/actuator/health", null)).isEqualTo(401);
-        assertThat(get(management, "/actuator/metrics", TestCredentials.adminBasic())).isEqualTo(200);
+        assertThat(HttpStatuses.get(management, "/actuator/prometheus", null)).isEqualTo(200);
+        assertThat(HttpStatuses.get(management, "/actuator/health/readiness", null)).isEqualTo(200);
+        assertThat(HttpStatuses.get(management, "/actuator/health/liveness", null)).isEqualTo(200);
+        assertThat(HttpStatuses.get(management, "/actuator/metrics", null)).isEqualTo(401);
+        assertThat(HttpStatuses.get(management, "/actuator/health", null)).isEqualTo(401);
+        assertThat(HttpStatuses.get(management, "/actuator/metrics", TestCredentials.adminBasic())).isEqualTo(200);
 
-        assertThat(get(port, "/actuator/prometheus", null)).as("not open on the application port").isEqualTo(401);
-        assertThat(get(port, "/actuator/prometheus", TestCredentials.adminBasic())).as("not served there")
+        assertThat(HttpStatuses.get(port, "/actuator/prometheus", null)).as("not open on the application port").isEqualTo(401);
+        assertThat(HttpStatuses.get(port, "/actuator/prometheus", TestCredentials.adminBasic())).as("not served there")
                 .isEqualTo(404);
-        assertThat(get(port, "/api/v1/cluster/workers", null)).isEqualTo(401);
-        assertThat(get(port, "/api/v1/cluster/workers", TestCredentials.adminBasic())).isEqualTo(200);
-    }
-
-    private static int get(int onPort, String path, String authorization) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + onPort + path))
-                .timeout(Duration.ofSeconds(10));
-        if (authorization != null) {
-            request.header("Authorization", authorization);
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", null)).isEqualTo(401);
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", TestCredentials.adminBasic())).isEqualTo(200);
     }
 }
