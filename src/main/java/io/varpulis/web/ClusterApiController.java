@@ -204,13 +204,22 @@ public class ClusterApiController {
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
-    ResponseEntity<ApiError> badRequest(IllegalArgumentException e) {
-        return ResponseEntity.badRequest().body(new ApiError(e.getMessage()));
+    ResponseEntity<ApiError> badRequest(IllegalArgumentException e, HttpServletRequest request) {
+        return refused(HttpStatus.BAD_REQUEST, e, request);
     }
 
     @ExceptionHandler(IllegalStateException.class)
-    ResponseEntity<ApiError> conflict(IllegalStateException e) {
-        return ResponseEntity.status(HttpStatus.CONFLICT).body(new ApiError(e.getMessage()));
+    ResponseEntity<ApiError> conflict(IllegalStateException e, HttpServletRequest request) {
+        return refused(HttpStatus.CONFLICT, e, request);
+    }
+
+    /** A refused write is audited too: who tried what, and why it was refused. */
+    private static ResponseEntity<ApiError> refused(HttpStatus status, RuntimeException e, HttpServletRequest request) {
+        if (!"GET".equals(request.getMethod())) {
+            AuditLog.refused(Principals.caller(request).describe(), request.getMethod() + " "
+                    + request.getRequestURI() + ": " + status.value() + " " + e.getMessage());
+        }
+        return ResponseEntity.status(status).body(new ApiError(e.getMessage()));
     }
 
     private void checkLimits(Event event) {

@@ -217,6 +217,8 @@ class NodeSecurityHttpTest {
         assertThat(call("DELETE", "/api/v1/cluster/pipeline-groups/audited", bearer("ADMIN"), null).status())
                 .isEqualTo(204);
         declareGroup();
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON).status())
+                .isEqualTo(409);
         Answer injected = call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject?id=audit-1",
                 bearer("OPERATOR"), EVENT_JSON);
         assertThat(injected.status()).isEqualTo(202);
@@ -229,6 +231,7 @@ class NodeSecurityHttpTest {
 
         assertThat(output).contains("audit: operator [OPERATOR]: declared group audited (1 pipelines)")
                 .contains("audit: admin [ADMIN]: delete group audited: removed")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 409")
                 .contains("audit: operator [OPERATOR]: inject Probe into group " + GROUP + " (id audit-1): stored")
                 .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999 needs role ADMIN")
                 .contains("DLQ audit: operator [OPERATOR] replay unit none");
