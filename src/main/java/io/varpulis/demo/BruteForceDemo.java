@@ -45,11 +45,13 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -72,6 +74,14 @@ public final class BruteForceDemo {
     private static final int PUBLISH_ATTEMPTS = 30;
     private static final ObjectMapper JSON = new EventCodec().mapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    /**
+     * The run's nodes never run open (SPEC section 10): they get the jar's user {@code varpulis} (ADMIN) with a
+     * password made for this run, and the demo's own API calls send it.
+     */
+    private static final String NODE_PASSWORD = UUID.randomUUID().toString();
+    private static final String AUTHORIZATION = "Basic " + Base64.getEncoder().encodeToString(
+            ("varpulis:" + NODE_PASSWORD).getBytes(StandardCharsets.UTF_8));
 
     private final DemoOptions options;
     private final PrintStream out;
@@ -460,6 +470,7 @@ public final class BruteForceDemo {
                 "--varpulis.cluster.heartbeat-interval=1s",
                 "--varpulis.cluster.heartbeat-timeout=4s",
                 "--varpulis.nats.jetstream.consumer.ack-wait=10s",
+                "--spring.security.user.password=" + NODE_PASSWORD,
                 "--spring.main.banner-mode=off"));
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
@@ -510,7 +521,8 @@ public final class BruteForceDemo {
     }
 
     private static JsonNode get(NodeProcess node, String path) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).build(),
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
+                .header("Authorization", AUTHORIZATION).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": "
@@ -520,7 +532,8 @@ public final class BruteForceDemo {
     }
 
     private static void delete(NodeProcess node, String path) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).DELETE().build(),
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
+                .header("Authorization", AUTHORIZATION).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("DELETE " + path + " answered " + response.statusCode() + ": "
@@ -530,7 +543,7 @@ public final class BruteForceDemo {
 
     private static void post(NodeProcess node, String path, Object body) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
-                .header("Content-Type", "application/json")
+                .header("Authorization", AUTHORIZATION).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {

@@ -9,6 +9,7 @@ import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.TestCredentials;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -27,7 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * One cluster node of a broker test: the jar's own application ({@link VarpulisClusterApplication}, its
  * {@code application.yml}, every auto-configuration) started as a separate Spring context on a test nats-server. A
- * coordinator serves the operator API on a random port; a worker has no web server and an {@link EventProcessor}
+ * coordinator serves the operator API on a random port (requests carry {@link TestCredentials}); a worker has no web server and an {@link EventProcessor}
  * bean named {@value #RECORDER} that records what the pipelines of type {@code bean} apply.
  */
 final class ClusterNode implements AutoCloseable {
@@ -78,11 +79,13 @@ final class ClusterNode implements AutoCloseable {
      * @param nats      the broker
      * @param substrate {@code jetstream} or {@code core}
      * @param workerId  the worker id
+     * @param extra     more {@code --key=value} arguments (NATS credentials, ...)
      * @return a running worker with a {@value #RECORDER} bean
      */
-    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId) {
+    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId, String... extra) {
         List<String> args = common(nats, substrate, "worker");
         args.add("--varpulis.cluster.worker-id=" + workerId);
+        args.addAll(List.of(extra));
         List<Recorded> recorded = new CopyOnWriteArrayList<>();
         EventProcessor recorder = (Event event, ProcessingContext processing) -> {
             recorded.add(new Recorded(processing.group(), event));
@@ -108,6 +111,7 @@ final class ClusterNode implements AutoCloseable {
                 "--varpulis.nats.jetstream.consumer.nak-delay=200ms",
                 // An event delivered to a worker that dies before acking it comes back after 5 s, not 30 s.
                 "--varpulis.nats.jetstream.consumer.ack-wait=5s",
+                TestCredentials.PASSWORD_ARGUMENT,
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN",
                 "--logging.level.io.varpulis=INFO"));
@@ -195,7 +199,8 @@ final class ClusterNode implements AutoCloseable {
     }
 
     private Response send(HttpRequest.Builder request) throws Exception {
-        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(10))
+                        .header("Authorization", TestCredentials.adminBasic()).build(),
                 HttpResponse.BodyHandlers.ofString());
         JsonNode body = response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
         return new Response(response.statusCode(), body);
