@@ -129,9 +129,19 @@ public final class BruteForceDemo {
      * lines could not be parsed), 2 for bad arguments or an environment that cannot run it
      */
     public static int run(String[] args) {
+        return run(args, System.getenv());
+    }
+
+    /**
+     * @param args see {@link DemoOptions#USAGE}
+     * @param env  the environment to read instead of the process's ({@value DemoOptions#URL_VARIABLE},
+     *             {@value DemoOptions#REPLICAS_VARIABLE})
+     * @return as {@link #run(String[])}
+     */
+    static int run(String[] args, Map<String, String> env) {
         DemoOptions options;
         try {
-            options = DemoOptions.parse(args, System.getenv());
+            options = DemoOptions.parse(args, env);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
@@ -218,9 +228,6 @@ public final class BruteForceDemo {
             throw new IllegalArgumentException("--kill-at " + killAt + " is not before the last line: the input has "
                     + lines.size() + " lines");
         }
-        runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
-        Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
-        out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
         natsUrl = options.natsUrl();
         if (natsUrl == null) {
             local = LocalNatsServer.start();
@@ -233,6 +240,9 @@ public final class BruteForceDemo {
         } else {
             out.printf("nats: %s (JetStream), streams and state with %d replica(s)%n", natsUrl, options.replicas());
         }
+        runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
+        Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
+        out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
         NatsConnectionEvents events = new NatsConnectionEvents(Duration.ofSeconds(1));
         try (Connection connection = Nats.connect(new Options.Builder().server(natsUrl).maxReconnects(-1)
                 .reconnectWait(Duration.ofSeconds(1)).connectionListener(events).errorListener(events).build())) {
@@ -692,8 +702,9 @@ public final class BruteForceDemo {
 
     /**
      * Stops the nodes and the run's own nats-server, forgets the coordinator's durable on a shared server, and
-     * deletes the run directory after a run that passed (unless {@code --keep-logs}); after one that failed or was
-     * interrupted it keeps the node logs and says where. Runs once, at the end or from the shutdown hook.
+     * deletes the run directory after a run that passed (unless {@code --keep-logs}) or that stopped before any node
+     * started; after one that failed or was interrupted later it keeps the node logs (and the default alert file)
+     * and says where. Runs once, at the end or from the shutdown hook.
      */
     private synchronized void cleanup(boolean ok) {
         if (cleanedUp) {
@@ -716,7 +727,7 @@ public final class BruteForceDemo {
         if (runDir == null) {
             return;
         }
-        boolean keep = !ok || options.keepLogs();
+        boolean keep = (!ok || options.keepLogs()) && !nodes.isEmpty();
         try (Stream<Path> files = Files.walk(runDir)) {
             files.sorted(Comparator.reverseOrder())
                     .filter(p -> !keep || !(p.equals(runDir) || p.getFileName().toString().endsWith(".log")

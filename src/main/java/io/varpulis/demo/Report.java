@@ -238,7 +238,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                 state.failuresApplied(), rows, expected.alerts().size(), alerts.size(), List.copyOf(missing()),
                 List.copyOf(unexpected()), ok() ? "OK" : "FAILED", problems(),
                 new Summary.Lines(expected.failureLineCount(), expected.otherLines(), expected.malformed()),
-                timing.endToEndSeconds(), expected.lines() / Math.max(timing.endToEndSeconds(), 0.001), null);
+                expected.failures(), timing.endToEndSeconds(),
+                expected.lines() / Math.max(timing.endToEndSeconds(), 0.001), null);
     }
 
     /**
@@ -250,9 +251,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      *             "redelivered": 0, "parked": 0, "duplicated": 0}, ...],
      *  "alerts_expected": 15, "alerts_got": 15, "alerts_missing": [], "alerts_unexpected": [],
      *  "result": "OK", "problems": [], "lines_expected": {"parsed": 520, "other": 1480, "parked": 0},
-     *  "seconds_end_to_end": 12.3, "lines_per_second_end_to_end": 162.6}
+     *  "failures_counted": 528, "seconds_end_to_end": 12.3, "lines_per_second_end_to_end": 162.6}
      * </pre>
-     * Failures are counted as events (one per failure line). Alerts are named {@code "src_ip window_start"}.
+     * Failures are counted as events (one per failure line), except {@code failures_counted}, where a
+     * {@code message repeated N times} line counts N. Alerts are named {@code "src_ip window_start"}.
      * {@code error} is present only when the run stopped before its report.
      *
      * @param linesRead            lines read from the input
@@ -269,6 +271,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param result               {@code OK} or {@code FAILED}
      * @param problems             why it failed, one sentence each
      * @param linesExpected        the reference's accounting of the lines
+     * @param failuresCounted      failures of the reference, {@code message repeated N times} counting N
      * @param secondsEndToEnd      first publish to the last alert written
      * @param linesPerSecond       lines read / secondsEndToEnd
      * @param error                why the run stopped early, or {@code null}
@@ -289,6 +292,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
             @JsonProperty("result") String result,
             @JsonProperty("problems") List<String> problems,
             @JsonProperty("lines_expected") Lines linesExpected,
+            @JsonProperty("failures_counted") Integer failuresCounted,
             @JsonProperty("seconds_end_to_end") Double secondsEndToEnd,
             @JsonProperty("lines_per_second_end_to_end") Double linesPerSecond,
             @JsonProperty("error") String error) {
@@ -307,7 +311,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                     expected == null ? 0 : expected.failureLineCount(), 0, List.of(),
                     expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", List.of(error),
                     expected == null ? null : new Lines(expected.failureLineCount(), expected.otherLines(),
-                            expected.malformed()), null, null, error);
+                            expected.malformed()), expected == null ? null : expected.failures(), null, null, error);
         }
 
         /**
