@@ -147,10 +147,10 @@ def alerts_of(failures):
                        .strftime("%Y-%m-%dT%H:%M:%SZ")) for (source, start), n in counts.items() if n >= THRESHOLD}
 
 
-def demo(log, year, zone, kill, jar, work):
+def demo(log, year, zone, kill, rate, jar, work):
     alerts, summary = os.path.join(work, "alerts.jsonl"), os.path.join(work, "summary.json")
     command = ["java", "-jar", jar, "demo", "--input", log, "--alerts-out", alerts, "--summary-json", summary,
-               "--rate", "2000", "--kill", kill]
+               "--rate", str(rate), "--kill", kill]
     if year:
         command += ["--year", str(year)]
     if zone:
@@ -185,6 +185,7 @@ def main():
                         "takes fixed offsets only")
     parser.add_argument("--year", type=int, help="year of the first RFC 3164 line (default: fail2ban's guess)")
     parser.add_argument("--kill", default="worker", choices=["none", "worker", "worker+coordinator"])
+    parser.add_argument("--rate", type=int, default=2000, help="lines per second the demo streams (default 2000)")
     parser.add_argument("--jar", default="target/varpulis-cluster-0.1.0-SNAPSHOT.jar")
     parser.add_argument("--demo-alerts", help="compare with this alert file instead of running the demo")
     args = parser.parse_args()
@@ -198,9 +199,11 @@ def main():
     disagreements = 0
     for log in args.logs:
         with open(log, encoding="utf-8") as f:
-            lines = [l.rstrip("\r\n") for l in f.read().replace("\r\n", "\n").split("\n")]
-        lines = [l for l in lines if l.strip()]
+            text = f.read()
+        lines = [l for l in text.replace("\r\n", "\n").split("\n") if l.strip()]
         sshd_lines, pam_lines, rewrites = rewrite(lines)
+        if text and not text.endswith("\n"):
+            rewrites["last line given its newline"] += 1
         with tempfile.TemporaryDirectory(prefix="fail2ban-agreement-") as work:
             found = fail2ban(sshd_lines, 'sshd[_daemon="sshd(?:-session|-auth)?"]', args.zone, work)
             found += fail2ban(pam_lines, "pam-generic", args.zone, work)
@@ -218,7 +221,7 @@ def main():
             if args.demo_alerts:
                 got, counted, status = read_alerts(args.demo_alerts), None, 0
             else:
-                got, counted, status = demo(log, year, args.zone, args.kill, args.jar, work)
+                got, counted, status = demo(log, year, args.zone, args.kill, args.rate, args.jar, work)
         missing, unexpected = sorted(expected - got), sorted(got - expected)
         same = not missing and not unexpected and (counted is None or counted == len(spec)) and status == 0
         print("  demo: %d alerts%s; %s" % (len(got), "" if counted is None else ", %d failures counted" % counted,

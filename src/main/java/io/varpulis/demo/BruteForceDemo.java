@@ -56,6 +56,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -513,7 +514,9 @@ public final class BruteForceDemo {
                 }
             }
         }
-        Instant end = alerts.isEmpty() ? drained : Files.getLastModifiedTime(alertsFile).toInstant();
+        // Done when every line was processed (drained, seen within a 0.5 s poll) and the last alert written.
+        Instant end = alerts.isEmpty() ? drained : Collections.max(List.of(drained,
+                Files.getLastModifiedTime(alertsFile).toInstant()));
         Report.Timing timing = new Report.Timing(stream.seconds(),
                 Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate());
         return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed);
@@ -738,6 +741,9 @@ public final class BruteForceDemo {
         }
         if (keep) {
             out.printf("node logs kept in %s%n", runDir);
+        } else if (!nodes.isEmpty()) {
+            out.printf("run directory %s removed (--keep-logs keeps it%s)%n", runDir,
+                    options.alertsOut() == null ? ", --alerts-out PATH writes the alerts elsewhere" : "");
         }
     }
 

@@ -69,7 +69,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
 
     /**
      * @param streamSeconds    first publish to the last PubAck
-     * @param endToEndSeconds  first publish to the last alert written (to drained when the log raises no alert)
+     * @param endToEndSeconds  first publish until every line was processed (the consumers drained, seen within a
+     *                         0.5 s poll) and the last alert written
      * @param rate             the requested lines per second
      */
     record Timing(double streamSeconds, double endToEndSeconds, int rate) {
@@ -210,8 +211,9 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
         if (alerts.size() > LISTED) {
             out.printf("  ... and %d more in the alert file%n", alerts.size() - LISTED);
         }
-        out.printf(Locale.ROOT, "end to end: %d lines in %.1f s from the first publish to the last alert written "
-                        + "(%.0f lines/s; streamed in %.1f s at up to %d lines/s)%n", expected.lines(),
+        out.printf(Locale.ROOT, "end to end: %d lines in %.1f s from the first publish until all were processed "
+                        + "and the last alert written (%.0f lines/s; streamed in %.1f s at up to %d lines/s)%n",
+                expected.lines(),
                 timing.endToEndSeconds(), expected.lines() / Math.max(timing.endToEndSeconds(), 0.001),
                 timing.streamSeconds(), timing.rate());
         List<String> problems = problems();
@@ -272,7 +274,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param problems             why it failed, one sentence each
      * @param linesExpected        the reference's accounting of the lines
      * @param failuresCounted      failures of the reference, {@code message repeated N times} counting N
-     * @param secondsEndToEnd      first publish to the last alert written
+     * @param secondsEndToEnd      first publish until every line was processed and the last alert written
      * @param linesPerSecond       lines read / secondsEndToEnd
      * @param error                why the run stopped early, or {@code null}
      */

@@ -108,7 +108,7 @@ class BruteForceDemoTest {
     }
 
     /** This JVM's run directories and the demo's nats-server stores in the temporary directory. */
-    private static List<Path> leftBehind() throws IOException {
+    static List<Path> leftBehind() throws IOException {
         String pid = "-" + ProcessHandle.current().pid() + "-";
         try (Stream<Path> entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
             return entries.filter(p -> p.getFileName().toString().startsWith("varpulis-demo-")

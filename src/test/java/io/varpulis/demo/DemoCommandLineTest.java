@@ -11,14 +11,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,7 +40,7 @@ class DemoCommandLineTest {
     /** Issue 15 item 9: the connection log named "(none)"; the run must name the server and stop. */
     @Test
     void aServerWithoutJetStreamIsNamedAndNothingIsLeftBehind(CapturedOutput output) throws Exception {
-        List<Path> before = runDirectories();
+        List<Path> before = BruteForceDemoTest.leftBehind();
 
         int status = BruteForceDemo.run(new String[]{"--nats-url", core.url(), "--summary-json",
             dir.resolve("summary.json").toString()}, Map.of());
@@ -55,7 +53,7 @@ class DemoCommandLineTest {
         assertThat(summary.path("result").asText()).isEqualTo("FAILED");
         assertThat(summary.path("error").asText()).contains("no JetStream server answers");
         assertThat(summary.path("lines_read").asInt()).isEqualTo(2000);
-        assertThat(runDirectories()).as("no /tmp/varpulis-demo-* of this run").isEqualTo(before);
+        assertThat(BruteForceDemoTest.leftBehind()).as("no /tmp/varpulis-demo-* of this run").isEqualTo(before);
     }
 
     @Test
@@ -122,13 +120,5 @@ class DemoCommandLineTest {
                 .hasMessageContaining("--zone 'Mars/Olympus' is not a time zone");
         assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--kill-at", "-1"}, Map.of()))
                 .hasMessageContaining("--kill-at must be a line count");
-    }
-
-    private static List<Path> runDirectories() throws IOException {
-        String pid = "-" + ProcessHandle.current().pid() + "-";
-        try (Stream<Path> entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            return entries.filter(p -> p.getFileName().toString().startsWith("varpulis-demo-")
-                    && p.getFileName().toString().contains(pid)).sorted().toList();
-        }
     }
 }
