@@ -68,6 +68,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -101,6 +102,9 @@ public final class BruteForceDemo {
     private final DemoOptions options;
     private final PrintStream out;
     private final List<NodeProcess> nodes = new ArrayList<>();
+    /** Publish retries, and when the last was reported: at 20 000 lines/s an election fails thousands at once. */
+    private final AtomicLong publishRetries = new AtomicLong();
+    private final AtomicLong lastRetryNotice = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
     private String coordinatorDurable;
     private String natsUrl;
     private LocalNatsServer local;
@@ -399,7 +403,13 @@ public final class BruteForceDemo {
             if (System.nanoTime() > giveUpNanos) {
                 return CompletableFuture.<PublishReceipt>failedFuture(error);
             }
-            out.printf("publish of %s not confirmed (%s); retrying%n", message.messageId(), error.getMessage());
+            long retries = publishRetries.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastRetryNotice.get();
+            if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastRetryNotice.compareAndSet(last, now)) {
+                out.printf("publish of %s not confirmed (%s); retrying every second with the same message id "
+                        + "(%d retries so far)%n", message.messageId(), error.getMessage(), retries);
+            }
             return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS))
                     .thenCompose(ignored -> publishUntilStored(transport, message, giveUpNanos));
         }).thenCompose(f -> f);
@@ -443,11 +453,17 @@ public final class BruteForceDemo {
         while (System.nanoTime() - lastMove < DRAIN_TIMEOUT.toNanos()) {
             List<String> pending = new ArrayList<>();
             long total = 0;
-            for (RouteEdge edge : edges(group)) {
-                ConsumerInfo info = consumer(jsm, edge);
-                long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
-                total += Math.max(left, 0);
-                pending.add(edge.to() + " " + (left < 0 ? "not consuming yet" : left + " pending"));
+            try {
+                for (RouteEdge edge : edges(group)) {
+                    ConsumerInfo info = consumer(jsm, edge);
+                    long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
+                    total += Math.max(left, 0);
+                    pending.add(edge.to() + " " + (left < 0 ? "not consuming yet" : left + " pending"));
+                }
+            } catch (IOException e) {
+                // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.
+                pending = List.of("NATS not answering (" + e.getMessage() + ")");
+                total = -1;
             }
             long alerts = alertLines(alertsFile);
             String seen = pending + "/" + alerts;
@@ -455,7 +471,7 @@ public final class BruteForceDemo {
                 lastMove = System.nanoTime();
                 lastSeen = seen;
             }
-            boolean idle = total == 0 && !seen.contains("not consuming");
+            boolean idle = total == 0 && !seen.contains("not consuming yet");
             idleSince = idle ? (idleSince == null ? Instant.now() : idleSince) : null;
             quiet = idle ? quiet + 1 : 0;
             if (quiet == 3) {
