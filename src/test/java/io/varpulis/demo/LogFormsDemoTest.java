@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The real {@link BruteForceDemo} on a log of each form SPEC section 7 adds (in {@code src/test/resources/logs}),
  * with the worker hosting {@code detect} killed (SIGKILL) mid-stream and restarted: it exits 0, which it does only
- * when every line, failure and alert is accounted for, and writes exactly the alerts listed here. Each list was
- * worked out by hand from the log and is the one {@code scripts/fail2ban-agreement.py} computes from
- * fail2ban-regex's matches (Debian's fail2ban 1.0.2) with the same window rule.
+ * when every line, failure and alert is accounted for, and writes exactly the alerts listed here. The lists of the
+ * small logs were worked out by hand, that of the real one in part (see its test); every list is the one
+ * {@code scripts/fail2ban-agreement.py} computes from fail2ban-regex's matches (Debian's fail2ban 1.0.2) with the
+ * same window rule.
  */
 @BrokerTest
 class LogFormsDemoTest {
@@ -107,9 +108,10 @@ class LogFormsDemoTest {
     /**
      * The legacy {@code sshd(pam_unix)[pid]: authentication failure; ... rhost=H} of loghub's real Linux_2k.log
      * (a 2005 server, {@code logs/loghub} with its license notice): 489 failures, most sources host names, 41
-     * alerts. Checked by hand: 218.188.2.4's 13 failures at 12:12:34-12:13:20 on June 15 (window 12:10), the 9 of
-     * 220-135-151-1.hinet-ip.hinet.net at 02:04:59 and the 5 of d211-116-254-214.rev.krline.net at 20:05:31; its
-     * two failures of June 14 at 15:16 raise nothing, nor does {@code gdm(pam_unix)}'s line with an empty rhost.
+     * alerts. Checked by hand: 218.188.2.4's 12 failures at 12:12:34-12:13:20 on June 15 (window 12:10), the 10 of
+     * 220-135-151-1.hinet-ip.hinet.net at 02:04:59, the 10 of 061092085098.ctinets.com at 14:53 and the 5 of
+     * d211-116-254-214.rev.krline.net at 20:05:31; 218.188.2.4's two failures of June 14 at 15:16 raise nothing,
+     * nor does {@code gdm(pam_unix)}'s line with an empty rhost (another program's tag in any case).
      */
     @Test
     void legacyPamOfARealLog() throws Exception {

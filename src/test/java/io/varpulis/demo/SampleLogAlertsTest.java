@@ -60,7 +60,7 @@ class SampleLogAlertsTest {
      *     n=substr($0,RSTART+9,RLENGTH-9)+0; ip=$(NF-3) }
      *   n&gt;0 { k=ip" "w; b=c[k]; c[k]+=n; if (b&lt;5 &amp;&amp; c[k]&gt;=5) a++ } END { print a }'
      * </pre>
-     * fail2ban-regex's sshd filter agrees (scripts/fail2ban-agreement.sh).
+     * fail2ban-regex's sshd filter agrees (scripts/fail2ban-agreement.py).
      */
     private static final int EXPECTED_ALERTS = 16;
 
