@@ -10,14 +10,12 @@ import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortT
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.security.autoconfigure.web.servlet.ConditionalOnDefaultServletWebSecurity;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
-import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerAutoConfiguration;
-import org.springframework.boot.security.oauth2.server.resource.autoconfigure.web.OAuth2ResourceServerWebSecurityAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration;
 import org.springframework.boot.webmvc.error.ErrorAttributes;
 import org.springframework.context.annotation.Bean;
@@ -42,9 +40,12 @@ import org.springframework.security.web.SecurityFilterChain;
  * {@link io.varpulis.web.ApiAccessRules} for it. The jar used as a library ({@code varpulis.cluster.enabled} off)
  * defines no chain at all.
  */
-@AutoConfiguration(after = OAuth2ResourceServerAutoConfiguration.class, before = {
-        ServletWebSecurityAutoConfiguration.class, ManagementWebSecurityAutoConfiguration.class,
-        OAuth2ResourceServerWebSecurityAutoConfiguration.class, ErrorMvcAutoConfiguration.class})
+@AutoConfiguration(afterName = "org.springframework.boot.security.oauth2.server.resource.autoconfigure"
+        + ".OAuth2ResourceServerAutoConfiguration", before = ErrorMvcAutoConfiguration.class, beforeName = {
+        "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+        "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+        "org.springframework.boot.security.oauth2.server.resource.autoconfigure.web"
+                + ".OAuth2ResourceServerWebSecurityAutoConfiguration"})
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @EnableConfigurationProperties(NodeSecurityProperties.class)
@@ -66,6 +67,23 @@ public class NodeSecurityAutoConfiguration {
     @ConditionalOnMissingBean(ErrorAttributes.class)
     public ApiErrorAttributes apiErrorAttributes() {
         return new ApiErrorAttributes();
+    }
+
+    /**
+     * Without Spring Security a node would serve its operator API to anyone: it refuses to start instead (the
+     * starters are optional dependencies of the library, packaged in the node jar).
+     *
+     * @return never
+     * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.cluster.enabled} and the fix
+     */
+    @Bean
+    @ConditionalOnMissingClass("org.springframework.security.web.SecurityFilterChain")
+    public Object varpulisNodeNeedsSpringSecurity() {
+        throw new InvalidConfigurationPropertyValueException("varpulis.cluster.enabled", "true",
+                "A cluster node serves its operator API only behind Spring Security, which is not on the "
+                        + "classpath: add org.springframework.boot:spring-boot-starter-security (and "
+                        + "spring-boot-starter-security-oauth2-resource-server for JWT), or leave "
+                        + "varpulis.cluster.enabled off to use only the substrate.");
     }
 
     /** The filter chain, unless the application declares its own. */

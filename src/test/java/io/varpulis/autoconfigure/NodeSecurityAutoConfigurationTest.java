@@ -7,6 +7,7 @@ import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -50,6 +51,21 @@ class NodeSecurityAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(SecurityFilterChain.class)
                             .hasBean("hostChain").doesNotHaveBean("varpulisSecurityFilterChain");
+                });
+    }
+
+    @Test
+    void aNodeWithoutSpringSecurityOnItsClasspathRefusesToStartInsteadOfServingItsApiOpen() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(NodeSecurityAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader("org.springframework.security"))
+                .withPropertyValues("varpulis.cluster.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                            .hasMessageContaining("varpulis.cluster.enabled")
+                            .hasMessageContaining("spring-boot-starter-security");
                 });
     }
 
