@@ -17,8 +17,8 @@ import java.io.IOException;
 
 /**
  * The JetStream objects a pipeline group leaves on the server: its durable route consumers, its pipelines'
- * key-value state, its routed events in {@code VARPULIS_ROUTING} and its entry in the coordinators' group store.
- * Parked events in the DLQ are never touched.
+ * key-value state and its routed events in {@code VARPULIS_ROUTING}. Its entry in the group store is the
+ * coordinator's to delete (it is keyed by cluster); parked events in the DLQ are never touched.
  */
 public final class GroupResources {
 
@@ -54,9 +54,6 @@ public final class GroupResources {
             } catch (JetStreamApiException e) {
                 skipAbsent(e);
             }
-        }
-        if (connection.keyValueManagement().getBucketNames().contains(GroupStore.BUCKET)) {
-            connection.keyValue(GroupStore.BUCKET).delete(group.name());
         }
         try {
             jsm.purgeStream(VarpulisJetStream.ROUTING_STREAM,

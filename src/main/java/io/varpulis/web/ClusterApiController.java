@@ -2,6 +2,7 @@ package io.varpulis.web;
 
 import io.varpulis.cluster.ClusterState;
 import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -72,6 +73,16 @@ public class ClusterApiController {
     }
 
     /**
+     * @return which coordinator leads the cluster, the same on every coordinator (SPEC section 9):
+     * {@code {"leader": "<coordinator id>", "epoch": N, "cluster", "expires_at", "this_node", "this_node_leads",
+     * "lease_ttl_ms"}}
+     */
+    @GetMapping("/leader")
+    public LeaderView leader() {
+        return coordinator.leader();
+    }
+
+    /**
      * @return every group with its placement
      */
     @GetMapping("/pipeline-groups")
@@ -80,10 +91,11 @@ public class ClusterApiController {
     }
 
     /**
-     * Declares a group and places its pipelines.
+     * Declares a group and places its pipelines (on the leader; a follower stores it and the leader places it).
      *
      * @param group the group JSON (SPEC section 6)
-     * @return 201 with the group and its placement
+     * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
+     * {@code unplaced} with the error, and is placed again later
      */
     @PostMapping("/pipeline-groups")
     public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group) {
@@ -153,6 +165,7 @@ public class ClusterApiController {
     public Map<String, Object> topology() {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("coordinator_id", coordinator.coordinatorId());
+        body.put("leader", coordinator.leader().leader());
         body.put("substrate", transport.substrate().id());
         body.put("workers", coordinator.state().workers().stream().map(WorkerRecord::workerId).toList());
         body.put("groups", coordinator.topology());
@@ -199,6 +212,8 @@ public class ClusterApiController {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("group", group);
         body.put("placement", coordinator.placementOf(group.name()));
+        body.put("pipelines", coordinator.pipelinesOf(group.name()));
+        coordinator.adoptingUntil().ifPresent(until -> body.put("adopting_until", until));
         return body;
     }
 }

@@ -41,6 +41,12 @@ final class ClusterNode implements AutoCloseable {
     /** How long the coordinator waits for a heartbeat before it marks a worker unhealthy, in these tests. */
     static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(2);
 
+    /** How long the leader's lease lives without a renewal, in these tests. */
+    static final Duration LEADER_LEASE_TTL = Duration.ofSeconds(2);
+
+    /** How long a worker id stays held without a renewal, in these tests. */
+    static final Duration WORKER_LEASE_TTL = Duration.ofSeconds(3);
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -106,6 +112,12 @@ final class ClusterNode implements AutoCloseable {
                 "--varpulis.cluster.command-timeout=2s",
                 "--varpulis.cluster.registration-max-backoff=2s",
                 "--varpulis.nats.jetstream.consumer.nak-delay=200ms",
+                "--varpulis.cluster.leader-lease-ttl=" + LEADER_LEASE_TTL.toMillis() + "ms",
+                "--varpulis.cluster.worker-lease-ttl=" + WORKER_LEASE_TTL.toMillis() + "ms",
+                // Pipelines stay where they were placed unless a test asks for rebalancing.
+                "--varpulis.cluster.rebalance-delay=1h",
+                // In-process nodes: a refused worker must not end the test JVM.
+                "--varpulis.cluster.exit-on-refusal=false",
                 // An event delivered to a worker that dies before acking it comes back after 5 s, not 30 s.
                 "--varpulis.nats.jetstream.consumer.ack-wait=5s",
                 "--spring.main.banner-mode=off",
