@@ -264,7 +264,7 @@ public final class KeyValueLease {
         }
         try {
             kv.delete(key, revision);
-        } catch (IOException | JetStreamApiException e) {
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
             log.debug("release of lease {} failed ({}); it expires after {} ms", key, e.toString(), ttl.toMillis());
         }
         revision = 0;

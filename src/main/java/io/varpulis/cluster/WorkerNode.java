@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -329,6 +330,10 @@ public class WorkerNode implements SmartLifecycle {
                     if (reply.isFinal() && cluster.isExitOnRefusal()) {
                         return;
                     }
+                } catch (CancellationException e) {
+                    // jnats cancels a request nobody is subscribed to (no responders).
+                    log.warn("registration of worker {}: no coordinator listens on {} yet; retrying in {} ms",
+                            workerId, Subjects.REGISTER, backoff.toMillis());
                 } catch (Exception e) {
                     log.warn("registration of worker {} failed ({}); retrying in {} ms", workerId, e.toString(),
                             backoff.toMillis());

@@ -11,6 +11,7 @@ import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.test.NatsServerExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -70,14 +71,21 @@ final class ClusterNode implements AutoCloseable {
      */
     static ClusterNode coordinator(NatsServerExtension nats, String substrate, String coordinatorId,
                                    String... extra) {
-        List<String> args = common(nats, substrate, "coordinator");
+        return coordinator(nats.url(), substrate, coordinatorId, extra);
+    }
+
+    /**
+     * @param url           the broker's URL(s)
+     * @param substrate     {@code jetstream} or {@code core}
+     * @param coordinatorId the coordinator id (names its durable heartbeat consumer)
+     * @param extra         more {@code --key=value} arguments (declared groups, cluster name, ...)
+     * @return a running coordinator with the operator API on a random port
+     */
+    static ClusterNode coordinator(String url, String substrate, String coordinatorId, String... extra) {
+        List<String> args = common(url, substrate, "coordinator");
         args.add("--varpulis.cluster.coordinator-id=" + coordinatorId);
-        args.add("--server.port=0");
-        args.add("--server.address=127.0.0.1");
         args.addAll(List.of(extra));
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .web(WebApplicationType.SERVLET).run(args.toArray(String[]::new));
-        return new ClusterNode(coordinatorId, context, null);
+        return new ClusterNode(coordinatorId, start(args, true, null), null);
     }
 
     /**
@@ -87,23 +95,45 @@ final class ClusterNode implements AutoCloseable {
      * @return a running worker with a {@value #RECORDER} bean
      */
     static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId) {
-        List<String> args = common(nats, substrate, "worker");
+        return worker(nats.url(), substrate, workerId, false);
+    }
+
+    /**
+     * @param url       the broker's URL(s)
+     * @param substrate {@code jetstream} or {@code core}
+     * @param workerId  the worker id
+     * @param web       whether it serves HTTP (Actuator) on a random port
+     * @param extra     more {@code --key=value} arguments
+     * @return a running worker with a {@value #RECORDER} bean
+     */
+    static ClusterNode worker(String url, String substrate, String workerId, boolean web, String... extra) {
+        List<String> args = common(url, substrate, "worker");
         args.add("--varpulis.cluster.worker-id=" + workerId);
+        args.addAll(List.of(extra));
         List<Recorded> recorded = new CopyOnWriteArrayList<>();
         EventProcessor recorder = (Event event, ProcessingContext processing) -> {
             recorded.add(new Recorded(processing.group(), event));
             return List.of();
         };
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .web(WebApplicationType.NONE)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder))
-                .run(args.toArray(String[]::new));
-        return new ClusterNode(workerId, context, recorded);
+        return new ClusterNode(workerId, start(args, web, recorder), recorded);
     }
 
-    private static List<String> common(NatsServerExtension nats, String substrate, String role) {
+    private static ConfigurableApplicationContext start(List<String> args, boolean web, EventProcessor recorder) {
+        if (web) {
+            args.add("--server.port=0");
+            args.add("--server.address=127.0.0.1");
+        }
+        SpringApplicationBuilder builder = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+                .web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE);
+        if (recorder != null) {
+            builder.initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder));
+        }
+        return builder.run(args.toArray(String[]::new));
+    }
+
+    private static List<String> common(String url, String substrate, String role) {
         return new ArrayList<>(List.of(
-                "--varpulis.nats.url=" + nats.url(),
+                "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=" + substrate,
                 "--varpulis.cluster.role=" + role,
                 "--varpulis.cluster.heartbeat-interval=" + HEARTBEAT_INTERVAL.toMillis() + "ms",
@@ -150,6 +180,13 @@ final class ClusterNode implements AutoCloseable {
 
     SubstrateMetrics metrics() {
         return context.getBean(SubstrateMetrics.class);
+    }
+
+    /**
+     * @return the {@code cluster} health contributor's answer now
+     */
+    Health clusterHealth() {
+        return context.getBean(ClusterHealthIndicator.class).health(true);
     }
 
     /**
