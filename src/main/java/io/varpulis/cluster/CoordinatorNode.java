@@ -525,8 +525,11 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("coordinator {} no longer leads cluster {}", coordinatorId, cluster.getName());
             return;
         }
-        placementLeaderEpoch = election.epoch();
-        placements.set(0);
+        if (election.epoch() != placementLeaderEpoch) {
+            // A lease renewed again after a lapse keeps its epoch, and the placements made under it their order.
+            placementLeaderEpoch = election.epoch();
+            placements.set(0);
+        }
         // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
         Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
         Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());

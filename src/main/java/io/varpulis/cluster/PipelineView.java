@@ -47,14 +47,15 @@ public record PipelineView(@JsonProperty("state") String state,
         String error = failed == null ? null : "deploy on " + failed.worker() + " failed at " + failed.at() + ": "
                 + failed.error();
         String note;
-        if (adopting != null) {
+        if (failed != null) {
+            note = "the leader" + (leader == null ? "" : " (" + leader + ")") + " places it again at its next "
+                    + "placement round" + (adopting == null ? "" : ", once it stops adopting from heartbeats at "
+                    + adopting) + ", on another worker when there is one";
+        } else if (adopting != null) {
             note = "adopting from heartbeats until " + adopting + ": a pipeline a worker still runs is adopted "
                     + "there, the others are placed then";
         } else if (leader == null) {
             note = "no coordinator leads the cluster now; the next leader places it";
-        } else if (failed != null) {
-            note = "the leader (" + leader + ") places it again at its next placement round, on another worker "
-                    + "when there is one";
         } else {
             note = "the leader (" + leader + ") places it as soon as a worker is ready";
         }

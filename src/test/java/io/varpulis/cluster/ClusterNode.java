@@ -21,7 +21,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -118,7 +120,11 @@ final class ClusterNode implements AutoCloseable {
         return new ClusterNode(workerId, start(args, web, recorder), recorded);
     }
 
-    private static ConfigurableApplicationContext start(List<String> args, boolean web, EventProcessor recorder) {
+    /** Starts a node; of two arguments with the same key, the later one (a test's own) wins. */
+    private static ConfigurableApplicationContext start(List<String> given, boolean web, EventProcessor recorder) {
+        Map<String, String> byKey = new LinkedHashMap<>();
+        given.forEach(arg -> byKey.put(arg.split("=", 2)[0], arg));
+        List<String> args = new ArrayList<>(byKey.values());
         if (web) {
             args.add("--server.port=0");
             args.add("--server.address=127.0.0.1");
