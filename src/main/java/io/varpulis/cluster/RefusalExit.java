@@ -31,6 +31,8 @@ public class RefusalExit implements Consumer<String>, ApplicationContextAware {
         // Off the caller's thread: closing the context stops the worker that calls this.
         Thread exit = new Thread(() -> System.exit(SpringApplication.exit(context, () -> STATUS)),
                 "varpulis-refusal-exit");
+        // Not a daemon: once the context is closed, nothing else keeps the JVM up until System.exit runs.
+        exit.setDaemon(false);
         exit.start();
     }
 }
