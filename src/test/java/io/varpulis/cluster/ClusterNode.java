@@ -11,9 +11,16 @@ import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.test.NatsServerExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.boot.context.event.ApplicationStartingEvent;
+import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.Ordered;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One cluster node of a broker test: the jar's own application ({@link VarpulisClusterApplication}, its
@@ -130,7 +138,8 @@ final class ClusterNode implements AutoCloseable {
             args.add("--server.address=127.0.0.1");
         }
         SpringApplicationBuilder builder = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE);
+                .web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
+                .listeners(new LoggingInitLock.Take(), new LoggingInitLock.Give());
         if (recorder != null) {
             builder.initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder));
         }
@@ -259,6 +268,45 @@ final class ClusterNode implements AutoCloseable {
     private URI uri(String path) {
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /**
+     * Spring Boot's logging system initialises from JVM-wide system properties; contexts started at the same moment in
+     * one JVM can read another's half-written ones ("Unknown format CONSOLE_LOG_STRUCTURED_FORMAT_IS_UNDEFINED"). The
+     * logging phase of each start is taken one at a time; the rest of the start runs in parallel.
+     */
+    private static final class LoggingInitLock {
+
+        private static final ReentrantLock LOCK = new ReentrantLock();
+
+        /** Taken before anything else listens to the start. */
+        private static final class Take implements ApplicationListener<ApplicationStartingEvent>, Ordered {
+            @Override
+            public void onApplicationEvent(ApplicationStartingEvent event) {
+                LOCK.lock();
+            }
+
+            @Override
+            public int getOrder() {
+                return Ordered.HIGHEST_PRECEDENCE;
+            }
+        }
+
+        /** Given back once the logging system is initialised, or the start failed. */
+        private static final class Give implements ApplicationListener<ApplicationEvent>, Ordered {
+            @Override
+            public void onApplicationEvent(ApplicationEvent event) {
+                if ((event instanceof ApplicationEnvironmentPreparedEvent || event instanceof ApplicationFailedEvent)
+                        && LOCK.isHeldByCurrentThread()) {
+                    LOCK.unlock();
+                }
+            }
+
+            @Override
+            public int getOrder() {
+                return LoggingApplicationListener.DEFAULT_ORDER + 1;
+            }
+        }
     }
 
     /** An event the recorder applied, with the group of the pipeline that applied it. */
