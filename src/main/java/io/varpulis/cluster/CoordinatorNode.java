@@ -10,6 +10,7 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
+import io.nats.client.api.ClusterInfo;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -257,6 +258,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * @throws IllegalStateException    when a group of that name exists in this cluster, or another live cluster of
      *                                  this NATS account uses the name (their route subjects and durable consumers
      *                                  would be shared)
+     * @throws GroupStoreUnavailableException when the group store did not confirm the write
      */
     public Map<String, String> declare(PipelineGroupSpec group) {
         group.validate();
@@ -337,7 +339,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param name  the group name
      * @param purge delete consumers and state too
      * @return {@code false} when the group was unknown
-     * @throws IllegalStateException when the store did not confirm the delete
+     * @throws GroupStoreUnavailableException when the store did not confirm the delete
      */
     public boolean remove(String name, boolean purge) {
         PipelineGroupSpec group = state.group(name).orElse(null);
@@ -643,8 +645,11 @@ public class CoordinatorNode implements SmartLifecycle {
             return true;
         }
         try {
+            // The stream must have a leader too: while it elects one, the workers' heartbeats are not stored.
+            ClusterInfo stream = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM).getClusterInfo();
+            boolean led = stream == null || stream.getLeader() != null;
             probe.getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer(coordinatorId));
-            return true;
+            return led;
         } catch (Exception e) {
             log.debug("heartbeat consumer info not answered: {}", e.toString());
             return false;

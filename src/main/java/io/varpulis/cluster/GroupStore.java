@@ -54,14 +54,14 @@ public interface GroupStore {
      * Stores a new group.
      *
      * @param group the group
-     * @throws IllegalStateException when the cluster has a group of that name already (the message says so), or the
-     *                               store did not confirm the write
+     * @throws IllegalStateException           when the cluster has a group of that name already (the message says so)
+     * @throws GroupStoreUnavailableException when the store did not confirm the write
      */
     void create(PipelineGroupSpec group);
 
     /**
      * @param name a group to forget
-     * @throws IllegalStateException when the store did not confirm the delete
+     * @throws GroupStoreUnavailableException when the store did not confirm the delete
      */
     void delete(String name);
 

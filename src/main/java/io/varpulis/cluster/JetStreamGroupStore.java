@@ -121,7 +121,7 @@ final class JetStreamGroupStore implements GroupStore {
         try {
             kv.delete(prefix + name);
         } catch (IOException | JetStreamApiException e) {
-            throw new IllegalStateException("cannot delete pipeline group " + name + ": " + e.getMessage(), e);
+            throw new GroupStoreUnavailableException("delete pipeline group " + name, e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.varpulis.web;
 
 import io.varpulis.cluster.ClusterState;
 import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.GroupStoreUnavailableException;
 import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
 import io.varpulis.delivery.RouteEmitter;
@@ -33,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}. Errors are {@code {"error":"..."}}
- * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate did not confirm).
+ * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate or the group store did
+ * not confirm).
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
@@ -189,6 +191,11 @@ public class ClusterApiController {
     ResponseEntity<ApiError> unsupportedMediaType(Exception e) {
         return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
                 .body(new ApiError("send JSON with Content-Type: application/json"));
+    }
+
+    @ExceptionHandler(GroupStoreUnavailableException.class)
+    ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new ApiError(e.getMessage()));
     }
 
     @ExceptionHandler(IllegalStateException.class)
