@@ -88,7 +88,7 @@ public class ClusterProperties {
      * when the bucket is created; an existing bucket's own value wins and a different setting is logged). The leader
      * renews it every third of this; when it dies, another coordinator leads within this plus one third.
      */
-    private Duration leaderLeaseTtl = Duration.ofSeconds(10);
+    private Duration leaderLeaseTtl = Duration.ofSeconds(6);
 
     /**
      * How long a worker id stays held without a renewal (the max_age of the {@code varpulis_workers} bucket, set

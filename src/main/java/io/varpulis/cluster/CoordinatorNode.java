@@ -73,6 +73,9 @@ public class CoordinatorNode implements SmartLifecycle {
     /** Placement epochs: the leader's epoch in the upper 32 bits, a counter of its placements in the lower. */
     private static final int PLACEMENT_BITS = 32;
 
+    /** The longest wait between two health checks of the workers. */
+    private static final Duration HEALTH_CHECK_PERIOD = Duration.ofSeconds(1);
+
     private final String coordinatorId;
     private final ClusterProperties cluster;
     private final Connection connection;
@@ -96,6 +99,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private volatile Instant placementFrom = Instant.MAX;
     private volatile Instant livenessFrom = Instant.EPOCH;
     private volatile boolean reachable = true;
+    private volatile boolean placeNow;
+    private volatile long lastPlacementRound = System.nanoTime();
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
     private Dispatcher registrations;
@@ -176,8 +181,10 @@ public class CoordinatorNode implements SmartLifecycle {
             probe = probe(connection);
         }
         registerGauges();
-        long interval = cluster.getHeartbeatInterval().toMillis();
-        scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
+        // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
+        // rounds run every heartbeat-interval, or at once when something asks for one.
+        long period = Math.min(cluster.getHeartbeatInterval().toMillis(), HEALTH_CHECK_PERIOD.toMillis());
+        scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
         running = true;
         election.start(this::onLeadership);
         log.info("coordinator {} of cluster {} started on {} (substrate {}, heartbeat-timeout {} ms, leader lease "
@@ -360,7 +367,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         if (purge && admin != null) {
             try {
-                GroupResources.purge(connection, group);
+                GroupResources.purgeObjects(connection, group);
             } catch (Exception e) {
                 log.warn("pipeline group {} removed, but its JetStream objects were not all purged: {}", name,
                         e.toString());
@@ -412,7 +419,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (state.addGroup(group)) {
             log.info("pipeline group {} found in the group store", group.name());
             if (running && isLeader()) {
-                scheduler.execute(this::tick);
+                placeSoon();
             }
         }
     }
@@ -540,7 +547,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 cluster.getName(), placementLeaderEpoch, placementFrom);
         if (running) {
             long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
-            scheduler.schedule(this::tick, wait + 10, TimeUnit.MILLISECONDS);
+            scheduler.schedule(this::placeSoon, wait + 10, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -567,7 +574,11 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
             }
-            if (isLeader() && !clock.instant().isBefore(placementFrom)) {
+            long now = System.nanoTime();
+            boolean due = placeNow || now - lastPlacementRound >= cluster.getHeartbeatInterval().toNanos();
+            if (due && isLeader() && !clock.instant().isBefore(placementFrom)) {
+                placeNow = false;
+                lastPlacementRound = now;
                 expireDeploys();
                 state.place(this::nextPlacementEpoch).forEach(this::deploy);
                 rebalance();
@@ -576,6 +587,15 @@ public class CoordinatorNode implements SmartLifecycle {
             commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
             log.warn("coordinator tick failed: {}", e.toString());
+        }
+    }
+
+    /** Runs a placement round now (a worker registered, a group was stored, this coordinator was elected). */
+    private void placeSoon() {
+        placeNow = true;
+        ScheduledExecutorService s = scheduler;
+        if (running && s != null && !s.isShutdown()) {
+            s.execute(this::tick);
         }
     }
 
@@ -796,7 +816,7 @@ public class CoordinatorNode implements SmartLifecycle {
         log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
                 request.capacity() == null ? "?" : request.capacity().maxPipelines());
         if (running && isLeader()) {
-            scheduler.execute(this::tick);
+            placeSoon();
         }
         // Whole seconds, rounded up: a sub-second interval must not read as 0.
         return new Registration.Reply(request.workerId(), "registered",

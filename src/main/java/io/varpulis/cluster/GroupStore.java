@@ -135,6 +135,15 @@ public interface GroupStore {
     }
 
     /**
+     * @param cluster a cluster name
+     * @param group   a group name
+     * @return the group's key in {@value #BUCKET}: {@code {cluster}.{group}}
+     */
+    static String key(String cluster, String group) {
+        return cluster + "." + group;
+    }
+
+    /**
      * @param name a group name
      * @return the error of a second group with that name
      */

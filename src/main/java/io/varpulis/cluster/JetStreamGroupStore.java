@@ -28,13 +28,15 @@ final class JetStreamGroupStore implements GroupStore {
 
     private final KeyValue kv;
     private final ObjectMapper mapper;
+    private final String cluster;
     private final String prefix;
     private final Map<String, Set<String>> others = new ConcurrentHashMap<>();
 
     JetStreamGroupStore(KeyValue kv, ObjectMapper mapper, String cluster) {
         this.kv = kv;
         this.mapper = mapper;
-        this.prefix = cluster + ".";
+        this.cluster = cluster;
+        this.prefix = GroupStore.key(cluster, "");
     }
 
     @Override
@@ -103,7 +105,7 @@ final class JetStreamGroupStore implements GroupStore {
     @Override
     public void create(PipelineGroupSpec group) {
         try {
-            kv.create(prefix + group.name(), mapper.writeValueAsBytes(group));
+            kv.create(GroupStore.key(cluster, group.name()), mapper.writeValueAsBytes(group));
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == KeyValueLease.WRONG_LAST_SEQUENCE) {
                 throw GroupStore.exists(group.name());
@@ -119,7 +121,7 @@ final class JetStreamGroupStore implements GroupStore {
     @Override
     public void delete(String name) {
         try {
-            kv.delete(prefix + name);
+            kv.delete(GroupStore.key(cluster, name));
         } catch (IOException | JetStreamApiException e) {
             throw new GroupStoreUnavailableException("delete pipeline group " + name, e);
         }

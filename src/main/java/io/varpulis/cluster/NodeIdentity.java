@@ -88,7 +88,7 @@ public final class NodeIdentity {
         if (cluster.getLeaderLeaseTtl().compareTo(Duration.ofSeconds(1)) < 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.leader-lease-ttl",
                     cluster.getLeaderLeaseTtl(), "The leader lease lives at least 1s (it is renewed every third of "
-                    + "it); 10s is the default.");
+                    + "it); 6s is the default.");
         }
         if (cluster.getWorkerLeaseTtl().compareTo(cluster.getHeartbeatInterval().multipliedBy(2)) <= 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.worker-lease-ttl",

@@ -1,5 +1,7 @@
 package io.varpulis.bench;
 
+import io.varpulis.test.Processes;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -176,18 +178,16 @@ final class NodeJvm implements AutoCloseable {
         return name;
     }
 
+    /** Kills the node with SIGKILL: nothing is shut down, as when a machine dies. */
+    void kill() {
+        Processes.kill(process);
+        LIVE.remove(process);
+    }
+
     /** Stops the node with SIGTERM (graceful), then SIGKILL after 30 s. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(30));
         LIVE.remove(process);
     }
 

@@ -2,6 +2,7 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.test.Processes;
 
 import java.io.File;
 import java.io.IOException;
@@ -141,23 +142,15 @@ final class ClusterProcess implements AutoCloseable {
     }
 
     /** SIGKILL: the JVM dies at once, without shutting anything down. */
-    void kill() throws InterruptedException {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    void kill() {
+        Processes.kill(process);
         LIVE.remove(process);
     }
 
     /** SIGTERM (graceful shutdown), then SIGKILL after 30 s. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(30));
         LIVE.remove(process);
     }
 }

@@ -193,7 +193,7 @@ class HelmChartTest {
                 .containsEntry("heartbeat-timeout", "15s")
                 .containsEntry("drain-timeout", "20s")
                 .containsEntry("name", RELEASE)
-                .containsEntry("leader-lease-ttl", "10s");
+                .containsEntry("leader-lease-ttl", "6s");
         assertThat(at(applicationYml, "varpulis", "nats", "startup-retry-timeout")).as("values.config merged in").isEqualTo("60s");
 
         for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
