@@ -565,6 +565,8 @@ public class CoordinatorNode implements SmartLifecycle {
             checkReachable();
             if (reachable) {
                 for (String workerId : state.expire(cluster.getHeartbeatTimeout(), livenessFrom)) {
+                    // Its pipelines are placed elsewhere in this very tick, not at the next round.
+                    placeNow = true;
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
                             cluster.getHeartbeatTimeout().toMillis(), isLeader() ? "; moving its pipelines "
                                     + state.pipelinesOf(workerId) : "");
