@@ -68,6 +68,58 @@ app.kubernetes.io/component: {{ .role }}
 {{- printf "%s-config" (include "varpulis.fullname" .) }}
 {{- end }}
 
+{{- define "varpulis.apiSecretName" -}}
+{{- .Values.security.user.existingSecret | default (printf "%s-api" (include "varpulis.fullname" .)) }}
+{{- end }}
+
+{{/*
+Whether the nodes take bearer tokens from an identity provider rather than the API user.
+*/}}
+{{- define "varpulis.jwt" -}}
+{{- if or .Values.security.jwt.issuerUri .Values.security.jwt.jwkSetUri }}true{{ end }}
+{{- end }}
+
+{{/*
+HTTP security and the management port (SPEC section 10): who may call the API, the body limit, and
+Actuator on its own port with Prometheus open there only.
+*/}}
+{{- define "varpulis.securityEnv" -}}
+- name: MANAGEMENT_SERVER_PORT
+  value: {{ .Values.management.port | quote }}
+- name: VARPULIS_SECURITY_OPENPROMETHEUS
+  value: {{ .Values.management.openPrometheus | quote }}
+- name: VARPULIS_SECURITY_MAXREQUESTSIZE
+  value: {{ .Values.security.maxRequestSize | quote }}
+{{- with .Values.security.jwt }}
+{{- if .issuerUri }}
+- name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI
+  value: {{ .issuerUri | quote }}
+{{- end }}
+{{- if .jwkSetUri }}
+- name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWKSETURI
+  value: {{ .jwkSetUri | quote }}
+{{- end }}
+- name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUTHORITIESCLAIMNAME
+  value: {{ .rolesClaim | quote }}
+{{- end }}
+{{- if and (not (include "varpulis.jwt" .)) (or .Values.security.user.existingSecret .Values.security.user.password) }}
+- name: SPRING_SECURITY_USER_NAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "varpulis.apiSecretName" . }}
+      key: {{ .Values.security.user.usernameKey }}
+- name: SPRING_SECURITY_USER_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "varpulis.apiSecretName" . }}
+      key: {{ .Values.security.user.passwordKey }}
+{{- end }}
+{{- if not (include "varpulis.jwt" .) }}
+- name: SPRING_SECURITY_USER_ROLES
+  value: {{ .Values.security.user.roles | quote }}
+{{- end }}
+{{- end }}
+
 {{- define "varpulis.tokenSecretName" -}}
 {{- printf "%s-nats-token" (include "varpulis.fullname" .) }}
 {{- end }}
@@ -88,6 +140,9 @@ several rather than let the pods crash-loop on it.
 {{- end }}
 {{- if and $auth.token.existingSecret $auth.token.value }}
 {{- fail "auth.token: set existingSecret or value, not both" }}
+{{- end }}
+{{- if and .Values.security.user.existingSecret .Values.security.user.password }}
+{{- fail "security.user: set existingSecret or password, not both" }}
 {{- end }}
 {{- with .Values.tls }}
 {{- if and .existingSecret (ne (empty .cert) (empty .key)) }}
@@ -286,6 +341,7 @@ spec:
               value: {{ $ctx.Values.jetstream.replicas | quote }}
             - name: SPRING_CONFIG_ADDITIONAL_LOCATION
               value: optional:file:/etc/varpulis/config/
+            {{- include "varpulis.securityEnv" $ctx | nindent 12 }}
             {{- with include "varpulis.natsAuthEnv" $ctx }}
             {{- . | trim | nindent 12 }}
             {{- end }}
@@ -296,20 +352,24 @@ spec:
             - name: http
               containerPort: 8080
               protocol: TCP
+            # Actuator: probes and Prometheus, apart from the API (MANAGEMENT_SERVER_PORT).
+            - name: management
+              containerPort: {{ $ctx.Values.management.port }}
+              protocol: TCP
           startupProbe:
             httpGet:
               path: /actuator/health/liveness
-              port: http
+              port: management
             {{- toYaml $ctx.Values.probes.startup | nindent 12 }}
           livenessProbe:
             httpGet:
               path: /actuator/health/liveness
-              port: http
+              port: management
             {{- toYaml $ctx.Values.probes.liveness | nindent 12 }}
           readinessProbe:
             httpGet:
               path: /actuator/health/readiness
-              port: http
+              port: management
             {{- toYaml $ctx.Values.probes.readiness | nindent 12 }}
           lifecycle:
             preStop:
@@ -354,7 +414,7 @@ spec:
 
 {{/*
 The headless Service that governs one role's StatefulSet: it gives each pod a DNS name and is what
-the ServiceMonitor scrapes (one target per pod).
+the ServiceMonitor scrapes (one target per pod, on the management port).
 Input: dict with "ctx" and "role".
 */}}
 {{- define "varpulis.headlessService" -}}
@@ -376,6 +436,10 @@ spec:
     - name: http
       port: 8080
       targetPort: http
+      protocol: TCP
+    - name: management
+      port: {{ .ctx.Values.management.port }}
+      targetPort: management
       protocol: TCP
 {{- end }}
 

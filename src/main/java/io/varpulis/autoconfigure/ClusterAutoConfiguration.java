@@ -25,6 +25,7 @@ import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.web.ClusterApiController;
+import io.varpulis.web.NodeSecurityProperties;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -52,7 +53,7 @@ import java.util.List;
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnBean(ClusterTransport.class)
-@EnableConfigurationProperties(ClusterProperties.class)
+@EnableConfigurationProperties({ClusterProperties.class, NodeSecurityProperties.class})
 public class ClusterAutoConfiguration {
 
     /**
@@ -185,8 +186,9 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
         ClusterApiController clusterApiController(CoordinatorNode coordinator, ClusterTransport transport,
-                                                  EventCodec codec, SubstrateMetrics metrics) {
-            return new ClusterApiController(coordinator, transport, codec, metrics);
+                                                  EventCodec codec, SubstrateMetrics metrics,
+                                                  NodeSecurityProperties limits) {
+            return new ClusterApiController(coordinator, transport, codec, metrics, limits);
         }
     }
 }

@@ -4,12 +4,19 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
+import io.nats.client.IterableConsumer;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.KeyValue;
+import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.OrderedConsumerConfiguration;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
+import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.cluster.GroupResources;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -19,6 +26,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
@@ -36,6 +44,8 @@ import java.io.PrintStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,37 +55,72 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
- * The main job (SPEC section 7, issue 4): brute-force detection on a real sshd log, carried by a coordinator and two
- * workers in separate JVMs on the jetstream substrate, with the worker hosting {@code detect} killed (SIGKILL)
- * half-way and restarted. It ends with a report and exits 0 only when nothing was lost and the alerts equal those
- * of the same processors run in this process without any kill.
+ * The main job (SPEC section 7): brute-force detection on a real sshd log, carried by a coordinator and two workers
+ * in separate JVMs on the jetstream substrate, with the worker hosting {@code detect} killed (SIGKILL) mid-stream and
+ * restarted (and the coordinator with it, on request). It ends with a report (see {@link Report}) and exits 0 only
+ * when every line, failure and alert is accounted for against the same processors run in this process without any
+ * kill.
  * <p>Group {@code ssh-bruteforce}: {@code _external -> ingress} (raw lines, {@code sshd-parse}),
  * {@code ingress -> detect} ({@code SshAuthFailure}, {@code brute-force}), {@code detect -> alerts}
- * ({@code BruteForceSuspected}, {@code alert-file}). The group's consumers, state and routed events left by an
- * earlier run are purged first; parked events are never touched.
+ * ({@code BruteForceSuspected}, {@code alert-file}). By default the run starts a nats-server of its own, so it
+ * touches nothing outside itself; on a server named with {@code --nats-url} the group's consumers, state and routed
+ * events left by an earlier run are purged first, parked events are never touched, and the group is removed at the
+ * end. The run directory (node logs) is deleted after a run that passed and kept, and named, after one that failed.
  */
 public final class BruteForceDemo {
 
     /** The group the job deploys. */
     static final String GROUP = "ssh-bruteforce";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    /** The drain is given up when nothing moved for this long (a NATS outage under test may last a minute). */
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
-    private static final int PUBLISH_ATTEMPTS = 30;
+    /** A publish is retried until then: longer than a leader election or a NATS restart. */
+    private static final Duration PUBLISH_GIVE_UP = Duration.ofMinutes(5);
+    private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Sleeping less than this costs more than it waits: the feeder catches up instead. */
+    private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final ObjectMapper JSON = new EventCodec().mapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    /**
+     * The run's nodes never run open (SPEC section 10): they get the jar's user {@code varpulis} (ADMIN) with a
+     * password made for this run, and the demo's own API calls send it.
+     */
+    private static final String NODE_PASSWORD = UUID.randomUUID().toString();
+    private static final String AUTHORIZATION = "Basic " + Base64.getEncoder().encodeToString(
+            ("varpulis:" + NODE_PASSWORD).getBytes(StandardCharsets.UTF_8));
+
     private final DemoOptions options;
     private final PrintStream out;
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    /** Publish retries, and when the last was reported: at 20 000 lines/s an election fails thousands at once. */
+    private final AtomicLong publishRetries = new AtomicLong();
+    private final AtomicLong lastRetryNotice = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
     private String coordinatorDurable;
+    private String natsUrl;
+    private LocalNatsServer local;
+    private Path runDir;
+    private ExpectedAlerts.Reference expected;
+    private boolean cleanedUp;
 
     private BruteForceDemo(DemoOptions options, PrintStream out) {
         this.options = options;
@@ -83,53 +128,88 @@ public final class BruteForceDemo {
     }
 
     /**
+     * One line of the input.
+     *
+     * @param text the line, decoded as UTF-8, or as ISO-8859-1 (every byte kept) when it is not valid UTF-8
+     * @param utf8 whether it was valid UTF-8
+     */
+    record LogLine(String text, boolean utf8) {
+    }
+
+    /**
      * Runs the job and prints the report on standard output.
      *
-     * @param args {@code [--input PATH] [--year YYYY] [--alerts-out PATH] [--nats-url URL] [--rate N] [--no-kill]}
-     * @return the exit status: 0 when nothing was lost and the alerts are the expected ones, 1 otherwise, 2 for bad
-     * arguments or an environment that cannot run it
+     * @param args see {@link DemoOptions#USAGE}
+     * @return the exit status: 0 when every line, failure and alert is accounted for, 1 otherwise (also when most
+     * lines could not be parsed), 2 for bad arguments or an environment that cannot run it
      */
     public static int run(String[] args) {
+        return run(args, System.getenv());
+    }
+
+    /**
+     * @param args see {@link DemoOptions#USAGE}
+     * @param env  the environment to read instead of the process's ({@value DemoOptions#URL_VARIABLE},
+     *             {@value DemoOptions#REPLICAS_VARIABLE})
+     * @return as {@link #run(String[])}
+     */
+    static int run(String[] args, Map<String, String> env) {
         DemoOptions options;
         try {
-            options = DemoOptions.parse(args);
+            options = DemoOptions.parse(args, env);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
         }
+        BruteForceDemo demo = new BruteForceDemo(options, System.out);
+        Thread interrupted = new Thread(() -> demo.cleanup(false), "varpulis-demo-cleanup");
+        Runtime.getRuntime().addShutdownHook(interrupted);
         try {
-            return new BruteForceDemo(options, System.out).execute() ? 0 : 1;
-        } catch (IllegalArgumentException e) {
-            System.err.println("the demo could not run: " + e.getMessage());
-            return 2;
+            boolean ok = demo.execute();
+            demo.cleanup(ok);
+            return ok ? 0 : 1;
         } catch (Exception e) {
-            System.err.println("the demo could not run: " + e);
+            String message = e instanceof IllegalArgumentException || e instanceof IllegalStateException
+                    ? e.getMessage() : e.toString();
+            System.err.println("the demo could not run: " + message);
+            demo.writeSummary(Report.Summary.failed(demo.expected, message));
+            demo.cleanup(false);
             return 2;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interrupted);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running or ran: it cleaned up.
+            }
         }
     }
 
     /**
-     * @param line   a raw log line
+     * @param line   a log line
      * @param number its 1-based line number
-     * @param year   the year of its syslog timestamp (see {@link SyslogYears})
+     * @param year   the year of its RFC 3164 timestamp (see {@link SyslogYears})
      * @return the {@code SshLogLine} event injected for it
      */
-    static Event lineEvent(String line, int number, int year) {
+    static Event lineEvent(LogLine line, int number, int year) {
         Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put(SshEvents.LINE, line);
+        fields.put(SshEvents.LINE, line.text());
         fields.put(SshEvents.LINE_NUMBER, number);
         fields.put(SshEvents.YEAR, year);
+        if (!line.utf8()) {
+            fields.put(SshEvents.CHARSET, SshEvents.NOT_UTF8);
+        }
         return Event.of(SshEvents.LOG_LINE, fields);
     }
 
     /**
      * @param alertsFile where the {@code alerts} pipeline writes
-     * @param year       the syslog year
+     * @param options    the year and zone of RFC 3164 timestamps
      * @return the group
      */
-    static PipelineGroupSpec group(Path alertsFile, int year) {
+    static PipelineGroupSpec group(Path alertsFile, DemoOptions options) {
         return new PipelineGroupSpec(GROUP, List.of(
-                new PipelineSpec("ingress", new ProcessorSpec("sshd-parse", Map.of("year", year))),
+                new PipelineSpec("ingress", new ProcessorSpec("sshd-parse",
+                        Map.of("year", options.year(), "zone", options.zone().getId()))),
                 new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m"))),
                 new PipelineSpec("alerts", new ProcessorSpec("alert-file",
                         Map.of("path", alertsFile.toAbsolutePath().toString())))),
@@ -144,56 +224,66 @@ public final class BruteForceDemo {
         // server.
         String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
                 + "-" + pid;
-        List<String> lines = readInput();
+        List<LogLine> lines = readInput();
         if (lines.isEmpty()) {
             throw new IllegalArgumentException("the input holds no lines");
         }
-        int[] years = SyslogYears.of(lines, options.year());
-        Path runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
-        Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
-        ExpectedAlerts.Reference expected = ExpectedAlerts.of(lines, years);
+        int[] years = SyslogYears.of(lines.stream().map(LogLine::text).toList(), options.year());
+        expected = ExpectedAlerts.of(lines, years, options.zone());
         out.printf("Varpulis brute-force detection, run %s%n", runId);
-        out.printf("input: %s (%d lines)%n", options.input() == null ? "bundled sample loghub OpenSSH_2k "
-                + "(see sample/LOGHUB-LICENSE.txt)" : options.input(), lines.size());
-        out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
-
-        LocalNatsServer local = null;
-        String url = options.natsUrl();
-        if (!jetStreamAt(url)) {
-            if (options.natsUrlGiven()) {
-                throw new IllegalArgumentException("no JetStream server answers at " + url + ": start nats-server "
-                        + "-js there, or leave out --nats-url / VARPULIS_NATS_URL to let the demo start one");
-            }
-            local = LocalNatsServer.start();
-            url = local.url();
-            out.printf("nats: nothing with JetStream at %s; started nats-server -js at %s%n", options.natsUrl(), url);
-        } else {
-            out.printf("nats: %s (JetStream)%n", url);
+        out.printf("input: %s: %d lines, %d failure lines (%d failures), %d other, %d unparsable%n",
+                options.input() == null ? "bundled sample loghub OpenSSH_2k (see sample/LOGHUB-LICENSE.txt)"
+                        : options.input(), lines.size(), expected.failureLineCount(), expected.failures(),
+                expected.otherLines(), expected.malformed());
+        if (expected.malformed() * 2 > expected.lines()) {
+            return mostlyUnparsable();
         }
-        List<NodeProcess> nodes = new ArrayList<>();
+        int killAt = options.killAt() == null ? lines.size() / 2 : options.killAt();
+        if (options.kill() != DemoOptions.Kill.NONE && killAt >= lines.size()) {
+            throw new IllegalArgumentException("--kill-at " + killAt + " is not before the last line: the input has "
+                    + lines.size() + " lines");
+        }
+        natsUrl = options.natsUrl();
+        if (natsUrl == null) {
+            local = LocalNatsServer.start();
+            natsUrl = local.url();
+            out.printf("nats: started nats-server -js at %s for this run (--nats-url names a shared one)%n", natsUrl);
+        } else if (!jetStreamAt(natsUrl)) {
+            throw new IllegalArgumentException("no JetStream server answers at " + natsUrl + ": start nats-server "
+                    + "-js there, or leave out --nats-url / " + DemoOptions.URL_VARIABLE + " to let the demo start "
+                    + "its own");
+        } else {
+            out.printf("nats: %s (JetStream), streams and state with %d replica(s)%n", natsUrl, options.replicas());
+        }
+        runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
+        Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
+        out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
         NatsConnectionEvents events = new NatsConnectionEvents(Duration.ofSeconds(1));
-        try (Connection connection = Nats.connect(new Options.Builder().server(url).maxReconnects(-1)
+        try (Connection connection = Nats.connect(new Options.Builder().server(natsUrl).maxReconnects(-1)
                 .reconnectWait(Duration.ofSeconds(1)).connectionListener(events).errorListener(events).build())) {
-            PipelineGroupSpec group = group(alertsFile, options.year());
+            PipelineGroupSpec group = group(alertsFile, options);
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
-            NatsProperties.JetStream defaults = new NatsProperties.JetStream();
-            admin.provision(List.of(VarpulisJetStream.routing(defaults), VarpulisJetStream.heartbeat(defaults),
-                    VarpulisJetStream.deadLetters(defaults)), List.of());
+            NatsProperties.JetStream streams = new NatsProperties.JetStream();
+            streams.setReplicas(options.replicas());
+            admin.provision(List.of(VarpulisJetStream.routing(streams), VarpulisJetStream.heartbeat(streams),
+                    VarpulisJetStream.deadLetters(streams)), List.of());
             GroupResources.purge(connection, group);
             Map<String, Long> parkedBefore = parked(connection.jetStreamManagement(), group);
 
             String apiKey = "demo-" + runId;
             String coordinatorId = "demo-" + pid + "-coordinator";
             int[] ports = NodeProcess.freePorts(3);
-            NodeProcess coordinator = node(coordinatorId, "coordinator", url, runDir, apiKey, coordinatorId,
+            NodeProcess coordinator = node(coordinatorId, "coordinator", natsUrl, runDir, apiKey, coordinatorId,
                     ports[0]);
-            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", url, runDir, apiKey, coordinatorId,
-                    ports[1]);
-            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", url, runDir, apiKey, coordinatorId,
-                    ports[2]);
+            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", natsUrl, runDir, apiKey,
+                    coordinatorId, ports[1]);
+            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", natsUrl, runDir, apiKey,
+                    coordinatorId, ports[2]);
             coordinatorDurable = DurableNames.heartbeatConsumer(coordinatorId);
-            nodes.addAll(List.of(coordinator, worker1, worker2));
+            synchronized (this) {
+                nodes.addAll(List.of(coordinator, worker1, worker2));
+            }
             for (NodeProcess node : nodes) {
                 node.start();
             }
@@ -207,88 +297,131 @@ public final class BruteForceDemo {
             String detectHost = awaitRunning(coordinator, group);
             out.printf("group %s deployed: %s%n", GROUP, placement(coordinator));
 
-            NodeProcess victim = detectHost.equals(worker1.name()) ? worker1 : worker2;
-            Instant killedAt = stream(connection, lines, years, runId, victim);
-            awaitDrained(connection.jetStreamManagement(), group);
-            if (killedAt != null) {
-                victim.awaitReady(READY_TIMEOUT);
-                awaitRegistration(coordinator, victim.name(), killedAt);
-                out.printf("%s is back: registered again with the coordinator; placement now %s%n", victim.name(),
+            NodeProcess worker = detectHost.equals(worker1.name()) ? worker1 : worker2;
+            List<NodeProcess> victims = switch (options.kill()) {
+                case NONE -> List.of();
+                case WORKER -> List.of(worker);
+                case WORKER_AND_COORDINATOR -> List.of(worker, coordinator);
+            };
+            Streamed stream = stream(connection, lines, years, runId, victims, killAt);
+            Instant drained = awaitDrained(connection.jetStreamManagement(), group, alertsFile);
+            if (stream.killedAt() != null) {
+                for (NodeProcess victim : victims) {
+                    victim.awaitReady(READY_TIMEOUT);
+                }
+                awaitRegistration(coordinator, worker.name(), stream.killedAt());
+                awaitWorkers(coordinator, 2);
+                out.printf("%s back: registered with the coordinator again; placement now %s%n",
+                        String.join(" and ", victims.stream().map(NodeProcess::name).toList()),
                         placement(coordinator));
             }
-            Report report = report(connection.jetStreamManagement(), group, parkedBefore, alertsFile, expected,
-                    killedAt != null);
+            Report report = report(connection, group, parkedBefore, alertsFile, stream, drained,
+                    stream.killedAt() == null ? null : String.join(" and ", victims.stream().map(NodeProcess::name)
+                            .toList()) + (victims.size() > 1 ? " were" : " was") + " killed (SIGKILL) after line "
+                            + killAt + " and restarted");
             report.print(out);
+            writeSummary(report.summary());
             // Leave a shared server as it was found: the group, its consumers, state and routed events go; the
             // alert file and anything parked in the DLQ stay.
             delete(coordinator, "/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true");
             return report.ok();
-        } finally {
-            for (NodeProcess node : nodes) {
-                node.stop();
-            }
-            if (coordinatorDurable != null && local == null) {
-                forgetCoordinator(url, coordinatorDurable);
-            }
-            if (local != null) {
-                local.close();
-            }
         }
     }
 
-    /** Streams the lines at the configured rate, killing and restarting the detect host half-way; returns when. */
-    private Instant stream(Connection connection, List<String> lines, int[] years, String runId,
-                           NodeProcess detectHost) throws Exception {
+    /** Most lines unparsable: the wrong input or an unknown format, said loudly before any node starts. */
+    private boolean mostlyUnparsable() {
+        String message = String.format(Locale.ROOT, "%d of %d lines (%.0f %%) have no RFC 3164 or RFC 3339 sshd "
+                        + "header: is this an sshd log? (%s)", expected.malformed(), expected.lines(),
+                100.0 * expected.malformed() / expected.lines(), String.join(" | ", expected.malformedSamples()));
+        out.println();
+        out.println("!!! " + message);
+        out.println("!!! nothing was run; SPEC section 7 lists the forms read");
+        out.println("RESULT: FAILED");
+        writeSummary(Report.Summary.failed(expected, message));
+        return false;
+    }
+
+    /**
+     * How the stream went.
+     *
+     * @param firstPublish when the first line was published
+     * @param seconds      first publish to the last PubAck
+     * @param killedAt     when the victims were killed, or {@code null}
+     */
+    private record Streamed(Instant firstPublish, double seconds, Instant killedAt) {
+    }
+
+    /** Streams the lines at the configured rate, killing and restarting the victims after {@code killAt} lines. */
+    private Streamed stream(Connection connection, List<LogLine> lines, int[] years, String runId,
+                          List<NodeProcess> victims, int killAt) throws Exception {
         Instant killedAt = null;
         try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                 new JetStreamAdmin(connection, null), TransportSettings.defaults())) {
             String subject = new RouteEdge(GROUP, "_external", "ingress").subject();
             EventCodec codec = new EventCodec();
             long nanosPerLine = 1_000_000_000L / options.rate();
+            Instant firstPublish = Instant.now();
             long started = System.nanoTime();
+            long progressAt = started + PROGRESS_NANOS;
             List<CompletableFuture<PublishReceipt>> receipts = new ArrayList<>();
-            int killAt = lines.size() / 2;
             for (int i = 0; i < lines.size(); i++) {
-                if (options.kill() && i == killAt) {
+                if (!victims.isEmpty() && i == killAt) {
                     killedAt = Instant.now();
-                    long pid = detectHost.kill();
-                    out.printf("line %d: killed %s (pid %d, hosting detect) with SIGKILL%n", i, detectHost.name(),
-                            pid);
-                    detectHost.start();
-                    out.printf("line %d: restarted %s (pid %d)%n", i, detectHost.name(), detectHost.pid());
+                    for (NodeProcess victim : victims) {
+                        long pid = victim.kill();
+                        out.printf("line %d: killed %s (pid %d) with SIGKILL%n", i, victim.name(), pid);
+                    }
+                    for (NodeProcess victim : victims) {
+                        victim.start();
+                        out.printf("line %d: restarted %s (pid %d)%n", i, victim.name(), victim.pid());
+                    }
                 }
                 receipts.add(publishUntilStored(transport, new OutboundMessage(subject,
                         codec.encode(lineEvent(lines.get(i), i + 1, years[i])), runId + ":line:" + (i + 1)),
-                        PUBLISH_ATTEMPTS));
-                long due = started + (i + 1) * nanosPerLine;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
+                        System.nanoTime() + PUBLISH_GIVE_UP.toNanos()));
+                long now = System.nanoTime();
+                if (now >= progressAt) {
+                    out.printf(Locale.ROOT, "streamed %d of %d lines (%.0f lines/s)%n", i + 1, lines.size(),
+                            (i + 1) / ((now - started) / 1e9));
+                    progressAt = now + PROGRESS_NANOS;
+                }
+                long wait = started + (i + 1) * nanosPerLine - now;
+                if (wait > MIN_SLEEP_NANOS) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
             }
             CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new))
-                    .get(PUBLISH_ATTEMPTS * 6L, TimeUnit.SECONDS);
-            out.printf("streamed %d lines into %s (every PubAck received)%n", lines.size(), subject);
+                    .get(PUBLISH_GIVE_UP.toSeconds() + 60, TimeUnit.SECONDS);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            out.printf(Locale.ROOT, "streamed %d lines into %s in %.1f s (%.0f lines/s, every PubAck received)%n",
+                    lines.size(), subject, seconds, lines.size() / seconds);
+            return new Streamed(firstPublish, seconds, killedAt);
         }
-        return killedAt;
     }
 
     /**
-     * Publishes until the stream confirms, retrying a failed publish (server restarting, PubAck timeout) every
-     * second with the same Nats-Msg-Id, so a retry of a message that was in fact stored is dropped as a duplicate.
+     * Publishes until the stream confirms, retrying a failed publish (server restarting, leader election, PubAck
+     * timeout) every second with the same Nats-Msg-Id, so a retry of a message that was in fact stored is dropped
+     * as a duplicate.
      */
     private CompletableFuture<PublishReceipt> publishUntilStored(ClusterTransport transport, OutboundMessage message,
-                                                                 int attemptsLeft) {
+                                                                 long giveUpNanos) {
         return transport.publish(message).handle((receipt, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(receipt);
             }
-            if (attemptsLeft <= 1) {
+            if (System.nanoTime() > giveUpNanos) {
                 return CompletableFuture.<PublishReceipt>failedFuture(error);
             }
-            out.printf("publish of %s not confirmed (%s); retrying%n", message.messageId(), error.getMessage());
+            long retries = publishRetries.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastRetryNotice.get();
+            if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastRetryNotice.compareAndSet(last, now)) {
+                out.printf("publish of %s not confirmed (%s); retrying every second with the same message id "
+                        + "(%d retries so far)%n", message.messageId(), error.getMessage(), retries);
+            }
             return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS))
-                    .thenCompose(ignored -> publishUntilStored(transport, message, attemptsLeft - 1));
+                    .thenCompose(ignored -> publishUntilStored(transport, message, giveUpNanos));
         }).thenCompose(f -> f);
     }
 
@@ -314,48 +447,184 @@ public final class BruteForceDemo {
         }
     }
 
-    private void awaitDrained(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
-        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+    /**
+     * Waits until every edge's consumer has nothing pending or unacknowledged (three polls in a row), printing
+     * progress every 5 s; gives up when nothing moved for {@link #DRAIN_TIMEOUT}.
+     *
+     * @return when the consumers were first seen drained, or now when they never were
+     */
+    private Instant awaitDrained(JetStreamManagement jsm, PipelineGroupSpec group, Path alertsFile)
+            throws Exception {
+        long lastMove = System.nanoTime();
+        long progressAt = lastMove + PROGRESS_NANOS;
+        String lastSeen = "";
+        Instant idleSince = null;
         int quiet = 0;
-        while (System.nanoTime() < deadline) {
-            boolean idle = true;
-            for (RouteEdge edge : edges(group)) {
-                ConsumerInfo info = consumer(jsm, edge);
-                idle &= info != null && info.getNumPending() == 0 && info.getNumAckPending() == 0;
+        while (System.nanoTime() - lastMove < DRAIN_TIMEOUT.toNanos()) {
+            List<String> pending = new ArrayList<>();
+            long total = 0;
+            try {
+                for (RouteEdge edge : edges(group)) {
+                    ConsumerInfo info = consumer(jsm, edge);
+                    long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
+                    total += Math.max(left, 0);
+                    pending.add(edge.to() + " " + (left < 0 ? "not consuming yet" : left + " pending"));
+                }
+            } catch (IOException e) {
+                // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.
+                pending = List.of("NATS not answering (" + e.getMessage() + ")");
+                total = -1;
             }
+            long alerts = alertLines(alertsFile);
+            String seen = pending + "/" + alerts;
+            if (!seen.equals(lastSeen)) {
+                lastMove = System.nanoTime();
+                lastSeen = seen;
+            }
+            boolean idle = total == 0 && !seen.contains("not consuming yet");
+            idleSince = idle ? (idleSince == null ? Instant.now() : idleSince) : null;
             quiet = idle ? quiet + 1 : 0;
             if (quiet == 3) {
-                return;
+                return idleSince;
+            }
+            if (System.nanoTime() >= progressAt) {
+                out.printf("waiting for the pipelines: %s; %d of %d alerts written%n", String.join(", ", pending),
+                        alerts, expected.alerts().size());
+                progressAt = System.nanoTime() + PROGRESS_NANOS;
             }
             Thread.sleep(500);
         }
-        out.printf("consumers still had pending messages after %d s%n", DRAIN_TIMEOUT.toSeconds());
+        out.printf("the consumers still had messages pending and nothing moved for %d s%n",
+                DRAIN_TIMEOUT.toSeconds());
+        return Instant.now();
     }
 
-    private Report report(JetStreamManagement jsm, PipelineGroupSpec group, Map<String, Long> parkedBefore,
-                          Path alertsFile, ExpectedAlerts.Reference expected, boolean killed) throws Exception {
+    private static long alertLines(Path alertsFile) throws IOException {
+        if (!Files.exists(alertsFile)) {
+            return 0;
+        }
+        try (Stream<String> lines = Files.lines(alertsFile, StandardCharsets.UTF_8)) {
+            return lines.filter(l -> !l.isBlank()).count();
+        }
+    }
+
+    private Report report(Connection connection, PipelineGroupSpec group, Map<String, Long> parkedBefore,
+                          Path alertsFile, Streamed stream, Instant drained, String killed) throws Exception {
+        JetStreamManagement jsm = connection.jetStreamManagement();
         Map<String, Long> stored = storedPerSubject(jsm);
         Map<String, Long> parkedAfter = parked(jsm, group);
         List<Report.EdgeRow> rows = new ArrayList<>();
         for (RouteEdge edge : edges(group)) {
             ConsumerInfo info = consumer(jsm, edge);
-            long published = stored.getOrDefault(edge.subject(), 0L);
-            long pending = info == null ? published : info.getNumPending() + info.getNumAckPending();
+            long total = stored.getOrDefault(edge.subject(), 0L);
+            long distinct = distinctMessageIds(connection, edge.subject(), total);
+            long pending = info == null ? distinct : info.getNumPending() + info.getNumAckPending();
             long parked = parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
             long deliveries = info == null ? 0 : info.getDelivered().getConsumerSequence();
-            long redelivered = Math.max(0, deliveries - (published - (info == null ? 0 : info.getNumPending())));
-            rows.add(new Report.EdgeRow(edge, published, published - pending - parked, redelivered, parked));
+            long redelivered = Math.max(0, deliveries - (total - (info == null ? 0 : info.getNumPending())));
+            rows.add(new Report.EdgeRow(edge, distinct, total - distinct, Math.max(0, distinct - pending - parked),
+                    redelivered, parked, pending));
         }
-        Set<String> alerts = new TreeSet<>();
+        Map<String, Integer> alerts = new TreeMap<>();
+        Set<String> doubled = new TreeSet<>();
         if (Files.exists(alertsFile)) {
             for (String line : Files.readAllLines(alertsFile, StandardCharsets.UTF_8)) {
                 if (!line.isBlank()) {
-                    alerts.add(ExpectedAlerts.identity(JSON.readValue(line, new TypeReference<Map<String, Object>>() {
-                    })));
+                    BruteForceAlert alert = BruteForceAlert.fromEvent(Event.of(SshEvents.BRUTE_FORCE_SUSPECTED,
+                            JSON.readValue(line, new TypeReference<Map<String, Object>>() {
+                            })));
+                    String identity = ExpectedAlerts.identity(alert.srcIp(), alert.windowStart());
+                    if (alerts.put(identity, alert.failures()) != null) {
+                        doubled.add(identity);
+                    }
                 }
             }
         }
-        return new Report(expected, rows, alerts, alertsFile, killed);
+        // Done when every line was processed (drained, seen within a 0.5 s poll) and the last alert written.
+        Instant end = alerts.isEmpty() ? drained : Collections.max(List.of(drained,
+                Files.getLastModifiedTime(alertsFile).toInstant()));
+        Report.Timing timing = new Report.Timing(stream.seconds(),
+                Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate());
+        return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed);
+    }
+
+    /**
+     * Counts the distinct {@code Nats-Msg-Id}s on a subject with an ordered, headers-only consumer: a message
+     * stored twice (a retry after the duplicate window) counts once.
+     */
+    private static long distinctMessageIds(Connection connection, String subject, long stored) throws Exception {
+        if (stored == 0) {
+            return 0;
+        }
+        Set<String> ids = new HashSet<>();
+        long read = 0;
+        try (IterableConsumer consumer = connection.getStreamContext(VarpulisJetStream.ROUTING_STREAM)
+                .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject).headersOnly(true))
+                .iterate()) {
+            while (read < stored) {
+                Message message = consumer.nextMessage(Duration.ofSeconds(5));
+                if (message == null) {
+                    break;
+                }
+                read++;
+                String id = message.getHeaders() == null ? null
+                        : message.getHeaders().getFirst(NatsJetStreamConstants.MSG_ID_HDR);
+                ids.add(id == null ? "seq:" + message.metaData().streamSequence() : id);
+            }
+        }
+        return ids.size() + (stored - read);
+    }
+
+    /**
+     * Holds detect's state bucket to the reference, window by window: an alerted window must be alerted, any other
+     * must hold the reference's count from as many distinct inputs (each failure counted once, none missed).
+     */
+    private Report.StateAudit auditState(Connection connection) throws Exception {
+        KeyValue bucket;
+        List<String> keys;
+        try {
+            bucket = connection.keyValue(JetStreamKeyValueState.bucketName(GROUP, "detect"));
+            keys = bucket.keys();
+        } catch (IOException | JetStreamApiException e) {
+            bucket = null;
+            keys = List.of();
+        }
+        int applied = 0;
+        List<String> wrong = new ArrayList<>();
+        for (Map.Entry<String, ExpectedAlerts.Window> entry : expected.windows().entrySet()) {
+            ExpectedAlerts.Window window = entry.getValue();
+            KeyValueEntry got = bucket == null ? null : bucket.get(entry.getKey());
+            String problem = compareWindow(window, got == null || got.getValue() == null ? null
+                    : ExpectedAlerts.windowState(got.getValue(), entry.getKey()));
+            if (problem == null) {
+                applied += window.events();
+            } else if (wrong.size() < Report.LISTED) {
+                wrong.add(window.identity() + ": " + problem);
+            }
+        }
+        Set<String> unexpected = new HashSet<>(keys);
+        unexpected.removeAll(expected.windows().keySet());
+        return new Report.StateAudit(applied, wrong, unexpected.size());
+    }
+
+    /** @return what is wrong with a window's state, or {@code null} when it is the reference's */
+    private static String compareWindow(ExpectedAlerts.Window window, BruteForceDetector.WindowState got) {
+        BruteForceDetector.WindowState want = window.state();
+        if (got == null) {
+            return "no state (" + window.events() + " failure events expected)";
+        }
+        if (want.alerted()) {
+            return got.alerted() ? null : "not alerted (" + got.failures() + " failures counted)";
+        }
+        if (got.alerted()) {
+            return "alerted, but the reference counts only " + want.failures() + " failures";
+        }
+        boolean once = new HashSet<>(got.seen()).size() == got.seen().size();
+        if (got.failures() == want.failures() && got.seen().size() == want.seen().size() && once) {
+            return null;
+        }
+        return got.failures() + " failures from " + got.seen().size() + " inputs" + (once ? "" : " (one counted "
+                + "twice)") + ", expected " + want.failures() + " from " + want.seen().size();
     }
 
     private List<RouteEdge> edges(PipelineGroupSpec group) {
@@ -367,7 +636,7 @@ public final class BruteForceDemo {
         try {
             return jsm.getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
                     DurableNames.routeConsumer(edge.to(), edge.subject()));
-        } catch (io.nats.client.JetStreamApiException e) {
+        } catch (JetStreamApiException e) {
             return null;
         }
     }
@@ -397,7 +666,7 @@ public final class BruteForceDemo {
         return counts;
     }
 
-    private List<String> readInput() throws IOException {
+    private List<LogLine> readInput() throws IOException {
         if (options.input() != null) {
             return lines(Files.readAllBytes(options.input()));
         }
@@ -411,16 +680,16 @@ public final class BruteForceDemo {
 
     /**
      * Splits a log into lines (LF or CRLF), skipping blank ones. A line that is not valid UTF-8 is decoded as
-     * ISO-8859-1, which keeps every byte: it is then parked as malformed with its text, never dropped.
+     * ISO-8859-1, which keeps every byte, and marked: it is then parked with its text, never dropped nor parsed.
      */
-    static List<String> lines(byte[] log) {
-        List<String> lines = new ArrayList<>();
+    static List<LogLine> lines(byte[] log) {
+        List<LogLine> lines = new ArrayList<>();
         int start = 0;
         for (int i = 0; i <= log.length; i++) {
             if (i == log.length || log[i] == '\n') {
                 int end = i > start && log[i - 1] == '\r' ? i - 1 : i;
-                String line = decode(java.util.Arrays.copyOfRange(log, start, end));
-                if (!line.isBlank()) {
+                LogLine line = decode(Arrays.copyOfRange(log, start, end));
+                if (!line.text().isBlank()) {
                     lines.add(line);
                 }
                 start = i + 1;
@@ -429,11 +698,11 @@ public final class BruteForceDemo {
         return lines;
     }
 
-    private static String decode(byte[] line) {
+    private static LogLine decode(byte[] line) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(line)).toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return new String(line, StandardCharsets.ISO_8859_1);
+            return new LogLine(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(line)).toString(), true);
+        } catch (CharacterCodingException e) {
+            return new LogLine(new String(line, StandardCharsets.ISO_8859_1), false);
         }
     }
 
@@ -448,6 +717,62 @@ public final class BruteForceDemo {
         }
     }
 
+    private void writeSummary(Report.Summary summary) {
+        if (options.summaryJson() == null) {
+            return;
+        }
+        try {
+            summary.write(options.summaryJson());
+            out.printf("summary: %s%n", options.summaryJson());
+        } catch (IOException e) {
+            System.err.println("could not write the summary " + options.summaryJson() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Stops the nodes and the run's own nats-server, forgets the coordinator's durable on a shared server, and
+     * deletes the run directory after a run that passed (unless {@code --keep-logs}) or that stopped before any node
+     * started; after one that failed or was interrupted later it keeps the node logs (and the default alert file)
+     * and says where. Runs once, at the end or from the shutdown hook.
+     */
+    private synchronized void cleanup(boolean ok) {
+        if (cleanedUp) {
+            return;
+        }
+        cleanedUp = true;
+        for (NodeProcess node : nodes) {
+            try {
+                node.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (coordinatorDurable != null && local == null && natsUrl != null) {
+            forgetCoordinator(natsUrl, coordinatorDurable);
+        }
+        if (local != null) {
+            local.close();
+        }
+        if (runDir == null) {
+            return;
+        }
+        boolean keep = (!ok || options.keepLogs()) && !nodes.isEmpty();
+        try (Stream<Path> files = Files.walk(runDir)) {
+            files.sorted(Comparator.reverseOrder())
+                    .filter(p -> !keep || !(p.equals(runDir) || p.getFileName().toString().endsWith(".log")
+                            || p.equals(runDir.resolve("alerts.jsonl"))))
+                    .forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            out.printf("could not clean up %s: %s%n", runDir, e.getMessage());
+        }
+        if (keep) {
+            out.printf("node logs kept in %s%n", runDir);
+        } else if (!nodes.isEmpty()) {
+            out.printf("run directory %s removed (--keep-logs keeps it%s)%n", runDir,
+                    options.alertsOut() == null ? ", --alerts-out PATH writes the alerts elsewhere" : "");
+        }
+    }
+
     private NodeProcess node(String name, String role, String url, Path runDir, String apiKey, String coordinatorId,
                              int port) {
         List<String> properties = new ArrayList<>(List.of(
@@ -456,10 +781,12 @@ public final class BruteForceDemo {
                 "--varpulis.cluster.role=" + role,
                 "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=jetstream",
+                "--varpulis.nats.jetstream.replicas=" + options.replicas(),
                 "--varpulis.cluster.coordinator-id=" + coordinatorId,
                 "--varpulis.cluster.heartbeat-interval=1s",
                 "--varpulis.cluster.heartbeat-timeout=4s",
                 "--varpulis.nats.jetstream.consumer.ack-wait=10s",
+                "--spring.security.user.password=" + NODE_PASSWORD,
                 "--spring.main.banner-mode=off"));
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
@@ -510,7 +837,8 @@ public final class BruteForceDemo {
     }
 
     private static JsonNode get(NodeProcess node, String path) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).build(),
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
+                .header("Authorization", AUTHORIZATION).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": "
@@ -520,7 +848,8 @@ public final class BruteForceDemo {
     }
 
     private static void delete(NodeProcess node, String path) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path)).DELETE().build(),
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
+                .header("Authorization", AUTHORIZATION).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("DELETE " + path + " answered " + response.statusCode() + ": "
@@ -530,7 +859,7 @@ public final class BruteForceDemo {
 
     private static void post(NodeProcess node, String path, Object body) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(node.uri(path))
-                .header("Content-Type", "application/json")
+                .header("Authorization", AUTHORIZATION).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {

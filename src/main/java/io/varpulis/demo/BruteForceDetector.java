@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * {@link ProcessingContext#messageId()}:
  * <ul>
  *   <li>key {@code bf.<window start epoch seconds>.<src_ip with '.' as '_' and ':' as '-'>}, e.g.
- *       {@code bf.1796886600.5_36_59_76};</li>
+ *       {@code bf.1796886600.5_36_59_76}, for an address, and {@code bf.<window start>.h=<host name>} for a host
+ *       name ({@link #stateKey});</li>
  *   <li>before the threshold, value {@code {"failures": N, "seen": ["<message id>", ...], "alerted": false}}: an input
  *       whose id is in {@code seen} was counted already and is not counted again;</li>
  *   <li>from the threshold on, value {@code {"failures": N, "alerted": true, "alerted_by": "<message id>"}}: the
@@ -64,6 +65,9 @@ public final class BruteForceDetector implements EventProcessor {
      * injective, so two sources can never share a window count.
      */
     private static final Pattern IP_TEXT = Pattern.compile("[0-9A-Fa-f.:]+");
+
+    /** A host name's labels; its key keeps it as is after {@code h=}, which no address key contains. */
+    private static final Pattern HOST_TEXT = Pattern.compile("[0-9A-Za-z_-]+(?:\\.[0-9A-Za-z_-]+)*");
 
     private final int threshold;
     private final long windowSeconds;
@@ -108,8 +112,8 @@ public final class BruteForceDetector implements EventProcessor {
      *
      * @return the alert when this input crosses the threshold (again, when it is redelivered), otherwise nothing
      * @throws IllegalArgumentException     when the event is not a {@value SshEvents#AUTH_FAILURE}, has no
-     *                                      timestamp, no {@code src_ip} (or one that is not an IP address), or a
-     *                                      {@code failures} that is not a positive whole number
+     *                                      timestamp, no {@code src_ip} (or one that is neither an address nor a
+     *                                      host name), or a {@code failures} that is not a positive whole number
      * @throws ArithmeticException          when the window's count would exceed 2^31-1
      * @throws KeyValueState.StateException when the state cannot be read, written, or holds an unreadable value
      */
@@ -117,8 +121,9 @@ public final class BruteForceDetector implements EventProcessor {
     public List<Event> process(Event event, ProcessingContext context) {
         SshEvents.requireType(event, SshEvents.AUTH_FAILURE);
         String srcIp = SshEvents.requireText(event, SshEvents.SRC_IP);
-        if (!IP_TEXT.matcher(srcIp).matches()) {
-            throw new UnprocessableEventException("src_ip '" + srcIp + "' is not an IPv4 or IPv6 address");
+        if (!IP_TEXT.matcher(srcIp).matches() && !HOST_TEXT.matcher(srcIp).matches()) {
+            throw new UnprocessableEventException("src_ip '" + srcIp + "' is neither an IPv4 or IPv6 address nor a "
+                    + "host name");
         }
         if (event.timestamp() == null) {
             throw new UnprocessableEventException(SshEvents.AUTH_FAILURE + " event without a timestamp: " + event);
@@ -126,7 +131,7 @@ public final class BruteForceDetector implements EventProcessor {
         int failures = event.fields().containsKey(SshEvents.FAILURES)
                 ? SshEvents.requirePositiveInt(event, SshEvents.FAILURES) : 1;
         long windowStart = Math.floorDiv(event.timestamp().getEpochSecond(), windowSeconds) * windowSeconds;
-        String key = "bf." + windowStart + "." + srcIp.replace('.', '_').replace(':', '-');
+        String key = stateKey(srcIp, windowStart);
         String messageId = context.messageId();
         KeyValueState state = context.state();
 
@@ -153,6 +158,16 @@ public final class BruteForceDetector implements EventProcessor {
         seen.add(messageId);
         write(state, key, new WindowState(count, seen, false, null));
         return List.of();
+    }
+
+    /**
+     * @param srcIp       an address or host name, as validated by {@link #process}
+     * @param windowStart the window's start, epoch seconds
+     * @return the state key of that (window, source), distinct for distinct sources
+     */
+    static String stateKey(String srcIp, long windowStart) {
+        return "bf." + windowStart + "." + (IP_TEXT.matcher(srcIp).matches()
+                ? srcIp.replace('.', '_').replace(':', '-') : "h=" + srcIp);
     }
 
     private static Event alert(String srcIp, long windowStart, int failures) {

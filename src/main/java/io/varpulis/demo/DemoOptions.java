@@ -2,55 +2,115 @@ package io.varpulis.demo;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Year;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Map;
 
 /**
- * The demo's command line: {@code demo [--input PATH] [--year YYYY] [--alerts-out PATH] [--nats-url URL]
- * [--rate LINES_PER_SECOND] [--no-kill]}.
+ * The demo's command line (see {@link #USAGE}) and the environment it reads.
  *
- * @param input     the sshd log, or {@code null} for the bundled sample (loghub OpenSSH_2k)
- * @param year      the year of the syslog timestamps
- * @param alertsOut the alert file (JSON lines), or {@code null} for one in the run directory
- * @param natsUrl   the JetStream server; when nothing with JetStream is there a local nats-server is started,
- *                  unless the URL was given explicitly (then the run fails and says so)
- * @param natsUrlGiven whether {@code --nats-url} or {@code VARPULIS_NATS_URL} named the server
- * @param rate      lines streamed per second
- * @param kill      whether to SIGKILL the worker hosting {@code detect} half-way and restart it
+ * @param input       the sshd log, or {@code null} for the bundled sample (loghub OpenSSH_2k)
+ * @param year        the year of the first RFC 3164 timestamp
+ * @param zone        the zone of RFC 3164 timestamps (RFC 3339 lines carry their offset)
+ * @param alertsOut   the alert file (JSON lines), or {@code null} for one in the run directory
+ * @param natsUrl     the JetStream server or cluster (comma-separated URLs), or {@code null} to start a
+ *                    nats-server of the run's own (the default: isolated)
+ * @param rate        lines streamed per second
+ * @param kill        what to SIGKILL mid-stream, and restart
+ * @param killAt      kill after this many lines were published, or {@code null} for half of them
+ * @param summaryJson where to write the JSON summary at the end, or {@code null}
+ * @param replicas    replicas of the streams and state buckets the run creates
+ * @param keepLogs    keep the run directory (node logs) after a run that passed; a failed run always keeps it
  */
-record DemoOptions(Path input, int year, Path alertsOut, String natsUrl, boolean natsUrlGiven, int rate,
-                   boolean kill) {
+record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
+                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs) {
+
+    /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
+    static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
+
+    /** The environment variable of {@code varpulis.nats.url}: like {@code --nats-url}. */
+    static final String URL_VARIABLE = "VARPULIS_NATS_URL";
+
+    /** The usage line. */
+    static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
+            + "[--zone ZONE] [--alerts-out PATH] [--nats-url URL[,URL...]] [--rate LINES_PER_SECOND] "
+            + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
+            + "[--keep-logs]";
+
+    /** What the run kills mid-stream (SIGKILL), then starts again. */
+    enum Kill {
+        /** Nothing. */
+        NONE("none"),
+        /** The worker hosting {@code detect} (the default). */
+        WORKER("worker"),
+        /** The worker hosting {@code detect} and the coordinator, together. */
+        WORKER_AND_COORDINATOR("worker+coordinator");
+
+        private final String text;
+
+        Kill(String text) {
+            this.text = text;
+        }
+
+        /**
+         * @return the command-line spelling
+         */
+        String text() {
+            return text;
+        }
+
+        static Kill parse(String value) {
+            for (Kill kill : values()) {
+                if (kill.text.equals(value)) {
+                    return kill;
+                }
+            }
+            throw new IllegalArgumentException("--kill must be none, worker or worker+coordinator, got '" + value
+                    + "'. " + USAGE);
+        }
+    }
 
     /**
      * @param args the arguments after {@code demo}
+     * @param env  the environment ({@value #URL_VARIABLE}, {@value #REPLICAS_VARIABLE})
      * @return the options
-     * @throws IllegalArgumentException naming the bad argument and the usage
+     * @throws IllegalArgumentException naming the bad argument or variable, and the usage
      */
-    static DemoOptions parse(String[] args) {
+    static DemoOptions parse(String[] args, Map<String, String> env) {
         Path input = null;
         Path alertsOut = null;
+        Path summaryJson = null;
         int year = Year.now(ZoneOffset.UTC).getValue();
-        String natsUrl = System.getenv("VARPULIS_NATS_URL");
-        boolean natsUrlGiven = natsUrl != null;
+        ZoneId zone = ZoneOffset.UTC;
+        String natsUrl = env.get(URL_VARIABLE);
         int rate = 200;
-        boolean kill = true;
+        Kill kill = Kill.WORKER;
+        Integer killAt = null;
+        boolean keepLogs = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--input" -> input = Path.of(value(args, ++i, arg));
                 case "--year" -> year = number(value(args, ++i, arg), arg);
+                case "--zone" -> zone = zone(value(args, ++i, arg));
                 case "--alerts-out" -> alertsOut = Path.of(value(args, ++i, arg));
-                case "--nats-url" -> {
-                    natsUrl = value(args, ++i, arg);
-                    natsUrlGiven = true;
-                }
+                case "--nats-url" -> natsUrl = value(args, ++i, arg);
                 case "--rate" -> rate = number(value(args, ++i, arg), arg);
-                case "--no-kill" -> kill = false;
+                case "--kill" -> kill = Kill.parse(value(args, ++i, arg));
+                case "--kill-at" -> killAt = number(value(args, ++i, arg), arg);
+                case "--no-kill" -> kill = Kill.NONE;
+                case "--summary-json" -> summaryJson = Path.of(value(args, ++i, arg));
+                case "--keep-logs" -> keepLogs = true;
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'. " + USAGE);
             }
         }
         if (rate < 1) {
             throw new IllegalArgumentException("--rate must be at least 1 line per second");
+        }
+        if (killAt != null && killAt < 0) {
+            throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
         }
         if (input != null && !Files.isRegularFile(input)) {
             throw new IllegalArgumentException("--input " + input + " is not a readable file");
@@ -59,13 +119,49 @@ record DemoOptions(Path input, int year, Path alertsOut, String natsUrl, boolean
             throw new IllegalArgumentException("--alerts-out " + alertsOut + " exists; the demo does not overwrite "
                     + "files: name a new one or delete it");
         }
-        return new DemoOptions(input, year, alertsOut, natsUrl == null ? "nats://127.0.0.1:4222" : natsUrl,
-                natsUrlGiven, rate, kill);
+        Path summaryDir = summaryJson == null ? null : summaryJson.toAbsolutePath().getParent();
+        if (summaryDir != null && !Files.isDirectory(summaryDir)) {
+            throw new IllegalArgumentException("--summary-json " + summaryJson + ": directory " + summaryDir
+                    + " does not exist");
+        }
+        if (natsUrl != null && natsUrl.isBlank()) {
+            throw new IllegalArgumentException("--nats-url (or " + URL_VARIABLE + ") is empty: name a server, "
+                    + "or leave it out to let the demo start its own");
+        }
+        int replicas = replicas(env.get(REPLICAS_VARIABLE));
+        if (replicas > 1 && natsUrl == null) {
+            throw new IllegalArgumentException(REPLICAS_VARIABLE + "=" + replicas + " needs a JetStream cluster, "
+                    + "and the demo's own nats-server is a single one: point --nats-url at the cluster "
+                    + "(comma-separated URLs) or set " + REPLICAS_VARIABLE + "=1");
+        }
+        return new DemoOptions(input, year, zone, alertsOut, natsUrl, rate, kill, killAt, summaryJson, replicas,
+                keepLogs);
     }
 
-    /** The usage line. */
-    static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
-            + "[--alerts-out PATH] [--nats-url URL] [--rate LINES_PER_SECOND] [--no-kill]";
+    private static int replicas(String value) {
+        if (value == null || value.isBlank()) {
+            return 1;
+        }
+        try {
+            int replicas = Integer.parseInt(value.trim());
+            if (replicas >= 1 && replicas <= 5) {
+                return replicas;
+            }
+        } catch (NumberFormatException e) {
+            // Reported below with the accepted range.
+        }
+        throw new IllegalArgumentException(REPLICAS_VARIABLE + "='" + value + "' is not a replica count: JetStream "
+                + "takes 1 to 5 (1 on a single server, 3 on a production cluster)");
+    }
+
+    private static ZoneId zone(String value) {
+        try {
+            return ZoneId.of(value);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("--zone '" + value + "' is not a time zone: use UTC, an offset such "
+                    + "as +02:00, or a region such as Europe/Paris. " + USAGE, e);
+        }
+    }
 
     private static String value(String[] args, int i, String name) {
         if (i >= args.length) {

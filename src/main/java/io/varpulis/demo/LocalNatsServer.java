@@ -45,7 +45,7 @@ final class LocalNatsServer implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
-        Path directory = Files.createTempDirectory("varpulis-demo-nats");
+        Path directory = Files.createTempDirectory("varpulis-demo-nats-" + ProcessHandle.current().pid() + "-");
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();

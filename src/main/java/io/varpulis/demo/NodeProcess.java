@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,12 +57,13 @@ final class NodeProcess {
     /**
      * @param name       the node name, for messages and its log file
      * @param properties Spring arguments ({@code --key=value})
-     * @param logDir     where {@code <name>.log} is written
+     * @param logDir     where {@code <name>.log} is written; the JVM's temporary files (Tomcat's) go to
+     *                   {@code tmp/<name>} there, so that nothing of a killed node is left in the system's
      * @param port       its HTTP port (see {@link #freePorts})
      * @return a node, not started
      */
     static NodeProcess of(String name, List<String> properties, Path logDir, int port) {
-        List<String> command = new ArrayList<>(javaCommand());
+        List<String> command = new ArrayList<>(javaCommand(logDir.resolve("tmp").resolve(name)));
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
@@ -74,6 +76,7 @@ final class NodeProcess {
      * @throws IOException when the JVM cannot be launched
      */
     void start() throws IOException {
+        Files.createDirectories(log.resolveSibling("tmp").resolve(name));
         process = new ProcessBuilder(arguments).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
@@ -159,12 +162,15 @@ final class NodeProcess {
         return process.pid();
     }
 
-    /** The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise. */
-    private static List<String> javaCommand() {
+    /**
+     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise.
+     * No {@code hsperfdata} file: a killed JVM would leave it behind.
+     */
+    private static List<String> javaCommand(Path tmpDir) {
         String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
         List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Xmx256m", "-Xss512k"));
+                "-Xmx256m", "-Xss512k", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
         if (!classPath.contains(java.io.File.pathSeparator) && classPath.endsWith(".jar")) {
             command.addAll(List.of("-jar", classPath));
         } else {

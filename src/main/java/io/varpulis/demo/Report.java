@@ -1,87 +1,353 @@
 package io.varpulis.demo;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.varpulis.pipeline.RouteEdge;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * The demo's closing report. Counts come from the server (stream subjects, consumer info, the DLQ), not from the
- * nodes, so a killed worker's lost memory cannot hide anything.
+ * The demo's closing report and its JSON summary. The run's figures come from the server (stream subjects and
+ * their message ids, consumer info, the DLQ, the detector's state bucket) and from the alert file, never from the
+ * nodes, so a killed worker's lost memory cannot hide anything. They are held to the in-process reference:
+ * <ul>
+ *   <li>every line read is accounted for: parsed as a failure, counted as other, or parked, as in the reference;</li>
+ *   <li>every failure reached {@code detect} exactly once in its state: each (window, source) holds the count and
+ *       the number of distinct inputs the reference holds, or is alerted as the reference is;</li>
+ *   <li>the alerts written are the expected ones, compared by (src_ip, window_start) only (SPEC section 7).</li>
+ * </ul>
  *
- * @param expected    what the input holds and the alerts it must produce
- * @param edges       per route edge: published (stored in the stream), applied, redelivered, parked
- * @param alerts      the alerts found in the alert file
- * @param alertsFile  the alert file
- * @param killed      whether a worker was killed during the run
+ * @param expected   what the input holds and must produce
+ * @param edges      per route edge, as the server saw it
+ * @param alerts     the alert file's alerts by identity, with their failure count
+ * @param doubled    identities the alert file holds more than once
+ * @param state      what detect's state holds against the reference
+ * @param timing     how long it took
+ * @param alertsFile the alert file
+ * @param killed     what was killed and when, for the result line, or {@code null}
  */
-record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Set<String> alerts, Path alertsFile,
-              boolean killed) {
+record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String, Integer> alerts, Set<String> doubled,
+              StateAudit state, Timing timing, Path alertsFile, String killed) {
+
+    /** Alerts listed in the printed report, at most (all of them are in the alert file). */
+    static final int LISTED = 20;
 
     /**
      * One route edge.
      *
      * @param edge        the edge
-     * @param published   events stored on its subject
-     * @param applied     events its pipeline applied and acked (published - pending - parked)
+     * @param published   distinct messages (by {@code Nats-Msg-Id}) stored on its subject
+     * @param duplicated  messages stored beyond the first of their id (a retry after the duplicate window)
+     * @param applied     messages its pipeline applied and acked: published - pending - parked
      * @param redelivered deliveries beyond the first
-     * @param parked      events its pipeline parked in the DLQ during this run
+     * @param parked      messages its pipeline parked in the DLQ during this run
+     * @param pending     messages still pending or unacknowledged on its consumer at the end
      */
-    record EdgeRow(RouteEdge edge, long published, long applied, long redelivered, long parked) {
+    record EdgeRow(RouteEdge edge, long published, long duplicated, long applied, long redelivered, long parked,
+                   long pending) {
     }
 
     /**
-     * @return published - applied - parked over every edge: events still unapplied
+     * Detect's state held to the reference.
+     *
+     * @param failuresApplied failure events whose (window, source) the state holds exactly as the reference does
+     * @param wrong           the windows it does not, described ({@code src_ip window_start: ...})
+     * @param unexpected      state keys the reference has no window for
      */
-    long lost() {
-        return edges.stream().mapToLong(r -> r.published() - r.applied() - r.parked()).sum();
+    record StateAudit(int failuresApplied, List<String> wrong, int unexpected) {
     }
 
     /**
-     * @return the failures that did not reach detect: lines parsed as failures here minus events stored on
-     * {@code ingress -> detect} (a loss before publish would show here)
+     * @param streamSeconds    first publish to the last PubAck
+     * @param endToEndSeconds  first publish until every line was processed (the consumers drained, seen within a
+     *                         0.5 s poll) and the last alert written
+     * @param rate             the requested lines per second
      */
-    long missingFailures() {
-        return edges.stream().filter(r -> r.edge().to().equals("detect"))
-                .mapToLong(r -> expected.failureLines() - r.published()).sum();
+    record Timing(double streamSeconds, double endToEndSeconds, int rate) {
     }
 
     /**
-     * @return {@code true} when nothing was lost and the alerts are exactly the expected ones
+     * @return the edge into {@code to}
+     */
+    private EdgeRow edge(String to) {
+        return edges.stream().filter(r -> r.edge().to().equals(to)).findFirst().orElseThrow();
+    }
+
+    /**
+     * @return lines that produced a failure event, as stored on {@code ingress -> detect}
+     */
+    long linesParsed() {
+        return edge("detect").published();
+    }
+
+    /**
+     * @return lines the ingress applied without a failure
+     */
+    long linesOther() {
+        return edge("ingress").applied() - linesParsed();
+    }
+
+    /**
+     * @return lines the ingress parked
+     */
+    long linesParked() {
+        return edge("ingress").parked();
+    }
+
+    /**
+     * @return the expected alerts the file lacks, by identity
+     */
+    Set<String> missing() {
+        Set<String> missing = new TreeSet<>(expected.alerts().keySet());
+        missing.removeAll(alerts.keySet());
+        return missing;
+    }
+
+    /**
+     * @return the alerts the file holds that the reference does not raise, by identity
+     */
+    Set<String> unexpected() {
+        Set<String> unexpected = new TreeSet<>(alerts.keySet());
+        unexpected.removeAll(expected.alerts().keySet());
+        return unexpected;
+    }
+
+    /**
+     * @return every way this run differs from the reference; empty when it passed
+     */
+    List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        long published = edge("ingress").published();
+        if (published != expected.lines()) {
+            problems.add((expected.lines() - published) + " lines read never reached the stream (" + published
+                    + " of " + expected.lines() + " stored)");
+        }
+        for (EdgeRow row : edges) {
+            if (row.pending() > 0) {
+                problems.add(row.edge().name() + " still had " + row.pending() + " messages pending at the end");
+            }
+        }
+        compare(problems, "lines parsed as failures", linesParsed(), expected.failureLineCount());
+        compare(problems, "other lines", linesOther(), expected.otherLines());
+        compare(problems, "lines parked", linesParked(), expected.malformed());
+        for (String to : List.of("detect", "alerts")) {
+            if (edge(to).parked() > 0) {
+                problems.add(edge(to).parked() + " events parked by " + to + " (see the DLQ console)");
+            }
+        }
+        if (state.failuresApplied() != failureEvents()) {
+            problems.add((failureEvents() - state.failuresApplied()) + " failures not applied exactly once in "
+                    + "detect's state: " + String.join("; ", state.wrong()));
+        }
+        if (state.unexpected() > 0) {
+            problems.add(state.unexpected() + " state keys for windows the log does not have");
+        }
+        if (!missing().isEmpty()) {
+            problems.add("missing: " + String.join(", ", missing()));
+        }
+        if (!unexpected().isEmpty()) {
+            problems.add("unexpected: " + String.join(", ", unexpected()));
+        }
+        if (!doubled.isEmpty()) {
+            problems.add("written more than once: " + String.join(", ", doubled));
+        }
+        return problems;
+    }
+
+    /**
+     * @return {@code true} when every line, failure and alert is accounted for
      */
     boolean ok() {
-        return lost() == 0 && missingFailures() == 0 && alerts.equals(expected.alerts());
+        return problems().isEmpty();
+    }
+
+    private int failureEvents() {
+        return expected.failureLineCount();
+    }
+
+    private static void compare(List<String> problems, String what, long got, long expected) {
+        if (got != expected) {
+            problems.add(what + ": " + got + ", expected " + expected);
+        }
     }
 
     void print(PrintStream out) {
         out.println();
         out.println("== report ==");
-        out.printf("lines read: %d; failures parsed: %d lines, %d failures; malformed lines: %d%n",
-                expected.lines(), expected.failureLines(), expected.failures(), expected.malformed());
-        out.printf("%-40s %10s %10s %12s %8s%n", "edge", "published", "applied", "redelivered", "parked");
+        out.printf("lines: %d read = %d failures + %d other + %d parked (expected %d + %d + %d)%n",
+                expected.lines(), linesParsed(), linesOther(), linesParked(), expected.failureLineCount(),
+                expected.otherLines(), expected.malformed());
+        Map<SshdLogLine.Form, Integer> forms = expected.failureLines();
+        out.printf("  failure lines: %d Failed, %d message repeated, %d legacy PAM (%d failures in all); other: %d "
+                        + "sshd, %d of other programs%n", forms.get(SshdLogLine.Form.FAILED),
+                forms.get(SshdLogLine.Form.MESSAGE_REPEATED), forms.get(SshdLogLine.Form.LEGACY_PAM),
+                expected.failures(), expected.otherSshd(), expected.otherPrograms());
+        if (expected.malformed() > 0) {
+            out.printf("  WARNING: %d lines could not be parsed and were parked; first: %s%n", expected.malformed(),
+                    String.join(" | ", expected.malformedSamples()));
+        }
+        out.printf("%-36s %10s %10s %12s %8s %11s%n", "edge", "published", "applied", "redelivered", "parked",
+                "duplicated");
         for (EdgeRow r : edges) {
-            out.printf("%-40s %10d %10d %12d %8d%n", r.edge().name(), r.published(), r.applied(), r.redelivered(),
-                    r.parked());
+            out.printf("%-36s %10d %10d %12d %8d %11d%n", r.edge().name(), r.published(), r.applied(),
+                    r.redelivered(), r.parked(), r.duplicated());
         }
-        out.printf("alerts: %d (in %s)%n%s%n", alerts.size(), alertsFile, ExpectedAlerts.describe(alerts));
-        boolean same = alerts.equals(expected.alerts());
-        out.printf("expected alerts (same processors in one process, nothing killed): %d; identical: %s%n",
-                expected.alerts().size(), same ? "yes" : "NO");
-        if (!same) {
-            out.printf("missing:%n%s%nunexpected:%n%s%n", ExpectedAlerts.describe(difference(expected.alerts(),
-                    alerts)), ExpectedAlerts.describe(difference(alerts, expected.alerts())));
+        out.printf("failures: %d expected, %d applied exactly once in detect's state%n", failureEvents(),
+                state.failuresApplied());
+        out.printf("alerts: %d expected, %d written to %s; missing: %s; unexpected: %s%n", expected.alerts().size(),
+                alerts.size(), alertsFile, names(missing()), names(unexpected()));
+        alerts.entrySet().stream().limit(LISTED)
+                .forEach(a -> out.printf("  %s (%d failures)%n", a.getKey(), a.getValue()));
+        if (alerts.size() > LISTED) {
+            out.printf("  ... and %d more in the alert file%n", alerts.size() - LISTED);
         }
-        out.printf("failures that never reached detect: %d%n", missingFailures());
-        out.printf("lost = published - applied - parked = %d%n", lost());
-        out.println(ok() ? "RESULT: OK, nothing lost" + (killed ? " although a worker was killed mid-stream" : "")
-                : "RESULT: FAILED");
+        out.printf(Locale.ROOT, "end to end: %d lines in %.1f s from the first publish until all were processed "
+                        + "and the last alert written (%.0f lines/s; streamed in %.1f s at up to %d lines/s)%n",
+                expected.lines(),
+                timing.endToEndSeconds(), expected.lines() / Math.max(timing.endToEndSeconds(), 0.001),
+                timing.streamSeconds(), timing.rate());
+        List<String> problems = problems();
+        if (problems.isEmpty()) {
+            out.println("RESULT: OK, every line accounted for, every failure applied once, every alert written"
+                    + (killed == null ? "" : ", although " + killed));
+        } else {
+            out.println("RESULT: FAILED");
+            problems.forEach(p -> out.println("  " + p));
+        }
     }
 
-    private static Set<String> difference(Set<String> a, Set<String> b) {
-        Set<String> d = new java.util.TreeSet<>(a);
-        d.removeAll(b);
-        return d;
+    private static String names(Set<String> identities) {
+        return identities.isEmpty() ? "none" : String.join(", ", identities);
+    }
+
+    /**
+     * @return the JSON summary of {@code --summary-json}
+     */
+    Summary summary() {
+        List<Summary.Edge> rows = edges.stream().map(r -> new Summary.Edge(r.edge().name(), r.published(),
+                r.applied(), r.redelivered(), r.parked(), r.duplicated())).toList();
+        return new Summary(expected.lines(), linesParsed(), linesOther(), linesParked(), failureEvents(),
+                state.failuresApplied(), rows, expected.alerts().size(), alerts.size(), List.copyOf(missing()),
+                List.copyOf(unexpected()), ok() ? "OK" : "FAILED", problems(),
+                new Summary.Lines(expected.failureLineCount(), expected.otherLines(), expected.malformed()),
+                expected.failures(), timing.endToEndSeconds(),
+                expected.lines() / Math.max(timing.endToEndSeconds(), 0.001), null);
+    }
+
+    /**
+     * The {@code --summary-json} file, for scripts (the fault suite): one JSON object
+     * <pre>
+     * {"lines_read": 2000, "lines_parsed": 520, "lines_other": 1480, "lines_parked": 0,
+     *  "failures_expected": 520, "failures_applied": 520,
+     *  "edges": [{"edge": "ssh-bruteforce._external.ingress", "published": 2000, "applied": 2000,
+     *             "redelivered": 0, "parked": 0, "duplicated": 0}, ...],
+     *  "alerts_expected": 15, "alerts_got": 15, "alerts_missing": [], "alerts_unexpected": [],
+     *  "result": "OK", "problems": [], "lines_expected": {"parsed": 520, "other": 1480, "parked": 0},
+     *  "failures_counted": 528, "seconds_end_to_end": 12.3, "lines_per_second_end_to_end": 162.6}
+     * </pre>
+     * Failures are counted as events (one per failure line), except {@code failures_counted}, where a
+     * {@code message repeated N times} line counts N. Alerts are named {@code "src_ip window_start"}.
+     * {@code error} is present only when the run stopped before its report.
+     *
+     * @param linesRead            lines read from the input
+     * @param linesParsed          lines the cluster turned into a failure event
+     * @param linesOther           lines the cluster applied without a failure
+     * @param linesParked          lines the cluster parked
+     * @param failuresExpected     failure events of the reference
+     * @param failuresApplied      failure events detect's state holds exactly as the reference
+     * @param edges                per route edge
+     * @param alertsExpected       alerts of the reference
+     * @param alertsGot            distinct alerts in the alert file
+     * @param alertsMissing        expected alerts not written
+     * @param alertsUnexpected     alerts written that the reference does not raise
+     * @param result               {@code OK} or {@code FAILED}
+     * @param problems             why it failed, one sentence each
+     * @param linesExpected        the reference's accounting of the lines
+     * @param failuresCounted      failures of the reference, {@code message repeated N times} counting N
+     * @param secondsEndToEnd      first publish until every line was processed and the last alert written
+     * @param linesPerSecond       lines read / secondsEndToEnd
+     * @param error                why the run stopped early, or {@code null}
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record Summary(
+            @JsonProperty("lines_read") long linesRead,
+            @JsonProperty("lines_parsed") long linesParsed,
+            @JsonProperty("lines_other") long linesOther,
+            @JsonProperty("lines_parked") long linesParked,
+            @JsonProperty("failures_expected") long failuresExpected,
+            @JsonProperty("failures_applied") long failuresApplied,
+            @JsonProperty("edges") List<Edge> edges,
+            @JsonProperty("alerts_expected") long alertsExpected,
+            @JsonProperty("alerts_got") long alertsGot,
+            @JsonProperty("alerts_missing") List<String> alertsMissing,
+            @JsonProperty("alerts_unexpected") List<String> alertsUnexpected,
+            @JsonProperty("result") String result,
+            @JsonProperty("problems") List<String> problems,
+            @JsonProperty("lines_expected") Lines linesExpected,
+            @JsonProperty("failures_counted") Integer failuresCounted,
+            @JsonProperty("seconds_end_to_end") Double secondsEndToEnd,
+            @JsonProperty("lines_per_second_end_to_end") Double linesPerSecond,
+            @JsonProperty("error") String error) {
+
+        /**
+         * A run that stopped before its report: {@code result} FAILED with the reason, the reference's figures,
+         * and zero for everything the cluster did not report.
+         *
+         * @param expected the reference, or {@code null} when the input was not read
+         * @param error    why the run stopped
+         * @return the summary
+         */
+        static Summary failed(ExpectedAlerts.Reference expected, String error) {
+            List<String> missing = expected == null ? List.of() : List.copyOf(expected.alerts().keySet());
+            return new Summary(expected == null ? 0 : expected.lines(), 0, 0, 0,
+                    expected == null ? 0 : expected.failureLineCount(), 0, List.of(),
+                    expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", List.of(error),
+                    expected == null ? null : new Lines(expected.failureLineCount(), expected.otherLines(),
+                            expected.malformed()), expected == null ? null : expected.failures(), null, null, error);
+        }
+
+        /**
+         * @param path where to write it (replaced if it exists)
+         * @throws IOException when it cannot be written
+         */
+        void write(Path path) throws IOException {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(path.toFile(), this);
+        }
+
+        /**
+         * One edge of {@link Summary}.
+         *
+         * @param edge        {@code group.from.to}
+         * @param published   distinct messages stored
+         * @param applied     applied and acked
+         * @param redelivered deliveries beyond the first
+         * @param parked      parked in the DLQ during the run
+         * @param duplicated  stored beyond the first of their id
+         */
+        record Edge(@JsonProperty("edge") String edge, @JsonProperty("published") long published,
+                    @JsonProperty("applied") long applied, @JsonProperty("redelivered") long redelivered,
+                    @JsonProperty("parked") long parked, @JsonProperty("duplicated") long duplicated) {
+        }
+
+        /**
+         * The reference's accounting of the lines.
+         *
+         * @param parsed failure lines
+         * @param other  other lines
+         * @param parked lines to park
+         */
+        record Lines(@JsonProperty("parsed") long parsed, @JsonProperty("other") long other,
+                     @JsonProperty("parked") long parked) {
+        }
     }
 }

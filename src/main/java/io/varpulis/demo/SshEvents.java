@@ -12,12 +12,16 @@ import io.varpulis.pipeline.Event;
  */
 public final class SshEvents {
 
-    /** A raw sshd syslog line: {@code {"line": "Dec 10 06:55:48 LabSZ sshd[24200]: ...", "line_number": 6}}. */
+    /**
+     * A raw sshd log line: {@code {"line": "Dec 10 06:55:48 LabSZ sshd[24200]: ...", "line_number": 6, "year": 2026}}
+     * ({@code "charset": "ISO-8859-1"} when the line was not valid UTF-8).
+     */
     public static final String LOG_LINE = "SshLogLine";
 
     /**
-     * One or more failed password attempts of one source, timestamped with the syslog time:
-     * {@code {"src_ip": "173.234.31.186", "user": "webmaster", "invalid_user": true, "failures": 1, "line_number": 6}}.
+     * One or more failed authentication attempts of one source, timestamped with the line's time:
+     * {@code {"src_ip": "173.234.31.186", "user": "webmaster", "invalid_user": true, "failures": 1, "line_number": 6}}
+     * ({@code user} is absent when the line names none).
      */
     public static final String AUTH_FAILURE = "SshAuthFailure";
 
@@ -32,11 +36,22 @@ public final class SshEvents {
     /** {@link #LOG_LINE}, {@link #AUTH_FAILURE}: the 1-based line number in the input file (number, optional). */
     public static final String LINE_NUMBER = "line_number";
     /**
-     * {@link #LOG_LINE}: the year of the line's syslog timestamp (number, optional; the processor's configured year
+     * {@link #LOG_LINE}: the year of the line's RFC 3164 timestamp (number, optional; the processor's configured year
      * otherwise). The reader of a file knows it: it moves to the next year when the month goes back (Dec to Jan).
      */
     public static final String YEAR = "year";
-    /** {@link #AUTH_FAILURE}, {@link #BRUTE_FORCE_SUSPECTED}: the source IP address, IPv4 or IPv6 text (string). */
+    /**
+     * {@link #LOG_LINE}: {@value #NOT_UTF8}, present only when the line's bytes were not valid UTF-8 and
+     * {@code line} holds them decoded as ISO-8859-1 (every byte kept); such a line is parked, never parsed (SPEC
+     * section 7).
+     */
+    public static final String CHARSET = "charset";
+    /** The {@link #CHARSET} of a line that was not valid UTF-8. */
+    public static final String NOT_UTF8 = "ISO-8859-1";
+    /**
+     * {@link #AUTH_FAILURE}, {@link #BRUTE_FORCE_SUSPECTED}: the source as logged, IPv4 or IPv6 text or a host name
+     * (string).
+     */
     public static final String SRC_IP = "src_ip";
     /** {@link #AUTH_FAILURE}: the user name tried, as sshd printed it (string). */
     public static final String USER = "user";

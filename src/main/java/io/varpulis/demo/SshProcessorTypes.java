@@ -6,15 +6,18 @@ import io.varpulis.pipeline.ProcessorType;
 import org.springframework.boot.convert.DurationStyle;
 
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Year;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /**
  * The processor types of the brute-force detection job (SPEC section 7):
  * <ul>
- * <li>{@code sshd-parse}: raw sshd lines ({@code SshLogLine}) to {@code SshAuthFailure} events; setting
- * {@code year} (default: the current year, UTC);</li>
+ * <li>{@code sshd-parse}: raw sshd lines ({@code SshLogLine}) to {@code SshAuthFailure} events; settings
+ * {@code year} (of RFC 3164 timestamps; default: the current year, UTC) and {@code zone} (of RFC 3164 timestamps, a
+ * {@link ZoneId} such as {@code UTC}, {@code +02:00} or {@code Europe/Paris}; default {@code UTC});</li>
  * <li>{@code brute-force}: one {@code BruteForceSuspected} per source IP and tumbling window when the failures reach
  * the threshold; settings {@code threshold} (default 5) and {@code window} (default 5m);</li>
  * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path}, never twice.</li>
@@ -26,11 +29,11 @@ public final class SshProcessorTypes {
     }
 
     /**
-     * @return {@code sshd-parse}, setting {@code year}
+     * @return {@code sshd-parse}, settings {@code year} and {@code zone}
      */
     public static ProcessorType sshdParse() {
         return BuiltInProcessorTypes.simple("sshd-parse", (group, pipeline) ->
-                new SshLogIngressProcessor(year(pipeline)));
+                new SshLogIngressProcessor(year(pipeline), zone(pipeline)));
     }
 
     /**
@@ -52,6 +55,16 @@ public final class SshProcessorTypes {
     private static int year(PipelineGroupSpec.PipelineSpec pipeline) {
         String year = pipeline.processor().text("year");
         return year == null ? Year.now(ZoneOffset.UTC).getValue() : integer(pipeline, "year", year);
+    }
+
+    private static ZoneId zone(PipelineGroupSpec.PipelineSpec pipeline) {
+        String zone = pipeline.processor().text("zone");
+        try {
+            return zone == null ? ZoneOffset.UTC : ZoneId.of(zone);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.zone '" + zone
+                    + "' is not a time zone (e.g. UTC, +02:00, Europe/Paris)", e);
+        }
     }
 
     private static int threshold(PipelineGroupSpec.PipelineSpec pipeline) {

@@ -17,6 +17,7 @@ import io.varpulis.delivery.DeathEnvelope;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.support.AuditLog;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
@@ -50,8 +51,8 @@ import java.util.concurrent.TimeoutException;
  */
 public class DeadLetterConsole {
 
-    /** The logger of the audit lines, so that operators can route them apart. */
-    public static final String AUDIT_LOGGER = "io.varpulis.dlq.audit";
+    /** The logger of the audit lines, the node's one audit log, so that operators can route them apart. */
+    public static final String AUDIT_LOGGER = AuditLog.LOGGER;
 
     /** The subject filter of the whole DLQ. */
     static final String ALL_SUBJECTS = DurableNames.DLQ_ROOT + ".>";

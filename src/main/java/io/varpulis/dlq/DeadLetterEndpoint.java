@@ -1,5 +1,6 @@
 package io.varpulis.dlq;
 
+import io.varpulis.support.NodeRole;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -10,6 +11,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import java.security.Principal;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -26,8 +29,8 @@ import java.util.function.Supplier;
  * {@link PurgeReport}.</li>
  * </ul>
  * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled: {@code varpulis.dlq.write-enabled}),
- * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal, or
- * {@code anonymous}.
+ * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and
+ * its roles, or {@code anonymous}.
  */
 @Endpoint(id = "dlq")
 public class DeadLetterEndpoint {
@@ -99,7 +102,12 @@ public class DeadLetterEndpoint {
 
     private static Caller caller(SecurityContext security) {
         Principal principal = security == null ? null : security.getPrincipal();
-        return new Caller(principal == null ? null : principal.getName(), null);
+        if (principal == null) {
+            return Caller.anonymous();
+        }
+        List<String> roles = Arrays.stream(NodeRole.values()).map(NodeRole::name).filter(security::isUserInRole)
+                .toList();
+        return new Caller(principal.getName(), roles, null);
     }
 
     private static WebEndpointResponse<Object> respond(Supplier<Object> operation) {

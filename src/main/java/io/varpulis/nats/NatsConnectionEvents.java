@@ -53,7 +53,7 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     @Override
     public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
-        String server = conn.getConnectedUrl() == null ? "(none)" : conn.getConnectedUrl();
+        String server = serverName(conn, uriDetails);
         if (!connectedOnce && type != Events.CONNECTED) {
             // The first connection is still being attempted: the factory reports its retries itself.
             log.debug("NATS connection event {} before the first connection", type);
@@ -124,6 +124,21 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     public void pullStatusError(Connection conn, JetStreamSubscription sub, Status status) {
         log.error("JetStream consumer {} stopped: {} {}; its events are not consumed until the node restarts or the "
                 + "pipeline is deployed again", consumerName(sub), status.getCode(), status.getMessage());
+    }
+
+    /**
+     * The server an event is about: the URI jnats reports with it, since the connection may have moved on (or
+     * closed) by the time the callback runs; else the connected URL; else the address the server announced.
+     */
+    private static String serverName(Connection conn, String uriDetails) {
+        if (uriDetails != null && !uriDetails.isBlank()) {
+            return uriDetails;
+        }
+        if (conn.getConnectedUrl() != null) {
+            return conn.getConnectedUrl();
+        }
+        return conn.getServerInfo() == null ? "the server of " + conn.getOptions().getServers()
+                : conn.getServerInfo().getHost() + ":" + conn.getServerInfo().getPort();
     }
 
     private static String consumerName(JetStreamSubscription sub) {

@@ -114,16 +114,24 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
                     "'" + server + "' has an unknown scheme; use nats:// or tls://, for example "
                             + "nats://localhost:4222.");
         }
+        String authority = withScheme.substring(withScheme.indexOf("://") + 3).split("[/?#]", 2)[0];
+        String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+        int colon = hostPort.startsWith("[") ? hostPort.indexOf(':', hostPort.indexOf(']'))
+                : hostPort.lastIndexOf(':');
+        String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+        String port = colon < 0 ? null : hostPort.substring(colon + 1);
+        if (host.isBlank()) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
+                    "'" + server + "' has no host; write nats://HOST:PORT, for example nats://localhost:4222.");
+        }
+        if (port != null && (!port.matches("\\d{1,5}") || Integer.parseInt(port) < 1
+                || Integer.parseInt(port) > 65535)) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
+                    "'" + server + "' has port '" + port + "', which is not a port number (1 to 65535); write "
+                            + "nats://HOST:PORT, for example nats://localhost:4222.");
+        }
         try {
-            URI uri = new URI(withScheme);
-            if (uri.getHost() == null || uri.getHost().isBlank()) {
-                throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
-                        "'" + server + "' has no host; write nats://HOST:PORT, for example nats://localhost:4222.");
-            }
-            if (uri.getPort() == 0 || uri.getPort() > 65535) {
-                throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
-                        "'" + server + "' has port " + uri.getPort() + "; a port is 1 to 65535 (NATS: 4222).");
-            }
+            new URI(withScheme);
         } catch (URISyntaxException e) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
                     "'" + server + "' is not a URL (" + e.getReason() + "); write nats://HOST:PORT, for example "

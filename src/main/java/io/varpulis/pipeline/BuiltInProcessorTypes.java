@@ -8,9 +8,18 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.Assign;
 import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.Indexer;
 import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.Projection;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Selection;
 import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.MapAccessor;
@@ -101,18 +110,87 @@ public final class BuiltInProcessorTypes {
         };
     }
 
-    /** SpEL nodes that reach outside the event: refused when the group is declared, not at the first event. */
+    /** What an expression may read: the root map's three entries. */
+    private static final List<String> ROOTS = List.of("event_type", "timestamp", "fields");
+
+    /**
+     * Refuses, when the group is declared rather than at the first event, what would reach outside the event or
+     * could only fail on every event: method calls, type, constructor, bean, variable and function references,
+     * assignments, selections and projections, and reading anything from {@code event_type} or {@code timestamp}
+     * (text: {@code event_type.class.name} would park every event). Under {@code fields}, map keys may be read to
+     * any depth ({@code fields.user}, {@code fields['geo']['country']}).
+     */
     private static void rejectCodeReferences(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
+        rejectCode(pipeline, text, node);
+        checkReads(pipeline, text, node);
+    }
+
+    private static void rejectCode(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
         if (node instanceof TypeReference || node instanceof ConstructorReference || node instanceof BeanReference
-                || node instanceof Assign || node instanceof MethodReference) {
-            throw new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text
-                    + "' uses " + node.toStringAST() + "; method calls, type, constructor and bean references and "
-                    + "assignments are not allowed, only operators (==, !=, <, >, and, or, !, matches, ?:) over the "
-                    + "event's event_type, timestamp and fields");
+                || node instanceof Assign || node instanceof MethodReference || node instanceof VariableReference
+                || node instanceof FunctionReference || node instanceof Selection || node instanceof Projection
+                || node instanceof OpInc || node instanceof OpDec) {
+            throw refused(pipeline, text, node.toStringAST() + "; method calls, type, constructor and bean "
+                    + "references, variables, functions, assignments, selections and projections are not allowed");
         }
         for (int i = 0; i < node.getChildCount(); i++) {
-            rejectCodeReferences(pipeline, text, node.getChild(i));
+            rejectCode(pipeline, text, node.getChild(i));
         }
+    }
+
+    private static void checkReads(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
+        if (node instanceof CompoundExpression path) {
+            checkPath(pipeline, text, path);
+            return;
+        }
+        if (node instanceof PropertyOrFieldReference reference) {
+            checkRoot(pipeline, text, reference);
+            return;
+        }
+        if (node instanceof Indexer) {
+            throw refused(pipeline, text, node.toStringAST() + "; only fields can be indexed, as fields['name']");
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            checkReads(pipeline, text, node.getChild(i));
+        }
+    }
+
+    /** {@code event_type}, {@code timestamp}, or {@code fields} followed by map keys. */
+    private static void checkPath(PipelineGroupSpec.PipelineSpec pipeline, String text, CompoundExpression path) {
+        if (!(path.getChild(0) instanceof PropertyOrFieldReference root)) {
+            throw refused(pipeline, text, path.toStringAST() + "; a path starts at event_type, timestamp or fields");
+        }
+        checkRoot(pipeline, text, root);
+        if (!root.getName().equals("fields") && path.getChildCount() > 1) {
+            throw refused(pipeline, text, path.toStringAST() + "; " + root.getName() + " is text, nothing can be "
+                    + "read from it (compare it instead: " + root.getName() + " == '...', matches '...')");
+        }
+        for (int i = 1; i < path.getChildCount(); i++) {
+            SpelNode step = path.getChild(i);
+            if (step instanceof Indexer) {
+                for (int j = 0; j < step.getChildCount(); j++) {
+                    checkReads(pipeline, text, step.getChild(j));
+                }
+            } else if (!(step instanceof PropertyOrFieldReference)) {
+                throw refused(pipeline, text, path.toStringAST() + "; under fields only map keys can be read "
+                        + "(fields.name or fields['name'])");
+            }
+        }
+    }
+
+    private static void checkRoot(PipelineGroupSpec.PipelineSpec pipeline, String text,
+                                  PropertyOrFieldReference reference) {
+        if (!ROOTS.contains(reference.getName())) {
+            throw refused(pipeline, text, "'" + reference.getName() + "', which is not part of an event; an "
+                    + "expression reads event_type, timestamp and fields['name']");
+        }
+    }
+
+    private static IllegalArgumentException refused(PipelineGroupSpec.PipelineSpec pipeline, String text,
+                                                    String what) {
+        return new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text
+                + "' uses " + what + "; use operators (==, !=, <, >, and, or, !, matches, ?:) over the event's "
+                + "event_type, timestamp and fields");
     }
 
     /**

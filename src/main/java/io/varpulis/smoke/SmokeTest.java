@@ -3,6 +3,8 @@ package io.varpulis.smoke;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
+import io.varpulis.cluster.ClusterProperties;
+import io.varpulis.cluster.NodeIdentity;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -17,12 +19,14 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -33,19 +37,29 @@ import java.util.concurrent.TimeUnit;
  * node could run on the jetstream substrate. It connects (authentication, TLS), checks that JetStream is on, finds or
  * creates the three ADR-007 streams, publishes one event to a routing subject, reads it back, and deletes it again.
  * It prints one line per check, what it found and what is missing, and exits 0 only when every check passed.
+ * {@code smoke-test --role worker|coordinator} checks instead that the user has exactly that role's NATS
+ * permissions ({@link NatsPermissions}, {@link RoleSmokeTest}).
  */
 public final class SmokeTest {
 
     /** The route edge the smoke test publishes on: group {@code _smoke}, never a real pipeline's. */
     static final String SUBJECT = Subjects.route("_smoke", Subjects.EXTERNAL, "_smoke");
 
+    private static final List<String> ROLES = List.of("worker", "coordinator");
+    private static final String USAGE = "Usage: java -jar varpulis-cluster.jar smoke-test [--role worker|coordinator] "
+            + "[--varpulis.cluster.worker-id=ID] [--varpulis.nats.url=URL] [--varpulis.nats.credentials=FILE] "
+            + "[--varpulis.nats.tls.ca-file=FILE] ... (or the VARPULIS_NATS_* environment variables): without "
+            + "--role, checks the server and credentials for the jetstream substrate, creating the three streams "
+            + "when absent; with --role, checks that the user has exactly the NATS permissions of that role";
+
     private final NatsProperties properties;
     private final PrintStream out;
-    private int failures;
+    private final Checklist checks;
 
     private SmokeTest(NatsProperties properties, PrintStream out) {
         this.properties = properties;
         this.out = out;
+        this.checks = new Checklist(out);
     }
 
     /**
@@ -53,20 +67,45 @@ public final class SmokeTest {
      * @return 0 when every check passed, 1 otherwise
      */
     public static int run(String[] args) {
-        for (String arg : args) {
-            if (!arg.startsWith("--varpulis.nats.")) {
-                System.out.println((arg.equals("--help") ? "" : "unknown argument '" + arg + "'. ")
-                        + "Usage: java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.url=URL] "
-                        + "[--varpulis.nats.credentials=FILE] [--varpulis.nats.tls.ca-file=FILE] ... (or the "
-                        + "VARPULIS_NATS_* environment variables): checks the server and credentials for the "
-                        + "jetstream substrate, creating the three streams when absent");
+        List<String> springArgs = new ArrayList<>();
+        String role = null;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--role") && i + 1 < args.length) {
+                role = args[++i];
+            } else if (arg.startsWith("--role=")) {
+                role = arg.substring("--role=".length());
+            } else if (arg.startsWith("--varpulis.nats.") || arg.startsWith("--varpulis.cluster.worker-id=")) {
+                springArgs.add(arg);
+            } else {
+                System.out.println((arg.equals("--help") ? "" : "unknown argument '" + arg + "'. ") + USAGE);
                 return arg.equals("--help") ? 0 : 2;
             }
         }
+        if (role != null && !ROLES.contains(role)) {
+            System.out.println("unknown role '" + role + "': give --role worker or --role coordinator. " + USAGE);
+            return 2;
+        }
         StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
-        NatsProperties properties = new Binder(ConfigurationPropertySources.get(environment))
-                .bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
+        environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(
+                springArgs.toArray(String[]::new)));
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment));
+        NatsProperties properties = binder.bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
+        if (role != null) {
+            ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
+                    .orElseGet(ClusterProperties::new);
+            if (cluster.getWorkerId() == null) {
+                // ADR-007's variable, as the node reads it.
+                cluster.setWorkerId(environment.getProperty("VARPULIS_WORKER_ID"));
+            }
+            try {
+                String workerId = NodeIdentity.workerId(cluster);
+                return new RoleSmokeTest(properties, role, workerId, System.out).execute();
+            } catch (InvalidConfigurationPropertyValueException e) {
+                System.out.println(e.getMessage());
+                return 2;
+            }
+        }
         return new SmokeTest(properties, System.out).execute();
     }
 
@@ -142,17 +181,15 @@ public final class SmokeTest {
     }
 
     private void pass(String format, Object... args) {
-        out.println("  ok    " + String.format(format, args));
+        checks.pass(format, args);
     }
 
     private void fail(String format, Object... args) {
-        failures++;
-        out.println("  FAIL  " + String.format(format, args));
+        checks.fail(format, args);
     }
 
     private int summary() {
-        out.println(failures == 0 ? "all checks passed: a node can run on the jetstream substrate here"
-                : failures + " check(s) failed: fix them before starting nodes on the jetstream substrate");
-        return failures == 0 ? 0 : 1;
+        return checks.summary("all checks passed: a node can run on the jetstream substrate here",
+                "fix them before starting nodes on the jetstream substrate");
     }
 }

@@ -11,10 +11,11 @@ import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.support.AuditLog;
 import io.varpulis.transport.ClusterTransport;
+import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -30,34 +31,46 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /**
  * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}. Errors are {@code {"error":"..."}}
  * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate or the group store did
- * not confirm).
+ * not confirm); 401, 403 and 413 come from {@link ClusterHttpSecurity}, unknown paths and bodies from
+ * {@link ApiErrorAdvice}. Every write is audited ({@link AuditLog}) with the principal and its roles.
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
 public class ClusterApiController {
 
+    /** The longest injection id: it goes into every event's {@code Nats-Msg-Id}. */
+    public static final int MAX_INJECTION_ID_LENGTH = 128;
+
+    private static final Pattern INJECTION_ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_INJECTION_ID_LENGTH + "}");
+
     private final CoordinatorNode coordinator;
     private final ClusterTransport transport;
     private final EventCodec codec;
     private final SubstrateMetrics metrics;
+    private final NodeSecurityProperties limits;
 
     /**
      * @param coordinator the coordinator
      * @param transport   publishes injected events
      * @param codec       encodes them
      * @param metrics     counts them
+     * @param limits      the longest event type and field name an injected event may carry
      */
     public ClusterApiController(CoordinatorNode coordinator, ClusterTransport transport, EventCodec codec,
-                                SubstrateMetrics metrics) {
+                                SubstrateMetrics metrics, NodeSecurityProperties limits) {
         this.coordinator = coordinator;
         this.transport = transport;
         this.codec = codec;
         this.metrics = metrics;
+        this.limits = limits;
     }
 
     /**
@@ -95,14 +108,19 @@ public class ClusterApiController {
     /**
      * Declares a group and places its pipelines (on the leader; a follower stores it and the leader places it).
      *
-     * @param group the group JSON (SPEC section 6)
+     * @param group   the group JSON (SPEC section 6)
+     * @param request the request, for the audit line
      * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
      * {@code unplaced} with the error, and is placed again later
      */
     @PostMapping("/pipeline-groups")
-    public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group) {
+    public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group,
+                                                      HttpServletRequest request) {
         coordinator.declare(group);
-        return ResponseEntity.status(HttpStatus.CREATED).body(describe(group));
+        Map<String, Object> body = describe(group);
+        AuditLog.done(Principals.caller(request).describe(), "declared group " + group.name() + " ("
+                + group.pipelines().size() + " pipelines), placement " + body.get("placement"));
+        return ResponseEntity.status(HttpStatus.CREATED).body(body);
     }
 
     /**
@@ -118,44 +136,69 @@ public class ClusterApiController {
     /**
      * Removes a group; {@code ?purge=true} also deletes its durable consumers, state and stored events.
      *
-     * @param id    the group name
-     * @param purge delete consumers and state too
+     * @param id      the group name
+     * @param purge   delete consumers and state too
+     * @param request the request, for the audit line
      * @return 204, or 404 when unknown
      */
     @DeleteMapping("/pipeline-groups/{id}")
-    public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge) {
-        return coordinator.remove(id, purge) ? ResponseEntity.noContent().build() : notFound(id);
+    public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge,
+                                    HttpServletRequest request) {
+        boolean removed = coordinator.remove(id, purge);
+        AuditLog.done(Principals.caller(request).describe(), "delete group " + id + (purge ? " with purge" : "")
+                + (removed ? ": removed" : ": no such group"));
+        return removed ? ResponseEntity.noContent().build() : notFound(id);
     }
 
     /**
      * Injects one event at the group's {@code _external} entry: it follows every route from {@code _external} whose
-     * pattern matches its type. Body: {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}; header-less
-     * idempotency via an optional {@code ?id=} (used as the Nats-Msg-Id seed).
+     * pattern matches its type. Body: {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}. Every
+     * injection has an id, {@code ?id=} or a new UUID, answered in the 202 and in the 503: it seeds the events'
+     * {@code Nats-Msg-Id}s, so a retry with the same id within the routing stream's 2-minute duplicate window is
+     * stored once, whatever became of the first attempt (issue 15).
      *
-     * @param id    the group name
-     * @param event the event
-     * @param msgId an id that makes retries of the same injection idempotent (2 min window), or none
-     * @return 202 with the subjects and stream sequences stored
-     * @throws Exception when the substrate did not confirm in time
+     * @param id      the group name
+     * @param event   the event
+     * @param msgId   the injection's id (1 to {@value #MAX_INJECTION_ID_LENGTH} letters, digits, {@code . _ : -}),
+     *                or none for a new one
+     * @param request the request, for the audit line
+     * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for an event over the length
+     *         limits or without a route; 404 for an unknown group; 503 {@code {"error": "...", "id": "..."}} when
+     *         the substrate did not confirm in time (retry with that id)
+     * @throws InterruptedException when interrupted while waiting for the substrate
      */
     @PostMapping("/pipeline-groups/{id}/inject")
     public ResponseEntity<?> inject(@PathVariable String id, @RequestBody Event event,
-                                    @RequestParam(name = "id", required = false) String msgId) throws Exception {
+                                    @RequestParam(name = "id", required = false) String msgId,
+                                    HttpServletRequest request) throws InterruptedException {
         PipelineGroupSpec group = coordinator.state().group(id).orElse(null);
         if (group == null) {
             return notFound(id);
         }
+        checkLimits(event);
+        String injection = msgId == null ? UUID.randomUUID().toString() : injectionId(msgId);
         List<PipelineGroupSpec.RouteSpec> entries = group.outputRoutes(Subjects.EXTERNAL).stream()
                 .filter(r -> r.matches(event.eventType())).toList();
         if (entries.isEmpty()) {
             return ResponseEntity.badRequest().body(new ApiError("no route from _external in group " + id
                     + " accepts event type " + event.eventType()));
         }
-        String seed = "inject:" + (msgId == null ? UUID.randomUUID() : msgId);
-        new RouteEmitter(id, entries, transport, codec, metrics).emit(List.of(event), seed)
-                .get(10, TimeUnit.SECONDS);
+        String who = Principals.caller(request).describe();
+        String what = "inject " + event.eventType() + " into group " + id + " (id " + injection + ")";
+        try {
+            new RouteEmitter(id, entries, transport, codec, metrics).emit(List.of(event), "inject:" + injection)
+                    .get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException | CompletionException e) {
+            AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new InjectionNotConfirmed(
+                    "the substrate did not confirm the injection (" + e.getMessage() + "); it may still be stored "
+                            + "once NATS is back: retry with ?id=" + injection + " so that it is stored once",
+                    injection));
+        }
+        AuditLog.done(who, what + ": stored for " + entries.stream().map(r -> r.toPipeline()).toList());
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", "injected");
+        body.put("id", injection);
         body.put("routes", entries.stream().map(r -> r.toPipeline()).toList());
         return ResponseEntity.accepted().body(body);
     }
@@ -175,40 +218,50 @@ public class ClusterApiController {
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
-    ResponseEntity<ApiError> badRequest(IllegalArgumentException e) {
-        return ResponseEntity.badRequest().body(new ApiError(e.getMessage()));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<ApiError> unreadable(HttpMessageNotReadableException e) {
-        Throwable cause = e.getMostSpecificCause();
-        String detail = cause == e || cause.getMessage() == null ? "the body is missing" : cause.getMessage();
-        return ResponseEntity.badRequest().body(new ApiError("the request body is not the expected JSON: "
-                + detail.lines().findFirst().orElse(detail)));
-    }
-
-    @ExceptionHandler(org.springframework.web.HttpMediaTypeNotSupportedException.class)
-    ResponseEntity<ApiError> unsupportedMediaType(Exception e) {
-        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
-                .body(new ApiError("send JSON with Content-Type: application/json"));
+    ResponseEntity<ApiError> badRequest(IllegalArgumentException e, HttpServletRequest request) {
+        return refused(HttpStatus.BAD_REQUEST, e, request);
     }
 
     @ExceptionHandler(GroupStoreUnavailableException.class)
-    ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new ApiError(e.getMessage()));
+    ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e, HttpServletRequest request) {
+        return refused(HttpStatus.SERVICE_UNAVAILABLE, e, request);
     }
 
     @ExceptionHandler(IllegalStateException.class)
-    ResponseEntity<ApiError> conflict(IllegalStateException e) {
-        return ResponseEntity.status(HttpStatus.CONFLICT).body(new ApiError(e.getMessage()));
+    ResponseEntity<ApiError> conflict(IllegalStateException e, HttpServletRequest request) {
+        return refused(HttpStatus.CONFLICT, e, request);
     }
 
-    @ExceptionHandler({CompletionException.class, java.util.concurrent.ExecutionException.class,
-            java.util.concurrent.TimeoutException.class})
-    ResponseEntity<ApiError> unavailable(Exception e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .body(new ApiError("the substrate did not confirm the injection (" + e.getMessage() + "); it may "
-                        + "still be stored once NATS is back: retry with the same ?id= so that it is stored once"));
+    /** A refused write is audited too: who tried what, and why it was refused. */
+    private static ResponseEntity<ApiError> refused(HttpStatus status, RuntimeException e, HttpServletRequest request) {
+        if (!"GET".equals(request.getMethod())) {
+            AuditLog.refused(Principals.caller(request).describe(), request.getMethod() + " "
+                    + request.getRequestURI() + ": " + status.value() + " " + e.getMessage());
+        }
+        return ResponseEntity.status(status).body(new ApiError(e.getMessage()));
+    }
+
+    private void checkLimits(Event event) {
+        if (event.eventType() != null && event.eventType().length() > limits.getMaxEventTypeLength()) {
+            throw new IllegalArgumentException("event_type is " + event.eventType().length() + " characters long; "
+                    + "at most " + limits.getMaxEventTypeLength() + " (varpulis.security.max-event-type-length)");
+        }
+        if (event.fields() != null) {
+            event.fields().keySet().stream().filter(name -> name.length() > limits.getMaxFieldNameLength())
+                    .findFirst().ifPresent(name -> {
+                        throw new IllegalArgumentException("field name '" + name.substring(0, 32) + "...' is "
+                                + name.length() + " characters long; at most " + limits.getMaxFieldNameLength()
+                                + " (varpulis.security.max-field-name-length)");
+                    });
+        }
+    }
+
+    private static String injectionId(String id) {
+        if (!INJECTION_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("?id= must be 1 to " + MAX_INJECTION_ID_LENGTH + " letters, digits, "
+                    + "'.', '_', ':' or '-'; got '" + (id.length() > 40 ? id.substring(0, 40) + "..." : id) + "'");
+        }
+        return id;
     }
 
     private ResponseEntity<ApiError> notFound(String id) {

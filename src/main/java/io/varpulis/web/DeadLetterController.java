@@ -14,7 +14,6 @@ import io.varpulis.dlq.ReplayRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -25,9 +24,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
-
-import java.security.Principal;
 
 /**
  * The dead-letter console on the coordinator's operator API, under {@code /api/v1/cluster/dlq}; the same operations
@@ -42,8 +38,9 @@ import java.security.Principal;
  * {@link PurgeReport}.</li>
  * </ul>
  * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled: {@code varpulis.dlq.write-enabled}),
- * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal, else
- * {@code anonymous@{remote address}}.
+ * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and
+ * its roles ({@link io.varpulis.support.AuditLog}); a body that is not the expected JSON is answered by
+ * {@link ApiErrorAdvice}.
  */
 @RestController
 @RequestMapping("/api/v1/cluster/dlq")
@@ -114,8 +111,7 @@ public class DeadLetterController {
         return console.purgeUnit(unit, caller(request));
     }
 
-    @ExceptionHandler({IllegalArgumentException.class, HttpMessageNotReadableException.class,
-            MissingServletRequestParameterException.class, MethodArgumentTypeMismatchException.class})
+    @ExceptionHandler({IllegalArgumentException.class, MissingServletRequestParameterException.class})
     ResponseEntity<ApiError> badRequest(Exception e) {
         return error(HttpStatus.BAD_REQUEST, e);
     }
@@ -136,8 +132,7 @@ public class DeadLetterController {
     }
 
     private static Caller caller(HttpServletRequest request) {
-        Principal principal = request.getUserPrincipal();
-        return new Caller(principal == null ? null : principal.getName(), request.getRemoteAddr());
+        return Principals.caller(request);
     }
 
     private static ResponseEntity<ApiError> error(HttpStatus status, Exception e) {

@@ -1,6 +1,7 @@
 package io.varpulis.bench;
 
 import io.varpulis.test.Processes;
+import io.varpulis.test.TestCredentials;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -96,7 +97,8 @@ final class NodeJvm implements AutoCloseable {
         command.addAll(List.of("-jar", jar.toString()));
         command.addAll(args);
         command.addAll(List.of("--varpulis.nats.url=" + natsUrl, "--varpulis.nats.substrate=jetstream",
-                "--server.address=127.0.0.1", "--server.port=" + port, "--spring.main.banner-mode=off"));
+                "--server.address=127.0.0.1", "--server.port=" + port, "--spring.main.banner-mode=off",
+                TestCredentials.PASSWORD_ARGUMENT));
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
         long started = System.nanoTime();
@@ -141,7 +143,8 @@ final class NodeJvm implements AutoCloseable {
      * @throws IllegalStateException on a status other than 2xx
      */
     String http(String path, String jsonBody) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", TestCredentials.adminBasic());
         if (jsonBody != null) {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(jsonBody));
         }

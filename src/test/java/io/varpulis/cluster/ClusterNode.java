@@ -9,6 +9,7 @@ import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.TestCredentials;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
@@ -38,7 +39,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One cluster node of a broker test: the jar's own application ({@link VarpulisClusterApplication}, its
  * {@code application.yml}, every auto-configuration) started as a separate Spring context on a test nats-server. A
- * coordinator serves the operator API on a random port; a worker has no web server and an {@link EventProcessor}
+ * coordinator serves the operator API on a random port (requests carry {@link TestCredentials}); a worker has no web server and an {@link EventProcessor}
  * bean named {@value #RECORDER} that records what the pipelines of type {@code bean} apply.
  */
 final class ClusterNode implements AutoCloseable {
@@ -102,10 +103,11 @@ final class ClusterNode implements AutoCloseable {
      * @param nats      the broker
      * @param substrate {@code jetstream} or {@code core}
      * @param workerId  the worker id
+     * @param extra     more {@code --key=value} arguments (NATS credentials, ...)
      * @return a running worker with a {@value #RECORDER} bean
      */
-    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId) {
-        return worker(nats.url(), substrate, workerId, false);
+    static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId, String... extra) {
+        return worker(nats.url(), substrate, workerId, false, extra);
     }
 
     /**
@@ -165,6 +167,7 @@ final class ClusterNode implements AutoCloseable {
                 "--varpulis.cluster.exit-on-refusal=false",
                 // An event delivered to a worker that dies before acking it comes back after 5 s, not 30 s.
                 "--varpulis.nats.jetstream.consumer.ack-wait=5s",
+                TestCredentials.PASSWORD_ARGUMENT,
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN",
                 "--logging.level.io.varpulis=INFO"));
@@ -259,7 +262,8 @@ final class ClusterNode implements AutoCloseable {
     }
 
     private Response send(HttpRequest.Builder request) throws Exception {
-        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(10))
+                        .header("Authorization", TestCredentials.adminBasic()).build(),
                 HttpResponse.BodyHandlers.ofString());
         JsonNode body = response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
         return new Response(response.statusCode(), body);

@@ -219,6 +219,20 @@ class ClusterPlacementTest {
     }
 
     @Test
+    void spelFilterThatNavigatesIntoTextIsRejectedWith400InsteadOfParkingEveryEvent() throws Exception {
+        awaitBothReady();
+        String body = """
+                {"name": "spel-nav", "pipelines": [{"name": "a", "processor": {"type": "filter", "settings":
+                  {"expression": "event_type.class.name == 'java.lang.String'"}}}],
+                 "routes": [{"from_pipeline": "_external", "to_pipeline": "a"}]}""";
+
+        ClusterNode.Response response = coordinator.post("/api/v1/cluster/pipeline-groups", body);
+
+        assertError(response, 400, "event_type is text, nothing can be read from it");
+        assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/spel-nav").status()).isEqualTo(404);
+    }
+
+    @Test
     void unknownGroupAnswers404WithAJsonError() throws Exception {
         assertError(coordinator.get("/api/v1/cluster/pipeline-groups/nope"), 404, "nope");
         assertError(coordinator.delete("/api/v1/cluster/pipeline-groups/nope"), 404, "nope");

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.test.Processes;
+import io.varpulis.test.TestCredentials;
 
 import java.io.File;
 import java.io.IOException;
@@ -27,7 +28,8 @@ import java.util.stream.Collectors;
 
 /**
  * A cluster node run as its own JVM, the way an operator runs the jar: the application's main class on this build's
- * classpath (without the test classes), HTTP on a free 127.0.0.1 port, its output in a log file. {@link #kill()} is
+ * classpath (without the test classes), HTTP on a free 127.0.0.1 port (requests carry {@link TestCredentials}), its
+ * output in a log file. {@link #kill()} is
  * SIGKILL, nothing shut down; {@link #close()} is SIGTERM (graceful), then SIGKILL.
  */
 final class ClusterProcess implements AutoCloseable {
@@ -72,7 +74,7 @@ final class ClusterProcess implements AutoCloseable {
                 .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-cp", classPath,
                 "io.varpulis.VarpulisClusterApplication"));
         command.addAll(args);
-        command.addAll(List.of("--server.address=127.0.0.1", "--server.port=" + port,
+        command.addAll(List.of("--server.address=127.0.0.1", "--server.port=" + port, TestCredentials.PASSWORD_ARGUMENT,
                 "--spring.main.banner-mode=off", "--logging.level.root=WARN", "--logging.level.io.varpulis=INFO"));
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
@@ -110,7 +112,8 @@ final class ClusterProcess implements AutoCloseable {
     Optional<ClusterNode.Response> get(String path) {
         try {
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + path)).timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+                    + path)).timeout(Duration.ofSeconds(3)).header("Authorization", TestCredentials.adminBasic())
+                    .build(), HttpResponse.BodyHandlers.ofString());
             JsonNode body = response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
             return Optional.of(new ClusterNode.Response(response.statusCode(), body));
         } catch (IOException e) {
@@ -129,6 +132,7 @@ final class ClusterProcess implements AutoCloseable {
     ClusterNode.Response post(String path, String json) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                         + path)).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .header("Authorization", TestCredentials.adminBasic())
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
         return new ClusterNode.Response(response.statusCode(), response.body().isEmpty() ? JSON.nullNode()
                 : JSON.readTree(response.body()));

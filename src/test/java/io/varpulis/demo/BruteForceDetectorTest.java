@@ -91,6 +91,24 @@ class BruteForceDetectorTest {
     }
 
     @Test
+    void hostNamesAreSourcesWithKeysOfTheirOwn() {
+        for (int i = 1; i <= 5; i++) {
+            apply("h" + i, failure("cafe_be", "2026-12-10T07:12:00Z", 1));
+        }
+        List<Event> alerts = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            alerts.addAll(apply("i" + i, failure("cafe.be", "2026-12-10T07:12:00Z", 1)));
+        }
+
+        assertThat(alerts).as("cafe.be is IP text, cafe_be a host name: two sources")
+                .containsExactly(alert("cafe.be", "2026-12-10T07:10:00Z", 5));
+        assertThat(state.get("bf." + WINDOW + ".h=cafe_be")).isPresent();
+        assertThat(state.get("bf." + WINDOW + ".cafe_be")).isPresent();
+        assertThat(BruteForceDetector.stateKey("ec2-1-2-3-4.compute.example.com", WINDOW))
+                .isEqualTo("bf." + WINDOW + ".h=ec2-1-2-3-4.compute.example.com");
+    }
+
+    @Test
     void aRedeliveredMessageIsNotCountedTwice() {
         for (int i = 0; i < 5; i++) {
             assertThat(apply("m1", failure(IP, "2026-12-10T07:12:00Z", 1))).isEmpty();
@@ -180,9 +198,11 @@ class BruteForceDetectorTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without a timestamp");
         assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH, Map.of("failures", 1))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'src_ip'");
-        assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH,
-                Map.of("src_ip", "host.example", "failures", 1))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an IPv4 or IPv6 address");
+        for (String bad : List.of("host..example", "[::1]", "10.0.0.1 port", ".z", "z:b")) {
+            assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH,
+                    Map.of("src_ip", bad, "failures", 1)))).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("neither an IPv4 or IPv6 address nor a host name");
+        }
         assertThatThrownBy(() -> apply("m1", new Event("SshAuthFailure", Instant.EPOCH,
                 Map.of("src_ip", IP, "failures", 0))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive whole number");

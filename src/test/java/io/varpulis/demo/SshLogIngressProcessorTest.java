@@ -5,6 +5,7 @@ import io.varpulis.pipeline.InMemoryKeyValueState;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +39,41 @@ class SshLogIngressProcessorTest {
         Event line = Event.of("SshLogLine", Map.of("line", "not syslog", "line_number", 7));
 
         assertThatThrownBy(() -> ingress.process(line, context)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("malformed sshd line 7").hasMessageContaining("no syslog timestamp");
+                .hasMessageContaining("malformed sshd line 7").hasMessageContaining("no RFC 3164");
+    }
+
+    @Test
+    void rfc3164LinesAreReadInTheConfiguredZoneAndRfc3339LinesInTheirOwn() {
+        SshLogIngressProcessor paris = new SshLogIngressProcessor(2026, ZoneId.of("Europe/Paris"));
+        Event syslog = Event.of("SshLogLine", Map.of("line", "Dec 10 07:13:56 h sshd[1]: Failed password for root "
+                + "from 10.0.0.9 port 1 ssh2"));
+        Event iso = Event.of("SshLogLine", Map.of("line", "2026-12-10T07:13:56.25-01:00 h sshd[1]: Failed password "
+                + "for root from 10.0.0.9 port 1 ssh2"));
+
+        assertThat(paris.process(syslog, context)).extracting(Event::timestamp)
+                .containsExactly(Instant.parse("2026-12-10T06:13:56Z"));
+        assertThat(paris.process(iso, context)).extracting(Event::timestamp)
+                .containsExactly(Instant.parse("2026-12-10T08:13:56.250Z"));
+    }
+
+    @Test
+    void legacyPamFailureFromAHostNameHasNoUserWhenTheLineNamesNone() {
+        Event line = Event.of("SshLogLine", Map.of("line", "Jun 15 14:53:32 combo sshd(pam_unix)[23661]: "
+                + "authentication failure; logname= uid=0 euid=0 tty=NODEVssh ruser= rhost=061092085098.ctinets.com ",
+                "line_number", 44, "year", 2005));
+
+        assertThat(ingress.process(line, context)).containsExactly(new Event("SshAuthFailure",
+                Instant.parse("2005-06-15T14:53:32Z"), Map.of("src_ip", "061092085098.ctinets.com",
+                "invalid_user", false, "failures", 1, "line_number", 44)));
+    }
+
+    @Test
+    void aLineThatWasNotUtf8IsParkedEvenWhenItWouldParse() {
+        Event line = Event.of("SshLogLine", Map.of("line", "Dec 10 07:13:56 h sshd[1]: Failed password for invalid "
+                + "user \u00e9 from 10.0.0.9 port 1 ssh2", "line_number", 9, "charset", "ISO-8859-1"));
+
+        assertThatThrownBy(() -> ingress.process(line, context)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sshd line 9 is not valid UTF-8 (shown decoded as ISO-8859-1)");
     }
 
     @Test

@@ -2,7 +2,9 @@ package io.varpulis.demo;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +32,9 @@ class SyslogYearsTest {
                 "Jan  1 00:00:03 host sshd[1]: Failed password for root from 9.9.9.9 port 1 ssh2",
                 "Jan  1 00:00:04 host sshd[1]: Failed password for root from 9.9.9.9 port 1 ssh2",
                 "Jan  1 00:00:05 host sshd[1]: Failed password for root from 9.9.9.9 port 1 ssh2");
-        ExpectedAlerts.Reference reference = ExpectedAlerts.of(lines, SyslogYears.of(lines, 2024));
-        assertThat(reference.alerts()).containsExactly("9.9.9.9 2025-01-01T00:00:00Z 5");
+        ExpectedAlerts.Reference reference = ExpectedAlerts.of(
+                lines.stream().map(l -> new BruteForceDemo.LogLine(l, true)).toList(), SyslogYears.of(lines, 2024),
+                ZoneOffset.UTC);
+        assertThat(reference.alerts()).containsExactly(Map.entry("9.9.9.9 2025-01-01T00:00:00Z", 5));
     }
 }

@@ -93,12 +93,15 @@ class HelmChartTest {
             assertThat(at(container, "startupProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
             assertThat(at(container, "readinessProbe", "httpGet", "path")).isEqualTo("/actuator/health/readiness");
             for (String probe : List.of("livenessProbe", "startupProbe", "readinessProbe")) {
-                assertThat(at(container, probe, "httpGet", "port")).isEqualTo("http");
+                assertThat(at(container, probe, "httpGet", "port")).as("probes on the management port")
+                        .isEqualTo("management");
             }
             int startupBudgetSeconds = (Integer) at(container, "startupProbe", "failureThreshold")
                     * (Integer) at(container, "startupProbe", "periodSeconds");
             assertThat(startupBudgetSeconds).as("startup probe outlasts the 30s NATS startup retry, twice").isGreaterThanOrEqualTo(60);
             assertThat(named(listAt(container, "ports"), "http").get("containerPort")).isEqualTo(8080);
+            assertThat(named(listAt(container, "ports"), "management").get("containerPort")).isEqualTo(8081);
+            assertThat(at(env(container, "MANAGEMENT_SERVER_PORT"), "value")).isEqualTo("8081");
         }
     }
 
@@ -243,7 +246,7 @@ class HelmChartTest {
         Map<String, Object> serviceMonitor = manifests.get("ServiceMonitor", "varpulis");
         assertThat(mapAt(serviceMonitor, "metadata", "labels")).containsEntry("release", "kube-prometheus-stack");
         Map<String, Object> endpoint = mapAt(serviceMonitor, "spec", "endpoints", 0);
-        assertThat(endpoint).containsEntry("port", "http").containsEntry("path", "/actuator/prometheus");
+        assertThat(endpoint).containsEntry("port", "management").containsEntry("path", "/actuator/prometheus");
 
         Map<String, Object> selector = mapAt(serviceMonitor, "spec", "selector", "matchLabels");
         List<String> scraped = manifests.ofKind("Service").stream()
@@ -371,6 +374,88 @@ class HelmChartTest {
     }
 
     /** Asserts that {@code selecting}'s selector (a Service's spec.selector or spec.selector.matchLabels) picks the workload's pods. */
+    @Test
+    void theApiUserComesFromASecret_orFromAPasswordValueRenderedIntoOne_elseEveryNodeGeneratesItsOwn() {
+        Map<String, Object> production = container(render(production()).get("StatefulSet", COORDINATORS));
+        assertThat(at(env(production, "SPRING_SECURITY_USER_NAME"), "valueFrom", "secretKeyRef"))
+                .isEqualTo(Map.of("name", "varpulis-api-admin", "key", "username"));
+        assertThat(at(env(production, "SPRING_SECURITY_USER_PASSWORD"), "valueFrom", "secretKeyRef"))
+                .isEqualTo(Map.of("name", "varpulis-api-admin", "key", "password"));
+        assertThat(at(env(production, "SPRING_SECURITY_USER_ROLES"), "value")).isEqualTo("ADMIN");
+        assertThat(render(production()).contains("Secret", "varpulis-api")).as("the operator's Secret is used as it is")
+                .isFalse();
+
+        RenderedManifests development = render(HELM.template().withName(RELEASE).set("security.user.password", "dev-pw"));
+        Map<String, Object> secret = development.get("Secret", "varpulis-api");
+        assertThat(secret).containsEntry("type", "kubernetes.io/basic-auth");
+        assertThat(new String(Base64.getDecoder().decode(stringAt(secret, "data", "password")), StandardCharsets.UTF_8))
+                .isEqualTo("dev-pw");
+        for (Map<String, Object> workload : development.ofKind("StatefulSet")) {
+            assertThat(at(env(container(workload), "SPRING_SECURITY_USER_PASSWORD"), "valueFrom", "secretKeyRef"))
+                    .isEqualTo(Map.of("name", "varpulis-api", "key", "password"));
+            assertThat(String.valueOf(workload)).as("the password never in the pod spec").doesNotContain("dev-pw");
+        }
+
+        Map<String, Object> generated = container(render(HELM.template().withName(RELEASE)).get("StatefulSet", WORKERS));
+        assertThat(hasEnv(generated, "SPRING_SECURITY_USER_PASSWORD")).as("Spring Boot generates and logs one").isFalse();
+        assertThatThrownBy(() -> HELM.template().withName(RELEASE).set("security.user.password", "x")
+                .set("security.user.existingSecret", "y").call()).hasMessageContaining("existingSecret or password");
+    }
+
+    @Test
+    void anIdentityProviderReplacesTheApiUser() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE)
+                .set("security.jwt.issuerUri", "https://idp.example/realms/ops").set("security.jwt.rolesClaim", "groups"));
+
+        assertThat(manifests.ofKind("Secret")).isEmpty();
+        Map<String, Object> container = container(manifests.get("StatefulSet", COORDINATORS));
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI"), "value"))
+                .isEqualTo("https://idp.example/realms/ops");
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUTHORITIESCLAIMNAME"), "value"))
+                .isEqualTo("groups");
+        assertThat(hasEnv(container, "SPRING_SECURITY_USER_PASSWORD")).isFalse();
+    }
+
+    @Test
+    void prometheusScrapesTheManagementPortWithoutCredentials_andTheApiStaysOnHttp() {
+        RenderedManifests manifests = render(production());
+
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            assertThat(at(env(container(workload), "VARPULIS_SECURITY_OPENPROMETHEUS"), "value")).isEqualTo("true");
+        }
+        for (String headless : List.of("varpulis-coordinator-headless", "varpulis-worker-headless")) {
+            assertThat(named(listAt(manifests.get("Service", headless), "spec", "ports"), "management"))
+                    .containsEntry("port", 8081).containsEntry("targetPort", "management");
+        }
+        Map<String, Object> api = manifests.get("Service", COORDINATORS);
+        assertThat(listAt(api, "spec", "ports")).hasSize(1);
+        assertThat(at(api, "spec", "ports", 0, "targetPort")).as("the API Service never exposes Actuator").isEqualTo("http");
+    }
+
+    @Test
+    void theNetworkPolicyLetsInOnlyTheReleasesPodsAndPrometheusOnTheManagementPort() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE)
+                .set("networkPolicy.prometheusNamespace", "observability"));
+
+        Map<String, Object> policy = manifests.get("NetworkPolicy", "varpulis");
+        assertThat(listAt(policy, "spec", "policyTypes")).containsExactly("Ingress");
+        for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
+            Map<String, Object> podLabels = mapAt(workload, "spec", "template", "metadata", "labels");
+            assertThat(podLabels.entrySet()).as("the policy selects %s", stringAt(workload, "metadata", "name"))
+                    .containsAll(mapAt(policy, "spec", "podSelector", "matchLabels").entrySet());
+        }
+        List<Object> ingress = listAt(policy, "spec", "ingress");
+        assertThat(ingress).hasSize(2);
+        Map<String, Object> ownPods = mapAt(policy, "spec", "ingress", 0, "from", 0, "podSelector", "matchLabels");
+        assertThat(ownPods).isEqualTo(Map.of("app.kubernetes.io/name", "varpulis", "app.kubernetes.io/instance", RELEASE));
+        assertThat(mapAt(policy, "spec", "ingress", 1, "from", 0, "namespaceSelector", "matchLabels"))
+                .isEqualTo(Map.of("kubernetes.io/metadata.name", "observability"));
+        assertThat(listAt(policy, "spec", "ingress", 1, "ports")).containsExactly(Map.of("port", "management", "protocol", "TCP"));
+
+        assertThat(render(HELM.template().withName(RELEASE).set("networkPolicy.enabled", "false"))
+                .ofKind("NetworkPolicy")).isEmpty();
+    }
+
     @Test
     void theNatsValuesPinA212ReleaseWithThreeJetStreamServers() throws Exception {
         Map<String, Object> values = Yamls.parse(Files.readString(Path.of("helm/nats-values.yaml")));

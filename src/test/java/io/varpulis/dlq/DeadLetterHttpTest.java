@@ -8,6 +8,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestCredentials;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,9 +63,11 @@ class DeadLetterHttpTest {
                 "varpulis.nats.substrate=jetstream",
                 "varpulis.cluster.coordinator-id=ops-http",
                 "varpulis.cluster.worker-id=ops-http-w",
-                "varpulis.dlq.write-enabled=true").run();
+                "varpulis.dlq.write-enabled=true",
+                "spring.security.user.password=" + TestCredentials.PASSWORD).run();
         int port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-        http = new TestRestTemplate(new RestTemplateBuilder().baseUri("http://127.0.0.1:" + port));
+        http = new TestRestTemplate(new RestTemplateBuilder().baseUri("http://127.0.0.1:" + port)
+                .basicAuthentication(TestCredentials.USER, TestCredentials.PASSWORD));
     }
 
     @AfterAll

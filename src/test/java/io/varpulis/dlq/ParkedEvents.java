@@ -16,18 +16,18 @@ import java.util.Base64;
  * Parks death envelopes in {@code VARPULIS_DLQ} the way {@code DeadLetterParker} writes them, with chosen units,
  * subjects and payloads.
  */
-final class ParkedEvents {
+public final class ParkedEvents {
 
     private final SubstrateFixture node;
 
-    ParkedEvents(SubstrateFixture node) {
+    public ParkedEvents(SubstrateFixture node) {
         this.node = node;
     }
 
     /**
      * @return the DLQ sequence of an event of {@code unit} whose payload is a routed event carrying {@code text}
      */
-    long park(String unit, String text) {
+    public long park(String unit, String text) {
         return park(unit, new RouteEdge("ops", "_external", DurableNames.sanitize(unit)).subject(),
                 payload(text).getBytes(StandardCharsets.UTF_8));
     }

@@ -4,6 +4,8 @@ import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
 import java.util.Map;
@@ -65,5 +67,25 @@ class PipelineGroupSpecTest {
         PipelineSpec operatorsOnly = new PipelineSpec("f", new ProcessorSpec("filter",
                 Map.of("expression", "event_type == 'SshAuthFailure' and fields['user'] matches 'r.*'")));
         assertThatCode(() -> filter.validate(operatorsOnly)).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"event_type.class.name == 'x'", "event_type.length > 3", "timestamp.bytes != null",
+            "#root != null", "fields.?[true] != null", "user == 'root'", "event_type[0] == 'S'",
+            "['fields'] != null"})
+    void filterExpressionsThatCanOnlyFailOnEveryEventAreRefusedWhenDeclared(String expression) {
+        PipelineSpec pipeline = new PipelineSpec("f", new ProcessorSpec("filter", Map.of("expression", expression)));
+        assertThatThrownBy(() -> BuiltInProcessorTypes.filter().validate(pipeline))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("filter pipeline f: expression '" + expression + "' uses");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fields.user == 'root'", "fields['geo']['country'] == 'NL'", "timestamp != null",
+            "event_type matches 'Ssh.*' ? true : false", "fields['port'] > 1024 or !(fields['user'] == 'x')",
+            "fields['attempts'] >= 3 and fields['user'] != null"})
+    void filterExpressionsOverTheEventAreAccepted(String expression) {
+        PipelineSpec pipeline = new PipelineSpec("f", new ProcessorSpec("filter", Map.of("expression", expression)));
+        assertThatCode(() -> BuiltInProcessorTypes.filter().validate(pipeline)).doesNotThrowAnyException();
     }
 }

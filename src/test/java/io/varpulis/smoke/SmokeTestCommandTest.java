@@ -8,10 +8,6 @@ import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -48,14 +44,8 @@ class SmokeTestCommandTest {
     private int exitCode;
 
     private String run(String... args) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            exitCode = SmokeTest.run(args);
-        } finally {
-            System.setOut(original);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
+        SmokeRun run = SmokeRun.of(args);
+        exitCode = run.exitCode();
+        return run.output();
     }
 }

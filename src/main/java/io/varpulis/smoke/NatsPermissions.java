@@ -1,0 +1,199 @@
+package io.varpulis.smoke;
+
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Subjects;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The least NATS permissions each role needs (SPEC section 10), as data: what {@code docs/OPERATING.md} shows as
+ * nats-server configuration and {@code nsc} commands, what the permission tests configure a real server with, and
+ * what {@code smoke-test --role} checks. Every subject here is one a node was seen using on nats-server 2.9.10 and
+ * 2.12.15 (the permission tests run each role's work with nothing else allowed); its replies to requests it received
+ * go through {@code allow_responses}.
+ * <ul>
+ * <li>{@link #worker}: register, receive its own commands and reply, publish its own heartbeat, routed events and
+ * parked events, consume route edges of {@code VARPULIS_ROUTING} with durable pull consumers (create, info, fetch,
+ * ack), and keep pipeline state in its {@code varpulis_state_*} buckets. It may not delete or purge a stream, delete
+ * a consumer, read another worker's commands or write the coordinators' buckets.</li>
+ * <li>{@link #coordinator}: answer registrations, send commands, consume heartbeats ({@code hb_*} on
+ * {@code VARPULIS_HEARTBEAT}), inject events, keep groups ({@code varpulis_groups}) and the leader lease
+ * ({@code varpulis_leader}), read, replay and purge the DLQ, and on {@code DELETE ...?purge=true} delete a group's
+ * consumers, purge its routed events and delete its state buckets; never the three streams.</li>
+ * <li>{@link #publisher}: inject events at {@code _external} entries and receive their PubAcks; nothing else.</li>
+ * </ul>
+ * A standalone node needs the union of worker and coordinator.
+ * <p>NATS matches whole tokens, and a pipeline's state bucket is named {@code varpulis_state_{group}_{pipeline}},
+ * one token: so a worker's stream permissions name no stream at that place ({@code $JS.API.STREAM.INFO.*},
+ * {@code $JS.API.STREAM.CREATE.*}); creating a stream cannot change or delete an existing one, and the coordinators'
+ * buckets are denied by name.
+ *
+ * @param role           {@code worker}, {@code coordinator} or {@code publisher}
+ * @param publishAllow   subjects it may publish to (JetStream API requests included)
+ * @param publishDeny    subjects it may not publish to although an allowed wildcard covers them
+ * @param subscribeAllow subjects it may subscribe to
+ * @param allowResponses whether it may reply to requests it received (registrations, commands), and only those
+ */
+public record NatsPermissions(String role, List<String> publishAllow, List<String> publishDeny,
+                              List<String> subscribeAllow, boolean allowResponses) {
+
+    /** The coordinators' group bucket. */
+    public static final String GROUPS_BUCKET = "varpulis_groups";
+
+    /** The coordinators' leader lease bucket (issue 12). */
+    public static final String LEADER_BUCKET = "varpulis_leader";
+
+    /** The inbox prefix every role receives replies, PubAcks and fetched messages on. */
+    public static final String INBOX = "_INBOX.>";
+
+    private static final String ROUTING = VarpulisJetStream.ROUTING_STREAM;
+    private static final String HEARTBEAT = VarpulisJetStream.HEARTBEAT_STREAM;
+    private static final String DLQ = VarpulisJetStream.DLQ_STREAM;
+    private static final List<String> STREAMS = List.of(ROUTING, HEARTBEAT, DLQ);
+    private static final List<String> COORDINATOR_BUCKETS = List.of(GROUPS_BUCKET, LEADER_BUCKET);
+
+    /**
+     * @param role           the role
+     * @param publishAllow   allowed publish subjects
+     * @param publishDeny    denied publish subjects
+     * @param subscribeAllow allowed subscribe subjects
+     * @param allowResponses whether replies to received requests are allowed
+     */
+    public NatsPermissions {
+        publishAllow = List.copyOf(publishAllow);
+        publishDeny = List.copyOf(publishDeny);
+        subscribeAllow = List.copyOf(subscribeAllow);
+    }
+
+    /**
+     * @param workerId the worker's id ({@code varpulis.cluster.worker-id}), a NATS token
+     * @return what that worker needs
+     */
+    public static NatsPermissions worker(String workerId) {
+        Subjects.token("worker id", workerId);
+        List<String> publish = new ArrayList<>(List.of(
+                Subjects.REGISTER,
+                Subjects.heartbeat(workerId),
+                Subjects.PIPELINE_ROOT + ".>",
+                "varpulis.dlq.>",
+                "$JS.API.INFO",
+                // The three streams and the pipelines' state buckets: info, and create when absent.
+                "$JS.API.STREAM.INFO.*",
+                "$JS.API.STREAM.CREATE.*",
+                // Durable pull consumers of route edges: create ({stream}.{durable}.{filter}, what jnats sends to
+                // 2.9 and later alike), info, fetch, ack.
+                "$JS.API.CONSUMER.CREATE." + ROUTING + ".*.>",
+                "$JS.API.CONSUMER.INFO." + ROUTING + ".*",
+                "$JS.API.CONSUMER.MSG.NEXT." + ROUTING + ".*",
+                "$JS.ACK." + ROUTING + ".>",
+                // Pipeline state: key-value reads (direct get with the key's subject) and writes.
+                "$JS.API.DIRECT.GET.*.>",
+                "$KV.>"));
+        List<String> deny = new ArrayList<>();
+        for (String bucket : COORDINATOR_BUCKETS) {
+            deny.add("$KV." + bucket + ".>");
+            deny.add("$JS.API.STREAM.CREATE.KV_" + bucket);
+        }
+        return new NatsPermissions("worker", publish, deny,
+                List.of(INBOX, Subjects.COMMAND_ROOT + "." + workerId + ".*"), true);
+    }
+
+    /**
+     * @return what a coordinator needs
+     */
+    public static NatsPermissions coordinator() {
+        List<String> publish = new ArrayList<>(List.of(
+                Subjects.COMMAND_ROOT + ".*.*",
+                Subjects.PIPELINE_ROOT + ".>",
+                "varpulis.dlq.>",
+                "$JS.API.INFO",
+                "$JS.API.STREAM.NAMES"));
+        coordinatorStreams().forEach(stream -> {
+            publish.add("$JS.API.STREAM.INFO." + stream);
+            publish.add("$JS.API.STREAM.CREATE." + stream);
+        });
+        publish.addAll(List.of(
+                // Its durable heartbeat consumer hb_{id}: create, info, fetch, ack.
+                "$JS.API.CONSUMER.CREATE." + HEARTBEAT + ".*.>",
+                "$JS.API.CONSUMER.INFO." + HEARTBEAT + ".*",
+                "$JS.API.CONSUMER.MSG.NEXT." + HEARTBEAT + ".*",
+                "$JS.ACK." + HEARTBEAT + ".>",
+                // DELETE ...?purge=true: the group's consumers, routed events and state buckets.
+                "$JS.API.CONSUMER.DELETE." + ROUTING + ".*",
+                "$JS.API.STREAM.PURGE." + ROUTING,
+                "$JS.API.STREAM.DELETE.*",
+                // The dead-letter console: read, delete one, purge a unit.
+                "$JS.API.STREAM.MSG.GET." + DLQ,
+                "$JS.API.STREAM.MSG.DELETE." + DLQ,
+                "$JS.API.STREAM.PURGE." + DLQ));
+        for (String bucket : COORDINATOR_BUCKETS) {
+            String stream = "KV_" + bucket;
+            // Read, write, list and watch a bucket (an ordered consumer, created and read by name).
+            publish.addAll(List.of("$KV." + bucket + ".>", "$JS.API.DIRECT.GET." + stream + ".>",
+                    "$JS.API.CONSUMER.CREATE." + stream + ".>", "$JS.API.CONSUMER.INFO." + stream + ".*"));
+        }
+        List<String> deny = new ArrayList<>();
+        coordinatorStreams().forEach(stream -> deny.add("$JS.API.STREAM.DELETE." + stream));
+        return new NatsPermissions("coordinator", publish, deny, List.of(INBOX, Subjects.REGISTER), true);
+    }
+
+    /** The three streams and the streams of the coordinators' buckets: never deleted by a node. */
+    private static Stream<String> coordinatorStreams() {
+        return Stream.concat(STREAMS.stream(), COORDINATOR_BUCKETS.stream().map(bucket -> "KV_" + bucket));
+    }
+
+    /**
+     * @return what a service that only injects events needs: publish at {@code _external} entries, read PubAcks
+     */
+    public static NatsPermissions publisher() {
+        return new NatsPermissions("publisher", List.of(Subjects.PIPELINE_ROOT + ".*." + Subjects.EXTERNAL + ".*"),
+                List.of(), List.of(INBOX), false);
+    }
+
+    /**
+     * @param user     the user name
+     * @param password its password (written as given: use a variable such as {@code $WORKER_PASSWORD})
+     * @return one entry of nats-server's {@code authorization { users = [...] }}
+     */
+    public String serverConfigUser(String user, String password) {
+        StringBuilder out = new StringBuilder();
+        out.append("{ user: \"").append(user).append("\", password: ").append(password).append(",\n");
+        out.append("  permissions: {\n");
+        out.append("    publish: {\n      allow: ").append(list(publishAllow, "      "));
+        if (!publishDeny.isEmpty()) {
+            out.append(",\n      deny: ").append(list(publishDeny, "      "));
+        }
+        out.append("\n    },\n    subscribe: { allow: ").append(list(subscribeAllow, "    ")).append(" }");
+        if (allowResponses) {
+            out.append(",\n    allow_responses: true");
+        }
+        out.append("\n  }\n}");
+        return out.toString();
+    }
+
+    /**
+     * @param account the account
+     * @param user    the user name
+     * @return the {@code nsc add user} command giving a user exactly these permissions (decentralised auth)
+     */
+    public String nscCommand(String account, String user) {
+        StringBuilder out = new StringBuilder("nsc add user --account " + account + " --name " + user);
+        out.append(" \\\n  --allow-pub '").append(String.join(",", publishAllow)).append("'");
+        if (!publishDeny.isEmpty()) {
+            out.append(" \\\n  --deny-pub '").append(String.join(",", publishDeny)).append("'");
+        }
+        out.append(" \\\n  --allow-sub '").append(String.join(",", subscribeAllow)).append("'");
+        if (allowResponses) {
+            out.append(" \\\n  --allow-pub-response=1");
+        }
+        return out.toString();
+    }
+
+    private static String list(List<String> subjects, String indent) {
+        return subjects.stream().map(s -> "\"" + s + "\"")
+                .collect(Collectors.joining(",\n" + indent + "  ", "[\n" + indent + "  ", "\n" + indent + "]"));
+    }
+}

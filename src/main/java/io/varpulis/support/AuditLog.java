@@ -1,0 +1,56 @@
+package io.varpulis.support;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Collection;
+
+/**
+ * The one audit log of a node (SPEC section 10: every write is audited with the principal): every write of the
+ * operator API and the dead-letter console, done or refused, logs one line on the logger {@value #LOGGER}, so that
+ * operators can route those lines apart. A line names the principal, its roles, where it came from, and what it did.
+ */
+public final class AuditLog {
+
+    /** The logger of the audit lines. */
+    public static final String LOGGER = "io.varpulis.audit";
+
+    private static final Logger log = LoggerFactory.getLogger(LOGGER);
+
+    private AuditLog() {
+    }
+
+    /**
+     * @param principal the principal's name, or {@code null} when the caller was not authenticated
+     * @param roles     its roles (without the {@code ROLE_} prefix); empty when unknown
+     * @param address   the remote address, or {@code null} when unknown
+     * @return {@code alice [OPERATOR]} (a principal is named by itself), or {@code anonymous@10.0.0.7} (else only
+     *         the address says who it was)
+     */
+    public static String describe(String principal, Collection<String> roles, String address) {
+        if (principal == null || principal.isBlank()) {
+            return address == null ? "anonymous" : "anonymous@" + address;
+        }
+        return roles == null || roles.isEmpty() ? principal : principal + " " + roles;
+    }
+
+    /**
+     * Logs a write that was done.
+     *
+     * @param who  {@link #describe} of the caller
+     * @param what what it did, with its outcome ({@code declared group ssh: 2 pipelines placed})
+     */
+    public static void done(String who, String what) {
+        log.info("audit: {}: {}", who, what);
+    }
+
+    /**
+     * Logs a write that was refused.
+     *
+     * @param who  {@link #describe} of the caller
+     * @param what what it asked for and why it was refused
+     */
+    public static void refused(String who, String what) {
+        log.warn("audit: {}: refused: {}", who, what);
+    }
+}

@@ -1,0 +1,250 @@
+package io.varpulis.cluster;
+
+import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.PublishAck;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Subjects;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
+import io.varpulis.smoke.NatsPermissions;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * SPEC section 10 on a real nats-server configured with the documented permission sets ({@link NatsPermissions}):
+ * a coordinator and a worker, each with its own user, run a group with state, parking, replay and a purge; a
+ * publisher injects; the server logs no permission violation for any of it. Then what lies outside each set is
+ * refused: a worker cannot delete or purge a stream, delete a consumer, read another worker's commands, send its
+ * heartbeat or write the coordinators' buckets; a publisher can do nothing but inject at {@code _external}; a
+ * coordinator cannot delete the streams.
+ */
+@BrokerTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NatsRolePermissionTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String GROUP = "perm";
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("authorization {\n"
+            + "  users = [\n"
+            + NatsPermissions.coordinator().serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
+            + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
+            + NatsPermissions.publisher().serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
+            + "{ user: \"admin\", password: \"admin-pw\" }\n"
+            + "  ]\n}\n");
+
+    private static ClusterNode coordinator;
+    private static ClusterNode worker;
+
+    @BeforeAll
+    static void startNodes() {
+        coordinator = startCoordinator();
+        worker = ClusterNode.worker(nats, "jetstream", "w1", "--varpulis.nats.username=w1",
+                "--varpulis.nats.password=w1-pw", "--varpulis.demo.processors.enabled=true");
+    }
+
+    private static ClusterNode startCoordinator() {
+        return ClusterNode.coordinator(nats, "jetstream", "perm-coord", "--varpulis.nats.username=coordinator",
+                "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true");
+    }
+
+    @AfterAll
+    static void stopNodes() {
+        if (worker != null) {
+            worker.close();
+        }
+        if (coordinator != null) {
+            coordinator.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void eachRoleDoesItsWorkWithItsOwnPermissionSet_andTheServerLogsNoViolation() throws Exception {
+        await().atMost(WAIT).until(() -> worker.worker().isRegistered());
+        PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(
+                new PipelineSpec("count", new ProcessorSpec("brute-force", Map.of("threshold", 2))),
+                new PipelineSpec("c", new ProcessorSpec("bean", Map.of("bean", ClusterNode.RECORDER)))),
+                List.of(new RouteSpec(Subjects.EXTERNAL, "count", List.of("SshAuthFailure")),
+                        new RouteSpec("count", "c", List.of())));
+        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
+        await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf(GROUP).size() == 2);
+
+        for (int i = 0; i < 2; i++) {
+            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("10.0.0.9"))
+                    .status()).isEqualTo(202);
+        }
+        try (Connection publisher = Nats.connect(new Options.Builder().server(nats.url())
+                .userInfo("publisher", "publisher-pw").connectionName("varpulis-publisher").build())) {
+            PublishAck ack = publisher.jetStream().publish(Subjects.route(GROUP, Subjects.EXTERNAL, "count"),
+                    failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
+            assertThat(ack.getStream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
+        }
+        await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
+                .anyMatch(e -> e.eventType().equals("BruteForceSuspected")));
+
+        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not-an-ip"))
+                .status()).isEqualTo(202);
+        await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
+                .asLong() == 1);
+        assertThat(coordinator.post("/api/v1/cluster/dlq/replay", Map.of("unit", "count")).body()
+                .path("replayed_count").asInt()).isEqualTo(1);
+        await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
+                .asLong() == 1);
+        assertThat(coordinator.delete("/api/v1/cluster/dlq?unit=count").status()).isEqualTo(200);
+
+        coordinator.close();
+        coordinator = startCoordinator();
+        assertThat(coordinator.coordinator().state().group(GROUP)).as("restored from varpulis_groups").isPresent();
+        assertThat(violations()).as("permission violations in the server log").isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void aWorkerCannotDeleteOrPurgeStreams_deleteConsumers_orActForAnotherWorker() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        try (Connection w1 = connect("w1", "w1-pw", errors)) {
+            JetStreamManagement jsm = w1.jetStreamManagement(quick());
+            String consumer = anyRouteConsumer();
+            assertThatThrownBy(() -> jsm.deleteStream(VarpulisJetStream.ROUTING_STREAM)).isNotNull();
+            assertThatThrownBy(() -> jsm.purgeStream(VarpulisJetStream.DLQ_STREAM)).isNotNull();
+            assertThatThrownBy(() -> jsm.deleteConsumer(VarpulisJetStream.ROUTING_STREAM, consumer)).isNotNull();
+            w1.subscribe(Subjects.command("w2", "deploy"));
+            w1.publish(Subjects.heartbeat("w2"), "{}".getBytes(StandardCharsets.UTF_8));
+            w1.publish("$KV." + NatsPermissions.GROUPS_BUCKET + "." + GROUP, "{}".getBytes(StandardCharsets.UTF_8));
+            w1.flush(Duration.ofSeconds(2));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+                    .contains("Publish to \"$JS.API.STREAM.DELETE." + VarpulisJetStream.ROUTING_STREAM + "\"")
+                    .contains("Publish to \"$JS.API.STREAM.PURGE." + VarpulisJetStream.DLQ_STREAM + "\"")
+                    .contains("Publish to \"$JS.API.CONSUMER.DELETE." + VarpulisJetStream.ROUTING_STREAM + "."
+                            + consumer + "\"")
+                    .contains("Subscription to \"varpulis.cluster.cmd.w2.deploy\"")
+                    .contains("Publish to \"varpulis.cluster.heartbeat.w2\"")
+                    .contains("Publish to \"$KV.varpulis_groups." + GROUP + "\""));
+        }
+        try (Connection admin = connect("admin", "admin-pw", null)) {
+            JetStreamManagement jsm = admin.jetStreamManagement();
+            assertThat(jsm.getStreamInfo(VarpulisJetStream.ROUTING_STREAM)).isNotNull();
+            assertThat(jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM)).contains(anyRouteConsumer());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aPublisherCanOnlyInjectAtExternalEntries() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        try (Connection publisher = connect("publisher", "publisher-pw", errors)) {
+            publisher.publish(Subjects.route(GROUP, "count", "c"), "{}".getBytes(StandardCharsets.UTF_8));
+            publisher.publish(Subjects.command("w1", "undeploy"), "{}".getBytes(StandardCharsets.UTF_8));
+            publisher.subscribe(Subjects.PIPELINE_ROOT + ".>");
+            assertThatThrownBy(() -> publisher.jetStreamManagement(quick())
+                    .getStreamInfo(VarpulisJetStream.ROUTING_STREAM)).isNotNull();
+            publisher.flush(Duration.ofSeconds(2));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+                    .contains("Publish to \"varpulis.cluster.pipeline." + GROUP + ".count.c\"")
+                    .contains("Publish to \"varpulis.cluster.cmd.w1.undeploy\"")
+                    .contains("Subscription to \"varpulis.cluster.pipeline.>\"")
+                    .contains("Publish to \"$JS.API.STREAM.INFO." + VarpulisJetStream.ROUTING_STREAM + "\""));
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aCoordinatorCannotDeleteTheStreamsOrTheGroupBucket_butPurgesAGroup() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        try (Connection coordinatorUser = connect("coordinator", "coordinator-pw", errors)) {
+            JetStreamManagement jsm = coordinatorUser.jetStreamManagement(quick());
+            for (String stream : List.of(VarpulisJetStream.ROUTING_STREAM, VarpulisJetStream.HEARTBEAT_STREAM,
+                    VarpulisJetStream.DLQ_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET)) {
+                assertThatThrownBy(() -> jsm.deleteStream(stream)).as(stream).isNotNull();
+            }
+            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+                    .contains("Publish to \"$JS.API.STREAM.DELETE.VARPULIS_ROUTING\"")
+                    .contains("Publish to \"$JS.API.STREAM.DELETE.KV_varpulis_groups\""));
+        }
+        assertThat(coordinator.delete("/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true").status())
+                .isEqualTo(204);
+        try (Connection admin = connect("admin", "admin-pw", null)) {
+            JetStreamManagement jsm = admin.jetStreamManagement();
+            await().atMost(WAIT).until(() -> jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM).stream()
+                    .noneMatch(name -> name.contains(GROUP)));
+            assertThat(jsm.getStreamNames()).doesNotContain("KV_varpulis_state_" + GROUP + "_count")
+                    .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
+        }
+        assertThat(violations()).as("the purge needed no permission outside the coordinator's set").isEmpty();
+    }
+
+    private static Map<String, Object> failure(String srcIp) {
+        return Map.of("event_type", "SshAuthFailure", "timestamp", "2026-11-30T12:00:00Z",
+                "fields", Map.of("src_ip", srcIp, "user", "root"));
+    }
+
+    private static String failureJson(String srcIp) {
+        return "{\"event_type\":\"SshAuthFailure\",\"timestamp\":\"2026-11-30T12:01:00Z\",\"fields\":{\"src_ip\":\""
+                + srcIp + "\",\"user\":\"root\"}}";
+    }
+
+    private static String anyRouteConsumer() throws Exception {
+        try (Connection admin = connect("admin", "admin-pw", null)) {
+            return admin.jetStreamManagement().getConsumerNames(VarpulisJetStream.ROUTING_STREAM).stream()
+                    .filter(name -> name.startsWith("route_")).findFirst().orElseThrow();
+        }
+    }
+
+    private static JetStreamOptions quick() {
+        return JetStreamOptions.builder().requestTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    private static Connection connect(String user, String password, List<String> errors) throws Exception {
+        Options.Builder options = new Options.Builder().server(nats.url()).userInfo(user, password)
+                .connectionTimeout(Duration.ofSeconds(2));
+        if (errors != null) {
+            options.errorListener(new ErrorListener() {
+                @Override
+                public void errorOccurred(Connection conn, String error) {
+                    errors.add(error);
+                }
+            });
+        }
+        return Nats.connect(options.build());
+    }
+
+    /**
+     * The server log's permission violations of the nodes' connections (named {@code varpulis-...}) and of the
+     * publisher doing its work; the refusals this test provokes come from unnamed connections.
+     */
+    private static Set<String> violations() throws Exception {
+        Path log = nats.workDir().getParent().resolve("nats-server.log");
+        return Files.readAllLines(log).stream().filter(line -> line.contains("Violation"))
+                .filter(line -> line.contains(":java:varpulis-")).collect(Collectors.toSet());
+    }
+}
