@@ -89,7 +89,9 @@ class RefusedWorkerTest {
                         .filter(w -> w.registeredAt().isAfter(restarted) && w.isReady()).isPresent());
 
                 assertThat(second.output()).contains("which is gone; taken over");
-                assertThat(second.get("/actuator/health/readiness").orElseThrow().status()).isEqualTo(200);
+                // The worker registers as its lifecycle starts; its web server may open a moment later.
+                await().atMost(WAIT).until(() -> second.get("/actuator/health/readiness")
+                        .map(r -> r.status() == 200).orElse(false));
             }
         }
     }
