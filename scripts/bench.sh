@@ -2,10 +2,10 @@
 # Reproduces every figure of BENCHMARKS.md (issue 7) and prints the tables; they are also written to
 # target/bench/results.md, with the logs of the nodes and of JMH next to them.
 #
-#   scripts/bench.sh                                    # everything, about 15 minutes on 2 cores
+#   scripts/bench.sh                                    # everything, about 30 minutes on 2 cores (failover: 3 min a round)
 #   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
 #
-# Scenarios: throughput, latency, memory, startup, micro (default: all). Options: --events --warmup --rounds
+# Scenarios: throughput, latency, memory, startup, failover, micro (default: all). Options: --events --warmup --rounds
 # --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH. BENCH_JAVA_OPTS adds flags to the harness
 # JVM (e.g. -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #

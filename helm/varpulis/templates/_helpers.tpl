@@ -456,7 +456,12 @@ metadata:
     {{- include "varpulis.labels" .ctx | nindent 4 }}
     app.kubernetes.io/component: {{ .role }}
 spec:
+  {{- if and (eq .role "coordinator") (ge (int .ctx.Values.coordinator.replicas) 2) }}
+  # Keep one coordinator: the next leader is already running when a drain takes the other.
+  minAvailable: 1
+  {{- else }}
   maxUnavailable: {{ .ctx.Values.podDisruptionBudget.maxUnavailable }}
+  {{- end }}
   selector:
     matchLabels:
       {{- include "varpulis.roleSelectorLabels" . | nindent 6 }}

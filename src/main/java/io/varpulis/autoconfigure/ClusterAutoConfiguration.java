@@ -1,12 +1,16 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
+import io.varpulis.cluster.ClusterHealthIndicator;
 import io.varpulis.cluster.ClusterProperties;
 import io.varpulis.cluster.ClusterState;
 import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.GroupStore;
 import io.varpulis.cluster.HeartbeatListener;
+import io.varpulis.cluster.LeaderElection;
 import io.varpulis.cluster.NodeIdentity;
+import io.varpulis.cluster.RefusalExit;
+import io.varpulis.cluster.WorkerIdLease;
 import io.varpulis.cluster.WorkerNode;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.delivery.PipelineHost;
@@ -26,10 +30,12 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -64,6 +70,20 @@ public class ClusterAutoConfiguration {
         return new ProcessorRegistry(all);
     }
 
+    /**
+     * @param coordinator this node's coordinator, when it runs one
+     * @param worker      this node's worker, when it runs one
+     * @return the {@code cluster} health contributor (leader, placement, workers; a worker's refusal)
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "clusterHealthIndicator")
+    @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("cluster")
+    public ClusterHealthIndicator clusterHealthIndicator(ObjectProvider<CoordinatorNode> coordinator,
+                                                         ObjectProvider<WorkerNode> worker) {
+        return new ClusterHealthIndicator(coordinator.getIfAvailable(), worker.getIfAvailable());
+    }
+
     /** The worker part. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
@@ -90,13 +110,27 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        WorkerNode workerNode(ClusterProperties cluster, Connection connection, ClusterTransport transport,
-                              PipelineHost host, EventCodec codec, SubstrateMetrics metrics,
+        RefusalExit refusalExit() {
+            return new RefusalExit();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerNode workerNode(ClusterProperties cluster, Substrate substrate, Connection connection,
+                              ClusterTransport transport, PipelineHost host, EventCodec codec,
+                              SubstrateMetrics metrics, NatsProperties nats, RefusalExit exit,
                               Environment environment) {
             NodeIdentity.checkHeartbeats(cluster);
+            NodeIdentity.checkLeases(cluster);
+            String clusterName = NodeIdentity.clusterName(cluster);
             String workerId = NodeIdentity.workerId(cluster);
             String address = NodeIdentity.address(cluster, environment.getProperty("server.port", "8080"));
-            return new WorkerNode(workerId, cluster, connection, transport, host, codec.mapper(), metrics, address);
+            WorkerIdLease idLease = substrate == Substrate.JETSTREAM
+                    ? WorkerIdLease.open(connection, workerId, clusterName, cluster.getWorkerLeaseTtl(),
+                    nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
+                    : null;
+            return new WorkerNode(workerId, cluster, connection, transport, host, codec.mapper(), metrics, address,
+                    idLease, exit);
         }
     }
 
@@ -113,10 +147,25 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats) {
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
+                              ClusterProperties cluster) {
             return substrate == Substrate.JETSTREAM
-                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas())
+                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas(),
+                    NodeIdentity.clusterName(cluster))
                     : GroupStore.inMemory();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
+                                      NatsProperties nats, EventCodec codec) {
+            NodeIdentity.checkLeases(cluster);
+            String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
+            String clusterName = NodeIdentity.clusterName(cluster);
+            return substrate == Substrate.JETSTREAM
+                    ? LeaderElection.lease(connection, coordinatorId, clusterName, cluster.getLeaderLeaseTtl(),
+                    nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
+                    : LeaderElection.solo(coordinatorId, clusterName);
         }
 
         @Bean
@@ -125,12 +174,12 @@ public class ClusterAutoConfiguration {
                                         ClusterTransport transport, NatsProperties nats, ClusterState state,
                                         ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
                                         DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin,
-                                        GroupStore groups) {
+                                        GroupStore groups, LeaderElection election) {
             NodeIdentity.checkHeartbeats(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
             return new CoordinatorNode(coordinatorId, cluster, connection, transport,
                     nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
-                    metrics, parker, groups);
+                    metrics, parker, groups, election);
         }
 
         @Bean

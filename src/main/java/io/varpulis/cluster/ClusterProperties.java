@@ -18,6 +18,9 @@ import java.util.Map;
 @Validated
 public class ClusterProperties {
 
+    /** The cluster name of nodes that set none (and of older nodes that send none). */
+    public static final String DEFAULT_NAME = "varpulis";
+
     /**
      * Whether this application is a cluster node. The jar's own application.yml turns it on; a service that only
      * wants the NATS substrate from this library leaves it off.
@@ -26,6 +29,15 @@ public class ClusterProperties {
 
     /** What this node runs: coordinator, worker, or standalone (both in one process). */
     private ClusterRole role = ClusterRole.STANDALONE;
+
+    /**
+     * The cluster's name, a NATS token: coordinators and workers of one cluster share it. It keys the leader lease
+     * and the stored groups, a coordinator answers only the registrations and heartbeats of its own cluster, and it
+     * reports (WARN and the {@code cluster} health details) any other cluster it finds in its NATS account. One
+     * cluster per account is the production rule (SPEC section 9); a name per cluster keeps them apart where that
+     * cannot be had.
+     */
+    private String name = DEFAULT_NAME;
 
     /**
      * The coordinator's stable id (env {@code VARPULIS_COORDINATOR_ID}): names its durable heartbeat consumer
@@ -72,6 +84,40 @@ public class ClusterProperties {
     private Duration stateTtl = Duration.ofDays(1);
 
     /**
+     * How long the leader's lease lives without a renewal (the max_age of the {@code varpulis_leader} bucket, set
+     * when the bucket is created; an existing bucket's own value wins and a different setting is logged). The leader
+     * renews it every third of this; when it dies, another coordinator leads within this plus one third.
+     */
+    private Duration leaderLeaseTtl = Duration.ofSeconds(6);
+
+    /**
+     * How long a worker id stays held without a renewal (the max_age of the {@code varpulis_workers} bucket, set
+     * when the bucket is created). A live worker renews it every heartbeat-interval; a second process with the same
+     * id waits, unready, until the holder stops or this much time passed after its last renewal.
+     */
+    private Duration workerLeaseTtl = Duration.ofSeconds(15);
+
+    /**
+     * How long a worker must have been ready before the leader moves pipelines onto it to even out the load (a new
+     * worker, or one that came back). Moves happen one at a time and only when the most loaded ready worker runs at
+     * least two pipelines more than the least loaded, so the placement never flaps.
+     */
+    private Duration rebalanceDelay = Duration.ofSeconds(30);
+
+    /**
+     * How long an unhealthy worker stays listed (and counted in {@code varpulis_cluster_workers{status="unhealthy"}})
+     * before the coordinator forgets it; it registers again if it comes back later.
+     */
+    private Duration deadWorkerRetention = Duration.ofMinutes(10);
+
+    /**
+     * Whether a worker that the coordinator refuses for a reason retrying cannot fix (another substrate, a wrong
+     * api-key) exits with status 78 after logging why. Off, it stays unready with the reason in its {@code cluster}
+     * health details. Either way it runs nothing.
+     */
+    private boolean exitOnRefusal = true;
+
+    /**
      * Pipeline groups the coordinator deploys at start, by group name (the {@code name} defaults to the key):
      * {@code varpulis.cluster.groups.<name>.pipelines[i].name/processor.type/processor.settings.*} and
      * {@code .routes[i].from-pipeline/to-pipeline/event-types}.
@@ -92,6 +138,54 @@ public class ClusterProperties {
 
     public void setRole(ClusterRole role) {
         this.role = role;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public Duration getLeaderLeaseTtl() {
+        return leaderLeaseTtl;
+    }
+
+    public void setLeaderLeaseTtl(Duration leaderLeaseTtl) {
+        this.leaderLeaseTtl = leaderLeaseTtl;
+    }
+
+    public Duration getWorkerLeaseTtl() {
+        return workerLeaseTtl;
+    }
+
+    public void setWorkerLeaseTtl(Duration workerLeaseTtl) {
+        this.workerLeaseTtl = workerLeaseTtl;
+    }
+
+    public Duration getRebalanceDelay() {
+        return rebalanceDelay;
+    }
+
+    public void setRebalanceDelay(Duration rebalanceDelay) {
+        this.rebalanceDelay = rebalanceDelay;
+    }
+
+    public Duration getDeadWorkerRetention() {
+        return deadWorkerRetention;
+    }
+
+    public void setDeadWorkerRetention(Duration deadWorkerRetention) {
+        this.deadWorkerRetention = deadWorkerRetention;
+    }
+
+    public boolean isExitOnRefusal() {
+        return exitOnRefusal;
+    }
+
+    public void setExitOnRefusal(boolean exitOnRefusal) {
+        this.exitOnRefusal = exitOnRefusal;
     }
 
     public String getCoordinatorId() {

@@ -6,24 +6,30 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The coordinator's view of the cluster: registered workers, their health, the pipeline groups and where each
- * pipeline is placed. Pure bookkeeping, no I/O; {@link CoordinatorNode} acts on it. Thread-safe.
+ * pipeline is placed ({@link Placement}), with the last failed deploy of a pipeline that is not placed. Pure
+ * bookkeeping, no I/O; {@link CoordinatorNode} acts on it. Thread-safe.
  */
 public class ClusterState {
 
     private final Clock clock;
     private final Map<String, WorkerRecord> workers = new ConcurrentHashMap<>();
     private final Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
-    /** group/pipeline -> worker id. */
-    private final Map<String, String> placement = new LinkedHashMap<>();
+    /** group/pipeline -> placement. */
+    private final Map<String, Placement> placement = new LinkedHashMap<>();
+    /** group/pipeline -> the last deploy that failed, while the pipeline is not placed. */
+    private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
 
     /**
      * @param clock the time of registrations and heartbeats
@@ -42,12 +48,13 @@ public class ClusterState {
         Instant now = clock.instant();
         return workers.compute(request.workerId(), (id, old) -> new WorkerRecord(id, request.address(),
                 WorkerRecord.READY, request.capacity(), now, old == null ? now : old.lastHeartbeat(),
-                old == null ? null : old.heartbeat()));
+                old == null ? null : old.heartbeat(), old != null && old.isReady() ? old.statusSince() : now));
     }
 
     /**
      * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was sent, not the time
      * it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive longer.
+     * The capacity's {@code pipelines_running} follows the heartbeat's.
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
@@ -58,33 +65,64 @@ public class ClusterState {
         return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> {
             Instant last = old.lastHeartbeat() == null || sentAt.isAfter(old.lastHeartbeat()) ? sentAt
                     : old.lastHeartbeat();
-            return new WorkerRecord(id, old.address(), WorkerRecord.READY, old.capacity(), old.registeredAt(), last,
-                    heartbeat);
+            Registration.Capacity capacity = old.capacity() == null ? null : new Registration.Capacity(
+                    old.capacity().cpuCores(), heartbeat.pipelinesRunning(), old.capacity().maxPipelines());
+            return new WorkerRecord(id, old.address(), WorkerRecord.READY, capacity, old.registeredAt(), last,
+                    heartbeat, old.isReady() ? old.statusSince() : clock.instant());
         }));
     }
 
     /**
      * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout. A
      * registration counts: a worker that registers again after being unhealthy keeps its old last heartbeat until
-     * its next one, and must not be expired again at once.
+     * its next one, and must not be expired again at once. So does {@code livenessFrom}: heartbeats the coordinator
+     * could not receive because it was cut off from NATS say nothing about the workers, so every worker is given a
+     * full timeout from the moment the coordinator reached NATS again.
      *
-     * @param timeout heartbeat-timeout
+     * @param timeout      heartbeat-timeout
+     * @param livenessFrom when the coordinator last regained NATS (its heartbeat consumer): no worker's timeout
+     *                     starts before it
      * @return the workers that became unhealthy now
      */
-    public List<String> expire(Duration timeout) {
-        Instant limit = clock.instant().minus(timeout);
+    public List<String> expire(Duration timeout, Instant livenessFrom) {
+        Instant now = clock.instant();
+        Instant limit = now.minus(timeout);
         List<String> expired = new ArrayList<>();
         workers.replaceAll((id, w) -> {
-            Instant lastSign = w.lastHeartbeat() == null || w.registeredAt().isAfter(w.lastHeartbeat())
-                    ? w.registeredAt() : w.lastHeartbeat();
+            Instant lastSign = latest(latest(w.lastHeartbeat(), w.registeredAt()), livenessFrom);
             if (w.isReady() && lastSign.isBefore(limit)) {
                 expired.add(id);
                 return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
-                        w.lastHeartbeat(), w.heartbeat());
+                        w.lastHeartbeat(), w.heartbeat(), now);
             }
             return w;
         });
         return expired;
+    }
+
+    private static Instant latest(Instant a, Instant b) {
+        return a == null ? b : b == null || a.isAfter(b) ? a : b;
+    }
+
+    /**
+     * Forgets the workers that have been unhealthy for longer than the retention, with their placements (those
+     * pipelines are unplaced and placed again elsewhere).
+     *
+     * @param retention dead-worker-retention
+     * @return the workers forgotten now
+     */
+    public synchronized List<String> forgetDead(Duration retention) {
+        Instant limit = clock.instant().minus(retention);
+        List<String> forgotten = new ArrayList<>();
+        workers.values().removeIf(w -> {
+            if (!w.isReady() && w.statusSince() != null && w.statusSince().isBefore(limit)) {
+                forgotten.add(w.workerId());
+                return true;
+            }
+            return false;
+        });
+        placement.values().removeIf(p -> forgotten.contains(p.worker()));
+        return forgotten;
     }
 
     /**
@@ -103,13 +141,22 @@ public class ClusterState {
     }
 
     /**
-     * Adds a group; its pipelines are unplaced until {@link #place} assigns them.
+     * Adds a group, or replaces one of that name that differs (the group store's truth); its new pipelines are
+     * unplaced until {@link #place} assigns them.
      *
      * @param group the validated group
-     * @return {@code false} when a group of that name exists
+     * @return {@code false} when that very group was known already
      */
     public synchronized boolean addGroup(PipelineGroupSpec group) {
-        return groups.putIfAbsent(group.name(), group) == null;
+        PipelineGroupSpec old = groups.get(group.name());
+        if (group.equals(old)) {
+            return false;
+        }
+        if (old != null) {
+            removeGroup(old.name());
+        }
+        groups.put(group.name(), group);
+        return true;
     }
 
     /**
@@ -124,13 +171,18 @@ public class ClusterState {
         }
         Map<String, String> removed = new LinkedHashMap<>();
         placement.entrySet().removeIf(e -> {
-            if (e.getKey().startsWith(name + "/")) {
-                removed.put(e.getKey(), e.getValue());
+            if (inGroup(e.getKey(), name)) {
+                removed.put(e.getKey(), e.getValue().worker());
                 return true;
             }
             return false;
         });
+        failures.keySet().removeIf(key -> inGroup(key, name));
         return Optional.of(removed);
+    }
+
+    private static boolean inGroup(String key, String group) {
+        return key.startsWith(group + "/");
     }
 
     /**
@@ -149,32 +201,108 @@ public class ClusterState {
     }
 
     /**
-     * @return where each pipeline runs, {@code group/pipeline -> worker id}
+     * @return where each pipeline is placed, {@code group/pipeline -> worker id} (deploying or running)
      */
     public synchronized Map<String, String> placement() {
-        return new LinkedHashMap<>(placement);
+        Map<String, String> workerOf = new LinkedHashMap<>();
+        placement.forEach((key, p) -> workerOf.put(key, p.worker()));
+        return workerOf;
+    }
+
+    /**
+     * @param key {@code group/pipeline}
+     * @return its placement
+     */
+    public synchronized Optional<Placement> placement(String key) {
+        return Optional.ofNullable(placement.get(key));
+    }
+
+    /**
+     * @param key {@code group/pipeline}
+     * @return its last failed deploy, while it is not placed
+     */
+    public synchronized Optional<FailedDeploy> failure(String key) {
+        return Optional.ofNullable(failures.get(key));
     }
 
     /**
      * Places every pipeline that has no worker, or whose worker is not ready, on the ready worker with the fewest
-     * pipelines (ties by id).
+     * pipelines (ties by id), preferring a worker other than the one its last deploy failed on.
      *
-     * @return the new assignments, {@code group/pipeline -> worker id}; unplaceable pipelines (no ready worker) stay
-     * out of it and are tried again next time
+     * @param epochs the placement epochs to give, one per new placement
+     * @return the new placements, {@code group/pipeline -> placement} (state {@value Placement#DEPLOYING});
+     * unplaceable pipelines (no ready worker) stay out of it and are tried again next time
      */
-    public synchronized Map<String, String> place() {
-        return place(groups.values());
+    public synchronized Map<String, Placement> place(LongSupplier epochs) {
+        return place(groups.values(), epochs);
     }
 
     /**
-     * Places the unplaced pipelines of one group, as {@link #place()} does.
+     * Places the unplaced pipelines of one group, as {@link #place(LongSupplier)} does.
      *
-     * @param group the group name
-     * @return the new assignments
+     * @param group  the group name
+     * @param epochs the placement epochs to give
+     * @return the new placements
      */
-    public synchronized Map<String, String> place(String group) {
+    public synchronized Map<String, Placement> place(String group, LongSupplier epochs) {
         PipelineGroupSpec spec = groups.get(group);
-        return spec == null ? Map.of() : place(List.of(spec));
+        return spec == null ? Map.of() : place(List.of(spec), epochs);
+    }
+
+    private Map<String, Placement> place(Collection<PipelineGroupSpec> which, LongSupplier epochs) {
+        Map<String, Placement> moves = new LinkedHashMap<>();
+        for (PipelineGroupSpec group : which) {
+            for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
+                String key = group.name() + "/" + pipeline.name();
+                Placement current = placement.get(key);
+                if (current != null && isReady(current.worker())) {
+                    continue;
+                }
+                FailedDeploy failed = failures.get(key);
+                Optional<String> target = leastLoadedReadyWorker(failed == null ? null : failed.worker(), null);
+                if (target.isEmpty()) {
+                    continue;
+                }
+                Placement next = new Placement(target.get(), epochs.getAsLong(), Placement.DEPLOYING,
+                        clock.instant());
+                placement.put(key, next);
+                moves.put(key, next);
+            }
+        }
+        return moves;
+    }
+
+    /**
+     * Records that a worker confirmed a deploy.
+     *
+     * @param key       {@code group/pipeline}
+     * @param placed    the placement the deploy was for
+     * @return {@code false} when the pipeline was placed elsewhere meanwhile
+     */
+    public synchronized boolean deployed(String key, Placement placed) {
+        Placement current = placement.get(key);
+        if (current == null || current.epoch() != placed.epoch()) {
+            return false;
+        }
+        placement.put(key, current.running(clock.instant()));
+        failures.remove(key);
+        return true;
+    }
+
+    /**
+     * Records a failed deploy: the pipeline is unplaced again, with the failure shown, and the next placement round
+     * tries again (on another worker when there is one).
+     *
+     * @param key    {@code group/pipeline}
+     * @param placed the placement the deploy was for
+     * @param error  why it failed
+     */
+    public synchronized void deployFailed(String key, Placement placed, String error) {
+        Placement current = placement.get(key);
+        if (current != null && current.epoch() == placed.epoch()) {
+            placement.remove(key);
+            failures.put(key, new FailedDeploy(placed.worker(), error, clock.instant()));
+        }
     }
 
     /**
@@ -183,57 +311,47 @@ public class ClusterState {
     public enum Report {
         /** The pipeline is placed on that worker. */
         OWNED,
-        /** It was unplaced, or placed on a worker that is not ready: it is now placed on the reporting worker. */
+        /**
+         * It was unplaced, placed on a worker that is not ready, or placed with an older epoch than the report's (a
+         * newer leader placed it): it is now placed on the reporting worker.
+         */
         ADOPTED,
-        /** It is placed on another ready worker: the reporting worker must stop it. */
+        /** It is placed on another ready worker with a newer epoch: the reporting worker must stop it. */
         ELSEWHERE,
         /** Its group is unknown to this coordinator: left alone. */
         UNKNOWN_GROUP
     }
 
     /**
-     * Reconciles a worker's report that it runs a pipeline. A restarted coordinator adopts what the workers run
-     * instead of moving it.
+     * Reconciles a worker's report that it runs a pipeline. A restarted coordinator, and a new leader, adopt what the
+     * workers run instead of moving it.
      *
      * @param key      {@code group/pipeline}
      * @param workerId the reporting worker
+     * @param epoch    the placement epoch the worker runs it with (0: not said, an older worker)
      * @return what the report means
      */
-    public synchronized Report reportRunning(String key, String workerId) {
+    public synchronized Report reportRunning(String key, String workerId, long epoch) {
         String[] parts = key.split("/", 2);
         PipelineGroupSpec group = groups.get(parts[0]);
         if (group == null || group.pipeline(parts[1]).isEmpty()) {
             return Report.UNKNOWN_GROUP;
         }
-        String owner = placement.get(key);
-        if (workerId.equals(owner)) {
+        Instant now = clock.instant();
+        Placement owner = placement.get(key);
+        if (owner != null && workerId.equals(owner.worker())) {
+            if (owner.isRunning() || epoch >= owner.epoch()) {
+                placement.put(key, new Placement(workerId, Math.max(epoch, owner.epoch()), Placement.RUNNING,
+                        owner.isRunning() ? owner.since() : now));
+            }
             return Report.OWNED;
         }
-        if (owner == null || !worker(owner).map(WorkerRecord::isReady).orElse(false)) {
-            placement.put(key, workerId);
+        if (owner == null || !isReady(owner.worker()) || epoch > owner.epoch()) {
+            placement.put(key, new Placement(workerId, epoch, Placement.RUNNING, now));
+            failures.remove(key);
             return Report.ADOPTED;
         }
         return Report.ELSEWHERE;
-    }
-
-    private Map<String, String> place(java.util.Collection<PipelineGroupSpec> which) {
-        Map<String, String> moves = new LinkedHashMap<>();
-        for (PipelineGroupSpec group : which) {
-            for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-                String key = group.name() + "/" + pipeline.name();
-                String current = placement.get(key);
-                if (current != null && worker(current).map(WorkerRecord::isReady).orElse(false)) {
-                    continue;
-                }
-                Optional<String> target = leastLoadedReadyWorker();
-                if (target.isEmpty()) {
-                    continue;
-                }
-                placement.put(key, target.get());
-                moves.put(key, target.get());
-            }
-        }
-        return moves;
     }
 
     /**
@@ -241,20 +359,88 @@ public class ClusterState {
      * @return the pipelines placed on it, as {@code group/pipeline}
      */
     public synchronized List<String> pipelinesOf(String workerId) {
-        return placement.entrySet().stream().filter(e -> e.getValue().equals(workerId)).map(Map.Entry::getKey)
-                .toList();
+        return placement.entrySet().stream().filter(e -> e.getValue().worker().equals(workerId))
+                .map(Map.Entry::getKey).toList();
     }
 
-    private Optional<String> leastLoadedReadyWorker() {
+    /**
+     * Finds one move that evens out the load (pipelines per ready worker): from the most loaded ready worker to the
+     * least loaded one that has been ready for at least {@code settled}, only when the first runs at least two
+     * pipelines more (hysteresis: a move never makes the target the more loaded of the two, so moves never flap),
+     * and only while no placement is still deploying.
+     *
+     * @param settled how long a target must have been ready (rebalance-delay)
+     * @return {@code group/pipeline} and the target worker, or empty when the load is even enough
+     */
+    public synchronized Optional<Map.Entry<String, String>> rebalance(Duration settled) {
+        if (placement.values().stream().anyMatch(p -> !p.isRunning())) {
+            return Optional.empty();
+        }
+        Map<String, Long> load = load();
+        Optional<String> busiest = load.entrySet().stream()
+                .max(Map.Entry.<String, Long>comparingByValue()
+                        .thenComparing(Map.Entry.<String, Long>comparingByKey().reversed()))
+                .map(Map.Entry::getKey);
+        Instant settledBefore = clock.instant().minus(settled);
+        Optional<String> target = leastLoadedReadyWorker(null, w -> w.statusSince() != null
+                && !w.statusSince().isAfter(settledBefore));
+        if (busiest.isEmpty() || target.isEmpty() || load.get(busiest.get()) - load.get(target.get()) < 2) {
+            return Optional.empty();
+        }
+        List<String> candidates = pipelinesOf(busiest.get());
+        return Optional.of(Map.entry(candidates.get(candidates.size() - 1), target.get()));
+    }
+
+    /**
+     * Moves a pipeline whose old host confirmed the undeploy.
+     *
+     * @param key    {@code group/pipeline}
+     * @param target the new worker
+     * @param epoch  the new placement epoch
+     * @return the new placement (deploying), or empty when the pipeline is gone meanwhile
+     */
+    public synchronized Optional<Placement> move(String key, String target, long epoch) {
+        if (!placement.containsKey(key)) {
+            return Optional.empty();
+        }
+        Placement next = new Placement(target, epoch, Placement.DEPLOYING, clock.instant());
+        placement.put(key, next);
+        return Optional.of(next);
+    }
+
+    private boolean isReady(String workerId) {
+        return worker(workerId).map(WorkerRecord::isReady).orElse(false);
+    }
+
+    /** Pipelines placed per ready worker (0 for a ready worker without any). */
+    private Map<String, Long> load() {
         Map<String, Long> load = new LinkedHashMap<>();
         workers.values().stream().filter(WorkerRecord::isReady).forEach(w -> load.put(w.workerId(), 0L));
-        placement.values().forEach(id -> load.computeIfPresent(id, (k, v) -> v + 1));
-        return load.entrySet().stream()
+        placement.values().forEach(p -> load.computeIfPresent(p.worker(), (k, v) -> v + 1));
+        return load;
+    }
+
+    private Optional<String> leastLoadedReadyWorker(String avoid, Predicate<WorkerRecord> only) {
+        Map<String, Long> load = load();
+        List<Map.Entry<String, Long>> eligible = load.entrySet().stream()
+                .filter(e -> only == null || only.test(workers.get(e.getKey())))
                 .filter(e -> {
                     Registration.Capacity capacity = workers.get(e.getKey()).capacity();
                     return capacity == null || e.getValue() < capacity.maxPipelines();
                 })
-                .min(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
-                .map(Map.Entry::getKey);
+                .sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .toList();
+        return eligible.stream().map(Map.Entry::getKey).filter(id -> !id.equals(avoid)).findFirst()
+                .or(() -> eligible.stream().map(Map.Entry::getKey).findFirst());
+    }
+
+    /**
+     * A deploy that failed, kept while the pipeline waits for another placement.
+     *
+     * @param worker the worker it was sent to
+     * @param error  what the worker answered, or why no answer came
+     * @param at     when it failed
+     */
+    public record FailedDeploy(String worker, String error, Instant at) {
     }
 }

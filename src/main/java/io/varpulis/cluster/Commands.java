@@ -9,6 +9,10 @@ import java.util.Map;
 /**
  * The command payloads on {@code varpulis.cluster.cmd.{worker}.{command}}, core request/reply (SPEC section 6).
  * Replies are JSON objects; a refused command replies {@code {"error":"..."}}.
+ * <p>Fencing (SPEC section 9): the leader adds {@value #LEADER} (its id), {@value #LEADER_EPOCH} (its epoch) and
+ * {@value #CLUSTER} (the cluster name) to every command's JSON object. A worker refuses a command whose leader epoch
+ * is older than the newest it has seen, or that comes from another cluster; deploy, undeploy and drain must carry an
+ * epoch, inject and register may omit it (they place nothing: an operator may send them by hand).
  */
 public final class Commands {
 
@@ -23,17 +27,36 @@ public final class Commands {
     /** Ask the worker to register again (the coordinator restarted and no longer knows it). */
     public static final String REGISTER = "register";
 
+    /** The sending leader's coordinator id, in every command. */
+    public static final String LEADER = "leader";
+    /** The sending leader's epoch, in every command. */
+    public static final String LEADER_EPOCH = "leader_epoch";
+    /** The sending leader's cluster name, in every command. */
+    public static final String CLUSTER = "cluster";
+
     private Commands() {
     }
 
     /**
-     * {@code {"group": {...group spec...}, "pipeline": "detect"}}.
+     * @param command a command name
+     * @return whether the command changes what runs, so that it must carry the leader's epoch
+     */
+    public static boolean isFenced(String command) {
+        return DEPLOY.equals(command) || UNDEPLOY.equals(command) || DRAIN.equals(command);
+    }
+
+    /**
+     * {@code {"group": {...group spec...}, "pipeline": "detect", "placement_epoch": N}}.
      *
-     * @param group    the whole group, so the worker knows the pipeline's routes
-     * @param pipeline the pipeline to run
+     * @param group          the whole group, so the worker knows the pipeline's routes
+     * @param pipeline       the pipeline to run
+     * @param placementEpoch the placement's epoch ({@link Placement#epoch()}), handed to the pipeline's state so that
+     *                       an older placement's writer cannot overwrite it; a pipeline running with an older one is
+     *                       restarted with this one
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Deploy(@JsonProperty("group") PipelineGroupSpec group, @JsonProperty("pipeline") String pipeline) {
+    public record Deploy(@JsonProperty("group") PipelineGroupSpec group, @JsonProperty("pipeline") String pipeline,
+                         @JsonProperty("placement_epoch") long placementEpoch) {
     }
 
     /**

@@ -2,12 +2,19 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
+import io.nats.client.api.ClusterInfo;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Subjects;
@@ -25,28 +32,49 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * The coordinator: answers registrations on {@code varpulis.cluster.register} (every coordinator records them, the
- * worker takes the first reply), consumes heartbeats with its durable {@code hb_{coordinator id}}, marks a worker
- * unhealthy after heartbeat-timeout, and keeps every pipeline of every group placed on a ready worker: an unhealthy
- * worker's pipelines move to the least-loaded ready worker (their durable consumers, named per pipeline, carry on
- * where the dead worker stopped), and when it comes back the pipelines it no longer owns are undeployed on it.
- * Commands to workers are core request/reply.
+ * A coordinator (SPEC sections 5 and 9). Every coordinator of a cluster answers its registrations on
+ * {@code varpulis.cluster.register} (the worker takes the first reply), consumes every heartbeat with its own durable
+ * {@code hb_{coordinator id}}, watches the group store, and knows the workers, their health and where each pipeline
+ * runs (from the workers' heartbeats): a follower is warm. Exactly one of them leads ({@link LeaderElection}); only
+ * the leader places pipelines and sends commands, each carrying its epoch.
+ * <p>The leader keeps every pipeline of every group placed on a ready worker: an unhealthy worker's pipelines move
+ * to the least-loaded ready worker (their durable consumers, named per pipeline, carry on where the dead worker
+ * stopped); a failed deploy leaves the pipeline unplaced, with the failure shown, until a later round places it; when
+ * a worker comes back or a new one joins, pipelines move onto it one at a time while the load is uneven by two or
+ * more. A coordinator that just started, or a follower just elected, first adopts what the workers report running
+ * for one heartbeat-timeout (one heartbeat-interval) instead of moving it.
+ * <p>A coordinator cut off from NATS (its connection, or its heartbeat consumer) does not count the heartbeats it
+ * could not receive against the workers: each gets a full heartbeat-timeout from the moment it is reachable again.
+ * Registrations and heartbeats of another cluster are left unanswered and reported, never applied.
  */
 public class CoordinatorNode implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorNode.class);
+
+    /** Placement epochs: the leader's epoch in the upper 32 bits, a counter of its placements in the lower. */
+    private static final int PLACEMENT_BITS = 32;
+
+    /** The longest wait between two health checks of the workers. */
+    private static final Duration HEALTH_CHECK_PERIOD = Duration.ofSeconds(1);
 
     private final String coordinatorId;
     private final ClusterProperties cluster;
@@ -59,16 +87,30 @@ public class CoordinatorNode implements SmartLifecycle {
     private final ObjectMapper mapper;
     private final JetStreamAdmin admin;
     private final GroupStore groups;
-    private volatile Instant placementFrom = Instant.MAX;
+    private final LeaderElection election;
+    private final MeterRegistry registry;
+    private final Clock clock = Clock.systemUTC();
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
+    private final Set<String> moving = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> otherClusters = new ConcurrentHashMap<>();
+    private final AtomicLong placements = new AtomicLong();
+    private volatile long placementLeaderEpoch;
+    private volatile Instant startedAt = Instant.now();
+    private volatile Instant placementFrom = Instant.MAX;
+    private volatile Instant livenessFrom = Instant.EPOCH;
+    private volatile boolean reachable = true;
+    private volatile boolean placeNow;
+    private volatile long lastPlacementRound = System.nanoTime();
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
     private Dispatcher registrations;
     private Consumption heartbeatConsumption;
+    private AutoCloseable groupWatch;
+    private JetStreamManagement probe;
 
     /**
      * @param coordinatorId    the coordinator's stable id
-     * @param cluster          cluster settings (timeouts, declared groups)
+     * @param cluster          cluster settings (name, timeouts, declared groups)
      * @param connection       the connection (registration and commands are core request/reply on it)
      * @param transport        the substrate (heartbeats)
      * @param consumerSettings durable consumer settings
@@ -76,14 +118,16 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param processors       validates the processors of declared groups
      * @param mapper           JSON of commands and replies
      * @param admin            the JetStream admin, to delete a purged group's consumers and state; null on core
-     * @param metrics          counts applied and stale heartbeats
+     * @param metrics          counts applied and stale heartbeats; its registry gets the cluster gauges
      * @param parker           parks undecodable heartbeats
-     * @param groups           keeps the declared groups across coordinator restarts
+     * @param groups           the cluster's groups, shared by its coordinators
+     * @param election         decides whether this coordinator leads
      */
     public CoordinatorNode(String coordinatorId, ClusterProperties cluster, Connection connection,
                            ClusterTransport transport, NatsProperties.Consumer consumerSettings, ClusterState state,
                            ProcessorRegistry processors, ObjectMapper mapper, JetStreamAdmin admin,
-                           SubstrateMetrics metrics, DeadLetterParker parker, GroupStore groups) {
+                           SubstrateMetrics metrics, DeadLetterParker parker, GroupStore groups,
+                           LeaderElection election) {
         this.coordinatorId = coordinatorId;
         this.cluster = cluster;
         this.connection = connection;
@@ -96,33 +140,65 @@ public class CoordinatorNode implements SmartLifecycle {
         this.mapper = mapper;
         this.admin = admin;
         this.groups = groups;
+        this.election = election;
+        this.registry = metrics.registry();
     }
 
     @Override
     public synchronized void start() {
-        for (PipelineGroupSpec stored : groups.load()) {
-            state.addGroup(stored);
-            log.info("pipeline group {} restored from the group store", stored.name());
-        }
+        startedAt = clock.instant();
+        livenessFrom = startedAt;
+        groupWatch = groups.watch(new GroupStore.Listener() {
+            @Override
+            public void stored(PipelineGroupSpec group) {
+                onGroupStored(group);
+            }
+
+            @Override
+            public void removed(String name) {
+                onGroupRemoved(name);
+            }
+        });
         cluster.getGroups().forEach((name, group) -> {
             PipelineGroupSpec named = withName(name, group);
             if (state.group(named.name()).isEmpty()) {
-                declare(named);
+                try {
+                    declare(named);
+                } catch (IllegalStateException exists) {
+                    log.debug("configured group {} was stored by another coordinator meanwhile", named.name());
+                }
             }
         });
         // Orphaned pipelines are placed only after one heartbeat-timeout, so that the pipelines the workers still
         // run are adopted from their heartbeats first instead of being moved.
-        placementFrom = Instant.now().plus(cluster.getHeartbeatTimeout());
+        placementFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         scheduler = Executors.newSingleThreadScheduledExecutor(
                 DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
         registrations = connection.createDispatcher(this::onRegistration);
         registrations.subscribe(Subjects.REGISTER);
         heartbeatConsumption = heartbeats.start(transport, consumerSettings);
-        long interval = cluster.getHeartbeatInterval().toMillis();
-        scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
+        if (admin != null) {
+            probe = probe(connection);
+        }
+        registerGauges();
+        // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
+        // rounds run every heartbeat-interval, or at once when something asks for one.
+        long period = Math.min(cluster.getHeartbeatInterval().toMillis(), HEALTH_CHECK_PERIOD.toMillis());
+        scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
         running = true;
-        log.info("coordinator {} started on {} (substrate {}, heartbeat-timeout {} ms)", coordinatorId,
-                connection.getConnectedUrl(), transport.substrate(), cluster.getHeartbeatTimeout().toMillis());
+        election.start(this::onLeadership);
+        log.info("coordinator {} of cluster {} started on {} (substrate {}, heartbeat-timeout {} ms, leader lease "
+                        + "{} ms)", coordinatorId, cluster.getName(), connection.getConnectedUrl(),
+                transport.substrate(), cluster.getHeartbeatTimeout().toMillis(), election.ttl().toMillis());
+    }
+
+    private JetStreamManagement probe(Connection nc) {
+        try {
+            // One round-trip per tick, answered in milliseconds when the consumer is there; bounded when it is not.
+            return nc.jetStreamManagement(JetStreamOptions.builder().requestTimeout(Duration.ofSeconds(1)).build());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot open JetStream management: " + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -131,8 +207,14 @@ public class CoordinatorNode implements SmartLifecycle {
             return;
         }
         running = false;
+        election.close();
         scheduler.shutdownNow();
         heartbeatConsumption.close();
+        try {
+            groupWatch.close();
+        } catch (Exception e) {
+            log.debug("closing the group watch: {}", e.toString());
+        }
         if (connection.getStatus() != Connection.Status.CLOSED) {
             connection.closeDispatcher(registrations);
         }
@@ -166,25 +248,48 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     /**
-     * Adds a group and places its pipelines on ready workers (those without a ready worker are placed when one
-     * registers).
+     * @return whether this coordinator leads its cluster now
+     */
+    public boolean isLeader() {
+        return election.isLeader();
+    }
+
+    /**
+     * Adds a group to the group store, where every coordinator of the cluster sees it; on the leader, places its
+     * pipelines on ready workers and waits (up to command-timeout) for the workers' answers, so that the result says
+     * what runs. A follower leaves the placing to the leader.
      *
      * @param group the group
-     * @return the placement of its pipelines after this call, {@code pipeline -> worker id} (missing: pending)
+     * @return the placement of its pipelines after this call, {@code pipeline -> worker id} (running only)
      * @throws IllegalArgumentException when the group is invalid (names, routes, processor settings)
-     * @throws IllegalStateException    when a group of that name exists
+     * @throws IllegalStateException    when a group of that name exists in this cluster, or another live cluster of
+     *                                  this NATS account uses the name (their route subjects and durable consumers
+     *                                  would be shared)
+     * @throws GroupStoreUnavailableException when the group store did not confirm the write
      */
     public Map<String, String> declare(PipelineGroupSpec group) {
         group.validate();
         processors.validate(group);
         rejectDurableNameCollisions(group);
-        if (!state.addGroup(group)) {
-            throw new IllegalStateException("pipeline group " + group.name() + " already exists; delete it first");
-        }
-        groups.save(group);
+        rejectNameOfAnotherCluster(group);
+        groups.create(group);
+        state.addGroup(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
-        deployAll(state.place(group.name()));
+        if (isLeader()) {
+            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), this::nextPlacementEpoch).entrySet()
+                    .stream().map(e -> deploy(e.getKey(), e.getValue())).toArray(CompletableFuture[]::new)));
+        }
         return placementOf(group.name());
+    }
+
+    private void awaitQuietly(CompletableFuture<?> replies) {
+        try {
+            replies.get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // Each deploy records its own outcome; what has not answered yet shows as deploying.
+        }
     }
 
     /**
@@ -193,7 +298,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * events to the other. Refused when the group is declared.
      */
     private void rejectDurableNameCollisions(PipelineGroupSpec group) {
-        Map<String, String> subjects = new java.util.HashMap<>();
+        Map<String, String> subjects = new HashMap<>();
         for (PipelineGroupSpec known : state.groups()) {
             durables(known).forEach(subjects::put);
         }
@@ -207,6 +312,22 @@ public class CoordinatorNode implements SmartLifecycle {
         });
     }
 
+    /** Route subjects and durables carry the group name, not the cluster's: one name, one cluster per account. */
+    private void rejectNameOfAnotherCluster(PipelineGroupSpec group) {
+        groups.otherClusters().forEach((other, names) -> {
+            if (!names.contains(group.name()) || other.isEmpty()) {
+                return;
+            }
+            if (election.otherClusters().containsKey(other)) {
+                throw new IllegalStateException("pipeline group name " + group.name() + " is used by cluster "
+                        + other + " in this NATS account: both would share its route subjects and durable "
+                        + "consumers; choose another name, or give each cluster its own NATS account");
+            }
+            log.warn("pipeline group name {} is also stored by cluster {}, which has no live leader; its routes and "
+                    + "durable consumers are shared with that group's", group.name(), other);
+        });
+    }
+
     private static Map<String, String> durables(PipelineGroupSpec group) {
         Map<String, String> durables = new LinkedHashMap<>();
         for (PipelineGroupSpec.RouteSpec route : group.routes()) {
@@ -217,32 +338,36 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     /**
-     * Removes a group: undeploys its pipelines on their workers; with purge, also deletes its durable consumers and
-     * key-value state (JetStream), so a group declared again starts from nothing.
+     * Removes a group from the group store (every coordinator of the cluster forgets it) and undeploys its
+     * pipelines (the leader: at once; a follower: the leader does, seeing the delete); with purge, also deletes its
+     * durable consumers and key-value state (JetStream), once its pipelines stopped, so a group declared again
+     * starts from nothing.
      *
      * @param name  the group name
      * @param purge delete consumers and state too
      * @return {@code false} when the group was unknown
+     * @throws GroupStoreUnavailableException when the store did not confirm the delete
      */
     public boolean remove(String name, boolean purge) {
         PipelineGroupSpec group = state.group(name).orElse(null);
-        var removed = state.removeGroup(name);
-        if (removed.isEmpty()) {
+        Optional<Map<String, String>> removed = state.removeGroup(name);
+        if (group == null || removed.isEmpty()) {
             return false;
         }
-        groups.delete(name);
-        // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
-        // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
-        CompletableFuture.allOf(removed.get().entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                new Commands.Undeploy(name, e.getKey().substring(name.length() + 1)))
-                .exceptionally(error -> {
-                    log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
-                            + "heartbeats again", e.getValue(), e.getKey(), error.toString());
-                    return null;
-                })).toArray(CompletableFuture[]::new)).join();
-        if (purge && admin != null && group != null) {
+        try {
+            groups.delete(name);
+        } catch (RuntimeException e) {
+            state.addGroup(group);
+            throw e;
+        }
+        if (isLeader()) {
+            undeployAll(name, removed.get()).join();
+        } else if (purge) {
+            awaitStoppedEverywhere(name);
+        }
+        if (purge && admin != null) {
             try {
-                GroupResources.purge(connection, group);
+                GroupResources.purgeObjects(connection, group);
             } catch (Exception e) {
                 log.warn("pipeline group {} removed, but its JetStream objects were not all purged: {}", name,
                         e.toString());
@@ -252,41 +377,140 @@ public class CoordinatorNode implements SmartLifecycle {
         return true;
     }
 
-    /**
-     * @param group a group name
-     * @return where its pipelines run, {@code pipeline -> worker id}
-     */
-    public Map<String, String> placementOf(String group) {
-        return state.placement().entrySet().stream().filter(e -> e.getKey().startsWith(group + "/"))
-                .collect(Collectors.toMap(e -> e.getKey().substring(group.length() + 1), Map.Entry::getValue,
-                        (a, b) -> a, LinkedHashMap::new));
+    private CompletableFuture<Void> undeployAll(String name, Map<String, String> placed) {
+        // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
+        // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
+        return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
+                new Commands.Undeploy(name, e.getKey().substring(name.length() + 1)))
+                .exceptionally(error -> {
+                    log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
+                            + "heartbeats again", e.getValue(), e.getKey(), error.toString());
+                    return null;
+                })).toArray(CompletableFuture[]::new));
     }
 
     /**
-     * Applies a fresh heartbeat: an unknown worker is asked to register again; a known one is reconciled with its
-     * placement (missing pipelines deployed, pipelines it no longer owns undeployed).
+     * A follower removing a group with purge waits until the leader stopped its pipelines: until no ready worker
+     * reports one in a heartbeat sent after the delete, or command-timeout plus two heartbeats have passed.
+     */
+    private void awaitStoppedEverywhere(String name) {
+        Instant deleted = clock.instant();
+        long deadline = System.nanoTime() + cluster.getCommandTimeout().plus(cluster.getHeartbeatInterval()
+                .multipliedBy(2)).toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            boolean stopped = state.workers().stream().filter(WorkerRecord::isReady).allMatch(w ->
+                    w.lastHeartbeat() != null && w.lastHeartbeat().isAfter(deleted) && w.heartbeat() != null
+                            && w.heartbeat().pipelineMetrics().stream().noneMatch(m -> name.equals(m.group())));
+            if (stopped) {
+                return;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        log.warn("pipeline group {}: some of its pipelines were still reported running when the purge started",
+                name);
+    }
+
+    private void onGroupStored(PipelineGroupSpec group) {
+        if (state.addGroup(group)) {
+            log.info("pipeline group {} found in the group store", group.name());
+            if (running && isLeader()) {
+                placeSoon();
+            }
+        }
+    }
+
+    private void onGroupRemoved(String name) {
+        state.removeGroup(name).ifPresent(placed -> {
+            log.info("pipeline group {} was removed from the group store", name);
+            if (running && isLeader()) {
+                undeployAll(name, placed);
+            }
+        });
+    }
+
+    /**
+     * @param group a group name
+     * @return where its pipelines run, {@code pipeline -> worker id}: confirmed placements only
+     */
+    public Map<String, String> placementOf(String group) {
+        Map<String, String> placed = new LinkedHashMap<>();
+        state.group(group).ifPresent(spec -> spec.pipelines().forEach(p -> state.placement(group + "/" + p.name())
+                .filter(Placement::isRunning).ifPresent(at -> placed.put(p.name(), at.worker()))));
+        return placed;
+    }
+
+    /**
+     * @param group a group name
+     * @return every pipeline of the group with its placement state, in declaration order
+     */
+    public Map<String, PipelineView> pipelinesOf(String group) {
+        Map<String, PipelineView> views = new LinkedHashMap<>();
+        Optional<Instant> adopting = adoptingUntil();
+        state.group(group).ifPresent(spec -> spec.pipelines().forEach(p -> {
+            String key = group + "/" + p.name();
+            Placement at = state.placement(key).orElse(null);
+            ClusterState.FailedDeploy failed = state.failure(key).orElse(null);
+            views.put(p.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId()));
+        }));
+        return views;
+    }
+
+    /**
+     * @return until when this coordinator adopts what the workers report instead of placing orphaned pipelines
+     * (after its start, or its election), empty once that is over
+     */
+    public Optional<Instant> adoptingUntil() {
+        Instant until = placementFrom;
+        return until.isAfter(clock.instant()) ? Optional.of(until) : Optional.empty();
+    }
+
+    private String leaderId() {
+        return election.current().map(LeaderElection.Leader::leader).orElse(null);
+    }
+
+    /**
+     * Applies a fresh heartbeat of this cluster: an unknown worker is asked (by the leader) to register again; a
+     * known one is reconciled with its placement (on the leader: missing pipelines deployed, pipelines it no longer
+     * owns undeployed; on a follower: what it runs is recorded).
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
      * @param sentAt    when it was stored: the worker's last sign of life
      */
     public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+        String from = heartbeat.cluster() == null ? ClusterProperties.DEFAULT_NAME : heartbeat.cluster();
+        if (!from.equals(cluster.getName())) {
+            noteOtherCluster(from, "heartbeats of worker " + workerId);
+            return;
+        }
         if (state.heartbeat(workerId, heartbeat, sentAt).isEmpty()) {
-            if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
+            if (isLeader() && firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
                 command(workerId, Commands.REGISTER, Map.of());
             }
             return;
         }
-        Set<String> running = heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null)
-                .map(m -> m.group() + "/" + m.pipelineName()).collect(Collectors.toSet());
-        for (String key : running) {
-            switch (state.reportRunning(key, workerId)) {
-                case ADOPTED -> log.info("pipeline {} runs on worker {}: placement adopted", key, workerId);
+        Set<String> reported = ConcurrentHashMap.newKeySet();
+        for (WorkerHeartbeat.PipelineMetric metric : heartbeat.pipelineMetrics()) {
+            if (metric.group() == null) {
+                continue;
+            }
+            String key = metric.group() + "/" + metric.pipelineName();
+            reported.add(key);
+            long epoch = metric.epoch() == null ? 0 : metric.epoch();
+            switch (state.reportRunning(key, workerId, epoch)) {
+                case ADOPTED -> log.info("pipeline {} runs on worker {} (placement epoch {}): placement adopted", key,
+                        workerId, epoch);
                 case ELSEWHERE -> {
-                    String[] parts = key.split("/", 2);
-                    if (firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+                    if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy",
+                            cluster.getCommandTimeout())) {
+                        String[] parts = key.split("/", 2);
                         log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there",
                                 workerId, key);
                         command(workerId, Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]));
@@ -297,58 +521,214 @@ public class CoordinatorNode implements SmartLifecycle {
                 }
             }
         }
-        for (String key : state.pipelinesOf(workerId)) {
-            if (!running.contains(key)) {
-                deploy(key, workerId);
+        if (isLeader()) {
+            for (String key : state.pipelinesOf(workerId)) {
+                state.placement(key).filter(p -> p.isRunning() && !reported.contains(key))
+                        .ifPresent(p -> deploy(key, p));
             }
         }
     }
 
+    private void onLeadership(boolean leads) {
+        if (!leads) {
+            log.info("coordinator {} no longer leads cluster {}", coordinatorId, cluster.getName());
+            return;
+        }
+        if (election.epoch() != placementLeaderEpoch) {
+            // A lease renewed again after a lapse keeps its epoch, and the placements made under it their order.
+            placementLeaderEpoch = election.epoch();
+            placements.set(0);
+        }
+        // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
+        Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
+        Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
+        placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
+        log.info("coordinator {} leads cluster {} at epoch {}; adopting from heartbeats until {}", coordinatorId,
+                cluster.getName(), placementLeaderEpoch, placementFrom);
+        if (running) {
+            long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
+            scheduler.schedule(this::placeSoon, wait + 10, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private long nextPlacementEpoch() {
+        long count = placements.incrementAndGet();
+        if (count >= 1L << PLACEMENT_BITS) {
+            throw new IllegalStateException("this leadership made 2^32 placements; the placement epochs are used up "
+                    + "until the next election");
+        }
+        return (placementLeaderEpoch << PLACEMENT_BITS) | count;
+    }
+
     private void tick() {
         try {
-            for (String workerId : state.expire(cluster.getHeartbeatTimeout())) {
-                log.warn("worker {} missed its heartbeats for {} ms: unhealthy; moving its pipelines {}", workerId,
-                        cluster.getHeartbeatTimeout().toMillis(), state.pipelinesOf(workerId));
+            checkReachable();
+            if (reachable) {
+                for (String workerId : state.expire(cluster.getHeartbeatTimeout(), livenessFrom)) {
+                    // Its pipelines are placed elsewhere in this very tick, not at the next round.
+                    placeNow = true;
+                    log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
+                            cluster.getHeartbeatTimeout().toMillis(), isLeader() ? "; moving its pipelines "
+                                    + state.pipelinesOf(workerId) : "");
+                }
             }
-            if (Instant.now().isAfter(placementFrom)) {
-                deployAll(state.place());
+            for (String workerId : state.forgetDead(cluster.getDeadWorkerRetention())) {
+                log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
+                        workerId, cluster.getDeadWorkerRetention());
             }
-            Instant forgotten = Instant.now().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
+            long now = System.nanoTime();
+            boolean due = placeNow || now - lastPlacementRound >= cluster.getHeartbeatInterval().toNanos();
+            if (due && isLeader() && !clock.instant().isBefore(placementFrom)) {
+                placeNow = false;
+                lastPlacementRound = now;
+                expireDeploys();
+                state.place(this::nextPlacementEpoch).forEach(this::deploy);
+                rebalance();
+            }
+            Instant forgotten = clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
             commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
             log.warn("coordinator tick failed: {}", e.toString());
         }
     }
 
-    private void deployAll(Map<String, String> moves) {
-        moves.forEach(this::deploy);
+    /** Runs a placement round now (a worker registered, a group was stored, this coordinator was elected). */
+    private void placeSoon() {
+        placeNow = true;
+        ScheduledExecutorService s = scheduler;
+        if (running && s != null && !s.isShutdown()) {
+            s.execute(this::tick);
+        }
     }
 
-    private void deploy(String key, String workerId) {
+    /** A deploy that was never answered (leadership lost while it was in flight) is tried again. */
+    private void expireDeploys() {
+        Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
+        for (PipelineGroupSpec group : state.groups()) {
+            for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
+                String key = group.name() + "/" + pipeline.name();
+                state.placement(key).filter(p -> !p.isRunning() && p.since().isBefore(limit)
+                                && !commandsInFlight.containsKey(flightKey(key, p)))
+                        .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
+            }
+        }
+    }
+
+    private void rebalance() {
+        if (!moving.isEmpty()) {
+            return;
+        }
+        state.rebalance(cluster.getRebalanceDelay()).ifPresent(move -> {
+            String key = move.getKey();
+            Placement from = state.placement(key).orElse(null);
+            if (from == null || !moving.add(key)) {
+                return;
+            }
+            String[] parts = key.split("/", 2);
+            log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
+                    key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
+                    state.pipelinesOf(move.getValue()).size());
+            command(from.worker(), Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]))
+                    .handle((reply, error) -> {
+                        String failure = failure(reply, error);
+                        if (failure == null) {
+                            state.move(key, move.getValue(), nextPlacementEpoch()).ifPresent(p -> deploy(key, p));
+                        } else {
+                            log.warn("rebalancing: worker {} did not undeploy {} ({}); it stays there", from.worker(),
+                                    key, failure);
+                        }
+                        moving.remove(key);
+                        return null;
+                    });
+        });
+    }
+
+    /**
+     * The heartbeat path is reachable when the connection is connected and, on JetStream, the heartbeat consumer
+     * answers. When it comes back, the workers' timeouts start again from now (issue 11: an outage of NATS is not a
+     * worker death).
+     */
+    private void checkReachable() {
+        boolean ok = connection.getStatus() == Connection.Status.CONNECTED && heartbeatConsumerAnswers();
+        if (!ok && reachable) {
+            reachable = false;
+            log.warn("coordinator {} cannot reach NATS or its heartbeat consumer {}: heartbeats missed meanwhile are "
+                    + "not counted against the workers", coordinatorId, DurableNames.heartbeatConsumer(coordinatorId));
+        } else if (ok && !reachable) {
+            reachable = true;
+            livenessFrom = clock.instant();
+            log.info("coordinator {} reaches NATS and its heartbeat consumer again: every worker gets a full "
+                    + "heartbeat-timeout ({} ms) from now", coordinatorId, cluster.getHeartbeatTimeout().toMillis());
+        }
+    }
+
+    private boolean heartbeatConsumerAnswers() {
+        if (probe == null) {
+            return true;
+        }
+        try {
+            // The stream must have a leader too: while it elects one, the workers' heartbeats are not stored.
+            ClusterInfo stream = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM).getClusterInfo();
+            boolean led = stream == null || stream.getLeader() != null;
+            probe.getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer(coordinatorId));
+            return led;
+        } catch (Exception e) {
+            log.debug("heartbeat consumer info not answered: {}", e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * @return whether this coordinator reaches NATS and its heartbeat consumer (as of its last tick)
+     */
+    public boolean isReachable() {
+        return reachable;
+    }
+
+    private CompletableFuture<Void> deploy(String key, Placement placed) {
         String[] parts = key.split("/", 2);
         PipelineGroupSpec group = state.group(parts[0]).orElse(null);
-        if (group == null) {
-            return;
+        String flightKey = flightKey(key, placed);
+        if (group == null || !isLeader() || !firstCommandIn(flightKey, cluster.getCommandTimeout())) {
+            return CompletableFuture.completedFuture(null);
         }
-        String flightKey = key + "@" + workerId;
-        if (!firstCommandIn(flightKey, cluster.getCommandTimeout())) {
-            return;
-        }
-        command(workerId, Commands.DEPLOY, new Commands.Deploy(group, parts[1]))
-                .whenComplete((reply, error) -> {
+        return command(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, parts[1], placed.epoch()))
+                .handle((reply, error) -> {
                     commandsInFlight.remove(flightKey);
-                    if (error == null && reply != null && !reply.has("error")) {
-                        log.info("pipeline {} placed on worker {} ({})", key, workerId, reply.path("status").asText());
+                    String failure = failure(reply, error);
+                    if (failure == null) {
+                        state.deployed(key, placed);
+                        log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
+                                reply.path("status").asText(), placed.epoch());
                     } else {
-                        log.warn("deploy of {} on worker {} failed: {}", key, workerId,
-                                error != null ? error.getMessage() : reply);
+                        state.deployFailed(key, placed, failure);
+                        log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
+                                + "placement round succeeds", key, placed.worker(), failure);
                     }
+                    return null;
                 });
+    }
+
+    private static String flightKey(String key, Placement placed) {
+        return key + "@" + placed.worker() + "@" + placed.epoch();
+    }
+
+    /** What went wrong with a command, in words, or {@code null} when the worker confirmed it. */
+    private String failure(JsonNode reply, Throwable error) {
+        if (error == null) {
+            return reply != null && reply.has("error") ? reply.path("error").asText() : null;
+        }
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof TimeoutException || cause instanceof java.util.concurrent.CancellationException) {
+            return "no answer within " + cluster.getCommandTimeout().toMillis() + " ms (the worker is down, cut "
+                    + "off or busy)";
+        }
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
 
     /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
     private boolean firstCommandIn(String key, Duration period) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         boolean[] first = {false};
         commandsInFlight.compute(key, (k, previous) -> {
             if (previous != null && previous.isAfter(now.minus(period))) {
@@ -360,10 +740,18 @@ public class CoordinatorNode implements SmartLifecycle {
         return first[0];
     }
 
+    /** Sends a command with this leader's fence (id, epoch, cluster); only the leader sends any. */
     private CompletableFuture<JsonNode> command(String workerId, String command, Object payload) {
+        if (!isLeader()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("coordinator " + coordinatorId
+                    + " does not lead cluster " + cluster.getName() + " (now: " + leaderId() + ")"));
+        }
         try {
-            byte[] body = mapper.writeValueAsBytes(payload);
-            return connection.requestWithTimeout(Subjects.command(workerId, command), body,
+            ObjectNode body = mapper.valueToTree(payload);
+            body.put(Commands.LEADER, coordinatorId);
+            body.put(Commands.LEADER_EPOCH, election.epoch());
+            body.put(Commands.CLUSTER, cluster.getName());
+            return connection.requestWithTimeout(Subjects.command(workerId, command), mapper.writeValueAsBytes(body),
                             cluster.getCommandTimeout())
                     .thenApply(this::readReply);
         } catch (Exception e) {
@@ -372,6 +760,9 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private JsonNode readReply(Message reply) {
+        if (reply.isStatusMessage()) {
+            throw new IllegalStateException("no worker answered (" + reply.getStatus() + ")");
+        }
         try {
             return mapper.readTree(reply.getData());
         } catch (Exception e) {
@@ -381,36 +772,19 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private void onRegistration(Message message) {
-        Object reply;
+        Registration.Reply reply;
         try {
             Registration.Request request = mapper.readValue(message.getData(), Registration.Request.class);
-            if (!Subjects.isToken(request.workerId())) {
-                reply = new Registration.Reply(request.workerId(), null, null,
-                        "worker_id must be a NATS token (letters, digits, '-', '_')");
-            } else if (request.substrate() != null && !request.substrate().equals(transport.substrate().id())) {
-                // A core worker in a jetstream cluster would publish outputs nobody stores and lose them.
-                reply = new Registration.Reply(request.workerId(), null, null, "worker " + request.workerId()
-                        + " runs on the " + request.substrate() + " substrate, this coordinator on "
-                        + transport.substrate().id() + ": set VARPULIS_NATS_SUBSTRATE=" + transport.substrate().id()
-                        + " on the worker");
-                log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
-                        request.workerId(), request.substrate(), transport.substrate().id());
-            } else if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
-                reply = new Registration.Reply(request.workerId(), null, null, "invalid api_key");
-                log.warn("refused registration of worker {}: invalid api_key", request.workerId());
-            } else {
-                state.register(request);
-                log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
-                        request.capacity() == null ? "?" : request.capacity().maxPipelines());
-                // Whole seconds, rounded up: a sub-second interval must not read as 0.
-                reply = new Registration.Reply(request.workerId(), "registered",
-                        (cluster.getHeartbeatInterval().toMillis() + 999) / 1000, null);
-                if (running) {
-                    scheduler.execute(this::tick);
-                }
+            String from = request.cluster() == null ? ClusterProperties.DEFAULT_NAME : request.cluster();
+            if (!from.equals(cluster.getName())) {
+                // Not ours to answer: its own cluster's coordinators do (one cluster per account, SPEC section 9).
+                noteOtherCluster(from, "a registration of worker " + request.workerId());
+                return;
             }
+            reply = answer(request);
         } catch (Exception e) {
-            reply = new Registration.Reply(null, null, null, "unreadable registration: " + e.getMessage());
+            reply = Registration.Reply.refused(null, Registration.Reply.UNREADABLE,
+                    "unreadable registration: " + e.getMessage());
         }
         if (message.getReplyTo() != null) {
             try {
@@ -418,6 +792,104 @@ public class CoordinatorNode implements SmartLifecycle {
             } catch (Exception e) {
                 log.warn("could not answer a registration: {}", e.toString());
             }
+        }
+    }
+
+    private Registration.Reply answer(Registration.Request request) {
+        if (!Subjects.isToken(request.workerId())) {
+            return Registration.Reply.refused(request.workerId(), Registration.Reply.WORKER_ID,
+                    "worker_id must be a NATS token (letters, digits, '-', '_')");
+        }
+        if (request.substrate() != null && !request.substrate().equals(transport.substrate().id())) {
+            // A core worker in a jetstream cluster would publish outputs nobody stores and lose them.
+            log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
+                    request.workerId(), request.substrate(), transport.substrate().id());
+            return Registration.Reply.refused(request.workerId(), Registration.Reply.SUBSTRATE, "worker "
+                    + request.workerId() + " runs on the " + request.substrate() + " substrate, this coordinator on "
+                    + transport.substrate().id() + ": set VARPULIS_NATS_SUBSTRATE=" + transport.substrate().id()
+                    + " on the worker");
+        }
+        if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
+            log.warn("refused registration of worker {}: invalid api_key", request.workerId());
+            return Registration.Reply.refused(request.workerId(), Registration.Reply.API_KEY, "invalid api_key: "
+                    + "set varpulis.cluster.api-key (VARPULIS_CLUSTER_APIKEY) on the worker to the cluster's key");
+        }
+        state.register(request);
+        log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
+                request.capacity() == null ? "?" : request.capacity().maxPipelines());
+        if (running && isLeader()) {
+            placeSoon();
+        }
+        // Whole seconds, rounded up: a sub-second interval must not read as 0.
+        return new Registration.Reply(request.workerId(), "registered",
+                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000, null, null);
+    }
+
+    private void noteOtherCluster(String other, String what) {
+        if (otherClusters.putIfAbsent(other, what) == null && !election.otherClusters().containsKey(other)) {
+            log.warn("this NATS account carries another Varpulis cluster, {} (seen: {}); coordinator {} serves {} "
+                    + "and leaves it alone: give each cluster its own NATS account (SPEC section 9)", other, what,
+                    coordinatorId, cluster.getName());
+        }
+    }
+
+    /**
+     * @return the other clusters found in this NATS account (leader leases, stored groups, registrations and
+     * heartbeats), by name, with what showed them; {@code ""} names groups stored without a cluster (older versions)
+     */
+    public Map<String, String> otherClusters() {
+        Map<String, String> found = new TreeMap<>(otherClusters);
+        election.otherClusters().forEach((name, leader) -> found.putIfAbsent(name, "leader " + leader.leader()));
+        groups.otherClusters().forEach((name, names) -> found.merge(name, "groups " + names, (a, b) -> a + ", " + b));
+        return found;
+    }
+
+    /**
+     * @return the leader as {@code GET /api/v1/cluster/leader} shows it
+     */
+    public LeaderView leader() {
+        Optional<LeaderElection.Leader> current = election.current();
+        return new LeaderView(current.map(LeaderElection.Leader::leader).orElse(null),
+                current.map(LeaderElection.Leader::epoch).orElse(0L), cluster.getName(),
+                current.map(LeaderElection.Leader::expiresAt).orElse(null), coordinatorId, isLeader(),
+                election.ttl().toMillis());
+    }
+
+    /**
+     * @return the {@code cluster} health details of this coordinator
+     */
+    public Map<String, Object> healthDetails() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        LeaderView leader = leader();
+        details.put("cluster", cluster.getName());
+        details.put("coordinator", coordinatorId);
+        details.put("leader", leader.leader() == null ? "none (election under way)" : leader.leader());
+        details.put("epoch", leader.epoch());
+        details.put("this_node_leads", leader.thisNodeLeads());
+        adoptingUntil().ifPresent(until -> details.put("placement", "adopting from heartbeats until " + until));
+        details.put("nats_reachable", reachable);
+        Map<String, Long> workers = state.workers().stream().collect(Collectors.groupingBy(WorkerRecord::status,
+                TreeMap::new, Collectors.counting()));
+        details.put("workers", workers);
+        Map<String, String> others = otherClusters();
+        if (!others.isEmpty()) {
+            details.put("other_clusters", others);
+        }
+        return details;
+    }
+
+    private void registerGauges() {
+        Gauge.builder("varpulis.cluster.leader", this, c -> c.isLeader() ? 1 : 0)
+                .description("1 while this coordinator leads its cluster, else 0").tag("coordinator", coordinatorId)
+                .tag("cluster", cluster.getName()).register(registry);
+        Gauge.builder("varpulis.cluster.leader.epoch", election, LeaderElection::epoch)
+                .description("the epoch of this coordinator's last leadership").tag("coordinator", coordinatorId)
+                .register(registry);
+        for (String status : List.of(WorkerRecord.READY, WorkerRecord.UNHEALTHY)) {
+            Gauge.builder("varpulis.cluster.workers", state, s -> s.workers().stream()
+                            .filter(w -> w.status().equals(status)).count())
+                    .description("workers this coordinator knows, by status (unhealthy ones until "
+                            + "dead-worker-retention)").tag("status", status).register(registry);
         }
     }
 

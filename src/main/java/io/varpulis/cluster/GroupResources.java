@@ -17,8 +17,8 @@ import java.io.IOException;
 
 /**
  * The JetStream objects a pipeline group leaves on the server: its durable route consumers, its pipelines'
- * key-value state, its routed events in {@code VARPULIS_ROUTING} and its entry in the coordinators' group store.
- * Parked events in the DLQ are never touched.
+ * key-value state, its routed events in {@code VARPULIS_ROUTING} and its entry in the group store
+ * ({@code {cluster}.{group}}). Parked events in the DLQ are never touched.
  */
 public final class GroupResources {
 
@@ -28,8 +28,9 @@ public final class GroupResources {
     }
 
     /**
-     * Deletes the group's consumers and state and purges its routed events, so a group declared again under the
-     * same name starts from nothing. Objects already absent are skipped.
+     * Deletes the group's consumers and state, purges its routed events, and forgets its entry in the group store
+     * under the default cluster name, so a group declared again under the same name starts from nothing. For tools
+     * that run before any coordinator (the demo's clean-up); objects already absent are skipped.
      *
      * @param connection the connection
      * @param group      the group
@@ -37,6 +38,37 @@ public final class GroupResources {
      * @throws JetStreamApiException when the server refuses a deletion for a reason other than absence
      */
     public static void purge(Connection connection, PipelineGroupSpec group) throws IOException,
+            JetStreamApiException {
+        purge(connection, group, ClusterProperties.DEFAULT_NAME);
+    }
+
+    /**
+     * As {@link #purge(Connection, PipelineGroupSpec)}, for the group of a named cluster.
+     *
+     * @param connection the connection
+     * @param group      the group
+     * @param cluster    the cluster whose group store entry is forgotten
+     * @throws IOException           when the server does not answer
+     * @throws JetStreamApiException when the server refuses a deletion for a reason other than absence
+     */
+    public static void purge(Connection connection, PipelineGroupSpec group, String cluster) throws IOException,
+            JetStreamApiException {
+        purgeObjects(connection, group);
+        if (connection.keyValueManagement().getBucketNames().contains(GroupStore.BUCKET)) {
+            connection.keyValue(GroupStore.BUCKET).delete(GroupStore.key(cluster, group.name()));
+        }
+    }
+
+    /**
+     * Deletes the group's consumers and state and purges its routed events; its group store entry is left to the
+     * caller (a coordinator deletes it itself, before its pipelines stop).
+     *
+     * @param connection the connection
+     * @param group      the group
+     * @throws IOException           when the server does not answer
+     * @throws JetStreamApiException when the server refuses a deletion for a reason other than absence
+     */
+    static void purgeObjects(Connection connection, PipelineGroupSpec group) throws IOException,
             JetStreamApiException {
         var jsm = connection.jetStreamManagement();
         for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
@@ -54,9 +86,6 @@ public final class GroupResources {
             } catch (JetStreamApiException e) {
                 skipAbsent(e);
             }
-        }
-        if (connection.keyValueManagement().getBucketNames().contains(GroupStore.BUCKET)) {
-            connection.keyValue(GroupStore.BUCKET).delete(group.name());
         }
         try {
             jsm.purgeStream(VarpulisJetStream.ROUTING_STREAM,

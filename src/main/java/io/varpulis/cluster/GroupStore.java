@@ -5,129 +5,149 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueConfiguration;
-import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.StorageType;
 import io.varpulis.pipeline.PipelineGroupSpec;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Where the coordinator keeps the pipeline groups it was given, so a restarted coordinator knows them again instead
- * of undeploying what the workers still run.
+ * The pipeline groups of a cluster, shared by all its coordinators: the store is the truth, and every coordinator
+ * watches it, so a group declared on one is known to all at once and a group deleted on one is gone everywhere
+ * (SPEC section 9). Groups are keyed by cluster: a coordinator sees its own cluster's groups only, and learns which
+ * other clusters keep groups in the same store.
  */
 public interface GroupStore {
 
-    /** The key-value bucket of the JetStream store. */
+    /** The key-value bucket of the JetStream store: key {@code {cluster}.{group}}, the group's JSON as value. */
     String BUCKET = "varpulis_groups";
 
-    /**
-     * @return every stored group
-     * @throws IllegalStateException when the store cannot be read
-     */
-    List<PipelineGroupSpec> load();
+    /** What a watcher is told, on the store's thread. */
+    interface Listener {
+
+        /**
+         * @param group a group of this cluster, stored (at the start of the watch, or since)
+         */
+        void stored(PipelineGroupSpec group);
+
+        /**
+         * @param name a group of this cluster, deleted
+         */
+        void removed(String name);
+    }
 
     /**
-     * @param group a group to keep
-     * @throws IllegalStateException when the store did not confirm the write
+     * Starts watching: every group of this cluster is passed to {@link Listener#stored} before this returns, later
+     * changes as they happen.
+     *
+     * @param listener told about the groups
+     * @return stops the watch
+     * @throws IllegalStateException when the store cannot be read
      */
-    void save(PipelineGroupSpec group);
+    AutoCloseable watch(Listener listener);
+
+    /**
+     * Stores a new group.
+     *
+     * @param group the group
+     * @throws IllegalStateException           when the cluster has a group of that name already (the message says so)
+     * @throws GroupStoreUnavailableException when the store did not confirm the write
+     */
+    void create(PipelineGroupSpec group);
 
     /**
      * @param name a group to forget
-     * @throws IllegalStateException when the store did not confirm the delete
+     * @throws GroupStoreUnavailableException when the store did not confirm the delete
      */
     void delete(String name);
 
     /**
-     * @return groups in memory, lost with the coordinator: what core offers
+     * @return the groups of other clusters found in the store, by cluster name; groups stored without a cluster
+     * (by versions before cluster names) under the empty name. Never adopted.
+     */
+    Map<String, Set<String>> otherClusters();
+
+    /**
+     * @return groups in memory, lost with the coordinator and seen by it alone: what core offers
      */
     static GroupStore inMemory() {
-        Map<String, PipelineGroupSpec> groups = new ConcurrentHashMap<>();
         return new GroupStore() {
+            private final Map<String, PipelineGroupSpec> groups = new ConcurrentHashMap<>();
+            private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+
             @Override
-            public List<PipelineGroupSpec> load() {
-                return new ArrayList<>(groups.values());
+            public AutoCloseable watch(Listener listener) {
+                listeners.add(listener);
+                groups.values().forEach(listener::stored);
+                return () -> listeners.remove(listener);
             }
 
             @Override
-            public void save(PipelineGroupSpec group) {
-                groups.put(group.name(), group);
+            public void create(PipelineGroupSpec group) {
+                if (groups.putIfAbsent(group.name(), group) != null) {
+                    throw exists(group.name());
+                }
+                listeners.forEach(l -> l.stored(group));
             }
 
             @Override
             public void delete(String name) {
-                groups.remove(name);
+                if (groups.remove(name) != null) {
+                    listeners.forEach(l -> l.removed(name));
+                }
+            }
+
+            @Override
+            public Map<String, Set<String>> otherClusters() {
+                return Map.of();
             }
         };
     }
 
     /**
-     * Groups in the JetStream key-value bucket {@code varpulis_groups} (created if absent), one key per group, its
-     * JSON as value. Shared by every coordinator of the cluster.
+     * Groups in the JetStream key-value bucket {@value #BUCKET} (created if absent), watched.
      *
      * @param connection the connection
      * @param mapper     writes and reads the group JSON
      * @param replicas   bucket replicas, like the streams'
+     * @param cluster    this cluster's name, the key prefix
      * @return the store
      * @throws IllegalStateException when the bucket cannot be created or opened
      */
-    static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas) {
+    static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas, String cluster) {
         String bucket = BUCKET;
         KeyValue kv;
         try {
             if (!connection.keyValueManagement().getBucketNames().contains(bucket)) {
                 connection.keyValueManagement().create(KeyValueConfiguration.builder().name(bucket)
                         .maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
-                        .description("Varpulis pipeline groups declared on the coordinator").build());
+                        .description("Varpulis pipeline groups, {cluster}.{group}").build());
             }
             kv = connection.keyValue(bucket);
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);
         }
-        return new GroupStore() {
-            @Override
-            public List<PipelineGroupSpec> load() {
-                try {
-                    List<PipelineGroupSpec> groups = new ArrayList<>();
-                    for (String key : kv.keys()) {
-                        KeyValueEntry entry = kv.get(key);
-                        if (entry != null && entry.getValue() != null) {
-                            groups.add(mapper.readValue(entry.getValue(), PipelineGroupSpec.class));
-                        }
-                    }
-                    return groups;
-                } catch (IOException | JetStreamApiException | InterruptedException e) {
-                    if (e instanceof InterruptedException) {
-                        Thread.currentThread().interrupt();
-                    }
-                    throw new IllegalStateException("cannot read the pipeline groups from " + bucket + ": "
-                            + e.getMessage(), e);
-                }
-            }
+        return new JetStreamGroupStore(kv, mapper, cluster);
+    }
 
-            @Override
-            public void save(PipelineGroupSpec group) {
-                try {
-                    kv.put(group.name(), mapper.writeValueAsBytes(group));
-                } catch (IOException | JetStreamApiException e) {
-                    throw new IllegalStateException("cannot store pipeline group " + group.name() + ": "
-                            + e.getMessage(), e);
-                }
-            }
+    /**
+     * @param cluster a cluster name
+     * @param group   a group name
+     * @return the group's key in {@value #BUCKET}: {@code {cluster}.{group}}
+     */
+    static String key(String cluster, String group) {
+        return cluster + "." + group;
+    }
 
-            @Override
-            public void delete(String name) {
-                try {
-                    kv.delete(name);
-                } catch (IOException | JetStreamApiException e) {
-                    throw new IllegalStateException("cannot delete pipeline group " + name + ": " + e.getMessage(),
-                            e);
-                }
-            }
-        };
+    /**
+     * @param name a group name
+     * @return the error of a second group with that name
+     */
+    static IllegalStateException exists(String name) {
+        return new IllegalStateException("pipeline group " + name + " already exists; delete it first");
     }
 }

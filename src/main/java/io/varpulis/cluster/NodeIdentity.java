@@ -4,6 +4,8 @@ import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import java.time.Duration;
+
 /**
  * Resolves and checks a node's ids and timing settings, failing startup with the property's name, the bad value and
  * the fix.
@@ -57,6 +59,43 @@ public final class NodeIdentity {
             return "coordinator";
         }
         return id.trim();
+    }
+
+    /**
+     * @param cluster the settings
+     * @return the cluster name, trimmed
+     * @throws InvalidConfigurationPropertyValueException when it is not a NATS token
+     */
+    public static String clusterName(ClusterProperties cluster) {
+        String name = cluster.getName() == null ? "" : cluster.getName().trim();
+        if (!Subjects.isToken(name)) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.name", cluster.getName(),
+                    "A cluster name is a NATS subject token: letters, digits, '-' and '_' only, e.g. "
+                            + "VARPULIS_CLUSTER_NAME=prod-eu. Every node of one cluster uses the same name.");
+        }
+        cluster.setName(name);
+        return name;
+    }
+
+    /**
+     * @param cluster the settings
+     * @throws InvalidConfigurationPropertyValueException when a lease TTL is too short for its renewals: the leader
+     *                                                    lease under 1 s (the smallest limit-marker TTL, and three
+     *                                                    renewals must fit), the worker lease not longer than two
+     *                                                    heartbeat intervals (one lost renewal must not lose the id)
+     */
+    public static void checkLeases(ClusterProperties cluster) {
+        if (cluster.getLeaderLeaseTtl().compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.leader-lease-ttl",
+                    cluster.getLeaderLeaseTtl(), "The leader lease lives at least 1s (it is renewed every third of "
+                    + "it); 6s is the default.");
+        }
+        if (cluster.getWorkerLeaseTtl().compareTo(cluster.getHeartbeatInterval().multipliedBy(2)) <= 0) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.cluster.worker-lease-ttl",
+                    cluster.getWorkerLeaseTtl(), "A worker renews its id with every heartbeat: the lease must live "
+                    + "longer than two heartbeat intervals (" + cluster.getHeartbeatInterval().multipliedBy(2)
+                    + "), typically three or more.");
+        }
     }
 
     /**

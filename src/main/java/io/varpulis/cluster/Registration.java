@@ -1,5 +1,6 @@
 package io.varpulis.cluster;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -21,6 +22,8 @@ public final class Registration {
      * @param capacity what it can run
      * @param substrate the worker's substrate ({@code core} or {@code jetstream}), an addition to the ADR's shape:
      *                  a coordinator refuses a worker on another substrate; {@code null} from older workers
+     * @param cluster   the worker's cluster name, an addition too: only that cluster's coordinators answer;
+     *                  {@code null} from older workers, read as the default cluster
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -28,7 +31,8 @@ public final class Registration {
                           @JsonProperty("address") String address,
                           @JsonProperty("api_key") String apiKey,
                           @JsonProperty("capacity") Capacity capacity,
-                          @JsonProperty("substrate") String substrate) {
+                          @JsonProperty("substrate") String substrate,
+                          @JsonProperty("cluster") String cluster) {
     }
 
     /**
@@ -49,12 +53,43 @@ public final class Registration {
      * @param status                {@code registered}
      * @param heartbeatIntervalSecs the heartbeat interval the coordinator expects, seconds
      * @param error                 why registration was refused, or {@code null}
+     * @param reason                what was refused, with the error: {@value #SUBSTRATE} or {@value #API_KEY}
+     *                              (retrying cannot help: the worker's settings must change), {@value #WORKER_ID}
+     *                              or {@value #UNREADABLE}
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Reply(@JsonProperty("worker_id") String workerId,
                         @JsonProperty("status") String status,
                         @JsonProperty("heartbeat_interval_secs") Long heartbeatIntervalSecs,
-                        @JsonProperty("error") String error) {
+                        @JsonProperty("error") String error,
+                        @JsonProperty("reason") String reason) {
+
+        /** The worker runs on another substrate than the coordinator. */
+        public static final String SUBSTRATE = "substrate";
+        /** The worker presented no or another api-key. */
+        public static final String API_KEY = "api_key";
+        /** The worker id is not a NATS token. */
+        public static final String WORKER_ID = "worker_id";
+        /** The request was not the registration JSON. */
+        public static final String UNREADABLE = "unreadable";
+
+        /**
+         * @param workerId the worker
+         * @param reason   what was refused
+         * @param error    why, in words with the fix
+         * @return a refusal
+         */
+        static Reply refused(String workerId, String reason, String error) {
+            return new Reply(workerId, null, null, error, reason);
+        }
+
+        /**
+         * @return whether the refusal is one that retrying with the same settings cannot change
+         */
+        @JsonIgnore
+        public boolean isFinal() {
+            return SUBSTRATE.equals(reason) || API_KEY.equals(reason) || WORKER_ID.equals(reason);
+        }
     }
 }

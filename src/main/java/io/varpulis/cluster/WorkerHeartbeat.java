@@ -15,12 +15,16 @@ import java.util.List;
  * @param eventsProcessed  events the worker applied since it started
  * @param pipelinesRunning pipelines it runs now
  * @param pipelineMetrics  per-pipeline counts
+ * @param cluster          the worker's cluster (an addition to the ADR's shape: a coordinator applies only its own
+ *                         cluster's heartbeats); {@code null} from older workers, read as the default cluster
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkerHeartbeat(
         @JsonProperty("events_processed") long eventsProcessed,
         @JsonProperty("pipelines_running") int pipelinesRunning,
-        @JsonProperty("pipeline_metrics") List<PipelineMetric> pipelineMetrics) {
+        @JsonProperty("pipeline_metrics") List<PipelineMetric> pipelineMetrics,
+        @JsonProperty("cluster") String cluster) {
 
     /**
      * Copies the list (absent means empty).
@@ -37,6 +41,8 @@ public record WorkerHeartbeat(
      * @param eventsOut    events emitted
      * @param group        the pipeline's group (an addition to the ADR's shape, so the coordinator can reconcile
      *                     placement); {@code null} from older workers
+     * @param epoch        the placement epoch it runs with (an addition too: a newer leader adopts it, an older
+     *                     placement is undeployed); {@code null} from older workers
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -44,6 +50,7 @@ public record WorkerHeartbeat(
             @JsonProperty("pipeline_name") String pipelineName,
             @JsonProperty("events_in") long eventsIn,
             @JsonProperty("events_out") long eventsOut,
-            @JsonProperty("group") String group) {
+            @JsonProperty("group") String group,
+            @JsonProperty("epoch") Long epoch) {
     }
 }

@@ -18,13 +18,18 @@ final class WorkerIds {
      * {@code worker} when the host has no name
      */
     static String fromHostName() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = System.getenv().getOrDefault("HOSTNAME", "worker");
-        }
-        String label = host.split("\\.")[0].replaceAll("[^A-Za-z0-9_-]", "-");
+        String label = hostName().split("\\.")[0].replaceAll("[^A-Za-z0-9_-]", "-");
         return Subjects.isToken(label) ? label : "worker";
+    }
+
+    /**
+     * @return this host's name, or {@code $HOSTNAME}, or {@code worker} when it has none
+     */
+    static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "worker");
+        }
     }
 }

@@ -1,8 +1,10 @@
 package io.varpulis.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -18,23 +20,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
- * A worker: registers with the coordinator over core request/reply (backoff 1 s doubling to 30 s), publishes its
- * heartbeat through the substrate every heartbeat-interval, and serves its commands on
- * {@code varpulis.cluster.cmd.{worker}.*} (deploy, undeploy, inject, drain, register) over core request/reply.
- * <p>On stop it stops pulling, waits up to drain-timeout for in-flight applies to finish and ack, and leaves anything
- * unfinished unacked for redelivery.
+ * A worker: takes its worker id's lease ({@link WorkerIdLease}, JetStream), then registers with the coordinators
+ * over core request/reply (backoff 1 s doubling to 30 s), publishes its heartbeat through the substrate every
+ * heartbeat-interval (renewing the id lease with it), and serves its commands on {@code varpulis.cluster.cmd.{worker}.*}
+ * (deploy, undeploy, inject, drain, register) over core request/reply.
+ * <p>A process whose worker id is held by another live process subscribes to nothing and runs nothing: it waits,
+ * unready with the holder in its {@code cluster} health details, until the id is free; a worker whose id is taken
+ * from it stops its pipelines at once and waits the same way. A coordinator's refusal that retrying cannot help
+ * (another substrate, a wrong api-key) makes the worker unready with the reason and, with exit-on-refusal, exit with
+ * status 78. Commands are fenced: one from a leader epoch older than the newest this worker has seen, or from
+ * another cluster, is refused (SPEC section 9).
+ * <p>On stop it stops pulling, waits up to drain-timeout for in-flight applies to finish and ack, leaves anything
+ * unfinished unacked for redelivery, and releases its id.
  */
 public class WorkerNode implements SmartLifecycle {
 
@@ -48,25 +62,37 @@ public class WorkerNode implements SmartLifecycle {
     private final ObjectMapper mapper;
     private final SubstrateMetrics metrics;
     private final String address;
+    private final WorkerIdLease idLease;
+    private final Consumer<String> onFinalRefusal;
     private final AtomicBoolean registered = new AtomicBoolean();
     private final AtomicBoolean registering = new AtomicBoolean();
+    private final AtomicBoolean joining = new AtomicBoolean();
+    private final AtomicLong newestLeaderEpoch = new AtomicLong();
     private volatile boolean running;
+    private volatile boolean joined;
+    private volatile String refusal;
+    private volatile WorkerIdLease.Holder idHolder;
     private ScheduledExecutorService scheduler;
     private ScheduledFuture<?> heartbeats;
     private Dispatcher commands;
 
     /**
-     * @param workerId   this worker's id, a NATS token
-     * @param cluster    cluster settings
-     * @param connection the connection (registration and commands use core request/reply on it)
-     * @param transport  the substrate (heartbeats, injected events)
-     * @param host       runs the pipelines
-     * @param mapper     reads and writes the JSON of commands and heartbeats
-     * @param metrics    substrate meters
-     * @param address    the address announced in the registration
+     * @param workerId       this worker's id, a NATS token
+     * @param cluster        cluster settings
+     * @param connection     the connection (registration and commands use core request/reply on it)
+     * @param transport      the substrate (heartbeats, injected events)
+     * @param host           runs the pipelines
+     * @param mapper         reads and writes the JSON of commands and heartbeats
+     * @param metrics        substrate meters
+     * @param address        the address announced in the registration
+     * @param idLease        the lease of this worker id, or {@code null} on core (no key-value store: duplicates are
+     *                       not detected)
+     * @param onFinalRefusal called with the reason when a coordinator refused this worker for good and
+     *                       exit-on-refusal is on (the node exits)
      */
     public WorkerNode(String workerId, ClusterProperties cluster, Connection connection, ClusterTransport transport,
-                      PipelineHost host, ObjectMapper mapper, SubstrateMetrics metrics, String address) {
+                      PipelineHost host, ObjectMapper mapper, SubstrateMetrics metrics, String address,
+                      WorkerIdLease idLease, Consumer<String> onFinalRefusal) {
         this.workerId = Subjects.token("worker id", workerId);
         this.cluster = cluster;
         this.connection = connection;
@@ -75,19 +101,17 @@ public class WorkerNode implements SmartLifecycle {
         this.mapper = mapper;
         this.metrics = metrics;
         this.address = address;
+        this.idLease = idLease;
+        this.onFinalRefusal = onFinalRefusal;
     }
 
     @Override
     public synchronized void start() {
         scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-worker-" + workerId));
-        commands = connection.createDispatcher(this::onCommand);
-        commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
         running = true;
-        registerInBackground();
-        long interval = cluster.getHeartbeatInterval().toMillis();
-        heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
-        log.info("worker {} started on {} (substrate {})", workerId, connection.getConnectedUrl(),
-                transport.substrate());
+        joinInBackground();
+        log.info("worker {} of cluster {} started on {} (substrate {})", workerId, cluster.getName(),
+                connection.getConnectedUrl(), transport.substrate());
     }
 
     @Override
@@ -95,15 +119,19 @@ public class WorkerNode implements SmartLifecycle {
         if (!running) {
             return;
         }
-        if (connection.getStatus() != Connection.Status.CLOSED) {
-            connection.closeDispatcher(commands);
-        }
+        closeCommands();
         // Heartbeats go on while draining: a drain longer than heartbeat-timeout must not get the pipelines moved
         // while they still finish here.
         int pipelines = host.drain(cluster.getDrainTimeout());
         running = false;
-        heartbeats.cancel(false);
+        if (heartbeats != null) {
+            heartbeats.cancel(false);
+        }
         scheduler.shutdownNow();
+        if (idLease != null && joined) {
+            idLease.release();
+        }
+        joined = false;
         log.info("worker {} stopped; drained {} pipeline(s)", workerId, pipelines);
     }
 
@@ -135,13 +163,146 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     /**
+     * @return whether this process holds its worker id (always, on core) and serves its commands
+     */
+    public boolean holdsId() {
+        return joined;
+    }
+
+    /**
+     * @return the newest leader epoch seen in a command, 0 before the first
+     */
+    public long newestLeaderEpoch() {
+        return newestLeaderEpoch.get();
+    }
+
+    /**
+     * @return why this worker is not part of the cluster (another process holds its id, or a coordinator refused it
+     * for good), empty while it is or is becoming part of it
+     */
+    public Optional<String> unreadyReason() {
+        WorkerIdLease.Holder holder = idHolder;
+        if (holder != null) {
+            return Optional.of("worker id " + workerId + " is held by " + holder.describe() + ": this process runs "
+                    + "nothing until that one stops (or " + cluster.getWorkerLeaseTtl().toSeconds() + " s after its "
+                    + "last renewal); give each worker its own VARPULIS_WORKER_ID");
+        }
+        return Optional.ofNullable(refusal);
+    }
+
+    /**
+     * @return the {@code cluster} health details of this worker
+     */
+    public Map<String, Object> healthDetails() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("worker_id", workerId);
+        details.put("cluster", cluster.getName());
+        details.put("holds_id", joined);
+        details.put("registered", registered.get());
+        details.put("leader_epoch_seen", newestLeaderEpoch.get());
+        details.put("pipelines_running", host.status().size());
+        unreadyReason().ifPresent(reason -> details.put("reason", reason));
+        return details;
+    }
+
+    /**
      * @return the heartbeat this worker would publish now
      */
     public WorkerHeartbeat currentHeartbeat() {
         var pipelines = host.status();
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
-                .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group()))
-                .toList());
+                .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
+                        p.epoch()))
+                .toList(), cluster.getName());
+    }
+
+    private void joinInBackground() {
+        if (joining.compareAndSet(false, true)) {
+            DaemonThreads.named("varpulis-join-" + workerId).newThread(this::joinLoop).start();
+        }
+    }
+
+    /** Takes the worker id (waiting while a live process holds it), then serves commands, heartbeats, registers. */
+    private void joinLoop() {
+        try {
+            while (running && !joined) {
+                if (idLease != null && !acquireId()) {
+                    Thread.sleep(cluster.getHeartbeatInterval().toMillis());
+                    continue;
+                }
+                synchronized (this) {
+                    if (!running) {
+                        return;
+                    }
+                    joined = true;
+                    idHolder = null;
+                    commands = connection.createDispatcher(this::onCommand);
+                    commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
+                    long interval = cluster.getHeartbeatInterval().toMillis();
+                    heartbeats = scheduler.scheduleAtFixedRate(this::heartbeatTick, interval, interval,
+                            TimeUnit.MILLISECONDS);
+                }
+                registerInBackground();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            joining.set(false);
+        }
+    }
+
+    private boolean acquireId() {
+        try {
+            Optional<WorkerIdLease.Holder> holder = idLease.acquire();
+            if (holder.isEmpty()) {
+                if (idHolder != null) {
+                    log.info("worker id {} is free again; this process takes it", workerId);
+                }
+                return true;
+            }
+            if (idHolder == null) {
+                log.error("worker id {} is held by {}: this process runs nothing and stays unready until that one "
+                        + "stops; give each worker its own VARPULIS_WORKER_ID", workerId, holder.get().describe());
+            }
+            idHolder = holder.get();
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            log.warn("cannot take worker id {} yet ({}); retrying in {} ms", workerId, e.toString(),
+                    cluster.getHeartbeatInterval().toMillis());
+        }
+        return false;
+    }
+
+    private void heartbeatTick() {
+        if (idLease != null) {
+            Optional<WorkerIdLease.Holder> taken = idLease.renew();
+            if (taken.isPresent()) {
+                lostId(taken.get());
+                return;
+            }
+        }
+        heartbeat();
+    }
+
+    /** Another process took this worker's id (its lease lapsed meanwhile): stop everything, wait for it again. */
+    private synchronized void lostId(WorkerIdLease.Holder holder) {
+        log.error("worker id {} was taken by {} while this process could not renew it; stopping every pipeline here "
+                + "and waiting until the id is free", workerId, holder.describe());
+        idHolder = holder;
+        joined = false;
+        registered.set(false);
+        closeCommands();
+        if (heartbeats != null) {
+            heartbeats.cancel(false);
+        }
+        host.drain(Duration.ZERO);
+        joinInBackground();
+    }
+
+    private void closeCommands() {
+        if (commands != null && connection.getStatus() != Connection.Status.CLOSED) {
+            connection.closeDispatcher(commands);
+        }
+        commands = null;
     }
 
     private void registerInBackground() {
@@ -154,17 +315,25 @@ public class WorkerNode implements SmartLifecycle {
     private void registrationLoop() {
         Duration backoff = cluster.getRegistrationBackoff();
         try {
-            while (running && !registered.get()) {
+            while (running && joined && !registered.get()) {
                 try {
                     Registration.Reply reply = register();
                     if (reply.error() == null) {
                         registered.set(true);
+                        refusal = null;
                         log.info("worker {} registered with the coordinator (heartbeat every {} s)", workerId,
                                 reply.heartbeatIntervalSecs());
                         heartbeat();
                         return;
                     }
-                    log.error("the coordinator refused worker {}: {}", workerId, reply.error());
+                    refused(reply);
+                    if (reply.isFinal() && cluster.isExitOnRefusal()) {
+                        return;
+                    }
+                } catch (CancellationException e) {
+                    // jnats cancels a request nobody is subscribed to (no responders).
+                    log.warn("registration of worker {}: no coordinator listens on {} yet; retrying in {} ms",
+                            workerId, Subjects.REGISTER, backoff.toMillis());
                 } catch (Exception e) {
                     log.warn("registration of worker {} failed ({}); retrying in {} ms", workerId, e.toString(),
                             backoff.toMillis());
@@ -178,27 +347,44 @@ public class WorkerNode implements SmartLifecycle {
         } finally {
             registering.set(false);
             // A register command that arrived while this loop was finishing found it busy: honour it now.
-            if (running && !registered.get()) {
+            if (running && joined && !registered.get() && refusal == null) {
                 registerInBackground();
             }
+        }
+    }
+
+    private void refused(Registration.Reply reply) {
+        String reason = "the coordinator refused worker " + workerId + ": " + reply.error();
+        if (!reply.isFinal()) {
+            log.error("{}; retrying", reason);
+            return;
+        }
+        refusal = reason;
+        if (cluster.isExitOnRefusal()) {
+            log.error("{}; retrying cannot help, so the node exits with status 78 (set "
+                    + "varpulis.cluster.exit-on-refusal=false to keep it running, unready)", reason);
+            onFinalRefusal.accept(reason);
+        } else {
+            log.error("{}; this worker stays unready and retries until its settings or the coordinator's change",
+                    reason);
         }
     }
 
     private Registration.Reply register() throws Exception {
         Registration.Request request = new Registration.Request(workerId, address, cluster.getApiKey(),
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
-                        cluster.getMaxPipelines()), transport.substrate().id());
+                        cluster.getMaxPipelines()), transport.substrate().id(), cluster.getName());
         Message reply = connection.requestWithTimeout(Subjects.REGISTER, mapper.writeValueAsBytes(request),
                 cluster.getCommandTimeout()).get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {
-            throw new IllegalStateException("no coordinator answered on " + Subjects.REGISTER + " ("
-                    + reply.getStatus() + ")");
+            throw new IllegalStateException("no coordinator of cluster " + cluster.getName() + " answered on "
+                    + Subjects.REGISTER + " (" + reply.getStatus() + ")");
         }
         return mapper.readValue(reply.getData(), Registration.Reply.class);
     }
 
     private void heartbeat() {
-        if (!running) {
+        if (!running || !joined) {
             return;
         }
         try {
@@ -218,10 +404,12 @@ public class WorkerNode implements SmartLifecycle {
         String command = subject.substring(subject.lastIndexOf('.') + 1);
         Object reply;
         try {
-            reply = switch (command) {
-                case Commands.DEPLOY -> deploy(mapper.readValue(message.getData(), Commands.Deploy.class));
-                case Commands.UNDEPLOY -> undeploy(mapper.readValue(message.getData(), Commands.Undeploy.class));
-                case Commands.INJECT -> inject(mapper.readValue(message.getData(), Commands.Inject.class));
+            JsonNode body = mapper.readTree(message.getData());
+            String fenced = fence(command, body == null ? mapper.createObjectNode() : body);
+            reply = fenced != null ? Map.of("error", fenced) : switch (command) {
+                case Commands.DEPLOY -> deploy(mapper.treeToValue(body, Commands.Deploy.class));
+                case Commands.UNDEPLOY -> undeploy(mapper.treeToValue(body, Commands.Undeploy.class));
+                case Commands.INJECT -> inject(mapper.treeToValue(body, Commands.Inject.class));
                 case Commands.DRAIN -> Map.of("status", "drained", "pipelines", host.drain(Duration.ZERO));
                 case Commands.REGISTER -> {
                     registerInBackground();
@@ -237,11 +425,36 @@ public class WorkerNode implements SmartLifecycle {
         respond(message, reply);
     }
 
+    /**
+     * @return why the command is refused (another cluster, no or an older leader epoch), or {@code null}
+     */
+    private String fence(String command, JsonNode body) {
+        String from = body.path(Commands.CLUSTER).asText(null);
+        if (from != null && !from.equals(cluster.getName())) {
+            return "command " + command + " from cluster " + from + " refused: worker " + workerId + " belongs to "
+                    + "cluster " + cluster.getName();
+        }
+        long epoch = body.path(Commands.LEADER_EPOCH).asLong(0);
+        if (epoch <= 0) {
+            return Commands.isFenced(command) ? "command " + command + " refused: it carries no "
+                    + Commands.LEADER_EPOCH + "; only the cluster's leader may send it" : null;
+        }
+        long seen = newestLeaderEpoch.getAndAccumulate(epoch, Math::max);
+        if (epoch < seen) {
+            String leader = body.path(Commands.LEADER).asText("?");
+            log.warn("refused command {} from coordinator {} at leader epoch {}: this worker has seen epoch {}",
+                    command, leader, epoch, seen);
+            return "command " + command + " from coordinator " + leader + " at leader epoch " + epoch
+                    + " refused: worker " + workerId + " has seen leader epoch " + seen + " (a newer leader)";
+        }
+        return null;
+    }
+
     private Map<String, Object> deploy(Commands.Deploy deploy) {
         PipelineGroupSpec group = deploy.group().validate();
-        boolean started = host.deploy(group, deploy.pipeline());
+        boolean started = host.deploy(group, deploy.pipeline(), deploy.placementEpoch());
         return Map.of("status", started ? "deployed" : "already_running", "group", group.name(),
-                "pipeline", deploy.pipeline(), "worker_id", workerId);
+                "pipeline", deploy.pipeline(), "worker_id", workerId, "placement_epoch", deploy.placementEpoch());
     }
 
     private Map<String, Object> undeploy(Commands.Undeploy undeploy) {

@@ -1,5 +1,6 @@
 package io.varpulis.cluster;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.time.Instant;
@@ -14,6 +15,8 @@ import java.time.Instant;
  * @param registeredAt  when it last registered
  * @param lastHeartbeat when its last fresh heartbeat was applied, or {@code null}
  * @param heartbeat     the last heartbeat's content, or {@code null}
+ * @param statusSince   when it entered its status (ready: when it last became ready; unhealthy: when its heartbeats
+ *                      were found missing)
  */
 public record WorkerRecord(
         @JsonProperty("worker_id") String workerId,
@@ -22,7 +25,8 @@ public record WorkerRecord(
         @JsonProperty("capacity") Registration.Capacity capacity,
         @JsonProperty("registered_at") Instant registeredAt,
         @JsonProperty("last_heartbeat") Instant lastHeartbeat,
-        @JsonProperty("heartbeat") WorkerHeartbeat heartbeat) {
+        @JsonProperty("heartbeat") WorkerHeartbeat heartbeat,
+        @JsonProperty("status_since") Instant statusSince) {
 
     /** A worker that heartbeats. */
     public static final String READY = "ready";
@@ -33,7 +37,7 @@ public record WorkerRecord(
     /**
      * @return {@code true} when the worker can take pipelines
      */
-    @com.fasterxml.jackson.annotation.JsonIgnore
+    @JsonIgnore
     public boolean isReady() {
         return READY.equals(status);
     }

@@ -62,21 +62,31 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Deploys one pipeline of a group; deploying one that already runs does nothing.
+     * Deploys one pipeline of a group with its placement epoch. Deploying one that already runs with this epoch or a
+     * newer one does nothing; one that runs with an older epoch (placed again meanwhile, SPEC section 9) is stopped
+     * and started again with the new one.
      *
      * @param group    the group (validated)
      * @param pipeline the pipeline name
+     * @param epoch    the placement epoch, which fences the pipeline's state: a writer with an older one must not
+     *                 overwrite it
      * @return {@code true} when it was started now, {@code false} when it already ran
      * @throws IllegalArgumentException when the group has no such pipeline or its processor cannot be created
      */
-    public synchronized boolean deploy(PipelineGroupSpec group, String pipeline) {
+    public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, long epoch) {
         String key = key(group.name(), pipeline);
-        if (deployed.containsKey(key)) {
-            return false;
+        Deployed existing = deployed.get(key);
+        if (existing != null) {
+            if (existing.epoch >= epoch) {
+                return false;
+            }
+            log.info("pipeline {} runs with placement epoch {}; restarting it with epoch {}", key, existing.epoch,
+                    epoch);
+            undeploy(group.name(), pipeline);
         }
         PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline).orElseThrow(() ->
                 new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
-        Deployed running = new Deployed(group.name(), pipeline);
+        Deployed running = new Deployed(group.name(), pipeline, epoch);
         EventProcessor processor = counting(processors.create(group, spec), running);
         KeyValueState state = states.open(group.name(), pipeline);
         RouteEmitter emitter = new RouteEmitter(group.name(), group.outputRoutes(pipeline), transport, codec,
@@ -93,7 +103,8 @@ public class PipelineHost implements AutoCloseable {
             throw e;
         }
         deployed.put(key, running);
-        log.info("deployed pipeline {}/{} on {} input edge(s)", group.name(), pipeline, running.consumptions.size());
+        log.info("deployed pipeline {}/{} on {} input edge(s), placement epoch {}", group.name(), pipeline,
+                running.consumptions.size(), epoch);
         return true;
     }
 
@@ -160,7 +171,7 @@ public class PipelineHost implements AutoCloseable {
      */
     public List<PipelineStatus> status() {
         return deployed.values().stream().map(d -> new PipelineStatus(d.group, d.pipeline, d.eventsIn.get(),
-                d.eventsOut.get())).sorted((a, b) -> (a.group() + a.pipeline()).compareTo(b.group() + b.pipeline()))
+                d.eventsOut.get(), d.epoch)).sorted((a, b) -> (a.group() + a.pipeline()).compareTo(b.group() + b.pipeline()))
                 .toList();
     }
 
@@ -203,21 +214,24 @@ public class PipelineHost implements AutoCloseable {
      * @param pipeline  the pipeline
      * @param eventsIn  events applied
      * @param eventsOut events emitted
+     * @param epoch     the placement epoch it runs with
      */
-    public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut) {
+    public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut, long epoch) {
     }
 
     private static final class Deployed {
         private final String group;
         private final String pipeline;
+        private final long epoch;
         private final List<Consumption> consumptions = new ArrayList<>();
         private final List<RouteIngress> ingresses = new ArrayList<>();
         private final AtomicLong eventsIn = new AtomicLong();
         private final AtomicLong eventsOut = new AtomicLong();
 
-        private Deployed(String group, String pipeline) {
+        private Deployed(String group, String pipeline, long epoch) {
             this.group = group;
             this.pipeline = pipeline;
+            this.epoch = epoch;
         }
     }
 }

@@ -2,6 +2,8 @@ package io.varpulis.web;
 
 import io.varpulis.cluster.ClusterState;
 import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.GroupStoreUnavailableException;
+import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -36,9 +38,9 @@ import java.util.regex.Pattern;
 
 /**
  * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}. Errors are {@code {"error":"..."}}
- * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate did not confirm); 401,
- * 403 and 413 come from {@link ClusterHttpSecurity}, unknown paths and bodies from {@link ApiErrorAdvice}. Every
- * write is audited ({@link AuditLog}) with the principal and its roles.
+ * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate or the group store did
+ * not confirm); 401, 403 and 413 come from {@link ClusterHttpSecurity}, unknown paths and bodies from
+ * {@link ApiErrorAdvice}. Every write is audited ({@link AuditLog}) with the principal and its roles.
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
@@ -86,6 +88,16 @@ public class ClusterApiController {
     }
 
     /**
+     * @return which coordinator leads the cluster, the same on every coordinator (SPEC section 9):
+     * {@code {"leader": "<coordinator id>", "epoch": N, "cluster", "expires_at", "this_node", "this_node_leads",
+     * "lease_ttl_ms"}}
+     */
+    @GetMapping("/leader")
+    public LeaderView leader() {
+        return coordinator.leader();
+    }
+
+    /**
      * @return every group with its placement
      */
     @GetMapping("/pipeline-groups")
@@ -94,11 +106,12 @@ public class ClusterApiController {
     }
 
     /**
-     * Declares a group and places its pipelines.
+     * Declares a group and places its pipelines (on the leader; a follower stores it and the leader places it).
      *
      * @param group   the group JSON (SPEC section 6)
      * @param request the request, for the audit line
-     * @return 201 with the group and its placement
+     * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
+     * {@code unplaced} with the error, and is placed again later
      */
     @PostMapping("/pipeline-groups")
     public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group,
@@ -197,6 +210,7 @@ public class ClusterApiController {
     public Map<String, Object> topology() {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("coordinator_id", coordinator.coordinatorId());
+        body.put("leader", coordinator.leader().leader());
         body.put("substrate", transport.substrate().id());
         body.put("workers", coordinator.state().workers().stream().map(WorkerRecord::workerId).toList());
         body.put("groups", coordinator.topology());
@@ -206,6 +220,11 @@ public class ClusterApiController {
     @ExceptionHandler(IllegalArgumentException.class)
     ResponseEntity<ApiError> badRequest(IllegalArgumentException e, HttpServletRequest request) {
         return refused(HttpStatus.BAD_REQUEST, e, request);
+    }
+
+    @ExceptionHandler(GroupStoreUnavailableException.class)
+    ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e, HttpServletRequest request) {
+        return refused(HttpStatus.SERVICE_UNAVAILABLE, e, request);
     }
 
     @ExceptionHandler(IllegalStateException.class)
@@ -253,6 +272,8 @@ public class ClusterApiController {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("group", group);
         body.put("placement", coordinator.placementOf(group.name()));
+        body.put("pipelines", coordinator.pipelinesOf(group.name()));
+        coordinator.adoptingUntil().ifPresent(until -> body.put("adopting_until", until));
         return body;
     }
 }

@@ -22,6 +22,8 @@ import java.util.Optional;
  * <li>latency: product and raw at the paced rate;</li>
  * <li>memory: a worker node started from the jar, under the paced load;</li>
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
+ * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
+ * </li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
  * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify} does not run it.
@@ -78,6 +80,9 @@ public final class BenchMain {
         }
         if (options.runs("startup")) {
             startup(report);
+        }
+        if (options.runs("failover")) {
+            failover(report);
         }
         if (options.runs("micro")) {
             report.micro(MicroRun.run(OUT), command("micro"));
@@ -170,6 +175,14 @@ public final class BenchMain {
         StartupRun.Result result = jar.isEmpty() ? StartupRun.Result.pending(whyNot.toString())
                 : StartupRun.run(broker, jar.get(), MemoryRun.CONFIGURATIONS.get(0).flags(), options.rounds(), OUT);
         report.startup(result, command("startup") + " --rounds=" + options.rounds());
+    }
+
+    private void failover(Report report) throws Exception {
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        FailoverRun.Result result = jar.isEmpty() ? FailoverRun.Result.pending(whyNot.toString())
+                : FailoverRun.run(broker, jar.get(), MemoryRun.CONFIGURATIONS.get(0).flags(), options.rounds(), OUT);
+        report.failover(result, command("failover") + " --rounds=" + options.rounds());
     }
 
     private HopClient client(Substrate substrate, boolean product) throws Exception {

@@ -13,18 +13,19 @@ import java.util.Set;
  *
  * @param events    events per throughput run
  * @param warmup    events per warm-up run (five per client and substrate, not reported)
- * @param rounds    throughput rounds; the order product/raw alternates between rounds, the median is reported
+ * @param rounds    throughput rounds (the order product/raw alternates between rounds, the median is reported),
+ *                  start-ups, and failover rounds
  * @param rate      paced rate of the latency and memory scenarios, events/s
  * @param seconds   duration of a paced run
  * @param rawBatch  the raw baseline's pull batch size (jnats' default is 500; the product's default is 256)
- * @param scenarios which scenarios to run: throughput, latency, memory, startup, micro (JMH)
+ * @param scenarios which scenarios to run: throughput, latency, memory, startup, failover, micro (JMH)
  * @param substrates the substrates of the throughput and latency scenarios: jetstream, core
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
                     List<Substrate> substrates, String jar) {
 
-    static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "micro");
+    static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "micro");
 
     static BenchOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();

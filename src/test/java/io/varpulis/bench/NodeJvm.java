@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import io.varpulis.test.Processes;
 import io.varpulis.test.TestCredentials;
 
 import java.io.IOException;
@@ -180,18 +181,16 @@ final class NodeJvm implements AutoCloseable {
         return name;
     }
 
+    /** Kills the node with SIGKILL: nothing is shut down, as when a machine dies. */
+    void kill() {
+        Processes.kill(process);
+        LIVE.remove(process);
+    }
+
     /** Stops the node with SIGTERM (graceful), then SIGKILL after 30 s. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(30));
         LIVE.remove(process);
     }
 

@@ -118,6 +118,39 @@ final class Report {
         line("");
     }
 
+    void failover(FailoverRun.Result result, String command) {
+        heading("Control-plane failover: two coordinators, two workers, production settings", command);
+        if (result.pending() != null) {
+            line("| failover | time |");
+            line("|---|---|");
+            line("| **pending**: " + result.pending() + " | - |");
+            line("");
+            return;
+        }
+        line("Settings: `" + result.settings() + "`; nodes started from the jar, JetStream, one server.");
+        line("");
+        line("| round | leader SIGTERM to new leader (s) | leader SIGKILL to new leader (s) | worker SIGKILL to its "
+                + "pipeline running elsewhere (s) | worker and leader SIGKILL to the pipeline running elsewhere (s) |");
+        line("|---|---:|---:|---:|---:|");
+        for (int i = 0; i < result.crash().size(); i++) {
+            line("| " + (i + 1) + " | " + seconds(result.graceful().get(i)) + " | " + seconds(result.crash().get(i))
+                    + " | " + seconds(result.worker().get(i)) + " | " + seconds(result.both().get(i)) + " |");
+        }
+        line("| **median** | **" + seconds(medianMs(result.graceful())) + "** | **" + seconds(medianMs(result.crash()))
+                + "** | **" + seconds(medianMs(result.worker())) + "** | **" + seconds(medianMs(result.both()))
+                + "** |");
+        line("| anchor: singleton failover of a comparable NATS-based engine | 2.6 | 5.9 | | |");
+        line("");
+    }
+
+    private static long medianMs(List<Long> values) {
+        return Math.round(median(values.stream().map(Long::doubleValue).toList()));
+    }
+
+    private static String seconds(long ms) {
+        return fixed(ms / 1000.0, 1);
+    }
+
     void micro(List<MicroRun.Result> results, String command) {
         heading("Micro-benchmarks (JMH): CPU per event, one thread, no network", command);
         if (results.isEmpty()) {

@@ -12,8 +12,16 @@ import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.boot.context.event.ApplicationStartingEvent;
+import org.springframework.boot.context.logging.LoggingApplicationListener;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.Ordered;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,9 +29,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One cluster node of a broker test: the jar's own application ({@link VarpulisClusterApplication}, its
@@ -41,6 +52,12 @@ final class ClusterNode implements AutoCloseable {
 
     /** How long the coordinator waits for a heartbeat before it marks a worker unhealthy, in these tests. */
     static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** How long the leader's lease lives without a renewal, in these tests. */
+    static final Duration LEADER_LEASE_TTL = Duration.ofSeconds(2);
+
+    /** How long a worker id stays held without a renewal, in these tests. */
+    static final Duration WORKER_LEASE_TTL = Duration.ofSeconds(3);
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -65,14 +82,21 @@ final class ClusterNode implements AutoCloseable {
      */
     static ClusterNode coordinator(NatsServerExtension nats, String substrate, String coordinatorId,
                                    String... extra) {
-        List<String> args = common(nats, substrate, "coordinator");
+        return coordinator(nats.url(), substrate, coordinatorId, extra);
+    }
+
+    /**
+     * @param url           the broker's URL(s)
+     * @param substrate     {@code jetstream} or {@code core}
+     * @param coordinatorId the coordinator id (names its durable heartbeat consumer)
+     * @param extra         more {@code --key=value} arguments (declared groups, cluster name, ...)
+     * @return a running coordinator with the operator API on a random port
+     */
+    static ClusterNode coordinator(String url, String substrate, String coordinatorId, String... extra) {
+        List<String> args = common(url, substrate, "coordinator");
         args.add("--varpulis.cluster.coordinator-id=" + coordinatorId);
-        args.add("--server.port=0");
-        args.add("--server.address=127.0.0.1");
         args.addAll(List.of(extra));
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .web(WebApplicationType.SERVLET).run(args.toArray(String[]::new));
-        return new ClusterNode(coordinatorId, context, null);
+        return new ClusterNode(coordinatorId, start(args, true, null), null);
     }
 
     /**
@@ -83,7 +107,19 @@ final class ClusterNode implements AutoCloseable {
      * @return a running worker with a {@value #RECORDER} bean
      */
     static ClusterNode worker(NatsServerExtension nats, String substrate, String workerId, String... extra) {
-        List<String> args = common(nats, substrate, "worker");
+        return worker(nats.url(), substrate, workerId, false, extra);
+    }
+
+    /**
+     * @param url       the broker's URL(s)
+     * @param substrate {@code jetstream} or {@code core}
+     * @param workerId  the worker id
+     * @param web       whether it serves HTTP (Actuator) on a random port
+     * @param extra     more {@code --key=value} arguments
+     * @return a running worker with a {@value #RECORDER} bean
+     */
+    static ClusterNode worker(String url, String substrate, String workerId, boolean web, String... extra) {
+        List<String> args = common(url, substrate, "worker");
         args.add("--varpulis.cluster.worker-id=" + workerId);
         args.addAll(List.of(extra));
         List<Recorded> recorded = new CopyOnWriteArrayList<>();
@@ -91,16 +127,30 @@ final class ClusterNode implements AutoCloseable {
             recorded.add(new Recorded(processing.group(), event));
             return List.of();
         };
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .web(WebApplicationType.NONE)
-                .initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder))
-                .run(args.toArray(String[]::new));
-        return new ClusterNode(workerId, context, recorded);
+        return new ClusterNode(workerId, start(args, web, recorder), recorded);
     }
 
-    private static List<String> common(NatsServerExtension nats, String substrate, String role) {
+    /** Starts a node; of two arguments with the same key, the later one (a test's own) wins. */
+    private static ConfigurableApplicationContext start(List<String> given, boolean web, EventProcessor recorder) {
+        Map<String, String> byKey = new LinkedHashMap<>();
+        given.forEach(arg -> byKey.put(arg.split("=", 2)[0], arg));
+        List<String> args = new ArrayList<>(byKey.values());
+        if (web) {
+            args.add("--server.port=0");
+            args.add("--server.address=127.0.0.1");
+        }
+        SpringApplicationBuilder builder = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+                .web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
+                .listeners(new LoggingInitLock.Take(), new LoggingInitLock.Give());
+        if (recorder != null) {
+            builder.initializers(ctx -> ctx.getBeanFactory().registerSingleton(RECORDER, recorder));
+        }
+        return builder.run(args.toArray(String[]::new));
+    }
+
+    private static List<String> common(String url, String substrate, String role) {
         return new ArrayList<>(List.of(
-                "--varpulis.nats.url=" + nats.url(),
+                "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=" + substrate,
                 "--varpulis.cluster.role=" + role,
                 "--varpulis.cluster.heartbeat-interval=" + HEARTBEAT_INTERVAL.toMillis() + "ms",
@@ -109,6 +159,12 @@ final class ClusterNode implements AutoCloseable {
                 "--varpulis.cluster.command-timeout=2s",
                 "--varpulis.cluster.registration-max-backoff=2s",
                 "--varpulis.nats.jetstream.consumer.nak-delay=200ms",
+                "--varpulis.cluster.leader-lease-ttl=" + LEADER_LEASE_TTL.toMillis() + "ms",
+                "--varpulis.cluster.worker-lease-ttl=" + WORKER_LEASE_TTL.toMillis() + "ms",
+                // Pipelines stay where they were placed unless a test asks for rebalancing.
+                "--varpulis.cluster.rebalance-delay=1h",
+                // In-process nodes: a refused worker must not end the test JVM.
+                "--varpulis.cluster.exit-on-refusal=false",
                 // An event delivered to a worker that dies before acking it comes back after 5 s, not 30 s.
                 "--varpulis.nats.jetstream.consumer.ack-wait=5s",
                 TestCredentials.PASSWORD_ARGUMENT,
@@ -142,6 +198,13 @@ final class ClusterNode implements AutoCloseable {
 
     SubstrateMetrics metrics() {
         return context.getBean(SubstrateMetrics.class);
+    }
+
+    /**
+     * @return the {@code cluster} health contributor's answer now
+     */
+    Health clusterHealth() {
+        return context.getBean(ClusterHealthIndicator.class).health(true);
     }
 
     /**
@@ -209,6 +272,45 @@ final class ClusterNode implements AutoCloseable {
     private URI uri(String path) {
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /**
+     * Spring Boot's logging system initialises from JVM-wide system properties; contexts started at the same moment in
+     * one JVM can read another's half-written ones ("Unknown format CONSOLE_LOG_STRUCTURED_FORMAT_IS_UNDEFINED"). The
+     * logging phase of each start is taken one at a time; the rest of the start runs in parallel.
+     */
+    private static final class LoggingInitLock {
+
+        private static final ReentrantLock LOCK = new ReentrantLock();
+
+        /** Taken before anything else listens to the start. */
+        private static final class Take implements ApplicationListener<ApplicationStartingEvent>, Ordered {
+            @Override
+            public void onApplicationEvent(ApplicationStartingEvent event) {
+                LOCK.lock();
+            }
+
+            @Override
+            public int getOrder() {
+                return Ordered.HIGHEST_PRECEDENCE;
+            }
+        }
+
+        /** Given back once the logging system is initialised, or the start failed. */
+        private static final class Give implements ApplicationListener<ApplicationEvent>, Ordered {
+            @Override
+            public void onApplicationEvent(ApplicationEvent event) {
+                if ((event instanceof ApplicationEnvironmentPreparedEvent || event instanceof ApplicationFailedEvent)
+                        && LOCK.isHeldByCurrentThread()) {
+                    LOCK.unlock();
+                }
+            }
+
+            @Override
+            public int getOrder() {
+                return LoggingApplicationListener.DEFAULT_ORDER + 1;
+            }
+        }
     }
 
     /** An event the recorder applied, with the group of the pipeline that applied it. */

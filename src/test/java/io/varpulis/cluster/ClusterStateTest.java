@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,31 +21,33 @@ class ClusterStateTest {
 
     private final MutableClock clock = new MutableClock();
     private final ClusterState state = new ClusterState(clock);
+    private final AtomicLong epochs = new AtomicLong(100);
 
     @Test
     void workerThatRegistersAgainAfterBeingUnhealthyIsReadyUntilItsNextTimeout() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT)).containsExactly("w1");
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
 
         state.register(request("w1"));
 
-        assertThat(state.expire(TIMEOUT)).as("a registration is a sign of life, like a heartbeat").isEmpty();
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).as("a registration is a sign of life, like a heartbeat")
+                .isEmpty();
         assertThat(state.worker("w1").orElseThrow().isReady()).isTrue();
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT)).containsExactly("w1");
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
     }
 
     @Test
     void workerIsUnhealthyOnlyAfterTheTimeoutWithoutAHeartbeat() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.minusSeconds(1));
-        state.heartbeat("w1", new WorkerHeartbeat(0, 0, List.of()), clock.instant());
+        state.heartbeat("w1", beat(0), clock.instant());
         clock.advance(TIMEOUT.minusSeconds(1));
 
-        assertThat(state.expire(TIMEOUT)).isEmpty();
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).isEmpty();
         clock.advance(Duration.ofSeconds(2));
-        assertThat(state.expire(TIMEOUT)).containsExactly("w1");
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
         assertThat(state.worker("w1").orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
     }
 
@@ -52,14 +56,115 @@ class ClusterStateTest {
         state.register(request("w1"));
         var sent = clock.instant();
         clock.advance(TIMEOUT.minusSeconds(1));
-        state.heartbeat("w1", new WorkerHeartbeat(0, 0, List.of()), sent);
+        state.heartbeat("w1", beat(0), sent);
         clock.advance(Duration.ofSeconds(2));
 
-        assertThat(state.expire(TIMEOUT)).as("alive at the send time, not at the replay").containsExactly("w1");
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).as("alive at the send time, not at the replay")
+                .containsExactly("w1");
+    }
+
+    @Test
+    void aWorkerSilentWhileTheCoordinatorWasCutOffGetsAFullTimeoutFromTheReconnection() {
+        state.register(request("w1"));
+        clock.advance(TIMEOUT.multipliedBy(3));
+        Instant reconnected = clock.instant();
+
+        assertThat(state.expire(TIMEOUT, reconnected)).as("the outage is not the worker's silence").isEmpty();
+        clock.advance(TIMEOUT.minusSeconds(1));
+        assertThat(state.expire(TIMEOUT, reconnected)).isEmpty();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(state.expire(TIMEOUT, reconnected)).containsExactly("w1");
+    }
+
+    @Test
+    void capacityFollowsTheHeartbeatsPipelinesRunning() {
+        state.register(request("w1"));
+
+        state.heartbeat("w1", beat(3), clock.instant());
+
+        assertThat(state.worker("w1").orElseThrow().capacity().pipelinesRunning()).isEqualTo(3);
+        assertThat(state.worker("w1").orElseThrow().capacity().maxPipelines()).isEqualTo(32);
+    }
+
+    @Test
+    void aFailedDeployLeavesThePipelineUnplacedWithTheErrorAndTheNextRoundTriesAnotherWorker() {
+        state.register(request("w1"));
+        state.register(request("w2"));
+        state.addGroup(TestGroups.threeStages("g"));
+        Map<String, Placement> first = state.place(epochs::incrementAndGet);
+        Placement a = first.get("g/a");
+        assertThat(a.state()).isEqualTo(Placement.DEPLOYING);
+
+        state.deployFailed("g/a", a, "no answer");
+
+        assertThat(state.placement("g/a")).isEmpty();
+        assertThat(state.failure("g/a").orElseThrow().error()).isEqualTo("no answer");
+        Placement again = state.place(epochs::incrementAndGet).get("g/a");
+        assertThat(again.worker()).as("the other worker").isNotEqualTo(a.worker());
+        assertThat(again.epoch()).isGreaterThan(a.epoch());
+        assertThat(state.deployed("g/a", again)).isTrue();
+        assertThat(state.placement("g/a").orElseThrow().isRunning()).isTrue();
+        assertThat(state.failure("g/a")).isEmpty();
+    }
+
+    @Test
+    void aReportWithANewerEpochIsAdoptedAndOneWithAnOlderEpochRunsElsewhere() {
+        state.register(request("w1"));
+        state.register(request("w2"));
+        state.addGroup(TestGroups.threeStages("g"));
+        assertThat(state.reportRunning("g/a", "w1", 5)).isEqualTo(ClusterState.Report.ADOPTED);
+
+        assertThat(state.reportRunning("g/a", "w2", 7)).as("a newer leader placed it on w2")
+                .isEqualTo(ClusterState.Report.ADOPTED);
+        assertThat(state.reportRunning("g/a", "w1", 5)).as("w1 still runs the older placement")
+                .isEqualTo(ClusterState.Report.ELSEWHERE);
+        assertThat(state.placement("g/a").orElseThrow().worker()).isEqualTo("w2");
+        assertThat(state.reportRunning("g/x", "w1", 5)).isEqualTo(ClusterState.Report.UNKNOWN_GROUP);
+    }
+
+    @Test
+    void rebalanceMovesOnePipelineOnlyWhenTheLoadDiffersByTwoAndTheTargetHasSettled() {
+        state.register(request("w1"));
+        state.addGroup(TestGroups.threeStages("g"));
+        state.place(epochs::incrementAndGet).forEach(state::deployed);
+        state.register(request("w2"));
+
+        assertThat(state.rebalance(Duration.ofSeconds(30))).as("w2 has just joined").isEmpty();
+        clock.advance(Duration.ofSeconds(31));
+        var move = state.rebalance(Duration.ofSeconds(30)).orElseThrow();
+        assertThat(move.getValue()).isEqualTo("w2");
+        Placement moved = state.move(move.getKey(), "w2", epochs.incrementAndGet()).orElseThrow();
+        assertThat(state.rebalance(Duration.ofSeconds(30))).as("a move still deploying").isEmpty();
+        state.deployed(move.getKey(), moved);
+
+        assertThat(state.rebalance(Duration.ofSeconds(30))).as("2 against 1: even enough, never flaps back")
+                .isEmpty();
+        assertThat(state.pipelinesOf("w1")).hasSize(2);
+        assertThat(state.pipelinesOf("w2")).hasSize(1);
+    }
+
+    @Test
+    void aDeadWorkerIsForgottenAfterTheRetentionWithItsPlacements() {
+        state.register(request("w1"));
+        state.addGroup(TestGroups.threeStages("g"));
+        state.place(epochs::incrementAndGet).forEach(state::deployed);
+        clock.advance(TIMEOUT.plusSeconds(1));
+        state.expire(TIMEOUT, Instant.MIN);
+
+        assertThat(state.forgetDead(Duration.ofMinutes(10))).isEmpty();
+        clock.advance(Duration.ofMinutes(10).plusSeconds(1));
+        assertThat(state.forgetDead(Duration.ofMinutes(10))).containsExactly("w1");
+        assertThat(state.workers()).isEmpty();
+        assertThat(state.placement()).isEmpty();
+    }
+
+    private static WorkerHeartbeat beat(int pipelines) {
+        return new WorkerHeartbeat(0, pipelines, List.of(), null);
     }
 
     private static Registration.Request request(String workerId) {
-        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32), "jetstream");
+        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32),
+                "jetstream", null);
     }
 
     private static final class MutableClock extends Clock {

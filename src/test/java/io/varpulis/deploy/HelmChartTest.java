@@ -109,7 +109,8 @@ class HelmChartTest {
     void defaultsAreJetStreamOnTheNatsServiceWithoutAuthentication() {
         RenderedManifests manifests = render(HELM.template().withName(RELEASE));
 
-        assertThat(at(manifests.get("StatefulSet", COORDINATORS), "spec", "replicas")).isEqualTo(1);
+        assertThat(at(manifests.get("StatefulSet", COORDINATORS), "spec", "replicas")).as("one leads, one follows")
+                .isEqualTo(2);
         assertThat(at(manifests.get("StatefulSet", WORKERS), "spec", "replicas")).isEqualTo(2);
         for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
             Map<String, Object> container = container(workload);
@@ -193,7 +194,9 @@ class HelmChartTest {
         assertThat(mapAt(applicationYml, "varpulis", "cluster"))
                 .containsEntry("heartbeat-interval", "5s")
                 .containsEntry("heartbeat-timeout", "15s")
-                .containsEntry("drain-timeout", "20s");
+                .containsEntry("drain-timeout", "20s")
+                .containsEntry("name", RELEASE)
+                .containsEntry("leader-lease-ttl", "6s");
         assertThat(at(applicationYml, "varpulis", "nats", "startup-retry-timeout")).as("values.config merged in").isEqualTo("60s");
 
         for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
@@ -286,15 +289,27 @@ class HelmChartTest {
     }
 
     @Test
-    void podDisruptionBudgetsLetANodeDrainEvenWithOneCoordinator() {
+    void theCoordinatorBudgetKeepsOneCoordinatorAndTheWorkerBudgetLetsOneGo() {
         RenderedManifests manifests = render(HELM.template().withName(RELEASE));
 
-        for (String role : List.of(COORDINATORS, WORKERS)) {
-            Map<String, Object> budget = manifests.get("PodDisruptionBudget", role);
-            assertThat(at(budget, "spec", "maxUnavailable")).isEqualTo(1);
-            assertThat(mapAt(budget, "spec")).doesNotContainKey("minAvailable");
-            assertSelects(budget, manifests.get("StatefulSet", role));
-        }
+        Map<String, Object> coordinators = manifests.get("PodDisruptionBudget", COORDINATORS);
+        assertThat(at(coordinators, "spec", "minAvailable")).as("a drain never takes the last leader candidate")
+                .isEqualTo(1);
+        assertThat(mapAt(coordinators, "spec")).doesNotContainKey("maxUnavailable");
+        assertSelects(coordinators, manifests.get("StatefulSet", COORDINATORS));
+        Map<String, Object> workers = manifests.get("PodDisruptionBudget", WORKERS);
+        assertThat(at(workers, "spec", "maxUnavailable")).isEqualTo(1);
+        assertThat(mapAt(workers, "spec")).doesNotContainKey("minAvailable");
+        assertSelects(workers, manifests.get("StatefulSet", WORKERS));
+    }
+
+    @Test
+    void aSingleCoordinatorsBudgetStillLetsANodeDrain() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE).set("coordinator.replicas", "1"));
+
+        Map<String, Object> budget = manifests.get("PodDisruptionBudget", COORDINATORS);
+        assertThat(at(budget, "spec", "maxUnavailable")).isEqualTo(1);
+        assertThat(mapAt(budget, "spec")).doesNotContainKey("minAvailable");
     }
 
     @Test

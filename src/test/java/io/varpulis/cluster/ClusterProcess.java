@@ -1,0 +1,160 @@
+package io.varpulis.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.test.Processes;
+import io.varpulis.test.TestCredentials;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A cluster node run as its own JVM, the way an operator runs the jar: the application's main class on this build's
+ * classpath (without the test classes), HTTP on a free 127.0.0.1 port (requests carry {@link TestCredentials}), its
+ * output in a log file. {@link #kill()} is
+ * SIGKILL, nothing shut down; {@link #close()} is SIGTERM (graceful), then SIGKILL.
+ */
+final class ClusterProcess implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    // Processes still running when the test JVM exits are killed, so none keeps a port or a lease.
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
+                "cluster-process-reaper"));
+    }
+
+    private final String name;
+    private final int port;
+    private final Path log;
+    private final Process process;
+
+    private ClusterProcess(String name, int port, Path log, Process process) {
+        this.name = name;
+        this.port = port;
+        this.log = log;
+        this.process = process;
+    }
+
+    /**
+     * @param name   the node's name (its log file)
+     * @param logDir where the log goes
+     * @param args   {@code --key=value} arguments: role, ids, URL, timings
+     * @return the started process (not ready yet)
+     */
+    static ClusterProcess start(String name, Path logDir, List<String> args) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.endsWith("test-classes")).collect(Collectors.joining(File.pathSeparator));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-cp", classPath,
+                "io.varpulis.VarpulisClusterApplication"));
+        command.addAll(args);
+        command.addAll(List.of("--server.address=127.0.0.1", "--server.port=" + port, TestCredentials.PASSWORD_ARGUMENT,
+                "--spring.main.banner-mode=off", "--logging.level.root=WARN", "--logging.level.io.varpulis=INFO"));
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve(name + ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        LIVE.add(process);
+        return new ClusterProcess(name, port, log, process);
+    }
+
+    String name() {
+        return name;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * @param timeout how long to wait
+     * @return the exit status, empty when it still runs
+     */
+    Optional<Integer> awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? Optional.of(process.exitValue())
+                : Optional.empty();
+    }
+
+    /**
+     * @param path a path on the node's HTTP port
+     * @return status and JSON body, or empty while it does not listen yet
+     */
+    Optional<ClusterNode.Response> get(String path) {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + path)).timeout(Duration.ofSeconds(3)).header("Authorization", TestCredentials.adminBasic())
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode body = response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
+            return Optional.of(new ClusterNode.Response(response.statusCode(), body));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * @param path a path of the operator API
+     * @param json the body
+     * @return the answer
+     */
+    ClusterNode.Response post(String path, String json) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + path)).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .header("Authorization", TestCredentials.adminBasic())
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        return new ClusterNode.Response(response.statusCode(), response.body().isEmpty() ? JSON.nullNode()
+                : JSON.readTree(response.body()));
+    }
+
+    /**
+     * @return the log so far
+     */
+    String output() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    /** SIGKILL: the JVM dies at once, without shutting anything down. */
+    void kill() {
+        Processes.kill(process);
+        LIVE.remove(process);
+    }
+
+    /** SIGTERM (graceful shutdown), then SIGKILL after 30 s. */
+    @Override
+    public void close() {
+        Processes.stop(process, Duration.ofSeconds(30));
+        LIVE.remove(process);
+    }
+}
