@@ -8,6 +8,7 @@ import io.varpulis.delivery.PipelineHost;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
@@ -239,7 +240,7 @@ public class WorkerNode implements SmartLifecycle {
 
     private Map<String, Object> deploy(Commands.Deploy deploy) {
         PipelineGroupSpec group = deploy.group().validate();
-        boolean started = host.deploy(group, deploy.pipeline());
+        boolean started = host.deploy(group, deploy.pipeline(), KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         return Map.of("status", started ? "deployed" : "already_running", "group", group.name(),
                 "pipeline", deploy.pipeline(), "worker_id", workerId);
     }
@@ -259,7 +260,9 @@ public class WorkerNode implements SmartLifecycle {
         Event event = Event.of(inject.eventType(), inject.fields());
         PublishReceipt receipt = transport.publish(new OutboundMessage(edge.subject(), mapper.writeValueAsBytes(event),
                 "inject:" + UUID.randomUUID())).get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        metrics.published(edge.name());
+        if (!receipt.duplicate()) {
+            metrics.published(edge.name());
+        }
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("status", "injected");
         reply.put("subject", receipt.subject());
