@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -357,10 +356,15 @@ public final class JetStreamKeyValueState implements KeyValueState {
     /**
      * Mends the chain after a write was not confirmed: waits until every sent write settled, finds which were stored
      * after all, and sends the others again. Runs on the recovery thread.
+     * <p>The writes stored since the last confirmed one, if all are this writer's, are the first of its unconfirmed
+     * writes, in order: each expected its predecessor's sequence, so none lands after a write it did not make. So the
+     * bucket's last message tells all: when it is the n-th unconfirmed write (n = writes stored since), the first n
+     * are stored; anything else means another writer wrote. (Reading each sequence would not do: the bucket keeps one
+     * message per key, so a key written twice leaves a gap.)
      */
     private void recover() {
         long from;
-        Map<String, Write> ours = new HashMap<>();
+        List<Write> pending;
         synchronized (this) {
             if (fenced != null || closed) {
                 return;
@@ -370,28 +374,24 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 return;
             }
             from = confirmedSequence;
-            unconfirmed.forEach(w -> ours.put(w.messageId, w));
+            pending = new ArrayList<>(unconfirmed);
         }
         long last;
-        Map<Write, Long> found = new HashMap<>();
         try {
             last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
-            if (last - from > ours.size()) {
-                fence("the bucket holds " + (last - from) + " writes after sequence " + from + ", more than the "
-                        + ours.size() + " this writer made: another writer took it over", null);
+            long stored = last - from;
+            if (stored > pending.size()) {
+                fence("the bucket holds " + stored + " writes after sequence " + from + ", more than the "
+                        + pending.size() + " this writer has not seen confirmed: another writer took it over", null);
                 return;
             }
-            for (long sequence = from + 1; sequence <= last; sequence++) {
-                Optional<MessageInfo> stored = leaderRead(MessageGetRequest.forSequence(sequence),
-                        "read sequence " + sequence);
-                String id = stored.map(MessageInfo::getHeaders).map(h -> h.getFirst(Delivery.MSG_ID_HEADER))
-                        .orElse(null);
-                Write write = id == null ? null : ours.get(id);
-                if (write == null) {
-                    fence("sequence " + sequence + " was written by another writer (message id " + id + ")", null);
+            if (stored > 0) {
+                String id = leaderRead(MessageGetRequest.forSequence(last), "read sequence " + last)
+                        .map(MessageInfo::getHeaders).map(h -> h.getFirst(Delivery.MSG_ID_HEADER)).orElse(null);
+                if (!pending.get((int) stored - 1).messageId.equals(id)) {
+                    fence("sequence " + last + " was written by another writer (message id " + id + ")", null);
                     return;
                 }
-                found.put(write, sequence);
             }
         } catch (StateUnavailableException | IOException e) {
             retryLater(e);
@@ -404,15 +404,16 @@ public final class JetStreamKeyValueState implements KeyValueState {
             }
             return;
         }
+        int found = (int) (last - from);
         List<Write> confirmed = new ArrayList<>();
         synchronized (this) {
             if (fenced != null || closed) {
                 return;
             }
-            found.forEach((write, sequence) -> {
-                write.status = Status.STORED;
-                write.sequence = sequence;
-            });
+            for (int i = 0; i < found; i++) {
+                pending.get(i).status = Status.STORED;
+                pending.get(i).sequence = from + 1 + i;
+            }
             advance(confirmed);
             Write head = unconfirmed.peekFirst();
             if (head != null && head.status == Status.FAILED && refusedForItself(head.failure)) {
@@ -423,14 +424,12 @@ public final class JetStreamKeyValueState implements KeyValueState {
             recovering = false;
             retryMillis = FIRST_RETRY_MILLIS;
             for (Write write : unconfirmed) {
-                if (write.status != Status.STORED) {
-                    send(write);
-                }
+                send(write);
             }
         }
         confirmed.forEach(w -> w.confirmed.complete(null));
         log.info("state bucket {}: write chain mended at sequence {} ({} found stored, {} sent again)", bucket,
-                last, found.size(), ours.size() - found.size());
+                last, found, pending.size() - found);
     }
 
     private void retryLater(Exception cause) {
