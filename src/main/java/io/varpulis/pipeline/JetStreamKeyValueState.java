@@ -41,6 +41,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,12 +52,14 @@ import java.util.concurrent.TimeoutException;
  * pipeline): survives the worker's SIGKILL, moves with the pipeline when it is placed on another worker, and stays
  * exact while a NATS server fails over (SPEC section 9). How it keeps the {@link KeyValueState} contract:
  * <ul>
- * <li><b>The bucket has one writer, fenced by its last sequence.</b> Opening the state writes the fence key
+ * <li><b>The bucket has one writer, fenced by its last message.</b> Opening the state writes the fence key
  * ({@value #FENCE_KEY}: {@code {"epoch": N, "writer": "...", "opened_at": "..."}}) with
- * {@code Nats-Expected-Last-Sequence} set to the bucket's last sequence, and every later write expects the sequence
- * the previous one got. So a write lands only if nobody else wrote since: once a successor opened the bucket, the
- * earlier writer's next write is refused and it is {@link StateFencedException fenced}. An open whose epoch is below
- * the fence's is refused. Writes are pipelined: each expects the sequence its predecessor will get.</li>
+ * {@code Nats-Expected-Last-Sequence} set to the bucket's last sequence, and every later write expects the bucket's
+ * last message to be the writer's previous write ({@code Nats-Expected-Last-Msg-Id}). So a write lands only if nobody
+ * else wrote since: once a successor opened the bucket, the earlier writer's next write is refused and it is
+ * {@link StateFencedException fenced}. An open whose epoch is below the fence's is refused. Writes are pipelined,
+ * each chained to its predecessor's message id (a chain of expected sequences would not do: once one write failed,
+ * a later one could land on the sequence another writer's message took).</li>
  * <li><b>Reads see the writer's last write.</b> The state caches every key it wrote or read (at most
  * {@code maxCachedKeys}, never evicting one with an unconfirmed write); a miss reads the key from the stream leader
  * ({@code $JS.API.STREAM.MSG.GET}, never the direct get that a replica may answer from behind). A bucket that held no
@@ -64,9 +67,9 @@ import java.util.concurrent.TimeoutException;
  * <li><b>Confirmed before the ack.</b> {@link #put} returns once the write is sent; {@link #flush()} completes when
  * every write so far has its PubAck.</li>
  * <li><b>Broker failures are waited out.</b> When a write is not confirmed (no responders, PubAck timeout, a
- * refused expectation), the state stops sending, reads the bucket's last sequence from the leader, recognises its
- * own writes among those stored since its last confirmed one by their {@code Nats-Msg-Id}
- * ({@code {writer}:{n}}), and sends the rest again; a write it did not make means another writer took over (fenced).
+ * refused expectation), the state stops sending, reads the bucket's last message from the leader, recognises which
+ * of its writes were stored after all by their {@code Nats-Msg-Id} ({@code {writer}:{n}}), and sends the rest again;
+ * a message it did not write means another writer took over (fenced).
  * Retried until stored, fenced or closed; a write refused for itself (a server limit) fails the writes after it,
  * whose inputs are then applied again from the bucket.</li>
  * </ul>
@@ -79,19 +82,24 @@ public final class JetStreamKeyValueState implements KeyValueState {
     /** The fence key: the highest placement epoch that opened the bucket, and the writer holding it. */
     public static final String FENCE_KEY = RESERVED_PREFIX + "fence";
 
-    /** Room left under max_payload for a write's subject and headers (message id, expected sequence), bytes. */
+    /** Room left under max_payload for a write's subject and headers (message ids, the delete marker), bytes. */
     static final int WRITE_OVERHEAD_BYTES = 1024;
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamKeyValueState.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was not the one a write expected. */
+    /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was not the one the fence expected. */
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** {@code JSStreamWrongLastMsgIDErr}: the bucket's last message was not the write a write expected. */
+    private static final int WRONG_LAST_MESSAGE_ID = 10070;
     /** Opens that find the bucket written meanwhile try again this often before giving up. */
     private static final int OPEN_ATTEMPTS = 20;
     private static final long FIRST_RETRY_MILLIS = 100;
     private static final long MAX_RETRY_MILLIS = 4000;
     private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
             "DEL");
+    /** Settles every state's writes when their PubAck (or its failure) comes, in order. */
+    private static final Executor CONFIRM = Executors.newSingleThreadExecutor(
+            DaemonThreads.named("varpulis-state-confirm"));
     /** Recovers every state's broken write chains; the work is rare and short (a few leader reads). */
     private static final ScheduledExecutorService RECOVERY =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-state-recovery"));
@@ -110,7 +118,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private final LinkedHashMap<String, Cached> cache = new LinkedHashMap<>(64, 0.75f, true);
     private final ArrayDeque<Write> unconfirmed = new ArrayDeque<>();
     private long confirmedSequence;
-    private long sentSequence;
+    private String confirmedMessageId;
+    private String sentMessageId;
     private long writes;
     private boolean recovering;
     private long retryMillis = FIRST_RETRY_MILLIS;
@@ -300,21 +309,18 @@ public final class JetStreamKeyValueState implements KeyValueState {
         }
     }
 
-    /** Sends one write expecting the sequence its predecessor will get. Called holding the lock. */
+    /** Sends one write expecting its predecessor to be the bucket's last message. Called holding the lock. */
     private void send(Write write) {
-        write.expected = sentSequence;
-        sentSequence++;
+        String previous = sentMessageId;
+        sentMessageId = write.messageId;
         write.status = Status.SENT;
         OutboundMessage message = new OutboundMessage(subject(write.key),
                 write.value == null ? new byte[0] : write.value, write.messageId,
-                write.value == null ? DELETE_MARKER : Map.of(), write.expected);
-        CompletableFuture<PublishReceipt> published = transport.publish(message);
-        if (published.isDone()) {
-            // Failed at once (a full window, a closed connection): settle off this thread, which holds the lock.
-            RECOVERY.execute(() -> published.whenComplete((receipt, error) -> settled(write, receipt, error)));
-        } else {
-            published.whenComplete((receipt, error) -> settled(write, receipt, error));
-        }
+                write.value == null ? DELETE_MARKER : Map.of(), null, previous);
+        // Settled on CONFIRM, never on the thread that completes the PubAck (jnats' reply dispatcher, the PubAck
+        // deadline sweeper): settling takes this state's lock, which a sender may hold while it waits for a slot in
+        // the window of outstanding PubAcks that only those threads free.
+        transport.publish(message).whenCompleteAsync((receipt, error) -> settled(write, receipt, error), CONFIRM);
     }
 
     private void settled(Write write, PublishReceipt receipt, Throwable error) {
@@ -345,6 +351,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         while (!unconfirmed.isEmpty() && unconfirmed.peekFirst().status == Status.STORED) {
             Write write = unconfirmed.pollFirst();
             confirmedSequence = Math.max(confirmedSequence, write.sequence);
+            confirmedMessageId = write.messageId;
             Cached cached = cache.get(write.key);
             if (cached != null) {
                 cached.pending--;
@@ -357,10 +364,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * Mends the chain after a write was not confirmed: waits until every sent write settled, finds which were stored
      * after all, and sends the others again. Runs on the recovery thread.
      * <p>The writes stored since the last confirmed one, if all are this writer's, are the first of its unconfirmed
-     * writes, in order: each expected its predecessor's sequence, so none lands after a write it did not make. So the
-     * bucket's last message tells all: when it is the n-th unconfirmed write (n = writes stored since), the first n
-     * are stored; anything else means another writer wrote. (Reading each sequence would not do: the bucket keeps one
-     * message per key, so a key written twice leaves a gap.)
+     * writes, in order: each expected its predecessor to be the bucket's last message, so none lands after a message
+     * it did not write. So the bucket's last message tells all: when it is the n-th unconfirmed write (n = messages
+     * stored since), the first n are stored; anything else means another writer wrote. (Reading each sequence would
+     * not do: the bucket keeps one message per key, so a key written twice leaves a gap.)
      */
     private void recover() {
         long from;
@@ -420,7 +427,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 refuse(head, confirmed);
                 return;
             }
-            sentSequence = last;
+            sentMessageId = confirmedMessageId;
             recovering = false;
             retryMillis = FIRST_RETRY_MILLIS;
             for (Write write : unconfirmed) {
@@ -456,7 +463,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         unconfirmed.clear();
         cache.clear();
         complete = false;
-        sentSequence = confirmedSequence;
+        sentMessageId = confirmedMessageId;
         recovering = false;
         StateException error = new StateException("bucket " + bucket + " refused the write of key " + head.key
                 + ": " + head.failure.getMessage(), head.failure);
@@ -469,6 +476,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private static boolean refusedForItself(Throwable failure) {
         Optional<PublishException> publish = PublishException.find(failure);
         return publish.isPresent() && !publish.get().isUnavailable()
+                && publish.get().apiErrorCode() != WRONG_LAST_MESSAGE_ID
                 && publish.get().apiErrorCode() != WRONG_LAST_SEQUENCE;
     }
 
@@ -549,7 +557,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
                 synchronized (this) {
                     confirmedSequence = receipt.sequence();
-                    sentSequence = receipt.sequence();
+                    confirmedMessageId = writer + ":0";
+                    sentMessageId = confirmedMessageId;
                     complete = keys == 0;
                 }
                 log.info("opened state bucket {} as writer {} (placement epoch {}, {} key(s), fence at sequence {})",
@@ -673,7 +682,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
         private final String messageId;
         private final CompletableFuture<Void> confirmed = new CompletableFuture<>();
         private Status status = Status.QUEUED;
-        private long expected;
         private long sequence;
         private Throwable failure;
 
