@@ -33,9 +33,11 @@ public class PublishException extends RuntimeException {
 
     /**
      * JetStream API errors that mean "not now" rather than "no": {@code JSClusterNotAvailErr} (10008, JetStream system
-     * temporarily unavailable) and {@code JSClusterNotLeaderErr} (10009), both answered during elections.
+     * temporarily unavailable) and {@code JSClusterNotLeaderErr} (10009), answered during elections, and
+     * {@code JSStreamDuplicateMessageConflict} (10158, duplicate message id is in process), answered to a publish tried
+     * again while the first one is still being replicated: that one is likely to be stored.
      */
-    private static final Set<Integer> TRANSIENT_API_ERRORS = Set.of(10008, 10009);
+    private static final Set<Integer> TRANSIENT_API_ERRORS = Set.of(10008, 10009, 10158);
 
     private final Kind kind;
     private final int apiErrorCode;

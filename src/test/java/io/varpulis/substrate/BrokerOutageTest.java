@@ -1,7 +1,7 @@
 package io.varpulis.substrate;
 
-import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
@@ -14,12 +14,10 @@ import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.PublishReceipt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -82,32 +80,18 @@ class BrokerOutageTest {
         int ticks = 3000;
         try (CountingRig rig = new CountingRig(nats.url(), 1, Duration.ofSeconds(5))) {
             long parkedBefore = rig.dlqDepth();
-            List<CompletableFuture<PublishReceipt>> stored = new ArrayList<>();
-            stored.add(rig.tick(-1));
+            rig.tick(-1).get(10, TimeUnit.SECONDS);
             CompletableFuture<Void> outage = CompletableFuture.runAsync(() -> {
-                sleep(2000);
+                CountingRig.sleep(2000);
                 nats.kill();
-                sleep(6000);
+                CountingRig.sleep(6000);
                 nats.start();
             });
-            long started = System.nanoTime();
-            for (int n = 1; n <= ticks; n++) {
-                stored.add(rig.tick(n));
-                long due = started + n * 2_000_000L;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-            }
+            rig.tickAll(ticks, Duration.ofMillis(2));
             outage.get(60, TimeUnit.SECONDS);
-            CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new)).get(180, TimeUnit.SECONDS);
 
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> rig.sunk.size() >= ticks && rig.consumer(CountingRig.INPUT).getNumAckPending() == 0
-                            && rig.consumer(CountingRig.OUTPUT).getNumAckPending() == 0);
-            System.out.printf("server kill: redelivered count=%d sink=%d, retried=%.0f, parked %s%n",
-                    rig.consumer(CountingRig.INPUT).getRedelivered(), rig.consumer(CountingRig.OUTPUT).getRedelivered(),
-                    rig.worker.metrics.count("varpulis.events.retried", "pipeline", "count"), rig.parked());
+            rig.awaitDrained(ticks, Duration.ofSeconds(120));
+            System.out.println("server killed 6 s: " + rig.figures());
             assertThat(rig.sunk).containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, ticks).boxed().toList());
             assertThat(rig.total()).as("every tick counted once in the state").isEqualTo(ticks);
             assertThat(rig.dlqDepth() - parkedBefore).as("only the poison tick is parked").isEqualTo(1);
@@ -115,15 +99,6 @@ class BrokerOutageTest {
             assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver unsettled").hasValue(0);
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
                     .isEqualTo(1);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -32,6 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * A two-hop job for fault tests, on one worker's substrate: {@code _external -> count} ({@code Tick {"n": N}})
  * applied with JetStream state (key {@code seen.N}, and a {@code total} raised once per new N: exact only if no
@@ -48,6 +50,10 @@ final class CountingRig implements AutoCloseable {
     final SubstrateFixture worker;
     final KeyValueState state;
     final Set<Integer> sunk = ConcurrentHashMap.newKeySet();
+    /** The stream of the count pipeline's state bucket. */
+    final String stateStream;
+    /** When each tick was sent and stored, nanoTime, by N. */
+    private final Map<Integer, long[]> timings = new ConcurrentHashMap<>();
     final AtomicInteger maxDeliveriesAdvisories = new AtomicInteger();
     private final List<Consumption> consumptions = new ArrayList<>();
     private final Dispatcher advisories;
@@ -66,9 +72,11 @@ final class CountingRig implements AutoCloseable {
         worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, properties);
         advisories = worker.connection.createDispatcher(msg -> maxDeliveriesAdvisories.incrementAndGet());
         advisories.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>");
+        String pipeline = "count-" + System.nanoTime();
+        stateStream = "KV_" + JetStreamKeyValueState.bucketName(GROUP, pipeline);
         state = KeyValueStateFactory.jetStream(worker.connection, worker.transport,
                 new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000))
-                .open(GROUP, "count-" + System.nanoTime(), 1);
+                .open(GROUP, pipeline, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
         RouteEmitter emitter = new RouteEmitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
         NatsProperties.Consumer consumer = properties.getJetstream().getConsumer();
@@ -117,6 +125,61 @@ final class CountingRig implements AutoCloseable {
                             CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS))
                     .thenCompose(ignored -> untilStored(message, deadline));
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * Publishes ticks 1 to {@code ticks}, one every {@code apart}, each until stored, and waits for every PubAck.
+     */
+    void tickAll(int ticks, Duration apart) throws Exception {
+        List<CompletableFuture<PublishReceipt>> stored = new ArrayList<>();
+        long started = System.nanoTime();
+        for (int n = 1; n <= ticks; n++) {
+            long sent = System.nanoTime();
+            int tick = n;
+            stored.add(tick(n).whenComplete((receipt, error) -> timings.put(tick, new long[] {sent,
+                    System.nanoTime()})));
+            long wait = started + n * apart.toNanos() - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+        }
+        CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new)).get(180, TimeUnit.SECONDS);
+    }
+
+    /**
+     * @param since a nanoTime (a kill)
+     * @return how long after it the first tick sent after it was stored, ms: the broker's time away for publishers
+     */
+    long storedAgainAfterMillis(long since) {
+        return timings.values().stream().filter(t -> t[0] > since).mapToLong(t -> t[1]).min()
+                .orElse(since) / 1_000_000 - since / 1_000_000;
+    }
+
+    /**
+     * Waits until the sink has every tick and both edges' consumers have nothing pending or unacked.
+     */
+    void awaitDrained(int ticks, Duration timeout) {
+        await().atMost(timeout).pollInterval(Duration.ofMillis(500))
+                .until(() -> sunk.size() >= ticks && consumer(INPUT).getNumAckPending() == 0
+                        && consumer(INPUT).getNumPending() == 0 && consumer(OUTPUT).getNumAckPending() == 0);
+    }
+
+    /**
+     * @return the consumers' redelivery counts, the broker retries and what was parked, for the test's output
+     */
+    String figures() throws Exception {
+        return String.format("redelivered input=%d sink=%d, broker retries=%.0f, parked=%s",
+                consumer(INPUT).getRedelivered(), consumer(OUTPUT).getRedelivered(),
+                worker.metrics.count("varpulis.events.retried", "pipeline", "count"), parked());
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

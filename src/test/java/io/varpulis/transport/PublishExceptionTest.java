@@ -25,7 +25,7 @@ class PublishExceptionTest {
                 new CompletionException(new RuntimeException(new IOException(
                         "Error Publishing: 503 No Responders Available For Request"))),
                 new TimeoutException(), new CancellationException("Future cancelled, connection closing."),
-                new IllegalStateException("Connection is Closed"), api(10008), api(10009), null}) {
+                new IllegalStateException("Connection is Closed"), api(10008), api(10009), api(10158), null}) {
             assertThat(PublishException.classify(error)).as(String.valueOf(error))
                     .isEqualTo(PublishException.Kind.UNAVAILABLE);
         }
