@@ -70,8 +70,8 @@ import java.util.concurrent.TimeoutException;
  * refused expectation), the state stops sending, reads the bucket's last message from the leader, recognises which
  * of its writes were stored after all by their {@code Nats-Msg-Id} ({@code {writer}:{n}}), and sends the rest again;
  * a message it did not write means another writer took over (fenced).
- * Retried until stored, fenced or closed; a write refused for itself (a server limit) fails the writes after it,
- * whose inputs are then applied again from the bucket.</li>
+ * Retried until stored, fenced or closed; a write refused for itself (a server limit) twice fails the writes after
+ * it, whose inputs are then applied again from the bucket.</li>
  * </ul>
  * Values are stored as the NATS key-value API stores them (subject {@code $KV.{bucket}.{key}}, a delete is a
  * {@code KV-Operation: DEL} marker), so {@code nats kv get} reads them. Keys live for the bucket's TTL after their
@@ -423,7 +423,9 @@ public final class JetStreamKeyValueState implements KeyValueState {
             }
             advance(confirmed);
             Write head = unconfirmed.peekFirst();
-            if (head != null && head.status == Status.FAILED && refusedForItself(head.failure)) {
+            if (head != null && head.status == Status.FAILED && refusedForItself(head.failure)
+                    && head.refusals++ > 0) {
+                // Refused twice, and not stored meanwhile: the bucket will not take it.
                 refuse(head, confirmed);
                 return;
             }
@@ -683,6 +685,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         private final CompletableFuture<Void> confirmed = new CompletableFuture<>();
         private Status status = Status.QUEUED;
         private long sequence;
+        private int refusals;
         private Throwable failure;
 
         private Write(String key, byte[] value, String messageId) {
