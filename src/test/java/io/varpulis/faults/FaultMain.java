@@ -49,18 +49,22 @@ public final class FaultMain {
         }
         Files.createDirectories(OUT);
         String server = NatsServerBinaries.find().map(Path::toString).orElse("(none)");
-        System.out.println("faults: nats-server " + server + ", jar " + jar.get() + ", " + options.lines()
-                + " lines, " + Instant.now());
-        System.out.println(Row.header());
+        System.out.println("faults: nats-server " + server + ", jar " + jar.get() + ", " + Instant.now());
         List<Row> rows = new ArrayList<>();
-        DemoScenario demo = new DemoScenario(jar.get(), options, OUT);
+        DemoScenario demo = null;
+        if (options.scenarios().stream().anyMatch(List.of("a", "b", "c", "d")::contains)) {
+            Path input = DemoScenario.input(options, OUT);
+            demo = new DemoScenario(jar.get(), options, OUT, input);
+            System.out.println("faults: the main job streams " + input);
+        }
+        System.out.println(Row.header());
         for (String scenario : options.scenarios()) {
             int runs = scenario.equals("sync") ? 1 : options.runs();
             for (int run = 1; run <= runs; run++) {
                 Row row = switch (scenario) {
                     case "a" -> oneServerKilled(demo, run);
                     case "b" -> leaderKilled(demo, run, options);
-                    case "c" -> nodesKilled(demo, run, options);
+                    case "c" -> nodesKilled(demo, run);
                     case "d" -> natsDown(demo, run, options);
                     case "e" -> new BadInputScenario(jar.get(), OUT).run(run);
                     default -> new SyncIntervalCost().run();
@@ -107,11 +111,11 @@ public final class FaultMain {
         }
     }
 
-    private static Row nodesKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
+    private static Row nodesKilled(DemoScenario demo, int run) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
-            return demo.run("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator", "--kill-at",
-                    String.valueOf(options.lines() / 2)), 0, null);
+            // The demo kills them half-way itself (--kill-at defaults to half the lines) and starts them again.
+            return demo.run("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator"), 0, null);
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.Set;
  *                  worker and the coordinator killed -9 together), {@code d} (NATS down 60 s), {@code e} (bad input
  *                  on a routing subject), {@code sync} (what {@code sync_interval: always} costs on three servers)
  * @param runs      runs of each demo scenario ({@code b} is "5 runs of 5" when done)
- * @param days      the demo's {@code --days}: a log of the sample over that many consecutive days (2 000 lines a day)
+ * @param days      the log: the sample over that many consecutive days (2 000 lines a day), made by
+ *                  {@code scripts/make-log.sh --days}
  * @param input     a log file for the demo ({@code --input}) instead of {@code --days}, or empty
  * @param rates     lines/s the demo streams, by scenario
  * @param outage    how long NATS stays down in scenario {@code d}, seconds
@@ -49,18 +50,6 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
         return new FaultOptions(scenarios, number(values, "runs", 1), number(values, "days", 50),
                 values.getOrDefault("input", ""), rates, number(values, "outage", 60), number(values, "restart", 20),
                 values.getOrDefault("jar", ""));
-    }
-
-    /**
-     * @return the lines the demo will stream (the input's, or 2 000 a day of the sample)
-     */
-    long lines() throws java.io.IOException {
-        if (!input.isEmpty()) {
-            try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of(input))) {
-                return lines.filter(l -> !l.isBlank()).count();
-            }
-        }
-        return 2_000L * days;
     }
 
     private static int number(Map<String, String> values, String name, int fallback) {
