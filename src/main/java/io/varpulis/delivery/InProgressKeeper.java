@@ -3,7 +3,6 @@ package io.varpulis.delivery;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.Delivery;
 
-import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
@@ -69,13 +68,6 @@ final class InProgressKeeper {
         /** Stops keeping it alive: it was settled, or is left for the server to redeliver. */
         void done() {
             done = true;
-        }
-
-        /**
-         * @return how long the delivery has been tracked without an in-progress acknowledgement
-         */
-        Duration quiet() {
-            return Duration.ofNanos(System.nanoTime() - since);
         }
     }
 }

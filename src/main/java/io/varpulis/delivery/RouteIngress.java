@@ -6,7 +6,6 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventTypePattern;
-import io.varpulis.pipeline.KeyValueState.StateException;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.RouteEdge;
