@@ -12,6 +12,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestCredentials;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -167,11 +168,13 @@ class DeadLetterSizeTest {
         try (ConfigurableApplicationContext coordinator = new SpringApplicationBuilder(
                 VarpulisClusterApplication.class).properties("server.port=0", "varpulis.nats.url=" + nats.url(),
                 "varpulis.nats.substrate=jetstream", "varpulis.cluster.role=coordinator",
-                "varpulis.cluster.coordinator-id=dlq-size", "varpulis.dlq.max-page-bytes=2MB").run()) {
+                "varpulis.cluster.coordinator-id=dlq-size", "varpulis.dlq.max-page-bytes=2MB",
+                "spring.security.user.password=" + TestCredentials.PASSWORD).run()) {
             int port = coordinator.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             HttpClient http = HttpClient.newHttpClient();
             HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/api/v1/cluster/dlq?limit=500")).build(), HttpResponse.BodyHandlers.ofString());
+                    + "/api/v1/cluster/dlq?limit=500")).header("Authorization", TestCredentials.adminBasic()).build(),
+                    HttpResponse.BodyHandlers.ofString());
 
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.body().length()).isLessThanOrEqualTo(2 * 1024 * 1024 + 1024);
@@ -179,7 +182,8 @@ class DeadLetterSizeTest {
             assertThat(body.path("note").asText()).contains("max-page-bytes");
             long newest = body.path("events").get(0).path("sequence").asLong();
             HttpResponse<String> one = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/api/v1/cluster/dlq/" + newest)).build(), HttpResponse.BodyHandlers.ofString());
+                    + "/api/v1/cluster/dlq/" + newest)).header("Authorization", TestCredentials.adminBasic()).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(node.codec.mapper().readTree(one.body()).path("envelope").path("payload").asText())
                     .isEqualTo(large + 499);
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.TestCredentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -45,7 +46,8 @@ class ReadinessAnswersFastTest {
         try (ConfigurableApplicationContext node = new SpringApplicationBuilder(VarpulisClusterApplication.class)
                 .properties("server.port=0", "varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                         "varpulis.nats.reconnect-wait=200ms", "varpulis.cluster.coordinator-id=ready-fast",
-                        "varpulis.cluster.worker-id=ready-fast-w").run()) {
+                        "varpulis.cluster.worker-id=ready-fast-w",
+                        "spring.security.user.password=" + TestCredentials.PASSWORD).run()) {
             int port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             URI readiness = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
