@@ -54,7 +54,10 @@ import java.util.concurrent.TimeoutException;
  * <ul>
  * <li><b>The bucket has one writer, fenced by its last message.</b> Opening the state writes the fence key
  * ({@value #FENCE_KEY}: {@code {"epoch": N, "writer": "...", "opened_at": "..."}}) with
- * {@code Nats-Expected-Last-Sequence} set to the bucket's last sequence, and every later write expects the bucket's
+ * {@code Nats-Expected-Last-Sequence} set to the bucket's last sequence. The fence is written as a delete marker
+ * with a body ({@code KV-Operation: DEL}), so that key-value clients ({@code kv.get}, {@code kv.keys()},
+ * {@code nats kv ls}) see only the pipeline's own keys; it lasts the bucket's TTL after the last open, like any key
+ * (a stale writer is fenced by the chain below whatever its age). Every later write expects the bucket's
  * last message to be the writer's previous write ({@code Nats-Expected-Last-Msg-Id}). So a write lands only if nobody
  * else wrote since: once a successor opened the bucket, the earlier writer's next write is refused and it is
  * {@link StateFencedException fenced}. An open whose epoch is below the fence's is refused. Writes are pipelined,
@@ -546,15 +549,14 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 StreamState before = jsm.getStreamInfo(stream).getStreamState();
                 Optional<MessageInfo> current = leaderRead(MessageGetRequest.lastForSubject(subject(FENCE_KEY)),
                         "read the fence");
-                long heldBy = current.filter(JetStreamKeyValueState::isValue).map(JetStreamKeyValueState::epochOf)
-                        .orElse(-1L);
+                long heldBy = current.map(JetStreamKeyValueState::epochOf).orElse(-1L);
                 if (heldBy > epoch) {
                     throw new StateFencedException("state bucket " + bucket + " is held by placement epoch " + heldBy
                             + " (" + current.map(m -> new String(m.getData(), StandardCharsets.UTF_8)).orElse("")
                             + "); this placement has epoch " + epoch + " and must not write it", null);
                 }
                 PublishReceipt receipt = transport.publish(new OutboundMessage(subject(FENCE_KEY), fenceValue(),
-                        writer + ":0").expectingLastSequence(before.getLastSequence()))
+                        writer + ":0", DELETE_MARKER, before.getLastSequence(), null))
                         .get(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                 long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
                 synchronized (this) {

@@ -89,6 +89,7 @@ class JetStreamKeyValueStateTest {
         KeyValue kv = operator.keyValue(bucket);
         assertThat(text(kv.get("bf.1.a").getValue())).isEqualTo("2");
         assertThat(kv.get("bf.1.b")).isNull();
+        assertThat(kv.keys()).as("the fence is not a key other clients see").containsExactly("bf.1.a");
     }
 
     @Test
