@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nats.client.impl.NatsMessage;
+import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -47,8 +48,9 @@ public class RouteIngressBenchmark {
     private final SubstrateMetrics metrics = new SubstrateMetrics(registry);
     private final RouteEdge edge = new RouteEdge("bench", "_external", "sink");
     // The parker is never called: every payload decodes and applies.
-    private final RouteIngress ingress = new RouteIngress(edge, (event, context) -> List.of(), OutputEmitter.NONE,
-            new InMemoryKeyValueState(), new EventCodec(), null, metrics, Duration.ofSeconds(2));
+    private final RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(),
+            edge.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
+            new EventCodec(), null, metrics, Duration.ofSeconds(2), RouteIngress.OwnershipListener.NONE);
     private final NatsMessage message = NatsMessage.builder().subject(edge.subject()).data(Payloads.event(42))
             .build();
     private final Duration applyTime = Duration.ofNanos(25_000);
@@ -90,6 +92,11 @@ public class RouteIngressBenchmark {
         @Override
         public long maxDeliver() {
             return 5;
+        }
+
+        @Override
+        public Duration ackWait() {
+            return Duration.ofSeconds(30);
         }
 
         @Override

@@ -20,6 +20,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.BuiltInProcessorTypes;
 import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
@@ -92,10 +93,12 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
-                                                  ClusterProperties cluster, NatsProperties nats) {
+                                                  ClusterTransport transport, ClusterProperties cluster,
+                                                  NatsProperties nats) {
             return substrate == Substrate.JETSTREAM
-                    ? KeyValueStateFactory.jetStream(connection, cluster.getStateTtl(),
-                    nats.getJetstream().getReplicas())
+                    ? KeyValueStateFactory.jetStream(connection, transport, new JetStreamKeyValueState.Settings(
+                    cluster.getStateTtl(), nats.getJetstream().getReplicas(),
+                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()))
                     : KeyValueStateFactory.inMemory();
         }
 

@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -35,14 +36,17 @@ public class VarpulisHealthContributorAutoConfiguration {
     }
 
     /**
-     * @param admin the JetStream admin
-     * @return the {@code jetstream} contributor
+     * @param admin      the JetStream admin
+     * @param connection the connection
+     * @param properties {@code varpulis.nats.jetstream.health-refresh-interval}
+     * @return the {@code jetstream} contributor, asking the server in the background
      */
-    @Bean
+    @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "jetstreamHealthIndicator")
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
-    public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin) {
-        return new JetStreamHealthIndicator(admin);
+    public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
+                                                             NatsProperties properties) {
+        return new JetStreamHealthIndicator(admin, connection, properties.getJetstream().getHealthRefreshInterval());
     }
 }

@@ -118,6 +118,13 @@ public class ClusterProperties {
     private boolean exitOnRefusal = true;
 
     /**
+     * Most keys of one pipeline's state kept in the pipeline's cache (its own writes and the keys it read); a key
+     * evicted is read again from the bucket's stream leader. Keys with a write not yet confirmed are never evicted.
+     */
+    @Min(1)
+    private int stateCacheKeys = 100_000;
+
+    /**
      * Pipeline groups the coordinator deploys at start, by group name (the {@code name} defaults to the key):
      * {@code varpulis.cluster.groups.<name>.pipelines[i].name/processor.type/processor.settings.*} and
      * {@code .routes[i].from-pipeline/to-pipeline/event-types}.
@@ -282,6 +289,14 @@ public class ClusterProperties {
 
     public void setStateTtl(Duration stateTtl) {
         this.stateTtl = stateTtl;
+    }
+
+    public int getStateCacheKeys() {
+        return stateCacheKeys;
+    }
+
+    public void setStateCacheKeys(int stateCacheKeys) {
+        this.stateCacheKeys = stateCacheKeys;
     }
 
     public Map<String, PipelineGroupSpec> getGroups() {

@@ -472,7 +472,9 @@ public class WorkerNode implements SmartLifecycle {
         Event event = Event.of(inject.eventType(), inject.fields());
         PublishReceipt receipt = transport.publish(new OutboundMessage(edge.subject(), mapper.writeValueAsBytes(event),
                 "inject:" + UUID.randomUUID())).get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        metrics.published(edge.name());
+        if (!receipt.duplicate()) {
+            metrics.published(edge.name());
+        }
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("status", "injected");
         reply.put("subject", receipt.subject());

@@ -8,6 +8,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,23 +16,37 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Parks an event: publishes its {@link DeathEnvelope} on {@code varpulis.dlq.{unit}} and acks the original only after
  * the DLQ's PubAck; when the park fails the original is nak'ed instead (ADR-007). On its last delivery a nak would
- * strand it (the server delivers nothing past max_deliver), so the park is first tried again for about 15 s while
- * the delivery is kept in progress; if the DLQ still refuses, an ERROR names the stream sequence to recover by hand
- * and {@code varpulis.events.stranded{unit}} counts it. On core nothing can be stored: the envelope is logged at
- * ERROR as lost.
+ * strand it (the server delivers nothing past max_deliver), so while the DLQ is unavailable the park is tried again
+ * for up to {@link #LAST_DELIVERY_PARK_PATIENCE} (longer than a leader election or a short outage), the delivery
+ * kept in progress; if the DLQ still does not take it, or refuses it, an ERROR names the stream sequence to recover
+ * by hand and {@code varpulis.events.stranded{unit}} counts it. On core nothing can be stored: the envelope is logged
+ * at ERROR as lost.
+ * <p>An event that fit the routing stream always fits the DLQ (SPEC section 4): when the JSON envelope would exceed
+ * the server's max_payload (a 900 KB binary event is a 1.2 MB envelope in base64), the event is parked in the raw
+ * form of {@link DeadLetterHeaders}: its original bytes as the body, the envelope's fields as headers.
  * <p>The DLQ publish carries {@code Nats-Msg-Id = dlq:{stream}:{sequence}}, so a park repeated after a crash between
  * the PubAck and the ack is stored once.
  */
 public class DeadLetterParker {
 
-    /** Tries of the DLQ publish for an event on its last delivery, before it is reported stranded. */
-    static final int LAST_DELIVERY_PARK_TRIES = 5;
+    /** How long the park of an event on its last delivery is tried again while the DLQ is unavailable. */
+    static final Duration LAST_DELIVERY_PARK_PATIENCE = Duration.ofMinutes(2);
+
+    /** Longest wait between two tries of a last-delivery park. */
+    private static final long MAX_PARK_WAIT_MILLIS = 8000;
+
+    /** The {@code Nats-Msg-Id} header line without its value ({@code name: value\r\n}), bytes. */
+    private static final int MESSAGE_ID_HEADER_BYTES = "Nats-Msg-Id".length() + 4;
+
+    /** {@code NATS/1.0\r\n} and the blank line that ends a header block, bytes. */
+    private static final int HEADER_BLOCK_FRAMING = 12;
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterParker.class);
 
@@ -79,12 +94,34 @@ public class DeadLetterParker {
             return CompletableFuture.completedFuture(null);
         }
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence();
-        byte[] body = json(envelope).getBytes(StandardCharsets.UTF_8);
-        return publish(delivery, unit, reason, envelope, new OutboundMessage(subject, body, messageId), 1);
+        return publish(delivery, unit, reason, envelope, message(delivery, envelope, subject, messageId), 1,
+                System.nanoTime());
+    }
+
+    /** The JSON envelope, or the raw form when the envelope would not fit under max_payload. */
+    private OutboundMessage message(Delivery delivery, DeathEnvelope envelope, String subject, String messageId) {
+        byte[] json = json(envelope).getBytes(StandardCharsets.UTF_8);
+        long maxPayload = transport.maxPayload();
+        long idHeader = MESSAGE_ID_HEADER_BYTES + messageId.length();
+        if (maxPayload <= 0 || json.length + HEADER_BLOCK_FRAMING + idHeader <= maxPayload) {
+            return new OutboundMessage(subject, json, messageId);
+        }
+        byte[] original = delivery.data();
+        Map<String, String> headers = DeadLetterHeaders.of(envelope, maxPayload - original.length - idHeader);
+        String id = messageId;
+        if (headers.isEmpty()) {
+            // Not even the original subject fits beside the message id: keep the event, drop the id.
+            headers = DeadLetterHeaders.of(envelope, maxPayload - original.length);
+            id = null;
+        }
+        log.warn("{} is {} bytes: its death envelope ({} bytes) is over the server's max_payload ({} bytes); parking "
+                        + "it in the raw form (the original bytes as the body, {} envelope field(s) as Varpulis-Dlq-* "
+                        + "headers)", delivery, original.length, json.length, maxPayload, headers.size());
+        return new OutboundMessage(subject, original, id, headers, null, null);
     }
 
     private CompletableFuture<Void> publish(Delivery delivery, String unit, ParkReason reason, DeathEnvelope envelope,
-                                            OutboundMessage message, int attempt) {
+                                            OutboundMessage message, int attempt, long started) {
         return transport.publish(message).handle((receipt, publishError) -> {
             if (publishError == null) {
                 delivery.ack();
@@ -99,16 +136,18 @@ public class DeadLetterParker {
                 delivery.nak(nakDelay);
                 return CompletableFuture.<Void>failedFuture(parkFailed(publishError));
             }
-            if (attempt < LAST_DELIVERY_PARK_TRIES) {
+            boolean unavailable = PublishException.classify(publishError) == PublishException.Kind.UNAVAILABLE;
+            if (unavailable && System.nanoTime() - started < LAST_DELIVERY_PARK_PATIENCE.toNanos()) {
                 // A nak now would strand it (the server never delivers past max_deliver): keep it in progress and
-                // try the DLQ again, waiting 1, 2, 4, 8 s.
+                // try the DLQ again, waiting 1, 2, 4, 8, 8... s.
                 delivery.inProgress();
-                long waitMs = 1000L << (attempt - 1);
+                long waitMs = Math.min(MAX_PARK_WAIT_MILLIS, 1000L << Math.min(attempt - 1, 10));
                 log.warn("could not park {} in {} ({}); it is on its last delivery: trying again in {} ms", delivery,
                         message.subject(), publishError.getMessage(), waitMs);
                 return CompletableFuture.runAsync(() -> { },
                                 CompletableFuture.delayedExecutor(waitMs, TimeUnit.MILLISECONDS))
-                        .thenCompose(ignored -> publish(delivery, unit, reason, envelope, message, attempt + 1));
+                        .thenCompose(ignored -> publish(delivery, unit, reason, envelope, message, attempt + 1,
+                                started));
             }
             log.error("could not park {} in {} after {} tries ({}); the server will not deliver it again: recover "
                             + "it by hand from stream {} sequence {}", delivery, message.subject(), attempt,

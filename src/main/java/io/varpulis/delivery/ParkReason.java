@@ -12,6 +12,12 @@ public enum ParkReason {
     /** The processor declared the event unprocessable: no retry can fix it, so it is parked at once. */
     UNPROCESSABLE("unprocessable"),
 
+    /**
+     * The route edge it came on does not carry its event type (published straight onto the edge's subject): parked
+     * at once, never applied.
+     */
+    UNROUTABLE("unroutable"),
+
     /** The apply failed on the last delivery the consumer allows (max_deliver). */
     MAX_DELIVER("max_deliver");
 

@@ -2,7 +2,6 @@ package io.varpulis.delivery;
 
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
-import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
@@ -10,6 +9,7 @@ import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import org.slf4j.Logger;
@@ -20,15 +20,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The pipelines a worker runs: for each deployed pipeline one {@link RouteIngress} per input route edge, a processor
- * from the {@link ProcessorRegistry}, its durable state, and a {@link RouteEmitter} for its outputs.
+ * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
+ * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
+ * ERROR) and is no longer reported in {@link #status()}.
  */
 public class PipelineHost implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PipelineHost.class);
+
+    /** Stops fenced pipelines off the consumer threads that found them fenced. */
+    private static final Executor STOPPER = Executors.newSingleThreadExecutor(
+            DaemonThreads.named("varpulis-fenced-stop"));
 
     private final ClusterTransport transport;
     private final ProcessorRegistry processors;
@@ -64,14 +72,18 @@ public class PipelineHost implements AutoCloseable {
     /**
      * Deploys one pipeline of a group with its placement epoch. Deploying one that already runs with this epoch or a
      * newer one does nothing; one that runs with an older epoch (placed again meanwhile, SPEC section 9) is stopped
-     * and started again with the new one.
+     * and started again with the new one. Its state is opened with the placement epoch, which fences it (see
+     * {@link KeyValueStateFactory}): a writer with an older epoch cannot overwrite it.
      *
      * @param group    the group (validated)
      * @param pipeline the pipeline name
-     * @param epoch    the placement epoch, which fences the pipeline's state: a writer with an older one must not
-     *                 overwrite it
+     * @param epoch    the placement epoch of this deployment ({@link KeyValueStateFactory#NO_PLACEMENT_EPOCH} when
+     *                 the placement has none)
      * @return {@code true} when it was started now, {@code false} when it already ran
-     * @throws IllegalArgumentException when the group has no such pipeline or its processor cannot be created
+     * @throws IllegalArgumentException                 when the group has no such pipeline or its processor cannot
+     *                                                  be created
+     * @throws KeyValueState.StateFencedException       when a higher placement epoch holds the pipeline's state
+     * @throws KeyValueState.StateException             when the state cannot be opened
      */
     public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, long epoch) {
         String key = key(group.name(), pipeline);
@@ -86,20 +98,21 @@ public class PipelineHost implements AutoCloseable {
         }
         PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline).orElseThrow(() ->
                 new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
-        Deployed running = new Deployed(group.name(), pipeline, epoch);
-        EventProcessor processor = counting(processors.create(group, spec), running);
-        KeyValueState state = states.open(group.name(), pipeline);
+        EventProcessor processor = processors.create(group, spec);
+        KeyValueState state = states.open(group.name(), pipeline, epoch);
+        Deployed running = new Deployed(new DeployedPipeline(group.name(), pipeline, processor, state), epoch);
         RouteEmitter emitter = new RouteEmitter(group.name(), group.outputRoutes(pipeline), transport, codec,
                 metrics);
         try {
             for (RouteEdge edge : group.inputEdges(pipeline)) {
-                RouteIngress ingress = new RouteIngress(edge, processor, emitter, state, codec, parker, metrics,
-                        consumerSettings.getNakDelay());
+                RouteIngress ingress = new RouteIngress(edge, group.eventTypes(edge), running.pipeline, emitter,
+                        codec, parker, metrics, consumerSettings.getNakDelay(),
+                        (lost, reason) -> stopFenced(key, running));
                 running.ingresses.add(ingress);
                 running.consumptions.add(ingress.start(transport, consumerSettings));
             }
         } catch (RuntimeException e) {
-            running.consumptions.forEach(Consumption::close);
+            running.stop();
             throw e;
         }
         deployed.put(key, running);
@@ -120,10 +133,27 @@ public class PipelineHost implements AutoCloseable {
         if (running == null) {
             return false;
         }
-        running.consumptions.forEach(Consumption::close);
-        retiredEvents.addAndGet(running.eventsIn.get());
+        running.stop();
+        retiredEvents.addAndGet(running.pipeline.eventsIn());
         log.info("undeployed pipeline {}/{}", group, pipeline);
         return true;
+    }
+
+    /**
+     * Stops a pipeline whose state another writer owns, unless it was deployed again meanwhile. Off the ingress's
+     * thread, which may be the consumer's own dispatcher.
+     */
+    private void stopFenced(String key, Deployed running) {
+        STOPPER.execute(() -> {
+            synchronized (this) {
+                if (deployed.remove(key, running)) {
+                    running.stop();
+                    retiredEvents.addAndGet(running.pipeline.eventsIn());
+                    log.error("pipeline {} stopped on this worker: another writer owns its state (see the ERROR "
+                            + "above); it runs again here only when it is deployed again", key);
+                }
+            }
+        });
     }
 
     /**
@@ -147,9 +177,9 @@ public class PipelineHost implements AutoCloseable {
             int unfinished = d.ingresses.stream().mapToInt(RouteIngress::inFlight).sum();
             if (unfinished > 0) {
                 log.warn("pipeline {}/{}: {} delivery(ies) still in flight after the drain timeout; left unacked "
-                        + "for redelivery", d.group, d.pipeline, unfinished);
+                        + "for redelivery", d.pipeline.group(), d.pipeline.name(), unfinished);
             }
-            undeploy(d.group, d.pipeline);
+            undeploy(d.pipeline.group(), d.pipeline.name());
         }
         return all.size();
     }
@@ -170,37 +200,21 @@ public class PipelineHost implements AutoCloseable {
      * @return the running pipelines with their counts
      */
     public List<PipelineStatus> status() {
-        return deployed.values().stream().map(d -> new PipelineStatus(d.group, d.pipeline, d.eventsIn.get(),
-                d.eventsOut.get(), d.epoch)).sorted((a, b) -> (a.group() + a.pipeline()).compareTo(b.group() + b.pipeline()))
-                .toList();
+        return deployed.values().stream().map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(),
+                d.pipeline.eventsIn(), d.pipeline.eventsOut(), d.epoch))
+                .sorted((a, b) -> (a.group() + a.pipeline()).compareTo(b.group() + b.pipeline())).toList();
     }
 
     /**
      * @return events applied by every pipeline since this host started
      */
     public long eventsProcessed() {
-        return deployed.values().stream().mapToLong(d -> d.eventsIn.get()).sum() + retiredEvents.get();
+        return deployed.values().stream().mapToLong(d -> d.pipeline.eventsIn()).sum() + retiredEvents.get();
     }
 
     @Override
     public void close() {
         drain(Duration.ZERO);
-    }
-
-    /**
-     * Counts, and applies one event at a time per pipeline: a pipeline with several input edges gets deliveries on
-     * several threads, and processors (like the detector's read-then-write of its state) rely on one at a time.
-     */
-    private static EventProcessor counting(EventProcessor processor, Deployed running) {
-        return (event, context) -> {
-            List<Event> outputs;
-            synchronized (running) {
-                outputs = processor.process(event, context);
-            }
-            running.eventsIn.incrementAndGet();
-            running.eventsOut.addAndGet(outputs == null ? 0 : outputs.size());
-            return outputs;
-        };
     }
 
     private static String key(String group, String pipeline) {
@@ -219,19 +233,23 @@ public class PipelineHost implements AutoCloseable {
     public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut, long epoch) {
     }
 
+    /** A running pipeline: what it applies with, its ingresses and their consumptions. */
     private static final class Deployed {
-        private final String group;
-        private final String pipeline;
+        private final DeployedPipeline pipeline;
         private final long epoch;
         private final List<Consumption> consumptions = new ArrayList<>();
         private final List<RouteIngress> ingresses = new ArrayList<>();
-        private final AtomicLong eventsIn = new AtomicLong();
-        private final AtomicLong eventsOut = new AtomicLong();
 
-        private Deployed(String group, String pipeline, long epoch) {
-            this.group = group;
+        private Deployed(DeployedPipeline pipeline, long epoch) {
             this.pipeline = pipeline;
             this.epoch = epoch;
+        }
+
+        /** Ingresses first (their broker waits give up), then the consumers, then the state. */
+        private void stop() {
+            ingresses.forEach(RouteIngress::stop);
+            consumptions.forEach(Consumption::close);
+            pipeline.state().close();
         }
     }
 }

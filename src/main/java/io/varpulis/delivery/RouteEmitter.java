@@ -8,6 +8,8 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
+import io.varpulis.transport.PublishReceipt;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * Publishes a pipeline's outputs on every outgoing route whose pattern matches the event type, with a deterministic
  * {@code Nats-Msg-Id} of {@code {input message id}/{group}/{to}/{index}}: an output re-emitted after a redelivery of
  * its input is stored once by the stream's duplicate window, and two groups never share an id (the window covers the
- * whole routing stream).
+ * whole routing stream). {@code varpulis.events.published{edge}} counts each output the stream stored once, including
+ * one whose PubAck came after the publish timeout.
  */
 public class RouteEmitter implements OutputEmitter {
 
@@ -32,7 +35,7 @@ public class RouteEmitter implements OutputEmitter {
      * @param routes    the routes out of the emitting pipeline
      * @param transport publishes
      * @param codec     encodes events
-     * @param metrics   counts {@code varpulis.events.published{edge}}
+     * @param metrics   counts {@code varpulis.events.published{edge}} (stored, duplicates not counted again)
      */
     public RouteEmitter(String group, List<PipelineGroupSpec.RouteSpec> routes, ClusterTransport transport,
                         EventCodec codec, SubstrateMetrics metrics) {
@@ -70,9 +73,27 @@ public class RouteEmitter implements OutputEmitter {
                 RouteEdge edge = new RouteEdge(group, route.fromPipeline(), route.toPipeline());
                 String id = idSeed + "/" + group + "/" + route.toPipeline() + "/" + i;
                 confirmations.add(transport.publish(new OutboundMessage(edge.subject(), payload, id))
-                        .thenRun(() -> metrics.published(edge.name())));
+                        .whenComplete((receipt, error) -> count(edge, receipt, error)));
             }
         }
         return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Counts what the stream stored once: a duplicate receipt is a copy stored earlier (a redelivered input emitting
+     * again, a publish tried again), and a publish that timed out is counted when its late PubAck comes.
+     */
+    private void count(RouteEdge edge, PublishReceipt receipt, Throwable error) {
+        if (error == null) {
+            if (!receipt.duplicate()) {
+                metrics.published(edge.name());
+            }
+            return;
+        }
+        PublishException.find(error).ifPresent(failed -> failed.late().thenAccept(late -> {
+            if (!late.duplicate()) {
+                metrics.published(edge.name());
+            }
+        }));
     }
 }

@@ -5,9 +5,9 @@ import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
-import io.varpulis.pipeline.EventProcessor;
-import io.varpulis.pipeline.KeyValueState;
-import io.varpulis.pipeline.ProcessingContext;
+import io.varpulis.pipeline.EventTypePattern;
+import io.varpulis.pipeline.KeyValueState.StateFencedException;
+import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.pipeline.UndecodableEventException;
 import io.varpulis.pipeline.UnprocessableEventException;
@@ -16,67 +16,116 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryHandler;
+import io.varpulis.transport.PublishException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The ingress loop of one pipeline on one route edge, the only place that decides ack, nak or park (ADR-007,
- * SPEC section 4):
+ * SPEC sections 4 and 9):
  * <ol>
  * <li>decode the payload; an undecodable one is parked on its first delivery;</li>
- * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException} parks it at once);</li>
- * <li>publish the outputs on the outgoing routes and receive their PubAcks (emit before ack: a crash between the
- * two would otherwise lose the outputs);</li>
+ * <li>check that the edge carries its event type; one it does not carry is parked at once ({@code unroutable});</li>
+ * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException} parks it at once), its state
+ * writes staged and committed when the processor returns;</li>
+ * <li>publish the outputs on the outgoing routes and receive their PubAcks, and receive the PubAcks of the state
+ * writes (emit before ack: a crash between the two would otherwise lose them);</li>
  * <li>then, and only then, ack the input.</li>
  * </ol>
- * A failed apply or output publish naks with the nak delay (2 s); on the last delivery (max_deliver) the event is
- * parked, and the original acked only after the DLQ's PubAck (a failed park naks instead).
+ * A failed apply, or an output the stream refused, naks with the nak delay (2 s); on the last delivery
+ * (max_deliver) the event is parked, and the original acked only after the DLQ's PubAck (a failed park naks
+ * instead). Poison is what fails to decode or apply.
+ * <p>A broker that is briefly away is not poison: when the outputs or the state cannot be confirmed because the
+ * broker is unavailable (no responders during an election, a PubAck timeout, a reconnect), or a state read finds no
+ * leader, the ingress waits and tries again (publishing the same outputs with the same {@code Nats-Msg-Id}s, or
+ * applying the event again on the same state), backing off from 250 ms to 4 s, for as long as it takes. The delivery
+ * is kept in progress meanwhile (an in-progress acknowledgement every third of ack_wait), so no delivery of its
+ * max_deliver budget is spent on the broker's absence.
+ * <p>When the state says another writer owns it ({@link StateFencedException}), the ingress stops: it logs why at
+ * ERROR, tells its {@link OwnershipListener} (the pipeline host stops the pipeline on this worker), and leaves the
+ * delivery and every later one unacked for the rightful owner.
  * <p>On core the same loop runs with ack as a no-op and nak and park logging the loss.
  */
 public class RouteIngress implements DeliveryHandler {
 
+    /** First wait before trying the broker again; doubles up to {@link #MAX_BROKER_WAIT}. */
+    static final Duration FIRST_BROKER_WAIT = Duration.ofMillis(250);
+
+    /** Longest wait between two tries while the broker is unavailable. */
+    static final Duration MAX_BROKER_WAIT = Duration.ofSeconds(4);
+
     private static final Logger log = LoggerFactory.getLogger(RouteIngress.class);
 
+    /** Runs nak, park and broker retries off the threads that completed a PubAck; threads are made on demand. */
+    private static final Executor SETTLE = Executors.newCachedThreadPool(DaemonThreads.named("varpulis-settle"));
+
+    private static final InProgressKeeper KEEPER = new InProgressKeeper();
+
     private final RouteEdge edge;
-    private final EventProcessor processor;
+    private final List<String> eventTypes;
+    private final DeployedPipeline pipeline;
     private final OutputEmitter emitter;
-    private final KeyValueState state;
     private final EventCodec codec;
     private final DeadLetterParker parker;
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
+    private final OwnershipListener ownership;
     private final AtomicInteger inFlight = new AtomicInteger();
-
-    /** Runs nak and park after an output was not confirmed; rare, so threads are made on demand. */
-    private static final Executor SETTLE = Executors.newCachedThreadPool(DaemonThreads.named("varpulis-settle"));
+    private final AtomicBoolean fenced = new AtomicBoolean();
+    private final Outage outage = new Outage();
+    private volatile boolean stopped;
 
     /**
-     * @param edge      the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
-     * @param processor the pipeline's processor
-     * @param emitter   publishes the processor's outputs and confirms them
-     * @param state     the pipeline's durable state, handed to the processor
-     * @param codec     decodes payloads
-     * @param parker    parks poison and undecodable events
-     * @param metrics   counts applied, redelivered and parked events
-     * @param nakDelay  redelivery delay after a failed apply
+     * Told when the pipeline's state is owned by another writer.
      */
-    public RouteIngress(RouteEdge edge, EventProcessor processor, OutputEmitter emitter, KeyValueState state,
-                        EventCodec codec, DeadLetterParker parker, SubstrateMetrics metrics, Duration nakDelay) {
+    @FunctionalInterface
+    public interface OwnershipListener {
+
+        /** Ignores it (the ingress still stops). */
+        OwnershipListener NONE = (edge, reason) -> { };
+
+        /**
+         * @param edge   the edge whose ingress stopped
+         * @param reason who owns the state now
+         */
+        void lost(RouteEdge edge, StateFencedException reason);
+    }
+
+    /**
+     * @param edge       the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
+     * @param eventTypes the event-type patterns the edge carries (its routes'); others are parked as unroutable
+     * @param pipeline   the pipeline's processor and state
+     * @param emitter    publishes the processor's outputs and confirms them
+     * @param codec      decodes payloads
+     * @param parker     parks poison, undecodable and unroutable events
+     * @param metrics    counts applied, redelivered, retried and parked events
+     * @param nakDelay   redelivery delay after a failed apply
+     * @param ownership  told when another writer owns the pipeline's state
+     */
+    public RouteIngress(RouteEdge edge, List<String> eventTypes, DeployedPipeline pipeline, OutputEmitter emitter,
+                        EventCodec codec, DeadLetterParker parker, SubstrateMetrics metrics, Duration nakDelay,
+                        OwnershipListener ownership) {
         this.edge = edge;
-        this.processor = processor;
+        this.eventTypes = List.copyOf(eventTypes);
+        this.pipeline = pipeline;
         this.emitter = emitter;
-        this.state = state;
         this.codec = codec;
         this.parker = parker;
         this.metrics = metrics;
         this.nakDelay = nakDelay;
+        this.ownership = ownership;
     }
 
     /**
@@ -91,6 +140,14 @@ public class RouteIngress implements DeliveryHandler {
     }
 
     /**
+     * Stops working: deliveries waiting for the broker are given up (left unacked, so the server redelivers them to
+     * wherever the pipeline runs next), and later deliveries are left alone. Idempotent.
+     */
+    public void stop() {
+        stopped = true;
+    }
+
+    /**
      * @return the edge this ingress consumes
      */
     public RouteEdge edge() {
@@ -98,7 +155,7 @@ public class RouteIngress implements DeliveryHandler {
     }
 
     /**
-     * @return deliveries received and not yet acked, nak'ed or parked (for a graceful drain)
+     * @return deliveries received and not yet acked, nak'ed, parked or given up (for a graceful drain)
      */
     public int inFlight() {
         return inFlight.get();
@@ -107,31 +164,49 @@ public class RouteIngress implements DeliveryHandler {
     @Override
     public void onDelivery(Delivery delivery) {
         inFlight.incrementAndGet();
+        InProgressKeeper.Tracked kept = KEEPER.track(delivery);
         try {
-            apply(delivery).whenComplete((ok, error) -> inFlight.decrementAndGet());
+            apply(delivery).whenComplete((ok, error) -> {
+                kept.done();
+                inFlight.decrementAndGet();
+            });
         } catch (RuntimeException | Error e) {
+            kept.done();
             inFlight.decrementAndGet();
             throw e;
         }
     }
 
     private CompletableFuture<Void> apply(Delivery delivery) {
-        String pipeline = edge.to();
+        if (stopped) {
+            return CompletableFuture.completedFuture(null);
+        }
         if (delivery.attempt() > 1) {
-            metrics.redelivered(pipeline);
+            metrics.redelivered(pipeline.name());
         }
         Event event;
         try {
             event = codec.decode(delivery.data());
         } catch (UndecodableEventException e) {
-            return parker.park(delivery, pipeline, ParkReason.UNDECODABLE, e);
+            return parker.park(delivery, pipeline.name(), ParkReason.UNDECODABLE, e);
         }
-        long started = System.nanoTime();
-        List<Event> outputs;
+        if (eventTypes.stream().noneMatch(pattern -> EventTypePattern.matches(pattern, event.eventType()))) {
+            return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE,
+                    new UnroutableEventException(event.eventType(), edge, eventTypes));
+        }
+        return apply(delivery, event, new Waiting(System.nanoTime()));
+    }
+
+    private CompletableFuture<Void> apply(Delivery delivery, Event event, Waiting waiting) {
+        DeployedPipeline.Applied applied;
         try {
-            outputs = processor.process(event, context(delivery));
+            applied = pipeline.apply(event, delivery.messageId(), delivery.attempt());
         } catch (UnprocessableEventException e) {
-            return parker.park(delivery, pipeline, ParkReason.UNPROCESSABLE, e);
+            return parker.park(delivery, pipeline.name(), ParkReason.UNPROCESSABLE, e);
+        } catch (StateFencedException e) {
+            return lostOwnership(delivery, e);
+        } catch (StateUnavailableException e) {
+            return brokerWait(delivery, waiting, e, () -> apply(delivery, event, waiting));
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Exception | Error e) {
@@ -139,40 +214,141 @@ public class RouteIngress implements DeliveryHandler {
             // retried and parked on the last delivery, never left to the dispatcher.
             return failed(delivery, e);
         }
-        CompletableFuture<Void> confirmed;
+        return confirm(delivery, applied.outputs(), applied.stored(), waiting);
+    }
+
+    /** Waits for the state writes and the outputs' PubAcks, then acks; a broker that is away is waited for. */
+    private CompletableFuture<Void> confirm(Delivery delivery, List<Event> outputs, CompletableFuture<Void> stored,
+                                            Waiting waiting) {
+        CompletableFuture<Void> emitted;
         try {
-            confirmed = emitter.emit(outputs == null ? List.of() : outputs, delivery);
+            emitted = emitter.emit(outputs, delivery);
         } catch (RuntimeException e) {
-            confirmed = CompletableFuture.failedFuture(e);
+            emitted = CompletableFuture.failedFuture(e);
         }
-        return confirmed.handle((ok, error) -> error).thenCompose(error -> {
-            if (error != null) {
-                // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline sweeper): a
-                // park publishes and may wait for a window slot, which only that thread could free.
-                return CompletableFuture.supplyAsync(() -> failed(delivery, error), SETTLE)
-                        .thenCompose(settled -> settled);
-            }
-            delivery.ack();
-            metrics.applied(pipeline, Duration.ofNanos(System.nanoTime() - started));
+        CompletableFuture<Throwable> storedOutcome = stored.handle((ok, error) -> unwrap(error));
+        return emitted.handle((ok, error) -> unwrap(error)).thenCombine(storedOutcome, Outcome::new)
+                .thenCompose(outcome -> {
+                    if (outcome.succeeded()) {
+                        delivery.ack();
+                        metrics.applied(pipeline.name(), Duration.ofNanos(System.nanoTime() - waiting.started));
+                        if (waiting.tries > 0) {
+                            outage.recovered();
+                        }
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline
+                    // sweeper): a park publishes and may wait for a window slot, which only that thread could free.
+                    return CompletableFuture.supplyAsync(() -> settle(delivery, outputs, outcome, waiting), SETTLE)
+                            .thenCompose(settled -> settled);
+                });
+    }
+
+    private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs, Outcome outcome,
+                                           Waiting waiting) {
+        if (outcome.stateError() instanceof StateFencedException fencedBy) {
+            return lostOwnership(delivery, fencedBy);
+        }
+        if (outcome.stateError() != null) {
+            return failed(delivery, outcome.stateError());
+        }
+        Throwable emitError = outcome.emitError();
+        if (PublishException.classify(emitError) == PublishException.Kind.UNAVAILABLE) {
+            // The state is stored; only the outputs are published again, with the same message ids.
+            return brokerWait(delivery, waiting, emitError,
+                    () -> confirm(delivery, outputs, CompletableFuture.completedFuture(null), waiting));
+        }
+        return failed(delivery, emitError);
+    }
+
+    private CompletableFuture<Void> brokerWait(Delivery delivery, Waiting waiting, Throwable error,
+                                               Supplier<CompletableFuture<Void>> again) {
+        if (stopped) {
+            log.info("{}: pipeline {} stopped while waiting for the broker; left unacked for redelivery", delivery,
+                    pipeline.name());
             return CompletableFuture.completedFuture(null);
-        });
+        }
+        waiting.tries++;
+        metrics.retried(pipeline.name());
+        outage.waiting(delivery, error);
+        long delay = waiting.nextDelayMillis();
+        return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay,
+                        TimeUnit.MILLISECONDS, SETTLE))
+                .thenCompose(ignored -> stopped ? CompletableFuture.<Void>completedFuture(null) : again.get());
+    }
+
+    private CompletableFuture<Void> lostOwnership(Delivery delivery, StateFencedException reason) {
+        stopped = true;
+        if (fenced.compareAndSet(false, true)) {
+            log.error("pipeline {}/{} stops consuming {} on this worker: {}. Its unacked events stay in the stream "
+                            + "for the worker that owns the state now.", edge.group(), pipeline.name(),
+                    edge.subject(), reason.getMessage());
+            metrics.fenced(pipeline.name());
+            ownership.lost(edge, reason);
+        }
+        log.debug("{} left unacked: the pipeline's state belongs to another writer", delivery);
+        return CompletableFuture.completedFuture(null);
     }
 
     private CompletableFuture<Void> failed(Delivery delivery, Throwable error) {
         if (delivery.isLastAttempt()) {
-            return parker.park(delivery, edge.to(), ParkReason.MAX_DELIVER, error);
+            return parker.park(delivery, pipeline.name(), ParkReason.MAX_DELIVER, error);
         }
-        log.warn("{} failed in pipeline {} ({}); nak'ed, redelivery in {} ms", delivery, edge.to(),
+        log.warn("{} failed in pipeline {} ({}); nak'ed, redelivery in {} ms", delivery, pipeline.name(),
                 error.toString(), nakDelay.toMillis());
         delivery.nak(nakDelay);
         return CompletableFuture.completedFuture(null);
     }
 
-    private ProcessingContext context(Delivery delivery) {
-        return new DeliveryContext(edge.group(), edge.to(), delivery.messageId(), delivery.attempt(), state);
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    private record DeliveryContext(String group, String pipeline, String messageId, long attempt,
-                                   KeyValueState state) implements ProcessingContext {
+    /** What the confirmation of one apply met. */
+    private record Outcome(Throwable emitError, Throwable stateError) {
+        boolean succeeded() {
+            return emitError == null && stateError == null;
+        }
+    }
+
+    /** One delivery's retries while the broker is away. */
+    private static final class Waiting {
+        private final long started;
+        private int tries;
+        private long delayMillis = FIRST_BROKER_WAIT.toMillis();
+
+        private Waiting(long started) {
+            this.started = started;
+        }
+
+        private long nextDelayMillis() {
+            long delay = delayMillis;
+            delayMillis = Math.min(MAX_BROKER_WAIT.toMillis(), delayMillis * 2);
+            return delay;
+        }
+    }
+
+    /** One WARN when deliveries start waiting for the broker, one INFO when they get through again. */
+    private final class Outage {
+        private final AtomicLong since = new AtomicLong();
+        private final AtomicLong retries = new AtomicLong();
+
+        private void waiting(Delivery delivery, Throwable error) {
+            retries.incrementAndGet();
+            if (since.compareAndSet(0, System.nanoTime())) {
+                log.warn("pipeline {} on {}: the broker is unavailable ({}); waiting and trying again every {} to {} "
+                                + "ms, deliveries kept in progress (no delivery of max_deliver is spent); first: {}",
+                        pipeline.name(), edge.name(), error.getMessage(), FIRST_BROKER_WAIT.toMillis(),
+                        MAX_BROKER_WAIT.toMillis(), delivery);
+            }
+        }
+
+        private void recovered() {
+            long started = since.getAndSet(0);
+            if (started != 0) {
+                log.info("pipeline {} on {}: the broker answers again after {} ms; {} tries waited for it", pipeline
+                        .name(), edge.name(), (System.nanoTime() - started) / 1_000_000, retries.getAndSet(0));
+            }
+        }
     }
 }

@@ -44,8 +44,11 @@ import java.util.regex.Pattern;
  * This is exact only if a redelivered input keeps its message id: the publisher of the
  * {@value SshEvents#AUTH_FAILURE} events must set a deterministic {@code Nats-Msg-Id}. Updates are read-then-write,
  * so one key must not be applied by two threads at once: the pipeline host applies one event at a time per
- * pipeline. Two processes briefly running the same pipeline (a worker thought dead that is still draining) could
- * race on a key; the key-value store has no compare-and-set here yet.
+ * pipeline. Across processes the state keeps it exact (see {@link KeyValueState}): reads see this pipeline's own
+ * last write (its cache, else the bucket's stream leader), every write expects the bucket unchanged since the
+ * previous one, and a worker thought dead that still runs the pipeline has its next write refused once the new
+ * placement opened the state, and stops instead of overwriting. The writes of one apply are confirmed before its
+ * input is acked, so a window's count is never lost between the write and the ack.
  * The instance itself holds only its settings and is thread-safe.
  */
 public final class BruteForceDetector implements EventProcessor {

@@ -13,6 +13,7 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.StreamState;
 import io.nats.client.api.Subject;
+import io.varpulis.delivery.DeadLetterHeaders;
 import io.varpulis.delivery.DeathEnvelope;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,7 +100,10 @@ public class DeadLetterConsole {
     }
 
     /**
-     * Lists parked events, newest first.
+     * Lists parked events, newest first, in a page bounded twice: by count ({@code limit}) and by bytes
+     * ({@code varpulis.dlq.max-page-bytes}, the events' JSON); payloads longer than
+     * {@code varpulis.dlq.max-payload-shown} are cut ({@code payload_truncated}) and {@link #show(long)} gives one
+     * whole. A page the byte budget ended says so in its {@code note}; {@code next_before} leads on either way.
      *
      * @param query unit, time range, cursor and page size, all optional
      * @return one page; {@code next_before} leads to the next older one
@@ -126,13 +131,17 @@ public class DeadLetterConsole {
         if (query.until() != null) {
             hi = firstPositionAtOrAfter(query.until(), lo, hi) - 1;
         }
+        long budget = properties.getMaxPageBytes().toBytes();
         List<ParkedEvent> events = new ArrayList<>();
+        long bytes = 0;
+        boolean full = false;
         int window = limit;
-        for (long top = hi; top >= lo && events.size() < limit; ) {
+        for (long top = hi; top >= lo && events.size() < limit && !full; ) {
             long bottom = Math.max(lo, top - window + 1);
-            List<ParkedEvent> chunk = between(bottom, top, filter);
-            Collections.reverse(chunk);
-            chunk.stream().limit(limit - events.size()).forEach(events::add);
+            Newest chunk = newest(bottom, top, filter, limit - events.size(), budget - bytes, events.isEmpty());
+            events.addAll(chunk.events());
+            bytes += chunk.bytes();
+            full = chunk.full();
             top = bottom - 1;
             window = Math.min(window * 2, MAX_WINDOW);
         }
@@ -142,7 +151,10 @@ public class DeadLetterConsole {
             boolean older = next(lo, filter).filter(m -> m.getSeq() < oldest).isPresent();
             nextBefore = older ? oldest : null;
         }
-        return new DeadLetterPage(events, depth, nextBefore);
+        String note = full && nextBefore != null ? "this page ended at varpulis.dlq.max-page-bytes (" + budget
+                + " bytes) after " + events.size() + " event(s): pass before=" + nextBefore + " for the next one"
+                : null;
+        return new DeadLetterPage(events, depth, nextBefore, bytes, note);
     }
 
     /**
@@ -281,18 +293,66 @@ public class DeadLetterConsole {
         }
     }
 
-    /** The parked events with sequences in [from, to] matching the filter, oldest first. */
-    private List<ParkedEvent> between(long from, long to, String filter) {
-        List<ParkedEvent> events = new ArrayList<>();
+    /**
+     * The newest parked events with sequences in [from, to] matching the filter, newest first: at most {@code need}
+     * of them, and at most {@code room} bytes of JSON unless {@code atLeastOne} (so that paging always moves on).
+     * Read forward, keeping only what may be shown, so memory stays within the page's budget whatever the events'
+     * size.
+     */
+    private Newest newest(long from, long to, String filter, int need, long room, boolean atLeastOne) {
+        ArrayDeque<Sized> kept = new ArrayDeque<>();
+        long bytes = 0;
+        boolean full = false;
         for (long position = from; position <= to; ) {
             Optional<MessageInfo> message = next(position, filter).filter(m -> m.getSeq() <= to);
             if (message.isEmpty()) {
                 break;
             }
-            events.add(parked(message.get()));
+            ParkedEvent event = shown(parked(message.get()));
+            Sized sized = new Sized(event, json(event));
+            kept.addLast(sized);
+            bytes += sized.bytes();
+            while (kept.size() > need || bytes > room && kept.size() > (atLeastOne ? 1 : 0)) {
+                full |= kept.size() <= need;
+                bytes -= kept.pollFirst().bytes();
+            }
             position = message.get().getSeq() + 1;
         }
-        return events;
+        List<ParkedEvent> events = new ArrayList<>(kept.size());
+        kept.descendingIterator().forEachRemaining(sized -> events.add(sized.event()));
+        return new Newest(events, bytes, full);
+    }
+
+    /** A page's event as a list shows it: a payload longer than max-payload-shown is cut. */
+    private ParkedEvent shown(ParkedEvent event) {
+        long shown = properties.getMaxPayloadShown().toBytes();
+        if (event.envelope() == null) {
+            return event;
+        }
+        Map<String, Object> envelope = new LinkedHashMap<>(event.envelope());
+        boolean cut = false;
+        for (String field : List.of("payload", "payload_base64")) {
+            if (envelope.get(field) instanceof String text && text.length() > shown) {
+                envelope.put(field, text.substring(0, (int) shown));
+                cut = true;
+            }
+        }
+        return cut ? new ParkedEvent(event.sequence(), event.subject(), event.storedAt(), event.form(), envelope,
+                event.payloadBytes(), true, event.raw()) : event;
+    }
+
+    private long json(ParkedEvent event) {
+        try {
+            return mapper.writeValueAsBytes(event).length;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot measure parked event " + event.sequence(), e);
+        }
+    }
+
+    private record Sized(ParkedEvent event, long bytes) {
+    }
+
+    private record Newest(List<ParkedEvent> events, long bytes, boolean full) {
     }
 
     /**
@@ -346,17 +406,35 @@ public class DeadLetterConsole {
     private ParkedEvent parked(MessageInfo message) {
         byte[] data = message.getData() == null ? new byte[0] : message.getData();
         String storedAt = message.getTime() == null ? null : message.getTime().toInstant().toString();
+        if (DeadLetterHeaders.isRawForm(message.getHeaders())) {
+            DeathEnvelope envelope = DeadLetterHeaders.envelope(message.getHeaders(), data);
+            return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_HEADERS,
+                    mapper.convertValue(envelope, JSON_OBJECT), (long) data.length, null, null);
+        }
         try {
             JsonNode envelope = mapper.readTree(data);
             if (envelope != null && envelope.isObject()) {
-                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt,
-                        mapper.convertValue(envelope, JSON_OBJECT), null);
+                Map<String, Object> fields = mapper.convertValue(envelope, JSON_OBJECT);
+                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_JSON,
+                        fields, payloadBytes(fields), null, null);
             }
         } catch (IOException notJson) {
             log.debug("{} sequence {} is not JSON: {}", STREAM, message.getSeq(), notJson.getMessage());
         }
-        return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, null,
-                new String(data, StandardCharsets.UTF_8));
+        return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_UNKNOWN, null,
+                (long) data.length, null, new String(data, StandardCharsets.UTF_8));
+    }
+
+    /** The original payload's size from a JSON envelope's {@code payload} or {@code payload_base64}. */
+    private static Long payloadBytes(Map<String, Object> envelope) {
+        if (envelope.get("payload_base64") instanceof String base64) {
+            int padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+            return base64.length() / 4L * 3 - padding;
+        }
+        if (envelope.get("payload") instanceof String text) {
+            return (long) text.getBytes(StandardCharsets.UTF_8).length;
+        }
+        return null;
     }
 
     /** One replay request's progress. */

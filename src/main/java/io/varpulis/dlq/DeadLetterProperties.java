@@ -1,6 +1,7 @@
 package io.varpulis.dlq;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
 
@@ -21,6 +22,19 @@ public class DeadLetterProperties {
 
     /** Most parked events one list request may ask for; each costs one JetStream API request. */
     private int maxPageSize = 500;
+
+    /**
+     * Most bytes of parked events one list page holds (the events' JSON), besides its count: a page ends before the
+     * event that would pass it, and says so; {@code next_before} gets the rest. Bounds what a list costs the node's
+     * heap and the client, whatever the events' size (one page always holds at least one event).
+     */
+    private DataSize maxPageBytes = DataSize.ofMegabytes(4);
+
+    /**
+     * Payloads longer than this are cut in a list page ({@code payload_truncated: true}, with their full
+     * {@code payload_bytes}); showing one event by its sequence gives it whole.
+     */
+    private DataSize maxPayloadShown = DataSize.ofKilobytes(64);
 
     /**
      * How long a replay waits for each event's PubAck; an event not confirmed in time stays parked and the replay
@@ -56,6 +70,22 @@ public class DeadLetterProperties {
 
     public void setMaxPageSize(int maxPageSize) {
         this.maxPageSize = maxPageSize;
+    }
+
+    public DataSize getMaxPageBytes() {
+        return maxPageBytes;
+    }
+
+    public void setMaxPageBytes(DataSize maxPageBytes) {
+        this.maxPageBytes = maxPageBytes;
+    }
+
+    public DataSize getMaxPayloadShown() {
+        return maxPayloadShown;
+    }
+
+    public void setMaxPayloadShown(DataSize maxPayloadShown) {
+        this.maxPayloadShown = maxPayloadShown;
     }
 
     public Duration getReplayTimeout() {

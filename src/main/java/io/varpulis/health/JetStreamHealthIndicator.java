@@ -1,5 +1,6 @@
 package io.varpulis.health;
 
+import io.nats.client.Connection;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamState;
@@ -7,34 +8,100 @@ import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDrift;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.support.DaemonThreads;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists.
  * Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
- * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), and {@code dlqDepth}
- * (messages parked in {@code VARPULIS_DLQ}).
+ * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
+ * (messages parked in {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was last asked).
+ * <p>It answers at once whatever NATS is doing, because readiness probes time out (the chart's after 3 s) and a
+ * JetStream request to a server that is away waits for its whole timeout: the server is asked in the background
+ * every refresh interval, and a health check returns the last answer. While the connection is not connected the
+ * component is DOWN without asking; when the last answer is older than three refresh intervals (a server that
+ * accepts connections and never answers) it is DOWN and says since when.
  */
-public class JetStreamHealthIndicator extends AbstractHealthIndicator {
+public class JetStreamHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JetStreamHealthIndicator.class);
 
     private final JetStreamAdmin admin;
+    private final Connection connection;
+    private final Duration refreshInterval;
+    private final ScheduledExecutorService refresher;
+    private volatile Checked last;
 
     /**
-     * @param admin knows the declared streams and consumers and asks the server about them
+     * Asks the server once now (bounded by the JetStream request timeout), then every refresh interval.
+     *
+     * @param admin           knows the declared streams and consumers and asks the server about them
+     * @param connection      the connection, whose state is read without a round trip
+     * @param refreshInterval how often the server is asked
      */
-    public JetStreamHealthIndicator(JetStreamAdmin admin) {
+    public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval) {
         super("JetStream health check failed");
         this.admin = admin;
+        this.connection = connection;
+        this.refreshInterval = refreshInterval;
+        refresh();
+        this.refresher = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-jetstream-health"));
+        refresher.scheduleWithFixedDelay(this::refresh, refreshInterval.toMillis(), refreshInterval.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
-    protected void doHealthCheck(Health.Builder builder) throws Exception {
+    protected void doHealthCheck(Health.Builder builder) {
+        Checked checked = last;
+        if (checked != null) {
+            builder.withDetails(checked.health().getDetails()).withDetail("checkedAt", checked.at().toString());
+        }
+        Connection.Status status = connection.getStatus();
+        if (status != Connection.Status.CONNECTED) {
+            builder.down().withDetail("reason", "the NATS connection is " + status + "; JetStream is not asked "
+                    + "until it is back");
+        } else if (checked == null
+                || Duration.between(checked.at(), Instant.now()).compareTo(refreshInterval.multipliedBy(3)) > 0) {
+            builder.down().withDetail("reason", "JetStream has not answered since "
+                    + (checked == null ? "this node started" : checked.at()));
+        } else {
+            builder.status(checked.health().getStatus());
+        }
+    }
+
+    /** Stops asking the server. */
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+    }
+
+    private void refresh() {
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            return;
+        }
+        try {
+            Health.Builder builder = new Health.Builder();
+            ask(builder);
+            last = new Checked(builder.build(), Instant.now());
+        } catch (Exception e) {
+            log.debug("jetstream health refresh failed: {}", e.toString());
+        }
+    }
+
+    private void ask(Health.Builder builder) throws Exception {
         Map<String, Object> streams = new LinkedHashMap<>();
         Map<String, StreamDrift> drift = admin.drift();
         boolean allPresent = true;
@@ -75,5 +142,8 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator {
             builder.up();
         }
         builder.withDetail("streams", streams).withDetail("consumers", consumers);
+    }
+
+    private record Checked(Health health, Instant at) {
     }
 }

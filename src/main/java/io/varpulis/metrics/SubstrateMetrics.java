@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * names, never event ids or payload values):
  * {@code varpulis.events.published{edge}}, {@code varpulis.events.applied{pipeline}},
  * {@code varpulis.events.redelivered{pipeline}}, {@code varpulis.events.parked{unit,reason}},
- * {@code varpulis.events.stranded{unit}},
+ * {@code varpulis.events.stranded{unit}}, {@code varpulis.events.retried{pipeline}},
+ * {@code varpulis.state.fenced{pipeline}},
  * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
  * {@code varpulis.heartbeats.stale}. Consumer lag gauges live in {@link ConsumerLagMetrics}.
  */
@@ -27,6 +28,7 @@ public class SubstrateMetrics {
     private final Map<String, Counter> applied = new ConcurrentHashMap<>();
     private final Map<String, Timer> applyTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> redelivered = new ConcurrentHashMap<>();
+    private final Map<String, Counter> retried = new ConcurrentHashMap<>();
 
     /**
      * @param registry where the meters are registered
@@ -43,7 +45,8 @@ public class SubstrateMetrics {
     }
 
     /**
-     * Counts a routed event confirmed published.
+     * Counts a routed event the stream stored: a PubAck that is not a duplicate, on time or after the publish timeout
+     * (a late PubAck), so an event stored once is counted once however often its publish was retried.
      *
      * @param edge the route edge, {@code {group}.{from}.{to}}
      */
@@ -76,11 +79,33 @@ public class SubstrateMetrics {
     }
 
     /**
+     * Counts one more try of an apply or of its outputs' publish because the broker was unavailable (no responders,
+     * PubAck timeout, a state read without a leader): tries the ingress made itself, keeping the delivery in
+     * progress, instead of spending a delivery of max_deliver.
+     *
+     * @param pipeline the pipeline
+     */
+    public void retried(String pipeline) {
+        retried.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.retried", "pipeline", p))
+                .increment();
+    }
+
+    /**
+     * Counts a pipeline that stopped on this worker because its state is owned by another writer (a later
+     * placement): alert on any increase that is not a planned move.
+     *
+     * @param pipeline the pipeline
+     */
+    public void fenced(String pipeline) {
+        registry.counter("varpulis.state.fenced", "pipeline", pipeline).increment();
+    }
+
+    /**
      * Counts an event parked in the DLQ (or, on core, logged as lost).
      *
      * @param unit   the pipeline, or {@code coordinator:{id}}
      * @param reason why, the death envelope's {@code reason} ({@code undecodable}, {@code unprocessable},
-     *               {@code max_deliver})
+     *               {@code unroutable}, {@code max_deliver})
      */
     public void parked(String unit, String reason) {
         registry.counter("varpulis.events.parked", "unit", unit, "reason", reason).increment();

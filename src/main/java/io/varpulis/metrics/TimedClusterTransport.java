@@ -22,14 +22,17 @@ import java.util.concurrent.TimeUnit;
  * A {@link ClusterTransport} that times every publish from the call to its confirmation (the PubAck on JetStream,
  * the hand-off to the client on core) as {@code varpulis.events.publish{kind,outcome}}, with a percentile histogram
  * so that Prometheus can compute p99 across nodes.
- * <p>Tags stay bounded whatever the topology: {@code kind} is {@code route}, {@code heartbeat}, {@code dlq} or
- * {@code other} (never the subject, which carries group and pipeline names), {@code outcome} is {@code confirmed} or
- * {@code failed}.
+ * <p>Tags stay bounded whatever the topology: {@code kind} is {@code route}, {@code heartbeat}, {@code dlq},
+ * {@code state} (pipeline state writes) or {@code other} (never the subject, which carries group and pipeline names),
+ * {@code outcome} is {@code confirmed} or {@code failed}.
  */
 public class TimedClusterTransport implements ClusterTransport {
 
     /** The timer's name. */
     public static final String PUBLISH_TIMER = "varpulis.events.publish";
+
+    /** Where pipeline state writes go: the subjects of JetStream key-value buckets. */
+    private static final String STATE_ROOT = "$KV.";
 
     /** Histogram range: a local PubAck takes well under a millisecond, the default publish timeout is 5 s. */
     private static final Duration MIN_EXPECTED = Duration.ofMillis(1);
@@ -69,6 +72,11 @@ public class TimedClusterTransport implements ClusterTransport {
     }
 
     @Override
+    public long maxPayload() {
+        return delegate.maxPayload();
+    }
+
+    @Override
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
         return delegate.consume(consumer, handler);
     }
@@ -90,7 +98,7 @@ public class TimedClusterTransport implements ClusterTransport {
      * become tag values.
      *
      * @param subject the published subject
-     * @return {@code route}, {@code heartbeat}, {@code dlq} or {@code other}
+     * @return {@code route}, {@code heartbeat}, {@code dlq}, {@code state} or {@code other}
      */
     static String kind(String subject) {
         if (subject.startsWith(Subjects.PIPELINE_ROOT + ".")) {
@@ -101,6 +109,9 @@ public class TimedClusterTransport implements ClusterTransport {
         }
         if (subject.startsWith(DurableNames.DLQ_ROOT + ".")) {
             return "dlq";
+        }
+        if (subject.startsWith(STATE_ROOT)) {
+            return "state";
         }
         return "other";
     }

@@ -47,7 +47,9 @@ public final class NatsConnectionFactory {
 
     /**
      * Builds the connection options: servers, authentication and TLS from the connection details, timeouts from
-     * the properties, and a reconnect policy that never gives up (the listener logs each step).
+     * the properties, a reconnect policy that never gives up (the listener logs each step), and a request cleanup
+     * interval of {@code varpulis.nats.jetstream.late-pub-ack-window}, so that a PubAck that comes after the publish
+     * timeout still reaches its publisher.
      *
      * @param details        where and how to connect
      * @param properties     connect-timeout and reconnect-wait
@@ -63,6 +65,7 @@ public final class NatsConnectionFactory {
                 .connectionTimeout(properties.getConnectTimeout())
                 .reconnectWait(properties.getReconnectWait())
                 .maxReconnects(-1)
+                .requestCleanupInterval(properties.getJetstream().getLatePubAckWindow())
                 .connectionListener(events)
                 .errorListener(events);
         if (details.getCredentialsFile() != null) {

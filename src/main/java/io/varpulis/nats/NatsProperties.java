@@ -247,6 +247,21 @@ public class NatsProperties {
         @DurationMin(millis = 1)
     private Duration publishTimeout = Duration.ofSeconds(5);
 
+        /**
+         * How long a PubAck that comes after the publish timeout is still awaited (the connection's request cleanup
+         * interval): a message held in the reconnect buffer or published during a leader election is often stored
+         * late, and is then counted in {@code varpulis.events.published}. Beyond it a late PubAck is dropped.
+         */
+        @DurationMin(seconds = 1)
+    private Duration latePubAckWindow = Duration.ofMinutes(2);
+
+        /**
+         * How often the {@code jetstream} health component asks the server about streams and consumers, in the
+         * background: a health check answers from the last answer at once, whatever NATS is doing.
+         */
+        @DurationMin(millis = 100)
+    private Duration healthRefreshInterval = Duration.ofSeconds(5);
+
         /** Whether the application creates the streams it declares when they are absent (never updates them). */
         private boolean provision = true;
 
@@ -291,6 +306,22 @@ public class NatsProperties {
 
         public void setPublishTimeout(Duration publishTimeout) {
             this.publishTimeout = publishTimeout;
+        }
+
+        public Duration getLatePubAckWindow() {
+            return latePubAckWindow;
+        }
+
+        public void setLatePubAckWindow(Duration latePubAckWindow) {
+            this.latePubAckWindow = latePubAckWindow;
+        }
+
+        public Duration getHealthRefreshInterval() {
+            return healthRefreshInterval;
+        }
+
+        public void setHealthRefreshInterval(Duration healthRefreshInterval) {
+            this.healthRefreshInterval = healthRefreshInterval;
         }
 
         public boolean isProvision() {

@@ -1,38 +1,53 @@
 package io.varpulis.pipeline;
 
 import io.nats.client.Connection;
-
-import java.time.Duration;
+import io.varpulis.transport.ClusterTransport;
 
 /**
- * Opens the durable state of a deployed pipeline.
+ * Opens the durable state of a deployed pipeline, fenced by the pipeline's placement epoch (SPEC section 9): the
+ * store keeps the highest epoch that opened it; an open with a lower epoch is refused (a worker that was thought
+ * dead and is placed again from a stale command), and an open with the same or a higher epoch takes the state over
+ * from every earlier opener, whose next write is refused so that it stops instead of overwriting its successor.
  */
 @FunctionalInterface
 public interface KeyValueStateFactory {
 
     /**
+     * The epoch of a deployment outside a coordinator's placement (an embedding application, a test): every open
+     * with it takes the state over from the previous opener (the last opener wins), and it is refused once a
+     * positive epoch opened the state.
+     */
+    long NO_PLACEMENT_EPOCH = 0;
+
+    /**
      * @param group    the pipeline group
      * @param pipeline the pipeline
-     * @return its state
-     * @throws KeyValueState.StateException when the store cannot be opened
+     * @param epoch    the placement epoch of this deployment of the pipeline ({@link #NO_PLACEMENT_EPOCH} when
+     *                 unknown)
+     * @return its state, owned by the caller until closed
+     * @throws KeyValueState.StateFencedException      when a higher epoch holds the state
+     * @throws KeyValueState.StateUnavailableException when the store did not answer
+     * @throws KeyValueState.StateException            when the store cannot be opened
      */
-    KeyValueState open(String group, String pipeline);
+    KeyValueState open(String group, String pipeline, long epoch);
 
     /**
      * @return state in memory, lost with the process: what core offers
      */
     static KeyValueStateFactory inMemory() {
-        return (group, pipeline) -> new InMemoryKeyValueState();
+        return (group, pipeline, epoch) -> new InMemoryKeyValueState();
     }
 
     /**
-     * @param connection the connection
-     * @param ttl        how long a key lives after its last write
-     * @param replicas   bucket replicas
-     * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}}
+     * @param connection the connection (leader reads, bucket management)
+     * @param transport  the JetStream transport that publishes the writes
+     * @param settings   TTL, replicas, timeout and cache size of the buckets
+     * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}_{hash}}
+     * (see {@link JetStreamKeyValueState})
      */
-    static KeyValueStateFactory jetStream(Connection connection, Duration ttl, int replicas) {
-        return (group, pipeline) -> new JetStreamKeyValueState(connection,
-                JetStreamKeyValueState.bucketName(group, pipeline), ttl, replicas);
+    static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
+                                          JetStreamKeyValueState.Settings settings) {
+        return (group, pipeline, epoch) -> JetStreamKeyValueState.open(connection, transport,
+                JetStreamKeyValueState.bucketName(group, pipeline), epoch, settings);
     }
 }

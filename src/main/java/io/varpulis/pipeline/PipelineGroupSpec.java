@@ -145,6 +145,16 @@ public record PipelineGroupSpec(
     }
 
     /**
+     * @param edge one of the group's route edges
+     * @return the event-type patterns the edge carries: those of every route from its {@code from} to its
+     * {@code to}, in declaration order (empty when the group has no such route)
+     */
+    public List<String> eventTypes(RouteEdge edge) {
+        return routes.stream().filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to()))
+                .flatMap(r -> r.eventTypes().stream()).distinct().toList();
+    }
+
+    /**
      * @param pipeline a pipeline name
      * @return the routes out of it
      */

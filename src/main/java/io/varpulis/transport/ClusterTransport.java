@@ -25,11 +25,21 @@ public interface ClusterTransport extends AutoCloseable {
      * call waits for a slot). On core it completes as soon as the bytes are handed to the client.
      *
      * @param message the message
-     * @return the receipt; completes exceptionally with {@link PublishException} when the event was not stored
+     * @return the receipt; completes exceptionally with {@link PublishException} when the event was not confirmed
      * (no PubAck within the publish timeout, no stream for the subject, stream refused it), never reporting an
-     * unconfirmed event as published
+     * unconfirmed event as published. Its {@link PublishException#kind() kind} says whether the broker was away
+     * (retry with the same message id) or refused the message; after a timeout its
+     * {@link PublishException#late() late()} completes should the PubAck still come.
      */
     CompletableFuture<PublishReceipt> publish(OutboundMessage message);
+
+    /**
+     * @return the largest message the connected server accepts, headers included (its {@code max_payload}, bytes),
+     * or -1 when unknown (before the first connection, or a transport that does not say)
+     */
+    default long maxPayload() {
+        return -1;
+    }
 
     /**
      * Starts consuming. On JetStream the durable pull consumer is created if absent (never updated) and messages are

@@ -3,6 +3,7 @@ package io.varpulis.transport;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
+import io.nats.client.impl.Headers;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.nats.Substrate;
 import org.slf4j.Logger;
@@ -43,11 +44,22 @@ final class CoreTransport implements ClusterTransport {
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
         try {
-            connection.publish(message.subject(), message.data());
+            if (message.headers().isEmpty()) {
+                connection.publish(message.subject(), message.data());
+            } else {
+                Headers headers = new Headers();
+                message.headers().forEach(headers::add);
+                connection.publish(message.subject(), headers, message.data());
+            }
             return CompletableFuture.completedFuture(new PublishReceipt(message.subject(), null, 0, false));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new PublishException(message.subject(), e.getMessage(), e));
         }
+    }
+
+    @Override
+    public long maxPayload() {
+        return connection.getMaxPayload();
     }
 
     @Override
@@ -115,6 +127,11 @@ final class CoreTransport implements ClusterTransport {
         @Override
         public long maxDeliver() {
             return 1;
+        }
+
+        @Override
+        public Duration ackWait() {
+            return Duration.ZERO;
         }
 
         @Override

@@ -82,6 +82,12 @@ public abstract class Delivery {
     public abstract long maxDeliver();
 
     /**
+     * @return the consumer's ack_wait as the server has it: how long the server waits for an ack (or an in-progress
+     * acknowledgement) before it delivers the message again ({@link Duration#ZERO} on core)
+     */
+    public abstract Duration ackWait();
+
+    /**
      * @return {@code true} when a failure now means the message would never come back, so it must be parked
      */
     public boolean isLastAttempt() {
@@ -139,11 +145,17 @@ public abstract class Delivery {
 
     /**
      * Tells the server the delivery is still being worked on, which restarts its ack_wait (JetStream; no-op on core).
-     * Used while a park is retried, so the message is not redelivered meanwhile.
+     * Used while the broker is waited for (outputs, state, a park), so the message is not redelivered meanwhile and
+     * no delivery of its max_deliver budget is spent on the broker's absence. Ignored once settled; a connection
+     * that cannot send it now (closed) is not an error: the server then redelivers after ack_wait.
      */
     public void inProgress() {
         if (!isSettled()) {
-            doInProgress();
+            try {
+                doInProgress();
+            } catch (IllegalStateException notSent) {
+                // Closed connection or full reconnect buffer: ack_wait will bring the message back instead.
+            }
         }
     }
 

@@ -7,7 +7,9 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
 import io.nats.client.MessageConsumer;
 import io.nats.client.PublishOptions;
+import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsJetStreamMetaData;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -26,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * JetStream: every publish is stored and confirmed by a PubAck, every consumer is a durable pull consumer whose
@@ -76,41 +80,88 @@ final class JetStreamTransport implements ClusterTransport {
         try {
             if (!window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 return CompletableFuture.failedFuture(new PublishException(subject, settings.maxOutstandingPublishes()
-                        + " PubAcks were outstanding for " + settings.publishTimeout().toMillis() + " ms", null));
+                        + " PubAcks were outstanding for " + settings.publishTimeout().toMillis() + " ms", null,
+                        PublishException.Kind.UNAVAILABLE, null));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(new PublishException(subject, "interrupted", e));
+            return CompletableFuture.failedFuture(new PublishException(subject, "interrupted", e,
+                    PublishException.Kind.UNAVAILABLE, null));
         }
-        CompletableFuture<PublishAck> ack;
+        CompletableFuture<PublishAck> pubAck;
         try {
-            PublishOptions options = message.messageId() == null ? null
-                    : PublishOptions.builder().messageId(message.messageId()).build();
-            ack = jetStream.publishAsync(subject, null, message.data(), options);
+            pubAck = jetStream.publishAsync(subject, headers(message), message.data(), options(message));
         } catch (RuntimeException e) {
             window.release();
             return CompletableFuture.failedFuture(new PublishException(subject, e.getMessage(), e));
         }
-        return deadlines.watch(ack)
+        // The deadline fails a dependent future, not jnats' own: a PubAck that comes after the publish timeout (the
+        // message sat in the reconnect buffer, the stream elected a leader) still completes pubAck, and late() tells
+        // the caller the message was stored after all.
+        AtomicBoolean slot = new AtomicBoolean(true);
+        return deadlines.watch(pubAck.thenApply(Function.identity()))
                 .handle((pa, error) -> {
-                    window.release();
-                    if (error != null) {
-                        throw new PublishException(subject, reason(error), unwrap(error));
+                    if (slot.compareAndSet(true, false)) {
+                        window.release();
                     }
-                    return new PublishReceipt(subject, pa.getStream(), pa.getSeqno(), pa.isDuplicate());
+                    if (error == null) {
+                        return receipt(subject, pa);
+                    }
+                    Throwable cause = unwrap(error);
+                    boolean timedOut = cause instanceof TimeoutException && !pubAck.isDone();
+                    throw new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
+                            timedOut ? pubAck.thenApply(late -> receipt(subject, late)) : null);
                 });
     }
 
     @Override
+    public long maxPayload() {
+        return connection.getMaxPayload();
+    }
+
+    private static Headers headers(OutboundMessage message) {
+        if (message.headers().isEmpty()) {
+            return null;
+        }
+        Headers headers = new Headers();
+        message.headers().forEach(headers::add);
+        return headers;
+    }
+
+    private static PublishOptions options(OutboundMessage message) {
+        if (message.messageId() == null && message.expectedLastSequence() == null
+                && message.expectedLastMessageId() == null) {
+            return null;
+        }
+        PublishOptions.Builder options = PublishOptions.builder();
+        if (message.messageId() != null) {
+            options.messageId(message.messageId());
+        }
+        if (message.expectedLastSequence() != null) {
+            options.expectedLastSequence(message.expectedLastSequence());
+        }
+        if (message.expectedLastMessageId() != null) {
+            options.expectedLastMsgId(message.expectedLastMessageId());
+        }
+        return options.build();
+    }
+
+    private static PublishReceipt receipt(String subject, PublishAck pa) {
+        return new PublishReceipt(subject, pa.getStream(), pa.getSeqno(), pa.isDuplicate());
+    }
+
+    @Override
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
-        // The server's max_deliver, not the declared one: an existing durable is used as it is (never updated).
-        long maxDeliver = admin.declareConsumer(consumer).getConsumerConfiguration().getMaxDeliver();
+            // The server's max_deliver and ack_wait, not the declared ones: an existing durable is used as it is.
+        ConsumerConfiguration server = admin.declareConsumer(consumer).getConsumerConfiguration();
+        long maxDeliver = server.getMaxDeliver();
+        Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
         try {
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())
                     .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
                                     .expiresIn(PULL_EXPIRES.toMillis()).build(),
-                            msg -> Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver), handler,
+                            msg -> Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver, ackWait), handler,
                                     settings.nakDelay()));
             Consumption consumption = new Consumption() {
                 @Override
@@ -169,8 +220,7 @@ final class JetStreamTransport implements ClusterTransport {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    private String reason(Throwable error) {
-        Throwable cause = unwrap(error);
+    private String reason(Throwable cause) {
         if (cause instanceof TimeoutException) {
             return "no PubAck within " + settings.publishTimeout().toMillis() + " ms";
         }
@@ -182,11 +232,13 @@ final class JetStreamTransport implements ClusterTransport {
 
         private final NatsJetStreamMetaData meta;
         private final long maxDeliver;
+        private final Duration ackWait;
 
-        JetStreamDelivery(Message message, long maxDeliver) {
+        JetStreamDelivery(Message message, long maxDeliver, Duration ackWait) {
             super(message);
             this.meta = message.metaData();
             this.maxDeliver = maxDeliver;
+            this.ackWait = ackWait;
         }
 
         @Override
@@ -203,6 +255,11 @@ final class JetStreamTransport implements ClusterTransport {
         @Override
         public long maxDeliver() {
             return maxDeliver;
+        }
+
+        @Override
+        public Duration ackWait() {
+            return ackWait;
         }
 
         @Override

@@ -27,7 +27,7 @@ import java.util.jar.JarFile;
  * ({@code java -jar target/varpulis-cluster-*.jar --varpulis.cluster.role=...}) on the benchmark's server, JetStream,
  * HTTP on a free 127.0.0.1 port, its output in a log file under target/bench.
  */
-final class NodeJvm implements AutoCloseable {
+public final class NodeJvm implements AutoCloseable {
 
     /** How long a node may take to answer readiness UP before the scenario gives up. */
     static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
@@ -59,7 +59,7 @@ final class NodeJvm implements AutoCloseable {
     /**
      * @return the node jar, or why there is none (the reason becomes the pending row of the table)
      */
-    static Optional<Path> findJar(String option, StringBuilder whyNot) {
+    public static Optional<Path> findJar(String option, StringBuilder whyNot) {
         Path jar = option.isEmpty() ? builtJar() : Path.of(option);
         if (jar == null || !Files.isRegularFile(jar)) {
             whyNot.append("no node jar: target/varpulis-cluster-*.jar was not built (./mvnw package failed or was "
@@ -85,8 +85,8 @@ final class NodeJvm implements AutoCloseable {
      * @param jvmFlags JVM flags
      * @param args     Spring arguments ({@code --key=value}), role and identity included
      */
-    static NodeJvm start(Path jar, String name, List<String> jvmFlags, List<String> args, String natsUrl,
-                         Path logDir) throws IOException {
+    public static NodeJvm start(Path jar, String name, List<String> jvmFlags, List<String> args, String natsUrl,
+                                Path logDir) throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
@@ -114,7 +114,7 @@ final class NodeJvm implements AutoCloseable {
      * @return seconds from the launch to the first UP
      * @throws IllegalStateException when the node exits or is not ready within {@link #READY_TIMEOUT}
      */
-    double awaitReady() throws InterruptedException {
+    public double awaitReady() throws InterruptedException {
         HttpRequest readiness = HttpRequest.newBuilder(uri("/actuator/health/readiness"))
                 .timeout(Duration.ofSeconds(1)).build();
         long deadline = startedNanos + READY_TIMEOUT.toNanos();
@@ -142,7 +142,7 @@ final class NodeJvm implements AutoCloseable {
      * @return the response body
      * @throws IllegalStateException on a status other than 2xx
      */
-    String http(String path, String jsonBody) throws IOException, InterruptedException {
+    public String http(String path, String jsonBody) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
                 .header("Authorization", TestCredentials.adminBasic());
         if (jsonBody != null) {

@@ -464,6 +464,17 @@ class HelmChartTest {
         assertThat(at(values, "config", "jetstream", "enabled")).isEqualTo(true);
     }
 
+    @Test
+    void theNatsValuesRecommendAnFsyncOfEveryWriteForProduction() throws Exception {
+        String text = Files.readString(Path.of("helm/nats-values.yaml"));
+        Map<String, Object> values = Yamls.parse(text);
+        // The chart merges config.jetstream.merge into the server's jetstream block (nats/nats 1.x).
+        assertThat(at(values, "config", "jetstream", "merge", "sync_interval")).isEqualTo("always");
+        assertThat(text).as("the values say why, and where its cost is measured").contains("Jepsen")
+                .contains("docs/RELIABILITY.md");
+        assertThat(Files.readString(Path.of("docs/RELIABILITY.md"))).contains("sync_interval: always");
+    }
+
     /**
      * @return the NATS image tag helm/nats-values.yaml pins for the official nats chart
      * @throws IOException when the file cannot be read

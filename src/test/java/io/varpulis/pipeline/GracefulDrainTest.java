@@ -56,7 +56,7 @@ class GracefulDrainTest {
             return List.of();
         });
         List<String> ids = publish(first, group, 8);
-        firstHost.deploy(group(group), "apply", 1);
+        firstHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         assertThat(secondApplied.await(10, TimeUnit.SECONDS)).isTrue();
 
         firstHost.drain(Duration.ofSeconds(10));
@@ -68,7 +68,7 @@ class GracefulDrainTest {
             applied.add(new Applied(context.messageId(), context.attempt(), "second"));
             return List.of();
         });
-        secondHost.deploy(group(group), "apply", 1);
+        secondHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> applied.size() >= ids.size());
             Thread.sleep(ACK_WAIT.plusSeconds(1).toMillis());
@@ -104,7 +104,7 @@ class GracefulDrainTest {
             applied.add(new Applied(context.messageId(), context.attempt(), "first"));
             return List.of();
         });
-        firstHost.deploy(group(group), "apply", 1);
+        firstHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         assertThat(stuckStarted.await(10, TimeUnit.SECONDS)).isTrue();
 
         long started = System.nanoTime();
@@ -119,7 +119,7 @@ class GracefulDrainTest {
             applied.add(new Applied(context.messageId(), context.attempt(), "second"));
             return List.of();
         });
-        secondHost.deploy(group(group), "apply", 1);
+        secondHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> applied.size() >= ids.size());
             Thread.sleep(ACK_WAIT.plusSeconds(1).toMillis());
@@ -149,7 +149,7 @@ class GracefulDrainTest {
                 applied.add(new Applied(context.messageId(), context.attempt(), "only"));
                 return List.of();
             });
-            host.deploy(group(group), "apply", 1);
+            host.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
             await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == ids.size());
 
             long started = System.nanoTime();

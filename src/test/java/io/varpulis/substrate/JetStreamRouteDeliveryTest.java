@@ -171,23 +171,27 @@ class JetStreamRouteDeliveryTest {
     }
 
     @Test
-    void outputsAreStoredBeforeTheInputIsAcked_andAnUnconfirmedOutputNaksTheInput() throws Exception {
+    void outputsAreStoredBeforeTheInputIsAcked_andAnOutputTheStreamRefusesNaksTheInput() throws Exception {
         RouteEdge edge = new RouteEdge("emit", "_external", "detect");
         RouteEdge next = new RouteEdge("emit", "detect", "alerts");
         AtomicInteger attempts = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            OutputEmitter toAlertsThenNowhere = (outputs, input) -> {
-                // First attempt: the output goes to a subject no stream captures, so no PubAck ever confirms it.
-                String subject = input.attempt() == 1 ? "nowhere.captured" : next.subject();
-                return CompletableFuture.allOf(outputs.stream().map(o -> worker.transport.publish(
-                        new OutboundMessage(subject, worker.codec.encode(o), input.messageId() + "/0")))
-                        .toArray(CompletableFuture[]::new));
+            OutputEmitter refusedThenStored = (outputs, input) -> {
+                // First attempt: the stream refuses the output (its expected last sequence is wrong), so no PubAck
+                // confirms it. (A subject no stream captures is no responders: the broker being away, which the
+                // ingress waits out without a nak; see BrokerOutageTest.)
+                return CompletableFuture.allOf(outputs.stream().map(o -> {
+                    OutboundMessage message = new OutboundMessage(next.subject(), worker.codec.encode(o),
+                            input.messageId() + "/0");
+                    return worker.transport.publish(input.attempt() == 1
+                            ? message.expectingLastSequence(Long.MAX_VALUE / 2) : message);
+                }).toArray(CompletableFuture[]::new));
             };
             EventProcessor detect = (event, context) -> {
                 attempts.incrementAndGet();
                 return List.of(Event.of("BruteForceSuspected", Map.of("src_ip", "10.0.0.9")));
             };
-            try (Consumption ignored = worker.ingress(edge, detect, toAlertsThenNowhere)
+            try (Consumption ignored = worker.ingress(edge, detect, refusedThenStored)
                     .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
                 worker.transport.publish(OutboundMessage.of(edge.subject(),
                         new String(worker.codec.encode(SSH_FAILURE), StandardCharsets.UTF_8))).get();

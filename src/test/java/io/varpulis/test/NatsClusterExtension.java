@@ -6,6 +6,8 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.ClusterInfo;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -41,7 +43,7 @@ import java.util.stream.Stream;
  */
 public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
-    /** How long {@link #start()} waits for the cluster to elect its JetStream meta leader. */
+    /** How long {@link #start()} waits for the cluster to elect its JetStream meta leader and know its peers. */
     public static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final int size;
@@ -271,12 +273,21 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
                 + extraConfig + "\n";
     }
 
+    /**
+     * Waits until the meta leader can place a stream on every server: on 2.9 the leader is elected before it knows
+     * its peers, and an R3 stream created then is refused with "no suitable peers for placement" (10005).
+     */
     private void awaitMetaLeader() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         String last = "no answer yet";
         while (System.nanoTime() < deadline) {
             try (Connection connection = connect(url(0))) {
-                connection.jetStreamManagement().getAccountStatistics();
+                JetStreamManagement jsm = connection.jetStreamManagement();
+                jsm.getAccountStatistics();
+                String probe = "CLUSTER_READY_PROBE";
+                jsm.addStream(StreamConfiguration.builder().name(probe).subjects("cluster.ready.probe")
+                        .storageType(StorageType.Memory).replicas(size).build());
+                jsm.deleteStream(probe);
                 return;
             } catch (Exception e) {
                 last = e.toString();

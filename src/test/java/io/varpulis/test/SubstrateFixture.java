@@ -5,6 +5,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -15,6 +16,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
@@ -93,8 +95,22 @@ public final class SubstrateFixture implements AutoCloseable {
      * @return the ingress, not started
      */
     public RouteIngress ingress(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
-        return new RouteIngress(edge, processor, emitter, new InMemoryKeyValueState(), codec, parker, metrics,
-                properties.getJetstream().getConsumer().getNakDelay());
+        return ingress(edge, List.of("*"), processor, new InMemoryKeyValueState(), emitter);
+    }
+
+    /**
+     * @param edge       the edge to consume
+     * @param eventTypes the event-type patterns the edge carries
+     * @param processor  the pipeline
+     * @param state      its state
+     * @param emitter    where outputs go
+     * @return the ingress, not started
+     */
+    public RouteIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
+                                KeyValueState state, OutputEmitter emitter) {
+        return new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(), processor, state),
+                emitter, codec, parker, metrics, properties.getJetstream().getConsumer().getNakDelay(),
+                RouteIngress.OwnershipListener.NONE);
     }
 
     /**

@@ -1,0 +1,115 @@
+package io.varpulis.delivery;
+
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.ProcessingContext;
+import io.varpulis.pipeline.StateTransaction;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One pipeline as its route ingresses share it on a worker: its processor and its state, applied one event at a
+ * time. A pipeline with several input edges gets deliveries on several threads, and processors (like the
+ * detector's read-then-write of its state) rely on one at a time.
+ * <p>Each apply runs on a {@link StateTransaction}: its writes reach the state only when the processor returned, so
+ * an apply that throws leaves nothing behind, and the transaction's commit gives the flush that confirms them.
+ */
+public final class DeployedPipeline {
+
+    private final String group;
+    private final String name;
+    private final EventProcessor processor;
+    private final KeyValueState state;
+    private final AtomicLong eventsIn = new AtomicLong();
+    private final AtomicLong eventsOut = new AtomicLong();
+
+    /**
+     * @param group     the pipeline group
+     * @param name      the pipeline
+     * @param processor its processor
+     * @param state     its state (owned by the caller, who closes it)
+     */
+    public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state) {
+        this.group = group;
+        this.name = name;
+        this.processor = processor;
+        this.state = state;
+    }
+
+    /**
+     * Applies one event.
+     *
+     * @param event     the decoded event
+     * @param messageId the input's stable message id
+     * @param attempt   its delivery attempt
+     * @return the outputs, and the confirmation of the state writes this apply made (and of every earlier one)
+     * @throws Exception whatever the processor threw; its state writes are then dropped. A
+     *                   {@link KeyValueState.StateFencedException} means another writer owns the state.
+     */
+    public synchronized Applied apply(Event event, String messageId, long attempt) throws Exception {
+        StateTransaction transaction = new StateTransaction(state);
+        List<Event> outputs;
+        try {
+            outputs = processor.process(event, new Context(group, name, messageId, attempt, transaction));
+        } catch (Exception | Error e) {
+            transaction.discard();
+            throw e;
+        }
+        CompletableFuture<Void> stored = transaction.commit();
+        List<Event> emitted = outputs == null ? List.of() : outputs;
+        eventsIn.incrementAndGet();
+        eventsOut.addAndGet(emitted.size());
+        return new Applied(emitted, stored);
+    }
+
+    /**
+     * @return the pipeline group
+     */
+    public String group() {
+        return group;
+    }
+
+    /**
+     * @return the pipeline name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * @return the pipeline's state
+     */
+    public KeyValueState state() {
+        return state;
+    }
+
+    /**
+     * @return events applied (an event applied again after a redelivery counts again)
+     */
+    public long eventsIn() {
+        return eventsIn.get();
+    }
+
+    /**
+     * @return events emitted
+     */
+    public long eventsOut() {
+        return eventsOut.get();
+    }
+
+    /**
+     * What one apply produced.
+     *
+     * @param outputs the events to emit on the outgoing routes
+     * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()})
+     */
+    public record Applied(List<Event> outputs, CompletableFuture<Void> stored) {
+    }
+
+    private record Context(String group, String pipeline, String messageId, long attempt,
+                           KeyValueState state) implements ProcessingContext {
+    }
+}

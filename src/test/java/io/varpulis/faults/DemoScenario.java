@@ -1,0 +1,264 @@
+package io.varpulis.faults;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StreamInfoOptions;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.pipeline.RouteEdge;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Scenarios a to d: the main job ({@code java -jar target/varpulis-cluster-*.jar demo ...}) against servers this
+ * harness controls, with a fault injected while the job streams. The demo reports its accounting in
+ * {@code --summary-json} (lines read, failures expected and applied, per edge published/applied/redelivered/parked/
+ * duplicated, alerts expected and got, result); the run passes when the demo exits 0 with result OK, exactly the
+ * reference alerts, and no event parked beyond the log's malformed lines.
+ */
+final class DemoScenario {
+
+    /** The demo's input edge, whose stored count tells how far the job has streamed. */
+    static final RouteEdge INPUT = new RouteEdge("ssh-bruteforce", "_external", "ingress");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    private static final Pattern NODE_LOGS = Pattern.compile("node logs: (\\S+)");
+    private static final Pattern TRIES = Pattern.compile("(\\d+) tries waited for it");
+
+    private final Path jar;
+    private final FaultOptions options;
+    private final Path out;
+    private final Path input;
+    private final long lines;
+
+    /**
+     * @param jar     the node jar, which runs the demo
+     * @param options the suite's options
+     * @param out     where logs, summaries and alert files go
+     * @param input   the log the demo streams
+     */
+    DemoScenario(Path jar, FaultOptions options, Path out, Path input) throws IOException {
+        this.jar = jar;
+        this.options = options;
+        this.out = out;
+        this.input = input;
+        try (Stream<String> all = Files.lines(input, StandardCharsets.ISO_8859_1)) {
+            this.lines = all.filter(l -> !l.isBlank()).count();
+        }
+    }
+
+    /**
+     * The demo's input: {@code --input}, or the sample over {@code --days} consecutive days made by
+     * {@code scripts/make-log.sh} (issue 14) into the output directory, once.
+     *
+     * @param options the suite's options
+     * @param out     the output directory
+     * @return the log
+     * @throws IllegalStateException when make-log.sh is missing or fails
+     */
+    static Path input(FaultOptions options, Path out) throws IOException, InterruptedException {
+        if (!options.input().isEmpty()) {
+            return Path.of(options.input());
+        }
+        Path log = out.resolve("sshd-" + options.days() + "d.log");
+        if (Files.isRegularFile(log)) {
+            return log;
+        }
+        Path makeLog = Path.of("scripts", "make-log.sh");
+        if (!Files.isExecutable(makeLog)) {
+            throw new IllegalStateException("scripts/make-log.sh (issue 14) is missing: pass --input=PATH");
+        }
+        Process make = new ProcessBuilder(makeLog.toString(), "--days", String.valueOf(options.days()),
+                log.toString()).inheritIO().start();
+        if (make.waitFor() != 0) {
+            throw new IllegalStateException("scripts/make-log.sh --days " + options.days() + " failed");
+        }
+        return log;
+    }
+
+    /** What the harness does to the servers while the job streams. */
+    @FunctionalInterface
+    interface Fault {
+        /**
+         * @return a note on what was done and measured
+         */
+        String inject() throws Exception;
+    }
+
+    /**
+     * Runs the demo once.
+     *
+     * @param scenario  its letter
+     * @param run       the run number
+     * @param natsUrl   the servers' URL list
+     * @param replicas  stream replicas ({@code VARPULIS_NATS_JETSTREAM_REPLICAS})
+     * @param extra     more demo arguments ({@code --kill ...})
+     * @param at        the fraction of the log streamed when the fault is injected
+     * @param fault     the fault, or {@code null}
+     * @return the run's figures
+     */
+    Row run(String scenario, int run, String natsUrl, int replicas, List<String> extra, double at, Fault fault)
+            throws Exception {
+        String name = scenario + "-" + run;
+        Path summary = out.resolve(name + "-summary.json");
+        Path log = out.resolve(name + "-demo.log");
+        Files.deleteIfExists(summary);
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-jar", jar.toString(), "demo", "--nats-url", natsUrl, "--rate",
+                String.valueOf(options.rates().get(scenario)), "--summary-json", summary.toString(), "--alerts-out",
+                out.resolve(name + "-alerts.jsonl").toString(), "--input", input.toString(), "--keep-logs"));
+        command.addAll(extra);
+        Files.deleteIfExists(out.resolve(name + "-alerts.jsonl"));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+        builder.environment().put("VARPULIS_NATS_JETSTREAM_REPLICAS", String.valueOf(replicas));
+        System.out.printf("%s: %s%n", name, String.join(" ", command.subList(3, command.size())));
+        Process demo = builder.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(demo::destroyForcibly));
+        CompletableFuture<String> injected = fault == null ? CompletableFuture.completedFuture("")
+                : CompletableFuture.supplyAsync(() -> {
+                    try {
+                        awaitStored(natsUrl, (long) (lines * at), demo);
+                        return demo.isAlive() ? fault.inject() : "the demo ended before the fault";
+                    } catch (Exception e) {
+                        return "fault not injected: " + e;
+                    }
+                });
+        boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        if (!ended) {
+            demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        String faultNote = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        String nodes = nodeNotes(log);
+        if (!ended) {
+            return failed(scenario, run, "the demo did not end within " + RUN_TIMEOUT.toMinutes() + " min; " + faultNote
+                    + "; see " + log);
+        }
+        if (!Files.isRegularFile(summary)) {
+            return failed(scenario, run, "exit " + demo.exitValue() + " and no --summary-json written (the demo of "
+                    + "issue 14 writes it); " + faultNote + "; see " + log + ": " + tail(log));
+        }
+        return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()),
+                join(faultNote, nodes, "log " + log));
+    }
+
+    private static Row row(String scenario, int run, int exit, JsonNode summary, String notes) {
+        long parkedOnEdges = 0;
+        long duplicated = 0;
+        for (JsonNode edge : summary.path("edges")) {
+            parkedOnEdges += edge.path("parked").asLong();
+            duplicated += edge.path("duplicated").asLong();
+        }
+        // The log's malformed lines are parked by design (SPEC section 7); anything else parked was valid.
+        long malformed = summary.path("lines_expected").path("parked").asLong(summary.path("lines_parked").asLong());
+        long parkedValid = parkedOnEdges - malformed;
+        boolean exact = summary.path("alerts_missing").isEmpty() && summary.path("alerts_unexpected").isEmpty()
+                && summary.path("alerts_expected").asLong() == summary.path("alerts_got").asLong();
+        boolean passed = exit == 0 && "OK".equals(summary.path("result").asText()) && exact && parkedValid == 0
+                && summary.path("failures_expected").asLong() == summary.path("failures_applied").asLong();
+        String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText() + ", missing "
+                + summary.path("alerts_missing") + ", unexpected " + summary.path("alerts_unexpected") + ", problems "
+                + summary.path("problems") + (summary.has("error") ? ", error " + summary.path("error") : "") + "; ";
+        return new Row(scenario, run, passed, summary.path("failures_expected").asLong(),
+                summary.path("failures_applied").asLong(), parkedValid + " (+" + malformed + " malformed lines)",
+                duplicated, summary.path("alerts_expected").asLong(), summary.path("alerts_got").asLong(),
+                why + "lines " + summary.path("lines_read").asLong() + "; " + notes);
+    }
+
+    private static Row failed(String scenario, int run, String why) {
+        return new Row(scenario, run, false, 0, 0, "-", 0, -1, 0, why);
+    }
+
+    /** Waits until the demo's input edge holds {@code count} lines (its stream is purged when the demo starts). */
+    private static void awaitStored(String url, long count, Process demo) throws Exception {
+        Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
+                .maxReconnects(-1).build();
+        try (Connection connection = Nats.connect(options)) {
+            var jsm = connection.jetStreamManagement();
+            long stored = 0;
+            while (demo.isAlive()) {
+                try {
+                    var subjects = jsm.getStreamInfo(VarpulisJetStream.ROUTING_STREAM,
+                            StreamInfoOptions.filterSubjects(INPUT.subject())).getStreamState().getSubjects();
+                    stored = subjects == null ? 0 : subjects.stream().mapToLong(s -> s.getCount()).sum();
+                } catch (Exception notYet) {
+                    // The stream may not exist before the demo creates it.
+                }
+                if (stored >= count) {
+                    return;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * What the nodes' logs say about the broker waits and the state (best effort); the run directory, kept by
+     * {@code --keep-logs} for this, is removed afterwards.
+     */
+    private static String nodeNotes(Path demoLog) {
+        try {
+            Matcher dir = NODE_LOGS.matcher(Files.readString(demoLog, StandardCharsets.ISO_8859_1));
+            if (!dir.find()) {
+                return "";
+            }
+            Path runDir = Path.of(dir.group(1));
+            long outages = 0;
+            long tries = 0;
+            long mended = 0;
+            long fenced = 0;
+            try (Stream<Path> logs = Files.list(runDir)) {
+                for (Path node : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
+                    for (String line : Files.readAllLines(node, StandardCharsets.ISO_8859_1)) {
+                        Matcher waited = TRIES.matcher(line);
+                        if (waited.find()) {
+                            outages++;
+                            tries += Long.parseLong(waited.group(1));
+                        }
+                        mended += line.contains("write chain mended") ? 1 : 0;
+                        fenced += line.contains("stops consuming") ? 1 : 0;
+                    }
+                }
+            }
+            if (runDir.getFileName().toString().startsWith("varpulis-demo-")) {
+                try (Stream<Path> files = Files.walk(runDir)) {
+                    for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(file);
+                    }
+                }
+            }
+            return "broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
+                    + ", pipelines fenced " + fenced;
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+            return String.join(" / ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static String join(String... parts) {
+        return String.join("; ", Stream.of(parts).filter(p -> !p.isBlank()).toList());
+    }
+}

@@ -1,0 +1,246 @@
+package io.varpulis.pipeline;
+
+import io.nats.client.Connection;
+import io.nats.client.KeyValue;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.KeyValueState.StateFencedException;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.TransportSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The pipeline state's contract on a real server (SPEC section 9): reads see the writer's own last write, writes are
+ * confirmed by a flush, every write expects the bucket's last revision, a writer whose bucket another writer opened
+ * or wrote stops instead of overwriting, and an open below the fence's placement epoch is refused. Reads never use
+ * the direct get a replica may answer: the user here may not call {@code $JS.API.DIRECT.GET}.
+ */
+@BrokerTest
+class JetStreamKeyValueStateTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("""
+            authorization { users = [
+              { user: "pipeline", password: "pipeline",
+                permissions: { publish: { allow: [">"], deny: ["$JS.API.DIRECT.GET.>"] }, subscribe: { allow: [">"] } } }
+              { user: "operator", password: "operator" }
+            ] }
+            """);
+
+    private static final JetStreamKeyValueState.Settings SETTINGS = new JetStreamKeyValueState.Settings(
+            Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000);
+
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private Connection connection;
+    private Connection operator;
+    private ClusterTransport transport;
+    private String bucket;
+
+    @BeforeEach
+    void connect() throws Exception {
+        connection = connect(nats, "pipeline");
+        operator = connect(nats, "operator");
+        transport = transport(connection);
+        bucket = "varpulis_state_test_" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable closeable : opened) {
+            closeable.close();
+        }
+        transport.close();
+        connection.close();
+        operator.close();
+    }
+
+    @Test
+    void readsSeeTheWritersOwnLastWriteAtOnce_andTheFlushConfirmsItIsStored() throws Exception {
+        JetStreamKeyValueState state = open(1);
+        state.put("bf.1.a", bytes("1"));
+        state.put("bf.1.a", bytes("2"));
+        state.put("bf.1.b", bytes("x"));
+        state.delete("bf.1.b");
+
+        assertThat(text(state.get("bf.1.a").orElseThrow())).isEqualTo("2");
+        assertThat(state.get("bf.1.b")).isEmpty();
+        state.flush().get(5, TimeUnit.SECONDS);
+
+        KeyValue kv = operator.keyValue(bucket);
+        assertThat(text(kv.get("bf.1.a").getValue())).isEqualTo("2");
+        assertThat(kv.get("bf.1.b")).isNull();
+        assertThat(kv.keys()).as("the fence is not a key other clients see").containsExactly("bf.1.a");
+    }
+
+    @Test
+    void keysWrittenBeforeAreReadFromTheStreamLeader_notFromADirectGet() throws Exception {
+        JetStreamKeyValueState first = open(1);
+        first.put("window.a", bytes("seen"));
+        first.flush().get(5, TimeUnit.SECONDS);
+        first.close();
+
+        JetStreamKeyValueState successor = open(1);
+        assertThat(text(successor.get("window.a").orElseThrow())).isEqualTo("seen");
+        assertThat(successor.get("window.absent")).isEmpty();
+        assertThatThrownBy(() -> connection.keyValue(bucket).get("window.a"))
+                .as("jnats' own get uses the direct get, which this user may not call")
+                .isInstanceOf(Exception.class);
+    }
+
+    @Test
+    void aKeyEvictedFromTheCacheIsReadAgainFromTheBucket() throws Exception {
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 2));
+        opened.add(state);
+        for (int i = 0; i < 5; i++) {
+            state.put("k" + i, bytes("v" + i));
+        }
+        state.flush().get(5, TimeUnit.SECONDS);
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(text(state.get("k" + i).orElseThrow())).isEqualTo("v" + i);
+        }
+    }
+
+    @Test
+    void aWriteTheWriterDidNotMakeFencesIt_itStopsInsteadOfOverwriting() throws Exception {
+        JetStreamKeyValueState state = open(1);
+        state.put("count", bytes("1"));
+        state.flush().get(5, TimeUnit.SECONDS);
+
+        operator.keyValue(bucket).put("count", bytes("41"));
+        state.put("count", bytes("2"));
+
+        assertThatThrownBy(() -> state.flush().get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(StateFencedException.class)
+                .hasMessageContaining("another writer");
+        assertThatThrownBy(() -> state.get("count")).isInstanceOf(StateFencedException.class);
+        assertThatThrownBy(() -> state.put("other", bytes("x"))).isInstanceOf(StateFencedException.class);
+        assertThat(text(operator.keyValue(bucket).get("count").getValue())).isEqualTo("41");
+    }
+
+    @Test
+    void aZombieOpenedWithEpoch1CannotWriteAfterTheSuccessorWithEpoch2Wrote() throws Exception {
+        JetStreamKeyValueState zombie = open(1);
+        zombie.put("window.a", bytes("zombie-1"));
+        zombie.flush().get(5, TimeUnit.SECONDS);
+
+        JetStreamKeyValueState successor = open(2);
+        assertThat(text(successor.get("window.a").orElseThrow())).isEqualTo("zombie-1");
+        successor.put("window.a", bytes("successor-1"));
+        successor.flush().get(5, TimeUnit.SECONDS);
+
+        // The zombie still runs: its next write, to a key the successor never touched, is refused.
+        zombie.put("window.b", bytes("zombie-2"));
+        assertThatThrownBy(() -> zombie.flush().get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(StateFencedException.class);
+        KeyValue kv = operator.keyValue(bucket);
+        assertThat(kv.get("window.b")).isNull();
+        assertThat(text(kv.get("window.a").getValue())).isEqualTo("successor-1");
+
+        successor.put("window.b", bytes("successor-2"));
+        successor.flush().get(5, TimeUnit.SECONDS);
+        assertThat(text(kv.get("window.b").getValue())).isEqualTo("successor-2");
+        assertThatThrownBy(() -> open(1)).as("epoch 1 may not open a bucket epoch 2 holds")
+                .isInstanceOf(StateFencedException.class).hasMessageContaining("placement epoch 2");
+    }
+
+    @Test
+    void anOpenWithTheSameEpochTakesTheStateOverFromTheEarlierOpener() throws Exception {
+        JetStreamKeyValueState earlier = open(KeyValueStateFactory.NO_PLACEMENT_EPOCH);
+        earlier.put("k", bytes("1"));
+        earlier.flush().get(5, TimeUnit.SECONDS);
+
+        JetStreamKeyValueState later = open(KeyValueStateFactory.NO_PLACEMENT_EPOCH);
+        earlier.put("k", bytes("2"));
+
+        assertThatThrownBy(() -> earlier.flush().get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(StateFencedException.class);
+        assertThat(text(later.get("k").orElseThrow())).isEqualTo("1");
+    }
+
+    @Test
+    void writesMadeWhileTheServerIsDownAreStoredOnceItIsBack() throws Exception {
+        JetStreamKeyValueState state = open(1);
+        List<CompletableFuture<Void>> flushes = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            state.put("k" + (i % 7), bytes("v" + i));
+            flushes.add(state.flush());
+        }
+        nats.kill();
+        try {
+            for (int i = 50; i < 100; i++) {
+                state.put("k" + (i % 7), bytes("v" + i));
+                flushes.add(state.flush());
+            }
+            Thread.sleep(1500);
+        } finally {
+            nats.start();
+        }
+        CompletableFuture.allOf(flushes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+        KeyValue kv = operator.keyValue(bucket);
+        for (int k = 0; k < 7; k++) {
+            int last = 99 - ((99 - k) % 7);
+            assertThat(text(kv.get("k" + k).getValue())).as("key k" + k).isEqualTo("v" + last);
+        }
+        state.put("after", bytes("ok"));
+        state.flush().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aValueOverMaxPayloadIsRefusedWhenItIsWritten() {
+        JetStreamKeyValueState state = open(1);
+        byte[] huge = new byte[(int) connection.getMaxPayload()];
+
+        assertThatThrownBy(() -> state.put("big", huge)).isInstanceOf(KeyValueState.StateException.class)
+                .hasMessageContaining("bytes");
+        assertThatThrownBy(() -> state.put("_varpulis.fence", bytes("1")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+    }
+
+    private JetStreamKeyValueState open(long epoch) {
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, epoch, SETTINGS);
+        opened.add(state);
+        return state;
+    }
+
+    private static Connection connect(NatsServerExtension server, String user) throws Exception {
+        return Nats.connect(new Options.Builder().server(server.url()).userInfo(user, user)
+                .connectionTimeout(Duration.ofSeconds(2)).reconnectWait(Duration.ofMillis(200)).maxReconnects(-1)
+                .build());
+    }
+
+    private static ClusterTransport transport(Connection connection) {
+        return ClusterTransports.create(connection, Substrate.JETSTREAM, new JetStreamAdmin(connection, null),
+                new TransportSettings(1024, Duration.ofSeconds(2), 64, Duration.ofMillis(100)));
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] value) {
+        return new String(value, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,104 @@
+package io.varpulis.substrate;
+
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.varpulis.delivery.OutputEmitter;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.Consumption;
+import io.varpulis.transport.OutboundMessage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A broker that is briefly away is not poison (SPEC section 9): no responders, PubAck timeouts and a server killed
+ * and restarted never make a valid event reach max_deliver and be parked; the ingress waits, keeping the delivery
+ * in progress, and applies it once. A processor that throws is still parked after five deliveries.
+ */
+@BrokerTest
+class BrokerOutageTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    @Test
+    void outputsWithNoRespondersAreWaitedFor_theDeliveryKeptInProgressPastItsAckWait_neverNakd() throws Exception {
+        RouteEdge edge = new RouteEdge("noresp", "_external", "detect");
+        NatsProperties properties = new NatsProperties();
+        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+            // Outputs go to a subject no stream captures yet: every publish is answered 503 no responders.
+            OutputEmitter elsewhere = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
+                    .map(o -> worker.transport.publish(new OutboundMessage("elsewhere.out", worker.codec.encode(o),
+                            input.messageId() + "/0"))).toArray(CompletableFuture[]::new));
+            try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) ->
+                    List.of(Event.of("Out", Map.of())), new InMemoryKeyValueState(), elsewhere)
+                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
+                        Map.of())), "noresp-1")).get(5, TimeUnit.SECONDS);
+                // Three ack_waits without a stream for the output.
+                Thread.sleep(6000);
+                assertThat(worker.metrics.count("varpulis.events.applied", "pipeline", "detect")).isZero();
+                worker.jsm().addStream(StreamConfiguration.builder().name("ELSEWHERE").subjects("elsewhere.>")
+                        .storageType(StorageType.File).build());
+
+                await().atMost(Duration.ofSeconds(20)).until(() ->
+                        worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
+                var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                        io.varpulis.jetstream.DurableNames.routeConsumer("detect", edge.subject()));
+                assertThat(consumer.getRedelivered()).as("kept in progress: never redelivered").isZero();
+                assertThat(consumer.getNumAckPending()).isZero();
+                assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
+                assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
+                assertThat(worker.jsm().getStreamInfo("ELSEWHERE").getStreamState().getMsgCount()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void aServerKilledAndRestartedUnderLoadParksNothingValid_appliesEverythingOnce_andPoisonIsStillParked()
+            throws Exception {
+        int ticks = 3000;
+        try (CountingRig rig = new CountingRig(nats.url(), 1, Duration.ofSeconds(5))) {
+            long parkedBefore = rig.dlqDepth();
+            rig.tick(-1).get(10, TimeUnit.SECONDS);
+            CompletableFuture<Void> outage = CompletableFuture.runAsync(() -> {
+                CountingRig.sleep(2000);
+                nats.kill();
+                CountingRig.sleep(6000);
+                nats.start();
+            });
+            rig.tickAll(ticks, Duration.ofMillis(2));
+            outage.get(60, TimeUnit.SECONDS);
+
+            rig.awaitDrained(ticks, Duration.ofSeconds(120));
+            System.out.println("server killed 6 s: " + rig.figures());
+            assertThat(rig.sunk).containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, ticks).boxed().toList());
+            assertThat(rig.total()).as("every tick counted once in the state").isEqualTo(ticks);
+            assertThat(rig.dlqDepth() - parkedBefore).as("only the poison tick is parked").isEqualTo(1);
+            assertThat(rig.parked()).last().asString().startsWith("max_deliver ").contains("\"n\":-1");
+            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver unsettled").hasValue(0);
+            assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
+                    .isEqualTo(1);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package io.varpulis.substrate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.varpulis.delivery.PipelineHost;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.JetStreamKeyValueState;
+import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.ProcessorRegistry;
+import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.OutboundMessage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What a worker's pipeline host enforces on every edge (SPEC sections 6 and 9): an edge applies only the event
+ * types its routes declare, and a pipeline whose state a later placement took over stops on this worker, leaving
+ * its events to the owner.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+@BrokerTest
+class PipelineHostTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    @Test
+    void anEventTypeTheEdgeDoesNotCarryIsParkedAsUnroutable_neverApplied() throws Exception {
+        List<String> applied = new CopyOnWriteArrayList<>();
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineHost host = host(worker, (event, context) -> {
+                applied.add(event.eventType());
+                return List.of();
+            }, KeyValueStateFactory.inMemory());
+            PipelineGroupSpec group = group("routed", List.of("Ssh*"));
+            host.deploy(group, "detect", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
+            RouteEdge edge = new RouteEdge("routed", "_external", "detect");
+            String longType = "X".repeat(10_000);
+            for (String type : List.of("SshAuthFailure", "HttpRequest", longType)) {
+                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of(type,
+                        Map.of("src_ip", "10.0.0.9"))), "routed-" + type.length() + type.charAt(0)))
+                        .get(5, TimeUnit.SECONDS);
+            }
+
+            await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
+                    "unit", "detect", "reason", "unroutable") == 2);
+            host.close();
+            assertThat(applied).containsExactly("SshAuthFailure");
+            List<JsonNode> parked = parked(worker);
+            assertThat(parked).extracting(p -> p.path("reason").asText()).containsOnly("unroutable");
+            assertThat(parked.get(0).path("last_error").asText())
+                    .isEqualTo("event type HttpRequest is not accepted by route _external->detect (Ssh*)");
+            assertThat(parked.get(0).path("attempts").asLong()).isEqualTo(1);
+            assertThat(parked.get(1).path("last_error").asText()).contains("(10000 characters)")
+                    .hasSizeLessThan(400);
+        }
+    }
+
+    @Test
+    void aPipelineWhoseStateALaterPlacementTookOverStopsOnThisWorker_andTheOwnerCountsEveryEventOnce(
+            CapturedOutput output) throws Exception {
+        NatsProperties properties = new NatsProperties();
+        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        int events = 400;
+        try (SubstrateFixture zombieWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
+             SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+            PipelineGroupSpec group = group("fenced", List.of("*"));
+            PipelineHost zombie = host(zombieWorker, counting(), states(zombieWorker));
+            PipelineHost owner = host(ownerWorker, counting(), states(ownerWorker));
+            RouteEdge edge = new RouteEdge("fenced", "_external", "detect");
+            zombie.deploy(group, "detect", 1);
+            for (int i = 0; i < events / 2; i++) {
+                zombieWorker.transport.publish(new OutboundMessage(edge.subject(), zombieWorker.codec.encode(
+                        Event.of("Tick", Map.of("n", i))), "fenced-" + i));
+            }
+            await().atMost(Duration.ofSeconds(15)).until(() -> zombie.eventsProcessed() >= 50);
+
+            // A later placement of the same pipeline (the coordinator thought the first worker dead).
+            owner.deploy(group, "detect", 2);
+            for (int i = events / 2; i < events; i++) {
+                ownerWorker.transport.publish(new OutboundMessage(edge.subject(), ownerWorker.codec.encode(
+                        Event.of("Tick", Map.of("n", i))), "fenced-" + i)).get(5, TimeUnit.SECONDS);
+            }
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> zombie.status().isEmpty());
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                var info = ownerWorker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                        DurableNames.routeConsumer("detect", edge.subject()));
+                return info.getNumPending() == 0 && info.getNumAckPending() == 0;
+            });
+            KeyValueState verify = states(ownerWorker).open("fenced", "detect", 3);
+            assertThat(new String(verify.get("total").orElseThrow(), StandardCharsets.UTF_8))
+                    .as("every event counted once, though two workers ran the pipeline for a while")
+                    .isEqualTo(Integer.toString(events));
+            verify.close();
+            assertThat(zombieWorker.metrics.count("varpulis.state.fenced", "pipeline", "detect")).isEqualTo(1);
+            assertThat(output).contains("pipeline fenced/detect stops consuming")
+                    .contains("no longer owns it and stops");
+            assertThat(zombieWorker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
+                    "max_deliver")).isZero();
+            owner.close();
+            zombie.close();
+        }
+    }
+
+    private static EventProcessor counting() {
+        return (event, context) -> {
+            String seen = "seen." + event.fields().get("n");
+            KeyValueState state = context.state();
+            if (state.get(seen).isEmpty()) {
+                state.put(seen, new byte[] {1});
+                long total = state.get("total").map(v -> Long.parseLong(new String(v, StandardCharsets.UTF_8)))
+                        .orElse(0L);
+                state.put("total", Long.toString(total + 1).getBytes(StandardCharsets.UTF_8));
+            }
+            return List.of();
+        };
+    }
+
+    private static KeyValueStateFactory states(SubstrateFixture worker) {
+        return KeyValueStateFactory.jetStream(worker.connection, worker.transport,
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000));
+    }
+
+    private static PipelineHost host(SubstrateFixture worker, EventProcessor processor, KeyValueStateFactory states) {
+        ProcessorType type = new ProcessorType() {
+            @Override
+            public String name() {
+                return "test";
+            }
+
+            @Override
+            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
+                return processor;
+            }
+        };
+        return new PipelineHost(worker.transport, new ProcessorRegistry(List.of(type)), states, worker.codec,
+                worker.parker, worker.metrics, worker.properties.getJetstream().getConsumer());
+    }
+
+    private static PipelineGroupSpec group(String name, List<String> eventTypes) {
+        return new PipelineGroupSpec(name,
+                List.of(new PipelineGroupSpec.PipelineSpec("detect", new PipelineGroupSpec.ProcessorSpec("test",
+                        Map.of()))),
+                List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", eventTypes))).validate();
+    }
+
+    private static List<JsonNode> parked(SubstrateFixture worker) throws Exception {
+        var state = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState();
+        List<JsonNode> parked = new CopyOnWriteArrayList<>();
+        for (long seq = state.getFirstSequence(); seq <= state.getLastSequence(); seq++) {
+            parked.add(worker.codec.mapper().readTree(worker.jsm().getMessage(VarpulisJetStream.DLQ_STREAM, seq)
+                    .getData()));
+        }
+        return parked;
+    }
+}
