@@ -89,14 +89,18 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
                 "$JS.API.CONSUMER.INFO." + ROUTING + ".*",
                 "$JS.API.CONSUMER.MSG.NEXT." + ROUTING + ".*",
                 "$JS.ACK." + ROUTING + ".>",
-                // Pipeline state: key-value reads (direct get with the key's subject) and writes.
+                // Key-value reads: the worker lease by direct get, pipeline state from the stream leader (message
+                // get, never a replica's direct answer), and writes.
                 "$JS.API.DIRECT.GET.*.>",
+                "$JS.API.STREAM.MSG.GET.*",
                 "$KV.>"));
         List<String> deny = new ArrayList<>();
         for (String bucket : COORDINATOR_BUCKETS) {
             deny.add("$KV." + bucket + ".>");
             deny.add("$JS.API.STREAM.CREATE.KV_" + bucket);
+            deny.add("$JS.API.STREAM.MSG.GET.KV_" + bucket);
         }
+        deny.add("$JS.API.STREAM.MSG.GET." + DLQ);
         return new NatsPermissions("worker", publish, deny,
                 List.of(INBOX, Subjects.COMMAND_ROOT + "." + workerId + ".*"), true);
     }
