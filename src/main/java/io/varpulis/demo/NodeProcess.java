@@ -20,6 +20,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class NodeProcess {
 
+    /** Environment variable with more JVM flags for every node of the run, e.g. {@code -XX:StartFlightRecording=...}. */
+    static final String NODE_JAVA_OPTS_VARIABLE = "VARPULIS_DEMO_NODE_JAVA_OPTS";
+
+
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
@@ -63,7 +67,7 @@ final class NodeProcess {
      * @return a node, not started
      */
     static NodeProcess of(String name, List<String> properties, Path logDir, int port) {
-        List<String> command = new ArrayList<>(javaCommand(logDir.resolve("tmp").resolve(name)));
+        List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name)));
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
@@ -163,14 +167,22 @@ final class NodeProcess {
     }
 
     /**
-     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise.
-     * No {@code hsperfdata} file: a killed JVM would leave it behind.
+     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise, with
+     * the JIT's full tiers (the job's throughput needs C2) and a serial collector in 256 MB, plus the flags of
+     * {@value #NODE_JAVA_OPTS_VARIABLE} ({@code {node}} in them replaced by the node's name, e.g. for one flight
+     * recording per node). No {@code hsperfdata} file: a killed JVM would leave it behind.
      */
-    private static List<String> javaCommand(Path tmpDir) {
+    private static List<String> javaCommand(String name, Path tmpDir) {
         String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
-        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Xmx256m", "-Xss512k", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
+        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:+UseSerialGC", "-Xmx256m", "-Xss512k",
+                "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
+        String extra = System.getenv(NODE_JAVA_OPTS_VARIABLE);
+        if (extra != null && !extra.isBlank()) {
+            for (String flag : extra.trim().split("\\s+")) {
+                command.add(flag.replace("{node}", name));
+            }
+        }
         if (!classPath.contains(java.io.File.pathSeparator) && classPath.endsWith(".jar")) {
             command.addAll(List.of("-jar", classPath));
         } else {
