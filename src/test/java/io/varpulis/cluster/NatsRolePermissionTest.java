@@ -112,7 +112,7 @@ class NatsRolePermissionTest {
         await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
                 .anyMatch(e -> e.eventType().equals("BruteForceSuspected")));
 
-        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not-an-ip"))
+        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not an address"))
                 .status()).isEqualTo(202);
         await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
                 .asLong() == 1);
