@@ -33,6 +33,8 @@ import java.util.concurrent.TimeoutException;
  * <li>what must be refused is probed on names that do not exist: if the user may do it, nothing is harmed and the
  * check fails naming the permission set to use.</li>
  * </ul>
+ * It connects with the role's inbox prefix ({@code varpulis.nats.inbox-prefix}, by default the node's
+ * {@code _INBOX_{role}_{id}}) and checks that the user may read that inbox and no other.
  */
 final class RoleSmokeTest {
 
@@ -47,15 +49,23 @@ final class RoleSmokeTest {
 
     private final NatsProperties properties;
     private final String role;
-    private final String workerId;
+    private final String id;
+    private final NatsPermissions permissions;
     private final PrintStream out;
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final Checklist checks;
 
-    RoleSmokeTest(NatsProperties properties, String role, String workerId, PrintStream out) {
+    /**
+     * @param properties the NATS settings, with the inbox prefix the node connects with
+     * @param role       {@code worker} or {@code coordinator}
+     * @param id         the worker id or the coordinator id
+     * @param out        where the checks are printed
+     */
+    RoleSmokeTest(NatsProperties properties, String role, String id, PrintStream out) {
         this.properties = properties;
         this.role = role;
-        this.workerId = workerId;
+        this.id = id;
+        this.permissions = role.equals("worker") ? NatsPermissions.worker(id) : NatsPermissions.coordinator(id);
         this.out = out;
         this.checks = new Checklist(out);
     }
@@ -93,13 +103,22 @@ final class RoleSmokeTest {
         return summary();
     }
 
+    /** Its own inbox, and no other: the jnats default every connection used to share, another node's. */
+    private List<Check> inboxChecks() {
+        return List.of(
+                Check.subscribes("receive replies in its own inbox", permissions.inboxPrefix() + ".>", true),
+                Check.subscribes("read every connection's replies", "_INBOX.>", false),
+                Check.subscribes("read another node's replies", Subjects.inbox(role, ABSENT) + ".>", false));
+    }
+
     private List<Check> workerChecks() {
-        List<Check> probes = new ArrayList<>(List.of(
+        List<Check> probes = new ArrayList<>(inboxChecks());
+        probes.addAll(List.of(
                 Check.needs("ask JetStream for the account", "$JS.API.INFO", ""),
                 Check.needs("read stream " + ROUTING, "$JS.API.STREAM.INFO." + ROUTING, ""),
                 Check.needs("register with the coordinator", Subjects.REGISTER, "{\"worker_id\": \"smoke test\"}"),
-                Check.subscribes("receive its own commands", Subjects.COMMAND_ROOT + "." + workerId + ".*", true),
-                Check.stores("publish its heartbeat", Subjects.heartbeat(workerId)),
+                Check.subscribes("receive its own commands", Subjects.COMMAND_ROOT + "." + id + ".*", true),
+                Check.stores("publish its heartbeat", Subjects.heartbeat(id)),
                 Check.stores("publish routed events", SMOKE_SUBJECT),
                 Check.stores("park events", "varpulis.dlq._smoke"),
                 Check.needs("create a route consumer", "$JS.API.CONSUMER.CREATE." + ROUTING + "." + ABSENT + "."
@@ -124,7 +143,8 @@ final class RoleSmokeTest {
     }
 
     private List<Check> coordinatorChecks() {
-        return List.of(
+        List<Check> probes = new ArrayList<>(inboxChecks());
+        probes.addAll(List.of(
                 Check.needs("ask JetStream for the account", "$JS.API.INFO", ""),
                 Check.needs("read stream " + ROUTING, "$JS.API.STREAM.INFO." + ROUTING, ""),
                 Check.subscribes("receive registrations", Subjects.REGISTER, true),
@@ -141,7 +161,8 @@ final class RoleSmokeTest {
                 Check.needs("delete a group's consumers", "$JS.API.CONSUMER.DELETE." + ROUTING + "." + ABSENT, ""),
                 Check.needs("delete a group's state bucket", "$JS.API.STREAM.DELETE.KV_varpulis_state" + ABSENT, ""),
                 Check.refused("update a stream", "$JS.API.STREAM.UPDATE.VARPULIS" + ABSENT),
-                Check.subscribes("read the workers' commands", Subjects.COMMAND_ROOT + "." + ABSENT + ".*", false));
+                Check.subscribes("read the workers' commands", Subjects.COMMAND_ROOT + "." + ABSENT + ".*", false)));
+        return probes;
     }
 
     private void run(Connection connection, Check check) throws InterruptedException {

@@ -33,7 +33,8 @@ import static org.awaitility.Awaitility.await;
  * The {@code nsc} variant of the permission sets (docs/OPERATING.md): the same {@link NatsPermissions} signed into
  * user JWTs of an account, on a server in operator mode, as {@code nsc add user --allow-pub ... --deny-pub ...
  * --allow-sub ... --allow-pub-response=1} issues them. A coordinator and a worker run a stateful group with their
- * own {@code .creds}, the server logs no violation, and the worker is still refused a stream deletion.
+ * own {@code .creds}, the server logs no violation, and the worker is still refused a stream deletion and every inbox
+ * but its own.
  */
 @BrokerTest
 class NatsRoleJwtPermissionTest {
@@ -45,11 +46,11 @@ class NatsRoleJwtPermissionTest {
     final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     @Test
-    void theRolesWorkWithTheirSetsSignedIntoUserJwts_andAWorkerIsStillRefusedAStreamDeletion() throws Exception {
+    void theRolesWorkWithTheirSetsSignedIntoUserJwts_andAWorkerIsStillRefusedAStreamDeletionAndOtherInboxes() throws Exception {
         TestNatsJwts jwts = TestNatsJwts.create(nats.workDir().resolve("jwt"));
         nats.withConfig(jwts.serverConfig());
         nats.restart();
-        Path coordinatorCreds = creds(jwts, "coordinator", NatsPermissions.coordinator());
+        Path coordinatorCreds = creds(jwts, "coordinator", NatsPermissions.coordinator("jwt-coord"));
         Path workerCreds = creds(jwts, "w1", NatsPermissions.worker("w1"));
 
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "jwt-coord",
@@ -74,7 +75,8 @@ class NatsRoleJwtPermissionTest {
 
             List<String> errors = new CopyOnWriteArrayList<>();
             try (Connection w1 = Nats.connect(new Options.Builder().server(nats.url())
-                    .credentialPath(workerCreds.toString()).errorListener(new ErrorListener() {
+                    .credentialPath(workerCreds.toString())
+                    .inboxPrefix(NatsPermissions.worker("w1").inboxPrefix()).errorListener(new ErrorListener() {
                         @Override
                         public void errorOccurred(Connection conn, String error) {
                             errors.add(error);
@@ -83,8 +85,12 @@ class NatsRoleJwtPermissionTest {
                 assertThatThrownBy(() -> w1.jetStreamManagement(JetStreamOptions.builder()
                         .requestTimeout(Duration.ofSeconds(1)).build())
                         .deleteStream(VarpulisJetStream.ROUTING_STREAM)).isNotNull();
+                w1.subscribe("_INBOX.>");
+                w1.subscribe(NatsPermissions.coordinator("jwt-coord").inboxPrefix() + ".>");
                 await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
-                        .contains("Publish to \"$JS.API.STREAM.DELETE.VARPULIS_ROUTING\""));
+                        .contains("Publish to \"$JS.API.STREAM.DELETE.VARPULIS_ROUTING\"")
+                        .contains("Subscription to \"_INBOX.>\"")
+                        .contains("Subscription to \"_INBOX_coordinator_jwt-coord.>\""));
             }
             assertThat(coordinator.delete("/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true").status())
                     .isEqualTo(204);

@@ -52,13 +52,19 @@ class NatsRolePermissionTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String GROUP = "perm";
+    private static final String COORDINATOR_ID = "perm-coord";
+    private static final String PUBLISHER = "ingest";
+    private static final Map<String, String> INBOXES = Map.of(
+            "coordinator", NatsPermissions.coordinator(COORDINATOR_ID).inboxPrefix(),
+            "w1", NatsPermissions.worker("w1").inboxPrefix(),
+            "publisher", NatsPermissions.publisher(PUBLISHER).inboxPrefix());
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("authorization {\n"
             + "  users = [\n"
-            + NatsPermissions.coordinator().serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
+            + NatsPermissions.coordinator(COORDINATOR_ID).serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
             + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
-            + NatsPermissions.publisher().serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
+            + NatsPermissions.publisher(PUBLISHER).serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
             + "{ user: \"admin\", password: \"admin-pw\" }\n"
             + "  ]\n}\n");
 
@@ -73,7 +79,7 @@ class NatsRolePermissionTest {
     }
 
     private static ClusterNode startCoordinator() {
-        return ClusterNode.coordinator(nats, "jetstream", "perm-coord", "--varpulis.nats.username=coordinator",
+        return ClusterNode.coordinator(nats, "jetstream", COORDINATOR_ID, "--varpulis.nats.username=coordinator",
                 "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true");
     }
 
@@ -104,7 +110,8 @@ class NatsRolePermissionTest {
                     .status()).isEqualTo(202);
         }
         try (Connection publisher = Nats.connect(new Options.Builder().server(nats.url())
-                .userInfo("publisher", "publisher-pw").connectionName("varpulis-publisher").build())) {
+                .userInfo("publisher", "publisher-pw").inboxPrefix(NatsPermissions.publisher(PUBLISHER).inboxPrefix())
+                .connectionName("varpulis-publisher").build())) {
             PublishAck ack = publisher.jetStream().publish(Subjects.route(GROUP, Subjects.EXTERNAL, "count"),
                     failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
             assertThat(ack.getStream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
@@ -130,6 +137,38 @@ class NatsRolePermissionTest {
 
     @Test
     @Order(2)
+    void noRoleReadsWhatArrivesInAnotherConnectionsInbox() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        List<String> overheard = new CopyOnWriteArrayList<>();
+        List<String> inboxes = List.of("_INBOX.>", "_INBOX_coordinator_" + COORDINATOR_ID + ".>", "_INBOX_worker_w1.>");
+        try (Connection publisher = connect("publisher", "publisher-pw", errors);
+             Connection w1 = connect("w1", "w1-pw", errors)) {
+            for (String inbox : inboxes) {
+                publisher.createDispatcher(message -> overheard.add("publisher: " + message.getSubject()))
+                        .subscribe(inbox);
+            }
+            w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(0));
+            w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(1));
+            publisher.flush(Duration.ofSeconds(2));
+            w1.flush(Duration.ofSeconds(2));
+
+            // The coordinator's PubAcks and what the worker fetches arrive in their inboxes meanwhile.
+            for (int i = 0; i < 2; i++) {
+                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject",
+                        failure("10.0.0.11")).status()).isEqualTo(202);
+            }
+            await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
+                    .anyMatch(e -> "10.0.0.11".equals(e.fields().get("src_ip"))));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+                    .contains("Subscription to \"_INBOX.>\"")
+                    .contains("Subscription to \"_INBOX_coordinator_" + COORDINATOR_ID + ".>\"")
+                    .contains("Subscription to \"_INBOX_worker_w1.>\""));
+            assertThat(overheard).as("replies, PubAcks and fetched events read by another user").isEmpty();
+        }
+    }
+
+    @Test
+    @Order(3)
     void aWorkerCannotDeleteOrPurgeStreams_deleteConsumers_orActForAnotherWorker() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection w1 = connect("w1", "w1-pw", errors)) {
@@ -159,7 +198,7 @@ class NatsRolePermissionTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aPublisherCanOnlyInjectAtExternalEntries() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection publisher = connect("publisher", "publisher-pw", errors)) {
@@ -178,7 +217,7 @@ class NatsRolePermissionTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aCoordinatorCannotDeleteTheStreamsOrTheGroupBucket_butPurgesAGroup() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection coordinatorUser = connect("coordinator", "coordinator-pw", errors)) {
@@ -227,6 +266,10 @@ class NatsRolePermissionTest {
     private static Connection connect(String user, String password, List<String> errors) throws Exception {
         Options.Builder options = new Options.Builder().server(nats.url()).userInfo(user, password)
                 .connectionTimeout(Duration.ofSeconds(2));
+        if (INBOXES.containsKey(user)) {
+            // The user's own inbox, as its node or service connects.
+            options.inboxPrefix(INBOXES.get(user));
+        }
         if (errors != null) {
             options.errorListener(new ErrorListener() {
                 @Override
