@@ -46,7 +46,8 @@ class NatsRoleJwtPermissionTest {
     final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     @Test
-    void theRolesWorkWithTheirSetsSignedIntoUserJwts_andAWorkerIsStillRefusedAStreamDeletionAndOtherInboxes() throws Exception {
+    void theRolesWorkWithTheirSetsSignedIntoUserJwts_andAWorkerIsStillRefusedAStreamDeletionAndOtherInboxes()
+            throws Exception {
         TestNatsJwts jwts = TestNatsJwts.create(nats.workDir().resolve("jwt"));
         nats.withConfig(jwts.serverConfig());
         nats.restart();
