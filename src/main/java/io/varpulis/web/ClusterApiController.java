@@ -55,6 +55,9 @@ public class ClusterApiController {
 
     private static final Pattern INJECTION_ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_INJECTION_ID_LENGTH + "}");
 
+    /** An injected event's type: it goes into audit lines, logs and metrics tags, so no control or odd character. */
+    private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:-]+");
+
     /** What an injection's id is prefixed with to seed its events' {@code Nats-Msg-Id}s. */
     private static final String INJECTION_SEED = "inject:";
 
@@ -175,7 +178,8 @@ public class ClusterApiController {
      *                or none for a new one
      * @param request the request, for the audit line
      * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for an event over the length
-     *         limits or without a route; 404 for an unknown group; 413 for an event the server can never store
+     *         limits, with an event type of other characters than letters, digits, {@code . _ : -}, or without a
+     *         route; 404 for an unknown group; 413 for an event the server can never store
      *         (encoded, with its {@code Nats-Msg-Id} header, over {@code max_payload}); 503
      *         {@code {"error": "...", "id": "..."}} when the substrate did not confirm in time (retry with that id)
      * @throws InterruptedException when interrupted while waiting for the substrate
@@ -257,6 +261,10 @@ public class ClusterApiController {
         if (event.eventType() != null && event.eventType().length() > limits.getMaxEventTypeLength()) {
             throw new IllegalArgumentException("event_type is " + event.eventType().length() + " characters long; "
                     + "at most " + limits.getMaxEventTypeLength() + " (varpulis.security.max-event-type-length)");
+        }
+        if (event.eventType() != null && !EVENT_TYPE.matcher(event.eventType()).matches()) {
+            throw new IllegalArgumentException("event_type may hold only letters, digits, '.', '_', ':' and '-' "
+                    + "(no spaces or control characters), for example SshAuthFailure");
         }
         if (event.fields() != null) {
             event.fields().keySet().stream().filter(name -> name.length() > limits.getMaxFieldNameLength())

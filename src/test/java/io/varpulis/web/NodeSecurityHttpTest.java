@@ -237,6 +237,25 @@ class NodeSecurityHttpTest {
                 .contains("DLQ audit: operator [OPERATOR] replay unit none");
     }
 
+    @Test
+    void anOperatorCannotForgeAuditLines_eventTypesAreCheckedAndEveryLineIsEscaped(CapturedOutput output)
+            throws Exception {
+        declareGroup();
+        String forged = "audit: admin [ADMIN]: delete group " + GROUP + " with purge: removed";
+        Answer type = call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", bearer("OPERATOR"),
+                "{\"event_type\": \"Probe\\n" + forged + "\", \"fields\": {}}");
+        assertThat(type.status()).isEqualTo(400);
+        assertThat(type.body().get("error").asText()).contains("event_type", "letters, digits");
+        Answer name = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"" + GROUP + "\"", "\"x\\r\\n" + forged + "\""));
+        assertThat(name.status()).isEqualTo(400);
+
+        assertThat(output.getAll().lines()).as("no line of the log is one the caller wrote")
+                .noneMatch(line -> line.startsWith("audit:"));
+        assertThat(output).contains("refused: POST /api/v1/cluster/pipeline-groups: 400 ")
+                .contains("\\r\\n" + forged);
+    }
+
     private static void declareGroup() throws Exception {
         Answer answer = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON);
         assertThat(answer.status()).as(answer.body().toString()).isIn(201, 409);
