@@ -20,6 +20,9 @@ public final class AuditLog {
 
     private static final Logger log = LoggerFactory.getLogger(LOGGER);
 
+    /** Whether this thread wrote a line since {@link #forgetLines()}: a request's refusal is audited once. */
+    private static final ThreadLocal<Boolean> WROTE = new ThreadLocal<>();
+
     private AuditLog() {
     }
 
@@ -45,6 +48,7 @@ public final class AuditLog {
      */
     public static void done(String who, String what) {
         log.info("audit: {}: {}", escape(who), escape(what));
+        WROTE.set(Boolean.TRUE);
     }
 
     /**
@@ -55,6 +59,22 @@ public final class AuditLog {
      */
     public static void refused(String who, String what) {
         log.warn("audit: {}: refused: {}", escape(who), escape(what));
+        WROTE.set(Boolean.TRUE);
+    }
+
+    /**
+     * Forgets the lines this thread wrote, when a request starts and ends: a thread serves one request at a time.
+     */
+    public static void forgetLines() {
+        WROTE.remove();
+    }
+
+    /**
+     * @return whether this thread wrote an audit line since {@link #forgetLines()}: for the request it serves, a
+     *         refusal without a line of its own is audited by the HTTP layer
+     */
+    public static boolean wroteLine() {
+        return WROTE.get() != null;
     }
 
     /**

@@ -250,10 +250,7 @@ public class ClusterApiController {
 
     /** A refused write is audited too: who tried what, and why it was refused. */
     private static ResponseEntity<ApiError> refused(HttpStatus status, RuntimeException e, HttpServletRequest request) {
-        if (!"GET".equals(request.getMethod())) {
-            AuditLog.refused(Principals.caller(request).describe(), request.getMethod() + " "
-                    + request.getRequestURI() + ": " + status.value() + " " + e.getMessage());
-        }
+        RequestAudit.refused(request, status.value(), e.getMessage());
         return ResponseEntity.status(status).body(new ApiError(e.getMessage()));
     }
 

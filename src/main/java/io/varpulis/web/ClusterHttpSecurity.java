@@ -8,13 +8,14 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.ExceptionTranslationFilter;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 
 /**
  * The security filter chain of a cluster node (SPEC section 10), built on Spring Security's own HTTP basic and
  * OAuth2 resource server (JWT) support: nothing is authenticated by hand. Who may call what is
  * {@link ApiAccessRules}; refusals are {@link ApiSecurityErrors}; bodies are bounded by
- * {@link RequestSizeLimitFilter}.
+ * {@link RequestSizeLimitFilter}; every refused write is audited ({@link RequestAudit}).
  * <p>Stateless: no session, no cookie, so no CSRF token either (a browser holds no credential a forged request
  * could ride on; every request carries its own {@code Authorization} header).
  */
@@ -72,6 +73,7 @@ public final class ClusterHttpSecurity {
         http.exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(errors).accessDeniedHandler(errors));
         http.sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
         http.csrf(csrf -> csrf.disable());
+        http.addFilterBefore(new RequestAudit(), ExceptionTranslationFilter.class);
         http.addFilterAfter(new RequestSizeLimitFilter(properties.getMaxRequestSize()), AuthorizationFilter.class);
         return http.build();
     }

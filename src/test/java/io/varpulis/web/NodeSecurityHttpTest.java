@@ -233,8 +233,8 @@ class NodeSecurityHttpTest {
                 .contains("audit: admin [ADMIN]: delete group audited: removed")
                 .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 409")
                 .contains("audit: operator [OPERATOR]: inject Probe into group " + GROUP + " (id audit-1): stored")
-                .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999 needs role ADMIN")
-                .contains("DLQ audit: operator [OPERATOR] replay unit none");
+                .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999: 403 needs role ADMIN")
+                .contains("audit: operator [OPERATOR]: DLQ replay unit none");
     }
 
     @Test
@@ -254,6 +254,37 @@ class NodeSecurityHttpTest {
                 .noneMatch(line -> line.startsWith("audit:"));
         assertThat(output).contains("refused: POST /api/v1/cluster/pipeline-groups: 400 ")
                 .contains("\\r\\n" + forged);
+    }
+
+    @Test
+    void everyRefusedWriteIsAuditedInTheOneFormat(CapturedOutput output) throws Exception {
+        declareGroup();
+        String inject = "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject";
+        String big = "{\"event_type\": \"Probe\", \"fields\": {\"blob\": \"" + "x".repeat(1_150_000) + "\"}}";
+        assertThat(call("POST", inject, bearer("OPERATOR"), big).status()).isEqualTo(413);
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"pipelines\"", "\"pipelinez\"")).status()).isEqualTo(400);
+        assertThat(call("PUT", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), GROUP_JSON).status())
+                .isEqualTo(405);
+        assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), "text/plain", GROUP_JSON))
+                .isEqualTo(415);
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups/missing/inject", bearer("OPERATOR"), EVENT_JSON)
+                .status()).isEqualTo(404);
+        assertThat(call("DELETE", "/api/v1/cluster/dlq/999999", bearer("ADMIN"), null).status()).isEqualTo(404);
+        assertThat(call("POST", "/api/v1/cluster/dlq/replay", bearer("OPERATOR"), "{\"unit\": \"none\"}").status())
+                .isEqualTo(200);
+
+        assertThat(output)
+                .contains("audit: operator [OPERATOR]: refused: POST " + inject + ": 413 the request body is")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 400 unknown "
+                        + "field 'pipelinez'")
+                .contains("audit: admin [ADMIN]: refused: PUT /api/v1/cluster/pipeline-groups: 405 ")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 415 ")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups/missing/inject: "
+                        + "404")
+                .contains("audit: admin [ADMIN]: refused: DELETE /api/v1/cluster/dlq/999999: 404")
+                .contains("audit: operator [OPERATOR]: DLQ replay unit none: 0 replayed")
+                .doesNotContain("DLQ audit:");
     }
 
     private static void declareGroup() throws Exception {
@@ -304,6 +335,14 @@ class NodeSecurityHttpTest {
         JsonNode json = response.body().isEmpty() ? JSON.nullNode()
                 : isJson ? JSON.readTree(response.body()) : JSON.getNodeFactory().textNode(response.body());
         return new Answer(response.statusCode(), json, response.headers());
+    }
+
+    /** A request with a body of the given content type; the status. */
+    private static int send(String method, String path, String authorization, String contentType, String body)
+            throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
+                .method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType)
+                .header("Authorization", authorization).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private static URI uri(String path) {
