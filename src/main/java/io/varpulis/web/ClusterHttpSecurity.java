@@ -16,8 +16,12 @@ import org.springframework.security.web.access.intercept.AuthorizationFilter;
  * OAuth2 resource server (JWT) support: nothing is authenticated by hand. Who may call what is
  * {@link ApiAccessRules}; refusals are {@link ApiSecurityErrors}; bodies are bounded by
  * {@link RequestSizeLimitFilter}; every refused write is audited ({@link RequestAudit}).
- * <p>Stateless: no session, no cookie, so no CSRF token either (a browser holds no credential a forged request
- * could ride on; every request carries its own {@code Authorization} header).
+ * <p>Stateless: no session and no cookie. There is no CSRF token, and not because a browser holds no credential: it
+ * caches HTTP basic credentials and sends them with a forged cross-site request too. What stops a forged write is
+ * that none can be sent without a CORS preflight, which this node never answers for another origin: every
+ * {@code POST} takes a JSON body ({@code Content-Type: application/json}, not a type a form or a simple request may
+ * send; {@code text/plain}, a form or multipart body is 415, and a body-less one 400), and {@code DELETE} is
+ * preflighted by itself.
  */
 public final class ClusterHttpSecurity {
 

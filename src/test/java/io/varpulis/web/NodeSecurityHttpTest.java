@@ -287,6 +287,33 @@ class NodeSecurityHttpTest {
                 .doesNotContain("DLQ audit:");
     }
 
+    @Test
+    void aWriteABrowserCouldSendCrossSiteWithoutAPreflightChangesNothing() throws Exception {
+        String group = GROUP_JSON.replace("\"" + GROUP + "\"", "\"csrf\"");
+        for (String type : List.of("text/plain", "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=b")) {
+            assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), type, group)).as(type)
+                    .isEqualTo(415);
+        }
+        assertThat(call("GET", "/api/v1/cluster/pipeline-groups/csrf", bearer("VIEWER"), null).status())
+                .as("no group declared").isEqualTo(404);
+
+        long depth = call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong();
+        assertThat(depth).isPositive();
+        for (String type : List.of("text/plain", "application/x-www-form-urlencoded")) {
+            for (String path : List.of("/actuator/dlq?all=true", "/api/v1/cluster/dlq/replay?all=true")) {
+                int status = send("POST", path, bearer("ADMIN"), type, "");
+                assertThat(status).as(type + " " + path).isIn(400, 415);
+            }
+        }
+        int noType = HTTP.send(HttpRequest.newBuilder(uri("/actuator/dlq?all=true")).timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", bearer("ADMIN")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+        assertThat(noType).as("no body, no Content-Type").isIn(400, 415);
+        assertThat(call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong())
+                .as("nothing replayed").isEqualTo(depth);
+    }
+
     private static void declareGroup() throws Exception {
         Answer answer = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON);
         assertThat(answer.status()).as(answer.body().toString()).isIn(201, 409);
