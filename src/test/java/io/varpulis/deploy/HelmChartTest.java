@@ -390,7 +390,8 @@ class HelmChartTest {
     @Test
     void anIdentityProviderReplacesTheApiUser() {
         RenderedManifests manifests = render(HELM.template().withName(RELEASE)
-                .set("security.jwt.issuerUri", "https://idp.example/realms/ops").set("security.jwt.rolesClaim", "groups"));
+                .set("security.jwt.issuerUri", "https://idp.example/realms/ops").set("security.jwt.rolesClaim", "groups")
+                .set("security.jwt.audiences", "varpulis").set("security.jwt.principalClaim", "preferred_username"));
 
         assertThat(manifests.ofKind("Secret")).isEmpty();
         Map<String, Object> container = container(manifests.get("StatefulSet", COORDINATORS));
@@ -398,6 +399,10 @@ class HelmChartTest {
                 .isEqualTo("https://idp.example/realms/ops");
         assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUTHORITIESCLAIMNAME"), "value"))
                 .isEqualTo("groups");
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES"), "value"))
+                .isEqualTo("varpulis");
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PRINCIPALCLAIMNAME"), "value"))
+                .isEqualTo("preferred_username");
         assertThat(hasEnv(container, "SPRING_SECURITY_USER_PASSWORD")).isFalse();
     }
 

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A coordinator trusting an identity provider for its own audience
  * ({@code spring.security.oauth2.resourceserver.jwt.audiences}), with every Actuator endpoint exposed as an operator
- * might: a viewer reads health, info,
+ * might: a token for another audience, or for none, is refused (review finding 9); a viewer reads health, info,
  * metrics, Prometheus and loggers, but what exposes the node's memory, threads, configuration or wiring (heapdump,
  * threaddump, env, configprops, beans, mappings, ...) needs an admin (review finding 10).
  */
@@ -60,6 +60,15 @@ class IdentityProviderHttpTest {
         if (node != null) {
             node.close();
         }
+    }
+
+    @Test
+    void aTokenForAnotherAudienceOrForNoneIsRefused() throws Exception {
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", bearer("VIEWER"))).isEqualTo(200);
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", "Bearer " + idp.tokenFor("another-service",
+                "viewer", "ADMIN"))).as("another audience").isEqualTo(401);
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", "Bearer " + idp.token("viewer", "ADMIN")))
+                .as("no audience").isEqualTo(401);
     }
 
     @Test
