@@ -776,8 +776,6 @@ public final class BruteForceDemo {
     private NodeProcess node(String name, String role, String url, Path runDir, String apiKey, String coordinatorId,
                              int port) {
         List<String> properties = new ArrayList<>(List.of(
-                // Only this run's workers may register: other nodes on a shared server are refused.
-                "--varpulis.cluster.api-key=" + apiKey,
                 "--varpulis.cluster.role=" + role,
                 "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=jetstream",
@@ -786,12 +784,15 @@ public final class BruteForceDemo {
                 "--varpulis.cluster.heartbeat-interval=1s",
                 "--varpulis.cluster.heartbeat-timeout=4s",
                 "--varpulis.nats.jetstream.consumer.ack-wait=10s",
-                "--spring.security.user.password=" + NODE_PASSWORD,
                 "--spring.main.banner-mode=off"));
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
         }
-        return NodeProcess.of(name, properties, runDir, port);
+        // Secrets through the environment, not the command line every user of the host can read. The api-key lets
+        // only this run's workers register: other nodes on a shared server are refused.
+        Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", NODE_PASSWORD,
+                "VARPULIS_CLUSTER_APIKEY", apiKey);
+        return NodeProcess.of(name, properties, secrets, runDir, port);
     }
 
     private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {
