@@ -55,7 +55,7 @@ class NatsRoleJwtPermissionTest {
         Path workerCreds = creds(jwts, "w1", NatsPermissions.worker("w1"));
 
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "jwt-coord",
-                "--varpulis.nats.credentials=" + coordinatorCreds);
+                "--varpulis.nats.credentials=" + coordinatorCreds, "--varpulis.demo.processors.enabled=true");
              ClusterNode worker = ClusterNode.worker(nats, "jetstream", "w1",
                      "--varpulis.nats.credentials=" + workerCreds, "--varpulis.demo.processors.enabled=true")) {
             await().atMost(WAIT).until(() -> worker.worker().isRegistered());

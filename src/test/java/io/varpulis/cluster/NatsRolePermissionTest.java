@@ -80,7 +80,8 @@ class NatsRolePermissionTest {
 
     private static ClusterNode startCoordinator() {
         return ClusterNode.coordinator(nats, "jetstream", COORDINATOR_ID, "--varpulis.nats.username=coordinator",
-                "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true");
+                "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true",
+                "--varpulis.demo.processors.enabled=true");
     }
 
     @AfterAll
