@@ -1,7 +1,6 @@
 package io.varpulis.cluster;
 
 import io.nats.client.Connection;
-import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
@@ -9,10 +8,6 @@ import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
-import io.varpulis.pipeline.PipelineGroupSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import io.varpulis.smoke.NatsPermissions;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -25,15 +20,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
 
+import static io.varpulis.cluster.RoleChecks.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -75,13 +67,13 @@ class NatsRolePermissionTest {
     static void startNodes() {
         coordinator = startCoordinator();
         worker = ClusterNode.worker(nats, "jetstream", "w1", "--varpulis.nats.username=w1",
-                "--varpulis.nats.password=w1-pw", "--varpulis.demo.processors.enabled=true");
+                "--varpulis.nats.password=w1-pw", RoleChecks.DEMO_PROCESSORS);
     }
 
     private static ClusterNode startCoordinator() {
         return ClusterNode.coordinator(nats, "jetstream", COORDINATOR_ID, "--varpulis.nats.username=coordinator",
                 "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true",
-                "--varpulis.demo.processors.enabled=true");
+                RoleChecks.DEMO_PROCESSORS);
     }
 
     @AfterAll
@@ -97,19 +89,8 @@ class NatsRolePermissionTest {
     @Test
     @Order(1)
     void eachRoleDoesItsWorkWithItsOwnPermissionSet_andTheServerLogsNoViolation() throws Exception {
-        await().atMost(WAIT).until(() -> worker.worker().isRegistered());
-        PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(
-                new PipelineSpec("count", new ProcessorSpec("brute-force", Map.of("threshold", 2))),
-                new PipelineSpec("c", new ProcessorSpec("bean", Map.of("bean", ClusterNode.RECORDER)))),
-                List.of(new RouteSpec(Subjects.EXTERNAL, "count", List.of("SshAuthFailure")),
-                        new RouteSpec("count", "c", List.of())));
-        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
-        await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf(GROUP).size() == 2);
+        RoleChecks.runCountingGroup(coordinator, worker, GROUP);
 
-        for (int i = 0; i < 2; i++) {
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("10.0.0.9"))
-                    .status()).isEqualTo(202);
-        }
         try (Connection publisher = Nats.connect(new Options.Builder().server(nats.url())
                 .userInfo("publisher", "publisher-pw").inboxPrefix(NatsPermissions.publisher(PUBLISHER).inboxPrefix())
                 .connectionName("varpulis-publisher").build())) {
@@ -117,8 +98,6 @@ class NatsRolePermissionTest {
                     failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
             assertThat(ack.getStream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
         }
-        await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
-                .anyMatch(e -> e.eventType().equals("BruteForceSuspected")));
 
         assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not an address"))
                 .status()).isEqualTo(202);
@@ -133,7 +112,7 @@ class NatsRolePermissionTest {
         coordinator.close();
         coordinator = startCoordinator();
         assertThat(coordinator.coordinator().state().group(GROUP)).as("restored from varpulis_groups").isPresent();
-        assertThat(violations()).as("permission violations in the server log").isEmpty();
+        assertThat(RoleChecks.nodeViolations(nats)).as("permission violations in the server log").isEmpty();
     }
 
     @Test
@@ -240,12 +219,8 @@ class NatsRolePermissionTest {
             assertThat(jsm.getStreamNames()).doesNotContain("KV_varpulis_state_" + GROUP + "_count")
                     .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
         }
-        assertThat(violations()).as("the purge needed no permission outside the coordinator's set").isEmpty();
-    }
-
-    private static Map<String, Object> failure(String srcIp) {
-        return Map.of("event_type", "SshAuthFailure", "timestamp", "2026-11-30T12:00:00Z",
-                "fields", Map.of("src_ip", srcIp, "user", "root"));
+        assertThat(RoleChecks.nodeViolations(nats)).as("the purge needed no permission outside the coordinator's set")
+                .isEmpty();
     }
 
     private static String failureJson(String srcIp) {
@@ -272,23 +247,8 @@ class NatsRolePermissionTest {
             options.inboxPrefix(INBOXES.get(user));
         }
         if (errors != null) {
-            options.errorListener(new ErrorListener() {
-                @Override
-                public void errorOccurred(Connection conn, String error) {
-                    errors.add(error);
-                }
-            });
+            options.errorListener(RoleChecks.recordingErrors(errors));
         }
         return Nats.connect(options.build());
-    }
-
-    /**
-     * The server log's permission violations of the nodes' connections (named {@code varpulis-...}) and of the
-     * publisher doing its work; the refusals this test provokes come from unnamed connections.
-     */
-    private static Set<String> violations() throws Exception {
-        Path log = nats.workDir().getParent().resolve("nats-server.log");
-        return Files.readAllLines(log).stream().filter(line -> line.contains("Violation"))
-                .filter(line -> line.contains(":java:varpulis-")).collect(Collectors.toSet());
     }
 }
