@@ -19,8 +19,8 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
