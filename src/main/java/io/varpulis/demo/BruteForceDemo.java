@@ -784,7 +784,6 @@ public final class BruteForceDemo {
                              String coordinatorId, int port) {
         List<String> properties = new ArrayList<>(List.of(
                 "--varpulis.cluster.role=" + role,
-                "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=jetstream",
                 "--varpulis.nats.jetstream.replicas=" + options.replicas(),
                 "--varpulis.cluster.coordinator-id=" + coordinatorId,
@@ -798,10 +797,10 @@ public final class BruteForceDemo {
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
         }
-        // Secrets through the environment, not the command line every user of the host can read. The api-key lets
-        // only this run's workers register: other nodes on a shared server are refused.
+        // Secrets through the environment, not the command line every user of the host can read: the URL may carry
+        // a NATS user and password; the api-key lets only this run's workers register (others are refused).
         Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", NODE_PASSWORD,
-                "VARPULIS_CLUSTER_APIKEY", apiKey);
+                "VARPULIS_CLUSTER_APIKEY", apiKey, DemoOptions.URL_VARIABLE, url);
         return NodeProcess.of(name, properties, secrets, runDir, port);
     }
 

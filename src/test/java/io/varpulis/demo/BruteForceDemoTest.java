@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * restarted) exits 0, which it does only when every line, failure and alert is accounted for against the in-process
  * reference run without a kill; the alert file holds exactly the 16 alerts of the sample, one line each; the run
  * leaves nothing in the temporary directory; and no node's command line, which any user of the host can read,
- * carries its password or the cluster's api-key.
+ * carries its password, the cluster's api-key or the NATS URL (which may hold a NATS password).
  * <p>The 16 alerts were computed twice outside the cluster: by the in-memory job of {@link SampleLogAlertsTest}
  * and by the awk program quoted there (fail2ban-regex agrees: scripts/fail2ban-agreement.py); four of them (and one
  * non-alert) are checked by hand in its Javadoc.
@@ -78,7 +78,7 @@ class BruteForceDemoTest {
             sampler.shutdownNow();
         }
         assertThat(commandLines).as("the node JVMs' command lines, as /proc shows them to every user").isNotEmpty()
-                .allSatisfy(line -> assertThat(line).doesNotContain("password", "api-key", "apikey"));
+                .allSatisfy(line -> assertThat(line).doesNotContain("password", "api-key", "apikey", "nats.url"));
 
         assertThat(status).as("exit status: 0 means every line, failure and alert accounted for, although a "
                 + "worker was killed").isZero();
