@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,13 +29,15 @@ final class NodeProcess {
 
     private final String name;
     private final List<String> arguments;
+    private final Map<String, String> environment;
     private final Path log;
     private final int port;
     private Process process;
 
-    private NodeProcess(String name, List<String> arguments, Path log, int port) {
+    private NodeProcess(String name, List<String> arguments, Map<String, String> environment, Path log, int port) {
         this.name = name;
         this.arguments = arguments;
+        this.environment = environment;
         this.log = log;
         this.port = port;
     }
@@ -60,18 +63,22 @@ final class NodeProcess {
 
     /**
      * @param name       the node name, for messages and its log file
-     * @param properties Spring arguments ({@code --key=value})
+     * @param properties Spring arguments ({@code --key=value}): any user of the host reads them in
+     *                   {@code /proc/<pid>/cmdline}, so never a secret
+     * @param secrets    environment variables added to this JVM's for the node (Spring's relaxed names, such as
+     *                   {@code SPRING_SECURITY_USER_PASSWORD}): {@code /proc/<pid>/environ} is readable by the
+     *                   same user and root only (review finding 8)
      * @param logDir     where {@code <name>.log} is written; the JVM's temporary files (Tomcat's) go to
      *                   {@code tmp/<name>} there, so that nothing of a killed node is left in the system's
      * @param port       its HTTP port (see {@link #freePorts})
      * @return a node, not started
      */
-    static NodeProcess of(String name, List<String> properties, Path logDir, int port) {
+    static NodeProcess of(String name, List<String> properties, Map<String, String> secrets, Path logDir, int port) {
         List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name)));
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
-        return new NodeProcess(name, command, logDir.resolve(name + ".log"), port);
+        return new NodeProcess(name, command, Map.copyOf(secrets), logDir.resolve(name + ".log"), port);
     }
 
     /**
@@ -81,8 +88,10 @@ final class NodeProcess {
      */
     void start() throws IOException {
         Files.createDirectories(log.resolveSibling("tmp").resolve(name));
-        process = new ProcessBuilder(arguments).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        ProcessBuilder builder = new ProcessBuilder(arguments).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        process = builder.start();
     }
 
     /**
