@@ -6,6 +6,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.StorageType;
+import io.varpulis.jetstream.KeyValueBuckets;
 import io.varpulis.pipeline.PipelineGroupSpec;
 
 import java.io.IOException;
@@ -122,11 +123,9 @@ public interface GroupStore {
         String bucket = BUCKET;
         KeyValue kv;
         try {
-            if (!connection.keyValueManagement().getBucketNames().contains(bucket)) {
-                connection.keyValueManagement().create(KeyValueConfiguration.builder().name(bucket)
-                        .maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
-                        .description("Varpulis pipeline groups, {cluster}.{group}").build());
-            }
+            KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration.builder()
+                    .name(bucket).maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
+                    .description("Varpulis pipeline groups, {cluster}.{group}").build());
             kv = connection.keyValue(bucket);
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);

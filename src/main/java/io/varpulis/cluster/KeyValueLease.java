@@ -3,14 +3,13 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
-import io.nats.client.KeyValueManagement;
 import io.nats.client.KeyValueOptions;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.StorageType;
-import io.varpulis.jetstream.JetStreamErrors;
+import io.varpulis.jetstream.KeyValueBuckets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,25 +103,13 @@ public final class KeyValueLease {
 
     private static KeyValueStatus bucket(Connection connection, String bucket, Duration ttl, int replicas,
                                          String description) throws IOException, JetStreamApiException {
-        KeyValueManagement kvm = connection.keyValueManagement();
-        try {
-            return kvm.getStatus(bucket);
-        } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
-                throw e;
-            }
-        }
         KeyValueConfiguration.Builder config = KeyValueConfiguration.builder().name(bucket).maxHistoryPerKey(1)
                 .ttl(ttl).storageType(StorageType.File).replicas(replicas).description(description);
         if (connection.getServerInfo().isSameOrNewerThanVersion("2.11.0")) {
             config.limitMarker(MARKER_TTL);
         }
-        try {
-            return kvm.create(config.build());
-        } catch (JetStreamApiException e) {
-            // Another node created it at the same moment, with settings of its own: use that one.
-            return kvm.getStatus(bucket);
-        }
+        // Two coordinators starting at once: one creates it, the other uses that one, with its settings.
+        return KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), config.build());
     }
 
     /**

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.KeyValueManagement;
 import io.nats.client.Message;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueOperation;
@@ -17,6 +16,7 @@ import io.nats.client.support.NatsJetStreamConstants;
 import io.nats.client.support.NatsKeyValueUtil;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
+import io.varpulis.jetstream.KeyValueBuckets;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
@@ -523,17 +523,9 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private void createIfAbsent() throws IOException, JetStreamApiException {
-        KeyValueManagement kvm = connection.keyValueManagement();
-        try {
-            kvm.getStatus(bucket);
-        } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
-                throw e;
-            }
-            kvm.create(KeyValueConfiguration.builder().name(bucket).maxHistoryPerKey(1).ttl(settings.ttl())
-                    .storageType(StorageType.File).replicas(settings.replicas())
-                    .description("Varpulis pipeline state").build());
-        }
+        KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration.builder().name(bucket)
+                .maxHistoryPerKey(1).ttl(settings.ttl()).storageType(StorageType.File).replicas(settings.replicas())
+                .description("Varpulis pipeline state").build());
     }
 
     /**
