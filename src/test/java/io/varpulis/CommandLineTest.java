@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CommandLineTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = Duration.ofSeconds(180);
 
     @Test
     void aMistypedCommandNamesTheCommandsAndExitsWithoutStartingANode() throws Exception {
