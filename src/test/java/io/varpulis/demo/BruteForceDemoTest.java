@@ -37,7 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @BrokerTest
 class BruteForceDemoTest {
 
-    /** {@code src_ip window_start failures} of every alert the sample raises, year 2026. */
+    /**
+     * {@code src_ip window_start failures} of every alert the sample raises, year 2026, as the in-memory job counts
+     * them one line at a time; the cluster's alerts are held to the identities.
+     */
     private static final List<String> EXPECTED = List.of(
             "5.36.59.76 2026-12-10T07:10:00Z 6",
             "112.95.230.3 2026-12-10T07:25:00Z 5",
@@ -85,21 +88,23 @@ class BruteForceDemoTest {
         List<String> lines = Files.readAllLines(alerts, StandardCharsets.UTF_8).stream()
                 .filter(l -> !l.isBlank()).toList();
         assertThat(lines).as("one line per alert, none written twice").doesNotHaveDuplicates();
+        // Alerts are compared by identity (src_ip, window_start), as SPEC section 7 says: "failures" is the count when
+        // the threshold was crossed, which may depend on delivery order with several inputs in flight.
         List<String> identities = new ArrayList<>();
         for (String line : lines) {
             JsonNode alert = JSON.readTree(line);
-            identities.add(alert.path("src_ip").asText() + " " + alert.path("window_start").asText() + " "
-                    + alert.path("failures").asInt());
+            assertThat(alert.path("failures").asInt()).as("failures of %s", line).isGreaterThanOrEqualTo(5);
+            identities.add(alert.path("src_ip").asText() + " " + alert.path("window_start").asText());
         }
-        assertThat(identities).containsExactlyInAnyOrderElementsOf(EXPECTED);
+        assertThat(identities).containsExactlyInAnyOrderElementsOf(EXPECTED.stream()
+                .map(e -> e.substring(0, e.lastIndexOf(' '))).toList());
         assertThat(identities).as("the hand-checked windows").contains(
-                "5.36.59.76 2026-12-10T07:10:00Z 6",
-                "185.190.58.151 2026-12-10T09:05:00Z 5",
-                "185.190.58.151 2026-12-10T09:10:00Z 5",
-                "5.188.10.180 2026-12-10T08:20:00Z 5",
-                "112.95.230.3 2026-12-10T07:25:00Z 5");
-        assertThat(identities.stream().map(i -> i.substring(0, i.lastIndexOf(' '))))
-                .as("never two alerts for one (src_ip, window_start)").doesNotHaveDuplicates();
+                "5.36.59.76 2026-12-10T07:10:00Z",
+                "185.190.58.151 2026-12-10T09:05:00Z",
+                "185.190.58.151 2026-12-10T09:10:00Z",
+                "5.188.10.180 2026-12-10T08:20:00Z",
+                "112.95.230.3 2026-12-10T07:25:00Z");
+        assertThat(identities).as("never two alerts for one (src_ip, window_start)").doesNotHaveDuplicates();
 
         JsonNode json = JSON.readTree(summary.toFile());
         assertThat(json.path("result").asText()).isEqualTo("OK");
