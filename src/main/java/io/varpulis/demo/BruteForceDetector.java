@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -31,8 +32,9 @@ import java.util.regex.Pattern;
  * {@link ProcessingContext#messageId()}:
  * <ul>
  *   <li>key {@code bf.<window start epoch seconds>.<src_ip with '.' as '_' and ':' as '-'>}, e.g.
- *       {@code bf.1796886600.5_36_59_76}, for an address, and {@code bf.<window start>.h=<host name>} for a host
- *       name ({@link #stateKey});</li>
+ *       {@code bf.1796886600.5_36_59_76}, for an address (an IPv6 zone after {@code =}, its {@code _}, {@code .}
+ *       and {@code -} as {@code _5f}, {@code _2e}, {@code _2d}), and {@code bf.<window start>.h=<host name>} for a
+ *       host name ({@link #stateKey});</li>
  *   <li>before the threshold, value {@code {"failures": N, "seen": ["<message id>", ...], "alerted": false}}: an input
  *       whose id is in {@code seen} was counted already and is not counted again;</li>
  *   <li>from the threshold on, value {@code {"failures": N, "alerted": true, "alerted_by": "<message id>"}}: the
@@ -64,10 +66,10 @@ public final class BruteForceDetector implements EventProcessor {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * IPv4, IPv6 and IPv4-mapped text. Restricting src_ip to these characters makes the key mapping below
-     * injective, so two sources can never share a window count.
+     * IPv4, IPv6 and IPv4-mapped text, with an optional IPv6 zone ({@code %eth0}). Restricting src_ip to these
+     * characters makes the key mapping below injective, so two sources can never share a window count.
      */
-    private static final Pattern IP_TEXT = Pattern.compile("[0-9A-Fa-f.:]+");
+    private static final Pattern IP_TEXT = Pattern.compile("[0-9A-Fa-f.:]+(%[0-9A-Za-z_.-]+)?");
 
     /** A host name's labels; its key keeps it as is after {@code h=}, which no address key contains. */
     private static final Pattern HOST_TEXT = Pattern.compile("[0-9A-Za-z_-]+(?:\\.[0-9A-Za-z_-]+)*");
@@ -169,8 +171,16 @@ public final class BruteForceDetector implements EventProcessor {
      * @return the state key of that (window, source), distinct for distinct sources
      */
     static String stateKey(String srcIp, long windowStart) {
-        return "bf." + windowStart + "." + (IP_TEXT.matcher(srcIp).matches()
-                ? srcIp.replace('.', '_').replace(':', '-') : "h=" + srcIp);
+        Matcher address = IP_TEXT.matcher(srcIp);
+        if (!address.matches()) {
+            return "bf." + windowStart + ".h=" + srcIp;
+        }
+        String zone = address.group(1);
+        String text = zone == null ? srcIp : srcIp.substring(0, srcIp.length() - zone.length());
+        // The address holds no '_', '-' or '='; the zone's '_', '.' and '-' are escaped after '=' (key characters
+        // only: letters, digits, '-', '_', '=', '.'), so distinct sources keep distinct keys.
+        return "bf." + windowStart + "." + text.replace('.', '_').replace(':', '-') + (zone == null ? ""
+                : "=" + zone.substring(1).replace("_", "_5f").replace(".", "_2e").replace("-", "_2d"));
     }
 
     private static Event alert(String srcIp, long windowStart, int failures) {

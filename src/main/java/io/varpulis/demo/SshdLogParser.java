@@ -40,9 +40,12 @@ public final class SshdLogParser {
     private static final Pattern RFC3164 =
             Pattern.compile("([A-Z][a-z]{2}) {1,2}(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (.*)");
 
-    /** RFC 3339: local date-time with up to nanoseconds, its offset, then the rest of the line. */
+    /**
+     * RFC 3339: date, {@code T} (or {@code t}, section 5.6), time with up to nanoseconds, its offset ({@code Z},
+     * {@code z} or hours and minutes), then the rest of the line.
+     */
     private static final Pattern RFC3339 = Pattern.compile(
-            "(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?)(Z|[+-]\\d{2}:?\\d{2}) (.*)");
+            "(\\d{4}-\\d{2}-\\d{2})[Tt](\\d{2}:\\d{2}):(\\d{2})(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:?\\d{2}) (.*)");
 
     /** Host, one of sshd's tags with an optional pid, then the message. */
     private static final Pattern SSHD_MESSAGE =
@@ -72,8 +75,11 @@ public final class SshdLogParser {
 
     private static final Pattern IPV4 = Pattern.compile("(?:" + OCTET + "\\.){3}" + OCTET);
 
-    /** IPv6 text (RFC 4291 section 2.2), including the IPv4-mapped form; checked loosely, sshd prints it canonical. */
-    private static final Pattern IPV6 = Pattern.compile("(?=.*:)[0-9A-Fa-f:.]{2,45}");
+    /**
+     * IPv6 text (RFC 4291 section 2.2), including the IPv4-mapped form, with an optional zone ({@code fe80::1%eth0},
+     * RFC 4007 section 11); checked loosely (sshd prints it canonical), but never three colons in a row.
+     */
+    private static final Pattern IPV6 = Pattern.compile("(?=[^%]*:)(?![^%]*:::)[0-9A-Fa-f:.]{2,45}(?:%[0-9A-Za-z_.-]{1,64})?");
 
     /** A host name label: letters, digits, '_' and inner '-', at most 63 characters. */
     private static final String LABEL = "[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?";
@@ -117,13 +123,17 @@ public final class SshdLogParser {
         Matcher rfc3339 = RFC3339.matcher(text);
         Matcher rfc3164 = RFC3164.matcher(text);
         if (rfc3339.matches()) {
+            // A leap second (23:59:60, RFC 3339 section 5.7) is counted in the second before it: same window.
+            String second = rfc3339.group(3).equals("60") ? "59" : rfc3339.group(3);
+            String offset = rfc3339.group(5);
             try {
-                timestamp = LocalDateTime.parse(rfc3339.group(1))
-                        .toInstant(rfc3339.group(2).equals("Z") ? ZoneOffset.UTC : ZoneOffset.of(rfc3339.group(2)));
+                timestamp = LocalDateTime.parse(rfc3339.group(1) + "T" + rfc3339.group(2) + ":" + second
+                        + (rfc3339.group(4) == null ? "" : rfc3339.group(4)))
+                        .toInstant(offset.equalsIgnoreCase("Z") ? ZoneOffset.UTC : ZoneOffset.of(offset));
             } catch (DateTimeException e) {
                 return new SshdLogLine.Malformed("invalid RFC 3339 timestamp (" + e.getMessage() + "): " + text);
             }
-            rest = rfc3339.group(3);
+            rest = rfc3339.group(6);
         } else if (rfc3164.matches()) {
             int month = MONTHS.indexOf(rfc3164.group(1)) + 1;
             if (month == 0) {

@@ -109,6 +109,22 @@ class BruteForceDetectorTest {
     }
 
     @Test
+    void scopedIpv6SourcesAreCountedApartByZone() {
+        List<Event> alerts = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            alerts.addAll(apply("z" + i, failure("fe80::1%eth0", "2026-12-10T07:12:00Z", 1)));
+            alerts.addAll(apply("y" + i, failure("fe80::1%eth1", "2026-12-10T07:12:00Z", 1)));
+        }
+        assertThat(alerts).as("4 failures on each interface: two sources, no alert").isEmpty();
+        assertThat(apply("z5", failure("fe80::1%eth0", "2026-12-10T07:12:00Z", 1)))
+                .containsExactly(alert("fe80::1%eth0", "2026-12-10T07:10:00Z", 5));
+        assertThat(BruteForceDetector.stateKey("fe80::1%eth0", WINDOW)).isEqualTo("bf." + WINDOW + ".fe80--1=eth0");
+        assertThat(BruteForceDetector.stateKey("fe80::1%a.b", WINDOW))
+                .isNotEqualTo(BruteForceDetector.stateKey("fe80::1%a_b", WINDOW))
+                .isEqualTo("bf." + WINDOW + ".fe80--1=a_2eb");
+    }
+
+    @Test
     void aRedeliveredMessageIsNotCountedTwice() {
         for (int i = 0; i < 5; i++) {
             assertThat(apply("m1", failure(IP, "2026-12-10T07:12:00Z", 1))).isEmpty();

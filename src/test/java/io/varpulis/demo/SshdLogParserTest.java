@@ -223,6 +223,28 @@ class SshdLogParserTest {
     }
 
     @Test
+    void rfc3339LowerCaseSeparatorsAndALeapSecond() {
+        assertThat(SshdLogParser.parse("2026-12-10t06:55:46.5z host sshd[1]: x", 1999))
+                .as("t and z: RFC 3339 section 5.6").isEqualTo(new Other(Instant.parse("2026-12-10T06:55:46.500Z"), true));
+        assertThat(SshdLogParser.parse("2016-12-31T23:59:60Z host sshd[1]: Failed password for root from 10.0.0.9 "
+                + "port 22 ssh2", 1999)).as("a leap second counts in the second before it: the same window")
+                .isEqualTo(failure(Instant.parse("2016-12-31T23:59:59Z"), "10.0.0.9", "root", false, 1,
+                        Form.FAILED));
+        assertThat(SshdLogParser.parse("2016-12-31T23:59:61Z host sshd[1]: x", 1999)).isInstanceOf(Malformed.class);
+    }
+
+    @Test
+    void aScopedIpv6SourceIsASource_threeColonsInARowAreNot() {
+        assertThat(SshdLogParser.parse("Dec 10 06:55:46 host sshd[1]: Failed password for root from fe80::1%eth0 "
+                + "port 22 ssh2", 2026)).isEqualTo(failure(Instant.parse("2026-12-10T06:55:46Z"), "fe80::1%eth0",
+                "root", false, 1, Form.FAILED));
+        assertThat(SshdLogParser.isSource("fe80::1%br-lan.100")).isTrue();
+        assertThat(SshdLogParser.isSource(":::")).isFalse();
+        assertThat(SshdLogParser.isSource("fe80:::1")).isFalse();
+        assertThat(SshdLogParser.isSource("fe80::1%")).isFalse();
+    }
+
+    @Test
     void invalidRfc3339TimestampsAreMalformed() {
         assertThat(SshdLogParser.parse("2026-02-30T06:55:46Z host sshd[1]: x", 2026))
                 .isInstanceOfSatisfying(Malformed.class, m -> assertThat(m.reason())
