@@ -123,6 +123,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private long confirmedSequence;
     private String confirmedMessageId;
     private String sentMessageId;
+    // The bucket's last sequence the next write expects instead of sentMessageId (once, after a mended chain).
+    private Long anchorSequence;
     private long writes;
     private boolean recovering;
     private long retryMillis = FIRST_RETRY_MILLIS;
@@ -315,11 +317,13 @@ public final class JetStreamKeyValueState implements KeyValueState {
     /** Sends one write expecting its predecessor to be the bucket's last message. Called holding the lock. */
     private void send(Write write) {
         String previous = sentMessageId;
+        Long anchor = anchorSequence;
+        anchorSequence = null;
         sentMessageId = write.messageId;
         write.status = Status.SENT;
         OutboundMessage message = new OutboundMessage(subject(write.key),
                 write.value == null ? new byte[0] : write.value, write.messageId,
-                write.value == null ? DELETE_MARKER : Map.of(), null, previous);
+                write.value == null ? DELETE_MARKER : Map.of(), anchor, anchor == null ? previous : null);
         // Settled on CONFIRM, never on the thread that completes the PubAck (jnats' reply dispatcher, the PubAck
         // deadline sweeper): settling takes this state's lock, which a sender may hold while it waits for a slot in
         // the window of outstanding PubAcks that only those threads free.
@@ -433,6 +437,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 return;
             }
             sentMessageId = confirmedMessageId;
+            // The first write sent again expects the sequence just read, not the message id: a server that restarted
+            // (or a new stream leader) knows the last message id only when it is in the duplicate window, and would
+            // refuse a chain anchored on an older one for ever (10070, nats-server 2.9 to 2.12).
+            anchorSequence = last;
             recovering = false;
             retryMillis = FIRST_RETRY_MILLIS;
             for (Write write : unconfirmed) {

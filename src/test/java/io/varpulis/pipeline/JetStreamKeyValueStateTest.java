@@ -209,6 +209,27 @@ class JetStreamKeyValueStateTest {
     }
 
     @Test
+    void aWriteAfterTheServerRestartedPastTheDuplicateWindowIsStored() throws Exception {
+        // A 3 s TTL gives the bucket a 3 s duplicate window: past it, a restarted server no longer knows the bucket's
+        // last message id, and a write chained on that id alone would be refused (10070) for ever.
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
+                new JetStreamKeyValueState.Settings(Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 100_000));
+        opened.add(state);
+        state.put("k", bytes("1"));
+        state.flush().get(10, TimeUnit.SECONDS);
+        Thread.sleep(4_000);
+        nats.restart();
+
+        state.put("k", bytes("2"));
+        state.flush().get(30, TimeUnit.SECONDS);
+        assertThat(text(operator.keyValue(bucket).get("k").getValue())).isEqualTo("2");
+        state.put("k", bytes("3"));
+        state.flush().get(10, TimeUnit.SECONDS);
+        assertThat(text(operator.keyValue(bucket).get("k").getValue())).as("the chain goes on by message id")
+                .isEqualTo("3");
+    }
+
+    @Test
     void aValueOverMaxPayloadIsRefusedWhenItIsWritten() {
         JetStreamKeyValueState state = open(1);
         byte[] huge = new byte[(int) connection.getMaxPayload()];
