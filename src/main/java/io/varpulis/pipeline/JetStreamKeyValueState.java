@@ -125,6 +125,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private String sentMessageId;
     // The bucket's last sequence the next write expects instead of sentMessageId (once, after a mended chain).
     private Long anchorSequence;
+    // The newest write made, confirmed or not: what a flush waits for.
+    private Write lastWritten;
     private long writes;
     private boolean recovering;
     private long retryMillis = FIRST_RETRY_MILLIS;
@@ -262,13 +264,18 @@ public final class JetStreamKeyValueState implements KeyValueState {
         write(KeyValueState.requireValidKey(key), null);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>The future is the last write's: writes are confirmed in order, and a write dropped (closed, fenced, refused
+     * by the bucket) fails it together with every write after it, so a flush never succeeds for a write that was
+     * dropped between the caller's put and its flush.
+     */
     @Override
     public synchronized CompletableFuture<Void> flush() {
         if (fenced != null) {
             return CompletableFuture.failedFuture(fenced);
         }
-        Write last = unconfirmed.peekLast();
-        return last == null ? CompletableFuture.completedFuture(null) : last.confirmed.copy();
+        return lastWritten == null ? CompletableFuture.completedFuture(null) : lastWritten.confirmed.copy();
     }
 
     @Override
@@ -307,6 +314,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             cache.put(key, after);
             Write write = new Write(key, value, writer + ":" + (++writes));
             unconfirmed.addLast(write);
+            lastWritten = write;
             evict();
             if (!recovering) {
                 send(write);
