@@ -56,6 +56,9 @@ import java.util.function.Supplier;
  * <p>When the state says another writer owns it ({@link StateFencedException}), the ingress stops: it logs why at
  * ERROR, tells its {@link OwnershipListener} (the pipeline host stops the pipeline on this worker), and leaves the
  * delivery and every later one unacked for the rightful owner.
+ * <p>A delivery that a stopped ingress (undeployed, moved, drained, fenced) cannot finish is never nak'ed or counted
+ * as a failure: it is left unacked for wherever the pipeline runs next, or parked when it was its last delivery
+ * (max_deliver), which the server would never redeliver.
  * <p>On core the same loop runs with ack as a no-op and nak and park logging the loss.
  */
 public class RouteIngress implements DeliveryHandler {
@@ -179,7 +182,7 @@ public class RouteIngress implements DeliveryHandler {
 
     private CompletableFuture<Void> apply(Delivery delivery) {
         if (stopped) {
-            return CompletableFuture.completedFuture(null);
+            return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped on this worker");
         }
         if (delivery.attempt() > 1) {
             metrics.redelivered(pipeline.name());
@@ -249,6 +252,12 @@ public class RouteIngress implements DeliveryHandler {
         if (outcome.stateError() instanceof StateFencedException fencedBy) {
             return lostOwnership(delivery, fencedBy);
         }
+        if (stopped) {
+            // Undeployed, moved or drained meanwhile (its state closed under it): not a failure of the event.
+            return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped before its outputs and "
+                    + "state were confirmed (" + (outcome.stateError() != null ? outcome.stateError()
+                    : outcome.emitError()) + ")");
+        }
         if (outcome.stateError() != null) {
             return failed(delivery, outcome.stateError());
         }
@@ -266,7 +275,8 @@ public class RouteIngress implements DeliveryHandler {
         if (stopped) {
             log.info("{}: pipeline {} stopped while waiting for the broker; left unacked for redelivery", delivery,
                     pipeline.name());
-            return CompletableFuture.completedFuture(null);
+            return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped while waiting for the broker ("
+                    + error + ")");
         }
         waiting.tries++;
         metrics.retried(pipeline.name());
@@ -287,6 +297,19 @@ public class RouteIngress implements DeliveryHandler {
             ownership.lost(edge, reason);
         }
         log.debug("{} left unacked: the pipeline's state belongs to another writer", delivery);
+        return leftForNextOwner(delivery, reason.getMessage());
+    }
+
+    /**
+     * Leaves a delivery this ingress can no longer finish (stopped, fenced) unacked, for the server to redeliver to
+     * wherever the pipeline runs next; on its last delivery (max_deliver) the server never would, so it is parked
+     * instead, to be replayed, never dropped without a trace.
+     */
+    private CompletableFuture<Void> leftForNextOwner(Delivery delivery, String why) {
+        if (delivery.isLastAttempt()) {
+            return parker.park(delivery, pipeline.name(), ParkReason.MAX_DELIVER, new IllegalStateException(
+                    "its last delivery could not be finished here: " + why));
+        }
         return CompletableFuture.completedFuture(null);
     }
 
