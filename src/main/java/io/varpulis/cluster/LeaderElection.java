@@ -34,8 +34,9 @@ import java.util.function.Consumer;
  * <p>The epoch is the revision at which the lease was taken. Revisions are the bucket stream's sequence numbers,
  * which only grow (even when every entry has expired), so each new leader's epoch is larger than every earlier one
  * without any other bookkeeping. Renewals carry it in the value; the very first version of a lease does not yet, and
- * readers take its revision. Deleting the bucket starts the sequence again: workers then refuse the new leader's
- * (smaller) epochs until they restart.
+ * readers take its revision. Never delete the bucket: that starts the sequence again, workers refuse the new
+ * leader's (smaller) epochs until they restart, and every pipeline's state stays fenced by the older placement epochs
+ * until its bucket expires (docs/OPERATING.md says how to recover).
  * <p>Every coordinator contends: the holder renews every third of the TTL on its own thread; the others try to take
  * the key at the same pace, and at once when the bucket announces an expiry (nats-server 2.11+). A leader that cannot
  * renew stops leading at its deadline ({@link #isLeader()}), before the server lets anyone else take the key. On the

@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * <p>Each may subscribe to its own inbox only, {@code _INBOX_{role}_{id}.>} ({@link Subjects#inbox}, the default
  * {@code varpulis.nats.inbox-prefix} of a node): replies to its requests, its PubAcks, what its pull consumers fetch
  * and its key-value reads arrive there, and no other user may read them.
- * <p>NATS matches whole tokens, and a pipeline's state bucket is named {@code varpulis_state_{group}_{pipeline}},
+ * <p>NATS matches whole tokens, and a pipeline's state bucket is named {@code varpulis_state_{group}_{pipeline}_{hash}},
  * one token: so a worker's stream permissions name no stream at that place ({@code $JS.API.STREAM.INFO.*},
  * {@code $JS.API.STREAM.CREATE.*}); creating a stream cannot change or delete an existing one, and the coordinators'
  * buckets are denied by name.

@@ -8,6 +8,7 @@ import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
+import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.smoke.NatsPermissions;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -216,7 +217,7 @@ class NatsRolePermissionTest {
             JetStreamManagement jsm = admin.jetStreamManagement();
             await().atMost(WAIT).until(() -> jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM).stream()
                     .noneMatch(name -> name.contains(GROUP)));
-            assertThat(jsm.getStreamNames()).doesNotContain("KV_varpulis_state_" + GROUP + "_count")
+            assertThat(jsm.getStreamNames()).doesNotContain("KV_" + JetStreamKeyValueState.bucketName(GROUP, "count"))
                     .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
         }
         assertThat(RoleChecks.nodeViolations(nats)).as("the purge needed no permission outside the coordinator's set")
