@@ -140,6 +140,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
         compare(problems, "lines parsed as failures", linesParsed(), expected.failureLineCount());
         compare(problems, "other lines", linesOther(), expected.otherLines());
         compare(problems, "lines parked", linesParked(), expected.malformed());
+        // Re-emitted alerts carry their first emission's Nats-Msg-Id and are dropped by the duplicate window: detect
+        // stores each expected alert once on its output edge, or an alert was emitted twice (or never).
+        compare(problems, "alerts stored by detect on " + edge("alerts").edge().name(), edge("alerts").published(),
+                expected.alerts().size());
         for (String to : List.of("detect", "alerts")) {
             if (edge(to).parked() > 0) {
                 problems.add(edge(to).parked() + " events parked by " + to + " (see the DLQ console)");
