@@ -6,6 +6,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventTypePattern;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.RouteEdge;
@@ -182,7 +183,7 @@ public class RouteIngress implements DeliveryHandler {
             return CompletableFuture.completedFuture(null);
         }
         if (delivery.attempt() > 1) {
-            metrics.redelivered(pipeline.name());
+            metrics.redelivered(pipeline.name(), pipeline.partitionTag());
         }
         Event event;
         try {
@@ -194,7 +195,37 @@ public class RouteIngress implements DeliveryHandler {
             return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE,
                     new UnroutableEventException(event.eventType(), edge, eventTypes));
         }
+        if (edge.isPartition() && pipeline.partitioning().isPresent()) {
+            CompletableFuture<Void> parked = parkOffPartition(delivery, event, pipeline.partitioning().get());
+            if (parked != null) {
+                return parked;
+            }
+        }
         return apply(delivery, event, new Waiting(System.nanoTime()));
+    }
+
+    /**
+     * A partition applies only the keys it owns (SPEC section 11): an event without a text key is parked as
+     * {@code unprocessable}, one whose key picks another partition (a publisher that hashed with another partition
+     * count) as {@code unroutable}, since applying it here would split its key's state over two partitions.
+     *
+     * @return the park, or {@code null} when the event belongs here
+     */
+    private CompletableFuture<Void> parkOffPartition(Delivery delivery, Event event, Partitioning partitioning) {
+        int owner;
+        try {
+            owner = partitioning.partitionOf(event);
+        } catch (UnprocessableEventException e) {
+            return parker.park(delivery, pipeline.name(), ParkReason.UNPROCESSABLE, e);
+        }
+        if (owner == edge.partition()) {
+            return null;
+        }
+        return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE, new IllegalArgumentException("event "
+                + "with " + partitioning.key() + " '" + event.fields().get(partitioning.key()) + "' belongs to "
+                + "partition " + owner + " of " + partitioning.partitions() + " but came on " + edge.subject()
+                + ": publish to the unpartitioned subject " + new RouteEdge(edge.group(), edge.from(), edge.to())
+                .subject() + " and the pipeline partitions it"));
     }
 
     private CompletableFuture<Void> apply(Delivery delivery, Event event, Waiting waiting) {
@@ -231,7 +262,7 @@ public class RouteIngress implements DeliveryHandler {
                 .thenCompose(outcome -> {
                     if (outcome.succeeded()) {
                         delivery.ack();
-                        metrics.applied(pipeline.name(), Duration.ofNanos(System.nanoTime() - waiting.started));
+                        metrics.applied(pipeline.name(), pipeline.partitionTag(), Duration.ofNanos(System.nanoTime() - waiting.started));
                         if (waiting.tries > 0) {
                             outage.recovered();
                         }
@@ -269,7 +300,7 @@ public class RouteIngress implements DeliveryHandler {
             return CompletableFuture.completedFuture(null);
         }
         waiting.tries++;
-        metrics.retried(pipeline.name());
+        metrics.retried(pipeline.name(), pipeline.partitionTag());
         outage.waiting(delivery, error);
         long delay = waiting.nextDelayMillis();
         return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay,
@@ -283,7 +314,7 @@ public class RouteIngress implements DeliveryHandler {
             log.error("pipeline {}/{} stops consuming {} on this worker: {}. Its unacked events stay in the stream "
                             + "for the worker that owns the state now.", edge.group(), pipeline.name(),
                     edge.subject(), reason.getMessage());
-            metrics.fenced(pipeline.name());
+            metrics.fenced(pipeline.name(), pipeline.partitionTag());
             ownership.lost(edge, reason);
         }
         log.debug("{} left unacked: the pipeline's state belongs to another writer", delivery);

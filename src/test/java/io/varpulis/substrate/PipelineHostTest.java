@@ -11,6 +11,7 @@ import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
@@ -112,7 +113,7 @@ class PipelineHostTest {
                         DurableNames.routeConsumer("detect", edge.subject()));
                 return info.getNumPending() == 0 && info.getNumAckPending() == 0;
             });
-            KeyValueState verify = states(ownerWorker).open("fenced", "detect", 3);
+            KeyValueState verify = states(ownerWorker).open("fenced", "detect", Partitioning.NONE, 3);
             assertThat(new String(verify.get("total").orElseThrow(), StandardCharsets.UTF_8))
                     .as("every event counted once, though two workers ran the pipeline for a while")
                     .isEqualTo(Integer.toString(events));
