@@ -474,7 +474,7 @@ public final class BruteForceDemo {
                     ConsumerInfo info = consumer(jsm, edge);
                     long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
                     total += Math.max(left, 0);
-                    pending.add(edge.to() + " " + (left < 0 ? "not consuming yet" : left + " pending"));
+                    pending.add((edge.isPartition() ? edge.to() + "/" + edge.partition() : edge.to()) + " " + (left < 0 ? "not consuming yet" : left + " pending"));
                 }
             } catch (IOException e) {
                 // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.

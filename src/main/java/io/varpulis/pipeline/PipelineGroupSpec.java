@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.varpulis.nats.Subjects;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -220,6 +221,14 @@ public record PipelineGroupSpec(
                                @JsonProperty("processor") ProcessorSpec processor,
                                @JsonProperty("replicas") Integer replicas,
                                @JsonProperty("partition_key") String partitionKey) {
+
+        /**
+         * The constructor {@code application.yml} binds ({@code varpulis.cluster.groups.<name>.pipelines[i].name,
+         * processor, replicas, partition-key}) and JSON reads.
+         */
+        @ConstructorBinding
+        public PipelineSpec {
+        }
 
         /**
          * An unpartitioned pipeline.
