@@ -24,6 +24,7 @@ import java.util.Optional;
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
  * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
  * </li>
+ * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
  * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify} does not run it.
@@ -83,6 +84,9 @@ public final class BenchMain {
         }
         if (options.runs("failover")) {
             failover(report);
+        }
+        if (options.runs("partitions")) {
+            partitions(report);
         }
         if (options.runs("micro")) {
             report.micro(MicroRun.run(OUT), command("micro"));
@@ -183,6 +187,19 @@ public final class BenchMain {
         FailoverRun.Result result = jar.isEmpty() ? FailoverRun.Result.pending(whyNot.toString())
                 : FailoverRun.run(broker, jar.get(), MemoryRun.CONFIGURATIONS.get(0).flags(), options.rounds(), OUT);
         report.failover(result, command("failover") + " --rounds=" + options.rounds());
+    }
+
+    private void partitions(Report report) throws Exception {
+        String command = command("partitions") + " --rounds=" + options.rounds() + " --days=" + options.days()
+                + " --line-rate=" + options.lineRate();
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        if (jar.isEmpty()) {
+            report.partitionsPending(whyNot.toString(), command);
+            return;
+        }
+        report.partitions(PartitionsRun.run(broker, jar.get(), options.rounds(), options.days(), options.lineRate(),
+                OUT), command);
     }
 
     private HopClient client(Substrate substrate, boolean product) throws Exception {
