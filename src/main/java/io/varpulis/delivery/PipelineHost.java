@@ -141,9 +141,11 @@ public class PipelineHost implements AutoCloseable {
                     consume(running, running.pipeline, edge, group.eventTypes(edge), emitter, key);
                     continue;
                 }
-                consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key);
+                RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics);
+                consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key)
+                        .reroutingTo(toPartitions);
                 if (partition == 0) {
-                    repartition(running, group, spec, edge, key);
+                    repartition(running, group, spec, edge, toPartitions, key);
                 }
             }
         } catch (RuntimeException e) {
@@ -156,12 +158,19 @@ public class PipelineHost implements AutoCloseable {
         return true;
     }
 
-    private void consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
-                         OutputEmitter emitter, String key) {
+    private RouteIngress consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
+                                 OutputEmitter emitter, String key) {
         RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, parker, metrics,
                 consumerSettings.getNakDelay(), (lost, reason) -> stopFenced(key, running));
         running.ingresses.add(ingress);
         running.consumptions.add(ingress.start(transport, consumerSettings));
+        return ingress;
+    }
+
+    /** The routes of one edge ({@code from -> to}): what a repartitioner or a reroute emits along. */
+    private static List<PipelineGroupSpec.RouteSpec> routesOf(PipelineGroupSpec group, RouteEdge edge) {
+        return group.routes().stream()
+                .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to())).toList();
     }
 
     /**
@@ -171,7 +180,7 @@ public class PipelineHost implements AutoCloseable {
      * PubAck; an event without a text key fails {@link Partitioning#partitionOf(Event)} and is parked.
      */
     private void repartition(Deployed running, PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec spec,
-                             RouteEdge edge, String key) {
+                             RouteEdge edge, RouteEmitter toPartitions, String key) {
         Partitioning partitioning = spec.partitioning().orElseThrow();
         EventProcessor partitioner = (event, context) -> {
             partitioning.partitionOf(event);
@@ -179,10 +188,7 @@ public class PipelineHost implements AutoCloseable {
         };
         DeployedPipeline applier = new DeployedPipeline(group.name(), spec.name(), partitioner,
                 new InMemoryKeyValueState(), SubstrateMetrics.REPARTITION, null);
-        List<PipelineGroupSpec.RouteSpec> routes = group.routes().stream()
-                .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to())).toList();
-        consume(running, applier, edge, group.eventTypes(edge),
-                RouteEmitter.of(group, routes, transport, codec, metrics), key);
+        consume(running, applier, edge, group.eventTypes(edge), toPartitions, key);
     }
 
     /**

@@ -83,6 +83,7 @@ public class RouteIngress implements DeliveryHandler {
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
     private final OwnershipListener ownership;
+    private volatile OutputEmitter rerouter = OutputEmitter.NONE;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean fenced = new AtomicBoolean();
     private final Outage outage = new Outage();
@@ -149,6 +150,19 @@ public class RouteIngress implements DeliveryHandler {
     }
 
     /**
+     * Sets where an ingress of one partition sends an event whose key belongs to another partition (published there
+     * by hand, or before the pipeline's partition count changed): an emitter along this edge's routes, which puts it
+     * on its key's partition. Without one such an event is parked ({@code unroutable}).
+     *
+     * @param emitter the emitter, usually {@link RouteEmitter#of} on the routes of this edge
+     * @return this ingress
+     */
+    public RouteIngress reroutingTo(OutputEmitter emitter) {
+        this.rerouter = emitter;
+        return this;
+    }
+
+    /**
      * @return the edge this ingress consumes
      */
     public RouteEdge edge() {
@@ -206,10 +220,12 @@ public class RouteIngress implements DeliveryHandler {
 
     /**
      * A partition applies only the keys it owns (SPEC section 11): an event without a text key is parked as
-     * {@code unprocessable}, one whose key picks another partition (a publisher that hashed with another partition
-     * count) as {@code unroutable}, since applying it here would split its key's state over two partitions.
+     * {@code unprocessable}; one whose key picks another partition (a publisher that hashed with another partition
+     * count, or an event stored before the count changed) is republished to that partition and acked after its
+     * PubAck (emit before ack), since applying it here would split its key's state over two partitions. It never
+     * loops: the partition it goes to owns its key.
      *
-     * @return the park, or {@code null} when the event belongs here
+     * @return the park or the reroute, or {@code null} when the event belongs here
      */
     private CompletableFuture<Void> parkOffPartition(Delivery delivery, Event event, Partitioning partitioning) {
         int owner;
@@ -220,6 +236,18 @@ public class RouteIngress implements DeliveryHandler {
         }
         if (owner == edge.partition()) {
             return null;
+        }
+        if (rerouter != OutputEmitter.NONE) {
+            log.info("{}: key {} belongs to partition {} of {}, not {}; republished there", delivery,
+                    partitioning.key(), owner, partitioning.partitions(), edge.partition());
+            return rerouter.emit(List.of(event), delivery).handle((ok, error) -> {
+                if (error == null) {
+                    delivery.ack();
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                return CompletableFuture.supplyAsync(() -> failed(delivery, unwrap(error)), SETTLE)
+                        .thenCompose(settled -> settled);
+            }).thenCompose(settled -> settled);
         }
         return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE, new IllegalArgumentException("event "
                 + "with " + partitioning.key() + " '" + event.fields().get(partitioning.key()) + "' belongs to "

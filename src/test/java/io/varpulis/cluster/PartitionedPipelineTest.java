@@ -45,7 +45,8 @@ import static org.awaitility.Awaitility.await;
  * with its own durable and placement epoch; events of forty keys, injected through the operator API (routed
  * straight to their partitions) and published by an external publisher onto the unpartitioned entry subject
  * (partitioned by the pipeline's repartitioner), reach the next pipeline once each, every key's events in order and
- * on the one partition its hash names; an event without the key is parked ({@code unprocessable}).
+ * on the one partition its hash names; an event published on a partition that does not own its key is republished
+ * to the one that does; an event without the key is parked ({@code unprocessable}).
  */
 @BrokerTest
 class PartitionedPipelineTest {
@@ -128,6 +129,14 @@ class PartitionedPipelineTest {
                     Partitioning.partitionOf(key, PARTITIONS)).as(key).isEqualTo(p)));
             assertThat(keysOnPartition.values().stream().mapToInt(Set::size).sum()).as("each key on one partition")
                     .isEqualTo(KEYS);
+
+            // Published by hand on a partition that does not own the key: republished to the one that does.
+            int owner = Partitioning.partitionOf("key-0", PARTITIONS);
+            js.publish(new RouteEdge(GROUP, Subjects.EXTERNAL, "p", (owner + 1) % PARTITIONS).subject(),
+                    JSON.writeValueAsBytes(Event.of("Keyed", Map.of("k", "key-0", "s", PER_KEY))));
+            await().atMost(WAIT).until(() -> recorded(workers).size() == KEYS * PER_KEY + 1);
+            assertThat(recorded(workers).get(KEYS * PER_KEY).fields()).containsEntry("k", "key-0")
+                    .containsEntry("s", PER_KEY);
 
             await().atMost(WAIT).until(() -> parked(jsm, "p") == 1);
             MessageInfo death = jsm.getLastMessage(VarpulisJetStream.DLQ_STREAM, DurableNames.dlqSubject("p"));
