@@ -4,12 +4,14 @@
 #
 #   scripts/bench.sh                                    # everything, about 30 minutes on 2 cores (failover: 3 min a round)
 #   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
+#   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex (issue 14)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
-# Scenarios: throughput, latency, memory, startup, failover, partitions, micro (default: all). Options: --events
-# --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH, and for partitions --days (of
-# the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000). BENCH_JAVA_OPTS adds flags to the harness
-# JVM (e.g. -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
+# Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
+# --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH, and for partitions
+# --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
+# BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
+# -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #
 # The harness starts its own nats-server (PATH, /usr/sbin, ... or Docker, as the tests do) on a free 127.0.0.1 port
 # with a JetStream store in a temp dir, and deletes it at the end; it never uses a server on 4222. Benchmark classes
@@ -17,7 +19,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The node jar (memory and start-up scenarios) and the test classes, JMH included.
+# mainjob runs fail2ban-regex side by side with the job: Debian's fail2ban when it is missing.
+if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! command -v fail2ban-regex >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fail2ban >/dev/null \
+      || echo "bench: could not install fail2ban; the mainjob scenario will be pending" >&2
+  else
+    echo "bench: fail2ban-regex is missing and apt-get is not here; the mainjob scenario will be pending" >&2
+  fi
+fi
+
+# The node jar (memory, start-up, failover and mainjob scenarios) and the test classes, JMH included.
 if ! ./mvnw -q -B -Pbench -DskipTests package >target-bench-package.log 2>&1; then
   echo "bench: './mvnw -Pbench package' failed (see target-bench-package.log); the node scenarios will be pending" >&2
   ./mvnw -q -B -Pbench test-compile

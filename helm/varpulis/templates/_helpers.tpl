@@ -101,6 +101,14 @@ Actuator on its own port with Prometheus open there only.
 {{- end }}
 - name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUTHORITIESCLAIMNAME
   value: {{ .rolesClaim | quote }}
+{{- if .audiences }}
+- name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES
+  value: {{ .audiences | quote }}
+{{- end }}
+{{- if .principalClaim }}
+- name: SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PRINCIPALCLAIMNAME
+  value: {{ .principalClaim | quote }}
+{{- end }}
 {{- end }}
 {{- if and (not (include "varpulis.jwt" .)) (or .Values.security.user.existingSecret .Values.security.user.password) }}
 - name: SPRING_SECURITY_USER_NAME

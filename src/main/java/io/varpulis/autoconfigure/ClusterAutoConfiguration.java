@@ -190,8 +190,9 @@ public class ClusterAutoConfiguration {
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
         ClusterApiController clusterApiController(CoordinatorNode coordinator, ClusterTransport transport,
                                                   EventCodec codec, SubstrateMetrics metrics,
-                                                  NodeSecurityProperties limits) {
-            return new ClusterApiController(coordinator, transport, codec, metrics, limits);
+                                                  NodeSecurityProperties limits, Connection connection) {
+            return new ClusterApiController(coordinator, transport, codec, metrics, limits,
+                    connection::getMaxPayload);
         }
     }
 }

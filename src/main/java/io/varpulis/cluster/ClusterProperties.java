@@ -1,9 +1,8 @@
 package io.varpulis.cluster;
 
-import org.springframework.boot.context.properties.ConfigurationProperties;
-
 import io.varpulis.pipeline.PipelineGroupSpec;
 import jakarta.validation.constraints.Min;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;

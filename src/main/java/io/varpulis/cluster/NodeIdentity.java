@@ -6,6 +6,7 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Resolves and checks a node's ids and timing settings, failing startup with the property's name, the bad value and
@@ -134,5 +135,30 @@ public final class NodeIdentity {
                         e.getMessage());
             }
         });
+    }
+
+    /**
+     * The default inbox prefix of a node's NATS connection ({@code varpulis.nats.inbox-prefix}, SPEC section 10):
+     * {@code _INBOX_{role}_{id}}, the coordinator id for a coordinator ({@code coordinator} when unset, as on core),
+     * the worker id for a worker or a standalone node. Each node's NATS user may then subscribe to its own inbox
+     * only, never to what other connections receive.
+     *
+     * @param cluster the settings
+     * @return {@code _INBOX_worker_worker-1}, {@code _INBOX_coordinator_coordinator-0}, ...
+     * @throws InvalidConfigurationPropertyValueException when the id is not a NATS token
+     */
+    public static String inboxPrefix(ClusterProperties cluster) {
+        String role = cluster.getRole().name().toLowerCase(Locale.ROOT);
+        if (!cluster.getRole().runsWorker()) {
+            String id = cluster.getCoordinatorId() == null || cluster.getCoordinatorId().isBlank() ? "coordinator"
+                    : cluster.getCoordinatorId().trim();
+            if (!Subjects.isToken(id)) {
+                throw new InvalidConfigurationPropertyValueException("varpulis.cluster.coordinator-id", id,
+                        "A coordinator id is a NATS subject token (it names the coordinator's inbox "
+                                + "_INBOX_coordinator_{id}): letters, digits, '-' and '_' only, e.g. coordinator-0.");
+            }
+            return Subjects.inbox(role, id);
+        }
+        return Subjects.inbox(role, workerId(cluster));
     }
 }

@@ -88,6 +88,17 @@ public class RouteEmitter implements OutputEmitter {
         return new RouteEmitter(group.name(), routes, partitioned, transport, codec, metrics);
     }
 
+    /**
+     * @param idSeed the seed: the input's message id, or {@code inject:{id}} for an injection
+     * @param group  the pipeline group
+     * @param to     the receiving pipeline
+     * @param index  the output's index among the input's outputs
+     * @return the output's {@code Nats-Msg-Id} on that route, {@code {seed}/{group}/{to}/{index}}
+     */
+    public static String messageId(String idSeed, String group, String to, int index) {
+        return idSeed + "/" + group + "/" + to + "/" + index;
+    }
+
     @Override
     public CompletableFuture<Void> emit(List<Event> outputs, Delivery input) {
         return emit(outputs, input.messageId());
@@ -113,7 +124,7 @@ public class RouteEmitter implements OutputEmitter {
                     continue;
                 }
                 RouteEdge edge = edge(route, output);
-                String id = idSeed + "/" + group + "/" + route.toPipeline() + "/" + i;
+                String id = messageId(idSeed, group, route.toPipeline(), i);
                 confirmations.add(transport.publish(new OutboundMessage(edge.subject(), payload, id))
                         .whenComplete((receipt, error) -> count(edge, receipt, error)));
             }

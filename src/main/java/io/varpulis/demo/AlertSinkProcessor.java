@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
@@ -36,18 +37,24 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final Logger log = LoggerFactory.getLogger(AlertSinkProcessor.class);
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Longer than any alert line (a host name is at most 253 characters): a longer tail is no torn alert. */
+    private static final int MAX_TORN_LINE = 4096;
 
     private final Path file;
     private final Set<String> written = new HashSet<>();
 
     /**
      * Opens the alert file, creating it and its directories when absent, and loads the alerts it holds.
-     * <p>A last line without its newline is what a crash in the middle of an append leaves; it is cut off (and
-     * logged at WARN), since its input was not acked and the alert comes back on redelivery.
+     * <p>A last line without its newline is what a crash in the middle of an append leaves; it is cut off (its
+     * length logged at WARN), since its input was not acked and the alert comes back on redelivery. The file is cut
+     * only once every complete line is known to be an alert and the tail looks like the start of one: a file that
+     * is not an alert file is refused, never changed.
      *
-     * @param file the alert file (JSON lines, UTF-8)
+     * @param file the alert file (JSON lines, UTF-8); the caller confines it (see {@link SshProcessorTypes})
      * @throws UncheckedIOException  when the file cannot be created, read or repaired
-     * @throws IllegalStateException when a complete line of the file is not an alert, naming the file and line
+     * @throws IllegalStateException when it is not a regular file (a symbolic link, a device, a directory), when a
+     *                               complete line is not an alert, naming the file and line, or when its last
+     *                               line is no start of an alert
      */
     public AlertSinkProcessor(Path file) {
         this.file = file;
@@ -57,21 +64,22 @@ public final class AlertSinkProcessor implements EventProcessor {
                 Files.createDirectories(parent);
             }
             // Created now so that a bad path or permission fails at deployment, not at the first alert.
-            if (Files.notExists(file)) {
+            if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
                 Files.createFile(file);
             }
-            byte[] bytes = Files.readAllBytes(file);
-            int complete = lengthOfCompleteLines(bytes);
-            if (complete < bytes.length) {
-                log.warn("alert file {} ends with an incomplete line, left by a crash during a write: removing it; "
-                        + "its alert is written again when its unacked input is redelivered: {}", file,
-                        new String(bytes, complete, bytes.length - complete, StandardCharsets.UTF_8));
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                    channel.truncate(complete);
-                    channel.force(false);
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IllegalStateException("alert file " + file + " is not a regular file (a symbolic link, "
+                        + "a device or a directory); name another file");
+            }
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
+                byte[] bytes = readAll(channel);
+                int complete = lengthOfCompleteLines(bytes);
+                loadWritten(new String(bytes, 0, complete, StandardCharsets.UTF_8));
+                if (complete < bytes.length) {
+                    cutTornLine(channel, complete, bytes.length - complete, bytes[complete]);
                 }
             }
-            loadWritten(new String(bytes, 0, complete, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the alert file " + file, e);
         }
@@ -96,7 +104,7 @@ public final class AlertSinkProcessor implements EventProcessor {
         ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
                 .getBytes(StandardCharsets.UTF_8));
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND)) {
+                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS)) {
             long size = channel.size();
             try {
                 while (line.hasRemaining()) {
@@ -118,6 +126,32 @@ public final class AlertSinkProcessor implements EventProcessor {
         log.info("brute-force suspected from {}: {} failed passwords in the window starting {}; recorded in {}",
                 alert.srcIp(), alert.failures(), alert.windowStart(), file);
         return List.of();
+    }
+
+    private static byte[] readAll(FileChannel channel) throws IOException {
+        long size = channel.size();
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IOException("the file holds " + size + " bytes, more than an alert file can");
+        }
+        ByteBuffer buffer = ByteBuffer.allocate((int) size);
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer, buffer.position()) < 0) {
+                break;
+            }
+        }
+        return buffer.array();
+    }
+
+    /** Cuts a last line a crash left half written; refuses to when it cannot be the start of an alert line. */
+    private void cutTornLine(FileChannel channel, int complete, int length, byte first) throws IOException {
+        if (first != '{' || length > MAX_TORN_LINE) {
+            throw new IllegalStateException("alert file " + file + " ends with " + length + " bytes without a "
+                    + "newline that are not the start of an alert; fix or move the file");
+        }
+        log.warn("alert file {} ends with an incomplete line of {} bytes, left by a crash during a write: removing "
+                + "it; its alert is written again when its unacked input is redelivered", file, length);
+        channel.truncate(complete);
+        channel.force(false);
     }
 
     private static int lengthOfCompleteLines(byte[] bytes) {

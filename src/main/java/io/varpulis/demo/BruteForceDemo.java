@@ -206,7 +206,8 @@ public final class BruteForceDemo {
     }
 
     /**
-     * @param alertsFile where the {@code alerts} pipeline writes
+     * @param alertsFile where the {@code alerts} pipeline writes: its file name, in the nodes' alert directory (its
+     *                   parent, see {@link #alertDir})
      * @param options    the year and zone of RFC 3164 timestamps
      * @return the group
      */
@@ -218,10 +219,15 @@ public final class BruteForceDemo {
                         options.detectPartitions() > 1 ? options.detectPartitions() : null,
                         options.detectPartitions() > 1 ? SshEvents.SRC_IP : null),
                 new PipelineSpec("alerts", new ProcessorSpec("alert-file",
-                        Map.of("path", alertsFile.toAbsolutePath().toString())))),
+                        Map.of("path", alertsFile.getFileName().toString())))),
                 List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE)),
                         new RouteSpec("ingress", "detect", List.of(SshEvents.AUTH_FAILURE)),
                         new RouteSpec("detect", "alerts", List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
+    }
+
+    /** The directory of the alert file: the nodes' {@code varpulis.demo.processors.alert-dir}. */
+    private static Path alertDir(Path alertsFile) {
+        return alertsFile.toAbsolutePath().getParent();
     }
 
     private boolean execute() throws Exception {
@@ -280,11 +286,12 @@ public final class BruteForceDemo {
             String apiKey = "demo-" + runId;
             String coordinatorId = "demo-" + pid + "-coordinator";
             int[] ports = NodeProcess.freePorts(3);
-            NodeProcess coordinator = node(coordinatorId, "coordinator", natsUrl, runDir, apiKey, coordinatorId,
-                    ports[0]);
-            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", natsUrl, runDir, apiKey,
+            Path alertDir = alertDir(alertsFile);
+            NodeProcess coordinator = node(coordinatorId, "coordinator", natsUrl, runDir, alertDir, apiKey,
+                    coordinatorId, ports[0]);
+            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", natsUrl, runDir, alertDir, apiKey,
                     coordinatorId, ports[1]);
-            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", natsUrl, runDir, apiKey,
+            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", natsUrl, runDir, alertDir, apiKey,
                     coordinatorId, ports[2]);
             coordinatorDurable = DurableNames.heartbeatConsumer(coordinatorId);
             synchronized (this) {
@@ -795,25 +802,28 @@ public final class BruteForceDemo {
         }
     }
 
-    private NodeProcess node(String name, String role, String url, Path runDir, String apiKey, String coordinatorId,
-                             int port) {
+    private NodeProcess node(String name, String role, String url, Path runDir, Path alertDir, String apiKey,
+                             String coordinatorId, int port) {
         List<String> properties = new ArrayList<>(List.of(
-                // Only this run's workers may register: other nodes on a shared server are refused.
-                "--varpulis.cluster.api-key=" + apiKey,
                 "--varpulis.cluster.role=" + role,
-                "--varpulis.nats.url=" + url,
                 "--varpulis.nats.substrate=jetstream",
                 "--varpulis.nats.jetstream.replicas=" + options.replicas(),
                 "--varpulis.cluster.coordinator-id=" + coordinatorId,
                 "--varpulis.cluster.heartbeat-interval=1s",
                 "--varpulis.cluster.heartbeat-timeout=4s",
                 "--varpulis.nats.jetstream.consumer.ack-wait=10s",
-                "--spring.security.user.password=" + NODE_PASSWORD,
+                // The job's processor types are opt-in; alert-file writes only in the alert file's directory.
+                "--varpulis.demo.processors.enabled=true",
+                "--varpulis.demo.processors.alert-dir=" + alertDir,
                 "--spring.main.banner-mode=off"));
         if (role.equals("worker")) {
             properties.add("--varpulis.cluster.worker-id=" + name);
         }
-        return NodeProcess.of(name, properties, runDir, port);
+        // Secrets through the environment, not the command line every user of the host can read: the URL may carry
+        // a NATS user and password; the api-key lets only this run's workers register (others are refused).
+        Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", NODE_PASSWORD,
+                "VARPULIS_CLUSTER_APIKEY", apiKey, DemoOptions.URL_VARIABLE, url);
+        return NodeProcess.of(name, properties, secrets, runDir, port);
     }
 
     private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,17 +21,23 @@ import java.util.concurrent.TimeUnit;
  */
 final class NodeProcess {
 
+    /** Environment variable with more JVM flags for every node of the run, e.g. {@code -XX:StartFlightRecording=...}. */
+    static final String NODE_JAVA_OPTS_VARIABLE = "VARPULIS_DEMO_NODE_JAVA_OPTS";
+
+
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
     private final List<String> arguments;
+    private final Map<String, String> environment;
     private final Path log;
     private final int port;
     private Process process;
 
-    private NodeProcess(String name, List<String> arguments, Path log, int port) {
+    private NodeProcess(String name, List<String> arguments, Map<String, String> environment, Path log, int port) {
         this.name = name;
         this.arguments = arguments;
+        this.environment = environment;
         this.log = log;
         this.port = port;
     }
@@ -56,18 +63,22 @@ final class NodeProcess {
 
     /**
      * @param name       the node name, for messages and its log file
-     * @param properties Spring arguments ({@code --key=value})
+     * @param properties Spring arguments ({@code --key=value}): any user of the host reads them in
+     *                   {@code /proc/<pid>/cmdline}, so never a secret
+     * @param secrets    environment variables added to this JVM's for the node (Spring's relaxed names, such as
+     *                   {@code SPRING_SECURITY_USER_PASSWORD}): {@code /proc/<pid>/environ} is readable by the
+     *                   same user and root only (review finding 8)
      * @param logDir     where {@code <name>.log} is written; the JVM's temporary files (Tomcat's) go to
      *                   {@code tmp/<name>} there, so that nothing of a killed node is left in the system's
      * @param port       its HTTP port (see {@link #freePorts})
      * @return a node, not started
      */
-    static NodeProcess of(String name, List<String> properties, Path logDir, int port) {
-        List<String> command = new ArrayList<>(javaCommand(logDir.resolve("tmp").resolve(name)));
+    static NodeProcess of(String name, List<String> properties, Map<String, String> secrets, Path logDir, int port) {
+        List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name)));
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
-        return new NodeProcess(name, command, logDir.resolve(name + ".log"), port);
+        return new NodeProcess(name, command, Map.copyOf(secrets), logDir.resolve(name + ".log"), port);
     }
 
     /**
@@ -77,8 +88,10 @@ final class NodeProcess {
      */
     void start() throws IOException {
         Files.createDirectories(log.resolveSibling("tmp").resolve(name));
-        process = new ProcessBuilder(arguments).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        ProcessBuilder builder = new ProcessBuilder(arguments).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        process = builder.start();
     }
 
     /**
@@ -163,14 +176,22 @@ final class NodeProcess {
     }
 
     /**
-     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise.
-     * No {@code hsperfdata} file: a killed JVM would leave it behind.
+     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise, with
+     * the JIT's full tiers (the job's throughput needs C2) and a serial collector in 256 MB, plus the flags of
+     * {@value #NODE_JAVA_OPTS_VARIABLE} ({@code {node}} in them replaced by the node's name, e.g. for one flight
+     * recording per node). No {@code hsperfdata} file: a killed JVM would leave it behind.
      */
-    private static List<String> javaCommand(Path tmpDir) {
+    private static List<String> javaCommand(String name, Path tmpDir) {
         String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
-        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Xmx256m", "-Xss512k", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
+        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:+UseSerialGC", "-Xmx256m", "-Xss512k",
+                "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
+        String extra = System.getenv(NODE_JAVA_OPTS_VARIABLE);
+        if (extra != null && !extra.isBlank()) {
+            for (String flag : extra.trim().split("\\s+")) {
+                command.add(flag.replace("{node}", name));
+            }
+        }
         if (!classPath.contains(java.io.File.pathSeparator) && classPath.endsWith(".jar")) {
             command.addAll(List.of("-jar", classPath));
         } else {

@@ -1,7 +1,7 @@
 package io.varpulis.demo;
 
-import io.varpulis.pipeline.UnprocessableEventException;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.UnprocessableEventException;
 
 /**
  * The event types and field names of the {@code ssh-bruteforce} group (SPEC section 7), in the order they flow:

@@ -1,10 +1,15 @@
 package io.varpulis.demo;
 
 import io.varpulis.pipeline.BuiltInProcessorTypes;
+import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorType;
 import org.springframework.boot.convert.DurationStyle;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -20,7 +25,8 @@ import java.time.ZoneOffset;
  * {@link ZoneId} such as {@code UTC}, {@code +02:00} or {@code Europe/Paris}; default {@code UTC});</li>
  * <li>{@code brute-force}: one {@code BruteForceSuspected} per source IP and tumbling window when the failures reach
  * the threshold; settings {@code threshold} (default 5) and {@code window} (default 5m);</li>
- * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path}, never twice.</li>
+ * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path}, never twice; {@code path} is
+ * relative to the node's alert directory ({@link DemoProcessorsProperties#getAlertDir()}) and never leaves it.</li>
  * </ul>
  */
 public final class SshProcessorTypes {
@@ -45,11 +51,67 @@ public final class SshProcessorTypes {
     }
 
     /**
-     * @return {@code alert-file}, setting {@code path}
+     * {@code alert-file}, setting {@code path}: a file name relative to {@code directory} (subdirectories allowed).
+     * An absolute path or one with {@code ..} out of the directory is refused when the group is declared; a
+     * symbolic link out of it when the pipeline is deployed (review finding 6: whoever may declare a group must not
+     * write anywhere else on a worker's host).
+     *
+     * @param directory the only directory the type writes in, created when absent; relative to the working
+     *                  directory when relative
+     * @return the type
      */
-    public static ProcessorType alertFile() {
-        return BuiltInProcessorTypes.simple("alert-file", (group, pipeline) ->
-                new AlertSinkProcessor(Path.of(required(pipeline, "path"))));
+    public static ProcessorType alertFile(Path directory) {
+        Path root = directory.toAbsolutePath().normalize();
+        return new ProcessorType() {
+            @Override
+            public String name() {
+                return "alert-file";
+            }
+
+            @Override
+            public void validate(PipelineGroupSpec.PipelineSpec pipeline) {
+                alertPath(root, pipeline);
+            }
+
+            @Override
+            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
+                return new AlertSinkProcessor(confined(root, alertPath(root, pipeline), pipeline));
+            }
+        };
+    }
+
+    /** The file {@code path} names in {@code root}, checked by its text alone (the same on every node). */
+    private static Path alertPath(Path root, PipelineGroupSpec.PipelineSpec pipeline) {
+        String path = required(pipeline, "path");
+        Path relative;
+        try {
+            relative = Path.of(path);
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.path '" + path
+                    + "' is not a path", e);
+        }
+        Path file = root.resolve(relative).normalize();
+        if (relative.isAbsolute() || !file.startsWith(root) || file.equals(root)) {
+            throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.path '" + path
+                    + "' must be a file name relative to the alert directory (varpulis.demo.processors.alert-dir), "
+                    + "such as alerts.jsonl, without ..");
+        }
+        return file;
+    }
+
+    /** Creates the file's directories and checks no symbolic link leads them out of {@code root}. */
+    private static Path confined(Path root, Path file, PipelineGroupSpec.PipelineSpec pipeline) {
+        try {
+            Files.createDirectories(file.getParent());
+            if (!file.getParent().toRealPath().startsWith(root.toRealPath())) {
+                throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.path leads out of "
+                        + "the alert directory " + root + " through a symbolic link");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("pipeline " + pipeline.name() + ": cannot create the directory of "
+                    + file, e);
+        }
+        return file;
     }
 
     private static int year(PipelineGroupSpec.PipelineSpec pipeline) {

@@ -49,12 +49,9 @@ import java.util.concurrent.TimeoutException;
  * may still sit in the routing stream's duplicate window), waits for the PubAck, and only then deletes the parked
  * copy: a crash between the two replays an event twice, never loses it.
  * <p>Replay and purge are refused unless {@code varpulis.dlq.write-enabled=true}; every write, refused or done,
- * logs one audit line on the logger {@value #AUDIT_LOGGER} (who, what, how many).
+ * logs one line in the node's audit log ({@link AuditLog}: who, what, how many).
  */
 public class DeadLetterConsole {
-
-    /** The logger of the audit lines, the node's one audit log, so that operators can route them apart. */
-    public static final String AUDIT_LOGGER = AuditLog.LOGGER;
 
     /** The subject filter of the whole DLQ. */
     static final String ALL_SUBJECTS = DurableNames.DLQ_ROOT + ".>";
@@ -62,7 +59,6 @@ public class DeadLetterConsole {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterConsole.class);
     private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {
     };
-    private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
     private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
 
     /**
@@ -218,9 +214,9 @@ public class DeadLetterConsole {
             }
         }
         ReplayReport report = new ReplayReport(run.replayed, run.failed, run.more, run.stopped);
-        audit.info("DLQ audit: {} {}: {} replayed, {} failed{}{}", caller.describe(), action, report.replayedCount(),
-                report.failedCount(), run.more ? ", more left" : "",
-                run.stopped == null ? "" : ", stopped: " + run.stopped);
+        AuditLog.done(caller.describe(), "DLQ " + action + ": " + report.replayedCount() + " replayed, "
+                + report.failedCount() + " failed" + (run.more ? ", more left" : "")
+                + (run.stopped == null ? "" : ", stopped: " + run.stopped));
         return report;
     }
 
@@ -239,7 +235,7 @@ public class DeadLetterConsole {
         requireWritable("purge " + target, caller);
         show(sequence);
         delete(sequence);
-        audit.info("DLQ audit: {} purge {}: 1 purged", caller.describe(), target);
+        AuditLog.done(caller.describe(), "DLQ purge " + target + ": 1 purged");
         return new PurgeReport(target, 1);
     }
 
@@ -263,7 +259,7 @@ public class DeadLetterConsole {
         String subject = DurableNames.dlqSubject(unit);
         try {
             long purged = jsm.purgeStream(STREAM, PurgeOptions.subject(subject)).getPurged();
-            audit.info("DLQ audit: {} purge {}: {} purged", caller.describe(), target, purged);
+            AuditLog.done(caller.describe(), "DLQ purge " + target + ": " + purged + " purged");
             return new PurgeReport(target, purged);
         } catch (IOException | JetStreamApiException e) {
             throw new DeadLetterUnavailableException("purge " + subject + " from " + STREAM, e);
@@ -279,7 +275,7 @@ public class DeadLetterConsole {
 
     private void requireWritable(String action, Caller caller) {
         if (!properties.isWriteEnabled()) {
-            audit.warn("DLQ audit: {} {}: refused, varpulis.dlq.write-enabled is false", caller.describe(), action);
+            AuditLog.refused(caller.describe(), "DLQ " + action + ": varpulis.dlq.write-enabled is false");
             throw new DeadLetterWritesDisabledException(action);
         }
     }

@@ -313,7 +313,7 @@ public class JetStreamAdmin {
         events.recentPermissionViolation("$JS.API", since).ifPresent(text -> {
             Matcher refused = REFUSED_SUBJECT.matcher(text);
             throw new JetStreamPermissionException(object, refused.find() ? refused.group(1) : apiSubject, text,
-                    cause);
+                    connection.getOptions().getInboxPrefix() + ">", cause);
         });
     }
 }

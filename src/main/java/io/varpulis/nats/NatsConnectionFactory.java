@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import javax.net.ssl.SSLException;
 
 /**
@@ -52,10 +53,12 @@ public final class NatsConnectionFactory {
      * timeout still reaches its publisher.
      *
      * @param details        where and how to connect
-     * @param properties     connect-timeout and reconnect-wait
+     * @param properties     connect-timeout, reconnect-wait and inbox-prefix
      * @param connectionName the name the server shows for this connection
      * @param events         logs connection events and records permission violations
      * @return the options
+     * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.nats.inbox-prefix} when it is not
+     *                                                    subject tokens
      */
     public static Options options(NatsConnectionDetails details, NatsProperties properties, String connectionName,
                                   NatsConnectionEvents events) {
@@ -81,7 +84,23 @@ public final class NatsConnectionFactory {
         if (ssl != null) {
             builder.sslContext(ssl.createSslContext());
         }
+        if (properties.getInboxPrefix() != null) {
+            builder.inboxPrefix(inboxPrefix(properties.getInboxPrefix()));
+        }
         return builder.build();
+    }
+
+    /** The prefix without its trailing dot (jnats adds it), checked: one or more tokens, no wildcard. */
+    private static String inboxPrefix(String prefix) {
+        String trimmed = prefix.trim();
+        String withoutDot = trimmed.endsWith(".") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+        if (!Arrays.stream(withoutDot.split("\\.", -1)).allMatch(Subjects::isToken)) {
+            throw new InvalidConfigurationPropertyValueException("varpulis.nats.inbox-prefix", prefix,
+                    "An inbox prefix is one or more subject tokens separated by dots (letters, digits, '-' and '_'; "
+                            + "no spaces, '*' or '>'), for example _INBOX_worker_worker-1; grant the node's NATS user "
+                            + "subscribe on {prefix}.>.");
+        }
+        return withoutDot;
     }
 
     private static char[] readSeed(Path file) {

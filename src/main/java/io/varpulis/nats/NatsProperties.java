@@ -39,6 +39,16 @@ public class NatsProperties {
     /** Name the connection shows in the server's monitoring; defaults to {@code varpulis-{role}-{node id}}. */
     private String connectionName;
 
+    /**
+     * Inbox prefix of the connection: replies to its requests, its PubAcks, the messages its pull consumers fetch and
+     * its key-value reads arrive on {@code {inbox-prefix}.{nuid}}. A cluster node defaults to
+     * {@code _INBOX_{role}_{id}} ({@code _INBOX_worker_worker-1}, {@code _INBOX_coordinator_coordinator-0},
+     * {@code _INBOX_standalone_{worker id}}), so that each node's NATS user may subscribe to its own inbox only
+     * (SPEC section 10, docs/OPERATING.md); elsewhere jnats' {@code _INBOX}. Subject tokens separated by dots, no
+     * wildcards.
+     */
+    private String inboxPrefix;
+
     /** Path of a {@code .creds} file (user JWT and nkey seed). At most one authentication method may be set. */
     private String credentials;
 
@@ -92,6 +102,14 @@ public class NatsProperties {
 
     public void setConnectionName(String connectionName) {
         this.connectionName = connectionName;
+    }
+
+    public String getInboxPrefix() {
+        return inboxPrefix;
+    }
+
+    public void setInboxPrefix(String inboxPrefix) {
+        this.inboxPrefix = inboxPrefix;
     }
 
     public String getCredentials() {

@@ -64,6 +64,19 @@ public final class Subjects {
     }
 
     /**
+     * The inbox prefix of one node or service (SPEC section 10): its replies, PubAcks and fetched messages arrive on
+     * {@code _INBOX_{role}_{id}.{nuid}}, which its NATS user alone may subscribe to ({@code _INBOX_{role}_{id}.>}).
+     *
+     * @param role the role ({@code worker}, {@code coordinator}, {@code standalone}, {@code publisher})
+     * @param id   the node's id (worker id, coordinator id) or the publisher's name
+     * @return {@code _INBOX_{role}_{id}}, one token
+     * @throws IllegalArgumentException when the id is not a NATS token
+     */
+    public static String inbox(String role, String id) {
+        return "_INBOX_" + token("role", role) + "_" + token(role + " id", id);
+    }
+
+    /**
      * Whether a name can stand as one subject token: letters, digits, {@code -} and {@code _} (SPEC section 6).
      *
      * @param name the name

@@ -25,19 +25,24 @@ import java.util.stream.Stream;
  * consumers, purge its routed events and delete its state buckets; never the three streams.</li>
  * <li>{@link #publisher}: inject events at {@code _external} entries and receive their PubAcks; nothing else.</li>
  * </ul>
- * A standalone node needs the union of worker and coordinator.
+ * A standalone node needs both publish sets, the coordinator's denials (not the worker's, which deny the
+ * coordinators' buckets), and subscribe on its inbox, registrations and its own commands.
+ * <p>Each may subscribe to its own inbox only, {@code _INBOX_{role}_{id}.>} ({@link Subjects#inbox}, the default
+ * {@code varpulis.nats.inbox-prefix} of a node): replies to its requests, its PubAcks, what its pull consumers fetch
+ * and its key-value reads arrive there, and no other user may read them.
  * <p>NATS matches whole tokens, and a pipeline's state bucket is named {@code varpulis_state_{group}_{pipeline}},
  * one token: so a worker's stream permissions name no stream at that place ({@code $JS.API.STREAM.INFO.*},
  * {@code $JS.API.STREAM.CREATE.*}); creating a stream cannot change or delete an existing one, and the coordinators'
  * buckets are denied by name.
  *
  * @param role           {@code worker}, {@code coordinator} or {@code publisher}
+ * @param inboxPrefix    the connection's inbox prefix, {@code _INBOX_{role}_{id}}
  * @param publishAllow   subjects it may publish to (JetStream API requests included)
  * @param publishDeny    subjects it may not publish to although an allowed wildcard covers them
- * @param subscribeAllow subjects it may subscribe to
+ * @param subscribeAllow subjects it may subscribe to: its inbox first
  * @param allowResponses whether it may reply to requests it received (registrations, commands), and only those
  */
-public record NatsPermissions(String role, List<String> publishAllow, List<String> publishDeny,
+public record NatsPermissions(String role, String inboxPrefix, List<String> publishAllow, List<String> publishDeny,
                               List<String> subscribeAllow, boolean allowResponses) {
 
     /** The coordinators' group bucket. */
@@ -45,9 +50,6 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
 
     /** The coordinators' leader lease bucket (issue 12). */
     public static final String LEADER_BUCKET = "varpulis_leader";
-
-    /** The inbox prefix every role receives replies, PubAcks and fetched messages on. */
-    public static final String INBOX = "_INBOX.>";
 
     private static final String ROUTING = VarpulisJetStream.ROUTING_STREAM;
     private static final String HEARTBEAT = VarpulisJetStream.HEARTBEAT_STREAM;
@@ -57,6 +59,7 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
 
     /**
      * @param role           the role
+     * @param inboxPrefix    the inbox prefix
      * @param publishAllow   allowed publish subjects
      * @param publishDeny    denied publish subjects
      * @param subscribeAllow allowed subscribe subjects
@@ -70,11 +73,16 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
 
     /**
      * @param workerId the worker's id ({@code varpulis.cluster.worker-id}), a NATS token
-     * @return what that worker needs
+     * @return what that worker needs, with the inbox {@code _INBOX_worker_{id}}
      */
     public static NatsPermissions worker(String workerId) {
-        Subjects.token("worker id", workerId);
-        List<String> publish = new ArrayList<>(List.of(
+        String inbox = Subjects.inbox("worker", workerId);
+        return new NatsPermissions("worker", inbox, workerPublish(workerId), workerDeny(),
+                List.of(inbox + ".>", Subjects.COMMAND_ROOT + "." + workerId + ".*"), true);
+    }
+
+    private static List<String> workerPublish(String workerId) {
+        return List.of(
                 Subjects.REGISTER,
                 Subjects.heartbeat(workerId),
                 Subjects.PIPELINE_ROOT + ".>",
@@ -93,7 +101,10 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
                 // get, never a replica's direct answer), and writes.
                 "$JS.API.DIRECT.GET.*.>",
                 "$JS.API.STREAM.MSG.GET.*",
-                "$KV.>"));
+                "$KV.>");
+    }
+
+    private static List<String> workerDeny() {
         List<String> deny = new ArrayList<>();
         for (String bucket : COORDINATOR_BUCKETS) {
             deny.add("$KV." + bucket + ".>");
@@ -101,14 +112,20 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
             deny.add("$JS.API.STREAM.MSG.GET.KV_" + bucket);
         }
         deny.add("$JS.API.STREAM.MSG.GET." + DLQ);
-        return new NatsPermissions("worker", publish, deny,
-                List.of(INBOX, Subjects.COMMAND_ROOT + "." + workerId + ".*"), true);
+        return deny;
     }
 
     /**
-     * @return what a coordinator needs
+     * @param coordinatorId the coordinator's id ({@code varpulis.cluster.coordinator-id}), a NATS token
+     * @return what that coordinator needs, with the inbox {@code _INBOX_coordinator_{id}}
      */
-    public static NatsPermissions coordinator() {
+    public static NatsPermissions coordinator(String coordinatorId) {
+        String inbox = Subjects.inbox("coordinator", coordinatorId);
+        return new NatsPermissions("coordinator", inbox, coordinatorPublish(), coordinatorDeny(),
+                List.of(inbox + ".>", Subjects.REGISTER), true);
+    }
+
+    private static List<String> coordinatorPublish() {
         List<String> publish = new ArrayList<>(List.of(
                 Subjects.COMMAND_ROOT + ".*.*",
                 Subjects.PIPELINE_ROOT + ".>",
@@ -139,9 +156,11 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
             publish.addAll(List.of("$KV." + bucket + ".>", "$JS.API.DIRECT.GET." + stream + ".>",
                     "$JS.API.CONSUMER.CREATE." + stream + ".>", "$JS.API.CONSUMER.INFO." + stream + ".*"));
         }
-        List<String> deny = new ArrayList<>();
-        coordinatorStreams().forEach(stream -> deny.add("$JS.API.STREAM.DELETE." + stream));
-        return new NatsPermissions("coordinator", publish, deny, List.of(INBOX, Subjects.REGISTER), true);
+        return publish;
+    }
+
+    private static List<String> coordinatorDeny() {
+        return coordinatorStreams().map(stream -> "$JS.API.STREAM.DELETE." + stream).toList();
     }
 
     /** The three streams and the streams of the coordinators' buckets: never deleted by a node. */
@@ -150,11 +169,15 @@ public record NatsPermissions(String role, List<String> publishAllow, List<Strin
     }
 
     /**
-     * @return what a service that only injects events needs: publish at {@code _external} entries, read PubAcks
+     * @param name the publishing service's name, a NATS token; it connects with the inbox prefix
+     *             {@code _INBOX_publisher_{name}} (jnats' {@code Options.Builder.inboxPrefix})
+     * @return what a service that only injects events needs: publish at {@code _external} entries, read its PubAcks
      */
-    public static NatsPermissions publisher() {
-        return new NatsPermissions("publisher", List.of(Subjects.PIPELINE_ROOT + ".*." + Subjects.EXTERNAL + ".*"),
-                List.of(), List.of(INBOX), false);
+    public static NatsPermissions publisher(String name) {
+        String inbox = Subjects.inbox("publisher", name);
+        return new NatsPermissions("publisher", inbox,
+                List.of(Subjects.PIPELINE_ROOT + ".*." + Subjects.EXTERNAL + ".*"), List.of(), List.of(inbox + ".>"),
+                false);
     }
 
     /**

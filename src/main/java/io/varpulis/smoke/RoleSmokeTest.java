@@ -1,8 +1,6 @@
 package io.varpulis.smoke;
 
 import io.nats.client.Connection;
-import io.nats.client.ErrorListener;
-import io.nats.client.Options;
 import io.nats.client.Subscription;
 import io.nats.client.impl.Headers;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -16,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -33,11 +30,12 @@ import java.util.concurrent.TimeoutException;
  * <li>what must be refused is probed on names that do not exist: if the user may do it, nothing is harmed and the
  * check fails naming the permission set to use.</li>
  * </ul>
+ * It connects with the role's inbox prefix ({@code varpulis.nats.inbox-prefix}, by default the node's
+ * {@code _INBOX_{role}_{id}}) and checks that the user may read that inbox and no other.
+ * <p>A refusal is the server's {@code -ERR} for that subject, which the server sends before it answers the flush's
+ * PING: the connection's last error is read once the flush returned, so a check never races the error callback.
  */
 final class RoleSmokeTest {
-
-    /** How long after a flush a permission violation is waited for: the server sends it before the flush's PONG. */
-    private static final Duration VIOLATION_WAIT = Duration.ofMillis(300);
 
     private static final String ROUTING = VarpulisJetStream.ROUTING_STREAM;
     private static final String HEARTBEAT = VarpulisJetStream.HEARTBEAT_STREAM;
@@ -47,15 +45,22 @@ final class RoleSmokeTest {
 
     private final NatsProperties properties;
     private final String role;
-    private final String workerId;
+    private final String id;
+    private final NatsPermissions permissions;
     private final PrintStream out;
-    private final List<String> violations = new CopyOnWriteArrayList<>();
     private final Checklist checks;
 
-    RoleSmokeTest(NatsProperties properties, String role, String workerId, PrintStream out) {
+    /**
+     * @param properties the NATS settings, with the inbox prefix the node connects with
+     * @param role       {@code worker} or {@code coordinator}
+     * @param id         the worker id or the coordinator id
+     * @param out        where the checks are printed
+     */
+    RoleSmokeTest(NatsProperties properties, String role, String id, PrintStream out) {
         this.properties = properties;
         this.role = role;
-        this.workerId = workerId;
+        this.id = id;
+        this.permissions = role.equals("worker") ? NatsPermissions.worker(id) : NatsPermissions.coordinator(id);
         this.out = out;
         this.checks = new Checklist(out);
     }
@@ -66,17 +71,11 @@ final class RoleSmokeTest {
     int execute() {
         out.printf("Varpulis smoke test of the %s permissions against %s%n", role, properties.getUrl());
         NatsConnectionEvents events = new NatsConnectionEvents(properties.getReconnectWait());
-        Options options = new Options.Builder(NatsConnectionFactory.options(properties, "varpulis-smoke-test-"
-                + role, events)).errorListener(new ErrorListener() {
-                    @Override
-                    public void errorOccurred(Connection conn, String error) {
-                        violations.add(error);
-                    }
-                }).build();
         Connection connection;
         try {
-            connection = NatsConnectionFactory.connect(options, properties.getUrl(),
-                    properties.getStartupRetryTimeout(), events);
+            connection = NatsConnectionFactory.connect(NatsConnectionFactory.options(properties,
+                    "varpulis-smoke-test-" + role, events), properties.getUrl(), properties.getStartupRetryTimeout(),
+                    events);
             pass("connected to %s as the %s's user", connection.getConnectedUrl(), role);
         } catch (RuntimeException e) {
             fail("cannot connect: %s", e.getMessage());
@@ -93,13 +92,22 @@ final class RoleSmokeTest {
         return summary();
     }
 
+    /** Its own inbox, and no other: the jnats default every connection used to share, another node's. */
+    private List<Check> inboxChecks() {
+        return List.of(
+                Check.subscribes("receive replies in its own inbox", permissions.inboxPrefix() + ".>", true),
+                Check.subscribes("read every connection's replies", "_INBOX.>", false),
+                Check.subscribes("read another node's replies", Subjects.inbox(role, ABSENT) + ".>", false));
+    }
+
     private List<Check> workerChecks() {
-        List<Check> probes = new ArrayList<>(List.of(
+        List<Check> probes = new ArrayList<>(inboxChecks());
+        probes.addAll(List.of(
                 Check.needs("ask JetStream for the account", "$JS.API.INFO", ""),
                 Check.needs("read stream " + ROUTING, "$JS.API.STREAM.INFO." + ROUTING, ""),
                 Check.needs("register with the coordinator", Subjects.REGISTER, "{\"worker_id\": \"smoke test\"}"),
-                Check.subscribes("receive its own commands", Subjects.COMMAND_ROOT + "." + workerId + ".*", true),
-                Check.stores("publish its heartbeat", Subjects.heartbeat(workerId)),
+                Check.subscribes("receive its own commands", Subjects.COMMAND_ROOT + "." + id + ".*", true),
+                Check.stores("publish its heartbeat", Subjects.heartbeat(id)),
                 Check.stores("publish routed events", SMOKE_SUBJECT),
                 Check.stores("park events", "varpulis.dlq._smoke"),
                 Check.needs("create a route consumer", "$JS.API.CONSUMER.CREATE." + ROUTING + "." + ABSENT + "."
@@ -124,7 +132,8 @@ final class RoleSmokeTest {
     }
 
     private List<Check> coordinatorChecks() {
-        return List.of(
+        List<Check> probes = new ArrayList<>(inboxChecks());
+        probes.addAll(List.of(
                 Check.needs("ask JetStream for the account", "$JS.API.INFO", ""),
                 Check.needs("read stream " + ROUTING, "$JS.API.STREAM.INFO." + ROUTING, ""),
                 Check.subscribes("receive registrations", Subjects.REGISTER, true),
@@ -141,11 +150,12 @@ final class RoleSmokeTest {
                 Check.needs("delete a group's consumers", "$JS.API.CONSUMER.DELETE." + ROUTING + "." + ABSENT, ""),
                 Check.needs("delete a group's state bucket", "$JS.API.STREAM.DELETE.KV_varpulis_state" + ABSENT, ""),
                 Check.refused("update a stream", "$JS.API.STREAM.UPDATE.VARPULIS" + ABSENT),
-                Check.subscribes("read the workers' commands", Subjects.COMMAND_ROOT + "." + ABSENT + ".*", false));
+                Check.subscribes("read the workers' commands", Subjects.COMMAND_ROOT + "." + ABSENT + ".*", false)));
+        return probes;
     }
 
     private void run(Connection connection, Check check) throws InterruptedException {
-        int before = violations.size();
+        connection.clearLastError();
         Subscription subscription = null;
         try {
             if (check.subscribe()) {
@@ -160,7 +170,6 @@ final class RoleSmokeTest {
                         check.body().getBytes(StandardCharsets.UTF_8));
             }
             connection.flush(Duration.ofSeconds(5));
-            Thread.sleep(VIOLATION_WAIT.toMillis());
         } catch (TimeoutException e) {
             fail("%s: the server did not answer a flush: %s", check.description(), e.getMessage());
             return;
@@ -169,8 +178,9 @@ final class RoleSmokeTest {
                 subscription.unsubscribe();
             }
         }
-        boolean refused = violations.subList(before, violations.size()).stream()
-                .anyMatch(v -> v.contains("\"" + check.subject() + "\""));
+        // Set by the connection's reader before it read the PONG the flush waited for.
+        String error = connection.getLastError();
+        boolean refused = error != null && error.contains("\"" + check.subject() + "\"");
         String what = (check.subscribe() ? "subscribe " : "publish ") + check.subject();
         if (check.allowed() && !refused) {
             pass("may %s (%s)", check.description(), what);

@@ -19,8 +19,8 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
@@ -47,7 +47,7 @@ public final class SmokeTest {
 
     private static final List<String> ROLES = List.of("worker", "coordinator");
     private static final String USAGE = "Usage: java -jar varpulis-cluster.jar smoke-test [--role worker|coordinator] "
-            + "[--varpulis.cluster.worker-id=ID] [--varpulis.nats.url=URL] [--varpulis.nats.credentials=FILE] "
+            + "[--varpulis.cluster.worker-id=ID] [--varpulis.cluster.coordinator-id=ID] [--varpulis.nats.url=URL] [--varpulis.nats.credentials=FILE] "
             + "[--varpulis.nats.tls.ca-file=FILE] ... (or the VARPULIS_NATS_* environment variables): without "
             + "--role, checks the server and credentials for the jetstream substrate, creating the three streams "
             + "when absent; with --role, checks that the user has exactly the NATS permissions of that role";
@@ -75,7 +75,8 @@ public final class SmokeTest {
                 role = args[++i];
             } else if (arg.startsWith("--role=")) {
                 role = arg.substring("--role=".length());
-            } else if (arg.startsWith("--varpulis.nats.") || arg.startsWith("--varpulis.cluster.worker-id=")) {
+            } else if (arg.startsWith("--varpulis.nats.") || arg.startsWith("--varpulis.cluster.worker-id=")
+                    || arg.startsWith("--varpulis.cluster.coordinator-id=")) {
                 springArgs.add(arg);
             } else {
                 System.out.println((arg.equals("--help") ? "" : "unknown argument '" + arg + "'. ") + USAGE);
@@ -94,13 +95,21 @@ public final class SmokeTest {
         if (role != null) {
             ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
                     .orElseGet(ClusterProperties::new);
+            // ADR-007's variables, as the node reads them.
             if (cluster.getWorkerId() == null) {
-                // ADR-007's variable, as the node reads it.
                 cluster.setWorkerId(environment.getProperty("VARPULIS_WORKER_ID"));
             }
+            if (cluster.getCoordinatorId() == null) {
+                cluster.setCoordinatorId(environment.getProperty("VARPULIS_COORDINATOR_ID"));
+            }
             try {
-                String workerId = NodeIdentity.workerId(cluster);
-                return new RoleSmokeTest(properties, role, workerId, System.out).execute();
+                String id = role.equals("worker") ? NodeIdentity.workerId(cluster)
+                        : NodeIdentity.coordinatorId(cluster, Substrate.JETSTREAM);
+                if (properties.getInboxPrefix() == null) {
+                    // The inbox the node connects with (varpulis.nats.inbox-prefix's default).
+                    properties.setInboxPrefix(Subjects.inbox(role, id));
+                }
+                return new RoleSmokeTest(properties, role, id, System.out).execute();
             } catch (InvalidConfigurationPropertyValueException e) {
                 System.out.println(e.getMessage());
                 return 2;

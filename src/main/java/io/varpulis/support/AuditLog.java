@@ -9,6 +9,9 @@ import java.util.Collection;
  * The one audit log of a node (SPEC section 10: every write is audited with the principal): every write of the
  * operator API and the dead-letter console, done or refused, logs one line on the logger {@value #LOGGER}, so that
  * operators can route those lines apart. A line names the principal, its roles, where it came from, and what it did.
+ * <p>What a caller sent (a principal's name, a path, an error quoting a value) is escaped: a line break or any other
+ * control character is written as {@code \n}, {@code \r}, {@code \t} or {@code \}{@code uXXXX}, so a caller can
+ * never write a line of its own into the audit log.
  */
 public final class AuditLog {
 
@@ -16,6 +19,9 @@ public final class AuditLog {
     public static final String LOGGER = "io.varpulis.audit";
 
     private static final Logger log = LoggerFactory.getLogger(LOGGER);
+
+    /** Whether this thread wrote a line since {@link #forgetLines()}: a request's refusal is audited once. */
+    private static final ThreadLocal<Boolean> WROTE = new ThreadLocal<>();
 
     private AuditLog() {
     }
@@ -41,7 +47,8 @@ public final class AuditLog {
      * @param what what it did, with its outcome ({@code declared group ssh: 2 pipelines placed})
      */
     public static void done(String who, String what) {
-        log.info("audit: {}: {}", who, what);
+        log.info("audit: {}: {}", escape(who), escape(what));
+        WROTE.set(Boolean.TRUE);
     }
 
     /**
@@ -51,6 +58,51 @@ public final class AuditLog {
      * @param what what it asked for and why it was refused
      */
     public static void refused(String who, String what) {
-        log.warn("audit: {}: refused: {}", who, what);
+        log.warn("audit: {}: refused: {}", escape(who), escape(what));
+        WROTE.set(Boolean.TRUE);
+    }
+
+    /**
+     * Forgets the lines this thread wrote, when a request starts and ends: a thread serves one request at a time.
+     */
+    public static void forgetLines() {
+        WROTE.remove();
+    }
+
+    /**
+     * @return whether this thread wrote an audit line since {@link #forgetLines()}: for the request it serves, a
+     *         refusal without a line of its own is audited by the HTTP layer
+     */
+    public static boolean wroteLine() {
+        return WROTE.get() != null;
+    }
+
+    /**
+     * @param text any text
+     * @return the text with every control character (C0, DEL, C1) and the Unicode line and paragraph separators
+     *         written as an escape, and backslashes doubled, so that it stays on one line and reads back unambiguously
+     */
+    static String escape(String text) {
+        if (text == null) {
+            return "null";
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.toString();
     }
 }

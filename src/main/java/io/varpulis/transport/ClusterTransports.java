@@ -1,6 +1,8 @@
 package io.varpulis.transport;
 
 import io.nats.client.Connection;
+import io.nats.client.impl.Headers;
+import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
 
@@ -51,5 +53,22 @@ public final class ClusterTransports {
                 yield new JetStreamTransport(connection, admin, settings);
             }
         };
+    }
+
+    /**
+     * The bytes a NATS server counts against its {@code max_payload} for one message as the transport of that
+     * substrate publishes it: the data and, on JetStream, the header block with its {@code Nats-Msg-Id} (as jnats
+     * writes it). The client refuses a larger message before sending it: it can never be stored.
+     *
+     * @param substrate the substrate
+     * @param message   the message
+     * @return its size, bytes
+     */
+    public static long payloadSize(Substrate substrate, OutboundMessage message) {
+        if (substrate != Substrate.JETSTREAM || message.messageId() == null) {
+            return message.data().length;
+        }
+        return message.data().length
+                + new Headers().put(NatsJetStreamConstants.MSG_ID_HDR, message.messageId()).serializedLength();
     }
 }

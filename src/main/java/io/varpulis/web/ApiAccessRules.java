@@ -19,8 +19,11 @@ import java.util.Optional;
  * management port;</li>
  * <li>{@code POST /api/v1/cluster/pipeline-groups}, {@code POST .../pipeline-groups/{id}/inject},
  * {@code POST /api/v1/cluster/dlq/replay}, {@code POST {base}/dlq} (replay): {@link NodeRole#OPERATOR};</li>
- * <li>{@code GET} on {@code /api/v1/cluster/**} and on every Actuator endpoint: {@link NodeRole#VIEWER};</li>
- * <li>any other method there ({@code DELETE} of groups, purges, other Actuator writes): {@link NodeRole#ADMIN};</li>
+ * <li>{@code GET} on {@code /api/v1/cluster/**}, on the Actuator endpoints an operator watches
+ * (health, info, metrics, prometheus, dlq, loggers) and on the links page: {@link NodeRole#VIEWER};</li>
+ * <li>anything else there ({@code DELETE} of groups, purges, Actuator writes, and reading any other endpoint an
+ * operator exposes: heapdump, threaddump, env, configprops, beans, mappings, ..., which show the node's memory,
+ * threads, configuration or wiring): {@link NodeRole#ADMIN};</li>
  * <li>any other path: any authenticated principal (it answers 404).</li>
  * </ul>
  * {@code {base}} is {@code management.endpoints.web.base-path} ({@code /actuator}).
@@ -29,6 +32,9 @@ public final class ApiAccessRules {
 
     /** The root of the operator API. */
     public static final String API = "/api/v1/cluster";
+
+    /** The Actuator endpoints a viewer may read; every other one an operator exposes needs an admin. */
+    private static final String[] VIEWER_ENDPOINTS = {"health", "info", "metrics", "prometheus", "dlq", "loggers"};
 
     private final List<Rule> rules;
 
@@ -54,7 +60,8 @@ public final class ApiAccessRules {
         }
         rules.add(new Rule(EndpointRequest.to("dlq").withHttpMethod(HttpMethod.POST), NodeRole.OPERATOR));
         rules.add(new Rule(paths.matcher(HttpMethod.GET, API + "/**"), NodeRole.VIEWER));
-        rules.add(new Rule(EndpointRequest.toAnyEndpoint().withHttpMethod(HttpMethod.GET), NodeRole.VIEWER));
+        rules.add(new Rule(EndpointRequest.to(VIEWER_ENDPOINTS).withHttpMethod(HttpMethod.GET), NodeRole.VIEWER));
+        rules.add(new Rule(EndpointRequest.toLinks(), NodeRole.VIEWER));
         rules.add(new Rule(paths.matcher(API + "/**"), NodeRole.ADMIN));
         rules.add(new Rule(EndpointRequest.toAnyEndpoint(), NodeRole.ADMIN));
         return new ApiAccessRules(rules);

@@ -1,6 +1,8 @@
 package io.varpulis.web;
 
 import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
@@ -21,90 +23,103 @@ import java.util.stream.Collectors;
  * {@code {"error": "..."}} with the status Spring chose, never Spring Boot's default error JSON. 404 for an unknown
  * path, 405 for an unknown method (with the allowed ones), 415 for a body that is not JSON, 400 for a body that is
  * not the expected JSON (an unknown field is named), 413 for a body over {@code varpulis.security.max-request-size}.
- * Registered on cluster nodes only, so a host application's own controllers keep their error handling.
+ * A refused write is audited with the reason ({@link RequestAudit}). Registered on cluster nodes only, so a host application's own controllers keep their error handling.
  */
 @RestControllerAdvice
 public class ApiErrorAdvice {
 
     /**
-     * @param e an unknown path
+     * @param e       an unknown path
+     * @param request the request, for the audit line
      * @return 404
      */
     @ExceptionHandler(NoResourceFoundException.class)
-    public ResponseEntity<ApiError> notFound(NoResourceFoundException e) {
-        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new ApiError("no such path: /" + e.getResourcePath()));
+    public ResponseEntity<ApiError> notFound(NoResourceFoundException e, HttpServletRequest request) {
+        return answer(request, HttpStatus.NOT_FOUND, HttpHeaders.EMPTY, "no such path: /" + e.getResourcePath());
     }
 
     /**
-     * @param e a method the path does not take
+     * @param e       a method the path does not take
+     * @param request the request, for the audit line
      * @return 405 with an {@code Allow} header
      */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
-    public ResponseEntity<ApiError> methodNotAllowed(HttpRequestMethodNotSupportedException e) {
+    public ResponseEntity<ApiError> methodNotAllowed(HttpRequestMethodNotSupportedException e,
+                                                     HttpServletRequest request) {
         String allowed = e.getSupportedHttpMethods() == null ? "" : e.getSupportedHttpMethods().stream()
                 .map(Object::toString).sorted().collect(Collectors.joining(", "));
-        return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED).headers(e.getHeaders())
-                .body(new ApiError(e.getMethod() + " is not allowed here" + (allowed.isEmpty() ? ""
-                        : "; allowed: " + allowed)));
+        return answer(request, HttpStatus.METHOD_NOT_ALLOWED, e.getHeaders(), e.getMethod() + " is not allowed here"
+                + (allowed.isEmpty() ? "" : "; allowed: " + allowed));
     }
 
     /**
-     * @param e a body that is not JSON
+     * @param e       a body that is not JSON
+     * @param request the request, for the audit line
      * @return 415
      */
     @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
-    public ResponseEntity<ApiError> unsupportedMediaType(HttpMediaTypeNotSupportedException e) {
-        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
-                .body(new ApiError("send JSON with Content-Type: application/json"));
+    public ResponseEntity<ApiError> unsupportedMediaType(HttpMediaTypeNotSupportedException e,
+                                                         HttpServletRequest request) {
+        return answer(request, HttpStatus.UNSUPPORTED_MEDIA_TYPE, HttpHeaders.EMPTY,
+                "send JSON with Content-Type: application/json");
     }
 
     /**
-     * @param e a body that is too large, or not the expected JSON
+     * @param e       a body that is too large, or not the expected JSON
+     * @param request the request, for the audit line
      * @return 413 or 400
      */
     @ExceptionHandler(HttpMessageNotReadableException.class)
-    public ResponseEntity<ApiError> unreadable(HttpMessageNotReadableException e) {
+    public ResponseEntity<ApiError> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof RequestSizeLimitFilter.RequestTooLargeException tooLarge) {
-                return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(new ApiError(tooLarge.getMessage()));
+                return answer(request, HttpStatus.CONTENT_TOO_LARGE, HttpHeaders.EMPTY, tooLarge.getMessage());
             }
             if (cause instanceof UnrecognizedPropertyException unknown) {
-                return ResponseEntity.badRequest().body(new ApiError("unknown field '" + unknown.getPropertyName()
-                        + "'" + knownFields(unknown)));
+                return answer(request, HttpStatus.BAD_REQUEST, HttpHeaders.EMPTY, "unknown field '"
+                        + unknown.getPropertyName() + "'" + knownFields(unknown));
             }
         }
         Throwable cause = e.getMostSpecificCause();
         String detail = cause == e || cause.getMessage() == null ? "the body is missing" : cause.getMessage();
-        return ResponseEntity.badRequest().body(new ApiError("the request body is not the expected JSON: "
-                + detail.lines().findFirst().orElse(detail)));
+        return answer(request, HttpStatus.BAD_REQUEST, HttpHeaders.EMPTY, "the request body is not the expected "
+                + "JSON: " + detail.lines().findFirst().orElse(detail));
     }
 
     /**
-     * @param e a query or path value of the wrong type
+     * @param e       a query or path value of the wrong type
+     * @param request the request, for the audit line
      * @return 400
      */
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-    public ResponseEntity<ApiError> typeMismatch(MethodArgumentTypeMismatchException e) {
-        return ResponseEntity.badRequest().body(new ApiError("'" + e.getName() + "' cannot be '" + e.getValue()
-                + "'" + (e.getRequiredType() == null ? "" : ": expected " + e.getRequiredType().getSimpleName())));
+    public ResponseEntity<ApiError> typeMismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
+        return answer(request, HttpStatus.BAD_REQUEST, HttpHeaders.EMPTY, "'" + e.getName() + "' cannot be '"
+                + e.getValue() + "'" + (e.getRequiredType() == null ? ""
+                : ": expected " + e.getRequiredType().getSimpleName()));
     }
 
     /**
      * Any other request Spring MVC refuses (missing parameter, not acceptable, ...), with the status it chose.
      *
-     * @param e the refusal
+     * @param e       the refusal
+     * @param request the request, for the audit line
      * @return its status and detail
      * @throws ServletException when it is not one of Spring MVC's refusals (Spring Boot answers it then)
      */
     @ExceptionHandler(ServletException.class)
-    public ResponseEntity<ApiError> refused(ServletException e) throws ServletException {
+    public ResponseEntity<ApiError> refused(ServletException e, HttpServletRequest request) throws ServletException {
         if (!(e instanceof ErrorResponse response)) {
             throw e;
         }
-        HttpStatusCode status = response.getStatusCode();
         String detail = response.getBody().getDetail();
-        return ResponseEntity.status(status).headers(response.getHeaders())
-                .body(new ApiError(detail == null ? e.getMessage() : detail));
+        return answer(request, response.getStatusCode(), response.getHeaders(), detail == null ? e.getMessage()
+                : detail);
+    }
+
+    private static ResponseEntity<ApiError> answer(HttpServletRequest request, HttpStatusCode status,
+                                                   HttpHeaders headers, String error) {
+        RequestAudit.refused(request, status.value(), error);
+        return ResponseEntity.status(status).headers(headers).body(new ApiError(error));
     }
 
     private static String knownFields(UnrecognizedPropertyException e) {

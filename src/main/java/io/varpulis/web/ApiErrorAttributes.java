@@ -1,7 +1,7 @@
 package io.varpulis.web;
 
-import org.springframework.boot.webmvc.error.DefaultErrorAttributes;
 import org.springframework.boot.web.error.ErrorAttributeOptions;
+import org.springframework.boot.webmvc.error.DefaultErrorAttributes;
 import org.springframework.web.context.request.WebRequest;
 
 import java.util.LinkedHashMap;

@@ -1,11 +1,9 @@
 package io.varpulis.web;
 
-import io.varpulis.support.AuditLog;
 import io.varpulis.support.NodeRole;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.security.access.AccessDeniedException;
@@ -19,12 +17,11 @@ import org.springframework.security.web.access.AccessDeniedHandler;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.util.List;
 
 /**
  * The 401 and 403 answers of a node: {@code {"error": "..."}} like every other refusal, with the
  * {@code WWW-Authenticate} challenges the node accepts ({@code Basic}, and {@code Bearer} with an identity
- * provider). A refused write is audited ({@link AuditLog}); a refused read is not (scanners would flood the log).
+ * provider). A refused write is audited ({@link RequestAudit}); a refused read is not (scanners would flood the log).
  */
 public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDeniedHandler {
 
@@ -52,10 +49,7 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
                 : e instanceof OAuth2AuthenticationException oauth ? "invalid bearer token ("
                 + oauth.getError().getDescription() + ")"
                 : "credentials required";
-        if (isWrite(request)) {
-            AuditLog.refused(AuditLog.describe(null, List.of(), request.getRemoteAddr()),
-                    request.getMethod() + " " + request.getRequestURI() + ": " + reason);
-        }
+        RequestAudit.refused(request, HttpStatus.UNAUTHORIZED.value(), reason);
         write(response, HttpStatus.UNAUTHORIZED, reason + ": send HTTP basic credentials"
                 + (bearer ? " or a bearer token" : ""));
     }
@@ -65,12 +59,11 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
             throws IOException {
         Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
         String who = Principals.describe(authentication, request);
-        String needs = rules.requiredRole(request).map(NodeRole::name).orElse("an authenticated principal");
-        String message = request.getMethod() + " " + request.getRequestURI() + " needs role " + needs;
-        if (isWrite(request)) {
-            AuditLog.refused(who, message);
-        }
-        write(response, HttpStatus.FORBIDDEN, who + ": " + message);
+        String needs = "needs role " + rules.requiredRole(request).map(NodeRole::name)
+                .orElse("an authenticated principal");
+        RequestAudit.refused(request, HttpStatus.FORBIDDEN.value(), needs);
+        write(response, HttpStatus.FORBIDDEN, who + ": " + request.getMethod() + " " + request.getRequestURI() + " "
+                + needs);
     }
 
     /**
@@ -85,9 +78,5 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
         response.setStatus(status.value());
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         JsonMapper.shared().writeValue(response.getOutputStream(), new ApiError(message));
-    }
-
-    private static boolean isWrite(HttpServletRequest request) {
-        return !HttpMethod.GET.matches(request.getMethod()) && !HttpMethod.HEAD.matches(request.getMethod());
     }
 }

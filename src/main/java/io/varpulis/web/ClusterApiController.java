@@ -13,7 +13,11 @@ import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.support.AuditLog;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.OutboundMessage;
 import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -34,13 +38,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
  * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}. Errors are {@code {"error":"..."}}
- * with 400 (invalid input), 404 (unknown group), 409 (group exists) or 503 (the substrate or the group store did
- * not confirm); 401, 403 and 413 come from {@link ClusterHttpSecurity}, unknown paths and bodies from
- * {@link ApiErrorAdvice}. Every write is audited ({@link AuditLog}) with the principal and its roles.
+ * with 400 (invalid input), 404 (unknown group), 409 (group exists), 413 (an event NATS can never store) or 503 (the
+ * substrate or the group store did not confirm); 401, 403 and 413 for a body over the limit come from
+ * {@link ClusterHttpSecurity}, unknown paths and bodies from {@link ApiErrorAdvice}. Every write is audited
+ * ({@link AuditLog}) with the principal and its roles.
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
@@ -51,26 +57,48 @@ public class ClusterApiController {
 
     private static final Pattern INJECTION_ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_INJECTION_ID_LENGTH + "}");
 
+    /** An injected event's type: it goes into audit lines, logs and metrics tags, so no control or odd character. */
+    private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:-]+");
+
+    /** What an injection's id is prefixed with to seed its events' {@code Nats-Msg-Id}s. */
+    private static final String INJECTION_SEED = "inject:";
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterApiController.class);
+
     private final CoordinatorNode coordinator;
     private final ClusterTransport transport;
     private final EventCodec codec;
     private final SubstrateMetrics metrics;
     private final NodeSecurityProperties limits;
+    private final LongSupplier maxPayload;
 
     /**
+     * Warns when {@code varpulis.security.max-request-size} is above the server's {@code max_payload}: bodies between
+     * the two are read, then answered 413.
+     *
      * @param coordinator the coordinator
      * @param transport   publishes injected events
      * @param codec       encodes them
      * @param metrics     counts them
-     * @param limits      the longest event type and field name an injected event may carry
+     * @param limits      the longest event type and field name an injected event may carry, the body limit
+     * @param maxPayload  the connected server's {@code max_payload} (bytes, headers included; 0 or less when
+     *                    unknown): a larger event can never be stored
      */
     public ClusterApiController(CoordinatorNode coordinator, ClusterTransport transport, EventCodec codec,
-                                SubstrateMetrics metrics, NodeSecurityProperties limits) {
+                                SubstrateMetrics metrics, NodeSecurityProperties limits, LongSupplier maxPayload) {
         this.coordinator = coordinator;
         this.transport = transport;
         this.codec = codec;
         this.metrics = metrics;
         this.limits = limits;
+        this.maxPayload = maxPayload;
+        long server = maxPayload.getAsLong();
+        if (server > 0 && limits.getMaxRequestSize().toBytes() > server) {
+            log.warn("varpulis.security.max-request-size ({} bytes) is above the NATS server's max_payload ({} bytes): "
+                    + "an injected event larger than max_payload is read, then answered 413; lower "
+                    + "varpulis.security.max-request-size to {} or raise the server's max_payload",
+                    limits.getMaxRequestSize().toBytes(), server, server);
+        }
     }
 
     /**
@@ -164,8 +192,10 @@ public class ClusterApiController {
      *                or none for a new one
      * @param request the request, for the audit line
      * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for an event over the length
-     *         limits or without a route; 404 for an unknown group; 503 {@code {"error": "...", "id": "..."}} when
-     *         the substrate did not confirm in time (retry with that id)
+     *         limits, with an event type of other characters than letters, digits, {@code . _ : -}, or without a
+     *         route; 404 for an unknown group; 413 for an event the server can never store
+     *         (encoded, with its {@code Nats-Msg-Id} header, over {@code max_payload}); 503
+     *         {@code {"error": "...", "id": "..."}} when the substrate did not confirm in time (retry with that id)
      * @throws InterruptedException when interrupted while waiting for the substrate
      */
     @PostMapping("/pipeline-groups/{id}/inject")
@@ -186,8 +216,13 @@ public class ClusterApiController {
         }
         String who = Principals.caller(request).describe();
         String what = "inject " + event.eventType() + " into group " + id + " (id " + injection + ")";
+        String tooLarge = neverStored(event, id, injection, entries);
+        if (tooLarge != null) {
+            AuditLog.refused(who, what + ": 413 " + tooLarge);
+            return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(new ApiError(tooLarge));
+        }
         try {
-            RouteEmitter.of(group, entries, transport, codec, metrics).emit(List.of(event), "inject:" + injection)
+            RouteEmitter.of(group, entries, transport, codec, metrics).emit(List.of(event), INJECTION_SEED + injection)
                     .get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | CompletionException e) {
             AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");
@@ -235,10 +270,7 @@ public class ClusterApiController {
 
     /** A refused write is audited too: who tried what, and why it was refused. */
     private static ResponseEntity<ApiError> refused(HttpStatus status, RuntimeException e, HttpServletRequest request) {
-        if (!"GET".equals(request.getMethod())) {
-            AuditLog.refused(Principals.caller(request).describe(), request.getMethod() + " "
-                    + request.getRequestURI() + ": " + status.value() + " " + e.getMessage());
-        }
+        RequestAudit.refused(request, status.value(), e.getMessage());
         return ResponseEntity.status(status).body(new ApiError(e.getMessage()));
     }
 
@@ -246,6 +278,10 @@ public class ClusterApiController {
         if (event.eventType() != null && event.eventType().length() > limits.getMaxEventTypeLength()) {
             throw new IllegalArgumentException("event_type is " + event.eventType().length() + " characters long; "
                     + "at most " + limits.getMaxEventTypeLength() + " (varpulis.security.max-event-type-length)");
+        }
+        if (event.eventType() != null && !EVENT_TYPE.matcher(event.eventType()).matches()) {
+            throw new IllegalArgumentException("event_type may hold only letters, digits, '.', '_', ':' and '-' "
+                    + "(no spaces or control characters), for example SshAuthFailure");
         }
         if (event.fields() != null) {
             event.fields().keySet().stream().filter(name -> name.length() > limits.getMaxFieldNameLength())
@@ -255,6 +291,28 @@ public class ClusterApiController {
                                 + " (varpulis.security.max-field-name-length)");
                     });
         }
+    }
+
+    /**
+     * @return why the server can never store the event, or {@code null} when it can: its largest message (the JSON
+     *         and, on JetStream, the {@code Nats-Msg-Id} of the longest route) over {@code max_payload}
+     */
+    private String neverStored(Event event, String group, String injection,
+                               List<PipelineGroupSpec.RouteSpec> entries) {
+        long server = maxPayload.getAsLong();
+        byte[] payload = codec.encode(event);
+        long largest = 0;
+        for (PipelineGroupSpec.RouteSpec route : entries) {
+            String messageId = RouteEmitter.messageId(INJECTION_SEED + injection, group, route.toPipeline(), 0);
+            largest = Math.max(largest, ClusterTransports.payloadSize(transport.substrate(), new OutboundMessage(
+                    Subjects.route(group, Subjects.EXTERNAL, route.toPipeline()), payload, messageId)));
+        }
+        if (server <= 0 || largest <= server) {
+            return null;
+        }
+        return "the event is " + payload.length + " bytes" + (largest > payload.length ? " (" + largest
+                + " with its Nats-Msg-Id header)" : "") + ", more than the NATS server's max_payload " + server
+                + " bytes: it can never be stored; send a smaller event or raise the server's max_payload";
     }
 
     private static String injectionId(String id) {

@@ -8,15 +8,20 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.ExceptionTranslationFilter;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 
 /**
  * The security filter chain of a cluster node (SPEC section 10), built on Spring Security's own HTTP basic and
  * OAuth2 resource server (JWT) support: nothing is authenticated by hand. Who may call what is
  * {@link ApiAccessRules}; refusals are {@link ApiSecurityErrors}; bodies are bounded by
- * {@link RequestSizeLimitFilter}.
- * <p>Stateless: no session, no cookie, so no CSRF token either (a browser holds no credential a forged request
- * could ride on; every request carries its own {@code Authorization} header).
+ * {@link RequestSizeLimitFilter}; every refused write is audited ({@link RequestAudit}).
+ * <p>Stateless: no session and no cookie. There is no CSRF token, and not because a browser holds no credential: it
+ * caches HTTP basic credentials and sends them with a forged cross-site request too. What stops a forged write is
+ * that none can be sent without a CORS preflight, which this node never answers for another origin: every
+ * {@code POST} takes a JSON body ({@code Content-Type: application/json}, not a type a form or a simple request may
+ * send; {@code text/plain}, a form or multipart body is 415, and a body-less one 400), and {@code DELETE} is
+ * preflighted by itself.
  */
 public final class ClusterHttpSecurity {
 
@@ -72,6 +77,7 @@ public final class ClusterHttpSecurity {
         http.exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(errors).accessDeniedHandler(errors));
         http.sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
         http.csrf(csrf -> csrf.disable());
+        http.addFilterBefore(new RequestAudit(), ExceptionTranslationFilter.class);
         http.addFilterAfter(new RequestSizeLimitFilter(properties.getMaxRequestSize()), AuthorizationFilter.class);
         return http.build();
     }

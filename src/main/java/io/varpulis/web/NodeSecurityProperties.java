@@ -13,7 +13,8 @@ public class NodeSecurityProperties {
 
     /**
      * Largest request body the node reads. A larger one is refused with 413 before it is read: an event that can
-     * never be stored must not be answered "503, retry".
+     * never be stored must not be answered "503, retry". An injected event over the NATS server's
+     * {@code max_payload} (headers included) is 413 too; a limit above {@code max_payload} is warned of at startup.
      */
     private DataSize maxRequestSize = DataSize.ofMegabytes(1);
 

@@ -4,6 +4,7 @@ import io.varpulis.dlq.Caller;
 import io.varpulis.support.AuditLog;
 import io.varpulis.support.NodeRole;
 import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -32,10 +33,11 @@ final class Principals {
     /**
      * @param authentication the principal, or {@code null}
      * @param request        the request, for the address
-     * @return {@link AuditLog#describe} of the caller
+     * @return {@link AuditLog#describe} of the caller; Spring Security's anonymous token is no principal
      */
     static String describe(Authentication authentication, HttpServletRequest request) {
-        return AuditLog.describe(authentication == null ? null : authentication.getName(), roles(authentication),
+        boolean known = authentication != null && !(authentication instanceof AnonymousAuthenticationToken);
+        return AuditLog.describe(known ? authentication.getName() : null, known ? roles(authentication) : List.of(),
                 request.getRemoteAddr());
     }
 

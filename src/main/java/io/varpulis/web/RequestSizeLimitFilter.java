@@ -36,7 +36,9 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         long declared = request.getContentLengthLong();
         if (declared > maxBytes) {
-            ApiSecurityErrors.write(response, HttpStatus.CONTENT_TOO_LARGE, tooLarge(declared + " bytes"));
+            String error = tooLarge(declared + " bytes");
+            RequestAudit.refused(request, HttpStatus.CONTENT_TOO_LARGE.value(), error);
+            ApiSecurityErrors.write(response, HttpStatus.CONTENT_TOO_LARGE, error);
             return;
         }
         chain.doFilter(declared >= 0 ? request : new Bounded(request, maxBytes), response);

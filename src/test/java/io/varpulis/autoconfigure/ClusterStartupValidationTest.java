@@ -10,6 +10,7 @@ import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -28,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The cluster node's startup checks (SPEC section 2: a bad value fails startup with the property's name, the bad
- * value and the fix) and ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
- * {@code VARPULIS_WORKER_ID}, on a real JetStream server.
+ * value and the fix), ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
+ * {@code VARPULIS_WORKER_ID}, and each node's own inbox prefix ({@code _INBOX_{role}_{id}}), on a real JetStream
+ * server.
  */
 @BrokerTest
 class ClusterStartupValidationTest {
@@ -143,6 +145,45 @@ class ClusterStartupValidationTest {
         ClusterProperties cluster = bind(environment);
         assertThat(cluster.getCoordinatorId()).isEqualTo("coord-explicit");
         assertThat(cluster.getWorkerId()).isEqualTo("worker-relaxed");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "worker, _INBOX_worker_w-9",
+            "coordinator, _INBOX_coordinator_c-9",
+            "standalone, _INBOX_standalone_w-9"})
+    void aNodeConnectsWithItsOwnInboxByDefault(String role, String inbox) {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                        "varpulis.cluster.role=" + role, "varpulis.cluster.worker-id=w-9",
+                        "varpulis.cluster.coordinator-id=c-9")
+                .withInitializer(context -> new ClusterEnvironmentPostProcessor().postProcessEnvironment(
+                        (ConfigurableEnvironment) context.getEnvironment(), new SpringApplication()))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix()).isEqualTo(inbox + ".");
+                    assertThat(context.getBean(Connection.class).createInbox()).startsWith(inbox + ".");
+                });
+    }
+
+    @Test
+    void anExplicitInboxPrefixWins_andOneThatIsNotSubjectTokensFailsNamingIt() {
+        StandardEnvironment environment = environment(Map.of("VARPULIS_WORKER_ID", "worker-env"));
+        environment.getPropertySources().addFirst(new MapPropertySource("explicit", Map.of(
+                "varpulis.cluster.enabled", "true", "varpulis.nats.inbox-prefix", "_INBOX_mine")));
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+        assertThat(environment.getProperty("varpulis.nats.inbox-prefix")).isEqualTo("_INBOX_mine");
+
+        StandardEnvironment library = environment(Map.of());
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(library, new SpringApplication());
+        assertThat(library.getProperty("varpulis.nats.inbox-prefix")).as("not a cluster node: jnats' _INBOX").isNull();
+
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.inbox-prefix=_INBOX.>")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                    assertThat(failure.getName()).isEqualTo("varpulis.nats.inbox-prefix");
+                    assertThat(failure.getMessage()).contains("'_INBOX.>'", "subject tokens", "{prefix}.>");
+                });
     }
 
     private static ClusterProperties bind(StandardEnvironment environment) {

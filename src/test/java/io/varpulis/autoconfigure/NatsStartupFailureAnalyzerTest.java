@@ -49,13 +49,14 @@ class NatsStartupFailureAnalyzerTest {
     @Test
     void missingPermissionIsReportedWithTheSubjectToGrant() {
         JetStreamPermissionException denied = new JetStreamPermissionException("stream VARPULIS_ROUTING",
-                "$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "Permissions Violation for Publish", null);
+                "$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "Permissions Violation for Publish",
+                "_INBOX_worker_w1.>", null);
 
         FailureAnalysis analysis = analyzer.analyze(new IllegalStateException("wrapped", denied));
 
         assertThat(analysis.getDescription())
                 .contains("stream VARPULIS_ROUTING", "$JS.API.STREAM.CREATE.VARPULIS_ROUTING");
-        assertThat(analysis.getAction()).contains("$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "_INBOX.>");
+        assertThat(analysis.getAction()).contains("$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "_INBOX_worker_w1.>");
     }
 
     @Test

@@ -24,6 +24,7 @@ import java.util.Optional;
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
  * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
  * </li>
+ * <li>mainjob: the main job from the jar and fail2ban-regex on the 100 000-line log, side by side (issue 14);</li>
  * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
@@ -84,6 +85,9 @@ public final class BenchMain {
         }
         if (options.runs("failover")) {
             failover(report);
+        }
+        if (options.runs("mainjob")) {
+            mainJob(report);
         }
         if (options.runs("partitions")) {
             partitions(report);
@@ -187,6 +191,14 @@ public final class BenchMain {
         FailoverRun.Result result = jar.isEmpty() ? FailoverRun.Result.pending(whyNot.toString())
                 : FailoverRun.run(broker, jar.get(), MemoryRun.CONFIGURATIONS.get(0).flags(), options.rounds(), OUT);
         report.failover(result, command("failover") + " --rounds=" + options.rounds());
+    }
+
+    private void mainJob(Report report) throws Exception {
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(whyNot.toString())
+                : MainJobRun.run(jar.get(), 50, options.rounds(), OUT);
+        report.mainJob(result, command("mainjob") + " --rounds=" + options.rounds());
     }
 
     private void partitions(Report report) throws Exception {

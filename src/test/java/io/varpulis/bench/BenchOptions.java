@@ -27,8 +27,8 @@ import java.util.Set;
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
                     List<Substrate> substrates, String jar, int days, int lineRate) {
 
-    static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "micro",
-            "partitions");
+    static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "mainjob",
+            "partitions", "micro");
 
     static BenchOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();

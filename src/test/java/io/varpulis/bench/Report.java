@@ -181,6 +181,38 @@ final class Report {
         return fixed(ms / 1000.0, 1);
     }
 
+    void mainJob(MainJobRun.Result result, String command) {
+        heading("The main job against fail2ban-regex, 100 000-line log", command);
+        if (result.pending() != null) {
+            line("| round | job lines/s | fail2ban-regex lines/s | ratio |");
+            line("|---|---:|---:|---:|");
+            line("| **pending**: " + result.pending() + " | - | - | - |");
+            line("");
+            return;
+        }
+        line(result.lines() + " lines (scripts/make-log.sh, 50 days of the sample); " + result.f2b() + ". The job's "
+                + "rate is from the first publish to the last alert written; fail2ban-regex's includes its start-up. "
+                + "CPU seconds are of each command with its children (the job's include starting four JVMs).");
+        line("");
+        line("| round | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | ratio | alerts | "
+                + "result |");
+        line("|---|---|---:|---:|---:|---:|---:|---|---|");
+        List<Double> ratios = new java.util.ArrayList<>();
+        for (int i = 0; i < result.rounds().size(); i++) {
+            MainJobRun.Round r = result.rounds().get(i);
+            if (r.kill().equals("none") && r.result().equals("OK")) {
+                ratios.add(r.ratio());
+            }
+            line("| " + (i + 1) + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
+                    + fixed(r.jobCpuSeconds(), 1) + " | " + rate(r.f2bLinesPerSecond()) + " | "
+                    + fixed(r.f2bCpuSeconds(), 1) + " | " + fixed(r.ratio(), 2) + " | " + r.alerts() + " | "
+                    + r.result() + " |");
+        }
+        line("| **median ratio, no kill** | | | | | | **" + (ratios.isEmpty() ? "-" : fixed(median(ratios), 2))
+                + "** | | |");
+        line("");
+    }
+
     void micro(List<MicroRun.Result> results, String command) {
         heading("Micro-benchmarks (JMH): CPU per event, one thread, no network", command);
         if (results.isEmpty()) {

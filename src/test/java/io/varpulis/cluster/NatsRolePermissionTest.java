@@ -1,7 +1,6 @@
 package io.varpulis.cluster;
 
 import io.nats.client.Connection;
-import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
@@ -9,10 +8,6 @@ import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
-import io.varpulis.pipeline.PipelineGroupSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
-import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import io.varpulis.smoke.NatsPermissions;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -25,15 +20,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
 
+import static io.varpulis.cluster.RoleChecks.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -52,13 +44,19 @@ class NatsRolePermissionTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String GROUP = "perm";
+    private static final String COORDINATOR_ID = "perm-coord";
+    private static final String PUBLISHER = "ingest";
+    private static final Map<String, String> INBOXES = Map.of(
+            "coordinator", NatsPermissions.coordinator(COORDINATOR_ID).inboxPrefix(),
+            "w1", NatsPermissions.worker("w1").inboxPrefix(),
+            "publisher", NatsPermissions.publisher(PUBLISHER).inboxPrefix());
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("authorization {\n"
             + "  users = [\n"
-            + NatsPermissions.coordinator().serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
+            + NatsPermissions.coordinator(COORDINATOR_ID).serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
             + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
-            + NatsPermissions.publisher().serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
+            + NatsPermissions.publisher(PUBLISHER).serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
             + "{ user: \"admin\", password: \"admin-pw\" }\n"
             + "  ]\n}\n");
 
@@ -69,12 +67,13 @@ class NatsRolePermissionTest {
     static void startNodes() {
         coordinator = startCoordinator();
         worker = ClusterNode.worker(nats, "jetstream", "w1", "--varpulis.nats.username=w1",
-                "--varpulis.nats.password=w1-pw", "--varpulis.demo.processors.enabled=true");
+                "--varpulis.nats.password=w1-pw", RoleChecks.DEMO_PROCESSORS);
     }
 
     private static ClusterNode startCoordinator() {
-        return ClusterNode.coordinator(nats, "jetstream", "perm-coord", "--varpulis.nats.username=coordinator",
-                "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true");
+        return ClusterNode.coordinator(nats, "jetstream", COORDINATOR_ID, "--varpulis.nats.username=coordinator",
+                "--varpulis.nats.password=coordinator-pw", "--varpulis.dlq.write-enabled=true",
+                RoleChecks.DEMO_PROCESSORS);
     }
 
     @AfterAll
@@ -90,29 +89,17 @@ class NatsRolePermissionTest {
     @Test
     @Order(1)
     void eachRoleDoesItsWorkWithItsOwnPermissionSet_andTheServerLogsNoViolation() throws Exception {
-        await().atMost(WAIT).until(() -> worker.worker().isRegistered());
-        PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(
-                new PipelineSpec("count", new ProcessorSpec("brute-force", Map.of("threshold", 2))),
-                new PipelineSpec("c", new ProcessorSpec("bean", Map.of("bean", ClusterNode.RECORDER)))),
-                List.of(new RouteSpec(Subjects.EXTERNAL, "count", List.of("SshAuthFailure")),
-                        new RouteSpec("count", "c", List.of())));
-        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
-        await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf(GROUP).size() == 2);
+        RoleChecks.runCountingGroup(coordinator, worker, GROUP);
 
-        for (int i = 0; i < 2; i++) {
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("10.0.0.9"))
-                    .status()).isEqualTo(202);
-        }
         try (Connection publisher = Nats.connect(new Options.Builder().server(nats.url())
-                .userInfo("publisher", "publisher-pw").connectionName("varpulis-publisher").build())) {
+                .userInfo("publisher", "publisher-pw").inboxPrefix(NatsPermissions.publisher(PUBLISHER).inboxPrefix())
+                .connectionName("varpulis-publisher").build())) {
             PublishAck ack = publisher.jetStream().publish(Subjects.route(GROUP, Subjects.EXTERNAL, "count"),
                     failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
             assertThat(ack.getStream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
         }
-        await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
-                .anyMatch(e -> e.eventType().equals("BruteForceSuspected")));
 
-        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not an address!"))
+        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not an address"))
                 .status()).isEqualTo(202);
         await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
                 .asLong() == 1);
@@ -125,11 +112,43 @@ class NatsRolePermissionTest {
         coordinator.close();
         coordinator = startCoordinator();
         assertThat(coordinator.coordinator().state().group(GROUP)).as("restored from varpulis_groups").isPresent();
-        assertThat(violations()).as("permission violations in the server log").isEmpty();
+        assertThat(RoleChecks.nodeViolations(nats)).as("permission violations in the server log").isEmpty();
     }
 
     @Test
     @Order(2)
+    void noRoleReadsWhatArrivesInAnotherConnectionsInbox() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        List<String> overheard = new CopyOnWriteArrayList<>();
+        List<String> inboxes = List.of("_INBOX.>", "_INBOX_coordinator_" + COORDINATOR_ID + ".>", "_INBOX_worker_w1.>");
+        try (Connection publisher = connect("publisher", "publisher-pw", errors);
+             Connection w1 = connect("w1", "w1-pw", errors)) {
+            for (String inbox : inboxes) {
+                publisher.createDispatcher(message -> overheard.add("publisher: " + message.getSubject()))
+                        .subscribe(inbox);
+            }
+            w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(0));
+            w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(1));
+            publisher.flush(Duration.ofSeconds(2));
+            w1.flush(Duration.ofSeconds(2));
+
+            // The coordinator's PubAcks and what the worker fetches arrive in their inboxes meanwhile.
+            for (int i = 0; i < 2; i++) {
+                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject",
+                        failure("10.0.0.11")).status()).isEqualTo(202);
+            }
+            await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
+                    .anyMatch(e -> "10.0.0.11".equals(e.fields().get("src_ip"))));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+                    .contains("Subscription to \"_INBOX.>\"")
+                    .contains("Subscription to \"_INBOX_coordinator_" + COORDINATOR_ID + ".>\"")
+                    .contains("Subscription to \"_INBOX_worker_w1.>\""));
+            assertThat(overheard).as("replies, PubAcks and fetched events read by another user").isEmpty();
+        }
+    }
+
+    @Test
+    @Order(3)
     void aWorkerCannotDeleteOrPurgeStreams_deleteConsumers_orActForAnotherWorker() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection w1 = connect("w1", "w1-pw", errors)) {
@@ -159,7 +178,7 @@ class NatsRolePermissionTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aPublisherCanOnlyInjectAtExternalEntries() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection publisher = connect("publisher", "publisher-pw", errors)) {
@@ -178,7 +197,7 @@ class NatsRolePermissionTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aCoordinatorCannotDeleteTheStreamsOrTheGroupBucket_butPurgesAGroup() throws Exception {
         List<String> errors = new CopyOnWriteArrayList<>();
         try (Connection coordinatorUser = connect("coordinator", "coordinator-pw", errors)) {
@@ -200,12 +219,8 @@ class NatsRolePermissionTest {
             assertThat(jsm.getStreamNames()).doesNotContain("KV_varpulis_state_" + GROUP + "_count")
                     .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
         }
-        assertThat(violations()).as("the purge needed no permission outside the coordinator's set").isEmpty();
-    }
-
-    private static Map<String, Object> failure(String srcIp) {
-        return Map.of("event_type", "SshAuthFailure", "timestamp", "2026-11-30T12:00:00Z",
-                "fields", Map.of("src_ip", srcIp, "user", "root"));
+        assertThat(RoleChecks.nodeViolations(nats)).as("the purge needed no permission outside the coordinator's set")
+                .isEmpty();
     }
 
     private static String failureJson(String srcIp) {
@@ -227,24 +242,13 @@ class NatsRolePermissionTest {
     private static Connection connect(String user, String password, List<String> errors) throws Exception {
         Options.Builder options = new Options.Builder().server(nats.url()).userInfo(user, password)
                 .connectionTimeout(Duration.ofSeconds(2));
+        if (INBOXES.containsKey(user)) {
+            // The user's own inbox, as its node or service connects.
+            options.inboxPrefix(INBOXES.get(user));
+        }
         if (errors != null) {
-            options.errorListener(new ErrorListener() {
-                @Override
-                public void errorOccurred(Connection conn, String error) {
-                    errors.add(error);
-                }
-            });
+            options.errorListener(RoleChecks.recordingErrors(errors));
         }
         return Nats.connect(options.build());
-    }
-
-    /**
-     * The server log's permission violations of the nodes' connections (named {@code varpulis-...}) and of the
-     * publisher doing its work; the refusals this test provokes come from unnamed connections.
-     */
-    private static Set<String> violations() throws Exception {
-        Path log = nats.workDir().getParent().resolve("nats-server.log");
-        return Files.readAllLines(log).stream().filter(line -> line.contains("Violation"))
-                .filter(line -> line.contains(":java:varpulis-")).collect(Collectors.toSet());
     }
 }

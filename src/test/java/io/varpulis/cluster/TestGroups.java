@@ -1,10 +1,10 @@
 package io.varpulis.cluster;
 
 import io.varpulis.pipeline.Event;
-import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
+import io.varpulis.pipeline.PipelineGroupSpec;
 
 import java.util.ArrayList;
 import java.util.List;

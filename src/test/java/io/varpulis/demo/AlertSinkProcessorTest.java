@@ -82,6 +82,37 @@ class AlertSinkProcessorTest {
     }
 
     @Test
+    void aFileThatIsNotAnAlertFileIsRefusedAndNeverCut() throws Exception {
+        Path foreignLines = Files.writeString(dir.resolve("notes.txt"), "hello\nworld");
+        Path noNewline = Files.writeString(dir.resolve("blob"), "x".repeat(10_000));
+        Path longTail = Files.writeString(dir.resolve("long.jsonl"), "{" + "x".repeat(10_000));
+
+        assertThatThrownBy(() -> new AlertSinkProcessor(foreignLines)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(foreignLines + " line 1 is not an alert");
+        assertThatThrownBy(() -> new AlertSinkProcessor(noNewline)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(noNewline + " ends with 10000 bytes without a newline that are not the start "
+                        + "of an alert");
+        assertThatThrownBy(() -> new AlertSinkProcessor(longTail)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not the start of an alert");
+        assertThat(foreignLines).hasContent("hello\nworld");
+        assertThat(Files.size(noNewline)).isEqualTo(10_000);
+        assertThat(Files.size(longTail)).isEqualTo(10_001);
+    }
+
+    @Test
+    void aDirectoryOrADeviceIsRefused() throws Exception {
+        Path directory = Files.createDirectories(dir.resolve("alerts.jsonl"));
+        Path devZero = Files.createSymbolicLink(dir.resolve("zero.jsonl"), Path.of("/dev/zero"));
+
+        assertThatThrownBy(() -> new AlertSinkProcessor(directory)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> new AlertSinkProcessor(devZero)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> new AlertSinkProcessor(Path.of("/dev/zero")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("is not a regular file");
+    }
+
+    @Test
     void otherEventsAreRejected() {
         AlertSinkProcessor sink = new AlertSinkProcessor(dir.resolve("alerts.jsonl"));
 

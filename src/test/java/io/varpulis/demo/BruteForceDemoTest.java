@@ -13,6 +13,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code --nats-url}, so on a nats-server -js of its own (a coordinator and two workers as child JVMs of the test
  * classpath, the worker hosting {@code detect} killed with SIGKILL half-way through the bundled loghub sample and
  * restarted) exits 0, which it does only when every line, failure and alert is accounted for against the in-process
- * reference run without a kill; the alert file holds exactly the 16 alerts of the sample, one line each; and the run
- * leaves nothing in the temporary directory.
+ * reference run without a kill; the alert file holds exactly the 16 alerts of the sample, one line each; the run
+ * leaves nothing in the temporary directory; and no node's command line, which any user of the host can read,
+ * carries its password, the cluster's api-key or the NATS URL (which may hold a NATS password).
  * <p>The 16 alerts were computed twice outside the cluster: by the in-memory job of {@link SampleLogAlertsTest}
  * and by the awk program quoted there (fail2ban-regex agrees: scripts/fail2ban-agreement.py); four of them (and one
  * non-alert) are checked by hand in its Javadoc.
@@ -60,9 +66,19 @@ class BruteForceDemoTest {
         Path alerts = dir.resolve("alerts.jsonl");
         Path summary = dir.resolve("summary.json");
         List<Path> before = leftBehind();
+        Set<String> commandLines = ConcurrentHashMap.newKeySet();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        sampler.scheduleWithFixedDelay(() -> nodeCommandLines(commandLines), 0, 200, TimeUnit.MILLISECONDS);
 
-        int status = BruteForceDemo.run(new String[]{"--alerts-out", alerts.toString(), "--year", "2026",
-            "--rate", "400", "--summary-json", summary.toString()}, Map.of());
+        int status;
+        try {
+            status = BruteForceDemo.run(new String[]{"--alerts-out", alerts.toString(), "--year", "2026",
+                "--rate", "400", "--summary-json", summary.toString()}, Map.of());
+        } finally {
+            sampler.shutdownNow();
+        }
+        assertThat(commandLines).as("the node JVMs' command lines, as /proc shows them to every user").isNotEmpty()
+                .allSatisfy(line -> assertThat(line).doesNotContain("password", "api-key", "apikey", "nats.url"));
 
         JsonNode json = assertTheReferenceRun(status, alerts, summary);
         assertThat(json.path("edges")).extracting(e -> e.path("edge").asText()).containsExactly(
@@ -139,6 +155,21 @@ class BruteForceDemoTest {
             assertThat(e.path("duplicated").asInt()).isZero();
         });
         return json;
+    }
+
+    /** The command lines of this JVM's child node JVMs ({@code /proc/<pid>/cmdline}, arguments joined by spaces). */
+    private static void nodeCommandLines(Set<String> into) {
+        ProcessHandle.current().descendants().forEach(child -> {
+            try {
+                String line = new String(Files.readAllBytes(Path.of("/proc", Long.toString(child.pid()), "cmdline")),
+                        StandardCharsets.UTF_8).replace('\0', ' ');
+                if (line.contains("varpulis.cluster.role")) {
+                    into.add(line);
+                }
+            } catch (IOException gone) {
+                // The process ended between listing and reading.
+            }
+        });
     }
 
     /** This JVM's run directories and the demo's nats-server stores in the temporary directory. */

@@ -405,7 +405,8 @@ class HelmChartTest {
     @Test
     void anIdentityProviderReplacesTheApiUser() {
         RenderedManifests manifests = render(HELM.template().withName(RELEASE)
-                .set("security.jwt.issuerUri", "https://idp.example/realms/ops").set("security.jwt.rolesClaim", "groups"));
+                .set("security.jwt.issuerUri", "https://idp.example/realms/ops").set("security.jwt.rolesClaim", "groups")
+                .set("security.jwt.audiences", "varpulis").set("security.jwt.principalClaim", "preferred_username"));
 
         assertThat(manifests.ofKind("Secret")).isEmpty();
         Map<String, Object> container = container(manifests.get("StatefulSet", COORDINATORS));
@@ -413,6 +414,10 @@ class HelmChartTest {
                 .isEqualTo("https://idp.example/realms/ops");
         assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUTHORITIESCLAIMNAME"), "value"))
                 .isEqualTo("groups");
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES"), "value"))
+                .isEqualTo("varpulis");
+        assertThat(at(env(container, "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PRINCIPALCLAIMNAME"), "value"))
+                .isEqualTo("preferred_username");
         assertThat(hasEnv(container, "SPRING_SECURITY_USER_PASSWORD")).isFalse();
     }
 
@@ -452,8 +457,28 @@ class HelmChartTest {
                 .isEqualTo(Map.of("kubernetes.io/metadata.name", "observability"));
         assertThat(listAt(policy, "spec", "ingress", 1, "ports")).containsExactly(Map.of("port", "management", "protocol", "TCP"));
 
+        assertThat(manifests.ofKind("NetworkPolicy")).as("no API peers, no API policy").hasSize(1);
+
         assertThat(render(HELM.template().withName(RELEASE).set("networkPolicy.enabled", "false"))
                 .ofKind("NetworkPolicy")).isEmpty();
+    }
+
+    @Test
+    void apiPeersReachTheCoordinatorsApiPortOnly_notTheWorkers() {
+        RenderedManifests manifests = render(HELM.template().withName(RELEASE)
+                .set("networkPolicy.apiFrom[0].namespaceSelector.matchLabels.name", "ingress"));
+
+        assertThat(listAt(manifests.get("NetworkPolicy", "varpulis"), "spec", "ingress")).as("the nodes' policy")
+                .hasSize(2);
+        Map<String, Object> api = manifests.get("NetworkPolicy", "varpulis-coordinator-api");
+        assertThat(mapAt(api, "spec", "podSelector", "matchLabels")).isEqualTo(Map.of("app.kubernetes.io/name",
+                "varpulis", "app.kubernetes.io/instance", RELEASE, "app.kubernetes.io/component", "coordinator"));
+        assertThat(mapAt(api, "spec", "ingress", 0, "from", 0, "namespaceSelector", "matchLabels"))
+                .isEqualTo(Map.of("name", "ingress"));
+        assertThat(listAt(api, "spec", "ingress", 0, "ports")).containsExactly(Map.of("port", "http", "protocol", "TCP"));
+        Map<String, Object> workerLabels = mapAt(manifests.get("StatefulSet", WORKERS), "spec", "template", "metadata",
+                "labels");
+        assertThat(workerLabels).as("workers are not selected").containsEntry("app.kubernetes.io/component", "worker");
     }
 
     @Test

@@ -2,9 +2,9 @@ package io.varpulis.deploy;
 
 import org.w3c.dom.Document;
 
+import java.nio.file.Path;
 import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.xpath.XPathFactory;
-import java.nio.file.Path;
 
 /** The coordinates in pom.xml, which the image and the chart must agree with. */
 record ProjectModel(String artifactId, String version) {

@@ -205,9 +205,10 @@ class DeadLetterConsoleTest {
                 .isInstanceOf(DeadLetterWritesDisabledException.class);
 
         assertThat(console.show(parked).sequence()).isEqualTo(parked);
-        assertThat(output).contains("DLQ audit: alice replay sequence " + parked + ": refused")
-                .contains("DLQ audit: anonymous replay all: refused")
-                .contains("DLQ audit: anonymous@10.0.0.7 purge unit detect: refused");
+        assertThat(output).contains("audit: alice: refused: DLQ replay sequence " + parked + ": varpulis.dlq."
+                        + "write-enabled is false")
+                .contains("audit: anonymous: refused: DLQ replay all")
+                .contains("audit: anonymous@10.0.0.7: refused: DLQ purge unit detect");
     }
 
     @Test
@@ -219,8 +220,8 @@ class DeadLetterConsoleTest {
         console.replay(ReplayRequest.ofUnit("enrich"), ALICE);
         console.purge(other, new Caller(null, "10.0.0.7"));
 
-        assertThat(output).contains("DLQ audit: alice replay unit enrich: 2 replayed, 0 failed")
-                .contains("DLQ audit: anonymous@10.0.0.7 purge sequence " + other + ": 1 purged");
+        assertThat(output).contains("audit: alice: DLQ replay unit enrich: 2 replayed, 0 failed")
+                .contains("audit: anonymous@10.0.0.7: DLQ purge sequence " + other + ": 1 purged");
     }
 
     @Test

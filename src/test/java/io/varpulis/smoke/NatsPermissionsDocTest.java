@@ -18,13 +18,13 @@ class NatsPermissionsDocTest {
     @Test
     void theOperatingGuideShowsTheTestedSetsAsServerUsersAndNscCommands() throws Exception {
         String guide = Files.readString(Path.of("docs/OPERATING.md"));
-        assertThat(guide).contains(indented(NatsPermissions.coordinator()
-                .serverConfigUser("coordinator", "$COORDINATOR_PASSWORD")))
+        assertThat(guide).contains(indented(NatsPermissions.coordinator("coordinator-0")
+                .serverConfigUser("coordinator-0", "$COORDINATOR_0_PASSWORD")))
                 .contains(indented(NatsPermissions.worker("worker-1").serverConfigUser("worker-1", "$WORKER_1_PASSWORD")))
-                .contains(indented(NatsPermissions.publisher().serverConfigUser("publisher", "$PUBLISHER_PASSWORD")))
-                .contains(NatsPermissions.coordinator().nscCommand("VARPULIS", "coordinator"))
+                .contains(indented(NatsPermissions.publisher("ingest").serverConfigUser("ingest", "$INGEST_PASSWORD")))
+                .contains(NatsPermissions.coordinator("coordinator-0").nscCommand("VARPULIS", "coordinator-0"))
                 .contains(NatsPermissions.worker("worker-1").nscCommand("VARPULIS", "worker-1"))
-                .contains(NatsPermissions.publisher().nscCommand("VARPULIS", "publisher"));
+                .contains(NatsPermissions.publisher("ingest").nscCommand("VARPULIS", "ingest"));
     }
 
     private static String indented(String block) {

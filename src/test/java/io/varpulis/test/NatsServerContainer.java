@@ -4,15 +4,16 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.output.OutputFrame;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * nats-server in a Docker container, used only when no binary is installed. The container's 4222 is bound to a

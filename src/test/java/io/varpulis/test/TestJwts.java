@@ -83,10 +83,24 @@ public final class TestJwts {
      * @return a signed token
      */
     public String token(String subject, Duration validFor, String... roles) {
+        return token(subject, validFor, null, roles);
+    }
+
+    /**
+     * @param audience the {@code aud} claim
+     * @param subject  the principal
+     * @param roles    the {@code roles} claim
+     * @return a signed token for that audience, valid for 10 minutes
+     */
+    public String tokenFor(String audience, String subject, String... roles) {
+        return token(subject, Duration.ofMinutes(10), audience, roles);
+    }
+
+    private String token(String subject, Duration validFor, String audience, String... roles) {
         Instant now = Instant.now();
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(subject).issuer("https://idp.test")
-                .issueTime(Date.from(now.minusSeconds(60))).expirationTime(Date.from(now.plus(validFor)))
-                .claim("roles", List.of(roles)).build();
+                .audience(audience).issueTime(Date.from(now.minusSeconds(60)))
+                .expirationTime(Date.from(now.plus(validFor))).claim("roles", List.of(roles)).build();
         SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims);
         try {
             jwt.sign(new RSASSASigner(keys.getPrivate()));

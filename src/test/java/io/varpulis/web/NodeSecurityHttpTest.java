@@ -233,8 +233,85 @@ class NodeSecurityHttpTest {
                 .contains("audit: admin [ADMIN]: delete group audited: removed")
                 .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 409")
                 .contains("audit: operator [OPERATOR]: inject Probe into group " + GROUP + " (id audit-1): stored")
-                .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999 needs role ADMIN")
-                .contains("DLQ audit: operator [OPERATOR] replay unit none");
+                .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999: 403 needs role ADMIN")
+                .contains("audit: operator [OPERATOR]: DLQ replay unit none");
+    }
+
+    @Test
+    void anOperatorCannotForgeAuditLines_eventTypesAreCheckedAndEveryLineIsEscaped(CapturedOutput output)
+            throws Exception {
+        declareGroup();
+        String forged = "audit: admin [ADMIN]: delete group " + GROUP + " with purge: removed";
+        Answer type = call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", bearer("OPERATOR"),
+                "{\"event_type\": \"Probe\\n" + forged + "\", \"fields\": {}}");
+        assertThat(type.status()).isEqualTo(400);
+        assertThat(type.body().get("error").asText()).contains("event_type", "letters, digits");
+        Answer name = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"" + GROUP + "\"", "\"x\\r\\n" + forged + "\""));
+        assertThat(name.status()).isEqualTo(400);
+
+        assertThat(output.getAll().lines()).as("no line of the log is one the caller wrote")
+                .noneMatch(line -> line.startsWith("audit:"));
+        assertThat(output).contains("refused: POST /api/v1/cluster/pipeline-groups: 400 ")
+                .contains("\\r\\n" + forged);
+    }
+
+    @Test
+    void everyRefusedWriteIsAuditedInTheOneFormat(CapturedOutput output) throws Exception {
+        declareGroup();
+        String inject = "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject";
+        String big = "{\"event_type\": \"Probe\", \"fields\": {\"blob\": \"" + "x".repeat(1_150_000) + "\"}}";
+        assertThat(call("POST", inject, bearer("OPERATOR"), big).status()).isEqualTo(413);
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"pipelines\"", "\"pipelinez\"")).status()).isEqualTo(400);
+        assertThat(call("PUT", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), GROUP_JSON).status())
+                .isEqualTo(405);
+        assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), "text/plain", GROUP_JSON))
+                .isEqualTo(415);
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups/missing/inject", bearer("OPERATOR"), EVENT_JSON)
+                .status()).isEqualTo(404);
+        assertThat(call("DELETE", "/api/v1/cluster/dlq/999999", bearer("ADMIN"), null).status()).isEqualTo(404);
+        assertThat(call("POST", "/api/v1/cluster/dlq/replay", bearer("OPERATOR"), "{\"unit\": \"none\"}").status())
+                .isEqualTo(200);
+
+        assertThat(output)
+                .contains("audit: operator [OPERATOR]: refused: POST " + inject + ": 413 the request body is")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 400 unknown "
+                        + "field 'pipelinez'")
+                .contains("audit: admin [ADMIN]: refused: PUT /api/v1/cluster/pipeline-groups: 405 ")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 415 ")
+                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups/missing/inject: "
+                        + "404")
+                .contains("audit: admin [ADMIN]: refused: DELETE /api/v1/cluster/dlq/999999: 404")
+                .contains("audit: operator [OPERATOR]: DLQ replay unit none: 0 replayed")
+                .doesNotContain("DLQ audit:");
+    }
+
+    @Test
+    void aWriteABrowserCouldSendCrossSiteWithoutAPreflightChangesNothing() throws Exception {
+        String group = GROUP_JSON.replace("\"" + GROUP + "\"", "\"csrf\"");
+        for (String type : List.of("text/plain", "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=b")) {
+            assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), type, group)).as(type)
+                    .isEqualTo(415);
+        }
+        assertThat(call("GET", "/api/v1/cluster/pipeline-groups/csrf", bearer("VIEWER"), null).status())
+                .as("no group declared").isEqualTo(404);
+
+        long depth = call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong();
+        assertThat(depth).isPositive();
+        for (String type : List.of("text/plain", "application/x-www-form-urlencoded")) {
+            for (String path : List.of("/actuator/dlq?all=true", "/api/v1/cluster/dlq/replay?all=true")) {
+                int status = send("POST", path, bearer("ADMIN"), type, "");
+                assertThat(status).as(type + " " + path).isIn(400, 415);
+            }
+        }
+        int noType = HTTP.send(HttpRequest.newBuilder(uri("/actuator/dlq?all=true")).timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", bearer("ADMIN")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+        assertThat(noType).as("no body, no Content-Type").isIn(400, 415);
+        assertThat(call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong())
+                .as("nothing replayed").isEqualTo(depth);
     }
 
     private static void declareGroup() throws Exception {
@@ -285,6 +362,14 @@ class NodeSecurityHttpTest {
         JsonNode json = response.body().isEmpty() ? JSON.nullNode()
                 : isJson ? JSON.readTree(response.body()) : JSON.getNodeFactory().textNode(response.body());
         return new Answer(response.statusCode(), json, response.headers());
+    }
+
+    /** A request with a body of the given content type; the status. */
+    private static int send(String method, String path, String authorization, String contentType, String body)
+            throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
+                .method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType)
+                .header("Authorization", authorization).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private static URI uri(String path) {
