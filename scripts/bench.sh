@@ -5,10 +5,13 @@
 #   scripts/bench.sh                                    # everything, about 30 minutes on 2 cores (failover: 3 min a round)
 #   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
 #   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex (issue 14)
+#   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
-# Scenarios: throughput, latency, memory, startup, failover, mainjob, micro (default: all). Options: --events
-# --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH. BENCH_JAVA_OPTS adds
-# flags to the harness JVM (e.g. -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
+# Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
+# --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH, and for partitions
+# --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
+# BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
+# -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #
 # The harness starts its own nats-server (PATH, /usr/sbin, ... or Docker, as the tests do) on a free 127.0.0.1 port
 # with a JetStream store in a temp dir, and deletes it at the end; it never uses a server on 4222. Benchmark classes

@@ -62,7 +62,7 @@ public class RouteIngressBenchmark {
 
     @Benchmark
     public void metersResolvedOnce() {
-        metrics.applied("sink", applyTime);
+        metrics.applied("sink", SubstrateMetrics.UNPARTITIONED, applyTime);
     }
 
     @Benchmark

@@ -67,6 +67,13 @@ public class ClusterProperties {
     @Min(1)
     private int maxPipelines = 32;
 
+    /**
+     * Largest {@code replicas} (partitions, SPEC section 11) a pipeline may declare; each partition is a durable
+     * consumer per input edge, a subject and a state bucket. Coordinators and workers must agree on it.
+     */
+    @Min(1)
+    private int maxPartitions = PipelineGroupSpec.DEFAULT_MAX_PARTITIONS;
+
     /** Address the worker announces in its registration; defaults to the host name and server port. */
     private String address;
 
@@ -248,6 +255,14 @@ public class ClusterProperties {
 
     public void setMaxPipelines(int maxPipelines) {
         this.maxPipelines = maxPipelines;
+    }
+
+    public int getMaxPartitions() {
+        return maxPartitions;
+    }
+
+    public void setMaxPartitions(int maxPartitions) {
+        this.maxPartitions = maxPartitions;
     }
 
     public String getAddress() {

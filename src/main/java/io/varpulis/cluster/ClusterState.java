@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -8,10 +9,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -20,13 +23,16 @@ import java.util.function.Predicate;
  * The coordinator's view of the cluster: registered workers, their health, the pipeline groups and where each
  * pipeline is placed ({@link Placement}), with the last failed deploy of a pipeline that is not placed. Pure
  * bookkeeping, no I/O; {@link CoordinatorNode} acts on it. Thread-safe.
+ * <p>The unit of placement is a {@link PipelineUnit}: an unpartitioned pipeline ({@code group/pipeline}) or one
+ * partition of a partitioned one ({@code group/pipeline/partition}, SPEC section 11), each with its own placement
+ * and epoch; the "pipelines" of a worker below are such units.
  */
 public class ClusterState {
 
     private final Clock clock;
     private final Map<String, WorkerRecord> workers = new ConcurrentHashMap<>();
     private final Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
-    /** group/pipeline -> placement. */
+    /** group/pipeline (or group/pipeline/partition) -> placement. */
     private final Map<String, Placement> placement = new LinkedHashMap<>();
     /** group/pipeline -> the last deploy that failed, while the pipeline is not placed. */
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
@@ -226,8 +232,10 @@ public class ClusterState {
     }
 
     /**
-     * Places every pipeline that has no worker, or whose worker is not ready, on the ready worker with the fewest
-     * pipelines (ties by id), preferring a worker other than the one its last deploy failed on.
+     * Places every pipeline (or partition) that has no worker, or whose worker is not ready, on the ready worker with
+     * the fewest pipelines (ties by id), preferring a worker other than the one its last deploy failed on, and for a
+     * partition a worker that runs no other partition of its pipeline (partitions spread over workers where there
+     * are enough).
      *
      * @param epochs the placement epochs to give, one per new placement
      * @return the new placements, {@code group/pipeline -> placement} (state {@value Placement#DEPLOYING});
@@ -252,14 +260,15 @@ public class ClusterState {
     private Map<String, Placement> place(Collection<PipelineGroupSpec> which, LongSupplier epochs) {
         Map<String, Placement> moves = new LinkedHashMap<>();
         for (PipelineGroupSpec group : which) {
-            for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-                String key = group.name() + "/" + pipeline.name();
+            for (PipelineUnit unit : PipelineUnit.of(group)) {
+                String key = unit.key();
                 Placement current = placement.get(key);
                 if (current != null && isReady(current.worker())) {
                     continue;
                 }
                 FailedDeploy failed = failures.get(key);
-                Optional<String> target = leastLoadedReadyWorker(failed == null ? null : failed.worker(), null);
+                Optional<String> target = leastLoadedReadyWorker(failed == null ? null : failed.worker(),
+                        siblingHosts(unit), null);
                 if (target.isEmpty()) {
                     continue;
                 }
@@ -332,9 +341,9 @@ public class ClusterState {
      * @return what the report means
      */
     public synchronized Report reportRunning(String key, String workerId, long epoch) {
-        String[] parts = key.split("/", 2);
-        PipelineGroupSpec group = groups.get(parts[0]);
-        if (group == null || group.pipeline(parts[1]).isEmpty()) {
+        PipelineUnit unit = PipelineUnit.parse(key);
+        PipelineGroupSpec group = groups.get(unit.group());
+        if (group == null || !PipelineUnit.of(group).contains(unit)) {
             return Report.UNKNOWN_GROUP;
         }
         Instant now = clock.instant();
@@ -382,7 +391,7 @@ public class ClusterState {
                         .thenComparing(Map.Entry.<String, Long>comparingByKey().reversed()))
                 .map(Map.Entry::getKey);
         Instant settledBefore = clock.instant().minus(settled);
-        Optional<String> target = leastLoadedReadyWorker(null, w -> w.statusSince() != null
+        Optional<String> target = leastLoadedReadyWorker(null, Set.of(), w -> w.statusSince() != null
                 && !w.statusSince().isAfter(settledBefore));
         if (busiest.isEmpty() || target.isEmpty() || load.get(busiest.get()) - load.get(target.get()) < 2) {
             return Optional.empty();
@@ -420,7 +429,23 @@ public class ClusterState {
         return load;
     }
 
-    private Optional<String> leastLoadedReadyWorker(String avoid, Predicate<WorkerRecord> only) {
+    /** The workers that host another partition of the unit's pipeline (none for an unpartitioned pipeline). */
+    private Set<String> siblingHosts(PipelineUnit unit) {
+        if (unit.partitionOrNull() == null) {
+            return Set.of();
+        }
+        String prefix = unit.group() + "/" + unit.pipeline() + "/";
+        Set<String> hosts = new HashSet<>();
+        placement.forEach((key, p) -> {
+            if (key.startsWith(prefix) && !key.equals(unit.key())) {
+                hosts.add(p.worker());
+            }
+        });
+        return hosts;
+    }
+
+    private Optional<String> leastLoadedReadyWorker(String avoid, Set<String> siblings,
+                                                    Predicate<WorkerRecord> only) {
         Map<String, Long> load = load();
         List<Map.Entry<String, Long>> eligible = load.entrySet().stream()
                 .filter(e -> only == null || only.test(workers.get(e.getKey())))
@@ -430,7 +455,12 @@ public class ClusterState {
                 })
                 .sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
                 .toList();
-        return eligible.stream().map(Map.Entry::getKey).filter(id -> !id.equals(avoid)).findFirst()
+        // Spreading partitions comes before avoiding the last failure: a failed worker gets it only when no other
+        // worker can, and a sibling's worker only when every other one is taken.
+        return eligible.stream().map(Map.Entry::getKey).filter(id -> !id.equals(avoid) && !siblings.contains(id))
+                .findFirst()
+                .or(() -> eligible.stream().map(Map.Entry::getKey).filter(id -> !siblings.contains(id)).findFirst())
+                .or(() -> eligible.stream().map(Map.Entry::getKey).filter(id -> !id.equals(avoid)).findFirst())
                 .or(() -> eligible.stream().map(Map.Entry::getKey).findFirst());
     }
 

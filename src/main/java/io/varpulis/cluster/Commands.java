@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.varpulis.pipeline.PipelineGroupSpec;
 
@@ -46,27 +47,34 @@ public final class Commands {
     }
 
     /**
-     * {@code {"group": {...group spec...}, "pipeline": "detect", "placement_epoch": N}}.
+     * {@code {"group": {...group spec...}, "pipeline": "detect", "placement_epoch": N}}, with {@code "partition": K}
+     * for one partition of a partitioned pipeline (SPEC section 11; left out otherwise).
      *
      * @param group          the whole group, so the worker knows the pipeline's routes
      * @param pipeline       the pipeline to run
      * @param placementEpoch the placement's epoch ({@link Placement#epoch()}), handed to the pipeline's state so that
      *                       an older placement's writer cannot overwrite it; a pipeline running with an older one is
      *                       restarted with this one
+     * @param partition      the partition to run, {@code null} for an unpartitioned pipeline
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Deploy(@JsonProperty("group") PipelineGroupSpec group, @JsonProperty("pipeline") String pipeline,
-                         @JsonProperty("placement_epoch") long placementEpoch) {
+                         @JsonProperty("placement_epoch") long placementEpoch,
+                         @JsonProperty("partition") Integer partition) {
     }
 
     /**
-     * {@code {"group": "ssh-bruteforce", "pipeline": "detect"}}.
+     * {@code {"group": "ssh-bruteforce", "pipeline": "detect"}}, with {@code "partition": K} for one partition.
      *
-     * @param group    the group name
-     * @param pipeline the pipeline name
+     * @param group     the group name
+     * @param pipeline  the pipeline name
+     * @param partition the partition to stop, {@code null} for an unpartitioned pipeline
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Undeploy(@JsonProperty("group") String group, @JsonProperty("pipeline") String pipeline) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Undeploy(@JsonProperty("group") String group, @JsonProperty("pipeline") String pipeline,
+                           @JsonProperty("partition") Integer partition) {
     }
 
     /**

@@ -18,7 +18,9 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Subjects;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
@@ -268,7 +270,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * @throws GroupStoreUnavailableException when the group store did not confirm the write
      */
     public Map<String, String> declare(PipelineGroupSpec group) {
-        group.validate();
+        group.validate(cluster.getMaxPartitions());
         processors.validate(group);
         rejectDurableNameCollisions(group);
         rejectNameOfAnotherCluster(group);
@@ -330,9 +332,10 @@ public class CoordinatorNode implements SmartLifecycle {
 
     private static Map<String, String> durables(PipelineGroupSpec group) {
         Map<String, String> durables = new LinkedHashMap<>();
-        for (PipelineGroupSpec.RouteSpec route : group.routes()) {
-            RouteEdge edge = new RouteEdge(group.name(), route.fromPipeline(), route.toPipeline());
-            durables.put(DurableNames.routeConsumer(edge.to(), edge.subject()), edge.subject());
+        for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
+            for (RouteEdge edge : group.consumedEdges(pipeline.name())) {
+                durables.put(DurableNames.routeConsumer(edge.to(), edge.subject()), edge.subject());
+            }
         }
         return durables;
     }
@@ -381,7 +384,7 @@ public class CoordinatorNode implements SmartLifecycle {
         // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
         // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
         return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                new Commands.Undeploy(name, e.getKey().substring(name.length() + 1)))
+                undeployOf(PipelineUnit.parse(e.getKey())))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
@@ -433,29 +436,34 @@ public class CoordinatorNode implements SmartLifecycle {
         });
     }
 
+    private static Commands.Undeploy undeployOf(PipelineUnit unit) {
+        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull());
+    }
+
     /**
      * @param group a group name
-     * @return where its pipelines run, {@code pipeline -> worker id}: confirmed placements only
+     * @return where its pipelines run, {@code pipeline -> worker id} ({@code pipeline/partition -> worker id} for
+     * each partition of a partitioned pipeline, SPEC section 11): confirmed placements only
      */
     public Map<String, String> placementOf(String group) {
         Map<String, String> placed = new LinkedHashMap<>();
-        state.group(group).ifPresent(spec -> spec.pipelines().forEach(p -> state.placement(group + "/" + p.name())
-                .filter(Placement::isRunning).ifPresent(at -> placed.put(p.name(), at.worker()))));
+        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> state.placement(unit.key())
+                .filter(Placement::isRunning).ifPresent(at -> placed.put(unit.name(), at.worker()))));
         return placed;
     }
 
     /**
      * @param group a group name
-     * @return every pipeline of the group with its placement state, in declaration order
+     * @return every pipeline of the group (every partition, as {@code pipeline/partition}) with its placement state,
+     * in declaration order
      */
     public Map<String, PipelineView> pipelinesOf(String group) {
         Map<String, PipelineView> views = new LinkedHashMap<>();
         Optional<Instant> adopting = adoptingUntil();
-        state.group(group).ifPresent(spec -> spec.pipelines().forEach(p -> {
-            String key = group + "/" + p.name();
-            Placement at = state.placement(key).orElse(null);
-            ClusterState.FailedDeploy failed = state.failure(key).orElse(null);
-            views.put(p.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId()));
+        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> {
+            Placement at = state.placement(unit.key()).orElse(null);
+            ClusterState.FailedDeploy failed = state.failure(unit.key()).orElse(null);
+            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId()));
         }));
         return views;
     }
@@ -501,7 +509,8 @@ public class CoordinatorNode implements SmartLifecycle {
             if (metric.group() == null) {
                 continue;
             }
-            String key = metric.group() + "/" + metric.pipelineName();
+            String key = new PipelineUnit(metric.group(), metric.pipelineName(), metric.partition() == null
+                    ? Partitioning.NONE : metric.partition()).key();
             reported.add(key);
             long epoch = metric.epoch() == null ? 0 : metric.epoch();
             switch (state.reportRunning(key, workerId, epoch)) {
@@ -510,10 +519,9 @@ public class CoordinatorNode implements SmartLifecycle {
                 case ELSEWHERE -> {
                     if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy",
                             cluster.getCommandTimeout())) {
-                        String[] parts = key.split("/", 2);
                         log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there",
                                 workerId, key);
-                        command(workerId, Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]));
+                        command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
                     }
                 }
                 case OWNED, UNKNOWN_GROUP -> {
@@ -605,8 +613,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private void expireDeploys() {
         Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
         for (PipelineGroupSpec group : state.groups()) {
-            for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-                String key = group.name() + "/" + pipeline.name();
+            for (PipelineUnit unit : PipelineUnit.of(group)) {
+                String key = unit.key();
                 state.placement(key).filter(p -> !p.isRunning() && p.since().isBefore(limit)
                                 && !commandsInFlight.containsKey(flightKey(key, p)))
                         .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
@@ -624,11 +632,10 @@ public class CoordinatorNode implements SmartLifecycle {
             if (from == null || !moving.add(key)) {
                 return;
             }
-            String[] parts = key.split("/", 2);
             log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
                     key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
                     state.pipelinesOf(move.getValue()).size());
-            command(from.worker(), Commands.UNDEPLOY, new Commands.Undeploy(parts[0], parts[1]))
+            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)))
                     .handle((reply, error) -> {
                         String failure = failure(reply, error);
                         if (failure == null) {
@@ -686,13 +693,14 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private CompletableFuture<Void> deploy(String key, Placement placed) {
-        String[] parts = key.split("/", 2);
-        PipelineGroupSpec group = state.group(parts[0]).orElse(null);
+        PipelineUnit unit = PipelineUnit.parse(key);
+        PipelineGroupSpec group = state.group(unit.group()).orElse(null);
         String flightKey = flightKey(key, placed);
         if (group == null || !isLeader() || !firstCommandIn(flightKey, cluster.getCommandTimeout())) {
             return CompletableFuture.completedFuture(null);
         }
-        return command(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, parts[1], placed.epoch()))
+        return command(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, unit.pipeline(), placed.epoch(),
+                unit.partitionOrNull()))
                 .handle((reply, error) -> {
                     commandsInFlight.remove(flightKey);
                     String failure = failure(reply, error);
@@ -897,8 +905,26 @@ public class CoordinatorNode implements SmartLifecycle {
         return group.name() != null ? group : new PipelineGroupSpec(key, group.pipelines(), group.routes());
     }
 
+    /** One entry per partition of an edge into a partitioned pipeline: its subject, durable and worker. */
+    private List<Map<String, Object>> partitionsOf(String group, RouteEdge edge, int partitions) {
+        List<Map<String, Object>> entries = new java.util.ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            RouteEdge into = edge.partition(p);
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("partition", p);
+            entry.put("subject", into.subject());
+            entry.put("durable", DurableNames.routeConsumer(into.to(), into.subject()));
+            entry.put("worker", state.placement(new PipelineUnit(group, edge.to(), p).key())
+                    .map(Placement::worker).orElse(null));
+            entries.add(entry);
+        }
+        return entries;
+    }
+
     /**
-     * @return every group and its placement, for the topology API
+     * @return every group and its placement, for the topology API; an edge into a partitioned pipeline also lists
+     * {@code "partition_key"} and {@code "partitions": [{"partition", "subject", "durable", "worker"}]}, its
+     * {@code subject} and {@code durable} being the repartitioner's (external publishers publish there)
      */
     public List<Map<String, Object>> topology() {
         return state.groups().stream().map(group -> {
@@ -913,6 +939,11 @@ public class CoordinatorNode implements SmartLifecycle {
                 e.put("event_types", r.eventTypes());
                 e.put("subject", edge.subject());
                 e.put("durable", DurableNames.routeConsumer(edge.to(), edge.subject()));
+                group.pipeline(r.toPipeline()).flatMap(PipelineGroupSpec.PipelineSpec::partitioning)
+                        .ifPresent(how -> {
+                            e.put("partition_key", how.key());
+                            e.put("partitions", partitionsOf(group.name(), edge, how.partitions()));
+                        });
                 return e;
             }).toList());
             return entry;

@@ -9,6 +9,7 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.RouteEdge;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +73,7 @@ public final class GroupResources {
             JetStreamApiException {
         var jsm = connection.jetStreamManagement();
         for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-            for (RouteEdge edge : group.inputEdges(pipeline.name())) {
+            for (RouteEdge edge : group.consumedEdges(pipeline.name())) {
                 String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
                 try {
                     jsm.deleteConsumer(VarpulisJetStream.ROUTING_STREAM, durable);
@@ -80,11 +81,16 @@ public final class GroupResources {
                     skipAbsent(e);
                 }
             }
-            try {
-                connection.keyValueManagement().delete(
-                        JetStreamKeyValueState.bucketName(group.name(), pipeline.name()));
-            } catch (JetStreamApiException e) {
-                skipAbsent(e);
+            for (PipelineUnit unit : PipelineUnit.of(group)) {
+                if (!unit.pipeline().equals(pipeline.name())) {
+                    continue;
+                }
+                try {
+                    connection.keyValueManagement().delete(JetStreamKeyValueState.bucketName(unit.group(),
+                            unit.pipeline(), unit.partition()));
+                } catch (JetStreamApiException e) {
+                    skipAbsent(e);
+                }
             }
         }
         try {

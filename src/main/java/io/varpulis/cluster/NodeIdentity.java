@@ -2,6 +2,7 @@ package io.varpulis.cluster;
 
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.PipelineGroupSpec;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import java.time.Duration;
@@ -104,6 +105,7 @@ public final class NodeIdentity {
      * @throws InvalidConfigurationPropertyValueException when the heartbeat timeout is not longer than the interval
      */
     public static void checkHeartbeats(ClusterProperties cluster) {
+        checkGroups(cluster);
         if (cluster.getHeartbeatInterval().isZero() || cluster.getHeartbeatInterval().isNegative()) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.heartbeat-interval",
                     cluster.getHeartbeatInterval(), "The heartbeat interval must be positive, e.g. 5s.");
@@ -113,6 +115,26 @@ public final class NodeIdentity {
                     cluster.getHeartbeatTimeout(), "The heartbeat timeout must be longer than the heartbeat "
                     + "interval (" + cluster.getHeartbeatInterval() + "), typically three intervals.");
         }
+    }
+
+    /**
+     * Checks the groups configured under {@code varpulis.cluster.groups.<name>} (names, routes, {@code replicas}
+     * and {@code partition-key}, SPEC section 11) before the coordinator starts.
+     *
+     * @param cluster the cluster settings
+     * @throws InvalidConfigurationPropertyValueException naming the group's property, the problem and the fix
+     */
+    public static void checkGroups(ClusterProperties cluster) {
+        cluster.getGroups().forEach((name, group) -> {
+            PipelineGroupSpec named = group.name() != null ? group
+                    : new PipelineGroupSpec(name, group.pipelines(), group.routes());
+            try {
+                named.validate(cluster.getMaxPartitions());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationPropertyValueException("varpulis.cluster.groups." + name, name,
+                        e.getMessage());
+            }
+        });
     }
 
     /**

@@ -10,7 +10,8 @@ import java.util.List;
  * A worker's heartbeat (SPEC section 5), published every heartbeat-interval on
  * {@code varpulis.cluster.heartbeat.{worker}}:
  * {@code {"events_processed": N, "pipelines_running": N,
- * "pipeline_metrics": [{"pipeline_name": "...", "events_in": N, "events_out": N}]}}.
+ * "pipeline_metrics": [{"pipeline_name": "...", "events_in": N, "events_out": N}]}}; a partition of a partitioned
+ * pipeline is one entry of its own, with {@code "partition": K} (SPEC section 11).
  *
  * @param eventsProcessed  events the worker applied since it started
  * @param pipelinesRunning pipelines it runs now
@@ -43,6 +44,7 @@ public record WorkerHeartbeat(
      *                     placement); {@code null} from older workers
      * @param epoch        the placement epoch it runs with (an addition too: a newer leader adopts it, an older
      *                     placement is undeployed); {@code null} from older workers
+     * @param partition    the partition this entry counts, {@code null} (left out) for an unpartitioned pipeline
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -51,6 +53,7 @@ public record WorkerHeartbeat(
             @JsonProperty("events_in") long eventsIn,
             @JsonProperty("events_out") long eventsOut,
             @JsonProperty("group") String group,
-            @JsonProperty("epoch") Long epoch) {
+            @JsonProperty("epoch") Long epoch,
+            @JsonProperty("partition") Integer partition) {
     }
 }

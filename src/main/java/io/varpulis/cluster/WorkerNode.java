@@ -10,6 +10,7 @@ import io.varpulis.delivery.PipelineHost;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
@@ -212,7 +213,7 @@ public class WorkerNode implements SmartLifecycle {
         var pipelines = host.status();
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
                 .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
-                        p.epoch()))
+                        p.epoch(), p.partition()))
                 .toList(), cluster.getName());
     }
 
@@ -451,14 +452,21 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     private Map<String, Object> deploy(Commands.Deploy deploy) {
-        PipelineGroupSpec group = deploy.group().validate();
-        boolean started = host.deploy(group, deploy.pipeline(), deploy.placementEpoch());
-        return Map.of("status", started ? "deployed" : "already_running", "group", group.name(),
-                "pipeline", deploy.pipeline(), "worker_id", workerId, "placement_epoch", deploy.placementEpoch());
+        PipelineGroupSpec group = deploy.group().validate(cluster.getMaxPartitions());
+        int partition = deploy.partition() == null ? Partitioning.NONE : deploy.partition();
+        boolean started = host.deploy(group, deploy.pipeline(), partition, deploy.placementEpoch());
+        Map<String, Object> reply = new LinkedHashMap<>(Map.of("status", started ? "deployed" : "already_running",
+                "group", group.name(), "pipeline", deploy.pipeline(), "worker_id", workerId, "placement_epoch",
+                deploy.placementEpoch()));
+        if (deploy.partition() != null) {
+            reply.put("partition", deploy.partition());
+        }
+        return reply;
     }
 
     private Map<String, Object> undeploy(Commands.Undeploy undeploy) {
-        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline());
+        int partition = undeploy.partition() == null ? Partitioning.NONE : undeploy.partition();
+        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition);
         return Map.of("status", stopped ? "undeployed" : "not_running", "group", undeploy.group(),
                 "pipeline", undeploy.pipeline(), "worker_id", workerId);
     }

@@ -2,11 +2,14 @@ package io.varpulis.delivery;
 
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.StateTransaction;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,6 +26,8 @@ public final class DeployedPipeline {
     private final String name;
     private final EventProcessor processor;
     private final KeyValueState state;
+    private final String partitionTag;
+    private final Partitioning partitioning;
     private final AtomicLong eventsIn = new AtomicLong();
     private final AtomicLong eventsOut = new AtomicLong();
 
@@ -33,10 +38,27 @@ public final class DeployedPipeline {
      * @param state     its state (owned by the caller, who closes it)
      */
     public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state) {
+        this(group, name, processor, state, SubstrateMetrics.UNPARTITIONED, null);
+    }
+
+    /**
+     * @param group        the pipeline group
+     * @param name         the pipeline
+     * @param processor    its processor
+     * @param state        its state (owned by the caller, who closes it)
+     * @param partitionTag the {@code partition} tag of its meters: the partition's index,
+     *                     {@value SubstrateMetrics#UNPARTITIONED} or {@value SubstrateMetrics#REPARTITION}
+     * @param partitioning how the pipeline's events are spread over its partitions, {@code null} when unpartitioned:
+     *                     an ingress of one partition checks each event's key picks that partition
+     */
+    public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state,
+                            String partitionTag, Partitioning partitioning) {
         this.group = group;
         this.name = name;
         this.processor = processor;
         this.state = state;
+        this.partitionTag = partitionTag;
+        this.partitioning = partitioning;
     }
 
     /**
@@ -77,6 +99,20 @@ public final class DeployedPipeline {
      */
     public String name() {
         return name;
+    }
+
+    /**
+     * @return the {@code partition} tag of its meters
+     */
+    public String partitionTag() {
+        return partitionTag;
+    }
+
+    /**
+     * @return how the pipeline's events are spread over its partitions, empty when unpartitioned
+     */
+    public Optional<Partitioning> partitioning() {
+        return Optional.ofNullable(partitioning);
     }
 
     /**

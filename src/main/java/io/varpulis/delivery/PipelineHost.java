@@ -3,10 +3,14 @@ package io.varpulis.delivery;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
@@ -25,7 +29,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The pipelines a worker runs: for each deployed pipeline one {@link RouteIngress} per input route edge, a processor
+ * The pipelines a worker runs (each an unpartitioned pipeline or one partition, SPEC section 11): for each one
+ * {@link RouteIngress} per input route edge, a processor
  * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
  * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
  * ERROR) and is no longer reported in {@link #status()}.
@@ -70,23 +75,52 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Deploys one pipeline of a group with its placement epoch. Deploying one that already runs with this epoch or a
-     * newer one does nothing; one that runs with an older epoch (placed again meanwhile, SPEC section 9) is stopped
-     * and started again with the new one. Its state is opened with the placement epoch, which fences it (see
-     * {@link KeyValueStateFactory}): a writer with an older epoch cannot overwrite it.
+     * Deploys an unpartitioned pipeline, as {@link #deploy(PipelineGroupSpec, String, int, long)} with
+     * {@link Partitioning#NONE}.
      *
      * @param group    the group (validated)
      * @param pipeline the pipeline name
-     * @param epoch    the placement epoch of this deployment ({@link KeyValueStateFactory#NO_PLACEMENT_EPOCH} when
-     *                 the placement has none)
+     * @param epoch    the placement epoch of this deployment
      * @return {@code true} when it was started now, {@code false} when it already ran
-     * @throws IllegalArgumentException                 when the group has no such pipeline or its processor cannot
-     *                                                  be created
-     * @throws KeyValueState.StateFencedException       when a higher placement epoch holds the pipeline's state
+     */
+    public boolean deploy(PipelineGroupSpec group, String pipeline, long epoch) {
+        return deploy(group, pipeline, Partitioning.NONE, epoch);
+    }
+
+    /**
+     * Deploys one pipeline of a group, or one partition of a partitioned pipeline (SPEC section 11), with its
+     * placement epoch. Deploying one that already runs with this epoch or a newer one does nothing; one that runs
+     * with an older epoch (placed again meanwhile, SPEC section 9) is stopped and started again with the new one.
+     * Its state is opened with the placement epoch, which fences it (see {@link KeyValueStateFactory}): a writer
+     * with an older epoch cannot overwrite it. A partition consumes its input edges' partition subjects
+     * ({@code ...{from}.{to}.{partition}}) with its own durables and state; partition 0 also runs the pipeline's
+     * repartitioner on the unpartitioned subjects ({@code ...{from}.{to}}, external publishers' and key-less
+     * events): it republishes each event to its key's partition, and parks an event without a text key
+     * ({@code unprocessable}).
+     *
+     * @param group     the group (validated)
+     * @param pipeline  the pipeline name
+     * @param partition the partition ({@code 0} to {@code replicas - 1}), or {@link Partitioning#NONE} for an
+     *                  unpartitioned pipeline
+     * @param epoch     the placement epoch of this deployment ({@link KeyValueStateFactory#NO_PLACEMENT_EPOCH} when
+     *                  the placement has none)
+     * @return {@code true} when it was started now, {@code false} when it already ran
+     * @throws IllegalArgumentException                 when the group has no such pipeline or partition, or its
+     *                                                  processor cannot be created
+     * @throws KeyValueState.StateFencedException       when a higher placement epoch holds the state
      * @throws KeyValueState.StateException             when the state cannot be opened
      */
-    public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, long epoch) {
-        String key = key(group.name(), pipeline);
+    public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, int partition, long epoch) {
+        PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline).orElseThrow(() ->
+                new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
+        boolean fits = spec.isPartitioned() ? partition >= 0 && partition < spec.partitions()
+                : partition == Partitioning.NONE;
+        if (!fits) {
+            throw new IllegalArgumentException("pipeline " + group.name() + "/" + pipeline + " has "
+                    + spec.partitions() + " partition(s); partition " + partition + " is none of them");
+        }
+        PipelineUnit unit = new PipelineUnit(group.name(), pipeline, partition);
+        String key = unit.key();
         Deployed existing = deployed.get(key);
         if (existing != null) {
             if (existing.epoch >= epoch) {
@@ -94,48 +128,97 @@ public class PipelineHost implements AutoCloseable {
             }
             log.info("pipeline {} runs with placement epoch {}; restarting it with epoch {}", key, existing.epoch,
                     epoch);
-            undeploy(group.name(), pipeline);
+            undeploy(group.name(), pipeline, partition);
         }
-        PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline).orElseThrow(() ->
-                new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
         EventProcessor processor = processors.create(group, spec);
-        KeyValueState state = states.open(group.name(), pipeline, epoch);
-        Deployed running = new Deployed(new DeployedPipeline(group.name(), pipeline, processor, state), epoch);
-        RouteEmitter emitter = new RouteEmitter(group.name(), group.outputRoutes(pipeline), transport, codec,
-                metrics);
+        KeyValueState state = states.open(group.name(), pipeline, partition, epoch);
+        Deployed running = new Deployed(unit, new DeployedPipeline(group.name(), pipeline, processor, state,
+                unit.partitionTag(), spec.partitioning().orElse(null)), epoch);
+        RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics);
         try {
             for (RouteEdge edge : group.inputEdges(pipeline)) {
-                RouteIngress ingress = new RouteIngress(edge, group.eventTypes(edge), running.pipeline, emitter,
-                        codec, parker, metrics, consumerSettings.getNakDelay(),
-                        (lost, reason) -> stopFenced(key, running));
-                running.ingresses.add(ingress);
-                running.consumptions.add(ingress.start(transport, consumerSettings));
+                if (partition == Partitioning.NONE) {
+                    consume(running, running.pipeline, edge, group.eventTypes(edge), emitter, key);
+                    continue;
+                }
+                RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics);
+                consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key)
+                        .reroutingTo(toPartitions);
+                if (partition == 0) {
+                    repartition(running, group, spec, edge, toPartitions, key);
+                }
             }
         } catch (RuntimeException e) {
             running.stop();
             throw e;
         }
         deployed.put(key, running);
-        log.info("deployed pipeline {}/{} on {} input edge(s), placement epoch {}", group.name(), pipeline,
-                running.consumptions.size(), epoch);
+        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.consumptions.size(),
+                epoch);
         return true;
     }
 
+    private RouteIngress consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
+                                 OutputEmitter emitter, String key) {
+        RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, parker, metrics,
+                consumerSettings.getNakDelay(), (lost, reason) -> stopFenced(key, running));
+        running.ingresses.add(ingress);
+        running.consumptions.add(ingress.start(transport, consumerSettings));
+        return ingress;
+    }
+
+    /** The routes of one edge ({@code from -> to}): what a repartitioner or a reroute emits along. */
+    private static List<PipelineGroupSpec.RouteSpec> routesOf(PipelineGroupSpec group, RouteEdge edge) {
+        return group.routes().stream()
+                .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to())).toList();
+    }
+
     /**
-     * Stops a pipeline: no new deliveries; unacked ones are redelivered to wherever it runs next.
+     * The repartitioner of one input edge: consumes the unpartitioned subject with the durable an unpartitioned
+     * pipeline would have (so a backlog from before the pipeline was partitioned is partitioned too), and emits
+     * each event to its key's partition with a {@code Nats-Msg-Id} derived from the input's, acking after the
+     * PubAck; an event without a text key fails {@link Partitioning#partitionOf(Event)} and is parked.
+     */
+    private void repartition(Deployed running, PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec spec,
+                             RouteEdge edge, RouteEmitter toPartitions, String key) {
+        Partitioning partitioning = spec.partitioning().orElseThrow();
+        EventProcessor partitioner = (event, context) -> {
+            partitioning.partitionOf(event);
+            return List.of(event);
+        };
+        DeployedPipeline applier = new DeployedPipeline(group.name(), spec.name(), partitioner,
+                new InMemoryKeyValueState(), SubstrateMetrics.REPARTITION, null);
+        consume(running, applier, edge, group.eventTypes(edge), toPartitions, key);
+    }
+
+    /**
+     * Stops an unpartitioned pipeline, as {@link #undeploy(String, String, int)} with {@link Partitioning#NONE}.
      *
      * @param group    the group name
      * @param pipeline the pipeline name
      * @return {@code true} when it was running
      */
-    public synchronized boolean undeploy(String group, String pipeline) {
-        Deployed running = deployed.remove(key(group, pipeline));
+    public boolean undeploy(String group, String pipeline) {
+        return undeploy(group, pipeline, Partitioning.NONE);
+    }
+
+    /**
+     * Stops a pipeline or one partition: no new deliveries; unacked ones are redelivered to wherever it runs next.
+     *
+     * @param group     the group name
+     * @param pipeline  the pipeline name
+     * @param partition the partition, or {@link Partitioning#NONE}
+     * @return {@code true} when it was running
+     */
+    public synchronized boolean undeploy(String group, String pipeline, int partition) {
+        String key = new PipelineUnit(group, pipeline, partition).key();
+        Deployed running = deployed.remove(key);
         if (running == null) {
             return false;
         }
         running.stop();
         retiredEvents.addAndGet(running.pipeline.eventsIn());
-        log.info("undeployed pipeline {}/{}", group, pipeline);
+        log.info("undeployed pipeline {}", key);
         return true;
     }
 
@@ -179,7 +262,7 @@ public class PipelineHost implements AutoCloseable {
                 log.warn("pipeline {}/{}: {} delivery(ies) still in flight after the drain timeout; left unacked "
                         + "for redelivery", d.pipeline.group(), d.pipeline.name(), unfinished);
             }
-            undeploy(d.pipeline.group(), d.pipeline.name());
+            undeploy(d.unit.group(), d.unit.pipeline(), d.unit.partition());
         }
         return all.size();
     }
@@ -201,8 +284,9 @@ public class PipelineHost implements AutoCloseable {
      */
     public List<PipelineStatus> status() {
         return deployed.values().stream().map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(),
-                d.pipeline.eventsIn(), d.pipeline.eventsOut(), d.epoch))
-                .sorted((a, b) -> (a.group() + a.pipeline()).compareTo(b.group() + b.pipeline())).toList();
+                d.pipeline.eventsIn(), d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
+                .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
+                        .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition())).toList();
     }
 
     /**
@@ -217,10 +301,6 @@ public class PipelineHost implements AutoCloseable {
         drain(Duration.ZERO);
     }
 
-    private static String key(String group, String pipeline) {
-        return group + "/" + pipeline;
-    }
-
     /**
      * A running pipeline's counts.
      *
@@ -229,18 +309,22 @@ public class PipelineHost implements AutoCloseable {
      * @param eventsIn  events applied
      * @param eventsOut events emitted
      * @param epoch     the placement epoch it runs with
+     * @param partition the partition it runs, {@code null} for an unpartitioned pipeline
      */
-    public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut, long epoch) {
+    public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut, long epoch,
+                                 Integer partition) {
     }
 
     /** A running pipeline: what it applies with, its ingresses and their consumptions. */
     private static final class Deployed {
+        private final PipelineUnit unit;
         private final DeployedPipeline pipeline;
         private final long epoch;
         private final List<Consumption> consumptions = new ArrayList<>();
         private final List<RouteIngress> ingresses = new ArrayList<>();
 
-        private Deployed(DeployedPipeline pipeline, long epoch) {
+        private Deployed(PipelineUnit unit, DeployedPipeline pipeline, long epoch) {
+            this.unit = unit;
             this.pipeline = pipeline;
             this.epoch = epoch;
         }

@@ -6,6 +6,7 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventTypePattern;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.RouteEdge;
@@ -85,6 +86,7 @@ public class RouteIngress implements DeliveryHandler {
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
     private final OwnershipListener ownership;
+    private volatile OutputEmitter rerouter = OutputEmitter.NONE;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean fenced = new AtomicBoolean();
     private final Outage outage = new Outage();
@@ -151,6 +153,19 @@ public class RouteIngress implements DeliveryHandler {
     }
 
     /**
+     * Sets where an ingress of one partition sends an event whose key belongs to another partition (published there
+     * by hand, or before the pipeline's partition count changed): an emitter along this edge's routes, which puts it
+     * on its key's partition. Without one such an event is parked ({@code unroutable}).
+     *
+     * @param emitter the emitter, usually {@link RouteEmitter#of} on the routes of this edge
+     * @return this ingress
+     */
+    public RouteIngress reroutingTo(OutputEmitter emitter) {
+        this.rerouter = emitter;
+        return this;
+    }
+
+    /**
      * @return the edge this ingress consumes
      */
     public RouteEdge edge() {
@@ -185,7 +200,7 @@ public class RouteIngress implements DeliveryHandler {
             return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped on this worker");
         }
         if (delivery.attempt() > 1) {
-            metrics.redelivered(pipeline.name());
+            metrics.redelivered(pipeline.name(), pipeline.partitionTag());
         }
         Event event;
         try {
@@ -197,7 +212,51 @@ public class RouteIngress implements DeliveryHandler {
             return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE,
                     new UnroutableEventException(event.eventType(), edge, eventTypes));
         }
+        if (edge.isPartition() && pipeline.partitioning().isPresent()) {
+            CompletableFuture<Void> parked = parkOffPartition(delivery, event, pipeline.partitioning().get());
+            if (parked != null) {
+                return parked;
+            }
+        }
         return apply(delivery, event, new Waiting(System.nanoTime()));
+    }
+
+    /**
+     * A partition applies only the keys it owns (SPEC section 11): an event without a text key is parked as
+     * {@code unprocessable}; one whose key picks another partition (a publisher that hashed with another partition
+     * count, or an event stored before the count changed) is republished to that partition and acked after its
+     * PubAck (emit before ack), since applying it here would split its key's state over two partitions. It never
+     * loops: the partition it goes to owns its key.
+     *
+     * @return the park or the reroute, or {@code null} when the event belongs here
+     */
+    private CompletableFuture<Void> parkOffPartition(Delivery delivery, Event event, Partitioning partitioning) {
+        int owner;
+        try {
+            owner = partitioning.partitionOf(event);
+        } catch (UnprocessableEventException e) {
+            return parker.park(delivery, pipeline.name(), ParkReason.UNPROCESSABLE, e);
+        }
+        if (owner == edge.partition()) {
+            return null;
+        }
+        if (rerouter != OutputEmitter.NONE) {
+            log.info("{}: key {} belongs to partition {} of {}, not {}; republished there", delivery,
+                    partitioning.key(), owner, partitioning.partitions(), edge.partition());
+            return rerouter.emit(List.of(event), delivery).handle((ok, error) -> {
+                if (error == null) {
+                    delivery.ack();
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                return CompletableFuture.supplyAsync(() -> failed(delivery, unwrap(error)), SETTLE)
+                        .thenCompose(settled -> settled);
+            }).thenCompose(settled -> settled);
+        }
+        return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE, new IllegalArgumentException("event "
+                + "with " + partitioning.key() + " '" + event.fields().get(partitioning.key()) + "' belongs to "
+                + "partition " + owner + " of " + partitioning.partitions() + " but came on " + edge.subject()
+                + ": publish to the unpartitioned subject " + new RouteEdge(edge.group(), edge.from(), edge.to())
+                .subject() + " and the pipeline partitions it"));
     }
 
     private CompletableFuture<Void> apply(Delivery delivery, Event event, Waiting waiting) {
@@ -234,7 +293,7 @@ public class RouteIngress implements DeliveryHandler {
                 .thenCompose(outcome -> {
                     if (outcome.succeeded()) {
                         delivery.ack();
-                        metrics.applied(pipeline.name(), Duration.ofNanos(System.nanoTime() - waiting.started));
+                        metrics.applied(pipeline.name(), pipeline.partitionTag(), Duration.ofNanos(System.nanoTime() - waiting.started));
                         if (waiting.tries > 0) {
                             outage.recovered();
                         }
@@ -279,7 +338,7 @@ public class RouteIngress implements DeliveryHandler {
                     + error + ")");
         }
         waiting.tries++;
-        metrics.retried(pipeline.name());
+        metrics.retried(pipeline.name(), pipeline.partitionTag());
         outage.waiting(delivery, error);
         long delay = waiting.nextDelayMillis();
         return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay,
@@ -293,7 +352,7 @@ public class RouteIngress implements DeliveryHandler {
             log.error("pipeline {}/{} stops consuming {} on this worker: {}. Its unacked events stay in the stream "
                             + "for the worker that owns the state now.", edge.group(), pipeline.name(),
                     edge.subject(), reason.getMessage());
-            metrics.fenced(pipeline.name());
+            metrics.fenced(pipeline.name(), pipeline.partitionTag());
             ownership.lost(edge, reason);
         }
         log.debug("{} left unacked: the pipeline's state belongs to another writer", delivery);

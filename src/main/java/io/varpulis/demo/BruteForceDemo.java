@@ -27,10 +27,12 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
@@ -59,6 +61,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +74,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
@@ -211,7 +215,9 @@ public final class BruteForceDemo {
         return new PipelineGroupSpec(GROUP, List.of(
                 new PipelineSpec("ingress", new ProcessorSpec("sshd-parse",
                         Map.of("year", options.year(), "zone", options.zone().getId()))),
-                new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m"))),
+                new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m")),
+                        options.detectPartitions() > 1 ? options.detectPartitions() : null,
+                        options.detectPartitions() > 1 ? SshEvents.SRC_IP : null),
                 new PipelineSpec("alerts", new ProcessorSpec("alert-file",
                         Map.of("path", alertsFile.getFileName().toString())))),
                 List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE)),
@@ -475,7 +481,7 @@ public final class BruteForceDemo {
                     ConsumerInfo info = consumer(jsm, edge);
                     long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
                     total += Math.max(left, 0);
-                    pending.add(edge.to() + " " + (left < 0 ? "not consuming yet" : left + " pending"));
+                    pending.add((edge.isPartition() ? edge.to() + "/" + edge.partition() : edge.to()) + " " + (left < 0 ? "not consuming yet" : left + " pending"));
                 }
             } catch (IOException e) {
                 // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.
@@ -521,12 +527,15 @@ public final class BruteForceDemo {
         Map<String, Long> stored = storedPerSubject(jsm);
         Map<String, Long> parkedAfter = parked(jsm, group);
         List<Report.EdgeRow> rows = new ArrayList<>();
+        Set<String> parkedCounted = new HashSet<>();
         for (RouteEdge edge : edges(group)) {
             ConsumerInfo info = consumer(jsm, edge);
             long total = stored.getOrDefault(edge.subject(), 0L);
             long distinct = distinctMessageIds(connection, edge.subject(), total);
             long pending = info == null ? distinct : info.getNumPending() + info.getNumAckPending();
-            long parked = parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
+            // A pipeline's parked events are counted once, on its first edge (the DLQ subject is per pipeline).
+            long parked = !parkedCounted.add(edge.to()) ? 0
+                    : parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
             long deliveries = info == null ? 0 : info.getDelivered().getConsumerSequence();
             long redelivered = Math.max(0, deliveries - (total - (info == null ? 0 : info.getNumPending())));
             rows.add(new Report.EdgeRow(edge, distinct, total - distinct, Math.max(0, distinct - pending - parked),
@@ -587,19 +596,25 @@ public final class BruteForceDemo {
      * must hold the reference's count from as many distinct inputs (each failure counted once, none missed).
      */
     private Report.StateAudit auditState(Connection connection) throws Exception {
-        KeyValue bucket;
-        List<String> keys;
-        try {
-            bucket = connection.keyValue(JetStreamKeyValueState.bucketName(GROUP, "detect"));
-            keys = bucket.keys();
-        } catch (IOException | JetStreamApiException e) {
-            bucket = null;
-            keys = List.of();
+        // A partitioned detect keeps each source's windows in its partition's bucket; the keys never overlap.
+        Map<String, KeyValue> bucketOf = new HashMap<>();
+        List<String> keys = new ArrayList<>();
+        for (int partition : detectPartitions()) {
+            try {
+                KeyValue bucket = connection.keyValue(JetStreamKeyValueState.bucketName(GROUP, "detect", partition));
+                for (String key : bucket.keys()) {
+                    keys.add(key);
+                    bucketOf.put(key, bucket);
+                }
+            } catch (IOException | JetStreamApiException e) {
+                // No bucket: every window shows as missing below.
+            }
         }
         int applied = 0;
         List<String> wrong = new ArrayList<>();
         for (Map.Entry<String, ExpectedAlerts.Window> entry : expected.windows().entrySet()) {
             ExpectedAlerts.Window window = entry.getValue();
+            KeyValue bucket = bucketOf.get(entry.getKey());
             KeyValueEntry got = bucket == null ? null : bucket.get(entry.getKey());
             String problem = compareWindow(window, got == null || got.getValue() == null ? null
                     : ExpectedAlerts.windowState(got.getValue(), entry.getKey()));
@@ -612,6 +627,13 @@ public final class BruteForceDemo {
         Set<String> unexpected = new HashSet<>(keys);
         unexpected.removeAll(expected.windows().keySet());
         return new Report.StateAudit(applied, wrong, unexpected.size());
+    }
+
+    /** @return detect's partitions, {@link Partitioning#NONE} alone when it is unpartitioned */
+    private List<Integer> detectPartitions() {
+        int partitions = options.detectPartitions();
+        return partitions == 1 ? List.of(Partitioning.NONE)
+                : IntStream.range(0, partitions).boxed().toList();
     }
 
     /** @return what is wrong with a window's state, or {@code null} when it is the reference's */
@@ -634,9 +656,9 @@ public final class BruteForceDemo {
                 + "twice)") + ", expected " + want.failures() + " from " + want.seen().size();
     }
 
+    /** Every edge a consumer reads: a partitioned pipeline's repartitioner edges and its partitions'. */
     private List<RouteEdge> edges(PipelineGroupSpec group) {
-        return group.routes().stream().map(r -> new RouteEdge(group.name(), r.fromPipeline(), r.toPipeline()))
-                .toList();
+        return group.pipelines().stream().flatMap(p -> group.consumedEdges(p.name()).stream()).toList();
     }
 
     private static ConsumerInfo consumer(JetStreamManagement jsm, RouteEdge edge) throws Exception {
@@ -818,9 +840,10 @@ public final class BruteForceDemo {
                     running += GROUP.equals(metric.path("group").asText()) ? 1 : 0;
                 }
             }
-            return running == group.pipelines().size();
+            return running == PipelineUnit.of(group).size();
         });
-        return placement(coordinator).get("detect");
+        Map<String, String> placement = placement(coordinator);
+        return placement.containsKey("detect") ? placement.get("detect") : placement.get("detect/0");
     }
 
     /** Polls a condition every 250 ms until it holds. */

@@ -1,5 +1,7 @@
 package io.varpulis.demo;
 
+import io.varpulis.pipeline.PipelineGroupSpec;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;
@@ -23,9 +25,11 @@ import java.util.Map;
  * @param summaryJson where to write the JSON summary at the end, or {@code null}
  * @param replicas    replicas of the streams and state buckets the run creates
  * @param keepLogs    keep the run directory (node logs) after a run that passed; a failed run always keeps it
+ * @param detectPartitions how many partitions {@code detect} runs in, by {@code src_ip} (SPEC section 11); 1 for an
+ *                    unpartitioned {@code detect}
  */
 record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
-                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs) {
+                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions) {
 
     /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
     static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
@@ -37,13 +41,13 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
             + "[--zone ZONE] [--alerts-out PATH] [--nats-url URL[,URL...]] [--rate LINES_PER_SECOND] "
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
-            + "[--keep-logs]";
+            + "[--keep-logs] [--detect-partitions N]";
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
         /** Nothing. */
         NONE("none"),
-        /** The worker hosting {@code detect} (the default). */
+        /** The worker hosting {@code detect} (partition 0 of a partitioned {@code detect}; the default). */
         WORKER("worker"),
         /** The worker hosting {@code detect} and the coordinator, together. */
         WORKER_AND_COORDINATOR("worker+coordinator");
@@ -89,6 +93,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         Kill kill = Kill.WORKER;
         Integer killAt = null;
         boolean keepLogs = false;
+        int detectPartitions = 1;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -103,11 +108,16 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                 case "--no-kill" -> kill = Kill.NONE;
                 case "--summary-json" -> summaryJson = Path.of(value(args, ++i, arg));
                 case "--keep-logs" -> keepLogs = true;
+                case "--detect-partitions" -> detectPartitions = number(value(args, ++i, arg), arg);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'. " + USAGE);
             }
         }
         if (rate < 1) {
             throw new IllegalArgumentException("--rate must be at least 1 line per second");
+        }
+        if (detectPartitions < 1 || detectPartitions > PipelineGroupSpec.DEFAULT_MAX_PARTITIONS) {
+            throw new IllegalArgumentException("--detect-partitions must be between 1 and "
+                    + PipelineGroupSpec.DEFAULT_MAX_PARTITIONS + ", got " + detectPartitions);
         }
         if (killAt != null && killAt < 0) {
             throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
@@ -135,7 +145,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     + "(comma-separated URLs) or set " + REPLICAS_VARIABLE + "=1");
         }
         return new DemoOptions(input, year, zone, alertsOut, natsUrl, rate, kill, killAt, summaryJson, replicas,
-                keepLogs);
+                keepLogs, detectPartitions);
     }
 
     private static int replicas(String value) {

@@ -77,10 +77,14 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
     }
 
     /**
-     * @return the edge into {@code to}
+     * @return the edges into {@code to}, summed: a partitioned pipeline's repartitioner and partitions as one row
      */
     private EdgeRow edge(String to) {
-        return edges.stream().filter(r -> r.edge().to().equals(to)).findFirst().orElseThrow();
+        List<EdgeRow> into = edges.stream().filter(r -> r.edge().to().equals(to)).toList();
+        return new EdgeRow(into.get(0).edge(), into.stream().mapToLong(EdgeRow::published).sum(),
+                into.stream().mapToLong(EdgeRow::duplicated).sum(), into.stream().mapToLong(EdgeRow::applied).sum(),
+                into.stream().mapToLong(EdgeRow::redelivered).sum(), into.stream().mapToLong(EdgeRow::parked).sum(),
+                into.stream().mapToLong(EdgeRow::pending).sum());
     }
 
     /**

@@ -83,12 +83,24 @@ public final class DurableNames {
      * @return the hash in hex
      */
     public static String fnv1a64Hex(String text) {
+        return String.format("%016x", fnv1a64(text));
+    }
+
+    /**
+     * The 64-bit FNV-1a hash of the UTF-8 bytes of a text (offset basis {@code 0xcbf29ce484222325}, prime
+     * {@code 0x100000001b3}), as the Rust reference computes it: durable names and partitions (SPEC sections 4
+     * and 11) depend on it never changing.
+     *
+     * @param text any text
+     * @return the hash, to be read as unsigned
+     */
+    public static long fnv1a64(String text) {
         long hash = FNV_OFFSET_BASIS;
         for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
             hash ^= (b & 0xff);
             hash *= FNV_PRIME;
         }
-        return String.format("%016x", hash);
+        return hash;
     }
 
     private static boolean isNameChar(int c) {

@@ -21,6 +21,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public class SubstrateMetrics {
 
+    /** The {@code partition} tag of an unpartitioned pipeline's meters (every per-pipeline meter has the tag). */
+    public static final String UNPARTITIONED = "none";
+
+    /** The {@code partition} tag of a partitioned pipeline's repartitioner (its unpartitioned input subjects). */
+    public static final String REPARTITION = "repartition";
+
     private final MeterRegistry registry;
     // Meters of the per-event paths, looked up once per tag value: registering builds and hashes a meter id, which
     // cost about 1 us per routed event (issue 7's benchmark). Tag values are bounded by the topology.
@@ -57,25 +63,28 @@ public class SubstrateMetrics {
     /**
      * Counts an event applied and acked.
      *
-     * @param pipeline the pipeline
-     * @param duration how long the apply and the confirmation of its outputs took
+     * @param pipeline  the pipeline
+     * @param partition its partition tag (an index, {@value #UNPARTITIONED} or {@value #REPARTITION})
+     * @param duration  how long the apply and the confirmation of its outputs took
      */
-    public void applied(String pipeline, Duration duration) {
-        applied.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.applied", "pipeline", p))
-                .increment();
-        applyTimers.computeIfAbsent(pipeline, p -> Timer.builder("varpulis.events.apply")
-                .description("apply of one event, outputs confirmed").tag("pipeline", p).register(registry))
-                .record(duration);
+    public void applied(String pipeline, String partition, Duration duration) {
+        String key = pipeline + "/" + partition;
+        applied.computeIfAbsent(key, p -> registry.counter("varpulis.events.applied", "pipeline", pipeline,
+                "partition", partition)).increment();
+        applyTimers.computeIfAbsent(key, p -> Timer.builder("varpulis.events.apply")
+                .description("apply of one event, outputs confirmed").tag("pipeline", pipeline)
+                .tag("partition", partition).register(registry)).record(duration);
     }
 
     /**
      * Counts a delivery after the first (a redelivery).
      *
-     * @param pipeline the pipeline
+     * @param pipeline  the pipeline
+     * @param partition its partition tag
      */
-    public void redelivered(String pipeline) {
-        redelivered.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.redelivered", "pipeline", p))
-                .increment();
+    public void redelivered(String pipeline, String partition) {
+        redelivered.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.redelivered",
+                "pipeline", pipeline, "partition", partition)).increment();
     }
 
     /**
@@ -83,21 +92,23 @@ public class SubstrateMetrics {
      * PubAck timeout, a state read without a leader): tries the ingress made itself, keeping the delivery in
      * progress, instead of spending a delivery of max_deliver.
      *
-     * @param pipeline the pipeline
+     * @param pipeline  the pipeline
+     * @param partition its partition tag
      */
-    public void retried(String pipeline) {
-        retried.computeIfAbsent(pipeline, p -> registry.counter("varpulis.events.retried", "pipeline", p))
-                .increment();
+    public void retried(String pipeline, String partition) {
+        retried.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.retried",
+                "pipeline", pipeline, "partition", partition)).increment();
     }
 
     /**
      * Counts a pipeline that stopped on this worker because its state is owned by another writer (a later
      * placement): alert on any increase that is not a planned move.
      *
-     * @param pipeline the pipeline
+     * @param pipeline  the pipeline
+     * @param partition its partition tag
      */
-    public void fenced(String pipeline) {
-        registry.counter("varpulis.state.fenced", "pipeline", pipeline).increment();
+    public void fenced(String pipeline, String partition) {
+        registry.counter("varpulis.state.fenced", "pipeline", pipeline, "partition", partition).increment();
     }
 
     /**

@@ -207,6 +207,23 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     /**
+     * @param group     the pipeline group
+     * @param pipeline  the pipeline
+     * @param partition its partition, or {@link Partitioning#NONE}
+     * @return {@link #bucketName(String, String)} for an unpartitioned pipeline; for a partition (its own bucket,
+     * fenced by its own placement epoch, SPEC section 11) {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}},
+     * the hash of {@code group/pipeline/partition}
+     */
+    public static String bucketName(String group, String pipeline, int partition) {
+        if (partition == Partitioning.NONE) {
+            return bucketName(group, pipeline);
+        }
+        PipelineUnit unit = new PipelineUnit(group, pipeline, partition);
+        return "varpulis_state_" + group + "_" + pipeline + "_p" + partition + "_"
+                + DurableNames.fnv1a64Hex(unit.key()).substring(0, 8);
+    }
+
+    /**
      * @return this writer's identity, {@code {epoch}-{random}}: the fence value's {@code writer} and the prefix of
      * its writes' {@code Nats-Msg-Id}s
      */

@@ -20,34 +20,36 @@ public interface KeyValueStateFactory {
     long NO_PLACEMENT_EPOCH = 0;
 
     /**
-     * @param group    the pipeline group
-     * @param pipeline the pipeline
-     * @param epoch    the placement epoch of this deployment of the pipeline ({@link #NO_PLACEMENT_EPOCH} when
-     *                 unknown)
+     * @param group     the pipeline group
+     * @param pipeline  the pipeline
+     * @param partition the partition (its own state, SPEC section 11), or {@link Partitioning#NONE}
+     * @param epoch     the placement epoch of this deployment of the pipeline or partition
+     *                  ({@link #NO_PLACEMENT_EPOCH} when unknown)
      * @return its state, owned by the caller until closed
      * @throws KeyValueState.StateFencedException      when a higher epoch holds the state
      * @throws KeyValueState.StateUnavailableException when the store did not answer
      * @throws KeyValueState.StateException            when the store cannot be opened
      */
-    KeyValueState open(String group, String pipeline, long epoch);
+    KeyValueState open(String group, String pipeline, int partition, long epoch);
 
     /**
      * @return state in memory, lost with the process: what core offers
      */
     static KeyValueStateFactory inMemory() {
-        return (group, pipeline, epoch) -> new InMemoryKeyValueState();
+        return (group, pipeline, partition, epoch) -> new InMemoryKeyValueState();
     }
 
     /**
      * @param connection the connection (leader reads, bucket management)
      * @param transport  the JetStream transport that publishes the writes
      * @param settings   TTL, replicas, timeout and cache size of the buckets
-     * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}_{hash}}
-     * (see {@link JetStreamKeyValueState})
+     * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}_{hash}},
+     * or per partition, {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}} (see
+     * {@link JetStreamKeyValueState})
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
                                           JetStreamKeyValueState.Settings settings) {
-        return (group, pipeline, epoch) -> JetStreamKeyValueState.open(connection, transport,
-                JetStreamKeyValueState.bucketName(group, pipeline), epoch, settings);
+        return (group, pipeline, partition, epoch) -> JetStreamKeyValueState.open(connection, transport,
+                JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings);
     }
 }

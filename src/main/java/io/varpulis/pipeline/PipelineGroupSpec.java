@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.varpulis.nats.Subjects;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -31,6 +32,13 @@ public record PipelineGroupSpec(
     public static final int MAX_NAME_LENGTH = 64;
 
     /**
+     * The default bound of a pipeline's {@code replicas} ({@code varpulis.cluster.max-partitions}): each partition
+     * is a durable consumer, a subject per input edge and a state bucket, so the bound keeps a typo (6400) from
+     * creating thousands of them.
+     */
+    public static final int DEFAULT_MAX_PARTITIONS = 64;
+
+    /**
      * Copies the lists (absent means empty).
      */
     public PipelineGroupSpec {
@@ -39,13 +47,26 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * Checks the group can run: names are NATS tokens of at most 64 characters, pipeline names are unique, routes
-     * join declared pipelines, their patterns are valid and they form no cycle.
+     * Checks the group can run with at most {@value #DEFAULT_MAX_PARTITIONS} partitions per pipeline, as
+     * {@link #validate(int)} does.
      *
      * @return this group
      * @throws IllegalArgumentException naming the first problem found
      */
     public PipelineGroupSpec validate() {
+        return validate(DEFAULT_MAX_PARTITIONS);
+    }
+
+    /**
+     * Checks the group can run: names are NATS tokens of at most 64 characters, pipeline names are unique, a
+     * pipeline's {@code replicas} is between 1 and {@code maxPartitions} with a {@code partition_key} when above 1
+     * (SPEC section 11), routes join declared pipelines, their patterns are valid and they form no cycle.
+     *
+     * @param maxPartitions the largest {@code replicas} allowed ({@code varpulis.cluster.max-partitions})
+     * @return this group
+     * @throws IllegalArgumentException naming the first problem found, the field and the fix
+     */
+    public PipelineGroupSpec validate(int maxPartitions) {
         if (name == null) {
             throw new IllegalArgumentException("a pipeline group needs a name");
         }
@@ -69,6 +90,7 @@ public record PipelineGroupSpec(
             if (pipeline.processor() == null || pipeline.processor().type() == null) {
                 throw new IllegalArgumentException("pipeline " + pipeline.name() + " has no processor type");
             }
+            pipeline.validatePartitioning(maxPartitions);
         }
         if (name.length() > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("group name " + name.substring(0, 20) + "... has " + name.length()
@@ -137,11 +159,33 @@ public record PipelineGroupSpec(
 
     /**
      * @param pipeline a pipeline name
-     * @return the route edges into it, one durable consumer each on JetStream
+     * @return the route edges into it (unpartitioned subjects); a pipeline with one replica has one durable consumer
+     * on each, a partitioned one consumes each with its repartitioner (see {@link #consumedEdges(String)})
      */
     public List<RouteEdge> inputEdges(String pipeline) {
         return routes.stream().filter(r -> r.toPipeline().equals(pipeline))
                 .map(r -> new RouteEdge(name, r.fromPipeline(), r.toPipeline())).distinct().toList();
+    }
+
+    /**
+     * Every edge a durable consumer of the pipeline reads (SPEC section 11): its input edges, and for a partitioned
+     * pipeline also each input edge's partition subjects, {@code partition 0} to {@code replicas - 1}.
+     *
+     * @param pipeline a pipeline name
+     * @return the edges, input edge by input edge, the unpartitioned one first
+     */
+    public List<RouteEdge> consumedEdges(String pipeline) {
+        int partitions = pipeline(pipeline).map(PipelineSpec::partitions).orElse(1);
+        List<RouteEdge> edges = new java.util.ArrayList<>();
+        for (RouteEdge edge : inputEdges(pipeline)) {
+            edges.add(edge);
+            if (partitions > 1) {
+                for (int p = 0; p < partitions; p++) {
+                    edges.add(edge.partition(p));
+                }
+            }
+        }
+        return edges;
     }
 
     /**
@@ -163,13 +207,74 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * A pipeline of the group.
+     * A pipeline of the group. JSON: {@code {"name": "detect", "processor": {...}, "replicas": 4,
+     * "partition_key": "src_ip"}}; the last two are left out of the JSON when absent, so an unpartitioned pipeline's
+     * spec reads as it did before partitions existed.
      *
-     * @param name      the pipeline name, a NATS token
-     * @param processor what it runs
+     * @param name         the pipeline name, a NATS token
+     * @param processor    what it runs
+     * @param replicas     its partition count (SPEC section 11), {@code null} for 1
+     * @param partitionKey the event field whose text picks the partition, required when {@code replicas} is above 1
      */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PipelineSpec(@JsonProperty("name") String name,
-                               @JsonProperty("processor") ProcessorSpec processor) {
+                               @JsonProperty("processor") ProcessorSpec processor,
+                               @JsonProperty("replicas") Integer replicas,
+                               @JsonProperty("partition_key") String partitionKey) {
+
+        /**
+         * The constructor {@code application.yml} binds ({@code varpulis.cluster.groups.<name>.pipelines[i].name,
+         * processor, replicas, partition-key}) and JSON reads.
+         */
+        @ConstructorBinding
+        public PipelineSpec {
+        }
+
+        /**
+         * An unpartitioned pipeline.
+         *
+         * @param name      the pipeline name
+         * @param processor what it runs
+         */
+        public PipelineSpec(String name, ProcessorSpec processor) {
+            this(name, processor, null, null);
+        }
+
+        /**
+         * @return how many partitions the pipeline runs in: {@code replicas}, 1 when absent
+         */
+        @JsonIgnore
+        public int partitions() {
+            return replicas == null ? 1 : replicas;
+        }
+
+        /**
+         * @return whether the pipeline runs in more than one partition
+         */
+        @JsonIgnore
+        public boolean isPartitioned() {
+            return partitions() > 1;
+        }
+
+        /**
+         * @return how its events are spread over its partitions, empty when it has one
+         */
+        @JsonIgnore
+        public Optional<Partitioning> partitioning() {
+            return isPartitioned() ? Optional.of(new Partitioning(partitionKey, partitions())) : Optional.empty();
+        }
+
+        private void validatePartitioning(int maxPartitions) {
+            if (replicas != null && (replicas < 1 || replicas > maxPartitions)) {
+                throw new IllegalArgumentException("pipeline " + name + ": replicas is " + replicas + "; it must be "
+                        + "between 1 and " + maxPartitions + " (varpulis.cluster.max-partitions raises the bound)");
+            }
+            if (isPartitioned() && (partitionKey == null || partitionKey.isBlank())) {
+                throw new IllegalArgumentException("pipeline " + name + ": replicas is " + replicas + " but "
+                        + "partition_key is missing; name the event field that keeps related events together "
+                        + "(\"partition_key\": \"src_ip\"), or set replicas to 1");
+            }
+        }
     }
 
     /**

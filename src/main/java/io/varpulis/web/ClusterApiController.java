@@ -180,7 +180,8 @@ public class ClusterApiController {
 
     /**
      * Injects one event at the group's {@code _external} entry: it follows every route from {@code _external} whose
-     * pattern matches its type. Body: {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}. Every
+     * pattern matches its type, into the partition its key picks when the route leads into a partitioned pipeline
+     * (SPEC section 11; one without a text key goes to the unpartitioned subject, where it is parked). Body: {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}. Every
      * injection has an id, {@code ?id=} or a new UUID, answered in the 202 and in the 503: it seeds the events'
      * {@code Nats-Msg-Id}s, so a retry with the same id within the routing stream's 2-minute duplicate window is
      * stored once, whatever became of the first attempt (issue 15).
@@ -221,7 +222,7 @@ public class ClusterApiController {
             return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(new ApiError(tooLarge));
         }
         try {
-            new RouteEmitter(id, entries, transport, codec, metrics).emit(List.of(event), INJECTION_SEED + injection)
+            RouteEmitter.of(group, entries, transport, codec, metrics).emit(List.of(event), INJECTION_SEED + injection)
                     .get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | CompletionException e) {
             AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");

@@ -59,6 +59,36 @@ class ClusterStartupValidationTest {
     }
 
     @Test
+    void aConfiguredPipelineWithReplicasButNoPartitionKeyFailsStartupNamingTheGroupsProperty() {
+        String p = "varpulis.cluster.groups.g.pipelines[0].";
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
+                p + "replicas=2", "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
+                "varpulis.cluster.groups.g.routes[0].to-pipeline=detect").run(context -> {
+                    assertThat(context).hasFailed();
+                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.groups.g");
+                    assertThat(failure.getMessage()).contains("partition_key is missing", "or set replicas to 1");
+                });
+    }
+
+    @Test
+    void aConfiguredPartitionedPipelineBindsItsReplicasAndPartitionKey() {
+        String p = "varpulis.cluster.groups.g.pipelines[0].";
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
+                p + "replicas=3", p + "partition-key=src_ip",
+                "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
+                "varpulis.cluster.groups.g.routes[0].to-pipeline=detect").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    var detect = context.getBean(CoordinatorNode.class).state().group("g").orElseThrow()
+                            .pipeline("detect").orElseThrow();
+                    assertThat(detect.partitions()).isEqualTo(3);
+                    assertThat(detect.partitionKey()).isEqualTo("src_ip");
+                });
+    }
+
+    @Test
     void coordinatorOnCoreNeedsNoId() {
         runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
                 "varpulis.cluster.role=coordinator").run(context -> {

@@ -25,6 +25,7 @@ import java.util.Optional;
  * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
  * </li>
  * <li>mainjob: the main job from the jar and fail2ban-regex on the 100 000-line log, side by side (issue 14);</li>
+ * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
  * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify} does not run it.
@@ -87,6 +88,9 @@ public final class BenchMain {
         }
         if (options.runs("mainjob")) {
             mainJob(report);
+        }
+        if (options.runs("partitions")) {
+            partitions(report);
         }
         if (options.runs("micro")) {
             report.micro(MicroRun.run(OUT), command("micro"));
@@ -195,6 +199,19 @@ public final class BenchMain {
         MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(whyNot.toString())
                 : MainJobRun.run(jar.get(), 50, options.rounds(), OUT);
         report.mainJob(result, command("mainjob") + " --rounds=" + options.rounds());
+    }
+
+    private void partitions(Report report) throws Exception {
+        String command = command("partitions") + " --rounds=" + options.rounds() + " --days=" + options.days()
+                + " --line-rate=" + options.lineRate();
+        StringBuilder whyNot = new StringBuilder();
+        Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
+        if (jar.isEmpty()) {
+            report.partitionsPending(whyNot.toString(), command);
+            return;
+        }
+        report.partitions(PartitionsRun.run(broker, jar.get(), options.rounds(), options.days(), options.lineRate(),
+                OUT), command);
     }
 
     private HopClient client(Substrate substrate, boolean product) throws Exception {

@@ -21,12 +21,14 @@ import java.util.Set;
  * @param scenarios which scenarios to run: throughput, latency, memory, startup, failover, micro (JMH)
  * @param substrates the substrates of the throughput and latency scenarios: jetstream, core
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
+ * @param days      days of the sample the partitions scenario streams (scripts/make-log.sh: 2 000 lines a day)
+ * @param lineRate  lines/s the partitions scenario streams at (the demo's --rate)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
-                    List<Substrate> substrates, String jar) {
+                    List<Substrate> substrates, String jar, int days, int lineRate) {
 
     static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "mainjob",
-            "micro");
+            "partitions", "micro");
 
     static BenchOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -34,7 +36,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar");
+                        + "substrates (jetstream,core), jar, days, line-rate");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -47,9 +49,10 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 number(values, "rounds", 5), number(values, "rate", 2_000), number(values, "seconds", 15),
                 number(values, "raw-batch", 500), scenarios,
                 Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
-                        .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""));
+                        .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""),
+                number(values, "days", 10), number(values, "line-rate", 20_000));
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
-                "substrates", "jar"));
+                "substrates", "jar", "days", "line-rate"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }

@@ -143,6 +143,36 @@ final class Report {
         line("");
     }
 
+    void partitionsPending(String why, String command) {
+        heading("Main job with detect in 1 and 2 partitions, two workers", command);
+        line("| partitions | lines/s |");
+        line("|---|---|");
+        line("| **pending**: " + why + " | - |");
+        line("");
+    }
+
+    void partitions(List<PartitionsRun.Result> results, String command) {
+        heading("Main job with detect in 1 and 2 partitions, two workers", command);
+        line("| detect partitions | runs passed | median end to end (s) | median lines/s | vs 1 partition |");
+        line("|---:|---:|---:|---:|---:|");
+        double one = Double.NaN;
+        for (int partitions : new int[] {1, 2}) {
+            List<PartitionsRun.Result> of = results.stream().filter(r -> r.partitions() == partitions).toList();
+            List<PartitionsRun.Result> passed = of.stream().filter(PartitionsRun.Result::passed).toList();
+            double rate = passed.isEmpty() ? Double.NaN
+                    : median(passed.stream().map(PartitionsRun.Result::linesPerSecond).toList());
+            if (partitions == 1) {
+                one = rate;
+            }
+            line("| " + partitions + " | " + passed.size() + " of " + of.size() + " | " + (passed.isEmpty() ? "-"
+                    : fixed(median(passed.stream().map(PartitionsRun.Result::secondsEndToEnd).toList()), 1))
+                    + " | " + (passed.isEmpty() ? "-" : rate(rate)) + " | " + fixed(rate / one, 2) + " |");
+        }
+        results.stream().filter(r -> !r.passed()).forEach(r -> line("- failed run, " + r.partitions()
+                + " partition(s): " + r.note()));
+        line("");
+    }
+
     private static long medianMs(List<Long> values) {
         return Math.round(median(values.stream().map(Long::doubleValue).toList()));
     }

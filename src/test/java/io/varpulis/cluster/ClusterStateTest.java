@@ -1,5 +1,9 @@
 package io.varpulis.cluster;
 
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
+import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -156,6 +160,41 @@ class ClusterStateTest {
         assertThat(state.forgetDead(Duration.ofMinutes(10))).containsExactly("w1");
         assertThat(state.workers()).isEmpty();
         assertThat(state.placement()).isEmpty();
+    }
+
+    @Test
+    void partitionsArePlacedOnTheirOwnSpreadOverWorkersAndMovedOnFailure() {
+        state.register(request("w1"));
+        state.register(request("w2"));
+        state.register(request("w3"));
+        // w1 already runs a pipeline: least-loaded alone would put two partitions on w2 and w3 only by chance.
+        state.addGroup(TestGroups.threeStages("other"));
+        state.place(epochs::incrementAndGet).forEach(state::deployed);
+        state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
+                new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
+                List.of(new RouteSpec("_external", "detect", null))));
+
+        Map<String, Placement> placed = state.place("g", epochs::incrementAndGet);
+
+        assertThat(placed).containsOnlyKeys("g/detect/0", "g/detect/1", "g/detect/2");
+        assertThat(placed.values().stream().map(Placement::worker).distinct()).as("one partition per worker")
+                .hasSize(3);
+        assertThat(placed.values().stream().map(Placement::epoch).distinct()).as("an epoch each").hasSize(3);
+        placed.forEach(state::deployed);
+
+        String victim = placed.get("g/detect/1").worker();
+        clock.advance(TIMEOUT.plusSeconds(1));
+        List.of("w1", "w2", "w3").stream().filter(w -> !w.equals(victim))
+                .forEach(w -> state.heartbeat(w, beat(0), clock.instant()));
+        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly(victim);
+        Map<String, Placement> moved = state.place(epochs::incrementAndGet);
+
+        assertThat(moved).containsKey("g/detect/1").doesNotContainKeys("g/detect/0", "g/detect/2");
+        assertThat(moved.get("g/detect/1").worker()).isNotEqualTo(victim);
+        assertThat(moved.get("g/detect/1").epoch()).isGreaterThan(placed.get("g/detect/1").epoch());
+        assertThat(state.reportRunning("g/detect/1", moved.get("g/detect/1").worker(),
+                moved.get("g/detect/1").epoch())).isEqualTo(ClusterState.Report.OWNED);
+        assertThat(state.reportRunning("g/detect/7", "w1", 1)).isEqualTo(ClusterState.Report.UNKNOWN_GROUP);
     }
 
     private static WorkerHeartbeat beat(int pipelines) {

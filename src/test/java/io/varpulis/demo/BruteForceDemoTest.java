@@ -83,6 +83,44 @@ class BruteForceDemoTest {
         assertThat(commandLines).as("the node JVMs' command lines, as /proc shows them to every user").isNotEmpty()
                 .allSatisfy(line -> assertThat(line).doesNotContain("password", "api-key", "apikey", "nats.url"));
 
+        JsonNode json = assertTheReferenceRun(status, alerts, summary);
+        assertThat(json.path("edges")).extracting(e -> e.path("edge").asText()).containsExactly(
+                "ssh-bruteforce._external.ingress", "ssh-bruteforce.ingress.detect", "ssh-bruteforce.detect.alerts");
+        assertThat(json.path("edges")).extracting(e -> e.path("published").asInt()).containsExactly(2000, 524, 16);
+        assertThat(leftBehind()).as("run directory and the run's own nats-server store removed after a run that "
+                + "passed").isEqualTo(before);
+    }
+
+    /**
+     * Issue 16's done-means: {@code detect} in two partitions by {@code src_ip}, on the two workers, the worker of
+     * partition 0 killed with SIGKILL half-way and restarted: the same 16 alerts, every failure applied once in the
+     * partitions' state buckets, the failures spread over both partitions' subjects, nothing on the unpartitioned
+     * {@code ingress -> detect} subject (the ingress routes each failure straight to its partition).
+     */
+    @Test
+    void detectInTwoPartitionsWithAWorkerKilledRaisesTheReferenceAlerts() throws Exception {
+        Path alerts = dir.resolve("alerts.jsonl");
+        Path summary = dir.resolve("summary.json");
+
+        int status = BruteForceDemo.run(new String[]{"--alerts-out", alerts.toString(), "--year", "2026",
+            "--rate", "400", "--summary-json", summary.toString(), "--detect-partitions", "2"}, Map.of());
+
+        JsonNode json = assertTheReferenceRun(status, alerts, summary);
+        assertThat(json.path("edges")).extracting(e -> e.path("edge").asText()).containsExactly(
+                "ssh-bruteforce._external.ingress", "ssh-bruteforce.ingress.detect", "ssh-bruteforce.ingress.detect.0",
+                "ssh-bruteforce.ingress.detect.1", "ssh-bruteforce.detect.alerts");
+        List<Integer> published = new ArrayList<>();
+        json.path("edges").forEach(e -> published.add(e.path("published").asInt()));
+        assertThat(published.get(0)).isEqualTo(2000);
+        assertThat(published.get(1)).as("nothing on the unpartitioned subject").isZero();
+        assertThat(published.get(2) + published.get(3)).isEqualTo(524);
+        assertThat(published.subList(2, 4)).as("failures on both partitions").allSatisfy(n -> assertThat(n)
+                .isPositive());
+        assertThat(published.get(4)).isEqualTo(16);
+    }
+
+    /** The checks every demo run must pass: exit 0, the 16 reference alerts once each, the summary's counts. */
+    private static JsonNode assertTheReferenceRun(int status, Path alerts, Path summary) throws IOException {
         assertThat(status).as("exit status: 0 means every line, failure and alert accounted for, although a "
                 + "worker was killed").isZero();
         List<String> lines = Files.readAllLines(alerts, StandardCharsets.UTF_8).stream()
@@ -117,15 +155,11 @@ class BruteForceDemoTest {
         assertThat(json.path("alerts_got").asInt()).isEqualTo(16);
         assertThat(json.path("alerts_missing")).isEmpty();
         assertThat(json.path("alerts_unexpected")).isEmpty();
-        assertThat(json.path("edges")).extracting(e -> e.path("edge").asText()).containsExactly(
-                "ssh-bruteforce._external.ingress", "ssh-bruteforce.ingress.detect", "ssh-bruteforce.detect.alerts");
-        assertThat(json.path("edges")).extracting(e -> e.path("published").asInt()).containsExactly(2000, 524, 16);
         assertThat(json.path("edges")).allSatisfy(e -> {
             assertThat(e.path("parked").asInt()).isZero();
             assertThat(e.path("duplicated").asInt()).isZero();
         });
-        assertThat(leftBehind()).as("run directory and the run's own nats-server store removed after a run that "
-                + "passed").isEqualTo(before);
+        return json;
     }
 
     /** The command lines of this JVM's child node JVMs ({@code /proc/<pid>/cmdline}, arguments joined by spaces). */

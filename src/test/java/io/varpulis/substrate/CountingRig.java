@@ -14,6 +14,7 @@ import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
@@ -76,7 +77,7 @@ final class CountingRig implements AutoCloseable {
         stateStream = "KV_" + JetStreamKeyValueState.bucketName(GROUP, pipeline);
         state = KeyValueStateFactory.jetStream(worker.connection, worker.transport,
                 new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000))
-                .open(GROUP, pipeline, 1);
+                .open(GROUP, pipeline, Partitioning.NONE, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
         RouteEmitter emitter = new RouteEmitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
         NatsProperties.Consumer consumer = properties.getJetstream().getConsumer();

@@ -48,7 +48,7 @@ class HeartbeatDurabilityTest {
             WorkerHeartbeat heartbeat = seen.get("w-6");
             assertThat(heartbeat.eventsProcessed()).isEqualTo(42);
             assertThat(heartbeat.pipelineMetrics()).containsExactly(
-                    new WorkerHeartbeat.PipelineMetric("detect", 42, 3, null, null));
+                    new WorkerHeartbeat.PipelineMetric("detect", 42, 3, null, null, null));
             assertThat(coordinator.metrics.count("varpulis.heartbeats.applied")).isGreaterThanOrEqualTo(1);
         }
     }

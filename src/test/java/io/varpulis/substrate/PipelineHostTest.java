@@ -11,6 +11,7 @@ import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
@@ -33,6 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -112,7 +114,7 @@ class PipelineHostTest {
                         DurableNames.routeConsumer("detect", edge.subject()));
                 return info.getNumPending() == 0 && info.getNumAckPending() == 0;
             });
-            KeyValueState verify = states(ownerWorker).open("fenced", "detect", 3);
+            KeyValueState verify = states(ownerWorker).open("fenced", "detect", Partitioning.NONE, 3);
             assertThat(new String(verify.get("total").orElseThrow(), StandardCharsets.UTF_8))
                     .as("every event counted once, though two workers ran the pipeline for a while")
                     .isEqualTo(Integer.toString(events));
@@ -124,6 +126,34 @@ class PipelineHostTest {
                     "max_deliver")).isZero();
             owner.close();
             zombie.close();
+        }
+    }
+
+    @Test
+    void eachPartitionsStateIsFencedByItsOwnPlacementEpoch() throws Exception {
+        try (SubstrateFixture a = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
+             SubstrateFixture b = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineGroupSpec group = new PipelineGroupSpec("pfenced",
+                    List.of(new PipelineGroupSpec.PipelineSpec("detect", new PipelineGroupSpec.ProcessorSpec("test",
+                            Map.of()), 2, "src_ip")),
+                    List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", null))).validate();
+            PipelineHost hostA = host(a, counting(), states(a));
+            PipelineHost hostB = host(b, counting(), states(b));
+
+            assertThat(hostA.deploy(group, "detect", 0, 7)).isTrue();
+            assertThat(hostB.deploy(group, "detect", 1, 3)).as("partition 1's state knows nothing of partition 0's "
+                    + "epoch 7").isTrue();
+            assertThatThrownBy(() -> hostB.deploy(group, "detect", 0, 6)).as("partition 0 is held by epoch 7")
+                    .isInstanceOf(KeyValueState.StateFencedException.class);
+            assertThatThrownBy(() -> hostB.deploy(group, "detect", 2, 8)).hasMessageContaining("partition 2 is none");
+            assertThat(hostA.status()).extracting(PipelineHost.PipelineStatus::partition).containsExactly(0);
+            assertThat(hostB.status()).extracting(PipelineHost.PipelineStatus::partition).containsExactly(1);
+            assertThat(a.jsm().getConsumerNames(VarpulisJetStream.ROUTING_STREAM)).contains(
+                    DurableNames.routeConsumer("detect", "varpulis.cluster.pipeline.pfenced._external.detect"),
+                    DurableNames.routeConsumer("detect", "varpulis.cluster.pipeline.pfenced._external.detect.0"),
+                    DurableNames.routeConsumer("detect", "varpulis.cluster.pipeline.pfenced._external.detect.1"));
+            hostA.close();
+            hostB.close();
         }
     }
 
