@@ -1,8 +1,8 @@
 package io.varpulis.delivery;
 
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
-import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.ProcessingContext;

@@ -2,8 +2,8 @@ package io.varpulis.delivery;
 
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
-import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;

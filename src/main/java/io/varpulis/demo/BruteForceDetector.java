@@ -3,11 +3,11 @@ package io.varpulis.demo;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.varpulis.pipeline.UnprocessableEventException;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
+import io.varpulis.pipeline.UnprocessableEventException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

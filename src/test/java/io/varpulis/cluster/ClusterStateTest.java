@@ -1,9 +1,9 @@
 package io.varpulis.cluster;
 
-import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
+import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
