@@ -139,7 +139,9 @@ final class MainJobRun {
             throws IOException, InterruptedException {
         Path summary = dir.resolve("summary-" + round + ".json");
         Files.deleteIfExists(summary);
-        String command = "java -jar " + jar.toAbsolutePath() + " demo --input " + log.toAbsolutePath()
+        // C2 for the nodes, as a production node runs (the demo's default is C1, which starts faster).
+        String command = "VARPULIS_DEMO_NODE_JAVA_OPTS=-XX:TieredStopAtLevel=4 java -jar " + jar.toAbsolutePath()
+                + " demo --input " + log.toAbsolutePath()
                 + " --rate 1000000 --kill " + kill + " --summary-json " + summary.toAbsolutePath()
                 + " --alerts-out " + dir.toAbsolutePath().resolve("alerts-" + round + ".jsonl")
                 + " > " + dir.toAbsolutePath().resolve("job-" + round + ".log") + " 2>&1";
