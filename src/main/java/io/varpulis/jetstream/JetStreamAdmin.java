@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,6 +36,12 @@ import java.util.regex.Pattern;
 public class JetStreamAdmin {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamAdmin.class);
+
+    /**
+     * How long provisioning asks again when JetStream does not answer (a cluster electing its meta leader, or placing
+     * an R3 stream's replicas under load) before startup fails.
+     */
+    static final Duration UNANSWERED_PROVISIONING_WAIT = Duration.ofSeconds(30);
 
     /** The subject in the server's "Permissions Violation for Publish to "..."" error. */
     private static final Pattern REFUSED_SUBJECT = Pattern.compile("\"([^\"]+)\"");
@@ -135,16 +142,42 @@ public class JetStreamAdmin {
         String name = declaration.name();
         declaredStreams.put(name, declaration);
         Instant started = Instant.now();
-        try {
-            Optional<StreamInfo> existing = streamInfo(name);
-            if (existing.isPresent()) {
-                recordDrift(declaration, existing.get().getConfiguration());
-                return existing.get();
+        long deadline = System.nanoTime() + UNANSWERED_PROVISIONING_WAIT.toNanos();
+        long waitMillis = 250;
+        while (true) {
+            try {
+                Optional<StreamInfo> existing = streamInfo(name);
+                if (existing.isPresent()) {
+                    recordDrift(declaration, existing.get().getConfiguration());
+                    return existing.get();
+                }
+                return create(declaration.configuration());
+            } catch (JetStreamApiException e) {
+                permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
+                throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
+            } catch (IOException e) {
+                // No answer in time: a permission violation (said at once), or a JetStream cluster still electing
+                // its meta leader or busy placing replicas; asked again (a create that was done meanwhile is found
+                // by the info, never made twice) until the wait is over.
+                permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
+                if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
+                    throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
+                            + " (no answer for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
+                }
+                log.warn("no answer from JetStream while provisioning stream {} ({}); asking again in {} ms", name,
+                        e.getMessage(), waitMillis);
+                sleep(waitMillis);
+                waitMillis = Math.min(2_000, waitMillis * 2);
             }
-            return create(declaration.configuration());
-        } catch (IOException | JetStreamApiException e) {
-            permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
-            throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while provisioning streams", interrupted);
         }
     }
 
