@@ -132,11 +132,13 @@ public class JetStreamAdmin {
      * Creates the stream if absent; otherwise records how it differs from the declaration.
      * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage), the stream is
      * created bounded by max_age only and a WARN says so.
+     * <p>A request JetStream does not answer (a cluster electing its meta leader) is asked again for up to 30 s.
      *
      * @param declaration the stream
      * @return the server's stream info
      * @throws JetStreamPermissionException when the user may not read or create it
-     * @throws IllegalStateException        when the server refuses it for another reason
+     * @throws IllegalStateException        when the server refuses it for another reason, or does not answer for
+     *                                      30 s
      */
     public StreamInfo declareStream(StreamDeclaration declaration) {
         String name = declaration.name();
