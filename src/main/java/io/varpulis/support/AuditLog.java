@@ -10,8 +10,8 @@ import java.util.Collection;
  * operator API and the dead-letter console, done or refused, logs one line on the logger {@value #LOGGER}, so that
  * operators can route those lines apart. A line names the principal, its roles, where it came from, and what it did.
  * <p>What a caller sent (a principal's name, a path, an error quoting a value) is escaped: a line break or any other
- * control character is written as {@code \n}, {@code \r}, {@code \t} or {@code \}{@code uXXXX}, so a caller can
- * never write a line of its own into the audit log.
+ * control character is written as {@code \n}, {@code \r}, {@code \t} or a Java unicode escape of four hex digits
+ * (ESC as {@code \}{@code u001b}), so a caller can never write a line of its own into the audit log.
  */
 public final class AuditLog {
 
