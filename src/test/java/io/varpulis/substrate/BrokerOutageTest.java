@@ -80,7 +80,6 @@ class BrokerOutageTest {
         int ticks = 3000;
         try (CountingRig rig = new CountingRig(nats.url(), 1, Duration.ofSeconds(5))) {
             long parkedBefore = rig.dlqDepth();
-            rig.tick(-1).get(10, TimeUnit.SECONDS);
             CompletableFuture<Void> outage = CompletableFuture.runAsync(() -> {
                 CountingRig.sleep(2000);
                 nats.kill();
@@ -89,14 +88,20 @@ class BrokerOutageTest {
             });
             rig.tickAll(ticks, Duration.ofMillis(2));
             outage.get(60, TimeUnit.SECONDS);
+            // The poison after the outage: parking still works once the server is back. (Sent before it, its last
+            // delivery may be in flight across the 6 s away, longer than ack_wait: the server then gives that
+            // delivery up and says MAX_DELIVERIES although the ingress parks it, as 2.15 does at once on restart.)
+            rig.tick(-1).get(30, TimeUnit.SECONDS);
 
             rig.awaitDrained(ticks, Duration.ofSeconds(120));
+            await().atMost(Duration.ofSeconds(30)).until(() -> rig.dlqDepth() - parkedBefore >= 1);
             System.out.println("server killed 6 s: " + rig.figures());
             assertThat(rig.sunk).containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, ticks).boxed().toList());
             assertThat(rig.total()).as("every tick counted once in the state").isEqualTo(ticks);
             assertThat(rig.dlqDepth() - parkedBefore).as("only the poison tick is parked").isEqualTo(1);
             assertThat(rig.parked()).last().asString().startsWith("max_deliver ").contains("\"n\":-1");
-            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver unsettled").hasValue(0);
+            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver unsettled: %s",
+                    rig.maxDeliveries).hasValue(0);
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
                     .isEqualTo(1);
         }

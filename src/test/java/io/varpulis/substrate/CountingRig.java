@@ -56,6 +56,8 @@ final class CountingRig implements AutoCloseable {
     /** When each tick was sent and stored, nanoTime, by N. */
     private final Map<Integer, long[]> timings = new ConcurrentHashMap<>();
     final AtomicInteger maxDeliveriesAdvisories = new AtomicInteger();
+    /** The MAX_DELIVERIES advisories received (JSON: stream, consumer, stream_seq, deliveries), for failure output. */
+    final List<String> maxDeliveries = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Consumption> consumptions = new ArrayList<>();
     private final Dispatcher advisories;
 
@@ -71,7 +73,10 @@ final class CountingRig implements AutoCloseable {
         properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         properties.getJetstream().getConsumer().setAckWait(ackWait);
         worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, properties);
-        advisories = worker.connection.createDispatcher(msg -> maxDeliveriesAdvisories.incrementAndGet());
+        advisories = worker.connection.createDispatcher(msg -> {
+            maxDeliveries.add(new String(msg.getData(), StandardCharsets.UTF_8));
+            maxDeliveriesAdvisories.incrementAndGet();
+        });
         advisories.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>");
         String pipeline = "count-" + System.nanoTime();
         stateStream = "KV_" + JetStreamKeyValueState.bucketName(GROUP, pipeline);
