@@ -592,8 +592,9 @@ public final class BruteForceDemo {
     }
 
     /**
-     * Holds detect's state bucket to the reference, window by window: an alerted window must be alerted, any other
-     * must hold the reference's count from as many distinct inputs (each failure counted once, none missed).
+     * Holds detect's state bucket to the reference, window by window: an alerted window must be alerted (its count
+     * frozen at the crossing), any other must hold the reference's count from as many distinct inputs (each failure
+     * counted once, none missed).
      */
     private Report.StateAudit auditState(Connection connection) throws Exception {
         // A partitioned detect keeps each source's windows in its partition's bucket; the keys never overlap.
@@ -611,6 +612,8 @@ public final class BruteForceDemo {
             }
         }
         int applied = 0;
+        int countedOnce = 0;
+        int alertedWindows = 0;
         List<String> wrong = new ArrayList<>();
         for (Map.Entry<String, ExpectedAlerts.Window> entry : expected.windows().entrySet()) {
             ExpectedAlerts.Window window = entry.getValue();
@@ -620,13 +623,18 @@ public final class BruteForceDemo {
                     : ExpectedAlerts.windowState(got.getValue(), entry.getKey()));
             if (problem == null) {
                 applied += window.events();
+                if (window.state().alerted()) {
+                    alertedWindows++;
+                } else {
+                    countedOnce += window.events();
+                }
             } else if (wrong.size() < Report.LISTED) {
                 wrong.add(window.identity() + ": " + problem);
             }
         }
         Set<String> unexpected = new HashSet<>(keys);
         unexpected.removeAll(expected.windows().keySet());
-        return new Report.StateAudit(applied, wrong, unexpected.size());
+        return new Report.StateAudit(applied, countedOnce, alertedWindows, wrong, unexpected.size());
     }
 
     /** @return detect's partitions, {@link Partitioning#NONE} alone when it is unpartitioned */

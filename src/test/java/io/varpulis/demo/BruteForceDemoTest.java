@@ -151,6 +151,9 @@ class BruteForceDemoTest {
                 .containsExactly(2000, 524, 1476, 0);
         assertThat(json.path("failures_expected").asInt()).isEqualTo(524);
         assertThat(json.path("failures_applied").asInt()).isEqualTo(524);
+        assertThat(json.path("windows_alerted").asInt()).as("windows alerted as the reference").isEqualTo(16);
+        assertThat(json.path("failures_counted_once").asInt()).as("failures of windows below the threshold, each "
+                + "counted once").isEqualTo(32);
         assertThat(json.path("alerts_expected").asInt()).isEqualTo(16);
         assertThat(json.path("alerts_got").asInt()).isEqualTo(16);
         assertThat(json.path("alerts_missing")).isEmpty();
