@@ -49,8 +49,8 @@ import java.util.function.Supplier;
  * (max_deliver) the event is parked, and the original acked only after the DLQ's PubAck (a failed park naks
  * instead). Poison is what fails to decode or apply.
  * <p>A broker that is briefly away is not poison: when the outputs or the state cannot be confirmed because the
- * broker is unavailable (no responders during an election, a PubAck timeout, a reconnect), or a state read finds no
- * leader, the ingress waits and tries again (publishing the same outputs with the same {@code Nats-Msg-Id}s, or
+ * broker is unavailable (no responders during an election, a PubAck timeout, a reconnect), a state read finds no
+ * leader, or an event on the wrong partition cannot be republished to its key's partition, the ingress waits and tries again (publishing the same outputs with the same {@code Nats-Msg-Id}s, or
  * applying the event again on the same state), backing off from 250 ms to 4 s, for as long as it takes. The delivery
  * is kept in progress meanwhile (an in-progress acknowledgement every third of ack_wait), so no delivery of its
  * max_deliver budget is spent on the broker's absence.
@@ -243,20 +243,42 @@ public class RouteIngress implements DeliveryHandler {
         if (rerouter != OutputEmitter.NONE) {
             log.info("{}: key {} belongs to partition {} of {}, not {}; republished there", delivery,
                     partitioning.key(), owner, partitioning.partitions(), edge.partition());
-            return rerouter.emit(List.of(event), delivery).handle((ok, error) -> {
-                if (error == null) {
-                    delivery.ack();
-                    return CompletableFuture.<Void>completedFuture(null);
-                }
-                return CompletableFuture.supplyAsync(() -> failed(delivery, unwrap(error)), SETTLE)
-                        .thenCompose(settled -> settled);
-            }).thenCompose(settled -> settled);
+            return reroute(delivery, event, new Waiting(System.nanoTime()));
         }
         return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE, new IllegalArgumentException("event "
                 + "with " + partitioning.key() + " '" + event.fields().get(partitioning.key()) + "' belongs to "
                 + "partition " + owner + " of " + partitioning.partitions() + " but came on " + edge.subject()
                 + ": publish to the unpartitioned subject " + new RouteEdge(edge.group(), edge.from(), edge.to())
                 .subject() + " and the pipeline partitions it"));
+    }
+
+    /**
+     * Republishes an event to its key's partition and acks it after the PubAck; a broker that is away (no
+     * responders, PubAck timeout) is waited for like an output's (SPEC section 9), any other refusal is a failed
+     * delivery.
+     */
+    private CompletableFuture<Void> reroute(Delivery delivery, Event event, Waiting waiting) {
+        CompletableFuture<Void> emitted;
+        try {
+            emitted = rerouter.emit(List.of(event), delivery);
+        } catch (RuntimeException e) {
+            emitted = CompletableFuture.failedFuture(e);
+        }
+        return emitted.handle((ok, error) -> {
+            if (error == null) {
+                delivery.ack();
+                if (waiting.tries > 0) {
+                    outage.recovered();
+                }
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            Throwable cause = unwrap(error);
+            return CompletableFuture.supplyAsync(() -> PublishException.classify(cause)
+                                    == PublishException.Kind.UNAVAILABLE
+                                    ? brokerWait(delivery, waiting, cause, () -> reroute(delivery, event, waiting))
+                                    : failed(delivery, cause), SETTLE)
+                    .thenCompose(settled -> settled);
+        }).thenCompose(settled -> settled);
     }
 
     private CompletableFuture<Void> apply(Delivery delivery, Event event, Waiting waiting) {
@@ -293,7 +315,8 @@ public class RouteIngress implements DeliveryHandler {
                 .thenCompose(outcome -> {
                     if (outcome.succeeded()) {
                         delivery.ack();
-                        metrics.applied(pipeline.name(), pipeline.partitionTag(), Duration.ofNanos(System.nanoTime() - waiting.started));
+                        metrics.applied(pipeline.name(), pipeline.partitionTag(),
+                                Duration.ofNanos(System.nanoTime() - waiting.started));
                         if (waiting.tries > 0) {
                             outage.recovered();
                         }

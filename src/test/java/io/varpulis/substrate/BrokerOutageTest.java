@@ -2,12 +2,15 @@ package io.varpulis.substrate;
 
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
+import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -70,6 +73,52 @@ class BrokerOutageTest {
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
                 assertThat(worker.jsm().getStreamInfo("ELSEWHERE").getStreamState().getMsgCount()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void anEventRepublishedToItsKeysPartitionWaitsForNoResponders_neverNakd_andIsStoredOnce() throws Exception {
+        Partitioning partitioning = new Partitioning("k", 2);
+        String key = IntStream.range(0, 100).mapToObj(i -> "key-" + i)
+                .filter(k -> partitioning.partitionOf(Event.of("In", Map.of("k", k))) == 1).findFirst().orElseThrow();
+        // Partition 0's edge gets an event whose key picks partition 1: its ingress republishes it there.
+        RouteEdge edge = new RouteEdge("reroute", "_external", "detect").partition(0);
+        NatsProperties properties = new NatsProperties();
+        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+            // "Partition 1" is a subject no stream captures yet: every republish is answered 503 no responders.
+            OutputEmitter toPartitions = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
+                    .map(o -> worker.transport.publish(new OutboundMessage("rerouted.detect.1",
+                            worker.codec.encode(o), input.messageId() + "/rerouted")))
+                    .toArray(CompletableFuture[]::new));
+            DeployedPipeline pipeline = new DeployedPipeline(edge.group(), edge.to(), (event, context) -> List.of(),
+                    new InMemoryKeyValueState(), "0", partitioning);
+            RouteIngress ingress = new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE, worker.codec,
+                    worker.parker, worker.metrics, properties.getJetstream().getConsumer().getNakDelay(),
+                    RouteIngress.OwnershipListener.NONE).reroutingTo(toPartitions);
+            long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
+                    .getMsgCount();
+            try (Consumption ignored = ingress.start(worker.transport, properties.getJetstream().getConsumer())) {
+                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
+                        Map.of("k", key))), "reroute-1")).get(5, TimeUnit.SECONDS);
+                // Three ack_waits without a stream for the partition.
+                Thread.sleep(6000);
+                worker.jsm().addStream(StreamConfiguration.builder().name("REROUTED").subjects("rerouted.>")
+                        .storageType(StorageType.File).build());
+
+                var consumerName = io.varpulis.jetstream.DurableNames.routeConsumer("detect", edge.subject());
+                await().atMost(Duration.ofSeconds(20)).until(() -> worker.jsm().getConsumerInfo(
+                        VarpulisJetStream.ROUTING_STREAM, consumerName).getAckFloor().getStreamSequence() > 0);
+                var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName);
+                assertThat(consumer.getRedelivered()).as("kept in progress: never redelivered").isZero();
+                assertThat(consumer.getNumAckPending()).isZero();
+                assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
+                assertThat(worker.jsm().getStreamInfo("REROUTED").getStreamState().getMsgCount()).isEqualTo(1);
+                assertThat(worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
+                        .getMsgCount()).as("nothing parked").isEqualTo(parkedBefore);
             }
         }
     }
