@@ -327,7 +327,10 @@ public class ClusterState {
         ADOPTED,
         /** It is placed on another ready worker with a newer epoch: the reporting worker must stop it. */
         ELSEWHERE,
-        /** Its group is unknown to this coordinator: left alone. */
+        /**
+         * Its group, or this unit of it, is unknown to this coordinator: removed while the worker was cut off (the
+         * leader undeploys it there).
+         */
         UNKNOWN_GROUP
     }
 

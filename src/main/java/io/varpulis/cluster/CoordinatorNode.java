@@ -93,6 +93,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final MeterRegistry registry;
     private final Clock clock = Clock.systemUTC();
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
+    /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
+    private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
     private final Set<String> moving = ConcurrentHashMap.newKeySet();
     private final Map<String, String> otherClusters = new ConcurrentHashMap<>();
     private final AtomicLong placements = new AtomicLong();
@@ -427,6 +429,26 @@ public class CoordinatorNode implements SmartLifecycle {
         }
     }
 
+    /**
+     * A registered worker of this cluster runs a pipeline whose group this cluster no longer has, or a unit the
+     * group no longer declares (removed, or re-declared with fewer partitions, while the worker was cut off and the
+     * undeploy never reached it): the leader undeploys it there once two heartbeats at least a heartbeat interval
+     * apart reported it, so that a group declared a moment ago on another coordinator, which this one's watch sees
+     * within milliseconds, is never taken for a removed one. Without this the worker would run it, and consume its
+     * edges, for as long as it lives.
+     */
+    private void undeployUnknown(String workerId, String key) {
+        Instant now = clock.instant();
+        Instant since = unknownReported.computeIfAbsent(key + "@" + workerId, k -> now);
+        if (!isLeader() || since.plus(cluster.getHeartbeatInterval()).isAfter(now)
+                || !firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+            return;
+        }
+        log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
+                + "undeploying it there", workerId, key, cluster.getName());
+        command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
+    }
+
     private void onGroupRemoved(String name) {
         state.removeGroup(name).ifPresent(placed -> {
             log.info("pipeline group {} was removed from the group store", name);
@@ -513,7 +535,11 @@ public class CoordinatorNode implements SmartLifecycle {
                     ? Partitioning.NONE : metric.partition()).key();
             reported.add(key);
             long epoch = metric.epoch() == null ? 0 : metric.epoch();
-            switch (state.reportRunning(key, workerId, epoch)) {
+            ClusterState.Report report = state.reportRunning(key, workerId, epoch);
+            if (report != ClusterState.Report.UNKNOWN_GROUP) {
+                unknownReported.remove(key + "@" + workerId);
+            }
+            switch (report) {
                 case ADOPTED -> log.info("pipeline {} runs on worker {} (placement epoch {}): placement adopted", key,
                         workerId, epoch);
                 case ELSEWHERE -> {
@@ -524,11 +550,14 @@ public class CoordinatorNode implements SmartLifecycle {
                         command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
                     }
                 }
-                case OWNED, UNKNOWN_GROUP -> {
-                    // Nothing to do: a pipeline of a group this coordinator does not know is left alone.
+                case UNKNOWN_GROUP -> undeployUnknown(workerId, key);
+                case OWNED -> {
+                    // Nothing to do.
                 }
             }
         }
+        unknownReported.keySet().removeIf(k -> k.endsWith("@" + workerId)
+                && !reported.contains(k.substring(0, k.length() - workerId.length() - 1)));
         if (isLeader()) {
             for (String key : state.pipelinesOf(workerId)) {
                 state.placement(key).filter(p -> p.isRunning() && !reported.contains(key))

@@ -24,6 +24,41 @@ class GroupRemovalTest {
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
+    /**
+     * The undeploy of a removed group that never reached its worker (here: the group removed from the group bucket
+     * while no coordinator ran, as {@code nats kv del} or a coordinator that died right after its delete would leave
+     * it): the leader finds the worker reporting a pipeline of a group the cluster no longer has and undeploys it
+     * there, instead of leaving it to run, and consume, for as long as the worker lives.
+     */
+    @Test
+    void aWorkerStillRunningARemovedGroupIsToldToUndeployIt() throws Exception {
+        ClusterNode worker = ClusterNode.worker(nats, "jetstream", "worker-zombie");
+        try {
+            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-zombie")) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
+                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("zombie"))
+                        .status()).isEqualTo(201);
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
+                        .pipelinesRunning() == 3);
+                coordinator.kill();
+            }
+            try (Connection operator = io.nats.client.Nats.connect(nats.url())) {
+                operator.keyValue(GroupStore.BUCKET).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
+                        "zombie"));
+            }
+            assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).as("still running, unknowing")
+                    .isEqualTo(3);
+
+            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-zombie-2")) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
+                        .pipelinesRunning() == 0);
+                assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/zombie").status()).isEqualTo(404);
+            }
+        } finally {
+            worker.close();
+        }
+    }
+
     @Test
     void groupWhoseWorkerIsDownIsRemovedAndPurgedWith204() throws Exception {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-removal")) {
