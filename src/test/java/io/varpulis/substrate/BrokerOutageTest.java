@@ -44,10 +44,7 @@ class BrokerOutageTest {
     @Test
     void outputsWithNoRespondersAreWaitedFor_theDeliveryKeptInProgressPastItsAckWait_neverNakd() throws Exception {
         RouteEdge edge = new RouteEdge("noresp", "_external", "detect");
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
-        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        NatsProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             // Outputs go to a subject no stream captures yet: every publish is answered 503 no responders.
             OutputEmitter elsewhere = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
@@ -84,10 +81,7 @@ class BrokerOutageTest {
                 .filter(k -> partitioning.partitionOf(Event.of("In", Map.of("k", k))) == 1).findFirst().orElseThrow();
         // Partition 0's edge gets an event whose key picks partition 1: its ingress republishes it there.
         RouteEdge edge = new RouteEdge("reroute", "_external", "detect").partition(0);
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
-        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        NatsProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             // "Partition 1" is a subject no stream captures yet: every republish is answered 503 no responders.
             OutputEmitter toPartitions = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
@@ -154,5 +148,14 @@ class BrokerOutageTest {
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
                     .isEqualTo(1);
         }
+    }
+
+    /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
+    private static NatsProperties shortWaits() {
+        NatsProperties properties = new NatsProperties();
+        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        return properties;
     }
 }
