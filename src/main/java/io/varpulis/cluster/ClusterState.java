@@ -329,7 +329,7 @@ public class ClusterState {
         ELSEWHERE,
         /**
          * Its group, or this unit of it, is unknown to this coordinator: removed while the worker was cut off (the
-         * leader undeploys it there).
+         * leader undeploys it there when the group store is durable).
          */
         UNKNOWN_GROUP
     }

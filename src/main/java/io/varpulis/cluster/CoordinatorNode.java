@@ -435,9 +435,13 @@ public class CoordinatorNode implements SmartLifecycle {
      * undeploy never reached it): the leader undeploys it there once two heartbeats at least a heartbeat interval
      * apart reported it, so that a group declared a moment ago on another coordinator, which this one's watch sees
      * within milliseconds, is never taken for a removed one. Without this the worker would run it, and consume its
-     * edges, for as long as it lives.
+     * edges, for as long as it lives. Only with a durable group store (JetStream): on core a restarted coordinator
+     * has forgotten the groups declared over the API, and what the workers still run is left to run as before.
      */
     private void undeployUnknown(String workerId, String key) {
+        if (!groups.isDurable()) {
+            return;
+        }
         Instant now = clock.instant();
         Instant since = unknownReported.computeIfAbsent(key + "@" + workerId, k -> now);
         if (!isLeader() || since.plus(cluster.getHeartbeatInterval()).isAfter(now)

@@ -67,6 +67,14 @@ public interface GroupStore {
     void delete(String name);
 
     /**
+     * @return whether the store outlives the coordinators (the JetStream bucket): only then is a group it does not
+     * hold one that was removed, rather than one a restarted coordinator forgot (in memory, on core)
+     */
+    default boolean isDurable() {
+        return true;
+    }
+
+    /**
      * @return the groups of other clusters found in the store, by cluster name; groups stored without a cluster
      * (by versions before cluster names) under the empty name. Never adopted.
      */
@@ -85,6 +93,11 @@ public interface GroupStore {
                 listeners.add(listener);
                 groups.values().forEach(listener::stored);
                 return () -> listeners.remove(listener);
+            }
+
+            @Override
+            public boolean isDurable() {
+                return false;
             }
 
             @Override
