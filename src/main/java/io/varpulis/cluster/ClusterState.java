@@ -328,8 +328,9 @@ public class ClusterState {
         /** It is placed on another ready worker with a newer epoch: the reporting worker must stop it. */
         ELSEWHERE,
         /**
-         * Its group, or this unit of it, is unknown to this coordinator: removed while the worker was cut off (the
-         * leader undeploys it there when the group store is durable).
+         * Its group, or this unit of it, is unknown to this coordinator: removed while the worker was cut off, a
+         * store entry this version cannot read, or another cluster's group. The coordinator decides (it undeploys
+         * only the first, with a durable group store).
          */
         UNKNOWN_GROUP
     }

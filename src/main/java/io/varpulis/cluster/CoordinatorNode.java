@@ -432,11 +432,18 @@ public class CoordinatorNode implements SmartLifecycle {
     /**
      * A registered worker of this cluster runs a pipeline whose group this cluster no longer has, or a unit the
      * group no longer declares (removed, or re-declared with fewer partitions, while the worker was cut off and the
-     * undeploy never reached it): the leader undeploys it there once two heartbeats at least a heartbeat interval
-     * apart reported it, so that a group declared a moment ago on another coordinator, which this one's watch sees
-     * within milliseconds, is never taken for a removed one. Without this the worker would run it, and consume its
-     * edges, for as long as it lives. Only with a durable group store (JetStream): on core a restarted coordinator
-     * has forgotten the groups declared over the API, and what the workers still run is left to run as before.
+     * undeploy never reached it): the leader undeploys it there. Only when all of these hold, so that nothing that
+     * should run is stopped:
+     * <ul>
+     * <li>the group store is durable (JetStream): on core a restarted coordinator has forgotten the groups declared
+     * over the API, and what the workers still run is left running as before;</li>
+     * <li>this coordinator is past its adoption window (after its start or election) and has known the unit as
+     * unknown for at least a heartbeat interval of its own clock, so that a group declared a moment ago on another
+     * coordinator, which the watch shows within milliseconds, is never taken for a removed one;</li>
+     * <li>the store itself, asked directly, holds no entry for the group (an entry this version cannot read is
+     * never taken for a removed group), and the name is not another cluster's or a pre-cluster-name group's.</li>
+     * </ul>
+     * Without this the worker would run it, and consume its edges, for as long as it lives.
      */
     private void undeployUnknown(String workerId, String key) {
         if (!groups.isDurable()) {
@@ -444,13 +451,29 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         Instant now = clock.instant();
         Instant since = unknownReported.computeIfAbsent(key + "@" + workerId, k -> now);
-        if (!isLeader() || since.plus(cluster.getHeartbeatInterval()).isAfter(now)
-                || !firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+        if (!isLeader() || now.isBefore(placementFrom) || since.plus(cluster.getHeartbeatInterval()).isAfter(now)) {
+            return;
+        }
+        PipelineUnit unit = PipelineUnit.parse(key);
+        if (groups.otherClusters().values().stream().anyMatch(names -> names.contains(unit.group()))) {
+            return;
+        }
+        if (state.group(unit.group()).isEmpty()) {
+            try {
+                if (groups.holds(unit.group())) {
+                    return;
+                }
+            } catch (GroupStoreUnavailableException e) {
+                log.debug("group store not answered about {}: {}", unit.group(), e.toString());
+                return;
+            }
+        }
+        if (!firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
             return;
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
                 + "undeploying it there", workerId, key, cluster.getName());
-        command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
+        command(workerId, Commands.UNDEPLOY, undeployOf(unit));
     }
 
     private void onGroupRemoved(String name) {
@@ -614,6 +637,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 }
             }
             for (String workerId : state.forgetDead(cluster.getDeadWorkerRetention())) {
+                unknownReported.keySet().removeIf(k -> k.endsWith("@" + workerId));
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
             }

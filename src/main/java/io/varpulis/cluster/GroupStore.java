@@ -75,6 +75,15 @@ public interface GroupStore {
     }
 
     /**
+     * Asks the store itself, not the watch, whether it holds an entry for a group of this cluster, readable or not.
+     *
+     * @param name a group name
+     * @return whether the entry is there
+     * @throws GroupStoreUnavailableException when the store did not answer
+     */
+    boolean holds(String name);
+
+    /**
      * @return the groups of other clusters found in the store, by cluster name; groups stored without a cluster
      * (by versions before cluster names) under the empty name. Never adopted.
      */
@@ -98,6 +107,11 @@ public interface GroupStore {
             @Override
             public boolean isDurable() {
                 return false;
+            }
+
+            @Override
+            public boolean holds(String name) {
+                return groups.containsKey(name);
             }
 
             @Override

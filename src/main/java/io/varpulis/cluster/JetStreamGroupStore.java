@@ -128,6 +128,15 @@ final class JetStreamGroupStore implements GroupStore {
     }
 
     @Override
+    public boolean holds(String name) {
+        try {
+            return kv.get(GroupStore.key(cluster, name)) != null;
+        } catch (IOException | JetStreamApiException e) {
+            throw new GroupStoreUnavailableException("read pipeline group " + name, e);
+        }
+    }
+
+    @Override
     public Map<String, Set<String>> otherClusters() {
         Map<String, Set<String>> copy = new TreeMap<>();
         others.forEach((cluster, names) -> copy.put(cluster, new TreeSet<>(names)));

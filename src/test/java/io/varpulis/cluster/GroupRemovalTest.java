@@ -2,6 +2,7 @@ package io.varpulis.cluster;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -42,7 +43,7 @@ class GroupRemovalTest {
                         .pipelinesRunning() == 3);
                 coordinator.kill();
             }
-            try (Connection operator = io.nats.client.Nats.connect(nats.url())) {
+            try (Connection operator = Nats.connect(nats.url())) {
                 operator.keyValue(GroupStore.BUCKET).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
                         "zombie"));
             }
@@ -53,6 +54,34 @@ class GroupRemovalTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
                         .pipelinesRunning() == 0);
                 assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/zombie").status()).isEqualTo(404);
+            }
+        } finally {
+            worker.close();
+        }
+    }
+
+    /**
+     * On core the group store is the coordinator's memory: a restarted coordinator has forgotten the groups declared
+     * over the API, which is no reason to stop what the workers run. Six heartbeat intervals after it started, the
+     * worker still runs all three pipelines.
+     */
+    @Test
+    void onCoreARestartedCoordinatorLeavesThePipelinesItForgotRunning() throws Exception {
+        ClusterNode worker = ClusterNode.worker(nats, "core", "worker-core-kept");
+        try {
+            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept")) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
+                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("kept"))
+                        .status()).isEqualTo(201);
+                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
+                        .pipelinesRunning() == 3);
+                coordinator.kill();
+            }
+            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept-2")) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                        .worker("worker-core-kept").map(w -> w.heartbeat() != null).orElse(false));
+                Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(6).toMillis());
+                assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).isEqualTo(3);
             }
         } finally {
             worker.close();
