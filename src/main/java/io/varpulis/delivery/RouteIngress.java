@@ -50,8 +50,9 @@ import java.util.function.Supplier;
  * instead). Poison is what fails to decode or apply.
  * <p>A broker that is briefly away is not poison: when the outputs or the state cannot be confirmed because the
  * broker is unavailable (no responders during an election, a PubAck timeout, a reconnect), a state read finds no
- * leader, or an event on the wrong partition cannot be republished to its key's partition, the ingress waits and tries again (publishing the same outputs with the same {@code Nats-Msg-Id}s, or
- * applying the event again on the same state), backing off from 250 ms to 4 s, for as long as it takes. The delivery
+ * leader, or an event on the wrong partition cannot be republished to its key's partition, the ingress waits and
+ * tries again (publishing the same outputs with the same {@code Nats-Msg-Id}s, or applying the event again on the
+ * same state), backing off from 250 ms to 4 s, for as long as it takes. The delivery
  * is kept in progress meanwhile (an in-progress acknowledgement every third of ack_wait), so no delivery of its
  * max_deliver budget is spent on the broker's absence.
  * <p>When the state says another writer owns it ({@link StateFencedException}), the ingress stops: it logs why at
@@ -273,11 +274,15 @@ public class RouteIngress implements DeliveryHandler {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = unwrap(error);
-            return CompletableFuture.supplyAsync(() -> PublishException.classify(cause)
-                                    == PublishException.Kind.UNAVAILABLE
-                                    ? brokerWait(delivery, waiting, cause, () -> reroute(delivery, event, waiting))
-                                    : failed(delivery, cause), SETTLE)
-                    .thenCompose(settled -> settled);
+            return CompletableFuture.supplyAsync(() -> {
+                if (stopped) {
+                    return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped before the republish"
+                            + " to its key's partition was confirmed (" + cause + ")");
+                }
+                return PublishException.classify(cause) == PublishException.Kind.UNAVAILABLE
+                        ? brokerWait(delivery, waiting, cause, () -> reroute(delivery, event, waiting))
+                        : failed(delivery, cause);
+            }, SETTLE).thenCompose(settled -> settled);
         }).thenCompose(settled -> settled);
     }
 

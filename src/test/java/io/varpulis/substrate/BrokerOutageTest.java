@@ -1,10 +1,12 @@
 package io.varpulis.substrate;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
@@ -40,6 +42,7 @@ class BrokerOutageTest {
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void outputsWithNoRespondersAreWaitedFor_theDeliveryKeptInProgressPastItsAckWait_neverNakd() throws Exception {
@@ -64,8 +67,10 @@ class BrokerOutageTest {
                 await().atMost(Duration.ofSeconds(20)).until(() ->
                         worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
                 var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                        io.varpulis.jetstream.DurableNames.routeConsumer("detect", edge.subject()));
-                assertThat(consumer.getRedelivered()).as("kept in progress: never redelivered").isZero();
+                        DurableNames.routeConsumer("detect", edge.subject()));
+                assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
+                        .isEqualTo(1);
+                assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
@@ -103,11 +108,13 @@ class BrokerOutageTest {
                 worker.jsm().addStream(StreamConfiguration.builder().name("REROUTED").subjects("rerouted.>")
                         .storageType(StorageType.File).build());
 
-                var consumerName = io.varpulis.jetstream.DurableNames.routeConsumer("detect", edge.subject());
+                var consumerName = DurableNames.routeConsumer("detect", edge.subject());
                 await().atMost(Duration.ofSeconds(20)).until(() -> worker.jsm().getConsumerInfo(
                         VarpulisJetStream.ROUTING_STREAM, consumerName).getAckFloor().getStreamSequence() > 0);
                 var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName);
-                assertThat(consumer.getRedelivered()).as("kept in progress: never redelivered").isZero();
+                assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
+                        .isEqualTo(1);
+                assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
                 assertThat(worker.jsm().getStreamInfo("REROUTED").getStreamState().getMsgCount()).isEqualTo(1);
@@ -123,6 +130,7 @@ class BrokerOutageTest {
         int ticks = 3000;
         try (CountingRig rig = new CountingRig(nats.url(), 1, Duration.ofSeconds(5))) {
             long parkedBefore = rig.dlqDepth();
+            long poison = rig.tick(-1).get(10, TimeUnit.SECONDS).sequence();
             CompletableFuture<Void> outage = CompletableFuture.runAsync(() -> {
                 CountingRig.sleep(2000);
                 nats.kill();
@@ -131,10 +139,6 @@ class BrokerOutageTest {
             });
             rig.tickAll(ticks, Duration.ofMillis(2));
             outage.get(60, TimeUnit.SECONDS);
-            // The poison after the outage: parking still works once the server is back. (Sent before it, its last
-            // delivery may be in flight across the 6 s away, longer than ack_wait: the server then gives that
-            // delivery up and says MAX_DELIVERIES although the ingress parks it, as 2.15 does at once on restart.)
-            rig.tick(-1).get(30, TimeUnit.SECONDS);
 
             rig.awaitDrained(ticks, Duration.ofSeconds(120));
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.dlqDepth() - parkedBefore >= 1);
@@ -143,8 +147,12 @@ class BrokerOutageTest {
             assertThat(rig.total()).as("every tick counted once in the state").isEqualTo(ticks);
             assertThat(rig.dlqDepth() - parkedBefore).as("only the poison tick is parked").isEqualTo(1);
             assertThat(rig.parked()).last().asString().startsWith("max_deliver ").contains("\"n\":-1");
-            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver unsettled: %s",
-                    rig.maxDeliveries).hasValue(0);
+            // The poison's last delivery may be in flight across the 6 s away, longer than its ack_wait: the server
+            // then gives that delivery up when its ack_wait has run out (with a MAX_DELIVERIES advisory; seen on
+            // 2.15.3 under load) while the ingress still parks it. No valid tick may ever get one.
+            assertThat(rig.maxDeliveries).as("MAX_DELIVERIES advisories, only ever for the poison (stream "
+                    + "sequence %d)", poison).allSatisfy(advisory -> assertThat(JSON.readTree(advisory)
+                    .path("stream_seq").asLong()).isEqualTo(poison));
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
                     .isEqualTo(1);
         }

@@ -56,7 +56,8 @@ class ClusterFailoverTest {
             assertThat(rig.sunk).containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, ticks).boxed().toList());
             assertThat(rig.total()).as("every tick counted once in the R3 state").isEqualTo(ticks);
             assertThat(rig.dlqDepth()).as("nothing parked").isZero();
-            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver: %s", rig.maxDeliveries).hasValue(0);
+            assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver: %s", rig.maxDeliveries)
+                    .hasValue(0);
         }
     }
 }

@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -57,7 +58,7 @@ final class CountingRig implements AutoCloseable {
     private final Map<Integer, long[]> timings = new ConcurrentHashMap<>();
     final AtomicInteger maxDeliveriesAdvisories = new AtomicInteger();
     /** The MAX_DELIVERIES advisories received (JSON: stream, consumer, stream_seq, deliveries), for failure output. */
-    final List<String> maxDeliveries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> maxDeliveries = new CopyOnWriteArrayList<>();
     private final List<Consumption> consumptions = new ArrayList<>();
     private final Dispatcher advisories;
 
