@@ -67,8 +67,9 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param alertedWindows  windows alerted as the reference alerts them; their events are the rest of
      *                        {@code failuresApplied}. An alerted window's count is frozen at the crossing and later
      *                        failures are ignored by design ({@link BruteForceDetector}), so its state cannot show
-     *                        each event counted once: the ingress-to-detect edge's figures (applied = published,
-     *                        nothing duplicated or parked) and the single alert do
+     *                        each event counted once: the ingress-to-detect edge does (every message stored on it
+     *                        acked, which the ingress does only after applying it; none pending or parked), and the
+     *                        single alert
      * @param wrong           the windows it does not, described ({@code src_ip window_start: ...})
      * @param unexpected      state keys the reference has no window for
      */
