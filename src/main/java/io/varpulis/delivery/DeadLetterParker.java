@@ -48,6 +48,13 @@ public class DeadLetterParker {
     /** {@code NATS/1.0\r\n} and the blank line that ends a header block, bytes. */
     private static final int HEADER_BLOCK_FRAMING = 12;
 
+    /**
+     * Room, in bytes under max_payload, that the raw form needs beside an event for its envelope's headers (the
+     * original subject first, then unit, reason, attempts...) and its message id: the operator API refuses (413) an
+     * event that would leave less, so that everything it accepts can be parked with what a replay needs.
+     */
+    public static final int RAW_FORM_HEADER_RESERVE = 1024;
+
     private static final Logger log = LoggerFactory.getLogger(DeadLetterParker.class);
 
     private final ClusterTransport transport;

@@ -5,6 +5,7 @@ import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.GroupStoreUnavailableException;
 import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
+import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;
@@ -294,8 +295,9 @@ public class ClusterApiController {
     }
 
     /**
-     * @return why the server can never store the event, or {@code null} when it can: its largest message (the JSON
-     *         and, on JetStream, the {@code Nats-Msg-Id} of the longest route) over {@code max_payload}
+     * @return why the event is refused, or {@code null} when it is not: its largest message (the JSON and, on
+     *         JetStream, the {@code Nats-Msg-Id} of the longest route) over {@code max_payload}, or within
+     *         {@link DeadLetterParker#RAW_FORM_HEADER_RESERVE} of it (it could not be parked with its metadata)
      */
     private String neverStored(Event event, String group, String injection,
                                List<PipelineGroupSpec.RouteSpec> entries) {
@@ -307,12 +309,19 @@ public class ClusterApiController {
             largest = Math.max(largest, ClusterTransports.payloadSize(transport.substrate(), new OutboundMessage(
                     Subjects.route(group, Subjects.EXTERNAL, route.toPipeline()), payload, messageId)));
         }
-        if (server <= 0 || largest <= server) {
+        if (server <= 0 || largest <= server - DeadLetterParker.RAW_FORM_HEADER_RESERVE) {
             return null;
         }
-        return "the event is " + payload.length + " bytes" + (largest > payload.length ? " (" + largest
-                + " with its Nats-Msg-Id header)" : "") + ", more than the NATS server's max_payload " + server
-                + " bytes: it can never be stored; send a smaller event or raise the server's max_payload";
+        String size = "the event is " + payload.length + " bytes" + (largest > payload.length ? " (" + largest
+                + " with its Nats-Msg-Id header)" : "");
+        if (largest > server) {
+            return size + ", more than the NATS server's max_payload " + server + " bytes: it can never be stored; "
+                    + "send a smaller event or raise the server's max_payload";
+        }
+        return size + ", within " + (server - largest) + " bytes of the NATS server's max_payload " + server
+                + " bytes: at least " + DeadLetterParker.RAW_FORM_HEADER_RESERVE + " must stay free for the headers "
+                + "of its death envelope, should it ever be parked (SPEC section 4: nothing stranded for its size); "
+                + "send a smaller event or raise the server's max_payload";
     }
 
     private static String injectionId(String id) {

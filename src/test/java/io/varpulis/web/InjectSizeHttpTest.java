@@ -3,6 +3,7 @@ package io.varpulis.web;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.VarpulisClusterApplication;
+import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.test.BrokerTest;
@@ -69,7 +70,14 @@ class InjectSizeHttpTest {
             assertThat(refused.get("error").asText()).contains((MAX_PAYLOAD - 10) + " bytes", "Nats-Msg-Id");
             assertThat(output).contains("refused: inject Probe into group " + GROUP);
 
-            HttpResponse<String> fits = post(port, inject, event(codec, MAX_PAYLOAD - 300));
+            // It would be stored, but could not be parked with its envelope's headers beside it.
+            HttpResponse<String> noRoomToPark = post(port, inject, event(codec, MAX_PAYLOAD - 300));
+            assertThat(noRoomToPark.statusCode()).as(noRoomToPark.body()).isEqualTo(413);
+            assertThat(JSON.readTree(noRoomToPark.body()).get("error").asText())
+                    .contains("death envelope", DeadLetterParker.RAW_FORM_HEADER_RESERVE + " must stay free");
+
+            HttpResponse<String> fits = post(port, inject, event(codec,
+                    MAX_PAYLOAD - DeadLetterParker.RAW_FORM_HEADER_RESERVE - 200));
             assertThat(fits.statusCode()).as(fits.body()).isEqualTo(202);
             assertThat(output).as("warned at startup").contains("varpulis.security.max-request-size (1048576 bytes) "
                     + "is above the NATS server's max_payload (" + MAX_PAYLOAD + " bytes)");
