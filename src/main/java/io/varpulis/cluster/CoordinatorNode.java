@@ -546,10 +546,14 @@ public class CoordinatorNode implements SmartLifecycle {
             return;
         }
         if (state.heartbeat(workerId, heartbeat, sentAt).isEmpty()) {
-            if (isLeader() && firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
+            if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
-                command(workerId, Commands.REGISTER, Map.of());
+                if (isLeader()) {
+                    command(workerId, Commands.REGISTER, Map.of());
+                } else {
+                    askToRegister(workerId);
+                }
             }
             return;
         }
@@ -803,6 +807,26 @@ public class CoordinatorNode implements SmartLifecycle {
             return now;
         });
         return first[0];
+    }
+
+    /**
+     * A follower's way to know the workers that registered before it started (warm followers, SPEC section 9): it
+     * asks the worker to register again, which every coordinator hears. {@code register} is not fenced, so the ask
+     * carries the cluster and no leader epoch (a follower never speaks for the leader); the worker's registration
+     * is answered as any other.
+     */
+    private void askToRegister(String workerId) {
+        try {
+            connection.requestWithTimeout(Subjects.command(workerId, Commands.REGISTER), mapper.writeValueAsBytes(
+                            Map.of(Commands.CLUSTER, cluster.getName(), "asked_by", coordinatorId)),
+                            cluster.getCommandTimeout())
+                    .exceptionally(e -> {
+                        log.debug("worker {} not asked to register: {}", workerId, e.toString());
+                        return null;
+                    });
+        } catch (Exception e) {
+            log.debug("worker {} not asked to register: {}", workerId, e.toString());
+        }
     }
 
     /** Sends a command with this leader's fence (id, epoch, cluster); only the leader sends any. */

@@ -60,6 +60,27 @@ class SharedGroupsTest {
         }
     }
 
+    /**
+     * A follower restarted after the workers registered learns them from their heartbeats (it asks them to register
+     * again, which every coordinator hears), so its workers list, placements and meters are the leader's.
+     */
+    @Test
+    void aRestartedFollowerKnowsTheWorkersThatRegisteredBeforeIt() throws Exception {
+        ClusterNode follower = follower();
+        boolean wasFirst = follower == first;
+        String id = follower.name();
+        follower.close();
+        ClusterNode restarted = ClusterNode.coordinator(nats, "jetstream", id);
+        if (wasFirst) {
+            first = restarted;
+        } else {
+            second = restarted;
+        }
+        await().atMost(WAIT).until(() -> restarted.coordinator().state().workers().stream()
+                .filter(WorkerRecord::isReady).count() == 2);
+        assertThat(restarted.get("/api/v1/cluster/workers").body().size()).isEqualTo(2);
+    }
+
     @Test
     void aGroupDeclaredOnTheFollowerIsPlacedByTheLeaderAndShownByBoth() throws Exception {
         ClusterNode follower = follower();
