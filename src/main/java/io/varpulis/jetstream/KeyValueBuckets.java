@@ -4,6 +4,8 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValueManagement;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -12,7 +14,8 @@ import java.time.Duration;
  * Creates a key-value bucket when it is absent, with jnats' own {@link KeyValueManagement}, safely when several nodes
  * start at once (two coordinators of the Helm chart, the workers of one pipeline group): a create that loses the
  * race, or that the server answers before a three-server cluster has placed the bucket's stream, is followed by
- * reading the bucket until it is visible (up to {@value #VISIBLE_WITHIN_SECONDS} s). An existing bucket is never
+ * reading the bucket until it is visible (up to {@value #VISIBLE_WITHIN_SECONDS} s); a request JetStream does not
+ * answer (a cluster electing the bucket's leader) is asked again for up to 30 s. An existing bucket is never
  * updated (ADR-007: created if absent, never updated); its own settings win.
  */
 public final class KeyValueBuckets {
@@ -21,6 +24,7 @@ public final class KeyValueBuckets {
     static final int VISIBLE_WITHIN_SECONDS = 10;
 
     private static final long POLL_MILLIS = 100;
+    private static final Logger log = LoggerFactory.getLogger(KeyValueBuckets.class);
 
     private KeyValueBuckets() {
     }
@@ -32,9 +36,32 @@ public final class KeyValueBuckets {
      * @throws JetStreamApiException when the server refuses the bucket for another reason than a concurrent create
      *                               (permissions, resources), or it is still not visible after
      *                               {@value #VISIBLE_WITHIN_SECONDS} s
-     * @throws IOException           when the server does not answer
+     * @throws IOException           when the server does not answer for 30 s
      */
     public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config)
+            throws IOException, JetStreamApiException {
+        long deadline = System.nanoTime() + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT.toNanos();
+        long waitMillis = 250;
+        while (true) {
+            try {
+                return createOrRead(kvm, config);
+            } catch (IOException e) {
+                // No answer: a cluster electing the bucket stream's leader (a server killed as a node starts) or its
+                // meta leader. Asked again, as stream provisioning does; a create done meanwhile is then read.
+                if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
+                    throw new IOException(e.getMessage() + " (no answer about key-value bucket "
+                            + config.getBucketName() + " for " + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT
+                            .toSeconds() + " s)", e);
+                }
+                log.warn("no answer from JetStream about key-value bucket {} ({}); asking again in {} ms",
+                        config.getBucketName(), e.getMessage(), waitMillis);
+                sleep(waitMillis, config.getBucketName());
+                waitMillis = Math.min(2_000, waitMillis * 2);
+            }
+        }
+    }
+
+    private static KeyValueStatus createOrRead(KeyValueManagement kvm, KeyValueConfiguration config)
             throws IOException, JetStreamApiException {
         try {
             return kvm.getStatus(config.getBucketName());
@@ -63,12 +90,16 @@ public final class KeyValueBuckets {
                     throw refused;
                 }
             }
-            try {
-                Thread.sleep(POLL_MILLIS);
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for key-value bucket " + bucket, interrupted);
-            }
+            sleep(POLL_MILLIS, bucket);
+        }
+    }
+
+    private static void sleep(long millis, String bucket) throws IOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for key-value bucket " + bucket, interrupted);
         }
     }
 }

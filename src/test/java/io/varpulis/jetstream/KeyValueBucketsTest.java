@@ -1,0 +1,56 @@
+package io.varpulis.jetstream;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.KeyValueStatus;
+import io.nats.client.api.StorageType;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A node that starts while its JetStream cluster cannot answer (no meta leader: two of three servers down, as in an
+ * election after a kill) does not fail: creating its key-value bucket asks again until the cluster answers (found by
+ * a newcomer run: a worker started during an election exited with "Timeout or no response").
+ */
+@BrokerTest
+class KeyValueBucketsTest {
+
+    @RegisterExtension
+    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree();
+
+    @Test
+    void aBucketCreatedWhileTheClusterHasNoQuorumIsCreatedOnceItAnswersAgain() throws Exception {
+        Options options = new Options.Builder().server(cluster.url(0)).connectionTimeout(Duration.ofSeconds(5))
+                .maxReconnects(-1).build();
+        try (Connection connection = Nats.connect(options)) {
+            cluster.kill(1);
+            cluster.kill(2);
+            CompletableFuture<KeyValueStatus> created = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration
+                            .builder().name("kv_no_quorum").storageType(StorageType.File).replicas(3).build());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(6000);
+            assertThat(created).as("still asking while nobody answers").isNotDone();
+            cluster.start(1);
+            cluster.start(2);
+
+            KeyValueStatus status = created.get(60, TimeUnit.SECONDS);
+            assertThat(status.getBucketName()).isEqualTo("kv_no_quorum");
+            assertThat(status.getReplicas()).isEqualTo(3);
+        }
+    }
+}
