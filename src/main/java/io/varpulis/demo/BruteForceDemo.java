@@ -94,6 +94,11 @@ public final class BruteForceDemo {
 
     /** The group the job deploys. */
     static final String GROUP = "ssh-bruteforce";
+    /**
+     * The demo's own cluster name: on a shared server its leader lease, group entry, registrations and heartbeats
+     * never meet the default cluster's ({@code varpulis}), whose coordinators leave it alone (SPEC section 9).
+     */
+    static final String CLUSTER = "varpulis-demo";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     /** The drain is given up when nothing moved for this long (a NATS outage under test may last a minute). */
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
@@ -280,7 +285,7 @@ public final class BruteForceDemo {
             streams.setReplicas(options.replicas());
             admin.provision(List.of(VarpulisJetStream.routing(streams), VarpulisJetStream.heartbeat(streams),
                     VarpulisJetStream.deadLetters(streams)), List.of());
-            GroupResources.purge(connection, group);
+            GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = parked(connection.jetStreamManagement(), group);
 
             String apiKey = "demo-" + runId;
@@ -814,6 +819,7 @@ public final class BruteForceDemo {
                              String coordinatorId, int port) {
         List<String> properties = new ArrayList<>(List.of(
                 "--varpulis.cluster.role=" + role,
+                "--varpulis.cluster.name=" + CLUSTER,
                 "--varpulis.nats.substrate=jetstream",
                 "--varpulis.nats.jetstream.replicas=" + options.replicas(),
                 "--varpulis.cluster.coordinator-id=" + coordinatorId,
