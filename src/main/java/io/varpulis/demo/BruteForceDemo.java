@@ -264,7 +264,8 @@ public final class BruteForceDemo {
         if (natsUrl == null) {
             local = LocalNatsServer.start();
             natsUrl = local.url();
-            out.printf("nats: started nats-server -js at %s for this run (--nats-url names a shared one)%n", natsUrl);
+            out.printf("nats: started nats-server -js at %s for this run (--nats-url names a shared one): %s%n",
+                    natsUrl, local.describe());
         } else if (!jetStreamAt(natsUrl)) {
             throw new IllegalArgumentException("no JetStream server answers at " + natsUrl + ": start nats-server "
                     + "-js there, or leave out --nats-url / " + DemoOptions.URL_VARIABLE + " to let the demo start "

@@ -7,9 +7,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -21,11 +23,15 @@ final class LocalNatsServer implements AutoCloseable {
     private final Process process;
     private final Path directory;
     private final int port;
+    private final String binary;
+    private final String version;
 
-    private LocalNatsServer(Process process, Path directory, int port) {
+    private LocalNatsServer(Process process, Path directory, int port, String binary, String version) {
         this.process = process;
         this.directory = directory;
         this.port = port;
+        this.binary = binary;
+        this.version = version;
     }
 
     /**
@@ -53,7 +59,7 @@ final class LocalNatsServer implements AutoCloseable {
         Process process = new ProcessBuilder(binary, "-a", "127.0.0.1", "-p", Integer.toString(port), "-js",
                 "-sd", directory.resolve("jetstream").toString())
                 .redirectErrorStream(true).redirectOutput(directory.resolve("nats-server.log").toFile()).start();
-        LocalNatsServer server = new LocalNatsServer(process, directory, port);
+        LocalNatsServer server = new LocalNatsServer(process, directory, port, binary, version(binary));
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -71,6 +77,35 @@ final class LocalNatsServer implements AutoCloseable {
         throw new IOException("nats-server did not accept connections on 127.0.0.1:" + port + " within 10 s");
     }
 
+    /** {@code nats-server --version}'s answer ({@code v2.12.15}), or {@code unknown version}. */
+    private static String version(String binary) {
+        try {
+            Process asked = new ProcessBuilder(binary, "--version").redirectErrorStream(true).start();
+            String answer = new String(asked.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            asked.waitFor(5, TimeUnit.SECONDS);
+            int v = answer.lastIndexOf(' ');
+            return answer.isEmpty() ? "unknown version" : answer.substring(v + 1);
+        } catch (IOException e) {
+            return "unknown version";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown version";
+        }
+    }
+
+    /**
+     * @return which binary runs and its version, with a hint when it is older than the 2.12 production runs, for
+     *         the run's first lines
+     */
+    String describe() {
+        String[] parts = version.replaceFirst("^v", "").split("\\.");
+        boolean older = parts.length >= 2 && parts[0].matches("\\d+") && parts[1].matches("\\d+")
+                && (Integer.parseInt(parts[0]) < 2 || Integer.parseInt(parts[0]) == 2
+                && Integer.parseInt(parts[1]) < 12);
+        return binary + " " + version + (older ? " (production runs 2.12: scripts/install-nats-server.sh builds it, "
+                + NatsServerBinaries.VARIABLE + " names the binary to use)" : "");
+    }
+
     /**
      * @return {@code nats://127.0.0.1:<port>}
      */
@@ -82,7 +117,7 @@ final class LocalNatsServer implements AutoCloseable {
     public void close() {
         process.destroy();
         try {
-            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor();
             }
         } catch (InterruptedException e) {
