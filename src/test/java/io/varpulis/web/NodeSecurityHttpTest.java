@@ -148,6 +148,21 @@ class NodeSecurityHttpTest {
         assertThat(call("POST", "/actuator/shutdown", bearer("ADMIN"), "{}").status()).isEqualTo(404);
     }
 
+    /** OPERATING's Security table: log levels are read by a VIEWER and changed by an ADMIN, as the jar exposes them. */
+    @Test
+    void logLevelsAreReadByAViewerAndChangedByAnAdmin() throws Exception {
+        assertThat(call("GET", "/actuator/loggers/io.varpulis", bearer("VIEWER"), null).status()).isEqualTo(200);
+        String debug = "{\"configuredLevel\": \"DEBUG\"}";
+        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("OPERATOR"), debug).status())
+                .isEqualTo(403);
+        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), debug).status())
+                .isEqualTo(204);
+        assertThat(call("GET", "/actuator/loggers/io.varpulis.audit", bearer("VIEWER"), null).body()
+                .path("configuredLevel").asText()).isEqualTo("DEBUG");
+        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), "{}").status())
+                .isEqualTo(204);
+    }
+
     @Test
     void aBodyOverTheLimitIs413NeverServiceUnavailable_declaredOrChunked() throws Exception {
         declareGroup();
