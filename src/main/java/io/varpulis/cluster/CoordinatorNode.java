@@ -973,12 +973,13 @@ public class CoordinatorNode implements SmartLifecycle {
                 .tag("cluster", cluster.getName()).register(registry);
         Gauge.builder("varpulis.cluster.leader.epoch", election, LeaderElection::epoch)
                 .description("the epoch of this coordinator's last leadership").tag("coordinator", coordinatorId)
-                .register(registry);
+                .tag("cluster", cluster.getName()).register(registry);
         for (String status : List.of(WorkerRecord.READY, WorkerRecord.UNHEALTHY)) {
             Gauge.builder("varpulis.cluster.workers", state, s -> s.workers().stream()
                             .filter(w -> w.status().equals(status)).count())
                     .description("workers this coordinator knows, by status (unhealthy ones until "
-                            + "dead-worker-retention)").tag("status", status).register(registry);
+                            + "dead-worker-retention)").tag("status", status).tag("cluster", cluster.getName())
+                    .register(registry);
         }
     }
 
