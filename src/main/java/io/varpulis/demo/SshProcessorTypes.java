@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.time.Year;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The processor types of the brute-force detection job (SPEC section 7):
@@ -38,7 +40,7 @@ public final class SshProcessorTypes {
      * @return {@code sshd-parse}, settings {@code year} and {@code zone}
      */
     public static ProcessorType sshdParse() {
-        return BuiltInProcessorTypes.simple("sshd-parse", (group, pipeline) ->
+        return BuiltInProcessorTypes.simple("sshd-parse", Set.of("year", "zone"), (group, pipeline) ->
                 new SshLogIngressProcessor(year(pipeline), zone(pipeline)));
     }
 
@@ -46,7 +48,7 @@ public final class SshProcessorTypes {
      * @return {@code brute-force}, settings {@code threshold} and {@code window}
      */
     public static ProcessorType bruteForce() {
-        return BuiltInProcessorTypes.simple("brute-force", (group, pipeline) ->
+        return BuiltInProcessorTypes.simple("brute-force", Set.of("threshold", "window"), (group, pipeline) ->
                 new BruteForceDetector(threshold(pipeline), window(pipeline)));
     }
 
@@ -66,6 +68,11 @@ public final class SshProcessorTypes {
             @Override
             public String name() {
                 return "alert-file";
+            }
+
+            @Override
+            public Optional<Set<String>> settings() {
+                return Optional.of(Set.of("path"));
             }
 
             @Override

@@ -28,6 +28,8 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The processor types every node has: {@code passthrough}, {@code filter} (SpEL) and {@code bean}.
@@ -41,7 +43,7 @@ public final class BuiltInProcessorTypes {
      * @return {@code passthrough}: emits every input unchanged
      */
     public static ProcessorType passthrough() {
-        return simple("passthrough", (group, pipeline) -> (event, context) -> List.of(event));
+        return simple("passthrough", Set.of(), (group, pipeline) -> (event, context) -> List.of(event));
     }
 
     /**
@@ -60,6 +62,11 @@ public final class BuiltInProcessorTypes {
             @Override
             public String name() {
                 return "filter";
+            }
+
+            @Override
+            public Optional<Set<String>> settings() {
+                return Optional.of(Set.of("expression"));
             }
 
             @Override
@@ -201,7 +208,7 @@ public final class BuiltInProcessorTypes {
      * @return the type
      */
     public static ProcessorType bean(BeanFactory beans) {
-        return simple("bean", (group, pipeline) -> {
+        return simple("bean", Set.of("bean"), (group, pipeline) -> {
             String name = pipeline.processor().text("bean");
             if (name == null || !beans.containsBean(name)) {
                 throw new IllegalArgumentException("bean pipeline " + pipeline.name() + " names no EventProcessor "
@@ -219,10 +226,28 @@ public final class BuiltInProcessorTypes {
      * @return the type
      */
     public static ProcessorType simple(String name, Factory factory) {
+        return simple(name, null, factory);
+    }
+
+    /**
+     * A type from a name, the settings it reads and a factory function.
+     *
+     * @param name     the type name
+     * @param settings the setting names it reads (others are refused when a group is declared), or {@code null}
+     *                 to accept any
+     * @param factory  creates the processor
+     * @return the type
+     */
+    public static ProcessorType simple(String name, Set<String> settings, Factory factory) {
         return new ProcessorType() {
             @Override
             public String name() {
                 return name;
+            }
+
+            @Override
+            public Optional<Set<String>> settings() {
+                return Optional.ofNullable(settings);
             }
 
             @Override

@@ -2,12 +2,17 @@ package io.varpulis.pipeline;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The processor types a node knows, by name.
  */
 public class ProcessorRegistry {
+
+    /** The main job's types (the demo package), registered only when enabled: named in the unknown-type error. */
+    private static final Set<String> MAIN_JOB_TYPES = Set.of("sshd-parse", "brute-force", "alert-file");
 
     private final Map<String, ProcessorType> types = new TreeMap<>();
 
@@ -30,7 +35,16 @@ public class ProcessorRegistry {
      * @throws IllegalArgumentException naming the pipeline, the unknown type and the known ones
      */
     public void validate(PipelineGroupSpec group) {
-        group.pipelines().forEach(p -> type(p).validate(p));
+        group.pipelines().forEach(p -> {
+            ProcessorType type = type(p);
+            type.settings().ifPresent(known -> p.processor().settings().keySet().stream()
+                    .filter(name -> !known.contains(name)).sorted().findFirst().ifPresent(name -> {
+                        throw new IllegalArgumentException("pipeline " + p.name() + ": processor type '"
+                                + type.name() + "' has no setting '" + name + "'; " + (known.isEmpty()
+                                ? "it takes none" : "its settings: " + String.join(", ", new TreeSet<>(known))));
+                    }));
+            type.validate(p);
+        });
     }
 
     /**
@@ -54,7 +68,10 @@ public class ProcessorRegistry {
         ProcessorType type = types.get(pipeline.processor().type());
         if (type == null) {
             throw new IllegalArgumentException("pipeline " + pipeline.name() + " names unknown processor type '"
-                    + pipeline.processor().type() + "'; known types: " + String.join(", ", types.keySet()));
+                    + pipeline.processor().type() + "'; known types: " + String.join(", ", types.keySet())
+                    + (MAIN_JOB_TYPES.contains(pipeline.processor().type()) ? " (the main job's sshd-parse, "
+                    + "brute-force and alert-file are opt-in: varpulis.demo.processors.enabled=true on the nodes)"
+                    : ""));
         }
         return type;
     }

@@ -1,5 +1,8 @@
 package io.varpulis.pipeline;
 
+import java.util.Optional;
+import java.util.Set;
+
 /**
  * A kind of processor a pipeline spec can name ({@code "processor": {"type": "<name>", "settings": {...}}}).
  * Register more as Spring beans; the {@link ProcessorRegistry} collects them.
@@ -20,6 +23,16 @@ public interface ProcessorType {
      * @throws IllegalArgumentException when the settings are invalid, naming the setting
      */
     EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline);
+
+    /**
+     * The setting names this type reads, so that a misspelled one ({@code "treshold"}) is refused when the group is
+     * declared instead of running with the default.
+     *
+     * @return the names, or empty when the type does not say (then any setting is accepted, as before)
+     */
+    default Optional<Set<String>> settings() {
+        return Optional.empty();
+    }
 
     /**
      * Checks the settings without creating anything, when a group is declared (defaults to nothing).

@@ -205,6 +205,19 @@ class NodeSecurityHttpTest {
                 "{\"event_type\": \"Probe\", \"feilds\": {}}");
         assertThat(eventField.status()).isEqualTo(400);
         assertThat(eventField.body().get("error").asText()).contains("unknown field 'feilds'");
+
+        Answer setting = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON
+                .replace("\"name\": \"" + GROUP + "\"", "\"name\": \"misspelt\"")
+                .replace("{\"type\": \"passthrough\"}", "{\"type\": \"filter\", \"settings\": "
+                        + "{\"expresion\": \"true\"}}"));
+        assertThat(setting.status()).as(setting.body().toString()).isEqualTo(400);
+        assertThat(setting.body().get("error").asText()).contains("processor type 'filter' has no setting "
+                + "'expresion'; its settings: expression");
+        Answer mainJob = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON
+                .replace("\"name\": \"" + GROUP + "\"", "\"name\": \"main-job\"")
+                .replace("{\"type\": \"passthrough\"}", "{\"type\": \"brute-force\"}"));
+        assertThat(mainJob.status()).isEqualTo(400);
+        assertThat(mainJob.body().get("error").asText()).contains("varpulis.demo.processors.enabled=true");
     }
 
     @Test
