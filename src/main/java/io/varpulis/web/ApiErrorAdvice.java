@@ -14,8 +14,13 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -27,6 +32,10 @@ import java.util.stream.Collectors;
  */
 @RestControllerAdvice
 public class ApiErrorAdvice {
+
+    /** Jackson's "Cannot deserialize value of type `T` from X": T and X. */
+    private static final Pattern WRONG_TYPE = Pattern.compile("Cannot deserialize value of type `([^`]+)` from "
+            + "([A-Za-z_ ]+?)(?: \\(|$|;|:)");
 
     /**
      * @param e       an unknown path
@@ -81,9 +90,54 @@ public class ApiErrorAdvice {
             }
         }
         Throwable cause = e.getMostSpecificCause();
-        String detail = cause == e || cause.getMessage() == null ? "the body is missing" : cause.getMessage();
+        String detail = cause instanceof JacksonException json ? readable(json)
+                : cause == e || cause.getMessage() == null ? "the body is missing" : cause.getMessage();
         return answer(request, HttpStatus.BAD_REQUEST, HttpHeaders.EMPTY, "the request body is not the expected "
                 + "JSON: " + detail.lines().findFirst().orElse(detail));
+    }
+
+    /**
+     * Jackson's message in a user's words: the field it was reading ({@code at 'fields'}), where ({@code line 1,
+     * column 30}), and what was expected in JSON's terms (an object, a string...), never a Java type's name or the
+     * parser's settings.
+     */
+    static String readable(JacksonException e) {
+        String message = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
+        Matcher type = WRONG_TYPE.matcher(message);
+        if (type.find()) {
+            message = "expected " + jsonKind(type.group(1)) + ", got " + type.group(2).toLowerCase(Locale.ROOT)
+                    .replace(" value", "").replace("start_array token", "an array")
+                    .replace("start_object token", "an object");
+        }
+        String path = e.getPath().stream().map(r -> r.getPropertyName() != null ? r.getPropertyName()
+                : "[" + r.getIndex() + "]").collect(Collectors.joining(".")).replace(".[", "[");
+        TokenStreamLocation where = e.getLocation();
+        return message.lines().findFirst().orElse(message) + (path.isEmpty() ? "" : " (at '" + path + "')")
+                + (where == null || where.getLineNr() <= 0 ? "" : " at line " + where.getLineNr() + ", column "
+                + where.getColumnNr());
+    }
+
+    private static String jsonKind(String javaType) {
+        String raw = javaType.replaceFirst("<.*", "");
+        if (raw.endsWith("Map") || raw.endsWith("Node") && raw.contains("Object")) {
+            return "an object";
+        }
+        if (raw.endsWith("List") || raw.endsWith("Set") || raw.endsWith("[]") || raw.endsWith("Collection")) {
+            return "an array";
+        }
+        if (raw.endsWith("String")) {
+            return "a string";
+        }
+        if (raw.matches(".*(Integer|Long|int|long|Double|double|BigDecimal|Number)$")) {
+            return "a number";
+        }
+        if (raw.endsWith("Boolean") || raw.equals("boolean")) {
+            return "true or false";
+        }
+        if (raw.endsWith("Instant")) {
+            return "an RFC 3339 timestamp";
+        }
+        return "a " + raw.substring(raw.lastIndexOf('.') + 1);
     }
 
     /**

@@ -218,6 +218,17 @@ class NodeSecurityHttpTest {
                 .replace("{\"type\": \"passthrough\"}", "{\"type\": \"brute-force\"}"));
         assertThat(mainJob.status()).isEqualTo(400);
         assertThat(mainJob.body().get("error").asText()).contains("varpulis.demo.processors.enabled=true");
+
+        String inject = "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject";
+        Answer malformed = call("POST", inject, bearer("OPERATOR"), "{\"event_type\": \"Probe\", }");
+        assertThat(malformed.status()).isEqualTo(400);
+        assertThat(malformed.body().get("error").asText()).contains("line 1, column")
+                .doesNotContain("StreamReadFeature", "INCLUDE_SOURCE");
+        Answer wrongType = call("POST", inject, bearer("OPERATOR"), "{\"event_type\": \"Probe\", \"fields\": "
+                + "\"root\"}");
+        assertThat(wrongType.status()).isEqualTo(400);
+        assertThat(wrongType.body().get("error").asText()).contains("expected an object, got string",
+                "(at 'fields')").doesNotContain("java.util", "LinkedHashMap");
     }
 
     @Test
