@@ -113,8 +113,9 @@ final class JetStreamGroupStore implements GroupStore {
             throw new IllegalStateException("cannot store pipeline group " + group.name() + ": "
                     + e.getMessage(), e);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot store pipeline group " + group.name() + ": "
-                    + e.getMessage(), e);
+            // No answer or no responders: the bucket's stream electing a leader (a server killed). Not stored; the
+            // API answers 503 and the caller tries again, as for a timeout.
+            throw new GroupStoreUnavailableException("store pipeline group " + group.name(), e);
         }
     }
 

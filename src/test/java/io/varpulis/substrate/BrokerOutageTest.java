@@ -1,6 +1,5 @@
 package io.varpulis.substrate;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.delivery.DeployedPipeline;
@@ -42,7 +41,6 @@ class BrokerOutageTest {
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void outputsWithNoRespondersAreWaitedFor_theDeliveryKeptInProgressPastItsAckWait_neverNakd() throws Exception {
@@ -130,7 +128,6 @@ class BrokerOutageTest {
         int ticks = 3000;
         try (CountingRig rig = new CountingRig(nats.url(), 1, Duration.ofSeconds(5))) {
             long parkedBefore = rig.dlqDepth();
-            long poison = rig.tick(-1).get(10, TimeUnit.SECONDS).sequence();
             CompletableFuture<Void> outage = CompletableFuture.runAsync(() -> {
                 CountingRig.sleep(2000);
                 nats.kill();
@@ -139,6 +136,11 @@ class BrokerOutageTest {
             });
             rig.tickAll(ticks, Duration.ofMillis(2));
             outage.get(60, TimeUnit.SECONDS);
+            // The poison once the server is back: parking still works after the outage. Sent before it, its
+            // deliveries would meet the kill, where versions differ in what the server does with them (not the
+            // ingress): 2.15 gives a last delivery in flight up with a MAX_DELIVERIES advisory, and 2.9 was seen
+            // once never to redeliver a message nak'ed with a delay 100 ms before the kill (docs/RELIABILITY.md).
+            rig.tick(-1).get(30, TimeUnit.SECONDS);
 
             rig.awaitDrained(ticks, Duration.ofSeconds(120));
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.dlqDepth() - parkedBefore >= 1);
@@ -147,12 +149,7 @@ class BrokerOutageTest {
             assertThat(rig.total()).as("every tick counted once in the state").isEqualTo(ticks);
             assertThat(rig.dlqDepth() - parkedBefore).as("only the poison tick is parked").isEqualTo(1);
             assertThat(rig.parked()).last().asString().startsWith("max_deliver ").contains("\"n\":-1");
-            // The poison's last delivery may be in flight across the 6 s away, longer than its ack_wait: the server
-            // then gives that delivery up when its ack_wait has run out (with a MAX_DELIVERIES advisory; seen on
-            // 2.15.3 under load) while the ingress still parks it. No valid tick may ever get one.
-            assertThat(rig.maxDeliveries).as("MAX_DELIVERIES advisories, only ever for the poison (stream "
-                    + "sequence %d)", poison).allSatisfy(advisory -> assertThat(JSON.readTree(advisory)
-                    .path("stream_seq").asLong()).isEqualTo(poison));
+            assertThat(rig.maxDeliveries).as("no delivery reached max_deliver unsettled").isEmpty();
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
                     .isEqualTo(1);
         }
