@@ -92,8 +92,10 @@ class ControlPlaneFailoverTest {
         }
     }
 
+    // Three coordinators only: the leader's kill with two and three is the test above; here what matters is the
+    // successor placing the orphan, which is the same with either.
     @ParameterizedTest(name = "{0} coordinators")
-    @ValueSource(ints = {2, 3})
+    @ValueSource(ints = {3})
     void aPipelineWhoseWorkerDiesWhileTheLeaderIsDeadRunsAgainWithinHeartbeatTimeoutPlusLeaseTtlPlus5s(int size)
             throws Exception {
         try (Cluster cluster = new Cluster(size)) {
