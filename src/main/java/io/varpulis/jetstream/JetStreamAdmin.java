@@ -156,7 +156,17 @@ public class JetStreamAdmin {
                 return create(declaration.configuration());
             } catch (JetStreamApiException e) {
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
-                throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
+                if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
+                    throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
+                }
+                if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
+                    throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
+                            + " (for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
+                }
+                log.warn("JetStream is temporarily unavailable while provisioning stream {} ({}); asking again in {} "
+                        + "ms", name, e.getMessage(), waitMillis);
+                sleep(waitMillis);
+                waitMillis = Math.min(2_000, waitMillis * 2);
             } catch (IOException e) {
                 // No answer in time: a permission violation (said at once), or a JetStream cluster still electing
                 // its meta leader or busy placing replicas; asked again (a create that was done meanwhile is found

@@ -25,7 +25,21 @@ public final class JetStreamErrors {
     /** {@code JSStreamReplicasNotSupportedErr}: replicas above 1 on a server that is not clustered. */
     public static final int REPLICAS_NOT_SUPPORTED = 10074;
 
+    /**
+     * {@code JSClusterNotAvailErr}, "JetStream system temporarily unavailable": a clustered JetStream without its
+     * meta leader (just restarted, or electing): answered like no answer at all, and asked again.
+     */
+    public static final int TEMPORARILY_UNAVAILABLE = 10008;
+
     private JetStreamErrors() {
+    }
+
+    /**
+     * @param e an API error
+     * @return {@code true} when JetStream is briefly away (no meta leader) rather than refusing the request
+     */
+    public static boolean isTemporarilyUnavailable(JetStreamApiException e) {
+        return e.getApiErrorCode() == TEMPORARILY_UNAVAILABLE;
     }
 
     /**

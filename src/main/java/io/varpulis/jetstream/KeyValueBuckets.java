@@ -15,7 +15,8 @@ import java.time.Duration;
  * start at once (two coordinators of the Helm chart, the workers of one pipeline group): a create that loses the
  * race, or that the server answers before a three-server cluster has placed the bucket's stream, is followed by
  * reading the bucket until it is visible (up to {@value #VISIBLE_WITHIN_SECONDS} s); a request JetStream does not
- * answer (a cluster electing the bucket's leader) is asked again for up to 30 s. An existing bucket is never
+ * answer, or answers "temporarily unavailable" (a cluster electing the bucket's or its meta leader), is asked again
+ * for up to 30 s. An existing bucket is never
  * updated (ADR-007: created if absent, never updated); its own settings win.
  */
 public final class KeyValueBuckets {
@@ -44,7 +45,14 @@ public final class KeyValueBuckets {
         long waitMillis = 250;
         while (true) {
             try {
-                return createOrRead(kvm, config);
+                try {
+                    return createOrRead(kvm, config);
+                } catch (JetStreamApiException e) {
+                    if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
+                        throw e;
+                    }
+                    throw new IOException(e.getMessage(), e);
+                }
             } catch (IOException e) {
                 // No answer: a cluster electing the bucket stream's leader (a server killed as a node starts) or its
                 // meta leader. Asked again, as stream provisioning does; a create done meanwhile is then read.
