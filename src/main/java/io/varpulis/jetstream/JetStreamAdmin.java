@@ -159,29 +159,33 @@ public class JetStreamAdmin {
                 if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
                     throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
                 }
-                if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
-                    throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
-                            + " (for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
-                }
-                log.warn("JetStream is temporarily unavailable while provisioning stream {} ({}); asking again in {} "
-                        + "ms", name, e.getMessage(), waitMillis);
-                sleep(waitMillis);
-                waitMillis = Math.min(2_000, waitMillis * 2);
+                waitMillis = askAgain(name, e, waitMillis, deadline);
             } catch (IOException e) {
                 // No answer in time: a permission violation (said at once), or a JetStream cluster still electing
                 // its meta leader or busy placing replicas; asked again (a create that was done meanwhile is found
                 // by the info, never made twice) until the wait is over.
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
-                if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
-                    throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
-                            + " (no answer for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
-                }
-                log.warn("no answer from JetStream while provisioning stream {} ({}); asking again in {} ms", name,
-                        e.getMessage(), waitMillis);
-                sleep(waitMillis);
-                waitMillis = Math.min(2_000, waitMillis * 2);
+                waitMillis = askAgain(name, e, waitMillis, deadline);
             }
         }
+    }
+
+    /**
+     * Waits before asking again about a stream JetStream did not answer for, or answered "temporarily
+     * unavailable" (no meta leader).
+     *
+     * @return the next wait, ms (doubling up to 2 s)
+     * @throws IllegalStateException when the next wait would pass the deadline
+     */
+    private static long askAgain(String name, Exception e, long waitMillis, long deadline) {
+        if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
+            throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
+                    + " (no answer for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
+        }
+        log.warn("no answer from JetStream while provisioning stream {} ({}); asking again in {} ms", name,
+                e.getMessage(), waitMillis);
+        sleep(waitMillis);
+        return Math.min(2_000, waitMillis * 2);
     }
 
     private static void sleep(long millis) {

@@ -35,14 +35,7 @@ class GroupRemovalTest {
     void aWorkerStillRunningARemovedGroupIsToldToUndeployIt() throws Exception {
         ClusterNode worker = ClusterNode.worker(nats, "jetstream", "worker-zombie");
         try {
-            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-zombie")) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
-                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("zombie"))
-                        .status()).isEqualTo(201);
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
-                        .pipelinesRunning() == 3);
-                coordinator.kill();
-            }
+            declareThenKillTheCoordinator(worker, "jetstream", "coord-zombie", "zombie");
             try (Connection operator = Nats.connect(nats.url())) {
                 operator.keyValue(GroupStore.BUCKET).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
                         "zombie"));
@@ -69,14 +62,7 @@ class GroupRemovalTest {
     void onCoreARestartedCoordinatorLeavesThePipelinesItForgotRunning() throws Exception {
         ClusterNode worker = ClusterNode.worker(nats, "core", "worker-core-kept");
         try {
-            try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept")) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
-                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("kept"))
-                        .status()).isEqualTo(201);
-                await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
-                        .pipelinesRunning() == 3);
-                coordinator.kill();
-            }
+            declareThenKillTheCoordinator(worker, "core", "coord-core-kept", "kept");
             try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept-2")) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
                         .worker("worker-core-kept").map(w -> w.heartbeat() != null).orElse(false));
@@ -113,6 +99,19 @@ class GroupRemovalTest {
             } finally {
                 worker.close();
             }
+        }
+    }
+
+    /** A coordinator that places a three-stage group on the worker, then is killed: the worker runs on alone. */
+    private static void declareThenKillTheCoordinator(ClusterNode worker, String substrate, String coordinatorId,
+                                                      String group) throws Exception {
+        try (ClusterNode coordinator = ClusterNode.coordinator(nats, substrate, coordinatorId)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
+            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages(group))
+                    .status()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().currentHeartbeat()
+                    .pipelinesRunning() == 3);
+            coordinator.kill();
         }
     }
 }
