@@ -32,4 +32,4 @@ while time.time() - started < seconds:
     rows = [f"{c['name']} delivered={c['delivered']['stream_seq']} ack_floor={c['ack_floor']['stream_seq']} "
             f"pending={c['num_pending']} ack_pending={c['num_ack_pending']}" for c in reply.get("consumers", [])]
     print(f"{time.time():.2f} " + " | ".join(rows), flush=True)
-    time.sleep(0.5)
+    time.sleep(0.2)

@@ -13,7 +13,8 @@ import java.util.Base64;
  * What a parked event carries into the DLQ (SPEC section 4, ADR-007), published on
  * {@code varpulis.dlq.{sanitised unit}} as JSON:
  * {@code {"original_subject","unit","attempts","dead_at","last_error","payload"|"payload_base64","reason",
- * "error_class","stream","stream_sequence","message_id","stored_at"}}.
+ * "error_class","stream","stream_sequence","message_id","stored_at"}}, and {@code "parked_element"} for one element
+ * of a batch parked on its own.
  * <p>The payload travels as UTF-8 text when it is valid UTF-8, otherwise base64 in {@code payload_base64}, so nothing
  * is lost.
  *
@@ -30,6 +31,9 @@ import java.util.Base64;
  * @param streamSequence  its stream sequence, {@code null} on core
  * @param messageId       its message id (the publisher's Nats-Msg-Id, or stream:sequence)
  * @param storedAt        when the stream stored it, unix seconds, {@code null} on core
+ * @param parkedElement   for one element of a batch input parked on its own
+ *                        ({@link io.varpulis.pipeline.ProcessingContext#park}): the park's position in its apply (1,
+ *                        2, ...), the payload being that element alone; {@code null} when the whole message was parked
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DeathEnvelope(
@@ -45,7 +49,18 @@ public record DeathEnvelope(
         @JsonProperty("stream") String stream,
         @JsonProperty("stream_sequence") Long streamSequence,
         @JsonProperty("message_id") String messageId,
-        @JsonProperty("stored_at") Long storedAt) {
+        @JsonProperty("stored_at") Long storedAt,
+        @JsonProperty("parked_element") Integer parkedElement) {
+
+    /**
+     * An envelope of a whole message (no {@code parked_element}); the parameters are the canonical constructor's.
+     */
+    public DeathEnvelope(String originalSubject, String unit, long attempts, long deadAt, String lastError,
+                         String payload, String payloadBase64, String reason, String errorClass, String stream,
+                         Long streamSequence, String messageId, Long storedAt) {
+        this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
+                streamSequence, messageId, storedAt, null);
+    }
 
     /**
      * @return the original payload bytes, from whichever of {@code payload} and {@code payload_base64} is set

@@ -8,6 +8,7 @@ import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.StateTransaction;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -73,9 +74,10 @@ public final class DeployedPipeline {
      */
     public synchronized Applied apply(Event event, String messageId, long attempt) throws Exception {
         StateTransaction transaction = new StateTransaction(state);
+        Context context = new Context(group, name, messageId, attempt, transaction);
         List<Event> outputs;
         try {
-            outputs = processor.process(event, new Context(group, name, messageId, attempt, transaction));
+            outputs = processor.process(event, context);
         } catch (Exception | Error e) {
             transaction.discard();
             throw e;
@@ -84,7 +86,7 @@ public final class DeployedPipeline {
         List<Event> emitted = outputs == null ? List.of() : outputs;
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
-        return new Applied(emitted, stored);
+        return new Applied(emitted, List.copyOf(context.parked), stored);
     }
 
     /**
@@ -140,12 +142,70 @@ public final class DeployedPipeline {
      * What one apply produced.
      *
      * @param outputs the events to emit on the outgoing routes
+     * @param parked  the elements of a batch input the processor parked on their own ({@link ProcessingContext#park})
      * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()})
      */
-    public record Applied(List<Event> outputs, CompletableFuture<Void> stored) {
+    public record Applied(List<Event> outputs, List<ParkedElement> parked, CompletableFuture<Void> stored) {
     }
 
-    private record Context(String group, String pipeline, String messageId, long attempt,
-                           KeyValueState state) implements ProcessingContext {
+    /**
+     * One element of a batch input parked on its own.
+     *
+     * @param element the element as a standalone event
+     * @param reason  why it could not be applied
+     */
+    public record ParkedElement(Event element, String reason) {
+    }
+
+    private static final class Context implements ProcessingContext {
+
+        private final String group;
+        private final String pipeline;
+        private final String messageId;
+        private final long attempt;
+        private final KeyValueState state;
+        private final List<ParkedElement> parked = new ArrayList<>();
+
+        Context(String group, String pipeline, String messageId, long attempt, KeyValueState state) {
+            this.group = group;
+            this.pipeline = pipeline;
+            this.messageId = messageId;
+            this.attempt = attempt;
+            this.state = state;
+        }
+
+        @Override
+        public String group() {
+            return group;
+        }
+
+        @Override
+        public String pipeline() {
+            return pipeline;
+        }
+
+        @Override
+        public String messageId() {
+            return messageId;
+        }
+
+        @Override
+        public long attempt() {
+            return attempt;
+        }
+
+        @Override
+        public KeyValueState state() {
+            return state;
+        }
+
+        @Override
+        public void park(Event element, String reason) {
+            if (element == null || reason == null) {
+                throw new IllegalArgumentException("park needs an element and a reason, got " + element + ", "
+                        + reason);
+            }
+            parked.add(new ParkedElement(element, reason));
+        }
     }
 }

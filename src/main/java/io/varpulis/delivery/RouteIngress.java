@@ -303,15 +303,22 @@ public class RouteIngress implements DeliveryHandler {
             // retried and parked on the last delivery, never left to the dispatcher.
             return failed(delivery, e);
         }
-        return confirm(delivery, applied.outputs(), applied.stored(), waiting);
+        return confirm(delivery, applied.outputs(), applied.parked(), applied.stored(), waiting);
     }
 
-    /** Waits for the state writes and the outputs' PubAcks, then acks; a broker that is away is waited for. */
-    private CompletableFuture<Void> confirm(Delivery delivery, List<Event> outputs, CompletableFuture<Void> stored,
-                                            Waiting waiting) {
+    /**
+     * Waits for the state writes, the outputs' PubAcks and those of the elements parked on their own, then acks; a
+     * broker that is away is waited for.
+     */
+    private CompletableFuture<Void> confirm(Delivery delivery, List<Event> outputs,
+                                            List<DeployedPipeline.ParkedElement> parked,
+                                            CompletableFuture<Void> stored, Waiting waiting) {
         CompletableFuture<Void> emitted;
         try {
             emitted = emitter.emit(outputs, delivery);
+            if (!parked.isEmpty()) {
+                emitted = CompletableFuture.allOf(emitted, parkElements(delivery, parked));
+            }
         } catch (RuntimeException e) {
             emitted = CompletableFuture.failedFuture(e);
         }
@@ -320,6 +327,9 @@ public class RouteIngress implements DeliveryHandler {
                 .thenCompose(outcome -> {
                     if (outcome.succeeded()) {
                         delivery.ack();
+                        for (int i = 0; i < parked.size(); i++) {
+                            metrics.parked(pipeline.name(), ParkReason.UNPROCESSABLE.tag());
+                        }
                         metrics.applied(pipeline.name(), pipeline.partitionTag(),
                                 Duration.ofNanos(System.nanoTime() - waiting.started));
                         if (waiting.tries > 0) {
@@ -329,12 +339,14 @@ public class RouteIngress implements DeliveryHandler {
                     }
                     // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline
                     // sweeper): a park publishes and may wait for a window slot, which only that thread could free.
-                    return CompletableFuture.supplyAsync(() -> settle(delivery, outputs, outcome, waiting), SETTLE)
+                    return CompletableFuture.supplyAsync(() -> settle(delivery, outputs, parked, outcome, waiting),
+                                    SETTLE)
                             .thenCompose(settled -> settled);
                 });
     }
 
-    private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs, Outcome outcome,
+    private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs,
+                                           List<DeployedPipeline.ParkedElement> parked, Outcome outcome,
                                            Waiting waiting) {
         if (outcome.stateError() instanceof StateFencedException fencedBy) {
             return lostOwnership(delivery, fencedBy);
@@ -350,11 +362,22 @@ public class RouteIngress implements DeliveryHandler {
         }
         Throwable emitError = outcome.emitError();
         if (PublishException.classify(emitError) == PublishException.Kind.UNAVAILABLE) {
-            // The state is stored; only the outputs are published again, with the same message ids.
+            // The state is stored; only the outputs and parks are published again, with the same message ids.
             return brokerWait(delivery, waiting, emitError,
-                    () -> confirm(delivery, outputs, CompletableFuture.completedFuture(null), waiting));
+                    () -> confirm(delivery, outputs, parked, CompletableFuture.completedFuture(null), waiting));
         }
         return failed(delivery, emitError);
+    }
+
+    /** Publishes the death envelopes of the elements parked on their own; completes on every PubAck. */
+    private CompletableFuture<Void> parkElements(Delivery delivery, List<DeployedPipeline.ParkedElement> parked) {
+        CompletableFuture<?>[] published = new CompletableFuture<?>[parked.size()];
+        for (int i = 0; i < parked.size(); i++) {
+            DeployedPipeline.ParkedElement element = parked.get(i);
+            published[i] = parker.parkElement(delivery, pipeline.name(), i + 1, codec.encode(element.element()),
+                    element.reason());
+        }
+        return CompletableFuture.allOf(published);
     }
 
     private CompletableFuture<Void> brokerWait(Delivery delivery, Waiting waiting, Throwable error,

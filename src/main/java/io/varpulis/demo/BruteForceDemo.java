@@ -25,6 +25,7 @@ import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.Partitioning;
@@ -102,6 +103,10 @@ public final class BruteForceDemo {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     /** The drain is given up when nothing moved for this long (a NATS outage under test may last a minute). */
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
+    /** The drain is polled this often (ms): the end-to-end time is the first poll that found nothing pending. */
+    private static final long DRAIN_POLL_MILLIS = 100;
+    /** Polls in a row that must find nothing pending (1.5 s) before the run is taken as drained. */
+    private static final int QUIET_POLLS = 15;
     /** A publish is retried until then: longer than a leader election or a NATS restart. */
     private static final Duration PUBLISH_GIVE_UP = Duration.ofMinutes(5);
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -219,14 +224,16 @@ public final class BruteForceDemo {
     static PipelineGroupSpec group(Path alertsFile, DemoOptions options) {
         return new PipelineGroupSpec(GROUP, List.of(
                 new PipelineSpec("ingress", new ProcessorSpec("sshd-parse",
-                        Map.of("year", options.year(), "zone", options.zone().getId()))),
+                        Map.of("year", options.year(), "zone", options.zone().getId(),
+                                // A detect partitioned by src_ip takes one failure per message (SPEC section 11).
+                                "emit", options.detectPartitions() > 1 ? "events" : "batches"))),
                 new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m")),
                         options.detectPartitions() > 1 ? options.detectPartitions() : null,
                         options.detectPartitions() > 1 ? SshEvents.SRC_IP : null),
                 new PipelineSpec("alerts", new ProcessorSpec("alert-file",
                         Map.of("path", alertsFile.getFileName().toString())))),
-                List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE)),
-                        new RouteSpec("ingress", "detect", List.of(SshEvents.AUTH_FAILURE)),
+                List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE, SshEvents.LOG_LINES)),
+                        new RouteSpec("ingress", "detect", List.of(SshEvents.AUTH_FAILURE, SshEvents.AUTH_FAILURES)),
                         new RouteSpec("detect", "alerts", List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
     }
 
@@ -379,32 +386,52 @@ public final class BruteForceDemo {
             String subject = new RouteEdge(GROUP, "_external", "ingress").subject();
             EventCodec codec = new EventCodec();
             long nanosPerLine = 1_000_000_000L / options.rate();
+            int perMessage = linesPerMessage(options);
+            long maxBytes = batchBytes(transport.maxPayload());
             Instant firstPublish = Instant.now();
             long started = System.nanoTime();
             long progressAt = started + PROGRESS_NANOS;
             List<CompletableFuture<PublishReceipt>> receipts = new ArrayList<>();
-            for (int i = 0; i < lines.size(); i++) {
-                if (!victims.isEmpty() && i == killAt) {
+            int next = 0;
+            while (next < lines.size()) {
+                if (!victims.isEmpty() && killedAt == null && next >= killAt) {
                     killedAt = Instant.now();
                     for (NodeProcess victim : victims) {
                         long pid = victim.kill();
-                        out.printf("line %d: killed %s (pid %d) with SIGKILL%n", i, victim.name(), pid);
+                        out.printf("line %d: killed %s (pid %d) with SIGKILL%n", next, victim.name(), pid);
                     }
                     for (NodeProcess victim : victims) {
                         victim.start();
-                        out.printf("line %d: restarted %s (pid %d)%n", i, victim.name(), victim.pid());
+                        out.printf("line %d: restarted %s (pid %d)%n", next, victim.name(), victim.pid());
                     }
                 }
-                receipts.add(publishUntilStored(transport, new OutboundMessage(subject,
-                        codec.encode(lineEvent(lines.get(i), i + 1, years[i])), runId + ":line:" + (i + 1)),
+                // A message ends at the kill line, so that the kill comes after exactly --kill-at lines.
+                int end = Math.min(lines.size(), next + perMessage);
+                if (killedAt == null && !victims.isEmpty() && next < killAt && killAt < end) {
+                    end = killAt;
+                }
+                List<Event> events = new ArrayList<>(end - next);
+                long bytes = 0;
+                int last = next;
+                while (last < end && (events.isEmpty() || bytes + lines.get(last).text().length() + 80 <= maxBytes)) {
+                    events.add(lineEvent(lines.get(last), last + 1, years[last]));
+                    bytes += lines.get(last).text().length() + 80;
+                    last++;
+                }
+                Event message = events.size() == 1 && options.batch() == 1 ? events.get(0)
+                        : EventBatch.of(SshEvents.LOG_LINES, events);
+                String id = events.size() == 1 && options.batch() == 1 ? runId + ":line:" + last
+                        : runId + ":lines:" + (next + 1) + "-" + last;
+                receipts.add(publishUntilStored(transport, new OutboundMessage(subject, codec.encode(message), id),
                         System.nanoTime() + PUBLISH_GIVE_UP.toNanos()));
+                next = last;
                 long now = System.nanoTime();
                 if (now >= progressAt) {
-                    out.printf(Locale.ROOT, "streamed %d of %d lines (%.0f lines/s)%n", i + 1, lines.size(),
-                            (i + 1) / ((now - started) / 1e9));
+                    out.printf(Locale.ROOT, "streamed %d of %d lines (%.0f lines/s)%n", next, lines.size(),
+                            next / ((now - started) / 1e9));
                     progressAt = now + PROGRESS_NANOS;
                 }
-                long wait = started + (i + 1) * nanosPerLine - now;
+                long wait = started + next * nanosPerLine - now;
                 if (wait > MIN_SLEEP_NANOS) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
@@ -416,6 +443,19 @@ public final class BruteForceDemo {
                     lines.size(), subject, seconds, lines.size() / seconds);
             return new Streamed(firstPublish, seconds, killedAt);
         }
+    }
+
+    /**
+     * @return lines per message: {@code --batch}, but no more than a tenth of a second of lines at the rate (a slow
+     * stream is not held back to fill a message)
+     */
+    static int linesPerMessage(DemoOptions options) {
+        return Math.max(1, Math.min(options.batch(), options.rate() / 10));
+    }
+
+    /** @return the most bytes of lines one message carries: half the server's max_payload, at most 512 KiB */
+    private static long batchBytes(long maxPayload) {
+        return maxPayload <= 0 ? 512 * 1024 : Math.min(512 * 1024, maxPayload / 2);
     }
 
     /**
@@ -503,7 +543,7 @@ public final class BruteForceDemo {
             boolean idle = total == 0 && !seen.contains("not consuming yet");
             idleSince = idle ? (idleSince == null ? Instant.now() : idleSince) : null;
             quiet = idle ? quiet + 1 : 0;
-            if (quiet == 3) {
+            if (quiet == QUIET_POLLS) {
                 return idleSince;
             }
             if (System.nanoTime() >= progressAt) {
@@ -511,7 +551,7 @@ public final class BruteForceDemo {
                         alerts, expected.alerts().size());
                 progressAt = System.nanoTime() + PROGRESS_NANOS;
             }
-            Thread.sleep(500);
+            Thread.sleep(DRAIN_POLL_MILLIS);
         }
         out.printf("the consumers still had messages pending and nothing moved for %d s%n",
                 DRAIN_TIMEOUT.toSeconds());
@@ -537,15 +577,16 @@ public final class BruteForceDemo {
         for (RouteEdge edge : edges(group)) {
             ConsumerInfo info = consumer(jsm, edge);
             long total = stored.getOrDefault(edge.subject(), 0L);
-            long distinct = distinctMessageIds(connection, edge.subject(), total);
+            Carried carried = carried(connection, edge.subject(), total);
+            long distinct = carried.messages();
             long pending = info == null ? distinct : info.getNumPending() + info.getNumAckPending();
             // A pipeline's parked events are counted once, on its first edge (the DLQ subject is per pipeline).
             long parked = !parkedCounted.add(edge.to()) ? 0
                     : parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
             long deliveries = info == null ? 0 : info.getDelivered().getConsumerSequence();
             long redelivered = Math.max(0, deliveries - (total - (info == null ? 0 : info.getNumPending())));
-            rows.add(new Report.EdgeRow(edge, distinct, total - distinct, Math.max(0, distinct - pending - parked),
-                    redelivered, parked, pending));
+            rows.add(new Report.EdgeRow(edge, distinct, total - distinct,
+                    Math.max(0, carried.events() - pending - parked), redelivered, parked, pending, carried.events()));
         }
         Map<String, Integer> alerts = new TreeMap<>();
         Set<String> doubled = new TreeSet<>();
@@ -562,7 +603,7 @@ public final class BruteForceDemo {
                 }
             }
         }
-        // Done when every line was processed (drained, seen within a 0.5 s poll) and the last alert written.
+        // Done when every line was processed (drained, seen within a 0.1 s poll) and the last alert written.
         Instant end = alerts.isEmpty() ? drained : Collections.max(List.of(drained,
                 Files.getLastModifiedTime(alertsFile).toInstant()));
         Report.Timing timing = new Report.Timing(stream.seconds(),
@@ -571,18 +612,28 @@ public final class BruteForceDemo {
     }
 
     /**
-     * Counts the distinct {@code Nats-Msg-Id}s on a subject with an ordered, headers-only consumer: a message
-     * stored twice (a retry after the duplicate window) counts once.
+     * What the distinct messages of a subject carry.
+     *
+     * @param messages distinct {@code Nats-Msg-Id}s
+     * @param events   events in them: a batch's elements, 1 for any other message
      */
-    private static long distinctMessageIds(Connection connection, String subject, long stored) throws Exception {
+    private record Carried(long messages, long events) {
+    }
+
+    /**
+     * Counts the distinct {@code Nats-Msg-Id}s on a subject and the events they carry, with an ordered consumer: a
+     * message stored twice (a retry after the duplicate window) counts once.
+     */
+    private static Carried carried(Connection connection, String subject, long stored) throws Exception {
         if (stored == 0) {
-            return 0;
+            return new Carried(0, 0);
         }
+        EventCodec codec = new EventCodec();
         Set<String> ids = new HashSet<>();
         long read = 0;
+        long events = 0;
         try (IterableConsumer consumer = connection.getStreamContext(VarpulisJetStream.ROUTING_STREAM)
-                .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject).headersOnly(true))
-                .iterate()) {
+                .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject)).iterate()) {
             while (read < stored) {
                 Message message = consumer.nextMessage(Duration.ofSeconds(5));
                 if (message == null) {
@@ -591,10 +642,23 @@ public final class BruteForceDemo {
                 read++;
                 String id = message.getHeaders() == null ? null
                         : message.getHeaders().getFirst(NatsJetStreamConstants.MSG_ID_HDR);
-                ids.add(id == null ? "seq:" + message.metaData().streamSequence() : id);
+                if (ids.add(id == null ? "seq:" + message.metaData().streamSequence() : id)) {
+                    events += eventsIn(codec, message.getData());
+                }
             }
         }
-        return ids.size() + (stored - read);
+        long unread = stored - read;
+        return new Carried(ids.size() + unread, events + unread);
+    }
+
+    /** @return the events a message carries: a batch's elements, else 1 (an undecodable message too) */
+    private static long eventsIn(EventCodec codec, byte[] data) {
+        try {
+            Event event = codec.decode(data);
+            return EventBatch.isBatch(event) ? EventBatch.elements(event).size() : 1;
+        } catch (RuntimeException e) {
+            return 1;
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
@@ -25,7 +26,7 @@ import java.util.regex.Pattern;
  * tumbling window aligned to the epoch ({@code window_start = floor(epochSeconds / window) * window}), one
  * {@value SshEvents#BRUTE_FORCE_SUSPECTED} alert when the window's failure count reaches the threshold.
  * <p>In: {@value SshEvents#AUTH_FAILURE} {@code {"src_ip", "failures"}} with a timestamp; {@code failures} defaults
- * to 1 when absent. Out: nothing, or one alert {@code {"src_ip", "window_start", "failures"}} (see
+ * to 1 when absent; or a {@value SshEvents#AUTH_FAILURES} batch of them, counted in order. Out: nothing, or one alert {@code {"src_ip", "window_start", "failures"}} (see
  * {@link BruteForceAlert}) timestamped with the window start.
  * <p>Delivery is at-least-once and the worker may be killed at any point, so all state lives in
  * {@link ProcessingContext#state()}, one key per (window, source), and every update is idempotent per
@@ -113,9 +114,12 @@ public final class BruteForceDetector implements EventProcessor {
     }
 
     /**
-     * Counts one failure event into its window.
+     * Counts one failure event into its window, or each failure of a {@value SshEvents#AUTH_FAILURES} batch in order
+     * (each identified by {@link EventBatch#elementId}; one that cannot be counted is parked alone, the others are
+     * counted). The batch's writes to one window are staged together, so each window is written once per batch.
      *
-     * @return the alert when this input crosses the threshold (again, when it is redelivered), otherwise nothing
+     * @return the alert when this input crosses the threshold (again, when it is redelivered), otherwise nothing;
+     * for a batch, the alerts of its failures
      * @throws IllegalArgumentException     when the event is not a {@value SshEvents#AUTH_FAILURE}, has no
      *                                      timestamp, no {@code src_ip} (or one that is neither an address nor a
      *                                      host name), or a {@code failures} that is not a positive whole number
@@ -124,6 +128,31 @@ public final class BruteForceDetector implements EventProcessor {
      */
     @Override
     public List<Event> process(Event event, ProcessingContext context) {
+        if (!SshEvents.AUTH_FAILURES.equals(event.eventType())) {
+            return count(event, context.messageId(), context);
+        }
+        if (!EventBatch.isBatch(event)) {
+            throw new UnprocessableEventException(SshEvents.AUTH_FAILURES + " event without a list field '"
+                    + EventBatch.EVENTS + "'");
+        }
+        List<Event> alerts = new ArrayList<>();
+        for (EventBatch.Element element : EventBatch.elements(event)) {
+            if (element.error() != null) {
+                context.park(EventBatch.alone(SshEvents.AUTH_FAILURES, element), element.error());
+                continue;
+            }
+            try {
+                alerts.addAll(count(element.event(), EventBatch.elementId(context.messageId(), element.index()),
+                        context));
+            } catch (UnprocessableEventException | ArithmeticException e) {
+                context.park(element.event(), e.toString());
+            }
+        }
+        return alerts;
+    }
+
+    /** Counts one failure, identified by {@code messageId} (the input's, or a batch element's). */
+    private List<Event> count(Event event, String messageId, ProcessingContext context) {
         SshEvents.requireType(event, SshEvents.AUTH_FAILURE);
         String srcIp = SshEvents.requireText(event, SshEvents.SRC_IP);
         if (!IP_TEXT.matcher(srcIp).matches() && !HOST_TEXT.matcher(srcIp).matches()) {
@@ -137,7 +166,6 @@ public final class BruteForceDetector implements EventProcessor {
                 ? SshEvents.requirePositiveInt(event, SshEvents.FAILURES) : 1;
         long windowStart = Math.floorDiv(event.timestamp().getEpochSecond(), windowSeconds) * windowSeconds;
         String key = stateKey(srcIp, windowStart);
-        String messageId = context.messageId();
         KeyValueState state = context.state();
 
         WindowState window = read(state, key);

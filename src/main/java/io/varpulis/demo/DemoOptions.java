@@ -27,9 +27,19 @@ import java.util.Map;
  * @param keepLogs    keep the run directory (node logs) after a run that passed; a failed run always keeps it
  * @param detectPartitions how many partitions {@code detect} runs in, by {@code src_ip} (SPEC section 11); 1 for an
  *                    unpartitioned {@code detect}
+ * @param batch       at most this many lines per message ({@code SshLogLines}, see
+ *                    {@link io.varpulis.pipeline.EventBatch}); a message also holds no more than a tenth of a
+ *                    second of lines at the rate; 1 streams one {@code SshLogLine} per message
  */
 record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
-                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions) {
+                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions,
+                   int batch) {
+
+    /** Lines per message by default ({@code --batch}). */
+    static final int DEFAULT_BATCH = 500;
+
+    /** The most lines per message {@code --batch} takes. */
+    static final int MAX_BATCH = 5000;
 
     /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
     static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
@@ -41,7 +51,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
             + "[--zone ZONE] [--alerts-out PATH] [--nats-url URL[,URL...]] [--rate LINES_PER_SECOND] "
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
-            + "[--keep-logs] [--detect-partitions N]";
+            + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE]";
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
@@ -94,6 +104,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         Integer killAt = null;
         boolean keepLogs = false;
         int detectPartitions = 1;
+        int batch = DEFAULT_BATCH;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -109,6 +120,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                 case "--summary-json" -> summaryJson = Path.of(value(args, ++i, arg));
                 case "--keep-logs" -> keepLogs = true;
                 case "--detect-partitions" -> detectPartitions = number(value(args, ++i, arg), arg);
+                case "--batch" -> batch = number(value(args, ++i, arg), arg);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'. " + USAGE);
             }
         }
@@ -118,6 +130,10 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         if (detectPartitions < 1 || detectPartitions > PipelineGroupSpec.DEFAULT_MAX_PARTITIONS) {
             throw new IllegalArgumentException("--detect-partitions must be between 1 and "
                     + PipelineGroupSpec.DEFAULT_MAX_PARTITIONS + ", got " + detectPartitions);
+        }
+        if (batch < 1 || batch > MAX_BATCH) {
+            throw new IllegalArgumentException("--batch must be between 1 (one line per message) and " + MAX_BATCH
+                    + " lines per message, got " + batch);
         }
         if (killAt != null && killAt < 0) {
             throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
@@ -145,7 +161,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     + "(comma-separated URLs) or set " + REPLICAS_VARIABLE + "=1");
         }
         return new DemoOptions(input, year, zone, alertsOut, natsUrl, rate, kill, killAt, summaryJson, replicas,
-                keepLogs, detectPartitions);
+                keepLogs, detectPartitions, batch);
     }
 
     private static int replicas(String value) {

@@ -191,6 +191,11 @@ final class ExpectedAlerts {
             public KeyValueState state() {
                 return state;
             }
+
+            @Override
+            public void park(Event element, String reason) {
+                throw new IllegalStateException("the reference applies one line at a time and parks none: " + reason);
+            }
         };
     }
 }

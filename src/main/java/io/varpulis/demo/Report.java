@@ -48,13 +48,16 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param edge        the edge
      * @param published   distinct messages (by {@code Nats-Msg-Id}) stored on its subject
      * @param duplicated  messages stored beyond the first of their id (a retry after the duplicate window)
-     * @param applied     messages its pipeline applied and acked: published - pending - parked
+     * @param applied     events its pipeline applied and acked: events - parked - pending (pending is counted in
+     *                    messages, so this is exact when nothing is pending, as a passing run requires)
      * @param redelivered deliveries beyond the first
-     * @param parked      messages its pipeline parked in the DLQ during this run
+     * @param parked      events its pipeline parked in the DLQ during this run (a batch's elements one by one)
      * @param pending     messages still pending or unacknowledged on its consumer at the end
+     * @param events      events the published messages carry: a batch's elements
+     *                    ({@link io.varpulis.pipeline.EventBatch}), 1 for any other message
      */
     record EdgeRow(RouteEdge edge, long published, long duplicated, long applied, long redelivered, long parked,
-                   long pending) {
+                   long pending, long events) {
     }
 
     /**
@@ -93,14 +96,14 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
         return new EdgeRow(into.get(0).edge(), into.stream().mapToLong(EdgeRow::published).sum(),
                 into.stream().mapToLong(EdgeRow::duplicated).sum(), into.stream().mapToLong(EdgeRow::applied).sum(),
                 into.stream().mapToLong(EdgeRow::redelivered).sum(), into.stream().mapToLong(EdgeRow::parked).sum(),
-                into.stream().mapToLong(EdgeRow::pending).sum());
+                into.stream().mapToLong(EdgeRow::pending).sum(), into.stream().mapToLong(EdgeRow::events).sum());
     }
 
     /**
      * @return lines that produced a failure event, as stored on {@code ingress -> detect}
      */
     long linesParsed() {
-        return edge("detect").published();
+        return edge("detect").events();
     }
 
     /**
@@ -140,7 +143,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      */
     List<String> problems() {
         List<String> problems = new ArrayList<>();
-        long published = edge("ingress").published();
+        long published = edge("ingress").events();
         if (published != expected.lines()) {
             problems.add((expected.lines() - published) + " lines read never reached the stream (" + published
                     + " of " + expected.lines() + " stored)");
@@ -213,12 +216,14 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
             out.printf("  WARNING: %d lines could not be parsed and were parked; first: %s%n", expected.malformed(),
                     String.join(" | ", expected.malformedSamples()));
         }
-        out.printf("%-36s %10s %10s %12s %8s %11s%n", "edge", "published", "applied", "redelivered", "parked",
-                "duplicated");
+        out.printf("%-36s %10s %10s %10s %12s %8s %11s%n", "edge", "messages", "events", "applied", "redelivered",
+                "parked", "duplicated");
         for (EdgeRow r : edges) {
-            out.printf("%-36s %10d %10d %12d %8d %11d%n", r.edge().name(), r.published(), r.applied(),
-                    r.redelivered(), r.parked(), r.duplicated());
+            out.printf("%-36s %10d %10d %10d %12d %8d %11d%n", r.edge().name(), r.published(), r.events(),
+                    r.applied(), r.redelivered(), r.parked(), r.duplicated());
         }
+        out.println("  (messages stored, and the events they carry: a batch's elements; applied, parked: events;"
+                + " redelivered, duplicated: messages)");
         out.printf("failures: %d expected, %d as the reference in detect's state: %d counted once each in windows"
                         + " below the threshold, %d in the %d windows alerted (counts frozen at the crossing)%n",
                 failureEvents(), state.failuresApplied(), state.countedOnce(),
@@ -254,7 +259,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      */
     Summary summary() {
         List<Summary.Edge> rows = edges.stream().map(r -> new Summary.Edge(r.edge().name(), r.published(),
-                r.applied(), r.redelivered(), r.parked(), r.duplicated())).toList();
+                r.events(), r.applied(), r.redelivered(), r.parked(), r.duplicated())).toList();
         return new Summary(expected.lines(), linesParsed(), linesOther(), linesParked(), failureEvents(),
                 state.failuresApplied(), state.countedOnce(), state.alertedWindows(), rows, expected.alerts().size(),
                 alerts.size(), List.copyOf(missing()), List.copyOf(unexpected()), ok() ? "OK" : "FAILED", problems(),
@@ -268,7 +273,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * <pre>
      * {"lines_read": 2000, "lines_parsed": 520, "lines_other": 1480, "lines_parked": 0,
      *  "failures_expected": 520, "failures_applied": 520, "failures_counted_once": 40, "windows_alerted": 15,
-     *  "edges": [{"edge": "ssh-bruteforce._external.ingress", "published": 2000, "applied": 2000,
+     *  "edges": [{"edge": "ssh-bruteforce._external.ingress", "published": 4, "events": 2000, "applied": 2000,
      *             "redelivered": 0, "parked": 0, "duplicated": 0}, ...],
      *  "alerts_expected": 15, "alerts_got": 15, "alerts_missing": [], "alerts_unexpected": [],
      *  "result": "OK", "problems": [], "lines_expected": {"parsed": 520, "other": 1480, "parked": 0},
@@ -354,13 +359,14 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
          *
          * @param edge        {@code group.from.to}
          * @param published   distinct messages stored
-         * @param applied     applied and acked
-         * @param redelivered deliveries beyond the first
-         * @param parked      parked in the DLQ during the run
-         * @param duplicated  stored beyond the first of their id
+         * @param events      events they carry (a batch's elements)
+         * @param applied     events applied and acked
+         * @param redelivered deliveries beyond the first (messages)
+         * @param parked      events parked in the DLQ during the run
+         * @param duplicated  messages stored beyond the first of their id
          */
         record Edge(@JsonProperty("edge") String edge, @JsonProperty("published") long published,
-                    @JsonProperty("applied") long applied, @JsonProperty("redelivered") long redelivered,
+                    @JsonProperty("events") long events, @JsonProperty("applied") long applied, @JsonProperty("redelivered") long redelivered,
                     @JsonProperty("parked") long parked, @JsonProperty("duplicated") long duplicated) {
         }
 

@@ -6,8 +6,10 @@ import io.varpulis.pipeline.UnprocessableEventException;
 /**
  * The event types and field names of the {@code ssh-bruteforce} group (SPEC section 7), in the order they flow:
  * <pre>
- * _external --SshLogLine--> ingress --SshAuthFailure--> detect --BruteForceSuspected--> alerts
+ * _external --SshLogLine(s)--> ingress --SshAuthFailure(s)--> detect --BruteForceSuspected--> alerts
  * </pre>
+ * A type ending in {@code s} is the batch of the other ({@link io.varpulis.pipeline.EventBatch}): one message carrying
+ * many events, applied element by element.
  * Also the field checks the processors share, so that every bad input fails with the same kind of message.
  */
 public final class SshEvents {
@@ -19,11 +21,23 @@ public final class SshEvents {
     public static final String LOG_LINE = "SshLogLine";
 
     /**
+     * A batch of {@link #LOG_LINE} events in one message ({@link io.varpulis.pipeline.EventBatch}):
+     * {@code {"events": [{"event_type": "SshLogLine", "fields": {"line": "...", "line_number": 6}}, ...]}}.
+     */
+    public static final String LOG_LINES = "SshLogLines";
+
+    /**
      * One or more failed authentication attempts of one source, timestamped with the line's time:
      * {@code {"src_ip": "173.234.31.186", "user": "webmaster", "invalid_user": true, "failures": 1, "line_number": 6}}
      * ({@code user} is absent when the line names none).
      */
     public static final String AUTH_FAILURE = "SshAuthFailure";
+
+    /**
+     * A batch of {@link #AUTH_FAILURE} events in one message, in line order ({@link io.varpulis.pipeline.EventBatch}):
+     * {@code {"events": [{"event_type": "SshAuthFailure", "timestamp": "...", "fields": {"src_ip": ...}}, ...]}}.
+     */
+    public static final String AUTH_FAILURES = "SshAuthFailures";
 
     /**
      * A brute-force alert, timestamped with its window start:

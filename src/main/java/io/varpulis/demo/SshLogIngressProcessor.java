@@ -1,28 +1,45 @@
 package io.varpulis.demo;
 
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.UnprocessableEventException;
 
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The {@code ingress} pipeline of {@code ssh-bruteforce}: turns raw sshd lines into failures (SPEC section 7, read
  * by {@link SshdLogParser}).
- * <p>In: {@value SshEvents#LOG_LINE} {@code {"line": "...", "line_number": 6, "year": 2026}}. Out: nothing for a
- * line that is not a failure, or one {@value SshEvents#AUTH_FAILURE}
- * {@code {"src_ip", "user", "invalid_user", "failures", "line_number"}} timestamped with the line's time.
+ * <p>In: {@value SshEvents#LOG_LINE} {@code {"line": "...", "line_number": 6, "year": 2026}}, or a batch of them,
+ * {@value SshEvents#LOG_LINES} ({@link EventBatch}). Out, for one line: nothing for a line that is not a failure, or
+ * one {@value SshEvents#AUTH_FAILURE} {@code {"src_ip", "user", "invalid_user", "failures", "line_number"}}
+ * timestamped with the line's time. For a batch: the failures of its lines in line order, in one
+ * {@value SshEvents#AUTH_FAILURES} batch (nothing when it has none), or one event each when the processor emits
+ * {@link Emit#EVENTS} (for a detector partitioned by source, which needs one event per message); each line of the
+ * batch that cannot be read is parked on its own ({@link ProcessingContext#park}) with the reason a single line
+ * would have been parked for.
  * Stateless and thread-safe.
  */
 public final class SshLogIngressProcessor implements EventProcessor {
 
+    /** What a batch of lines gives. */
+    public enum Emit {
+        /** The batch's failures in one {@value SshEvents#AUTH_FAILURES} batch (the default). */
+        BATCHES,
+        /** Each failure as its own {@value SshEvents#AUTH_FAILURE} event. */
+        EVENTS
+    }
+
     private final int year;
     private final ZoneId zone;
+    private final Emit emit;
 
     /**
      * A parser of RFC 3164 timestamps in UTC.
@@ -30,32 +47,74 @@ public final class SshLogIngressProcessor implements EventProcessor {
      * @param year the year of RFC 3164 timestamps, which those lines do not carry
      */
     public SshLogIngressProcessor(int year) {
-        this(year, ZoneOffset.UTC);
+        this(year, ZoneOffset.UTC, Emit.BATCHES);
+    }
+
+    /**
+     * A parser whose batches of lines give batches of failures.
+     *
+     * @param year the year of RFC 3164 timestamps, used when the event has no {@code year}
+     * @param zone the zone of RFC 3164 timestamps (RFC 3339 lines carry their offset)
+     */
+    public SshLogIngressProcessor(int year, ZoneId zone) {
+        this(year, zone, Emit.BATCHES);
     }
 
     /**
      * @param year the year of RFC 3164 timestamps, used when the event has no {@code year}
      * @param zone the zone of RFC 3164 timestamps (RFC 3339 lines carry their offset)
+     * @param emit what a batch of lines gives
      */
-    public SshLogIngressProcessor(int year, ZoneId zone) {
+    public SshLogIngressProcessor(int year, ZoneId zone, Emit emit) {
         this.year = year;
         this.zone = zone;
+        this.emit = emit;
     }
 
     /**
-     * Parses one line.
+     * Parses one line, or each line of a batch.
      *
-     * @return no event, or one {@value SshEvents#AUTH_FAILURE}; {@code line_number} is copied when the input has it
-     * @throws UnprocessableEventException when the event is not a {@value SshEvents#LOG_LINE}, has no string
-     *                                     {@code line}, the line was not valid UTF-8, or it is malformed (no valid
-     *                                     header, or a failure from something that is neither an address nor a
-     *                                     host name). The route ingress then parks it in the DLQ with the line in
-     *                                     the envelope, rather than dropping a line that might have hidden a
-     *                                     failure.
+     * @return for one line: no event, or one {@value SshEvents#AUTH_FAILURE}; {@code line_number} is copied when the
+     * input has it. For a batch: the failures, batched or not ({@link Emit})
+     * @throws UnprocessableEventException when the event is neither a {@value SshEvents#LOG_LINE} nor a
+     *                                     {@value SshEvents#LOG_LINES} batch, or is one line that has no string
+     *                                     {@code line}, was not valid UTF-8, or is malformed (no valid header, or a
+     *                                     failure from something that is neither an address nor a host name). The
+     *                                     route ingress then parks it in the DLQ with the line in the envelope,
+     *                                     rather than dropping a line that might have hidden a failure. In a batch,
+     *                                     such a line is parked alone and the others are applied.
      */
     @Override
     public List<Event> process(Event event, ProcessingContext context) {
-        SshEvents.requireType(event, SshEvents.LOG_LINE);
+        if (!SshEvents.LOG_LINES.equals(event.eventType())) {
+            SshEvents.requireType(event, SshEvents.LOG_LINE);
+            return line(event).map(List::of).orElse(List.of());
+        }
+        if (!EventBatch.isBatch(event)) {
+            throw new UnprocessableEventException(SshEvents.LOG_LINES + " event without a list field '"
+                    + EventBatch.EVENTS + "'");
+        }
+        List<Event> failures = new ArrayList<>();
+        for (EventBatch.Element element : EventBatch.elements(event)) {
+            if (element.error() != null) {
+                context.park(EventBatch.alone(SshEvents.LOG_LINES, element), element.error());
+                continue;
+            }
+            try {
+                SshEvents.requireType(element.event(), SshEvents.LOG_LINE);
+                line(element.event()).ifPresent(failures::add);
+            } catch (UnprocessableEventException e) {
+                context.park(element.event(), e.getMessage());
+            }
+        }
+        if (failures.isEmpty() || emit == Emit.EVENTS) {
+            return failures;
+        }
+        return List.of(EventBatch.of(SshEvents.AUTH_FAILURES, failures));
+    }
+
+    /** One {@value SshEvents#LOG_LINE}: its failure, if it is one. */
+    private Optional<Event> line(Event event) {
         String line = SshEvents.requireText(event, SshEvents.LINE);
         Object lineNumber = event.fields().get(SshEvents.LINE_NUMBER);
         if (event.fields().get(SshEvents.CHARSET) != null) {
@@ -68,7 +127,7 @@ public final class SshLogIngressProcessor implements EventProcessor {
             throw new UnprocessableEventException("malformed sshd line " + lineNumber + ": " + malformed.reason());
         }
         if (!(parsed instanceof SshdLogLine.AuthFailure failure)) {
-            return List.of();
+            return Optional.empty();
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put(SshEvents.SRC_IP, failure.srcIp());
@@ -80,6 +139,6 @@ public final class SshLogIngressProcessor implements EventProcessor {
         if (lineNumber != null) {
             fields.put(SshEvents.LINE_NUMBER, lineNumber);
         }
-        return List.of(new Event(SshEvents.AUTH_FAILURE, failure.timestamp(), fields));
+        return Optional.of(new Event(SshEvents.AUTH_FAILURE, failure.timestamp(), fields));
     }
 }

@@ -24,7 +24,9 @@ import java.util.Set;
  * <ul>
  * <li>{@code sshd-parse}: raw sshd lines ({@code SshLogLine}) to {@code SshAuthFailure} events; settings
  * {@code year} (of RFC 3164 timestamps; default: the current year, UTC) and {@code zone} (of RFC 3164 timestamps, a
- * {@link ZoneId} such as {@code UTC}, {@code +02:00} or {@code Europe/Paris}; default {@code UTC});</li>
+ * {@link ZoneId} such as {@code UTC}, {@code +02:00} or {@code Europe/Paris}; default {@code UTC}) and {@code emit}
+ * (what a batch of lines, {@code SshLogLines}, gives: {@code batches}, the default, one {@code SshAuthFailures} batch,
+ * or {@code events}, one event per failure, for a detector partitioned by source);</li>
  * <li>{@code brute-force}: one {@code BruteForceSuspected} per source IP and tumbling window when the failures reach
  * the threshold; settings {@code threshold} (default 5) and {@code window} (default 5m);</li>
  * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path}, never twice; {@code path} is
@@ -37,11 +39,11 @@ public final class SshProcessorTypes {
     }
 
     /**
-     * @return {@code sshd-parse}, settings {@code year} and {@code zone}
+     * @return {@code sshd-parse}, settings {@code year}, {@code zone} and {@code emit}
      */
     public static ProcessorType sshdParse() {
-        return BuiltInProcessorTypes.simple("sshd-parse", Set.of("year", "zone"), (group, pipeline) ->
-                new SshLogIngressProcessor(year(pipeline), zone(pipeline)));
+        return BuiltInProcessorTypes.simple("sshd-parse", Set.of("year", "zone", "emit"), (group, pipeline) ->
+                new SshLogIngressProcessor(year(pipeline), zone(pipeline), emit(pipeline)));
     }
 
     /**
@@ -134,6 +136,20 @@ public final class SshProcessorTypes {
             throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.zone '" + zone
                     + "' is not a time zone (e.g. UTC, +02:00, Europe/Paris)", e);
         }
+    }
+
+    private static SshLogIngressProcessor.Emit emit(PipelineGroupSpec.PipelineSpec pipeline) {
+        String emit = pipeline.processor().text("emit");
+        if (emit == null) {
+            return SshLogIngressProcessor.Emit.BATCHES;
+        }
+        return switch (emit) {
+            case "batches" -> SshLogIngressProcessor.Emit.BATCHES;
+            case "events" -> SshLogIngressProcessor.Emit.EVENTS;
+            default -> throw new IllegalArgumentException("pipeline " + pipeline.name() + ": settings.emit '" + emit
+                    + "' must be batches (one SshAuthFailures per batch of lines) or events (one SshAuthFailure per "
+                    + "failure, for a detector partitioned by src_ip)");
+        };
     }
 
     private static int threshold(PipelineGroupSpec.PipelineSpec pipeline) {

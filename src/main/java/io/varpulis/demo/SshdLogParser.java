@@ -60,6 +60,12 @@ public final class SshdLogParser {
     private static final Pattern FAILED =
             Pattern.compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
 
+    /** What every message {@link #FAILED} matches starts with. */
+    private static final String FAILED_PREFIX = "Failed ";
+
+    /** What every message {@link #REPEATED} matches starts with. */
+    private static final String REPEATED_PREFIX = "message repeated ";
+
     /** syslog's duplicate suppression; N is capped at nine digits so that it fits an int. */
     private static final Pattern REPEATED = Pattern.compile("message repeated ([1-9]\\d{0,8}) times: \\[ ?(.*?) ?]");
 
@@ -120,9 +126,12 @@ public final class SshdLogParser {
         String text = line.stripTrailing();
         Instant timestamp;
         String rest;
+        // The first character tells the headers apart (a digit starts only RFC 3339, a letter only RFC 3164), so
+        // each line is matched against one of them.
+        boolean digit = !text.isEmpty() && text.charAt(0) >= '0' && text.charAt(0) <= '9';
         Matcher rfc3339 = RFC3339.matcher(text);
         Matcher rfc3164 = RFC3164.matcher(text);
-        if (rfc3339.matches()) {
+        if (digit && rfc3339.matches()) {
             // A leap second (23:59:60, RFC 3339 section 5.7) is counted in the second before it: same window.
             String second = rfc3339.group(3).equals("60") ? "59" : rfc3339.group(3);
             String offset = rfc3339.group(5);
@@ -134,7 +143,7 @@ public final class SshdLogParser {
                 return new SshdLogLine.Malformed("invalid RFC 3339 timestamp (" + e.getMessage() + "): " + text);
             }
             rest = rfc3339.group(6);
-        } else if (rfc3164.matches()) {
+        } else if (!digit && rfc3164.matches()) {
             int month = MONTHS.indexOf(rfc3164.group(1)) + 1;
             if (month == 0) {
                 return new SshdLogLine.Malformed("unknown month '" + rfc3164.group(1) + "' in: " + text);
@@ -170,6 +179,10 @@ public final class SshdLogParser {
     }
 
     private static SshdLogLine failed(Instant timestamp, String message, String text) {
+        // Both patterns are anchored at the message's start: most sshd lines are neither and skip them.
+        if (!message.startsWith(FAILED_PREFIX) && !message.startsWith(REPEATED_PREFIX)) {
+            return new SshdLogLine.Other(timestamp, true);
+        }
         int failures = 1;
         SshdLogLine.Form form = SshdLogLine.Form.FAILED;
         Matcher repeated = REPEATED.matcher(message);

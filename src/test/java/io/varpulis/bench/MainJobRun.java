@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  * consecutive days), read by the main job from the jar ({@code java -jar ... demo}, its own nats-server, a
  * coordinator and two workers as separate JVMs) and by {@code fail2ban-regex LOG sshd} (Debian's fail2ban, the tool
  * operators run for this), one after the other, alternating which goes first, for {@code rounds} rounds; then once
- * more with a worker killed (SIGKILL) half-way and restarted.
+ * more with a worker killed (SIGKILL) half-way and restarted. Each round runs the job twice: with the demo's node
+ * JVMs as shipped (C1 only, {@code -XX:TieredStopAtLevel=1}, chosen for start-up) and with C2
+ * ({@code VARPULIS_DEMO_NODE_JAVA_OPTS=-XX:TieredStopAtLevel=4}, a JVM's default and a production node's), because
+ * on two cores a cold C2 spends much of a short job compiling.
  * <ul>
  * <li>the job's rate is its own end-to-end figure: lines divided by the time from the first publish until every
  * line was processed and the last alert written ({@code lines_per_second_end_to_end} of {@code --summary-json});
@@ -31,6 +34,11 @@ import java.util.regex.Pattern;
  * A round counts only when the job's result is {@code OK} with the exact alert set.
  */
 final class MainJobRun {
+
+    /** The nodes as the demo ships them: C1 only. */
+    static final String C1 = "C1";
+    /** The nodes with C2, a JVM's default. */
+    static final String C2 = "C2";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern F2B_LINES = Pattern.compile("Lines: (\\d+) lines, (\\d+) ignored, (\\d+) matched");
@@ -54,9 +62,10 @@ final class MainJobRun {
      * @param alerts            alerts written / expected
      * @param result            the job's result ({@code OK} or what went wrong)
      * @param kill              what was killed ({@code none} or {@code worker})
+     * @param jit               the nodes' compilers: {@code C1} (the demo's default) or {@code C2}
      */
     record Round(double f2bLinesPerSecond, double f2bCpuSeconds, long f2bMatched, double jobLinesPerSecond,
-                 double jobCpuSeconds, String alerts, String result, String kill) {
+                 double jobCpuSeconds, String alerts, String result, String kill, String jit) {
 
         double ratio() {
             return jobLinesPerSecond / f2bLinesPerSecond;
@@ -101,19 +110,21 @@ final class MainJobRun {
         }
         List<Round> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
-            results.add(round(jar, log, dir, round, round % 2 == 1, "none"));
+            for (String jit : round % 2 == 1 ? List.of(C1, C2) : List.of(C2, C1)) {
+                results.add(round(jar, log, dir, round, round % 2 == 1, "none", jit));
+            }
         }
-        results.add(round(jar, log, dir, rounds + 1, false, "worker"));
+        results.add(round(jar, log, dir, rounds + 1, false, "worker", C1));
         return new Result(lines, results, null, version.output().strip());
     }
 
-    private static Round round(Path jar, Path log, Path dir, int round, boolean jobFirst, String kill)
+    private static Round round(Path jar, Path log, Path dir, int round, boolean jobFirst, String kill, String jit)
             throws IOException, InterruptedException {
         Timed job = null;
         Timed f2b = null;
         for (int i = 0; i < 2; i++) {
             if ((i == 0) == jobFirst) {
-                job = job(jar, log, dir, round, kill);
+                job = job(jar, log, dir, round + "-" + jit, kill, jit);
             } else {
                 f2b = bash("fail2ban-regex " + log + " sshd", dir);
             }
@@ -121,35 +132,36 @@ final class MainJobRun {
         Matcher matched = F2B_LINES.matcher(f2b.output());
         long lines = matched.find() ? Long.parseLong(matched.group(1)) : 0;
         long f2bMatched = lines > 0 ? Long.parseLong(matched.group(3)) : 0;
-        JsonNode summary = summary(dir, round);
-        String result = summary == null ? "no summary (see " + dir.resolve("job-" + round + ".log") + ")"
+        JsonNode summary = summary(dir, round + "-" + jit);
+        String result = summary == null ? "no summary (see " + dir.resolve("job-" + round + "-" + jit + ".log") + ")"
                 : summary.path("result").asText();
         Round r = new Round(lines / f2b.wallSeconds(), f2b.cpuSeconds(), f2bMatched,
                 summary == null ? Double.NaN : summary.path("lines_per_second_end_to_end").asDouble(Double.NaN),
                 job.cpuSeconds(), summary == null ? "-" : summary.path("alerts_got").asLong() + " / "
-                + summary.path("alerts_expected").asLong(), result, kill);
-        System.out.printf(Locale.ROOT, "mainjob round %d (kill %s): job %,.0f lines/s (%.1f CPU-s), fail2ban-regex "
-                        + "%,.0f lines/s (%.1f CPU-s), ratio %.2f, alerts %s, %s%n", round, kill,
+                + summary.path("alerts_expected").asLong(), result, kill, jit);
+        System.out.printf(Locale.ROOT, "mainjob round %d (kill %s, nodes %s): job %,.0f lines/s (%.1f CPU-s), "
+                        + "fail2ban-regex %,.0f lines/s (%.1f CPU-s), ratio %.2f, alerts %s, %s%n", round, kill, jit,
                 r.jobLinesPerSecond(), r.jobCpuSeconds(), r.f2bLinesPerSecond(), r.f2bCpuSeconds(), r.ratio(),
                 r.alerts(), result);
         return r;
     }
 
-    private static Timed job(Path jar, Path log, Path dir, int round, String kill)
+    private static Timed job(Path jar, Path log, Path dir, String run, String kill, String jit)
             throws IOException, InterruptedException {
-        Path summary = dir.resolve("summary-" + round + ".json");
+        Path summary = dir.resolve("summary-" + run + ".json");
         Files.deleteIfExists(summary);
-        // C2 for the nodes, as a production node runs (the demo's default is C1, which starts faster).
-        String command = "VARPULIS_DEMO_NODE_JAVA_OPTS=-XX:TieredStopAtLevel=4 java -jar " + jar.toAbsolutePath()
+        // C1 is the demo's own choice for its nodes; C2 is how a JVM and a production node run by default.
+        String command = (jit.equals(C2) ? "VARPULIS_DEMO_NODE_JAVA_OPTS=-XX:TieredStopAtLevel=4 " : "")
+                + "java -jar " + jar.toAbsolutePath()
                 + " demo --input " + log.toAbsolutePath()
                 + " --rate 1000000 --kill " + kill + " --summary-json " + summary.toAbsolutePath()
-                + " --alerts-out " + dir.toAbsolutePath().resolve("alerts-" + round + ".jsonl")
-                + " > " + dir.toAbsolutePath().resolve("job-" + round + ".log") + " 2>&1";
+                + " --alerts-out " + dir.toAbsolutePath().resolve("alerts-" + run + ".jsonl")
+                + " > " + dir.toAbsolutePath().resolve("job-" + run + ".log") + " 2>&1";
         return bash(command, Path.of("."));
     }
 
-    private static JsonNode summary(Path dir, int round) throws IOException {
-        Path summary = dir.resolve("summary-" + round + ".json");
+    private static JsonNode summary(Path dir, String run) throws IOException {
+        Path summary = dir.resolve("summary-" + run + ".json");
         return Files.isRegularFile(summary) ? JSON.readTree(summary.toFile()) : null;
     }
 

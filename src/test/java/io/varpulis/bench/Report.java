@@ -194,22 +194,22 @@ final class Report {
                 + "rate is from the first publish to the last alert written; fail2ban-regex's includes its start-up. "
                 + "CPU seconds are of each command with its children (the job's include starting four JVMs).");
         line("");
-        line("| round | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | ratio | alerts | "
-                + "result |");
-        line("|---|---|---:|---:|---:|---:|---:|---|---|");
-        List<Double> ratios = new java.util.ArrayList<>();
+        line("| run | nodes | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | ratio | "
+                + "alerts | result |");
+        line("|---|---|---|---:|---:|---:|---:|---:|---|---|");
+        java.util.Map<String, List<Double>> ratios = new java.util.TreeMap<>();
         for (int i = 0; i < result.rounds().size(); i++) {
             MainJobRun.Round r = result.rounds().get(i);
             if (r.kill().equals("none") && r.result().equals("OK")) {
-                ratios.add(r.ratio());
+                ratios.computeIfAbsent(r.jit(), jit -> new java.util.ArrayList<>()).add(r.ratio());
             }
-            line("| " + (i + 1) + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
+            line("| " + (i + 1) + " | " + r.jit() + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
                     + fixed(r.jobCpuSeconds(), 1) + " | " + rate(r.f2bLinesPerSecond()) + " | "
                     + fixed(r.f2bCpuSeconds(), 1) + " | " + fixed(r.ratio(), 2) + " | " + r.alerts() + " | "
                     + r.result() + " |");
         }
-        line("| **median ratio, no kill** | | | | | | **" + (ratios.isEmpty() ? "-" : fixed(median(ratios), 2))
-                + "** | | |");
+        ratios.forEach((jit, of) -> line("| **median ratio, no kill** | " + jit + " | | | | | | **"
+                + fixed(median(of), 2) + "** | | |"));
         line("");
     }
 

@@ -86,7 +86,10 @@ class BruteForceDemoTest {
         JsonNode json = assertTheReferenceRun(status, alerts, summary);
         assertThat(json.path("edges")).extracting(e -> e.path("edge").asText()).containsExactly(
                 "ssh-bruteforce._external.ingress", "ssh-bruteforce.ingress.detect", "ssh-bruteforce.detect.alerts");
-        assertThat(json.path("edges")).extracting(e -> e.path("published").asInt()).containsExactly(2000, 524, 16);
+        assertThat(json.path("edges")).extracting(e -> e.path("events").asInt()).containsExactly(2000, 524, 16);
+        assertThat(json.path("edges")).extracting(e -> e.path("published").asInt())
+                .as("messages: a tenth of a second of lines each at 400 lines/s, the failures of each in one batch, "
+                        + "one alert each").containsExactly(50, 50, 16);
         assertThat(leftBehind()).as("run directory and the run's own nats-server store removed after a run that "
                 + "passed").isEqualTo(before);
     }
@@ -110,13 +113,15 @@ class BruteForceDemoTest {
                 "ssh-bruteforce._external.ingress", "ssh-bruteforce.ingress.detect", "ssh-bruteforce.ingress.detect.0",
                 "ssh-bruteforce.ingress.detect.1", "ssh-bruteforce.detect.alerts");
         List<Integer> published = new ArrayList<>();
-        json.path("edges").forEach(e -> published.add(e.path("published").asInt()));
+        json.path("edges").forEach(e -> published.add(e.path("events").asInt()));
         assertThat(published.get(0)).isEqualTo(2000);
         assertThat(published.get(1)).as("nothing on the unpartitioned subject").isZero();
         assertThat(published.get(2) + published.get(3)).isEqualTo(524);
         assertThat(published.subList(2, 4)).as("failures on both partitions").allSatisfy(n -> assertThat(n)
                 .isPositive());
         assertThat(published.get(4)).isEqualTo(16);
+        assertThat(json.path("edges").get(2).path("published").asInt()).as("one failure per message into a "
+                + "partitioned detect (emit: events)").isEqualTo(published.get(2));
     }
 
     /** The checks every demo run must pass: exit 0, the 16 reference alerts once each, the summary's counts. */

@@ -2,8 +2,10 @@ package io.varpulis.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.StateTransaction;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -228,5 +230,70 @@ class BruteForceDetectorTest {
 
     private static byte[] value(KeyValueState state, String key) {
         return state.get(key).orElseThrow(() -> new AssertionError("no state key " + key));
+    }
+
+    @Test
+    void aBatchCountsLikeItsEventsOneByOne_eachElementOnce_andWritesEachWindowOnce() {
+        List<Event> failures = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            failures.add(failure(i % 2 == 0 ? IP : "10.0.0.9", "2026-12-10T07:1" + (i % 5) + ":00Z", 1));
+        }
+        InMemoryKeyValueState oneByOne = new InMemoryKeyValueState();
+        List<Event> singles = new ArrayList<>();
+        for (int i = 0; i < failures.size(); i++) {
+            singles.addAll(detector.process(failures.get(i), TestContext.first("b#" + i, oneByOne)));
+        }
+        CountingState batched = new CountingState();
+        StateTransaction transaction = new StateTransaction(batched);
+        Event batch = EventBatch.of("SshAuthFailures", failures);
+
+        List<Event> alerts = detector.process(batch, TestContext.first("b", transaction));
+        transaction.commit();
+
+        assertThat(alerts).containsExactlyElementsOf(singles)
+                .containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5), alert("10.0.0.9", "2026-12-10T07:10:00Z", 5));
+        assertThat(batched.puts).as("one write per window for the whole batch").isEqualTo(2);
+        for (String key : List.of(BruteForceDetector.stateKey(IP, WINDOW),
+                BruteForceDetector.stateKey("10.0.0.9", WINDOW))) {
+            assertThat(batched.get(key)).map(String::new).isEqualTo(oneByOne.get(key).map(String::new));
+        }
+        // Redelivered, the batch counts nothing twice and re-emits the alerts its elements raised.
+        assertThat(detector.process(batch, TestContext.first("b", batched))).containsExactlyElementsOf(alerts);
+    }
+
+    @Test
+    void aBatchElementThatCannotBeCountedIsParkedAlone_theOthersCounted() {
+        Event bad = failure("not an address!", "2026-12-10T07:12:00Z", 1);
+        List<Event> failures = new ArrayList<>(List.of(bad));
+        for (int i = 0; i < 5; i++) {
+            failures.add(failure(IP, "2026-12-10T07:12:00Z", 1));
+        }
+        TestContext context = TestContext.first("b", state);
+
+        assertThat(detector.process(EventBatch.of("SshAuthFailures", failures), context))
+                .containsExactly(alert(IP, "2026-12-10T07:10:00Z", 5));
+        assertThat(context.parked()).containsExactly(bad);
+    }
+
+    /** A state in memory that counts its writes. */
+    private static final class CountingState implements KeyValueState {
+        private final InMemoryKeyValueState values = new InMemoryKeyValueState();
+        private int puts;
+
+        @Override
+        public java.util.Optional<byte[]> get(String key) {
+            return values.get(key);
+        }
+
+        @Override
+        public void put(String key, byte[] value) {
+            puts++;
+            values.put(key, value);
+        }
+
+        @Override
+        public void delete(String key) {
+            values.delete(key);
+        }
     }
 }

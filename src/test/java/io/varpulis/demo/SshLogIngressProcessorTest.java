@@ -1,11 +1,17 @@
 package io.varpulis.demo;
 
 import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
+import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.UnprocessableEventException;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,5 +90,65 @@ class SshLogIngressProcessorTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'line'");
         assertThatThrownBy(() -> ingress.process(Event.of("SshLogLine", Map.of("line", 3)), context))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'line'");
+    }
+
+    @Test
+    void aBatchOfLinesGivesItsFailuresInOneBatch_inLineOrder_andParksEachBadLineAlone() throws Exception {
+        EventCodec codec = new EventCodec();
+        Event batch = EventBatch.of("SshLogLines", List.of(
+                lineEvent("Dec 10 07:13:50 h sshd[1]: Failed password for root from 10.0.0.1 port 1 ssh2", 1),
+                lineEvent("Dec 10 07:13:51 h sshd[1]: Connection closed by 10.0.0.1 [preauth]", 2),
+                lineEvent("not syslog", 3),
+                lineEvent("Dec 10 07:13:52 h sshd[1]: Failed none for invalid user x from 10.0.0.2 port 2", 4)));
+        // As the route ingress hands it over: decoded from the wire, elements as JSON objects.
+        Event decoded = codec.decode(codec.encode(batch));
+        TestContext batchContext = TestContext.first("lines:1-4", new InMemoryKeyValueState());
+
+        List<Event> out = ingress.process(decoded, batchContext);
+
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0).eventType()).isEqualTo("SshAuthFailures");
+        List<Event> failures = EventBatch.elements(codec.decode(codec.encode(out.get(0)))).stream()
+                .map(EventBatch.Element::event).toList();
+        assertThat(failures).extracting(e -> e.fields().get("line_number")).containsExactly(1, 4);
+        assertThat(failures).extracting(e -> e.fields().get("src_ip")).containsExactly("10.0.0.1", "10.0.0.2");
+        assertThat(failures.get(1).timestamp()).isEqualTo(Instant.parse("2026-12-10T07:13:52Z"));
+        assertThat(batchContext.parked()).containsExactly(lineEvent("not syslog", 3));
+    }
+
+    @Test
+    void aBatchElementThatIsNoEventIsParkedAsABatchOfItselfAlone() throws Exception {
+        EventCodec codec = new EventCodec();
+        Event decoded = codec.decode(("{\"event_type\":\"SshLogLines\",\"fields\":{\"events\":[\"just text\","
+                + "{\"event_type\":\"HttpRequest\",\"fields\":{}}]}}").getBytes(StandardCharsets.UTF_8));
+        TestContext batchContext = TestContext.first("lines:x", new InMemoryKeyValueState());
+
+        assertThat(ingress.process(decoded, batchContext)).isEmpty();
+
+        assertThat(batchContext.parked()).containsExactly(
+                Event.of("SshLogLines", Map.of("events", List.of("just text"))),
+                Event.of("HttpRequest", Map.of()));
+    }
+
+    @Test
+    void withEmitEventsABatchOfLinesGivesOneFailureEventEach() {
+        SshLogIngressProcessor perEvent = new SshLogIngressProcessor(2026, ZoneOffset.UTC,
+                SshLogIngressProcessor.Emit.EVENTS);
+        Event batch = EventBatch.of("SshLogLines", List.of(
+                lineEvent("Dec 10 07:13:50 h sshd[1]: Failed password for root from 10.0.0.1 port 1 ssh2", 1),
+                lineEvent("Dec 10 07:13:52 h sshd[1]: Failed password for root from 10.0.0.2 port 2 ssh2", 2)));
+
+        assertThat(perEvent.process(batch, context)).extracting(Event::eventType)
+                .containsExactly("SshAuthFailure", "SshAuthFailure");
+    }
+
+    @Test
+    void aLogLinesEventWithoutAListIsRejectedWhole() {
+        assertThatThrownBy(() -> ingress.process(Event.of("SshLogLines", Map.of("events", "nope")), context))
+                .isInstanceOf(UnprocessableEventException.class).hasMessageContaining("without a list field 'events'");
+    }
+
+    private static Event lineEvent(String line, int number) {
+        return Event.of("SshLogLine", Map.of("line", line, "line_number", number));
     }
 }

@@ -1,7 +1,11 @@
 package io.varpulis.demo;
 
+import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A delivery as the route ingress would describe it, for tests of the {@code ssh-bruteforce} processors.
@@ -10,10 +14,21 @@ import io.varpulis.pipeline.ProcessingContext;
  * @param attempt   the delivery attempt, 1 for the first
  * @param state     the pipeline's state
  */
-record TestContext(String messageId, long attempt, KeyValueState state) implements ProcessingContext {
+record TestContext(String messageId, long attempt, KeyValueState state, List<Event> parked)
+        implements ProcessingContext {
+
+    TestContext(String messageId, long attempt, KeyValueState state) {
+        this(messageId, attempt, state, new ArrayList<>());
+    }
 
     static TestContext first(String messageId, KeyValueState state) {
         return new TestContext(messageId, 1, state);
+    }
+
+    /** Records the element; {@link #parked()} lists them in order. */
+    @Override
+    public void park(Event element, String reason) {
+        parked.add(element);
     }
 
     @Override
