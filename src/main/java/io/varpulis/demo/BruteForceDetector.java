@@ -16,8 +16,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -129,13 +133,14 @@ public final class BruteForceDetector implements EventProcessor {
     @Override
     public List<Event> process(Event event, ProcessingContext context) {
         if (!SshEvents.AUTH_FAILURES.equals(event.eventType())) {
-            return count(event, context.messageId(), context);
+            return count(event, context.messageId(), context, new Windows(context.state()));
         }
         if (!EventBatch.isBatch(event)) {
             throw new UnprocessableEventException(SshEvents.AUTH_FAILURES + " event without a list field '"
                     + EventBatch.EVENTS + "'");
         }
         List<Event> alerts = new ArrayList<>();
+        Windows windows = Windows.batch(context.state());
         for (EventBatch.Element element : EventBatch.elements(event)) {
             if (element.error() != null) {
                 context.park(EventBatch.alone(SshEvents.AUTH_FAILURES, element), element.error());
@@ -143,16 +148,17 @@ public final class BruteForceDetector implements EventProcessor {
             }
             try {
                 alerts.addAll(count(element.event(), EventBatch.elementId(context.messageId(), element.index()),
-                        context));
+                        context, windows));
             } catch (UnprocessableEventException | ArithmeticException e) {
                 context.park(element.event(), e.toString());
             }
         }
+        windows.writeChanged();
         return alerts;
     }
 
     /** Counts one failure, identified by {@code messageId} (the input's, or a batch element's). */
-    private List<Event> count(Event event, String messageId, ProcessingContext context) {
+    private List<Event> count(Event event, String messageId, ProcessingContext context, Windows windows) {
         SshEvents.requireType(event, SshEvents.AUTH_FAILURE);
         String srcIp = SshEvents.requireText(event, SshEvents.SRC_IP);
         if (!IP_TEXT.matcher(srcIp).matches() && !HOST_TEXT.matcher(srcIp).matches()) {
@@ -166,9 +172,8 @@ public final class BruteForceDetector implements EventProcessor {
                 ? SshEvents.requirePositiveInt(event, SshEvents.FAILURES) : 1;
         long windowStart = Math.floorDiv(event.timestamp().getEpochSecond(), windowSeconds) * windowSeconds;
         String key = stateKey(srcIp, windowStart);
-        KeyValueState state = context.state();
 
-        WindowState window = read(state, key);
+        WindowState window = windows.read(key);
         if (window.alerted()) {
             if (!messageId.equals(window.alertedBy())) {
                 return List.of();
@@ -184,13 +189,60 @@ public final class BruteForceDetector implements EventProcessor {
         // addExact: an absurd "message repeated" count parks the input instead of wrapping around below the threshold.
         int count = Math.addExact(window.failures(), failures);
         if (count >= threshold) {
-            write(state, key, new WindowState(count, List.of(), true, messageId));
+            windows.write(key, new WindowState(count, List.of(), true, messageId));
             return List.of(alert(srcIp, windowStart, count));
         }
         List<String> seen = new ArrayList<>(window.seen());
         seen.add(messageId);
-        write(state, key, new WindowState(count, seen, false, null));
+        windows.write(key, new WindowState(count, seen, false, null));
         return List.of();
+    }
+
+    /**
+     * The windows one apply reads and writes: straight through to the state for one event; for a batch, decoded once
+     * per window and written once, in the order the batch first changed them ({@link #writeChanged()}).
+     */
+    private static final class Windows {
+
+        private final KeyValueState state;
+        private final Map<String, WindowState> cached;
+        private final Set<String> changed;
+
+        Windows(KeyValueState state) {
+            this(state, null, null);
+        }
+
+        private Windows(KeyValueState state, Map<String, WindowState> cached, Set<String> changed) {
+            this.state = state;
+            this.cached = cached;
+            this.changed = changed;
+        }
+
+        /** @return the windows of a batch, kept decoded until {@link #writeChanged()} */
+        static Windows batch(KeyValueState state) {
+            return new Windows(state, new HashMap<>(), new LinkedHashSet<>());
+        }
+
+        WindowState read(String key) {
+            return cached == null ? BruteForceDetector.read(state, key)
+                    : cached.computeIfAbsent(key, k -> BruteForceDetector.read(state, k));
+        }
+
+        void write(String key, WindowState window) {
+            if (cached == null) {
+                BruteForceDetector.write(state, key, window);
+            } else {
+                cached.put(key, window);
+                changed.add(key);
+            }
+        }
+
+        /** Writes the batch's changed windows to the state, each once. */
+        void writeChanged() {
+            if (changed != null) {
+                changed.forEach(key -> BruteForceDetector.write(state, key, cached.get(key)));
+            }
+        }
     }
 
     /**
