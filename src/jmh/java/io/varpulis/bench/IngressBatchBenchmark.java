@@ -113,7 +113,7 @@ public class IngressBatchBenchmark {
         }
 
         @Override
-        public void park(Event element, String reason) {
+        public void park(int index, Event element, String reason) {
             throw new IllegalStateException("the benchmark's lines all parse: " + reason);
         }
     }

@@ -109,19 +109,19 @@ public class DeadLetterParker {
     /**
      * Publishes the death envelope of one element of a batch input ({@link ProcessingContext#park}), without settling
      * the input: the caller acks it once this and the apply's outputs are confirmed. The envelope's payload is the
-     * element alone (an event's JSON), its {@code parked_element} {@code n}; the message id
-     * {@code dlq:{stream}:{sequence}:{n}} makes a park repeated after a redelivery of the batch stored once. The
+     * element alone (an event's JSON), its {@code parked_element} the element's index; the message id
+     * {@code dlq:{stream}:{sequence}:{index}} makes a park repeated after a redelivery of the batch stored once. The
      * caller counts {@code varpulis.events.parked} once the input is acked. On core the element is logged at ERROR as
      * lost.
      *
      * @param delivery the batch input (not acked)
      * @param unit     the pipeline
-     * @param n        the park's position in the apply, from 1
+     * @param index    the element's position in the batch, from 0
      * @param element  the element's JSON, UTF-8
      * @param reason   why it could not be applied
      * @return completes on the DLQ's PubAck; exceptionally with the publish error
      */
-    public CompletableFuture<Void> parkElement(Delivery delivery, String unit, int n, byte[] element,
+    public CompletableFuture<Void> parkElement(Delivery delivery, String unit, int index, byte[] element,
                                                String reason) {
         String text = DeathEnvelope.utf8OrNull(element);
         boolean stored = delivery.stream() != null;
@@ -129,18 +129,18 @@ public class DeadLetterParker {
                 clock.instant().getEpochSecond(), reason, text,
                 text == null ? Base64.getEncoder().encodeToString(element) : null, ParkReason.UNPROCESSABLE.tag(),
                 null, delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
-                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), n);
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), index);
         if (transport.substrate() == Substrate.CORE) {
             log.error("core substrate: element {} of the event on {} could not be applied ({}) and is lost, core NATS "
-                    + "cannot park it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}", n,
+                    + "cannot park it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}", index,
                     delivery.subject(), reason, json(envelope));
             return CompletableFuture.completedFuture(null);
         }
         String subject = DurableNames.dlqSubject(unit);
-        String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence() + ":" + n;
+        String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence() + ":" + index;
         return transport.publish(new OutboundMessage(subject, json(envelope).getBytes(StandardCharsets.UTF_8),
                 messageId)).thenAccept(receipt -> log.warn("parked element {} of {} in {} at DLQ sequence {} "
-                + "(unprocessable: {})", n, delivery, subject, receipt.sequence(), reason));
+                + "(unprocessable: {})", index, delivery, subject, receipt.sequence(), reason));
     }
 
     /** The JSON envelope, or the raw form when the envelope would not fit under max_payload. */

@@ -32,8 +32,8 @@ import java.util.Base64;
  * @param messageId       its message id (the publisher's Nats-Msg-Id, or stream:sequence)
  * @param storedAt        when the stream stored it, unix seconds, {@code null} on core
  * @param parkedElement   for one element of a batch input parked on its own
- *                        ({@link io.varpulis.pipeline.ProcessingContext#park}): the park's position in its apply (1,
- *                        2, ...), the payload being that element alone; {@code null} when the whole message was parked
+ *                        ({@link io.varpulis.pipeline.ProcessingContext#park}): its position in the batch, from 0,
+ *                        the payload being that element alone; {@code null} when the whole message was parked
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DeathEnvelope(

@@ -68,7 +68,8 @@ public final class DeployedPipeline {
      * @param event     the decoded event
      * @param messageId the input's stable message id
      * @param attempt   its delivery attempt
-     * @return the outputs, and the confirmation of the state writes this apply made (and of every earlier one)
+     * @return the outputs, the elements parked on their own, and the confirmation of the state writes this apply
+     * made (and of every earlier one)
      * @throws Exception whatever the processor threw; its state writes are then dropped. A
      *                   {@link KeyValueState.StateFencedException} means another writer owns the state.
      */
@@ -81,6 +82,8 @@ public final class DeployedPipeline {
         } catch (Exception | Error e) {
             transaction.discard();
             throw e;
+        } finally {
+            context.closed = true;
         }
         CompletableFuture<Void> stored = transaction.commit();
         List<Event> emitted = outputs == null ? List.of() : outputs;
@@ -151,10 +154,11 @@ public final class DeployedPipeline {
     /**
      * One element of a batch input parked on its own.
      *
-     * @param element the element as a standalone event
+     * @param index   its position in the batch, from 0
+     * @param element the element as an event
      * @param reason  why it could not be applied
      */
-    public record ParkedElement(Event element, String reason) {
+    public record ParkedElement(int index, Event element, String reason) {
     }
 
     private static final class Context implements ProcessingContext {
@@ -199,13 +203,22 @@ public final class DeployedPipeline {
             return state;
         }
 
+        private boolean closed;
+
         @Override
-        public void park(Event element, String reason) {
-            if (element == null || reason == null) {
-                throw new IllegalArgumentException("park needs an element and a reason, got " + element + ", "
-                        + reason);
+        public void park(int index, Event element, String reason) {
+            if (closed) {
+                throw new IllegalStateException("park of element " + index + " after the apply of " + messageId
+                        + " returned: park only while applying");
             }
-            parked.add(new ParkedElement(element, reason));
+            if (element == null || reason == null || index < 0) {
+                throw new IllegalArgumentException("park needs an index from 0, an element and a reason, got "
+                        + index + ", " + element + ", " + reason);
+            }
+            if (parked.stream().anyMatch(p -> p.index() == index)) {
+                throw new IllegalArgumentException("element " + index + " of " + messageId + " is parked already");
+            }
+            parked.add(new ParkedElement(index, element, reason));
         }
     }
 }

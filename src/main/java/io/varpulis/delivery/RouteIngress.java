@@ -374,8 +374,8 @@ public class RouteIngress implements DeliveryHandler {
         CompletableFuture<?>[] published = new CompletableFuture<?>[parked.size()];
         for (int i = 0; i < parked.size(); i++) {
             DeployedPipeline.ParkedElement element = parked.get(i);
-            published[i] = parker.parkElement(delivery, pipeline.name(), i + 1, codec.encode(element.element()),
-                    element.reason());
+            published[i] = parker.parkElement(delivery, pipeline.name(), element.index(),
+                    codec.encode(element.element()), element.reason());
         }
         return CompletableFuture.allOf(published);
     }

@@ -410,21 +410,8 @@ public final class BruteForceDemo {
                 if (killedAt == null && !victims.isEmpty() && next < killAt && killAt < end) {
                     end = killAt;
                 }
-                List<Event> events = new ArrayList<>(end - next);
-                long bytes = 0;
-                int last = next;
-                while (last < end && (events.isEmpty() || bytes + lines.get(last).text().length() + 80 <= maxBytes)) {
-                    events.add(lineEvent(lines.get(last), last + 1, years[last]));
-                    bytes += lines.get(last).text().length() + 80;
-                    last++;
-                }
-                Event message = events.size() == 1 && options.batch() == 1 ? events.get(0)
-                        : EventBatch.of(SshEvents.LOG_LINES, events);
-                String id = events.size() == 1 && options.batch() == 1 ? runId + ":line:" + last
-                        : runId + ":lines:" + (next + 1) + "-" + last;
-                receipts.add(publishUntilStored(transport, new OutboundMessage(subject, codec.encode(message), id),
-                        System.nanoTime() + PUBLISH_GIVE_UP.toNanos()));
-                next = last;
+                publishLines(transport, codec, subject, runId, lines, years, next, end, maxBytes, receipts);
+                next = end;
                 long now = System.nanoTime();
                 if (now >= progressAt) {
                     out.printf(Locale.ROOT, "streamed %d of %d lines (%.0f lines/s)%n", next, lines.size(),
@@ -446,6 +433,31 @@ public final class BruteForceDemo {
     }
 
     /**
+     * Publishes lines {@code [from, to)} as one message: one {@code SshLogLine} with {@code --batch 1}, else an
+     * {@code SshLogLines} batch, split in two (and again) while its JSON is over {@code maxBytes}. The message id,
+     * {@code {run}:line:{n}} or {@code {run}:lines:{first}-{last}} (1-based), is the same on every retry.
+     */
+    private void publishLines(ClusterTransport transport, EventCodec codec, String subject, String runId,
+                              List<LogLine> lines, int[] years, int from, int to, long maxBytes,
+                              List<CompletableFuture<PublishReceipt>> receipts) {
+        List<Event> events = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            events.add(lineEvent(lines.get(i), i + 1, years[i]));
+        }
+        boolean single = options.batch() == 1 && events.size() == 1;
+        byte[] payload = codec.encode(single ? events.get(0) : EventBatch.of(SshEvents.LOG_LINES, events));
+        if (payload.length > maxBytes && to - from > 1) {
+            int middle = from + (to - from) / 2;
+            publishLines(transport, codec, subject, runId, lines, years, from, middle, maxBytes, receipts);
+            publishLines(transport, codec, subject, runId, lines, years, middle, to, maxBytes, receipts);
+            return;
+        }
+        String id = single ? runId + ":line:" + to : runId + ":lines:" + (from + 1) + "-" + to;
+        receipts.add(publishUntilStored(transport, new OutboundMessage(subject, payload, id),
+                System.nanoTime() + PUBLISH_GIVE_UP.toNanos()));
+    }
+
+    /**
      * @return lines per message: {@code --batch}, but no more than a tenth of a second of lines at the rate (a slow
      * stream is not held back to fill a message)
      */
@@ -453,7 +465,10 @@ public final class BruteForceDemo {
         return Math.max(1, Math.min(options.batch(), options.rate() / 10));
     }
 
-    /** @return the most bytes of lines one message carries: half the server's max_payload, at most 512 KiB */
+    /**
+     * @return the most bytes of JSON one message of lines carries: half the server's max_payload (room for the
+     * ingress's batch of failures and the parks of its lines), at most 512 KiB
+     */
     private static long batchBytes(long maxPayload) {
         return maxPayload <= 0 ? 512 * 1024 : Math.min(512 * 1024, maxPayload / 2);
     }

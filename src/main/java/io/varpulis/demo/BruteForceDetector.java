@@ -143,14 +143,17 @@ public final class BruteForceDetector implements EventProcessor {
         Windows windows = Windows.batch(context.state());
         for (EventBatch.Element element : EventBatch.elements(event)) {
             if (element.error() != null) {
-                context.park(EventBatch.alone(SshEvents.AUTH_FAILURES, element), element.error());
+                context.park(element.index(), EventBatch.alone(SshEvents.AUTH_FAILURES, element), element.error());
                 continue;
             }
             try {
                 alerts.addAll(count(element.event(), EventBatch.elementId(context.messageId(), element.index()),
                         context, windows));
-            } catch (UnprocessableEventException | ArithmeticException e) {
-                context.park(element.event(), e.toString());
+            } catch (UnprocessableEventException e) {
+                context.park(element.index(), element.event(), e.getMessage());
+            } catch (ArithmeticException e) {
+                context.park(element.index(), element.event(), "its failures would take the window's count over "
+                        + "2^31-1");
             }
         }
         windows.writeChanged();

@@ -193,7 +193,7 @@ final class ExpectedAlerts {
             }
 
             @Override
-            public void park(Event element, String reason) {
+            public void park(int index, Event element, String reason) {
                 throw new IllegalStateException("the reference applies one line at a time and parks none: " + reason);
             }
         };

@@ -97,14 +97,14 @@ public final class SshLogIngressProcessor implements EventProcessor {
         List<Event> failures = new ArrayList<>();
         for (EventBatch.Element element : EventBatch.elements(event)) {
             if (element.error() != null) {
-                context.park(EventBatch.alone(SshEvents.LOG_LINES, element), element.error());
+                context.park(element.index(), EventBatch.alone(SshEvents.LOG_LINES, element), element.error());
                 continue;
             }
             try {
                 SshEvents.requireType(element.event(), SshEvents.LOG_LINE);
                 line(element.event()).ifPresent(failures::add);
             } catch (UnprocessableEventException e) {
-                context.park(element.event(), e.getMessage());
+                context.park(element.index(), element.event(), e.getMessage());
             }
         }
         if (failures.isEmpty() || emit == Emit.EVENTS) {

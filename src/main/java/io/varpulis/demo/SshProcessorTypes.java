@@ -25,8 +25,9 @@ import java.util.Set;
  * <li>{@code sshd-parse}: raw sshd lines ({@code SshLogLine}) to {@code SshAuthFailure} events; settings
  * {@code year} (of RFC 3164 timestamps; default: the current year, UTC) and {@code zone} (of RFC 3164 timestamps, a
  * {@link ZoneId} such as {@code UTC}, {@code +02:00} or {@code Europe/Paris}; default {@code UTC}) and {@code emit}
- * (what a batch of lines, {@code SshLogLines}, gives: {@code batches}, the default, one {@code SshAuthFailures} batch,
- * or {@code events}, one event per failure, for a detector partitioned by source);</li>
+ * (what a batch of lines, {@code SshLogLines}, gives: {@code batches}, one {@code SshAuthFailures} batch, or
+ * {@code events}, one event per failure; by default {@code events} when a pipeline it routes to is partitioned, which
+ * needs one event per message, else {@code batches});</li>
  * <li>{@code brute-force}: one {@code BruteForceSuspected} per source IP and tumbling window when the failures reach
  * the threshold; settings {@code threshold} (default 5) and {@code window} (default 5m);</li>
  * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path}, never twice; {@code path} is
@@ -43,7 +44,7 @@ public final class SshProcessorTypes {
      */
     public static ProcessorType sshdParse() {
         return BuiltInProcessorTypes.simple("sshd-parse", Set.of("year", "zone", "emit"), (group, pipeline) ->
-                new SshLogIngressProcessor(year(pipeline), zone(pipeline), emit(pipeline)));
+                new SshLogIngressProcessor(year(pipeline), zone(pipeline), emit(group, pipeline)));
     }
 
     /**
@@ -138,10 +139,18 @@ public final class SshProcessorTypes {
         }
     }
 
-    private static SshLogIngressProcessor.Emit emit(PipelineGroupSpec.PipelineSpec pipeline) {
+    /**
+     * {@code emit}, by default {@code events} when a pipeline this one routes to is partitioned (it needs one event
+     * per message, SPEC section 11), {@code batches} otherwise.
+     */
+    private static SshLogIngressProcessor.Emit emit(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
         String emit = pipeline.processor().text("emit");
         if (emit == null) {
-            return SshLogIngressProcessor.Emit.BATCHES;
+            boolean partitionedDownstream = group.routes().stream()
+                    .filter(route -> route.fromPipeline().equals(pipeline.name()))
+                    .anyMatch(route -> group.pipelines().stream().anyMatch(p -> p.name().equals(route.toPipeline())
+                            && p.replicas() != null && p.replicas() > 1));
+            return partitionedDownstream ? SshLogIngressProcessor.Emit.EVENTS : SshLogIngressProcessor.Emit.BATCHES;
         }
         return switch (emit) {
             case "batches" -> SshLogIngressProcessor.Emit.BATCHES;

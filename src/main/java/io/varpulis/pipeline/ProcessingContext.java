@@ -36,21 +36,25 @@ public interface ProcessingContext {
     KeyValueState state();
 
     /**
-     * Parks one element of the input on its own, for an input that carries several events in one message (a batch):
-     * the element that cannot be applied goes to the DLQ with its own death envelope (reason
+     * Parks one element of the input on its own, for an input that carries several events in one message (a batch,
+     * {@link EventBatch}): the element that cannot be applied goes to the DLQ with its own death envelope (reason
      * {@code unprocessable}), while the rest of the batch is applied (ADR-007's park, per element). The envelope's
-     * {@code payload} is the element as a standalone event, so a replay publishes it back on the input's subject as
-     * a single event; its {@code parked_element} is the park's position in this apply (1, 2, ...).
+     * {@code payload} is {@code element}, so a replay publishes it back on the input's subject; its
+     * {@code parked_element} is {@code index}.
      * <p>The park is published and its PubAck received before the input is acked, like the outputs (emit before
-     * ack); if the apply throws, its parks are dropped with its state writes. A redelivered input parks again with
-     * the same {@code Nats-Msg-Id} ({@code dlq:{stream}:{sequence}:{n}}), which the DLQ's duplicate window drops. On
-     * core the element is logged at ERROR as lost.
+     * ack); if the apply throws, its parks are dropped with its state writes. The park's {@code Nats-Msg-Id} is
+     * {@code dlq:{stream}:{sequence}:{index}}: a redelivered input that parks the same element again is stored once,
+     * whichever other elements it parks then.
      * <p>An input of one event should throw {@link UnprocessableEventException} instead: the whole message is then
      * parked with its original bytes.
      *
-     * @param element the element, as the event it would be if published alone
+     * @param index   the element's position in the batch, from 0 ({@link EventBatch.Element#index()})
+     * @param element the element as an event: for an element that is not one, a batch of it alone
+     *                ({@link EventBatch#alone})
      * @param reason  why it cannot be applied: the envelope's {@code last_error}
-     * @throws IllegalArgumentException when the element or reason is {@code null}
+     * @throws IllegalArgumentException when the element or reason is {@code null}, the index negative, or that index
+     *                                  already parked in this apply
+     * @throws IllegalStateException    when called after the apply returned
      */
-    void park(Event element, String reason);
+    void park(int index, Event element, String reason);
 }

@@ -27,7 +27,7 @@ record TestContext(String messageId, long attempt, KeyValueState state, List<Eve
 
     /** Records the element; {@link #parked()} lists them in order. */
     @Override
-    public void park(Event element, String reason) {
+    public void park(int index, Event element, String reason) {
         parked.add(element);
     }
 

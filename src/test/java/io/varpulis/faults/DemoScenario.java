@@ -35,6 +35,9 @@ final class DemoScenario {
     /** The demo's input edge, whose stored count tells how far the job has streamed. */
     static final RouteEdge INPUT = new RouteEdge("ssh-bruteforce", "_external", "ingress");
 
+    /** Lines per message ({@code --batch}), the demo's default, passed so that the fault lands where it says. */
+    private static final int BATCH = 500;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
     private static final Pattern NODE_LOGS = Pattern.compile("node logs: (\\S+)");
@@ -121,7 +124,8 @@ final class DemoScenario {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-jar", jar.toString(), "demo", "--nats-url", natsUrl, "--rate",
                 String.valueOf(options.rates().get(scenario)), "--summary-json", summary.toString(), "--alerts-out",
-                out.resolve(name + "-alerts.jsonl").toString(), "--input", input.toString(), "--keep-logs"));
+                out.resolve(name + "-alerts.jsonl").toString(), "--input", input.toString(), "--keep-logs",
+                "--batch", String.valueOf(BATCH)));
         command.addAll(extra);
         Files.deleteIfExists(out.resolve(name + "-alerts.jsonl"));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
@@ -133,7 +137,7 @@ final class DemoScenario {
         CompletableFuture<String> injected = fault == null ? CompletableFuture.completedFuture("")
                 : CompletableFuture.supplyAsync(() -> {
                     try {
-                        awaitStored(natsUrl, (long) (lines * at), demo);
+                        awaitStored(natsUrl, (long) (lines * at) / linesPerMessage(scenario), demo);
                         return demo.isAlive() ? fault.inject() : "the demo ended before the fault";
                     } catch (Exception e) {
                         return "fault not injected: " + e;
@@ -185,6 +189,14 @@ final class DemoScenario {
     }
 
     /** Waits until the demo's input edge holds {@code count} lines (its stream is purged when the demo starts). */
+    /**
+     * @return lines per message the demo streams in a scenario: {@value #BATCH}, but no more than a tenth of a
+     * second of lines at its rate (the demo's rule, {@code --batch})
+     */
+    private long linesPerMessage(String scenario) {
+        return Math.max(1, Math.min(BATCH, options.rates().get(scenario) / 10));
+    }
+
     private static void awaitStored(String url, long count, Process demo) throws Exception {
         Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
                 .maxReconnects(-1).build();

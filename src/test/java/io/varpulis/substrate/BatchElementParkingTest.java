@@ -52,7 +52,7 @@ class BatchElementParkingTest {
         return (event, context) -> {
             for (EventBatch.Element element : EventBatch.elements(event)) {
                 if (element.event().fields().containsKey("bad")) {
-                    context.park(element.event(), "element " + element.index() + " is bad");
+                    context.park(element.index(), element.event(), "element " + element.index() + " is bad");
                 } else {
                     applied.add(((Number) element.event().fields().get("n")).intValue());
                 }
@@ -81,7 +81,7 @@ class BatchElementParkingTest {
             JsonNode envelope = parked.get(0);
             assertThat(envelope.path("reason").asText()).isEqualTo("unprocessable");
             assertThat(envelope.path("last_error").asText()).isEqualTo("element 2 is bad");
-            assertThat(envelope.path("parked_element").asInt()).isEqualTo(1);
+            assertThat(envelope.path("parked_element").asInt()).as("its index in the batch").isEqualTo(2);
             assertThat(envelope.path("original_subject").asText()).isEqualTo(edge.subject());
             assertThat(envelope.path("message_id").asText()).isEqualTo("batch-1");
             assertThat(worker.codec.decode(envelope.path("payload").asText().getBytes()))
@@ -95,9 +95,58 @@ class BatchElementParkingTest {
     void aBatchDeliveredAgainAfterItsParkWasStoredParksTheElementOnce() throws Exception {
         List<Integer> applied = new CopyOnWriteArrayList<>();
         AtomicInteger flushes = new AtomicInteger();
-        // The first apply's state flush fails after its park was published: the batch is nak'ed and delivered
-        // again, as after a crash between the park's PubAck and the ack.
-        KeyValueStateFactory failingOnce = (group, pipeline, partition, epoch) -> new KeyValueState() {
+        // The first apply's flush fails after its park was published: the batch is nak'ed and delivered again, as
+        // after a crash between the park's PubAck and the ack.
+        KeyValueStateFactory failingOnce = failingFirstFlush(flushes);
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineHost host = host(worker, elements(applied), failingOnce);
+            host.deploy(group("again"), "detect", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
+            RouteEdge edge = new RouteEdge("again", "_external", "detect");
+            worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EventBatch.of("Ticks",
+                    List.of(tick(1), Event.of("Tick", Map.of("n", 2, "bad", true))))), "batch-2"))
+                    .get(5, TimeUnit.SECONDS);
+
+            await().atMost(Duration.ofSeconds(15)).until(() -> settled(worker, edge) && flushes.get() == 2);
+            host.close();
+
+            assertThat(applied).as("applied on both deliveries").containsExactly(1, 1);
+            assertThat(parked(worker, edge)).as("the second park was the same message id, dropped as a duplicate")
+                    .hasSize(1);
+            assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "unprocessable"))
+                    .as("counted once, when the batch was acked").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRedeliveryThatParksOtherElementsTooKeepsEachParkByItsIndex() throws Exception {
+        AtomicInteger flushes = new AtomicInteger();
+        // Delivery 1 parks element 3; delivery 2 (after the failed flush) parks elements 1 and 3. Keyed by index,
+        // element 1's park is not taken for a repeat of element 3's.
+        EventProcessor parksMoreTheSecondTime = (event, context) -> {
+            if (context.attempt() > 1) {
+                context.park(1, EventBatch.elements(event).get(1).event(), "bad on the second delivery");
+            }
+            context.park(3, EventBatch.elements(event).get(3).event(), "bad on every delivery");
+            return List.of();
+        };
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineHost host = host(worker, parksMoreTheSecondTime, failingFirstFlush(flushes));
+            host.deploy(group("indexed"), "detect", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
+            RouteEdge edge = new RouteEdge("indexed", "_external", "detect");
+            worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EventBatch.of("Ticks",
+                    List.of(tick(0), tick(1), tick(2), tick(3)))), "batch-3")).get(5, TimeUnit.SECONDS);
+
+            await().atMost(Duration.ofSeconds(15)).until(() -> settled(worker, edge) && flushes.get() == 2);
+            host.close();
+
+            assertThat(parked(worker, edge)).extracting(e -> e.path("parked_element").asInt())
+                    .containsExactlyInAnyOrder(1, 3);
+        }
+    }
+
+    /** A state in memory whose first flush fails, as a broker refusing the first apply's writes would. */
+    private static KeyValueStateFactory failingFirstFlush(AtomicInteger flushes) {
+        return (group, pipeline, partition, epoch) -> new KeyValueState() {
             private final Map<String, byte[]> values = new ConcurrentHashMap<>();
 
             @Override
@@ -122,23 +171,6 @@ class BatchElementParkingTest {
                         : CompletableFuture.completedFuture(null);
             }
         };
-        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            PipelineHost host = host(worker, elements(applied), failingOnce);
-            host.deploy(group("again"), "detect", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
-            RouteEdge edge = new RouteEdge("again", "_external", "detect");
-            worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EventBatch.of("Ticks",
-                    List.of(tick(1), Event.of("Tick", Map.of("n", 2, "bad", true))))), "batch-2"))
-                    .get(5, TimeUnit.SECONDS);
-
-            await().atMost(Duration.ofSeconds(15)).until(() -> settled(worker, edge) && flushes.get() == 2);
-            host.close();
-
-            assertThat(applied).as("applied on both deliveries").containsExactly(1, 1);
-            assertThat(parked(worker, edge)).as("the second park was the same message id, dropped as a duplicate")
-                    .hasSize(1);
-            assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "unprocessable"))
-                    .as("counted once, when the batch was acked").isEqualTo(1);
-        }
     }
 
     private static boolean settled(SubstrateFixture worker, RouteEdge edge) throws Exception {
