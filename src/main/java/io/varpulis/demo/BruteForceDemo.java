@@ -341,10 +341,11 @@ public final class BruteForceDemo {
                         String.join(" and ", victims.stream().map(NodeProcess::name).toList()),
                         placement(coordinator));
             }
-            Report report = report(connection, group, parkedBefore, alertsFile, stream, drained,
-                    stream.killedAt() == null ? null : String.join(" and ", victims.stream().map(NodeProcess::name)
-                            .toList()) + (victims.size() > 1 ? " were" : " was") + " killed (SIGKILL) after line "
-                            + killAt + " and restarted");
+            String killed = stream.killedAt() == null ? null : String.join(" and ", victims.stream()
+                    .map(NodeProcess::name).toList()) + (victims.size() > 1 ? " were" : " was")
+                    + " killed (SIGKILL) after line " + killAt + " and restarted";
+            Report report = reportWhenNatsAnswers(connection, group, parkedBefore, alertsFile, stream, drained,
+                    killed);
             report.print(out);
             writeSummary(report.summary());
             // Leave a shared server as it was found: the group, its consumers, state and routed events go; the
@@ -579,6 +580,28 @@ public final class BruteForceDemo {
         }
         try (Stream<String> lines = Files.lines(alertsFile, StandardCharsets.UTF_8)) {
             return lines.filter(l -> !l.isBlank()).count();
+        }
+    }
+
+    /**
+     * The report, asked again while NATS does not answer (a cluster electing a leader, a server still down): the
+     * pipelines may be drained before a killed server is back, and its figures must come from the server.
+     */
+    private Report reportWhenNatsAnswers(Connection connection, PipelineGroupSpec group,
+                                         Map<String, Long> parkedBefore, Path alertsFile, Streamed stream,
+                                         Instant drained, String killed) throws Exception {
+        long giveUp = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return report(connection, group, parkedBefore, alertsFile, stream, drained, killed);
+            } catch (IOException | JetStreamApiException e) {
+                if (System.nanoTime() > giveUp) {
+                    throw e;
+                }
+                out.printf("NATS did not answer while the report was read (%s); asking again in a second%n",
+                        e.getMessage());
+                Thread.sleep(1000);
+            }
         }
     }
 

@@ -99,6 +99,14 @@ class DemoCommandLineTest {
         assertThat(defaults.killAt()).isNull();
         assertThat(defaults.replicas()).isEqualTo(1);
         assertThat(defaults.zone()).isEqualTo(ZoneId.of("Z"));
+        assertThat(defaults.batch()).isEqualTo(500);
+        assertThat(BruteForceDemo.linesPerMessage(defaults)).as("a tenth of a second at 200 lines/s").isEqualTo(20);
+        assertThat(BruteForceDemo.linesPerMessage(DemoOptions.parse(new String[]{"--rate", "1000000"}, Map.of())))
+                .isEqualTo(500);
+        assertThat(BruteForceDemo.linesPerMessage(DemoOptions.parse(new String[]{"--batch", "1", "--rate", "9000"},
+                Map.of()))).isEqualTo(1);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--batch", "0"}, Map.of()))
+                .hasMessageContaining("--batch must be between 1 (one line per message) and 5000");
 
         DemoOptions cluster = DemoOptions.parse(new String[]{"--kill", "worker+coordinator", "--kill-at", "500",
             "--zone", "Europe/Paris"}, Map.of("VARPULIS_NATS_URL", "nats://127.0.0.1:1,nats://127.0.0.1:2",
