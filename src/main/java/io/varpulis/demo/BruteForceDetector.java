@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * tumbling window aligned to the epoch ({@code window_start = floor(epochSeconds / window) * window}), one
  * {@value SshEvents#BRUTE_FORCE_SUSPECTED} alert when the window's failure count reaches the threshold.
  * <p>In: {@value SshEvents#AUTH_FAILURE} {@code {"src_ip", "failures"}} with a timestamp; {@code failures} defaults
- * to 1 when absent; or a {@value SshEvents#AUTH_FAILURES} batch of them, counted in order. Out: nothing, or one alert {@code {"src_ip", "window_start", "failures"}} (see
+ * to 1 when absent; or a {@value SshEvents#AUTH_FAILURES} batch of them, counted in order. Out: nothing, or one
+ * alert {@code {"src_ip", "window_start", "failures"}} (see
  * {@link BruteForceAlert}) timestamped with the window start.
  * <p>Delivery is at-least-once and the worker may be killed at any point, so all state lives in
  * {@link ProcessingContext#state()}, one key per (window, source), and every update is idempotent per

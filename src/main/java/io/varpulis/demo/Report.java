@@ -366,7 +366,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
          * @param duplicated  messages stored beyond the first of their id
          */
         record Edge(@JsonProperty("edge") String edge, @JsonProperty("published") long published,
-                    @JsonProperty("events") long events, @JsonProperty("applied") long applied, @JsonProperty("redelivered") long redelivered,
+                    @JsonProperty("events") long events, @JsonProperty("applied") long applied,
+                    @JsonProperty("redelivered") long redelivered,
                     @JsonProperty("parked") long parked, @JsonProperty("duplicated") long duplicated) {
         }
 

@@ -90,8 +90,9 @@ public final class EventBatch {
     }
 
     /**
-     * What to park for an element that is not an event: a batch of that element alone, so that the DLQ keeps it
-     * verbatim and a replay gives it back to the same processor.
+     * What to park for an element: the element's event, or, for one that is not an event, a batch of that element
+     * alone (as decoded, written again as JSON), so that the DLQ keeps it and a replay gives it back to the same
+     * processor.
      *
      * @param batchType the batch's event type
      * @param element   the element
