@@ -101,7 +101,8 @@ final class MainJobRun {
         if (!version.output().toLowerCase(Locale.ROOT).contains("fail2ban")) {
             return Result.pending("fail2ban-regex is not installed (scripts/bench.sh installs Debian's fail2ban)");
         }
-        Path log = dir.resolve("sshd-" + days + "d.log");
+        // Absolute: fail2ban-regex runs in the scenario's directory, make-log.sh in the project's.
+        Path log = dir.resolve("sshd-" + days + "d.log").toAbsolutePath();
         Timed made = bash("scripts/make-log.sh --days " + days + " " + log, Path.of("."));
         System.out.print(made.output());
         long lines;
@@ -150,6 +151,8 @@ final class MainJobRun {
             throws IOException, InterruptedException {
         Path summary = dir.resolve("summary-" + run + ".json");
         Files.deleteIfExists(summary);
+        // The demo never overwrites an alert file: a second run of the scenario in the same tree starts afresh.
+        Files.deleteIfExists(dir.resolve("alerts-" + run + ".jsonl"));
         // C1 is the demo's own choice for its nodes; C2 is how a JVM and a production node run by default.
         String command = (jit.equals(C2) ? "VARPULIS_DEMO_NODE_JAVA_OPTS=-XX:TieredStopAtLevel=4 " : "")
                 + "java -jar " + jar.toAbsolutePath()
