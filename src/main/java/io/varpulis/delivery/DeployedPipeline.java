@@ -169,6 +169,8 @@ public final class DeployedPipeline {
         private final long attempt;
         private final KeyValueState state;
         private final List<ParkedElement> parked = new ArrayList<>();
+        /** Set when the apply returned: a park after that would never be published. */
+        private boolean closed;
 
         Context(String group, String pipeline, String messageId, long attempt, KeyValueState state) {
             this.group = group;
@@ -202,8 +204,6 @@ public final class DeployedPipeline {
         public KeyValueState state() {
             return state;
         }
-
-        private boolean closed;
 
         @Override
         public void park(int index, Event element, String reason) {
