@@ -12,8 +12,6 @@ import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.PipelineGroupSpec;
-import io.varpulis.pipeline.ProcessorRegistry;
-import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -184,19 +182,7 @@ class BatchElementParkingTest {
     }
 
     private static PipelineHost host(SubstrateFixture worker, EventProcessor processor, KeyValueStateFactory states) {
-        ProcessorType type = new ProcessorType() {
-            @Override
-            public String name() {
-                return "test";
-            }
-
-            @Override
-            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
-                return processor;
-            }
-        };
-        return new PipelineHost(worker.transport, new ProcessorRegistry(List.of(type)), states, worker.codec,
-                worker.parker, worker.metrics, worker.properties.getJetstream().getConsumer());
+        return worker.host(processor, states);
     }
 
     private static PipelineGroupSpec group(String name) {

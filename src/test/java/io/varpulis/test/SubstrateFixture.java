@@ -7,6 +7,7 @@ import io.nats.client.Options;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
+import io.varpulis.delivery.PipelineHost;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -17,6 +18,10 @@ import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.ProcessorRegistry;
+import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
@@ -111,6 +116,29 @@ public final class SubstrateFixture implements AutoCloseable {
         return new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(), processor, state),
                 emitter, codec, parker, metrics, properties.getJetstream().getConsumer().getNakDelay(),
                 RouteIngress.OwnershipListener.NONE);
+    }
+
+    /**
+     * A worker's pipeline host over this fixture, whose only processor type, {@code test}, is {@code processor}.
+     *
+     * @param processor what every pipeline of type {@code test} runs
+     * @param states    where the pipelines' state lives
+     * @return the host; the caller closes it
+     */
+    public PipelineHost host(EventProcessor processor, KeyValueStateFactory states) {
+        ProcessorType type = new ProcessorType() {
+            @Override
+            public String name() {
+                return "test";
+            }
+
+            @Override
+            public EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline) {
+                return processor;
+            }
+        };
+        return new PipelineHost(transport, new ProcessorRegistry(List.of(type)), states, codec, parker, metrics,
+                properties.getJetstream().getConsumer());
     }
 
     /**
