@@ -18,6 +18,7 @@ import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
 import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.cluster.GroupResources;
+import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -38,6 +39,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 
@@ -168,6 +170,11 @@ public final class BruteForceDemo {
      * @return as {@link #run(String[])}
      */
     static int run(String[] args, Map<String, String> env) {
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            System.out.println(DemoOptions.USAGE);
+            System.out.println("Each option is described in README.md, section \"Quick start\".");
+            return 0;
+        }
         DemoOptions options;
         try {
             options = DemoOptions.parse(args, env);
@@ -287,6 +294,7 @@ public final class BruteForceDemo {
         try (Connection connection = Nats.connect(new Options.Builder().server(natsUrl).maxReconnects(-1)
                 .reconnectWait(Duration.ofSeconds(1)).connectionListener(events).errorListener(events).build())) {
             PipelineGroupSpec group = group(alertsFile, options);
+            checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
             NatsProperties.JetStream streams = new NatsProperties.JetStream();
@@ -453,9 +461,44 @@ public final class BruteForceDemo {
             publishLines(transport, codec, subject, runId, lines, years, middle, to, maxBytes, receipts);
             return;
         }
+        long maxPayload = transport.maxPayload();
+        if (maxPayload > 0 && payload.length + DeadLetterParker.RAW_FORM_HEADER_RESERVE > maxPayload) {
+            throw new IllegalArgumentException("line " + (from + 1) + " is " + payload.length + " bytes as an event, "
+                    + "over what the NATS server takes (max_payload " + maxPayload + " bytes, less "
+                    + DeadLetterParker.RAW_FORM_HEADER_RESERVE + " for the headers a park would need): it cannot be "
+                    + "routed or parked. Nothing was published from line " + (from + 1) + " on; cut the line, or "
+                    + "raise the server's max_payload");
+        }
         String id = single ? runId + ":line:" + to : runId + ":lines:" + (from + 1) + "-" + to;
         receipts.add(publishUntilStored(transport, new OutboundMessage(subject, payload, id),
                 System.nanoTime() + PUBLISH_GIVE_UP.toNanos()));
+    }
+
+    /**
+     * Refuses, before any node starts, a log with a line that could not be routed alone: its event over the
+     * server's max_payload less the room a park's headers need.
+     *
+     * @throws IllegalArgumentException naming the first such line, its size and the limit
+     */
+    private static void checkLineSizes(List<LogLine> lines, int[] years, long maxPayload) {
+        if (maxPayload <= 0) {
+            return;
+        }
+        EventCodec codec = new EventCodec();
+        long limit = maxPayload - DeadLetterParker.RAW_FORM_HEADER_RESERVE;
+        for (int i = 0; i < lines.size(); i++) {
+            // A line's UTF-8 is at most 3 bytes a character: only a long one is encoded to be sure.
+            if (lines.get(i).text().length() * 3L + 100 > limit) {
+                int bytes = codec.encode(lineEvent(lines.get(i), i + 1, years[i])).length;
+                if (bytes > limit) {
+                    throw new IllegalArgumentException("line " + (i + 1) + " is " + bytes + " bytes as an event, "
+                            + "over what the NATS server takes (max_payload " + maxPayload + " bytes, less "
+                            + DeadLetterParker.RAW_FORM_HEADER_RESERVE + " for the headers a park would need): it "
+                            + "cannot be routed or parked. Nothing was published; cut the line, or raise the "
+                            + "server's max_payload");
+                }
+            }
+        }
     }
 
     /**
@@ -485,7 +528,9 @@ public final class BruteForceDemo {
             if (error == null) {
                 return CompletableFuture.completedFuture(receipt);
             }
-            if (System.nanoTime() > giveUpNanos) {
+            if (System.nanoTime() > giveUpNanos
+                    || PublishException.classify(error) == PublishException.Kind.REFUSED) {
+                // Refused (too large, a bad header): asking again would never be stored.
                 return CompletableFuture.<PublishReceipt>failedFuture(error);
             }
             long retries = publishRetries.incrementAndGet();

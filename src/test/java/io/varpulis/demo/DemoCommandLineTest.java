@@ -32,6 +32,9 @@ class DemoCommandLineTest {
     @RegisterExtension
     static final NatsServerExtension core = NatsServerExtension.coreOnly();
 
+    @RegisterExtension
+    static final NatsServerExtension small = NatsServerExtension.jetStream().withConfig("max_payload: 4096\n");
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -89,6 +92,32 @@ class DemoCommandLineTest {
         assertThat(reference.malformed()).isEqualTo(1);
         assertThat(reference.malformedSamples()).containsExactly("line 1: not valid UTF-8");
         assertThat(BruteForceDemo.lineEvent(lines.get(0), 1, 2026).fields()).containsEntry("charset", "ISO-8859-1");
+    }
+
+    /** A line no message can carry stops the run before any node starts, naming it; nothing is retried for ever. */
+    @Test
+    void aLineTooLargeForTheServerStopsTheRunNamingIt(CapturedOutput output) throws Exception {
+        Path log = dir.resolve("huge.log");
+        Files.writeString(log, "Dec 10 06:55:46 LabSZ sshd[1]: Failed password for root from 10.0.0.9 port 22 ssh2\n"
+                + "Dec 10 06:55:47 LabSZ sshd[1]: Failed password for " + "x".repeat(5000)
+                + " from 10.0.0.9 port 22 ssh2\n");
+        List<Path> before = BruteForceDemoTest.leftBehind();
+
+        int status = BruteForceDemo.run(new String[]{"--nats-url", small.url(), "--input", log.toString(),
+            "--year", "2026"}, Map.of());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(output.getErr()).contains("line 2 is ").contains("bytes as an event, over what the NATS server "
+                + "takes (max_payload 4096 bytes, less 1024").contains("Nothing was published");
+        assertThat(output.getOut()).doesNotContain("nodes:");
+        assertThat(BruteForceDemoTest.leftBehind()).isEqualTo(before);
+    }
+
+    @Test
+    void helpPrintsTheUsage(CapturedOutput output) {
+        assertThat(BruteForceDemo.run(new String[]{"--help"}, Map.of())).isZero();
+        assertThat(output.getOut()).contains("Usage: java -jar varpulis-cluster.jar demo [--input PATH]")
+                .contains("--batch LINES_PER_MESSAGE");
     }
 
     @Test
