@@ -487,8 +487,9 @@ public final class BruteForceDemo {
         EventCodec codec = new EventCodec();
         long limit = maxPayload - DeadLetterParker.RAW_FORM_HEADER_RESERVE;
         for (int i = 0; i < lines.size(); i++) {
-            // A line's UTF-8 is at most 3 bytes a character: only a long one is encoded to be sure.
-            if (lines.get(i).text().length() * 3L + 100 > limit) {
+            // In the event's JSON a character takes at most 6 bytes (a control character escaped): only a line
+            // that could be over the limit is encoded to be sure.
+            if (lines.get(i).text().length() * 6L + 100 > limit) {
                 int bytes = codec.encode(lineEvent(lines.get(i), i + 1, years[i])).length;
                 if (bytes > limit) {
                     throw new IllegalArgumentException("line " + (i + 1) + " is " + bytes + " bytes as an event, "
