@@ -5,10 +5,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import java.time.Instant;
+import java.util.AbstractMap;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A routed event, the payload carried on {@code varpulis.cluster.pipeline.{group}.{from}.{to}} (SPEC section 6).
@@ -34,7 +36,18 @@ public record Event(
         if (eventType == null || eventType.isBlank()) {
             throw new IllegalArgumentException("event_type is required and must not be blank");
         }
-        fields = fields == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+        fields = fields == null ? Map.of() : Collections.unmodifiableMap(fields instanceof Decoded decoded
+                ? decoded.members : new LinkedHashMap<>(fields));
+    }
+
+    /**
+     * The event a codec read, taking its fields map over instead of copying it ({@link EventReader}).
+     *
+     * @param fields a map nothing else holds, or {@code null}
+     * @throws IllegalArgumentException when {@code eventType} is null or blank
+     */
+    static Event decoded(String eventType, Instant timestamp, Map<String, Object> fields) {
+        return new Event(eventType, timestamp, fields == null ? null : new Decoded(fields));
     }
 
     /**
@@ -57,6 +70,20 @@ public record Event(
     public String field(String name) {
         Object value = fields.get(name);
         return value == null ? null : value.toString();
+    }
+
+    /** A fields map handed over by {@link #decoded}: the constructor keeps it rather than a copy. */
+    private static final class Decoded extends AbstractMap<String, Object> {
+        private final Map<String, Object> members;
+
+        private Decoded(Map<String, Object> members) {
+            this.members = members;
+        }
+
+        @Override
+        public Set<Entry<String, Object>> entrySet() {
+            return members.entrySet();
+        }
     }
 
     @Override

@@ -20,6 +20,8 @@ public class EventCodec {
     // Resolved once: mapper.readValue(data, Event.class) looks the type and its deserializer up on every call.
     private final ObjectReader reader;
     private final ObjectWriter writer;
+    // The streaming reader, or null when the mapper reads untyped values differently (then data binding).
+    private final EventReader streaming;
 
     /** Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored (newer publishers). */
     public EventCodec() {
@@ -38,6 +40,7 @@ public class EventCodec {
         this.mapper = mapper;
         this.reader = mapper.readerFor(Event.class);
         this.writer = mapper.writerFor(Event.class);
+        this.streaming = EventReader.forMapper(mapper);
     }
 
     /**
@@ -48,7 +51,7 @@ public class EventCodec {
      */
     public Event decode(byte[] data) {
         try {
-            Event event = reader.readValue(data);
+            Event event = streaming != null ? streaming.read(data) : reader.readValue(data);
             if (event == null) {
                 throw new UndecodableEventException("the payload is JSON null, not an event", null);
             }
