@@ -7,6 +7,7 @@ import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.StateTransaction;
+import io.varpulis.transport.Delivery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -73,9 +74,26 @@ public final class DeployedPipeline {
      * @throws Exception whatever the processor threw; its state writes are then dropped. A
      *                   {@link KeyValueState.StateFencedException} means another writer owns the state.
      */
-    public synchronized Applied apply(Event event, String messageId, long attempt) throws Exception {
+    public Applied apply(Event event, String messageId, long attempt) throws Exception {
+        return apply(event, messageId, null, attempt);
+    }
+
+    /**
+     * Applies one delivered event; its message id is worked out only if the processor asks for it.
+     *
+     * @param event    the decoded event
+     * @param delivery its delivery (message id and attempt)
+     * @return as {@link #apply(Event, String, long)}
+     * @throws Exception as {@link #apply(Event, String, long)}
+     */
+    public Applied apply(Event event, Delivery delivery) throws Exception {
+        return apply(event, null, delivery, delivery.attempt());
+    }
+
+    private synchronized Applied apply(Event event, String messageId, Delivery delivery, long attempt)
+            throws Exception {
         StateTransaction transaction = new StateTransaction(state);
-        Context context = new Context(group, name, messageId, attempt, transaction);
+        Context context = new Context(group, name, messageId, delivery, attempt, transaction);
         List<Event> outputs;
         try {
             outputs = processor.process(event, context);
@@ -89,7 +107,7 @@ public final class DeployedPipeline {
         List<Event> emitted = outputs == null ? List.of() : outputs;
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
-        return new Applied(emitted, List.copyOf(context.parked), stored);
+        return new Applied(emitted, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
     }
 
     /**
@@ -165,17 +183,22 @@ public final class DeployedPipeline {
 
         private final String group;
         private final String pipeline;
-        private final String messageId;
+        private final Delivery delivery;
         private final long attempt;
         private final KeyValueState state;
-        private final List<ParkedElement> parked = new ArrayList<>();
+        /** The input's message id, or {@code null} until asked for (then from the delivery). */
+        private String messageId;
+        /** The elements parked on their own, or {@code null} while there is none. */
+        private List<ParkedElement> parked;
         /** Set when the apply returned: a park after that would never be published. */
         private boolean closed;
 
-        Context(String group, String pipeline, String messageId, long attempt, KeyValueState state) {
+        Context(String group, String pipeline, String messageId, Delivery delivery, long attempt,
+                KeyValueState state) {
             this.group = group;
             this.pipeline = pipeline;
             this.messageId = messageId;
+            this.delivery = delivery;
             this.attempt = attempt;
             this.state = state;
         }
@@ -192,6 +215,9 @@ public final class DeployedPipeline {
 
         @Override
         public String messageId() {
+            if (messageId == null) {
+                messageId = delivery.messageId();
+            }
             return messageId;
         }
 
@@ -208,15 +234,17 @@ public final class DeployedPipeline {
         @Override
         public void park(int index, Event element, String reason) {
             if (closed) {
-                throw new IllegalStateException("park of element " + index + " after the apply of " + messageId
+                throw new IllegalStateException("park of element " + index + " after the apply of " + messageId()
                         + " returned: park only while applying");
             }
             if (element == null || reason == null || index < 0) {
                 throw new IllegalArgumentException("park needs an index from 0, an element and a reason, got "
                         + index + ", " + element + ", " + reason);
             }
-            if (parked.stream().anyMatch(p -> p.index() == index)) {
-                throw new IllegalArgumentException("element " + index + " of " + messageId + " is parked already");
+            if (parked == null) {
+                parked = new ArrayList<>();
+            } else if (parked.stream().anyMatch(p -> p.index() == index)) {
+                throw new IllegalArgumentException("element " + index + " of " + messageId() + " is parked already");
             }
             parked.add(new ParkedElement(index, element, reason));
         }

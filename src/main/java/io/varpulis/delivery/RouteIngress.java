@@ -78,6 +78,9 @@ public class RouteIngress implements DeliveryHandler {
 
     private static final InProgressKeeper KEEPER = new InProgressKeeper();
 
+    /** What a delivery settled on the spot returns: nothing is left to wait for. */
+    private static final CompletableFuture<Void> SETTLED = CompletableFuture.completedFuture(null);
+
     private final RouteEdge edge;
     private final List<String> eventTypes;
     private final DeployedPipeline pipeline;
@@ -87,6 +90,9 @@ public class RouteIngress implements DeliveryHandler {
     private final SubstrateMetrics metrics;
     private final Duration nakDelay;
     private final OwnershipListener ownership;
+    private final boolean everyEventType;
+    private final InProgressKeeper.Slot applying = KEEPER.slot();
+    private volatile SubstrateMetrics.Applies applies;
     private volatile OutputEmitter rerouter = OutputEmitter.NONE;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean fenced = new AtomicBoolean();
@@ -132,6 +138,7 @@ public class RouteIngress implements DeliveryHandler {
         this.metrics = metrics;
         this.nakDelay = nakDelay;
         this.ownership = ownership;
+        this.everyEventType = this.eventTypes.contains("*");
     }
 
     /**
@@ -180,20 +187,48 @@ public class RouteIngress implements DeliveryHandler {
         return inFlight.get();
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>The delivery is kept in progress from here until it is settled or given up: in this ingress's slot while it
+     * is applied, then, when it still waits for its outputs, state writes or the broker, in the keeper's queue. A
+     * delivery settled by the time its apply returned (no outputs, or outputs already confirmed) allocates no future
+     * or queue node (issue 14, item 3).
+     */
     @Override
     public void onDelivery(Delivery delivery) {
         inFlight.incrementAndGet();
-        InProgressKeeper.Tracked kept = KEEPER.track(delivery);
+        boolean inSlot = applying.begin(delivery);
+        InProgressKeeper.Tracked kept = inSlot ? null : KEEPER.track(delivery);
+        CompletableFuture<Void> settled;
         try {
-            apply(delivery).whenComplete((ok, error) -> {
-                kept.done();
-                inFlight.decrementAndGet();
-            });
+            settled = apply(delivery);
         } catch (RuntimeException | Error e) {
-            kept.done();
+            if (inSlot) {
+                applying.end();
+            } else {
+                kept.done();
+            }
             inFlight.decrementAndGet();
             throw e;
         }
+        if (inSlot) {
+            long since = applying.end();
+            if (!settled.isDone()) {
+                kept = KEEPER.track(delivery, since);
+            }
+        }
+        if (settled.isDone()) {
+            if (kept != null) {
+                kept.done();
+            }
+            inFlight.decrementAndGet();
+            return;
+        }
+        InProgressKeeper.Tracked waiting = kept;
+        settled.whenComplete((ok, error) -> {
+            waiting.done();
+            inFlight.decrementAndGet();
+        });
     }
 
     private CompletableFuture<Void> apply(Delivery delivery) {
@@ -209,7 +244,7 @@ public class RouteIngress implements DeliveryHandler {
         } catch (UndecodableEventException e) {
             return parker.park(delivery, pipeline.name(), ParkReason.UNDECODABLE, e);
         }
-        if (eventTypes.stream().noneMatch(pattern -> EventTypePattern.matches(pattern, event.eventType()))) {
+        if (!carries(event.eventType())) {
             return parker.park(delivery, pipeline.name(), ParkReason.UNROUTABLE,
                     new UnroutableEventException(event.eventType(), edge, eventTypes));
         }
@@ -220,6 +255,18 @@ public class RouteIngress implements DeliveryHandler {
             }
         }
         return apply(delivery, event, new Waiting(System.nanoTime()));
+    }
+
+    private boolean carries(String eventType) {
+        if (everyEventType) {
+            return true;
+        }
+        for (String pattern : eventTypes) {
+            if (EventTypePattern.matches(pattern, eventType)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -289,7 +336,7 @@ public class RouteIngress implements DeliveryHandler {
     private CompletableFuture<Void> apply(Delivery delivery, Event event, Waiting waiting) {
         DeployedPipeline.Applied applied;
         try {
-            applied = pipeline.apply(event, delivery.messageId(), delivery.attempt());
+            applied = pipeline.apply(event, delivery);
         } catch (UnprocessableEventException e) {
             return parker.park(delivery, pipeline.name(), ParkReason.UNPROCESSABLE, e);
         } catch (StateFencedException e) {
@@ -322,20 +369,22 @@ public class RouteIngress implements DeliveryHandler {
         } catch (RuntimeException e) {
             emitted = CompletableFuture.failedFuture(e);
         }
+        if (succeeded(emitted) && succeeded(stored)) {
+            // Everything is confirmed already (no outputs, no state writes pending): ack on the spot. An ack that
+            // cannot be sent (connection closed) fails the future, as on the path below, for ack_wait to redeliver.
+            try {
+                acked(delivery, parked, waiting);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return SETTLED;
+        }
         CompletableFuture<Throwable> storedOutcome = stored.handle((ok, error) -> unwrap(error));
         return emitted.handle((ok, error) -> unwrap(error)).thenCombine(storedOutcome, Outcome::new)
                 .thenCompose(outcome -> {
                     if (outcome.succeeded()) {
-                        delivery.ack();
-                        for (int i = 0; i < parked.size(); i++) {
-                            metrics.parked(pipeline.name(), ParkReason.UNPROCESSABLE.tag());
-                        }
-                        metrics.applied(pipeline.name(), pipeline.partitionTag(),
-                                Duration.ofNanos(System.nanoTime() - waiting.started));
-                        if (waiting.tries > 0) {
-                            outage.recovered();
-                        }
-                        return CompletableFuture.completedFuture(null);
+                        acked(delivery, parked, waiting);
+                        return SETTLED;
                     }
                     // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline
                     // sweeper): a park publishes and may wait for a window slot, which only that thread could free.
@@ -343,6 +392,27 @@ public class RouteIngress implements DeliveryHandler {
                                     SETTLE)
                             .thenCompose(settled -> settled);
                 });
+    }
+
+    private static boolean succeeded(CompletableFuture<Void> future) {
+        return future.isDone() && !future.isCompletedExceptionally();
+    }
+
+    /** Acks an applied delivery whose outputs, parks and state writes are confirmed, and counts it. */
+    private void acked(Delivery delivery, List<DeployedPipeline.ParkedElement> parked, Waiting waiting) {
+        delivery.ack();
+        for (int i = 0; i < parked.size(); i++) {
+            metrics.parked(pipeline.name(), ParkReason.UNPROCESSABLE.tag());
+        }
+        SubstrateMetrics.Applies meters = applies;
+        if (meters == null) {
+            meters = metrics.applies(pipeline.name(), pipeline.partitionTag());
+            applies = meters;
+        }
+        meters.applied(System.nanoTime() - waiting.started);
+        if (waiting.tries > 0) {
+            outage.recovered();
+        }
     }
 
     private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs,

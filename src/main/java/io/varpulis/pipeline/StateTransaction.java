@@ -18,7 +18,8 @@ public final class StateTransaction implements KeyValueState {
     private static final byte[] DELETED = new byte[0];
 
     private final KeyValueState state;
-    private final Map<String, byte[]> staged = new LinkedHashMap<>();
+    /** The staged writes in the order their keys were first written, or {@code null} while there is none. */
+    private Map<String, byte[]> staged;
 
     /**
      * @param state the pipeline's state
@@ -33,7 +34,7 @@ public final class StateTransaction implements KeyValueState {
      */
     @Override
     public Optional<byte[]> get(String key) {
-        byte[] value = staged.get(KeyValueState.requireValidKey(key));
+        byte[] value = staged == null ? null : staged.get(KeyValueState.requireValidKey(key));
         if (value == null) {
             return state.get(key);
         }
@@ -55,7 +56,7 @@ public final class StateTransaction implements KeyValueState {
                     + state.maxValueBytes() + " bytes the store can take (the server's max_payload less the "
                     + "message's subject and headers)", null);
         }
-        staged.put(KeyValueState.requireValidKey(key), Arrays.copyOf(value, value.length));
+        staged().put(KeyValueState.requireValidKey(key), Arrays.copyOf(value, value.length));
     }
 
     /**
@@ -64,7 +65,7 @@ public final class StateTransaction implements KeyValueState {
      */
     @Override
     public void delete(String key) {
-        staged.put(KeyValueState.requireValidKey(key), DELETED);
+        staged().put(KeyValueState.requireValidKey(key), DELETED);
     }
 
     @Override
@@ -79,19 +80,28 @@ public final class StateTransaction implements KeyValueState {
      * @throws KeyValueState.StateFencedException when another writer took the state over
      */
     public CompletableFuture<Void> commit() {
-        staged.forEach((key, value) -> {
-            if (value == DELETED) {
-                state.delete(key);
-            } else {
-                state.put(key, value);
-            }
-        });
-        staged.clear();
+        if (staged != null) {
+            staged.forEach((key, value) -> {
+                if (value == DELETED) {
+                    state.delete(key);
+                } else {
+                    state.put(key, value);
+                }
+            });
+            staged = null;
+        }
         return state.flush();
     }
 
     /** Drops the staged writes. */
     public void discard() {
-        staged.clear();
+        staged = null;
+    }
+
+    private Map<String, byte[]> staged() {
+        if (staged == null) {
+            staged = new LinkedHashMap<>();
+        }
+        return staged;
     }
 }

@@ -5,11 +5,12 @@ import io.nats.client.impl.Headers;
 import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.nats.Substrate;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One message handed to a consumer, with a one-shot acknowledgement: exactly one of {@link #ack()} or
@@ -24,7 +25,20 @@ public abstract class Delivery {
     public static final String MSG_ID_HEADER = NatsJetStreamConstants.MSG_ID_HDR;
 
     private final Message message;
-    private final AtomicReference<String> settledBy = new AtomicReference<>();
+    // How it was settled ("ack", "nak"), or null; one field set by compare-and-exchange rather than an
+    // AtomicReference, which was one more object per delivery (issue 14, item 3).
+    private static final VarHandle SETTLED_BY;
+
+    static {
+        try {
+            SETTLED_BY = MethodHandles.lookup().findVarHandle(Delivery.class, "settledBy", String.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused") // written through SETTLED_BY
+    private volatile String settledBy;
 
     /**
      * @param message the client's message
@@ -163,7 +177,7 @@ public abstract class Delivery {
      * @return {@code true} once ack or nak was called
      */
     public boolean isSettled() {
-        return settledBy.get() != null;
+        return settledBy != null;
     }
 
     /**
@@ -188,7 +202,7 @@ public abstract class Delivery {
     protected abstract void doNak(Duration delay);
 
     private void settle(String how) {
-        String earlier = settledBy.compareAndExchange(null, how);
+        String earlier = (String) SETTLED_BY.compareAndExchange(this, null, how);
         if (earlier != null) {
             throw new IllegalStateException("delivery " + messageId() + " on " + subject() + " was already "
                     + earlier + "'ed; " + how + " is refused (acknowledgement is one-shot)");

@@ -156,6 +156,33 @@ class BrokerOutageTest {
     }
 
     /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
+    @Test
+    void applyThatBlocksOnItsThreadPastItsAckWait_isKeptInProgress_deliveredOnce() throws Exception {
+        // A processor blocked inside its apply (a state read waiting out an election) holds the delivery in the
+        // ingress's slot, not in the keeper's queue: the slot is swept the same, so ack_wait never runs out.
+        RouteEdge edge = new RouteEdge("slowapply", "_external", "detect");
+        NatsProperties properties = shortWaits();
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+            try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) -> {
+                Thread.sleep(5000);
+                return List.of();
+            }, new InMemoryKeyValueState(), OutputEmitter.NONE)
+                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
+                        Map.of())), "slowapply-1")).get(5, TimeUnit.SECONDS);
+
+                await().atMost(Duration.ofSeconds(20)).until(() ->
+                        worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
+                var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                        DurableNames.routeConsumer("detect", edge.subject()));
+                assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
+                        .isEqualTo(1);
+                assertThat(consumer.getNumAckPending()).isZero();
+                assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
+            }
+        }
+    }
+
     private static NatsProperties shortWaits() {
         NatsProperties properties = new NatsProperties();
         properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
