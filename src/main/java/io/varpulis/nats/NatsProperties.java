@@ -482,9 +482,12 @@ public class NatsProperties {
         @DurationMin(millis = 0)
     private Duration nakDelay = Duration.ofSeconds(2);
 
-        /** Messages requested per pull; at most {@code max-ack-pending}. */
+        /**
+         * Messages requested per pull; at most {@code max-ack-pending}. 500 is jnats' own default: with 256 the
+         * client pulled twice as often, which cost the routed hop about 6 % of its throughput (issue 14).
+         */
         @Min(1)
-    private int batchSize = 256;
+    private int batchSize = 500;
 
         public Duration getAckWait() {
             return ackWait;

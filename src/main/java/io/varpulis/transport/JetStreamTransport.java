@@ -28,8 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
+import java.util.function.BiConsumer;
 
 /**
  * JetStream: every publish is stored and confirmed by a PubAck, every consumer is a durable pull consumer whose
@@ -95,23 +94,12 @@ final class JetStreamTransport implements ClusterTransport {
             window.release();
             return CompletableFuture.failedFuture(new PublishException(subject, e.getMessage(), e));
         }
-        // The deadline fails a dependent future, not jnats' own: a PubAck that comes after the publish timeout (the
+        // The deadline fails the caller's future, not jnats' own: a PubAck that comes after the publish timeout (the
         // message sat in the reconnect buffer, the stream elected a leader) still completes pubAck, and late() tells
         // the caller the message was stored after all.
-        AtomicBoolean slot = new AtomicBoolean(true);
-        return deadlines.watch(pubAck.thenApply(Function.identity()))
-                .handle((pa, error) -> {
-                    if (slot.compareAndSet(true, false)) {
-                        window.release();
-                    }
-                    if (error == null) {
-                        return receipt(subject, pa);
-                    }
-                    Throwable cause = unwrap(error);
-                    boolean timedOut = cause instanceof TimeoutException && !pubAck.isDone();
-                    throw new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
-                            timedOut ? pubAck.thenApply(late -> receipt(subject, late)) : null);
-                });
+        Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow()));
+        pubAck.whenComplete(pending);
+        return pending;
     }
 
     @Override
@@ -225,6 +213,64 @@ final class JetStreamTransport implements ClusterTransport {
             return "no PubAck within " + settings.publishTimeout().toMillis() + " ms";
         }
         return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+    }
+
+    /**
+     * One publish waiting for its PubAck, and the caller's future of it: completed once, by the PubAck (or jnats'
+     * failure of it) or by its deadline, whichever comes first, and the window's slot given back then. One object and
+     * one dependent of jnats' future per publish (issue 14, item 3).
+     */
+    private final class Pending extends CompletableFuture<PublishReceipt>
+            implements BiConsumer<PublishAck, Throwable>, PubAckDeadlines.Watched {
+
+        private final String subject;
+        private final CompletableFuture<PublishAck> pubAck;
+        private final long deadline;
+
+        private Pending(String subject, CompletableFuture<PublishAck> pubAck, long deadline) {
+            this.subject = subject;
+            this.pubAck = pubAck;
+            this.deadline = deadline;
+        }
+
+        /** The PubAck came, or jnats failed it. */
+        @Override
+        public void accept(PublishAck pa, Throwable error) {
+            boolean first;
+            if (error == null) {
+                first = complete(receipt(subject, pa));
+            } else {
+                Throwable cause = unwrap(error);
+                first = fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
+                        null));
+            }
+            if (first) {
+                window.release();
+            }
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+
+        /** No PubAck within the publish timeout: failed, with the PubAck still to come as the late receipt. */
+        @Override
+        public void expire() {
+            if (pubAck.isDone()) {
+                return;
+            }
+            TimeoutException cause = new TimeoutException();
+            if (fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
+                    pubAck.thenApply(late -> receipt(subject, late))))) {
+                window.release();
+            }
+        }
+
+        /** Fails the caller's future as a dependent stage would (wrapped in a {@link CompletionException}). */
+        private boolean fail(PublishException error) {
+            return completeExceptionally(new CompletionException(error));
+        }
     }
 
     /** A JetStream delivery: attempt and stream position from the message's metadata. */

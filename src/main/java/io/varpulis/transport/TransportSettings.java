@@ -29,12 +29,16 @@ public record TransportSettings(int maxOutstandingPublishes, Duration publishTim
      * @return the settings they describe
      */
     public static TransportSettings from(NatsProperties.JetStream jetStream) {
-        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(),
-                jetStream.getConsumer().getBatchSize(), jetStream.getConsumer().getNakDelay());
+        NatsProperties.Consumer consumer = jetStream.getConsumer();
+        // A pull of more than max_ack_pending would only wait for acks: the batch is capped by it.
+        int batchSize = consumer.getMaxAckPending() > 0 ? Math.min(consumer.getBatchSize(), consumer.getMaxAckPending())
+                : consumer.getBatchSize();
+        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(), batchSize,
+                consumer.getNakDelay());
     }
 
     /**
-     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 256, 2 s nak delay
+     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 500, 2 s nak delay
      */
     public static TransportSettings defaults() {
         return from(new NatsProperties.JetStream());
