@@ -215,7 +215,7 @@ public final class DeployedPipeline {
 
         @Override
         public String messageId() {
-            if (messageId == null) {
+            if (messageId == null && delivery != null) {
                 messageId = delivery.messageId();
             }
             return messageId;

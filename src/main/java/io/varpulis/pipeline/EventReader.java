@@ -19,8 +19,9 @@ import java.util.Map;
  * Reads a routed event (SPEC section 6) straight off Jackson's streaming {@link JsonParser}, to the same
  * {@link Event} that data binding gives: the same Java types for field values ({@link LinkedHashMap},
  * {@link ArrayList}, {@code String}, {@code Integer}/{@code Long}/{@code BigInteger}, {@code Double},
- * {@code Boolean}, {@code null}), the last of duplicate keys kept, unknown properties skipped, trailing content
- * refused, and timestamps that are not {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} read by the mapper's own
+ * {@code Boolean}, {@code null}), the last of duplicate keys kept inside {@code fields}, a repeat of
+ * {@code event_type}, {@code timestamp} or {@code fields} refused once all three were given (as data binding's record
+ * creator refuses it), unknown properties skipped, trailing content refused, and timestamps that are not {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} read by the mapper's own
  * {@link Instant} deserializer.
  * <p>Why: data binding's record creator, its deserialization context per call and the second copy of the fields
  * map took most of a route ingress's decode (issue 14, item 3: the routed hop at 0.95 of raw jnats). The codec
@@ -33,7 +34,12 @@ final class EventReader {
             DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS, DeserializationFeature.USE_BIG_INTEGER_FOR_INTS,
             DeserializationFeature.USE_LONG_FOR_INTS, DeserializationFeature.USE_JAVA_ARRAY_FOR_JSON_ARRAY,
             DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY, DeserializationFeature.UNWRAP_SINGLE_VALUE_ARRAYS,
-            DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES};
+            DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES,
+            DeserializationFeature.ACCEPT_EMPTY_ARRAY_AS_NULL_OBJECT,
+            DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT, DeserializationFeature.UNWRAP_ROOT_VALUE};
+
+    /** {@code event_type}, {@code timestamp} and {@code fields} all given. */
+    private static final int ALL_THREE = 7;
 
     private final JsonFactory factory;
     private final ObjectReader instants;
@@ -46,10 +52,14 @@ final class EventReader {
 
     /**
      * @param mapper the codec's mapper
-     * @return a reader for it, or {@code null} when the mapper reads untyped values otherwise (data binding then)
+     * @return a reader for it, or {@code null} when the mapper reads events otherwise (untyped values, empty values,
+     *         a root wrapper, trailing content allowed): data binding then
      */
     static EventReader forMapper(ObjectMapper mapper) {
         DeserializationConfig config = mapper.getDeserializationConfig();
+        if (!config.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)) {
+            return null;
+        }
         for (DeserializationFeature feature : UNTYPED_FEATURES) {
             if (config.isEnabled(feature)) {
                 return null;
@@ -80,8 +90,19 @@ final class EventReader {
             String eventType = null;
             Instant timestamp = null;
             Map<String, Object> fields = null;
+            int seen = 0;
             for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
                 JsonToken value = parser.nextToken();
+                int bit = switch (name) {
+                    case "event_type" -> 1;
+                    case "timestamp" -> 2;
+                    case "fields" -> 4;
+                    default -> 0;
+                };
+                if (bit != 0 && seen == ALL_THREE) {
+                    throw new UndecodableEventException("not an event: " + name + " appears twice", null);
+                }
+                seen |= bit;
                 switch (name) {
                     case "event_type" -> eventType = text(parser, value);
                     case "timestamp" -> timestamp = value == JsonToken.VALUE_NULL ? null : timestamp(parser, value);

@@ -18,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -220,12 +222,25 @@ final class JetStreamTransport implements ClusterTransport {
      * failure of it) or by its deadline, whichever comes first, and the window's slot given back then. One object and
      * one dependent of jnats' future per publish (issue 14, item 3).
      */
+    private static final VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = MethodHandles.privateLookupIn(Pending.class, MethodHandles.lookup())
+                    .findVarHandle(Pending.class, "claimed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final class Pending extends CompletableFuture<PublishReceipt>
             implements BiConsumer<PublishAck, Throwable>, PubAckDeadlines.Watched {
 
         private final String subject;
         private final CompletableFuture<PublishAck> pubAck;
         private final long deadline;
+        @SuppressWarnings("unused") // set once through CLAIMED
+        private volatile int claimed;
 
         private Pending(String subject, CompletableFuture<PublishAck> pubAck, long deadline) {
             this.subject = subject;
@@ -236,16 +251,14 @@ final class JetStreamTransport implements ClusterTransport {
         /** The PubAck came, or jnats failed it. */
         @Override
         public void accept(PublishAck pa, Throwable error) {
-            boolean first;
+            if (!claim()) {
+                return;
+            }
             if (error == null) {
-                first = complete(receipt(subject, pa));
+                complete(receipt(subject, pa));
             } else {
                 Throwable cause = unwrap(error);
-                first = fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
-                        null));
-            }
-            if (first) {
-                window.release();
+                fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause), null));
             }
         }
 
@@ -260,16 +273,29 @@ final class JetStreamTransport implements ClusterTransport {
             if (pubAck.isDone()) {
                 return;
             }
-            TimeoutException cause = new TimeoutException();
-            if (fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
-                    pubAck.thenApply(late -> receipt(subject, late))))) {
-                window.release();
+            if (claim()) {
+                TimeoutException cause = new TimeoutException();
+                fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause),
+                        pubAck.thenApply(late -> receipt(subject, late))));
             }
         }
 
+        /**
+         * Claims the outcome (PubAck or deadline, whichever is first) and gives the window's slot back before the
+         * caller's future completes, so that code run on its completion may publish again (as the old dependent
+         * stage did).
+         */
+        private boolean claim() {
+            if (!CLAIMED.compareAndSet(this, 0, 1)) {
+                return false;
+            }
+            window.release();
+            return true;
+        }
+
         /** Fails the caller's future as a dependent stage would (wrapped in a {@link CompletionException}). */
-        private boolean fail(PublishException error) {
-            return completeExceptionally(new CompletionException(error));
+        private void fail(PublishException error) {
+            completeExceptionally(new CompletionException(error));
         }
     }
 

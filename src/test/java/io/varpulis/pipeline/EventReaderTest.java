@@ -54,6 +54,8 @@ class EventReaderTest {
             "{\"event_type\": true}",
             "{\"timestamp\": \"2026-11-30T12:00:00Z\", \"fields\": {\"a\": [1, [2, {\"b\": null}]]}, \"event_type\": \"A\"}",
             "{\"event_type\": \"A\", \"fields\": {\"a\": 1, \"a\": \"two\"}}",
+            "{\"event_type\": \"A\", \"event_type\": \"B\", \"fields\": {}}",
+            "{\"fields\": {\"a\": 1}, \"fields\": {\"b\": 2}, \"event_type\": \"A\"}",
             "{\"event_type\": \"A\", \"extra\": {\"deep\": [1, 2, {\"x\": []}]}, \"more\": [[]]}",
             "{\"event_type\": \"A\", \"fields\": {\"big\": 123456789012345678901234567890, \"f\": 1e400, \"n\": -0.0}}",
             "{\"event_type\": \"A\", \"fields\": {\"s\": \"\\u00e9\\ud83d\\ude00\\n\\\"\"}}"})
@@ -74,7 +76,9 @@ class EventReaderTest {
             "{\"event_type\": \"A\", \"fields\": \"x\"}", "{\"event_type\": [\"A\"]}", "{\"event_type\": {\"a\": 1}}",
             "{\"event_type\": \"A\", \"timestamp\": \"yesterday\"}", "{\"event_type\": \"A\", \"timestamp\": [1]}",
             "{\"event_type\": \"A\"} trailing", "{\"event_type\": \"A\"} {}", "{\"event_type\": \"A\"",
-            "{\"event_type\": \"A\", \"fields\": {\"a\": [1, 2", "{\"event_type\": \"A\", \"fields\": {\"a\": }}"})
+            "{\"event_type\": \"A\", \"fields\": {\"a\": [1, 2", "{\"event_type\": \"A\", \"fields\": {\"a\": }}",
+            "{\"event_type\": \"A\", \"timestamp\": null, \"fields\": {}, \"event_type\": \"B\"}",
+            "{\"fields\": {}, \"event_type\": \"A\", \"timestamp\": null, \"fields\": {\"a\": 1}}"})
     void whatDataBindingRefusesIsRefused(String json) {
         byte[] data = json.getBytes(StandardCharsets.UTF_8);
         EventCodec codec = new EventCodec();
@@ -89,6 +93,8 @@ class EventReaderTest {
         ObjectMapper longs = new EventCodec().mapper().copy().enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
         assertThat(EventReader.forMapper(longs)).isNull();
+        assertThat(EventReader.forMapper(new EventCodec().mapper().copy()
+                .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS))).isNull();
         assertThat(new EventCodec(longs).decode("{\"event_type\": \"A\", \"fields\": {\"n\": 1}}"
                 .getBytes(StandardCharsets.UTF_8)).fields().get("n")).isEqualTo(1L);
     }

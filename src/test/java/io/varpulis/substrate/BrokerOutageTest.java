@@ -155,7 +155,6 @@ class BrokerOutageTest {
         }
     }
 
-    /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
     @Test
     void applyThatBlocksOnItsThreadPastItsAckWait_isKeptInProgress_deliveredOnce() throws Exception {
         // A processor blocked inside its apply (a state read waiting out an election) holds the delivery in the
@@ -183,6 +182,7 @@ class BrokerOutageTest {
         }
     }
 
+    /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
     private static NatsProperties shortWaits() {
         NatsProperties properties = new NatsProperties();
         properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
