@@ -1,5 +1,6 @@
 package io.varpulis.substrate;
 
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.delivery.DeployedPipeline;
@@ -64,10 +65,7 @@ class BrokerOutageTest {
 
                 await().atMost(Duration.ofSeconds(20)).until(() ->
                         worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
-                var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                        DurableNames.routeConsumer("detect", edge.subject()));
-                assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
-                        .isEqualTo(1);
+                var consumer = deliveredOnce(worker, edge);
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
@@ -172,14 +170,20 @@ class BrokerOutageTest {
 
                 await().atMost(Duration.ofSeconds(20)).until(() ->
                         worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
-                var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                        DurableNames.routeConsumer("detect", edge.subject()));
-                assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
-                        .isEqualTo(1);
+                var consumer = deliveredOnce(worker, edge);
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
             }
         }
+    }
+
+    /** Asserts the detect consumer delivered the edge's one event once (kept in progress), and returns its info. */
+    private static ConsumerInfo deliveredOnce(SubstrateFixture worker, RouteEdge edge) throws Exception {
+        ConsumerInfo consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                DurableNames.routeConsumer("detect", edge.subject()));
+        assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
+                .isEqualTo(1);
+        return consumer;
     }
 
     /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
