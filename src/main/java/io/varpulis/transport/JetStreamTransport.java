@@ -142,17 +142,26 @@ final class JetStreamTransport implements ClusterTransport {
 
     @Override
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
-            // The server's max_deliver and ack_wait, not the declared ones: an existing durable is used as it is.
+        // The server's max_deliver and ack_wait, not the declared ones: an existing durable is used as it is.
         ConsumerConfiguration server = admin.declareConsumer(consumer).getConsumerConfiguration();
         long maxDeliver = server.getMaxDeliver();
         Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
+        PullBatchPace pace = new PullBatchPace(consumer.durable(), settings.batchSize(), ackWait);
         try {
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())
                     .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
                                     .expiresIn(PULL_EXPIRES.toMillis()).build(),
-                            msg -> Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver, ackWait), handler,
-                                    settings.nakDelay()));
+                            msg -> {
+                                Delivery delivery = new JetStreamDelivery(msg, maxDeliver, ackWait);
+                                if (!pace.timeNext()) {
+                                    Deliveries.dispatch(delivery, handler, settings.nakDelay());
+                                    return;
+                                }
+                                long started = System.nanoTime();
+                                Deliveries.dispatch(delivery, handler, settings.nakDelay());
+                                pace.handled(System.nanoTime() - started);
+                            });
             Consumption consumption = new Consumption() {
                 @Override
                 public String name() {

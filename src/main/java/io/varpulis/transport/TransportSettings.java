@@ -38,7 +38,7 @@ public record TransportSettings(int maxOutstandingPublishes, Duration publishTim
     }
 
     /**
-     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 256, 2 s nak delay
+     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 500, 2 s nak delay
      */
     public static TransportSettings defaults() {
         return from(new NatsProperties.JetStream());

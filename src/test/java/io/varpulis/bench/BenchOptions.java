@@ -17,7 +17,7 @@ import java.util.Set;
  *                  start-ups, and failover rounds
  * @param rate      paced rate of the latency and memory scenarios, events/s
  * @param seconds   duration of a paced run
- * @param rawBatch  the raw baseline's pull batch size (jnats' default is 500; the product's default is 256)
+ * @param rawBatch  the raw baseline's pull batch size (jnats' default and the product's are 500)
  * @param scenarios which scenarios to run: throughput, latency, memory, startup, failover, micro (JMH)
  * @param substrates the substrates of the throughput and latency scenarios: jetstream, core
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
