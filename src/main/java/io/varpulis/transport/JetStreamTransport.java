@@ -146,7 +146,9 @@ final class JetStreamTransport implements ClusterTransport {
         ConsumerConfiguration server = admin.declareConsumer(consumer).getConsumerConfiguration();
         long maxDeliver = server.getMaxDeliver();
         Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
-        PullBatchPace pace = new PullBatchPace(consumer.durable(), settings.batchSize(), ackWait);
+        long maxAckPending = server.getMaxAckPending();
+        PullBatchPace pace = new PullBatchPace(consumer.durable(), (int) (maxAckPending > 0
+                ? Math.min(settings.batchSize(), maxAckPending) : settings.batchSize()), ackWait);
         try {
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())

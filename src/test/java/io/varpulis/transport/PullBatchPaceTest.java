@@ -22,10 +22,28 @@ class PullBatchPaceTest {
     }
 
     @Test
-    void aSlowPipelineIsCheckedBeforeAWholeWindow() {
+    void aSlowPipelineIsCheckedBeforeAWholeWindow_onFourTimedMessagesAtLeast() {
         PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ofSeconds(4));
-        assertThat(pace.handled(30 * MS)).as("under a 64th of ack_wait timed: not checked yet").isFalse();
-        assertThat(pace.handled(40 * MS)).as("a 64th of ack_wait timed: checked, 500 x 35 ms > 2 s").isTrue();
+        assertThat(pace.handled(300 * MS)).as("one message: not checked yet").isFalse();
+        assertThat(pace.handled(30 * MS)).isFalse();
+        assertThat(pace.handled(30 * MS)).isFalse();
+        assertThat(pace.handled(40 * MS)).as("four timed, over a 64th of ack_wait: 500 x 100 ms > 2 s").isTrue();
+    }
+
+    @Test
+    void oneStallDoesNotWarn_twoSlowChecksInARowDo_andAFastPaceClearsTheWarning() {
+        PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ofSeconds(30));
+        assertThat(window(pace, 1 * MS)).isFalse();
+        assertThat(window(pace, 40 * MS)).as("one slow check").isTrue();
+        assertThat(pace.warned()).isFalse();
+        assertThat(window(pace, 1 * MS)).isFalse();
+        assertThat(window(pace, 40 * MS)).isTrue();
+        assertThat(window(pace, 40 * MS)).isTrue();
+        assertThat(pace.warned()).as("two slow checks in a row").isTrue();
+        assertThat(window(pace, 20 * MS)).as("500 x 20 ms = 10 s: not slow, not yet well within").isFalse();
+        assertThat(pace.warned()).isTrue();
+        assertThat(window(pace, 5 * MS)).isFalse();
+        assertThat(pace.warned()).as("500 x 5 ms = 2.5 s, under a quarter of ack_wait").isFalse();
     }
 
     @Test
