@@ -6,12 +6,15 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
+import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsClusterExtension;
 import io.varpulis.test.NatsServerExtension;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -61,13 +64,16 @@ class ControlPlaneFailoverTest {
     private static final String GROUP = "failover";
     private static final Set<String> PIPELINES = Set.of("a", "b", "c");
     private static final Duration LEASE = ClusterNode.LEADER_LEASE_TTL;
-    private static final Duration FRESH = ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(3);
+
+    /** The test nodes' timings (ClusterNode's): heartbeat every 500 ms, dead after 2 s, leader lease 2 s. */
+    private static final Timings FAST = new Timings(ClusterNode.HEARTBEAT_INTERVAL, ClusterNode.HEARTBEAT_TIMEOUT,
+            LEASE);
 
     @ParameterizedTest(name = "{0} coordinators")
     @ValueSource(ints = {2, 3})
     void eachPipelineRunsOnExactlyOneWorkerAtEverySampleWhileTheLeaderIsKilledUnderLoad(int size)
             throws Exception {
-        try (Cluster cluster = new Cluster(size)) {
+        try (Cluster cluster = new Cluster(size, nats.url(), 1, FAST)) {
             cluster.loadFor(Duration.ofSeconds(2));
             ClusterProcess leader = cluster.leader();
             long epoch = cluster.epoch(leader);
@@ -98,7 +104,7 @@ class ControlPlaneFailoverTest {
     @ValueSource(ints = {3})
     void aPipelineWhoseWorkerDiesWhileTheLeaderIsDeadRunsAgainWithinHeartbeatTimeoutPlusLeaseTtlPlus5s(int size)
             throws Exception {
-        try (Cluster cluster = new Cluster(size)) {
+        try (Cluster cluster = new Cluster(size, nats.url(), 1, FAST)) {
             cluster.loadFor(Duration.ofSeconds(2));
             ClusterProcess leader = cluster.leader();
             ClusterNode host = cluster.hostOf("c");
@@ -121,6 +127,70 @@ class ControlPlaneFailoverTest {
         }
     }
 
+    /**
+     * Production's topology: three nats-servers, every stream and bucket R3, two coordinators, production's leader
+     * lease (6 s) and a heartbeat timeout well over a stream leader's election. The leading coordinator and the
+     * server leading the leader-lease bucket are killed with SIGKILL at the same moment: the other coordinator leads
+     * within the lease TTL, one renewal and the bucket's election, no pipeline ever runs on two workers, none
+     * moves, and no event is lost.
+     */
+    @Test
+    void onThreeServersR3_theLeaderAndTheServerLeadingItsLeaseKilledTogether_theOtherLeadsAndNothingIsLost()
+            throws Exception {
+        Timings production = new Timings(Duration.ofSeconds(1), Duration.ofSeconds(15), Duration.ofSeconds(6));
+        try (NatsClusterExtension servers = NatsClusterExtension.ofThree()) {
+            servers.start();
+            try (Cluster cluster = new Cluster(2, servers.url(), 3, production)) {
+                cluster.loadFor(Duration.ofSeconds(3));
+                ClusterProcess leader = cluster.leader();
+                long epoch = cluster.epoch(leader);
+                int leaseServer = servers.streamLeader("KV_" + LeaderElection.BUCKET);
+
+                long killed = System.nanoTime();
+                leader.kill();
+                servers.kill(leaseServer);
+                ClusterProcess next = await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                        .until(() -> cluster.leaderAmong(cluster.coordinators), n -> n != null && n != leader);
+                Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
+                cluster.loadFor(Duration.ofSeconds(5));
+                servers.start(leaseServer);
+                cluster.loadFor(Duration.ofSeconds(2));
+
+                System.out.printf("failover: 2 coordinators on 3 servers (R3), leader and the lease bucket's server "
+                        + "SIGKILL to new leader: %d ms%n", takeover.toMillis());
+                assertThat(takeover).as("leader and lease server kill to new leader")
+                        .isLessThanOrEqualTo(production.lease().plus(production.lease().dividedBy(3))
+                                .plusSeconds(10));
+                assertThat(cluster.epoch(next)).isGreaterThan(epoch);
+                cluster.awaitEveryEventApplied();
+                assertThat(cluster.samples).as("samples taken").hasSizeGreaterThan(50);
+                assertThat(cluster.violations).as("samples where a pipeline ran on no worker or on two").isEmpty();
+                assertThat(cluster.hostsSeen).as("no pipeline moved").allSatisfy((p, hosts) ->
+                        assertThat(hosts).hasSize(1));
+            }
+        }
+    }
+
+    /**
+     * @param heartbeatInterval how often workers beat
+     * @param heartbeatTimeout  how long without a beat before a worker is dead
+     * @param lease             the leader lease's TTL
+     */
+    private record Timings(Duration heartbeatInterval, Duration heartbeatTimeout, Duration lease) {
+
+        /** @return the nodes' arguments for them */
+        List<String> arguments() {
+            return List.of("--varpulis.cluster.heartbeat-interval=" + heartbeatInterval.toMillis() + "ms",
+                    "--varpulis.cluster.heartbeat-timeout=" + heartbeatTimeout.toMillis() + "ms",
+                    "--varpulis.cluster.leader-lease-ttl=" + lease.toMillis() + "ms");
+        }
+
+        /** @return how old a heartbeat may be and still say where a pipeline runs */
+        Duration fresh() {
+            return heartbeatInterval.multipliedBy(3);
+        }
+    }
+
     /** Coordinators as processes, workers in this JVM, a heartbeat sampler and a loader. */
     private final class Cluster implements AutoCloseable {
 
@@ -135,25 +205,35 @@ class ControlPlaneFailoverTest {
         private final AtomicBoolean sampling = new AtomicBoolean(true);
         private final Thread sampler;
         private volatile boolean exclusive = true;
+        private final Duration fresh;
 
-        Cluster(int size) throws Exception {
-            List<String> common = List.of("--varpulis.cluster.role=coordinator", "--varpulis.nats.url=" + nats.url(),
-                    "--varpulis.nats.substrate=jetstream",
-                    "--varpulis.cluster.heartbeat-interval=" + ClusterNode.HEARTBEAT_INTERVAL.toMillis() + "ms",
-                    "--varpulis.cluster.heartbeat-timeout=" + ClusterNode.HEARTBEAT_TIMEOUT.toMillis() + "ms",
-                    "--varpulis.cluster.leader-lease-ttl=" + LEASE.toMillis() + "ms",
+        /**
+         * @param size     coordinators
+         * @param url      the servers
+         * @param replicas of every stream and bucket
+         * @param timings  heartbeats and lease
+         */
+        Cluster(int size, String url, int replicas, Timings timings) throws Exception {
+            this.fresh = timings.fresh();
+            List<String> common = new ArrayList<>(List.of("--varpulis.cluster.role=coordinator",
+                    "--varpulis.nats.url=" + url, "--varpulis.nats.substrate=jetstream",
+                    "--varpulis.nats.jetstream.replicas=" + replicas,
                     "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
-                    "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.rebalance-delay=1h");
+                    "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.rebalance-delay=1h"));
+            common.addAll(timings.arguments());
             for (int i = 1; i <= size; i++) {
                 List<String> args = new ArrayList<>(common);
                 args.add("--varpulis.cluster.coordinator-id=coord-" + i);
                 coordinators.add(ClusterProcess.start("coord-" + i, logs, args));
             }
+            List<String> workerSettings = new ArrayList<>(timings.arguments());
+            workerSettings.add("--varpulis.nats.jetstream.replicas=" + replicas);
+            String[] extra = workerSettings.toArray(String[]::new);
             List<CompletableFuture<ClusterNode>> starting = IntStream.rangeClosed(1, 3).mapToObj(i ->
-                    CompletableFuture.supplyAsync(() -> ClusterNode.worker(nats, "jetstream", "worker-" + i)))
-                    .toList();
+                    CompletableFuture.supplyAsync(() -> ClusterNode.worker(url, "jetstream", "worker-" + i, false,
+                            extra))).toList();
             starting.forEach(w -> workers.add(w.join()));
-            observer = Nats.connect(nats.url());
+            observer = Nats.connect(new Options.Builder().servers(url.split(",")).build());
             Dispatcher heartbeats = observer.createDispatcher(message -> {
                 try {
                     WorkerHeartbeat beat = JSON.readValue(message.getData(), WorkerHeartbeat.class);
@@ -184,7 +264,7 @@ class ControlPlaneFailoverTest {
                 PIPELINES.forEach(p -> hosts.put(p, new HashSet<>()));
                 long now = System.nanoTime();
                 latest.forEach((worker, seen) -> {
-                    if (now - seen.at() < FRESH.toNanos()) {
+                    if (now - seen.at() < fresh.toNanos()) {
                         seen.beat().pipelineMetrics().stream().filter(m -> GROUP.equals(m.group()))
                                 .forEach(m -> hosts.get(m.pipelineName()).add(worker));
                     }
@@ -262,7 +342,7 @@ class ControlPlaneFailoverTest {
         String runningOn(String pipeline) {
             long now = System.nanoTime();
             for (Map.Entry<String, Seen> e : latest.entrySet()) {
-                if (now - e.getValue().at() < FRESH.toNanos() && e.getValue().beat().pipelineMetrics().stream()
+                if (now - e.getValue().at() < fresh.toNanos() && e.getValue().beat().pipelineMetrics().stream()
                         .anyMatch(m -> GROUP.equals(m.group()) && pipeline.equals(m.pipelineName()))) {
                     return e.getKey();
                 }
