@@ -8,7 +8,8 @@
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
 # Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
-# --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH, and for partitions
+# --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
+# (the JetStream baseline reads each event with Jackson too), and for partitions
 # --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).

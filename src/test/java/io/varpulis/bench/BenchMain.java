@@ -18,7 +18,7 @@ import java.util.Optional;
  * <ol>
  * <li>warm-up: each client five times, unreported;</li>
  * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run, alternating
- * which goes first, for {@code --rounds} rounds, each timed run right after an untimed one of the same client;</li>
+ * which goes first, for {@code --rounds} rounds;</li>
  * <li>latency: product and raw at the paced rate;</li>
  * <li>memory: a worker node started from the jar, under the paced load;</li>
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
@@ -119,26 +119,14 @@ public final class BenchMain {
         List<ThroughputRun.Result[]> rounds = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
             boolean productFirst = round % 2 == 0;
-            ThroughputRun.Result first = afterItsOwnRun(substrate, productFirst, payloads);
+            ThroughputRun.Result first = once(client(substrate, productFirst), payloads, true);
             progress("round " + (round + 1) + " " + name, first);
-            ThroughputRun.Result second = afterItsOwnRun(substrate, !productFirst, payloads);
+            ThroughputRun.Result second = once(client(substrate, !productFirst), payloads, true);
             progress("round " + (round + 1) + " " + name, second);
             rounds.add(new ThroughputRun.Result[] {first, second});
         }
         report.throughput(name, options.events(), rounds, command("throughput") + " --events=" + options.events()
-                + " --rounds=" + options.rounds());
-    }
-
-    /**
-     * One timed run of a client, right after an untimed one of the same client. Both clients run through jnats'
-     * code, whose JIT-compiled form is specialised by whichever ran last: the first run after the other client is
-     * up to 20 % slower while it is recompiled, whichever client it is. Timed so, each client is measured after
-     * itself, and the order within a round no longer decides its ratio.
-     */
-    private ThroughputRun.Result afterItsOwnRun(Substrate substrate, boolean product, byte[][] payloads)
-            throws Exception {
-        once(client(substrate, product), payloads, false);
-        return once(client(substrate, product), payloads, true);
+                + " --rounds=" + options.rounds() + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
     }
 
     private ThroughputRun.Result once(HopClient client, byte[][] payloads, boolean quiet) throws Exception {
@@ -230,7 +218,8 @@ public final class BenchMain {
         if (product) {
             return new ProductHopClient(broker.url(), substrate);
         }
-        return substrate == Substrate.JETSTREAM ? new RawJetStreamHopClient(broker.url(), options.rawBatch())
+        return substrate == Substrate.JETSTREAM ? new RawJetStreamHopClient(broker.url(), options.rawBatch(),
+                options.rawDecodes())
                 : new RawCoreHopClient(broker.url());
     }
 

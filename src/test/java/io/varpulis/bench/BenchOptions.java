@@ -23,9 +23,13 @@ import java.util.Set;
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
  * @param days      days of the sample the partitions scenario streams (scripts/make-log.sh: 2 000 lines a day)
  * @param lineRate  lines/s the partitions scenario streams at (the demo's --rate)
+ * @param baseline  the JetStream baseline of the throughput scenario: {@code raw} (jnats alone, the targets'
+ *                  reference) or {@code raw-decode} (jnats, and each event read with Jackson data binding)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
-                    List<Substrate> substrates, String jar, int days, int lineRate) {
+                    List<Substrate> substrates, String jar, int days, int lineRate, String baseline) {
+
+    static final List<String> BASELINES = List.of("raw", "raw-decode");
 
     static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "mainjob",
             "partitions", "micro");
@@ -36,7 +40,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar, days, line-rate");
+                        + "substrates (jetstream,core), jar, days, line-rate, baseline (raw, raw-decode)");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -50,13 +54,23 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 number(values, "raw-batch", 500), scenarios,
                 Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
                         .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""),
-                number(values, "days", 10), number(values, "line-rate", 20_000));
+                number(values, "days", 10), number(values, "line-rate", 20_000),
+                values.getOrDefault("baseline", "raw"));
+        if (!BASELINES.contains(options.baseline())) {
+            throw new IllegalArgumentException("--baseline must be one of " + BASELINES + ", got '"
+                    + options.baseline() + "'");
+        }
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
-                "substrates", "jar", "days", "line-rate"));
+                "substrates", "jar", "days", "line-rate", "baseline"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }
         return options;
+    }
+
+    /** @return whether the JetStream baseline decodes each event */
+    boolean rawDecodes() {
+        return baseline.equals("raw-decode");
     }
 
     boolean runs(String scenario) {

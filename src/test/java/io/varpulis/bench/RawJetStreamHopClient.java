@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.ConsumeOptions;
 import io.nats.client.JetStream;
@@ -11,7 +12,10 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.IntConsumer;
@@ -20,33 +24,41 @@ import java.util.function.IntConsumer;
  * The hand-written raw jnats baseline on JetStream, doing what the product does with nothing around it:
  * {@code publishAsync} with a window of {@value #WINDOW} outstanding PubAcks (the oldest is awaited when it is full,
  * as in jnats' examples), and a durable pull consumer (the same configuration as the product's) read with
- * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It does not decode the JSON.
+ * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It does not decode the JSON,
+ * unless asked to ({@code --baseline=raw-decode}): then each payload is read into a {@code Map} with Jackson data
+ * binding before the ack, what a hand-written consumer that looks at its events does, which the product's route
+ * ingress always does (SPEC section 4: undecodable events are parked, the event type is checked).
  */
 final class RawJetStreamHopClient implements HopClient {
 
     /** Outstanding PubAcks, the figure of issue 7's reference measurement. */
     static final int WINDOW = 1000;
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final Connection publisher;
     private final Connection worker;
     private final JetStream jetStream;
     private final int batchSize;
+    private final boolean decode;
     private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
     private MessageConsumer messages;
 
     /**
      * @param batchSize messages per pull; jnats' default ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500
+     * @param decode    whether each payload is decoded (Jackson data binding into a {@code Map}) before its ack
      */
-    RawJetStreamHopClient(String url, int batchSize) throws Exception {
+    RawJetStreamHopClient(String url, int batchSize, boolean decode) throws Exception {
         this.publisher = Broker.connect(url);
         this.worker = Broker.connect(url);
         this.jetStream = publisher.jetStream();
         this.batchSize = batchSize;
+        this.decode = decode;
     }
 
     @Override
     public String name() {
-        return "raw jnats";
+        return decode ? "raw jnats + Jackson" : "raw jnats";
     }
 
     @Override
@@ -62,11 +74,24 @@ final class RawJetStreamHopClient implements HopClient {
             worker.jetStreamManagement().addOrUpdateConsumer(consumer.stream(), consumer.configuration());
             messages = worker.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())
                     .consume(ConsumeOptions.builder().batchSize(batchSize).build(), msg -> {
+                        if (decode) {
+                            decoded(msg.getData());
+                        }
                         msg.ack();
                         applied.accept(Payloads.seq(msg.getData()));
                     });
         } catch (Exception e) {
             throw new IllegalStateException("raw consumer " + consumer.durable() + ": " + e, e);
+        }
+    }
+
+    private static void decoded(byte[] payload) {
+        try {
+            if (JSON.readValue(payload, Map.class).isEmpty()) {
+                throw new IllegalStateException("an empty event");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -18,7 +18,9 @@ final class Report {
 
     void throughput(String substrate, int events, List<ThroughputRun.Result[]> rounds, String command) {
         heading("Routed hop on " + substrate + ": " + events + " events of " + Payloads.SIZE + " bytes", command);
-        line("| round | first | product events/s | raw jnats events/s | product/raw | product CPU us/event "
+        String baseline = rounds.isEmpty() ? "raw jnats" : rounds.get(0)[0].client().equals("product")
+                ? rounds.get(0)[1].client() : rounds.get(0)[0].client();
+        line("| round | first | product events/s | " + baseline + " events/s | product/raw | product CPU us/event "
                 + "(JVM + server) | raw CPU us/event (JVM + server) | other processes' CPU % (product / raw) |");
         line("|---|---|---:|---:|---:|---:|---:|---:|");
         List<Double> product = new ArrayList<>();
