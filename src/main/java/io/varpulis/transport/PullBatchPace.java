@@ -44,6 +44,7 @@ final class PullBatchPace {
     private int handled;
     private int seen;
     private int slowInARow;
+    private int checks;
     private boolean warned;
 
     /**
@@ -82,6 +83,13 @@ final class PullBatchPace {
     }
 
     /**
+     * @return how many checks ran (for tests)
+     */
+    int checks() {
+        return checks;
+    }
+
+    /**
      * @return whether the warning is standing (for tests)
      */
     boolean warned() {
@@ -89,6 +97,7 @@ final class PullBatchPace {
     }
 
     private boolean check(long meanNanos) {
+        checks++;
         double batchNanos = (double) meanNanos * batchSize;
         boolean slow = batchNanos > halfAckWaitNanos;
         slowInARow = slow ? slowInARow + 1 : 0;

@@ -154,7 +154,8 @@ public final class BenchMain {
                 cleanUp(client.substrate(), edge);
             }
         }
-        report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds());
+        report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds()
+                + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
     }
 
     private void memory(Report report) throws Exception {

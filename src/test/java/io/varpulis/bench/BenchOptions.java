@@ -23,8 +23,9 @@ import java.util.Set;
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
  * @param days      days of the sample the partitions scenario streams (scripts/make-log.sh: 2 000 lines a day)
  * @param lineRate  lines/s the partitions scenario streams at (the demo's --rate)
- * @param baseline  the JetStream baseline of the throughput scenario: {@code raw} (jnats alone, the targets'
- *                  reference) or {@code raw-decode} (jnats, and each event read with Jackson data binding)
+ * @param baseline  the JetStream baseline of the throughput and latency scenarios (and their warm-up): {@code raw}
+ *                  (jnats alone, the targets' reference) or {@code raw-decode} (jnats, and each event read with
+ *                  Jackson data binding)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
                     List<Substrate> substrates, String jar, int days, int lineRate, String baseline) {

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * The routed events of the benchmarks: the SPEC section 6 JSON of an sshd failure, padded to {@link #SIZE} bytes, with
  * a fixed-width sequence number at a fixed offset so a consumer can read it without a JSON parser (the raw baselines
- * do not decode; the product does, because its route ingress always does).
+ * do not decode unless {@code --baseline=raw-decode}; the product does, because its route ingress always does).
  */
 final class Payloads {
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +48,10 @@ import static org.awaitility.Awaitility.await;
  * <li>while the leader is killed, each pipeline runs on exactly one worker at every sample, as the workers' own
  * heartbeats say, another coordinator leads within the lease TTL plus one renewal, and no event is lost;</li>
  * <li>when the worker running the last pipeline dies together with the leader, that pipeline runs again, on another
- * worker, within heartbeat-timeout plus lease TTL plus 5 s, and no event is lost.</li>
+ * worker, within heartbeat-timeout plus lease TTL plus 5 s, and no event is lost;</li>
+ * <li>on three servers with every stream and bucket R3 and two coordinators, the leader killed together with the
+ * server leading its lease bucket: the other coordinator leads within the lease TTL, a third of it and the bucket's
+ * election, no pipeline runs on two workers or none, none moves, no event is lost.</li>
  * </ul>
  * The times measured are printed ({@code failover:} lines); BENCHMARKS.md has them with production settings.
  */
@@ -291,10 +296,24 @@ class ControlPlaneFailoverTest {
             long end = System.nanoTime() + duration.toNanos();
             while (System.nanoTime() < end) {
                 int n = published.getAndIncrement();
+                byte[] event = ("{\"event_type\": \"Probe\", \"fields\": {\"n\": " + n + "}}")
+                        .getBytes(StandardCharsets.UTF_8);
                 Headers headers = new Headers().put("Nats-Msg-Id", "load-" + n);
-                PublishAck ack = js.publish(subject, headers, ("{\"event_type\": \"Probe\", \"fields\": {\"n\": " + n
-                        + "}}").getBytes(StandardCharsets.UTF_8));
-                assertThat(ack.isDuplicate()).isFalse();
+                // On three servers the routing stream may be electing a leader (its server killed): the same
+                // message id again until it is stored, a duplicate then meaning an earlier try was.
+                long giveUp = System.nanoTime() + WAIT.toNanos();
+                for (int tries = 1; ; tries++) {
+                    try {
+                        PublishAck ack = js.publish(subject, headers, event);
+                        assertThat(ack.isDuplicate() && tries == 1).as("load-%d stored twice", n).isFalse();
+                        break;
+                    } catch (IOException | JetStreamApiException e) {
+                        if (System.nanoTime() > giveUp) {
+                            throw e;
+                        }
+                        Thread.sleep(250);
+                    }
+                }
                 Thread.sleep(10);
             }
         }

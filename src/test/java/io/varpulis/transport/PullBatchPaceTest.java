@@ -14,11 +14,11 @@ class PullBatchPaceTest {
     private static final long MS = 1_000_000;
 
     @Test
-    void aWindowIsSlowWhenABatchAtItsMeanPaceOutlastsHalfOfAckWait() {
+    void aCheckIsSlowWhenABatchAtItsMeanPaceOutlastsHalfOfAckWait() {
         PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ofSeconds(30));
-        assertThat(window(pace, 29 * MS)).as("500 x 29 ms = 14.5 s < 15 s").isFalse();
-        assertThat(window(pace, 31 * MS)).as("500 x 31 ms = 15.5 s > 15 s").isTrue();
-        assertThat(window(pace, 1 * MS)).as("fast again").isFalse();
+        assertThat(untilChecked(pace, 29 * MS)).as("500 x 29 ms = 14.5 s < 15 s").isFalse();
+        assertThat(untilChecked(pace, 31 * MS)).as("500 x 31 ms = 15.5 s > 15 s").isTrue();
+        assertThat(untilChecked(pace, 1 * MS)).as("fast again").isFalse();
     }
 
     @Test
@@ -27,27 +27,30 @@ class PullBatchPaceTest {
         assertThat(pace.handled(300 * MS)).as("one message: not checked yet").isFalse();
         assertThat(pace.handled(30 * MS)).isFalse();
         assertThat(pace.handled(30 * MS)).isFalse();
+        assertThat(pace.checks()).isZero();
         assertThat(pace.handled(40 * MS)).as("four timed, over a 64th of ack_wait: 500 x 100 ms > 2 s").isTrue();
+        assertThat(pace.checks()).isEqualTo(1);
     }
 
     @Test
     void oneStallDoesNotWarn_twoSlowChecksInARowDo_andAFastPaceClearsTheWarning() {
         PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ofSeconds(30));
-        assertThat(window(pace, 1 * MS)).isFalse();
-        assertThat(window(pace, 40 * MS)).as("one slow check").isTrue();
+        assertThat(untilChecked(pace, 1 * MS)).isFalse();
+        assertThat(untilChecked(pace, 40 * MS)).as("one slow check").isTrue();
         assertThat(pace.warned()).isFalse();
-        assertThat(window(pace, 1 * MS)).isFalse();
-        assertThat(window(pace, 40 * MS)).isTrue();
-        assertThat(window(pace, 40 * MS)).isTrue();
+        assertThat(untilChecked(pace, 1 * MS)).isFalse();
+        assertThat(untilChecked(pace, 40 * MS)).isTrue();
+        assertThat(untilChecked(pace, 40 * MS)).isTrue();
         assertThat(pace.warned()).as("two slow checks in a row").isTrue();
-        assertThat(window(pace, 20 * MS)).as("500 x 20 ms = 10 s: not slow, not yet well within").isFalse();
+        assertThat(untilChecked(pace, 20 * MS)).as("500 x 20 ms = 10 s: not slow, not under a quarter of ack_wait")
+                .isFalse();
         assertThat(pace.warned()).isTrue();
-        assertThat(window(pace, 5 * MS)).isFalse();
+        assertThat(untilChecked(pace, 5 * MS)).isFalse();
         assertThat(pace.warned()).as("500 x 5 ms = 2.5 s, under a quarter of ack_wait").isFalse();
     }
 
     @Test
-    void oneDeliveryInEightIsTimed() {
+    void oneMessageInEightIsTimed() {
         PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ofSeconds(30));
         int timed = 0;
         for (int i = 0; i < 80; i++) {
@@ -59,15 +62,20 @@ class PullBatchPaceTest {
     @Test
     void noAckWaitMeansNoWatch() {
         PullBatchPace pace = new PullBatchPace("route_x", 500, Duration.ZERO);
-        assertThat(window(pace, 10_000 * MS)).isFalse();
+        assertThat(untilChecked(pace, 10_000 * MS)).isFalse();
     }
 
-    /** @return whether any check in a window's worth of deliveries found it slow */
-    private static boolean window(PullBatchPace pace, long nanos) {
-        boolean slow = false;
-        for (int i = 0; i < PullBatchPace.WINDOW; i++) {
-            slow |= pace.handled(nanos);
-        }
+    /**
+     * Feeds timed messages of one duration until exactly one more check has run.
+     *
+     * @return whether that check found the pace too slow
+     */
+    private static boolean untilChecked(PullBatchPace pace, long nanos) {
+        int before = pace.checks();
+        boolean slow;
+        do {
+            slow = pace.handled(nanos);
+        } while (pace.checks() == before);
         return slow;
     }
 }
