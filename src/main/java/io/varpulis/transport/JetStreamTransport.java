@@ -155,14 +155,13 @@ final class JetStreamTransport implements ClusterTransport {
                     .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
                                     .expiresIn(PULL_EXPIRES.toMillis()).build(),
                             msg -> {
-                                Delivery delivery = new JetStreamDelivery(msg, maxDeliver, ackWait);
-                                if (!pace.timeNext()) {
-                                    Deliveries.dispatch(delivery, handler, settings.nakDelay());
-                                    return;
+                                boolean timed = pace.timeNext();
+                                long started = timed ? System.nanoTime() : 0;
+                                Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver, ackWait), handler,
+                                        settings.nakDelay());
+                                if (timed) {
+                                    pace.handled(System.nanoTime() - started);
                                 }
-                                long started = System.nanoTime();
-                                Deliveries.dispatch(delivery, handler, settings.nakDelay());
-                                pace.handled(System.nanoTime() - started);
                             });
             Consumption consumption = new Consumption() {
                 @Override
