@@ -622,6 +622,24 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     /**
+     * Reads a key's value as the state reads it: from the bucket's stream leader ({@code $JS.API.STREAM.MSG.GET}),
+     * never by the direct get that a replica catching up after a restart may answer from behind. For readers other
+     * than the state's writer that must see every confirmed write (the main job's state audit).
+     *
+     * @param connection the connection
+     * @param bucket     the bucket ({@link #bucketName})
+     * @param key        the key
+     * @param timeout    how long the leader may take to answer
+     * @return the key's last value, or empty when it has none
+     * @throws StateUnavailableException when the leader did not answer
+     * @throws StateFencedException      when the bucket is gone
+     */
+    public static Optional<byte[]> readFromLeader(Connection connection, String bucket, String key, Duration timeout) {
+        return leaderRead(connection, "KV_" + bucket, bucket, timeout,
+                MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key).map(MessageInfo::getData);
+    }
+
+    /**
      * Reads from the stream leader ({@code STREAM.MSG.GET}), never from a replica.
      *
      * @return the message, or empty when there is none
@@ -629,11 +647,16 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @throws StateFencedException      when the bucket is gone
      */
     private Optional<MessageInfo> leaderRead(MessageGetRequest request, String what) {
+        return leaderRead(connection, stream, bucket, settings.timeout(), request, what);
+    }
+
+    private static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
+                                                    Duration timeout, MessageGetRequest request, String what) {
         Message reply;
         try {
             reply = connection.requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
                             + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), request.serialize(),
-                    settings.timeout()).get(settings.timeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+                    timeout).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StateUnavailableException("interrupted: " + what + " from bucket " + bucket, e);
