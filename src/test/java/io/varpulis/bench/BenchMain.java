@@ -17,8 +17,8 @@ import java.util.Optional;
  * {@code target/bench/results.md}.
  * <ol>
  * <li>warm-up: each client five times, unreported;</li>
- * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run, alternating
- * which goes first, for {@code --rounds} rounds;</li>
+ * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run (on JetStream
+ * also raw jnats decoding with the product's codec), taking turns to go first, for {@code --rounds} rounds;</li>
  * <li>latency: product and raw at the paced rate;</li>
  * <li>memory: a worker node started from the jar, under the paced load;</li>
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
@@ -106,27 +106,35 @@ public final class BenchMain {
     private void warmUp(Substrate substrate) throws Exception {
         byte[][] warmup = Payloads.events(options.warmup());
         for (int run = 1; run <= WARM_UP_RUNS; run++) {
-            for (boolean product : new boolean[] {true, false}) {
-                progress("warm-up " + run + " " + substrate.name().toLowerCase(), once(client(substrate, product),
+            for (int client = 0; client < clients(substrate); client++) {
+                progress("warm-up " + run + " " + substrate.name().toLowerCase(), once(client(substrate, client),
                         warmup, false));
             }
         }
     }
 
+    /**
+     * Each round runs every client of the substrate once, the first of round r being client r (modulo their number),
+     * so that each goes first as often as the others: on JetStream the product, the raw jnats baseline and raw jnats
+     * decoding each event with the product's codec (the decode's own cost, measured in the same round).
+     */
     private void throughput(Substrate substrate, Report report) throws Exception {
         String name = substrate.name().toLowerCase();
         byte[][] payloads = Payloads.events(options.events());
+        int clients = clients(substrate);
         List<ThroughputRun.Result[]> rounds = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
-            boolean productFirst = round % 2 == 0;
-            ThroughputRun.Result first = once(client(substrate, productFirst), payloads, true);
-            progress("round " + (round + 1) + " " + name, first);
-            ThroughputRun.Result second = once(client(substrate, !productFirst), payloads, true);
-            progress("round " + (round + 1) + " " + name, second);
-            rounds.add(new ThroughputRun.Result[] {first, second});
+            ThroughputRun.Result[] results = new ThroughputRun.Result[clients];
+            for (int i = 0; i < clients; i++) {
+                int client = (round + i) % clients;
+                results[client] = once(client(substrate, client), payloads, true);
+                progress("round " + (round + 1) + " " + name, results[client]);
+            }
+            rounds.add(results);
         }
-        report.throughput(name, options.events(), rounds, command("throughput") + " --events=" + options.events()
-                + " --rounds=" + options.rounds() + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
+        report.throughput(name, options.events(), rounds, command("throughput")
+                + " --events=" + options.events() + " --rounds=" + options.rounds()
+                + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
     }
 
     private ThroughputRun.Result once(HopClient client, byte[][] payloads, boolean quiet) throws Exception {
@@ -215,13 +223,29 @@ public final class BenchMain {
                 OUT), command);
     }
 
-    private HopClient client(Substrate substrate, boolean product) throws Exception {
-        if (product) {
+    /** @return the clients of a throughput round: product and raw jnats, and on JetStream raw jnats + EventCodec */
+    private static int clients(Substrate substrate) {
+        return substrate == Substrate.JETSTREAM ? 3 : 2;
+    }
+
+    /**
+     * @param client 0: the product, 1: the raw jnats baseline ({@code --baseline}), 2: raw jnats decoding with the
+     *               product's {@code EventCodec} (JetStream only)
+     */
+    private HopClient client(Substrate substrate, int client) throws Exception {
+        if (client == 0) {
             return new ProductHopClient(broker.url(), substrate);
         }
-        return substrate == Substrate.JETSTREAM ? new RawJetStreamHopClient(broker.url(), options.rawBatch(),
-                options.rawDecodes())
-                : new RawCoreHopClient(broker.url());
+        if (substrate == Substrate.CORE) {
+            return new RawCoreHopClient(broker.url());
+        }
+        return new RawJetStreamHopClient(broker.url(), options.rawBatch(), client == 2
+                ? RawJetStreamHopClient.Decode.CODEC
+                : options.rawDecodes() ? RawJetStreamHopClient.Decode.JACKSON : RawJetStreamHopClient.Decode.NONE);
+    }
+
+    private HopClient client(Substrate substrate, boolean product) throws Exception {
+        return client(substrate, product ? 0 : 1);
     }
 
     /** A fresh edge per run, so each run has its own durable consumer. */

@@ -10,6 +10,7 @@ import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.RouteEdge;
 
 import java.io.IOException;
@@ -25,9 +26,11 @@ import java.util.function.IntConsumer;
  * {@code publishAsync} with a window of {@value #WINDOW} outstanding PubAcks (the oldest is awaited when it is full,
  * as in jnats' examples), and a durable pull consumer (the same configuration as the product's) read with
  * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It does not decode the JSON,
- * unless asked to ({@code --baseline=raw-decode}): then each payload is read into a {@code Map} with Jackson data
- * binding before the ack, what a hand-written consumer that looks at its events does, which the product's route
- * ingress always does (SPEC section 4: undecodable events are parked, the event type is checked).
+ * unless asked to: {@link Decode#JACKSON} ({@code --baseline=raw-decode}) reads each payload into a {@code Map} with
+ * Jackson data binding before the ack, what a hand-written consumer that looks at its events does;
+ * {@link Decode#CODEC} reads it with the product's own {@link EventCodec}, as its route ingress always does (SPEC
+ * section 4: undecodable events are parked, the event type is checked), so that the product's cost over this client
+ * is all but the decode.
  */
 final class RawJetStreamHopClient implements HopClient {
 
@@ -40,15 +43,37 @@ final class RawJetStreamHopClient implements HopClient {
     private final Connection worker;
     private final JetStream jetStream;
     private final int batchSize;
-    private final boolean decode;
+    private final Decode decode;
+    private final EventCodec codec = new EventCodec();
+
+    /** What the consumer does with each payload before its ack. */
+    enum Decode {
+        /** Nothing: jnats alone, the targets' reference. */
+        NONE("raw jnats"),
+        /** Jackson data binding into a {@code Map}. */
+        JACKSON("raw jnats + Jackson"),
+        /** The product's {@link EventCodec#decode}. */
+        CODEC("raw jnats + EventCodec");
+
+        private final String client;
+
+        Decode(String client) {
+            this.client = client;
+        }
+
+        /** @return the client's name in the tables */
+        String client() {
+            return client;
+        }
+    }
     private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
     private MessageConsumer messages;
 
     /**
      * @param batchSize messages per pull; jnats' default ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500
-     * @param decode    whether each payload is decoded (Jackson data binding into a {@code Map}) before its ack
+     * @param decode    what is done with each payload before its ack
      */
-    RawJetStreamHopClient(String url, int batchSize, boolean decode) throws Exception {
+    RawJetStreamHopClient(String url, int batchSize, Decode decode) throws Exception {
         this.publisher = Broker.connect(url);
         this.worker = Broker.connect(url);
         this.jetStream = publisher.jetStream();
@@ -58,7 +83,7 @@ final class RawJetStreamHopClient implements HopClient {
 
     @Override
     public String name() {
-        return decode ? "raw jnats + Jackson" : "raw jnats";
+        return decode.client();
     }
 
     @Override
@@ -74,8 +99,10 @@ final class RawJetStreamHopClient implements HopClient {
             worker.jetStreamManagement().addOrUpdateConsumer(consumer.stream(), consumer.configuration());
             messages = worker.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())
                     .consume(ConsumeOptions.builder().batchSize(batchSize).build(), msg -> {
-                        if (decode) {
-                            decoded(msg.getData());
+                        switch (decode) {
+                            case JACKSON -> decoded(msg.getData());
+                            case CODEC -> codec.decode(msg.getData());
+                            case NONE -> { }
                         }
                         msg.ack();
                         applied.accept(Payloads.seq(msg.getData()));
