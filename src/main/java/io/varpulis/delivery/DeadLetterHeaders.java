@@ -17,8 +17,9 @@ import java.util.function.Function;
  * <pre>
  * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At,
  * Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence, Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At,
- * Varpulis-Dlq-Error-Class, Varpulis-Dlq-Last-Error
+ * Varpulis-Dlq-Parked-Element, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Last-Error
  * </pre>
+ * ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone, the body then being that element.)
  * Values are UTF-8, percent-encoded where a header value may not hold the character ({@code %}, controls, CR, LF,
  * anything outside US-ASCII). The headers are added in that order while they fit under the server's max_payload;
  * {@code last_error} is cut to what room is left (then {@code Varpulis-Dlq-Last-Error-Truncated: true}). The presence
@@ -48,6 +49,8 @@ public final class DeadLetterHeaders {
             new Field("Varpulis-Dlq-Stream-Sequence", "stream_sequence", e -> text(e.streamSequence())),
             new Field("Varpulis-Dlq-Message-Id", "message_id", DeathEnvelope::messageId),
             new Field("Varpulis-Dlq-Stored-At", "stored_at", e -> text(e.storedAt())),
+            new Field("Varpulis-Dlq-Parked-Element", "parked_element", e -> e.parkedElement() == null ? null
+                    : e.parkedElement().toString()),
             new Field("Varpulis-Dlq-Error-Class", "error_class", DeathEnvelope::errorClass));
 
     private DeadLetterHeaders() {
@@ -119,7 +122,8 @@ public final class DeadLetterHeaders {
                 number(fields.get("dead_at")), error == null ? null : decode(error), text,
                 text == null ? Base64.getEncoder().encodeToString(body) : null, fields.get("reason"),
                 fields.get("error_class"), fields.get("stream"), boxed(fields.get("stream_sequence")),
-                fields.get("message_id"), boxed(fields.get("stored_at")));
+                fields.get("message_id"), boxed(fields.get("stored_at")),
+                fields.get("parked_element") == null ? null : Integer.valueOf(fields.get("parked_element")));
     }
 
     /**

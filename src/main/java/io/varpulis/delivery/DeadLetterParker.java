@@ -138,20 +138,31 @@ public class DeadLetterParker {
         }
         String subject = DurableNames.dlqSubject(unit);
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence() + ":" + index;
-        return transport.publish(new OutboundMessage(subject, json(envelope).getBytes(StandardCharsets.UTF_8),
-                messageId)).thenAccept(receipt -> log.warn("parked element {} of {} in {} at DLQ sequence {} "
-                + "(unprocessable: {})", index, delivery, subject, receipt.sequence(), reason));
+        return transport.publish(message(delivery, envelope, subject, messageId, element))
+                .thenAccept(receipt -> log.warn("parked element {} of {} in {} at DLQ sequence {} (unprocessable: {})",
+                        index, delivery, subject, receipt.sequence(), reason));
     }
 
     /** The JSON envelope, or the raw form when the envelope would not fit under max_payload. */
     private OutboundMessage message(Delivery delivery, DeathEnvelope envelope, String subject, String messageId) {
+        return message(delivery, envelope, subject, messageId, delivery.data());
+    }
+
+    /**
+     * The JSON envelope, or the raw form when it would not fit under max_payload: {@code original} verbatim as the
+     * body, the envelope's fields as headers. An element of a batch is smaller than its batch, which fit the routing
+     * stream, so its raw form fits too (SPEC section 4: nothing is stranded for its size).
+     *
+     * @param original what the envelope carries: the delivery's payload, or the one element parked alone
+     */
+    private OutboundMessage message(Delivery delivery, DeathEnvelope envelope, String subject, String messageId,
+                                    byte[] original) {
         byte[] json = json(envelope).getBytes(StandardCharsets.UTF_8);
         long maxPayload = transport.maxPayload();
         long idHeader = MESSAGE_ID_HEADER_BYTES + messageId.length();
         if (maxPayload <= 0 || json.length + HEADER_BLOCK_FRAMING + idHeader <= maxPayload) {
             return new OutboundMessage(subject, json, messageId);
         }
-        byte[] original = delivery.data();
         Map<String, String> headers = DeadLetterHeaders.of(envelope, maxPayload - original.length - idHeader);
         String id = messageId;
         if (headers.isEmpty()) {

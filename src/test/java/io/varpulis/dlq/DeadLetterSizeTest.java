@@ -8,6 +8,8 @@ import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -31,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -129,6 +132,46 @@ class DeadLetterSizeTest {
         assertThat(node.codec.mapper().convertValue(parked.envelope(), DeathEnvelope.class).originalPayload())
                 .isEqualTo(binary);
         assertThat(console.replay(ReplayRequest.ofSequence(parked.sequence()), ALICE).failed()).isEmpty();
+    }
+
+    /**
+     * One element of a batch parked alone whose envelope would not fit: 450 000 quotes are 900 KB of element JSON
+     * ({@code \"} each), which fit the routing stream in their batch, and 1.8 MB once escaped again in the envelope's
+     * payload. It is parked in the raw form, the element as the body, on the first delivery; the batch is acked once.
+     */
+    @Test
+    void anElementWhoseEnvelopeWouldNotFitIsParkedAloneInTheRawForm_andTheBatchAckedOnce() throws Exception {
+        RouteEdge edge = new RouteEdge("bigelement", "_external", "detect");
+        Event element = Event.of("Tick", Map.of("text", "\"".repeat(450_000)));
+        byte[] batch = node.codec.encode(EventBatch.of("Ticks", List.of(element)));
+        assertThat(batch.length).as("the batch fits the routing stream").isLessThan((int) node.connection.getMaxPayload());
+        try (Consumption ignored = node.ingress(edge, (event, context) -> {
+            context.park(0, EventBatch.elements(event).get(0).event(), "too many quotes");
+            return List.of();
+        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+            node.transport.publish(new OutboundMessage(edge.subject(), batch, "quotes-1")).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(15)).until(() -> node.metrics.count("varpulis.events.parked",
+                    "unit", "detect", "reason", "unprocessable") == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> node.jsm().getConsumerInfo(
+                    VarpulisJetStream.ROUTING_STREAM, DurableNames.routeConsumer("detect", edge.subject()))
+                    .getNumAckPending() == 0);
+        }
+        assertThat(node.metrics.count("varpulis.events.redelivered", "pipeline", "detect"))
+                .as("parked on the first delivery, not failed five times").isZero();
+
+        ParkedEvent parked = console.show(console.list(DeadLetterQuery.all()).events().get(0).sequence());
+        assertThat(parked.form()).isEqualTo(ParkedEvent.FORM_HEADERS);
+        assertThat(parked.envelope()).containsEntry("original_subject", edge.subject())
+                .containsEntry("reason", "unprocessable").containsEntry("message_id", "quotes-1")
+                .containsEntry("parked_element", 0).containsEntry("last_error", "too many quotes");
+        byte[] body = node.jsm().getMessage(VarpulisJetStream.DLQ_STREAM, parked.sequence()).getData();
+        assertThat(node.codec.decode(body)).as("the element alone, as the body").isEqualTo(element);
+
+        ReplayReport report = console.replay(ReplayRequest.ofSequence(parked.sequence()), ALICE);
+        assertThat(report.failed()).isEmpty();
+        ReplayReport.Replayed replayed = report.replayed().get(0);
+        assertThat(node.codec.decode(node.jsm().getMessage(replayed.stream(), replayed.streamSequence()).getData()))
+                .as("replayed as a single event").isEqualTo(element);
     }
 
     @Test
