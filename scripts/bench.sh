@@ -9,7 +9,8 @@
 #
 # Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
-# (the JetStream baseline reads each event with Jackson too), and for partitions
+# (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
+# decoding with the product's EventCodec, to show the decode's own cost), and for partitions
 # --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
