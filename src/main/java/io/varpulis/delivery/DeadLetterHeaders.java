@@ -15,9 +15,9 @@ import java.util.function.Function;
  * message body is the original payload verbatim, and the envelope's fields travel as headers, in the manner of
  * Spring Kafka's {@code kafka_dlt-*} headers:
  * <pre>
- * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At,
- * Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence, Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At,
- * Varpulis-Dlq-Parked-Element, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Last-Error
+ * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Parked-Element,
+ * Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At, Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence,
+ * Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Last-Error
  * </pre>
  * ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone, the body then being that element.)
  * Values are UTF-8, percent-encoded where a header value may not hold the character ({@code %}, controls, CR, LF,
@@ -43,14 +43,14 @@ public final class DeadLetterHeaders {
             new Field(ORIGINAL_SUBJECT, "original_subject", DeathEnvelope::originalSubject),
             new Field("Varpulis-Dlq-Unit", "unit", DeathEnvelope::unit),
             new Field("Varpulis-Dlq-Reason", "reason", DeathEnvelope::reason),
+            new Field("Varpulis-Dlq-Parked-Element", "parked_element", e -> e.parkedElement() == null ? null
+                    : e.parkedElement().toString()),
             new Field("Varpulis-Dlq-Attempts", "attempts", e -> Long.toString(e.attempts())),
             new Field("Varpulis-Dlq-Dead-At", "dead_at", e -> Long.toString(e.deadAt())),
             new Field("Varpulis-Dlq-Stream", "stream", DeathEnvelope::stream),
             new Field("Varpulis-Dlq-Stream-Sequence", "stream_sequence", e -> text(e.streamSequence())),
             new Field("Varpulis-Dlq-Message-Id", "message_id", DeathEnvelope::messageId),
             new Field("Varpulis-Dlq-Stored-At", "stored_at", e -> text(e.storedAt())),
-            new Field("Varpulis-Dlq-Parked-Element", "parked_element", e -> e.parkedElement() == null ? null
-                    : e.parkedElement().toString()),
             new Field("Varpulis-Dlq-Error-Class", "error_class", DeathEnvelope::errorClass));
 
     private DeadLetterHeaders() {
@@ -122,8 +122,7 @@ public final class DeadLetterHeaders {
                 number(fields.get("dead_at")), error == null ? null : decode(error), text,
                 text == null ? Base64.getEncoder().encodeToString(body) : null, fields.get("reason"),
                 fields.get("error_class"), fields.get("stream"), boxed(fields.get("stream_sequence")),
-                fields.get("message_id"), boxed(fields.get("stored_at")),
-                fields.get("parked_element") == null ? null : Integer.valueOf(fields.get("parked_element")));
+                fields.get("message_id"), boxed(fields.get("stored_at")), element(fields.get("parked_element")));
     }
 
     /**
@@ -180,12 +179,24 @@ public final class DeadLetterHeaders {
         return value == null ? null : value.toString();
     }
 
+    /** A number header, 0 when absent or not a number (another version's or a hand-edited message is still shown). */
     private static long number(String value) {
-        return value == null ? 0 : Long.parseLong(value);
+        Long number = boxed(value);
+        return number == null ? 0 : number;
     }
 
+    /** A number header, {@code null} when absent or not a number. */
     private static Long boxed(String value) {
-        return value == null ? null : Long.parseLong(value);
+        try {
+            return value == null ? null : Long.valueOf(value.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static Integer element(String value) {
+        Long index = boxed(value);
+        return index == null || index < 0 || index > Integer.MAX_VALUE ? null : index.intValue();
     }
 
     private record Field(String header, String json, Function<DeathEnvelope, String> value) {

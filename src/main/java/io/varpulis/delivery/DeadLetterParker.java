@@ -138,25 +138,36 @@ public class DeadLetterParker {
         }
         String subject = DurableNames.dlqSubject(unit);
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence() + ":" + index;
-        return transport.publish(message(delivery, envelope, subject, messageId, element))
+        OutboundMessage message = message(delivery, envelope, subject, messageId, element, "element " + index + " of "
+                + delivery);
+        if (message.messageId() == null || !message.headers().isEmpty()
+                && !message.headers().containsKey(DeadLetterHeaders.ORIGINAL_SUBJECT)) {
+            // Not even the raw form keeps what a replay and the redelivery's dedup need (an element as large as its
+            // batch's whole budget): the batch fails instead, and is parked whole on its last delivery.
+            return CompletableFuture.failedFuture(new IllegalArgumentException("element " + index + " (" + element.length
+                    + " bytes) cannot be parked alone under the server's max_payload of " + transport.maxPayload()
+                    + " bytes with its original subject and message id"));
+        }
+        return transport.publish(message)
                 .thenAccept(receipt -> log.warn("parked element {} of {} in {} at DLQ sequence {} (unprocessable: {})",
                         index, delivery, subject, receipt.sequence(), reason));
     }
 
     /** The JSON envelope, or the raw form when the envelope would not fit under max_payload. */
     private OutboundMessage message(Delivery delivery, DeathEnvelope envelope, String subject, String messageId) {
-        return message(delivery, envelope, subject, messageId, delivery.data());
+        return message(delivery, envelope, subject, messageId, delivery.data(), delivery.toString());
     }
 
     /**
      * The JSON envelope, or the raw form when it would not fit under max_payload: {@code original} verbatim as the
-     * body, the envelope's fields as headers. An element of a batch is smaller than its batch, which fit the routing
-     * stream, so its raw form fits too (SPEC section 4: nothing is stranded for its size).
+     * body, the envelope's fields as headers, as many as fit (the original subject first); the message id is dropped
+     * only when not even the original subject fits beside it.
      *
      * @param original what the envelope carries: the delivery's payload, or the one element parked alone
+     * @param what     what is parked, for the log
      */
     private OutboundMessage message(Delivery delivery, DeathEnvelope envelope, String subject, String messageId,
-                                    byte[] original) {
+                                    byte[] original, String what) {
         byte[] json = json(envelope).getBytes(StandardCharsets.UTF_8);
         long maxPayload = transport.maxPayload();
         long idHeader = MESSAGE_ID_HEADER_BYTES + messageId.length();
@@ -172,7 +183,7 @@ public class DeadLetterParker {
         }
         log.warn("{} is {} bytes: its death envelope ({} bytes) is over the server's max_payload ({} bytes); parking "
                         + "it in the raw form (the original bytes as the body, {} envelope field(s) as Varpulis-Dlq-* "
-                        + "headers)", delivery, original.length, json.length, maxPayload, headers.size());
+                        + "headers)", what, original.length, json.length, maxPayload, headers.size());
         return new OutboundMessage(subject, original, id, headers, null, null);
     }
 

@@ -757,6 +757,7 @@ public final class BruteForceDemo {
         // A partitioned detect keeps each source's windows in its partition's bucket; the keys never overlap.
         Map<String, String> bucketOf = new HashMap<>();
         List<String> keys = new ArrayList<>();
+        List<String> buckets = new ArrayList<>();
         for (int partition : detectPartitions()) {
             try {
                 String name = JetStreamKeyValueState.bucketName(GROUP, "detect", partition);
@@ -764,6 +765,7 @@ public final class BruteForceDemo {
                     keys.add(key);
                     bucketOf.put(key, name);
                 }
+                buckets.add(name);
             } catch (JetStreamApiException e) {
                 if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
                     // Not an answer about the bucket (a timeout while a killed server rejoins): the report is asked
@@ -779,11 +781,19 @@ public final class BruteForceDemo {
         List<String> wrong = new ArrayList<>();
         for (Map.Entry<String, ExpectedAlerts.Window> entry : expected.windows().entrySet()) {
             ExpectedAlerts.Window window = entry.getValue();
-            String bucket = bucketOf.get(entry.getKey());
             // From the stream leader, as detect reads its state: a direct get may be answered by a replica that is
-            // still catching up after a restart, and call a window written meanwhile missing (fault scenario b).
-            byte[] got = bucket == null ? null : JetStreamKeyValueState.readFromLeader(connection, bucket,
-                    entry.getKey(), AUDIT_READ_TIMEOUT).orElse(null);
+            // still catching up after a restart, and call a window written meanwhile missing (fault scenario b). The
+            // key listing goes through an ordered consumer that may sit on such a replica too: a window it left out
+            // is looked for in every bucket's leader before it is called missing.
+            String bucket = bucketOf.get(entry.getKey());
+            byte[] got = null;
+            for (String candidate : bucket != null ? List.of(bucket) : buckets) {
+                got = JetStreamKeyValueState.readFromLeader(connection, candidate, entry.getKey(), AUDIT_READ_TIMEOUT)
+                        .orElse(null);
+                if (got != null) {
+                    break;
+                }
+            }
             String problem = compareWindow(window, got == null ? null : ExpectedAlerts.windowState(got,
                     entry.getKey()));
             if (problem == null) {

@@ -630,13 +630,15 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @param bucket     the bucket ({@link #bucketName})
      * @param key        the key
      * @param timeout    how long the leader may take to answer
-     * @return the key's last value, or empty when it has none
+     * @return the key's last value, or empty when it has none (never written, or deleted or purged last)
      * @throws StateUnavailableException when the leader did not answer
      * @throws StateFencedException      when the bucket is gone
      */
     public static Optional<byte[]> readFromLeader(Connection connection, String bucket, String key, Duration timeout) {
         return leaderRead(connection, "KV_" + bucket, bucket, timeout,
-                MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key).map(MessageInfo::getData);
+                MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key)
+                .filter(JetStreamKeyValueState::isValue)
+                .map(message -> message.getData() == null ? new byte[0] : message.getData());
     }
 
     /**

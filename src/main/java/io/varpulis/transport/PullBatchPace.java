@@ -103,7 +103,8 @@ final class PullBatchPace {
         slowInARow = slow ? slowInARow + 1 : 0;
         if (slowInARow >= SLOW_CHECKS && !warned) {
             warned = true;
-            log.warn("consumer {}: its pipeline takes {} ms per message, so the last of a full pulled batch of {} "
+            log.warn("consumer {}: its handler takes {} ms per message (the pipeline's apply, and any wait for a "
+                            + "slot in the publish window of its outputs), so the last of a full pulled batch of {} "
                             + "would wait about {} ms in this client, more than half of the {} ms ack_wait: messages "
                             + "at the end of a batch may be redelivered before they are applied and spend their "
                             + "max_deliver. Set varpulis.nats.jetstream.consumer.batch-size to {} or less, or raise "
@@ -111,7 +112,7 @@ final class PullBatchPace {
                     ackWait.toMillis(), Math.max(1, halfAckWaitNanos / Math.max(1, meanNanos)));
         } else if (warned && batchNanos < halfAckWaitNanos / 2.0) {
             warned = false;
-            log.info("consumer {}: its pipeline takes {} ms per message again, a pulled batch of {} well within "
+            log.info("consumer {}: its handler takes {} ms per message again, a pulled batch of {} well within "
                     + "the {} ms ack_wait", durable, millis(meanNanos), batchSize, ackWait.toMillis());
         }
         return slow;

@@ -45,6 +45,8 @@ final class RawJetStreamHopClient implements HopClient {
     private final int batchSize;
     private final Decode decode;
     private final EventCodec codec = new EventCodec();
+    private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
+    private MessageConsumer messages;
 
     /** What the consumer does with each payload before its ack. */
     enum Decode {
@@ -66,8 +68,6 @@ final class RawJetStreamHopClient implements HopClient {
             return client;
         }
     }
-    private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
-    private MessageConsumer messages;
 
     /**
      * @param batchSize messages per pull; jnats' default ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500

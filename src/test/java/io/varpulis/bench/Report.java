@@ -78,10 +78,12 @@ final class Report {
                 : "Problems: " + String.join("; ", problems));
         if (decoding) {
             line("");
-            line("\"product/raw\" is the issue's figure. \"" + codec + "\" is raw jnats whose consumer also decodes "
-                    + "each event with the product's own codec before its ack, as the route ingress must (SPEC section "
-                    + "4): its ratio to raw is what the decode alone costs, and the product's ratio to it is what the "
-                    + "product costs besides the decode (medians of the per-round ratios).");
+            line("\"raw\" is the baseline \"" + baseline + "\"" + (baseline.equals("raw jnats")
+                    ? ", and product/raw the issue's figure" : " (--baseline), not issue 14's reference") + ". \""
+                    + codec + "\" is raw jnats whose consumer also decodes each event with the product's own codec "
+                    + "before its ack, as the route ingress must (SPEC section 4): against plain raw jnats its ratio "
+                    + "is what the decode alone costs, and the product's ratio to it is what the product costs besides "
+                    + "the decode (medians of the per-round ratios).");
         }
         line("");
     }

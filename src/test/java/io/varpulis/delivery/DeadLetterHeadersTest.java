@@ -36,6 +36,38 @@ class DeadLetterHeadersTest {
     }
 
     @Test
+    void anElementParkedAloneKeepsItsIndex_nextAfterTheReason() {
+        DeathEnvelope element = new DeathEnvelope(ENVELOPE.originalSubject(), "detect", 1, 1796886600, "bad line",
+                "{}", null, "unprocessable", null, "VARPULIS_ROUTING", 42L, "g-1", 1796886590L, 7);
+        Map<String, String> fields = DeadLetterHeaders.of(element, 4096);
+        Headers headers = new Headers();
+        fields.forEach(headers::add);
+
+        assertThat(fields.keySet()).startsWith(DeadLetterHeaders.ORIGINAL_SUBJECT, "Varpulis-Dlq-Unit",
+                "Varpulis-Dlq-Reason", "Varpulis-Dlq-Parked-Element");
+        assertThat(DeadLetterHeaders.envelope(headers, "{}".getBytes()).parkedElement()).isEqualTo(7);
+    }
+
+    /** A message another version or a hand wrote is still shown: a number that is not one reads as absent. */
+    @Test
+    void numbersThatAreNotNumbersReadAsAbsent_notAsAnError() {
+        Headers headers = new Headers();
+        headers.add(DeadLetterHeaders.ORIGINAL_SUBJECT, "varpulis.cluster.pipeline.g._external.detect");
+        headers.add("Varpulis-Dlq-Attempts", "five");
+        headers.add("Varpulis-Dlq-Stream-Sequence", "");
+        headers.add("Varpulis-Dlq-Parked-Element", "99999999999");
+        headers.add("Varpulis-Dlq-Dead-At", " 1796886600 ");
+
+        DeathEnvelope read = DeadLetterHeaders.envelope(headers, "{}".getBytes());
+
+        assertThat(read.attempts()).isZero();
+        assertThat(read.streamSequence()).isNull();
+        assertThat(read.parkedElement()).isNull();
+        assertThat(read.deadAt()).isEqualTo(1796886600L);
+        assertThat(read.originalSubject()).isEqualTo("varpulis.cluster.pipeline.g._external.detect");
+    }
+
+    @Test
     void whenRoomIsShortTheReplayFieldsAreKeptFirst_andTheErrorIsCutRatherThanDropped() {
         Map<String, String> roomy = DeadLetterHeaders.of(ENVELOPE, 4096);
         Map<String, String> tight = DeadLetterHeaders.of(ENVELOPE, 200);

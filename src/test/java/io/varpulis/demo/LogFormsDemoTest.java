@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,6 +167,16 @@ class LogFormsDemoTest {
         }
     }
 
+    /** The report's problems, for a failed run's message. */
+    private static String problems(Path summary) {
+        try {
+            return Files.exists(summary) ? JSON.readTree(summary.toFile()).path("problems").toString()
+                    : "no summary written";
+        } catch (IOException e) {
+            return "summary unreadable: " + e;
+        }
+    }
+
     private Summary demo(String log, String url, Map<String, String> env, String... extra) throws Exception {
         Path input = Path.of(Objects.requireNonNull(getClass().getResource("/logs/" + log), log).toURI());
         Path alerts = dir.resolve("alerts.jsonl");
@@ -177,9 +188,8 @@ class LogFormsDemoTest {
 
         int status = BruteForceDemo.run(args.toArray(String[]::new), env);
 
-        assertThat(status).as("exit status: 0 means every line, failure and alert accounted for; the report's "
-                + "problems: %s", Files.exists(summary) ? JSON.readTree(summary.toFile()).path("problems") : "none "
-                + "written").isZero();
+        assertThat(status).as(() -> "exit status: 0 means every line, failure and alert accounted for; the "
+                + "report's problems: " + problems(summary)).isZero();
         List<String> identities = new ArrayList<>();
         for (String line : Files.readAllLines(alerts, StandardCharsets.UTF_8)) {
             JsonNode alert = JSON.readTree(line);

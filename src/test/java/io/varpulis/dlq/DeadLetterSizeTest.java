@@ -174,6 +174,41 @@ class DeadLetterSizeTest {
                 .as("replayed as a single event").isEqualTo(element);
     }
 
+    /**
+     * An element a processor parks that takes all of max_payload on its own (it made it, it is not the batch's): it
+     * would fit as a body, but not with the original subject and message id a replay and the dedup of a redelivery
+     * need, so it is not parked headless; the batch fails, and on its last delivery it is parked whole, in its own
+     * envelope.
+     */
+    @Test
+    void anElementWithNoRoomForItsHeadersFailsItsBatch_whichIsParkedWholeOnItsLastDelivery() throws Exception {
+        RouteEdge edge = new RouteEdge("hugeelement", "_external", "detect");
+        int overhead = node.codec.encode(Event.of("Tick", Map.of("text", ""))).length;
+        Event huge = Event.of("Tick", Map.of("text", "a".repeat((int) node.connection.getMaxPayload() - 40
+                - overhead)));
+        assertThat(node.codec.encode(huge).length).as("it fits as a body, 40 bytes to spare")
+                .isEqualTo((int) node.connection.getMaxPayload() - 40);
+        byte[] batch = node.codec.encode(EventBatch.of("Ticks", List.of(Event.of("Tick", Map.of("n", 1)))));
+        try (Consumption ignored = node.ingress(edge, (event, context) -> {
+            context.park(0, huge, "made too large");
+            return List.of();
+        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+            node.transport.publish(new OutboundMessage(edge.subject(), batch, "huge-1")).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> node.metrics.count("varpulis.events.parked",
+                    "unit", "detect", "reason", "max_deliver") == 1);
+        }
+        List<ParkedEvent> parked = console.list(DeadLetterQuery.all()).events();
+        assertThat(parked).hasSize(1);
+        ParkedEvent whole = console.show(parked.get(0).sequence());
+        assertThat(whole.form()).isEqualTo(ParkedEvent.FORM_JSON);
+        assertThat(whole.envelope()).containsEntry("original_subject", edge.subject())
+                .containsEntry("message_id", "huge-1").doesNotContainKey("parked_element");
+        assertThat(node.codec.mapper().convertValue(whole.envelope(), DeathEnvelope.class).originalPayload())
+                .isEqualTo(batch);
+        assertThat(node.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "unprocessable"))
+                .as("no headless element park").isZero();
+    }
+
     @Test
     void aPageOf500LargeParkedEventsStaysWithinItsByteBudget_cutsPayloads_andSaysHowToGetTheRest() throws Exception {
         String large = parkLarge(500);

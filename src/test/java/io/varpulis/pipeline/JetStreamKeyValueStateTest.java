@@ -93,6 +93,27 @@ class JetStreamKeyValueStateTest {
     }
 
     @Test
+    void readFromLeaderGivesTheLastValue_andNothingForAKeyDeletedOrPurgedLast() throws Exception {
+        JetStreamKeyValueState state = open(1);
+        state.put("window.kept", bytes("1"));
+        state.put("window.deleted", bytes("2"));
+        state.put("window.purged", bytes("3"));
+        state.flush().get(5, TimeUnit.SECONDS);
+        KeyValue kv = operator.keyValue(bucket);
+        kv.delete("window.deleted");
+        kv.purge("window.purged");
+
+        assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.kept", Duration.ofSeconds(2)))
+                .map(JetStreamKeyValueStateTest::text).contains("1");
+        assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.deleted", Duration.ofSeconds(2)))
+                .isEmpty();
+        assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.purged", Duration.ofSeconds(2)))
+                .isEmpty();
+        assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.never", Duration.ofSeconds(2)))
+                .isEmpty();
+    }
+
+    @Test
     void keysWrittenBeforeAreReadFromTheStreamLeader_notFromADirectGet() throws Exception {
         JetStreamKeyValueState first = open(1);
         first.put("window.a", bytes("seen"));
