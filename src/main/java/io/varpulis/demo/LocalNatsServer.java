@@ -16,9 +16,14 @@ import java.util.stream.Stream;
 
 /**
  * A {@code nats-server -js} the demo starts for itself when nothing listens at the configured URL: loopback only,
- * a free port, its store in a temporary directory that is deleted when it stops.
+ * a free port, its store in a temporary directory that is deleted when it stops. The binary: {@code
+ * VARPULIS_NATS_SERVER}'s, else the 2.12 build {@code scripts/install-nats-server.sh} made, else one on PATH
+ * ({@link NatsServerBinaries#findPreferring}).
  */
 final class LocalNatsServer implements AutoCloseable {
+
+    /** The release line production runs, which the demo prefers when scripts/install-nats-server.sh built it. */
+    static final String PRODUCTION_LINE = "2.12";
 
     private final Process process;
     private final Path directory;
@@ -43,7 +48,8 @@ final class LocalNatsServer implements AutoCloseable {
     static LocalNatsServer start() throws IOException, InterruptedException {
         String binary;
         try {
-            binary = NatsServerBinaries.find().map(Path::toString).orElseThrow(() -> new IOException(
+            binary = NatsServerBinaries.findPreferring(PRODUCTION_LINE).map(Path::toString)
+                    .orElseThrow(() -> new IOException(
                     "no nats-server found: install one (scripts/install-nats-server.sh; Debian/Ubuntu: apt-get "
                             + "install nats-server; macOS: brew install nats-server), set "
                             + NatsServerBinaries.VARIABLE + " to its path, or point --nats-url at a JetStream "

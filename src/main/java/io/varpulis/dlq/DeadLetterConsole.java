@@ -158,10 +158,15 @@ public class DeadLetterConsole {
      *
      * @param sequence its {@code VARPULIS_DLQ} sequence
      * @return the event
+     * @throws IllegalArgumentException       when the sequence is below 1 (stream sequences start at 1)
      * @throws ParkedEventNotFoundException    when there is none at that sequence
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public ParkedEvent show(long sequence) {
+        if (sequence < 1) {
+            throw new IllegalArgumentException("DLQ sequence " + sequence + " is not one: " + STREAM
+                    + " sequences start at 1 (list the parked events for theirs)");
+        }
         try {
             return parked(jsm.getMessage(STREAM, sequence));
         } catch (JetStreamApiException e) {
@@ -184,7 +189,8 @@ public class DeadLetterConsole {
      * @param caller  who asks, for the audit line
      * @return what was replayed and what failed
      * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
-     * @throws IllegalArgumentException          when the request is not exactly one of sequence, unit, all
+     * @throws IllegalArgumentException          when the request is not exactly one of sequence, unit, all, or its
+     *                                           sequence is below 1
      * @throws ParkedEventNotFoundException      when a requested sequence holds no parked event
      * @throws DeadLetterUnavailableException    when the JetStream API does not answer
      */
@@ -226,6 +232,7 @@ public class DeadLetterConsole {
      * @param sequence its {@code VARPULIS_DLQ} sequence
      * @param caller   who asks, for the audit line
      * @return {@code purged = 1}
+     * @throws IllegalArgumentException          when the sequence is below 1
      * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
      * @throws ParkedEventNotFoundException      when there is none at that sequence
      * @throws DeadLetterUnavailableException    when the JetStream API does not answer

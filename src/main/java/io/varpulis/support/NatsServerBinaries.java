@@ -14,6 +14,7 @@ import java.util.stream.Stream;
  * (environment variable, or system property of the same name), else {@code nats-server} on PATH or in
  * {@code /usr/sbin}, {@code /usr/local/bin}, {@code /opt/homebrew/bin}, else the newest build that
  * {@code scripts/install-nats-server.sh} left in {@code ~/.cache/varpulis/nats-server} ({@code VARPULIS_NATS_CACHE}).
+ * The demo asks {@link #findPreferring} the production line's build first.
  */
 public final class NatsServerBinaries {
 
@@ -50,11 +51,49 @@ public final class NatsServerBinaries {
                 .findFirst();
     }
 
+    /**
+     * As {@link #find()}, but a build of {@code line} that {@code scripts/install-nats-server.sh} left in the cache
+     * comes before anything on PATH: the demo runs on the release production runs when the script built it (the
+     * README's first command builds it, then runs the demo), even where an older package is on PATH. The tests keep
+     * {@link #find()}'s order (PATH by default), CI naming the binary of each pass.
+     *
+     * @param line a release line, such as {@code 2.12}
+     * @return the binary, or empty when none is installed
+     * @throws IllegalStateException when {@value #VARIABLE} names a file that is not executable
+     */
+    public static Optional<Path> findPreferring(String line) {
+        String named = Optional.ofNullable(System.getProperty(VARIABLE)).orElse(System.getenv(VARIABLE));
+        if (named != null && !named.isBlank()) {
+            return find();
+        }
+        return built(line, cache()).or(NatsServerBinaries::find);
+    }
+
+    /**
+     * @param line  a release line, such as {@code 2.12}
+     * @param cache where scripts/install-nats-server.sh builds ({@code <cache>/v2.12.15/nats-server})
+     * @return the newest executable build of that line there
+     */
+    static Optional<Path> built(String line, Path cache) {
+        return installedBuilds(cache)
+                .filter(p -> p.getParent().getFileName().toString().replaceFirst("^v", "").startsWith(line + "."))
+                .filter(Files::isExecutable)
+                .findFirst();
+    }
+
+    /** {@code VARPULIS_NATS_CACHE}, else {@code ~/.cache/varpulis/nats-server}. */
+    private static Path cache() {
+        String configured = System.getenv("VARPULIS_NATS_CACHE");
+        return configured != null && !configured.isBlank() ? Path.of(configured)
+                : Path.of(System.getProperty("user.home"), ".cache", "varpulis", "nats-server");
+    }
+
     /** What scripts/install-nats-server.sh built, newest version first. */
     private static Stream<Path> installedBuilds() {
-        String configured = System.getenv("VARPULIS_NATS_CACHE");
-        Path cache = configured != null && !configured.isBlank() ? Path.of(configured)
-                : Path.of(System.getProperty("user.home"), ".cache", "varpulis", "nats-server");
+        return installedBuilds(cache());
+    }
+
+    private static Stream<Path> installedBuilds(Path cache) {
         if (!Files.isDirectory(cache)) {
             return Stream.empty();
         }

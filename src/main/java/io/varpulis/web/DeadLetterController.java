@@ -111,9 +111,17 @@ public class DeadLetterController {
         return console.purgeUnit(unit, caller(request));
     }
 
-    @ExceptionHandler({IllegalArgumentException.class, MissingServletRequestParameterException.class})
-    ResponseEntity<ApiError> badRequest(Exception e) {
+    @ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<ApiError> badRequest(IllegalArgumentException e) {
         return error(HttpStatus.BAD_REQUEST, e);
+    }
+
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    ResponseEntity<ApiError> missing(MissingServletRequestParameterException e) {
+        return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(new ApiError("the query parameter '"
+                + e.getParameterName() + "' is required" + (e.getParameterName().equals("unit")
+                ? ": DELETE /api/v1/cluster/dlq?unit=<pipeline, or coordinator:{id}> purges one unit's parked events, "
+                + "DELETE /api/v1/cluster/dlq/<sequence> one event; the whole DLQ is not purged at once" : "")));
     }
 
     @ExceptionHandler(DeadLetterWritesDisabledException.class)

@@ -114,8 +114,16 @@ class DeadLetterHttpTest {
                 .get("error").asText()).contains("exactly one");
         assertThat(send(HttpMethod.POST, "/actuator/dlq", "{\"unit\": \"x\", \"all\": true}",
                 HttpStatus.BAD_REQUEST).get("error").asText()).contains("exactly one");
-        assertThat(send(HttpMethod.DELETE, "/api/v1/cluster/dlq", null, HttpStatus.BAD_REQUEST).has("error"))
+        assertThat(send(HttpMethod.DELETE, "/api/v1/cluster/dlq", null, HttpStatus.BAD_REQUEST).get("error")
+                .asText()).contains("query parameter 'unit' is required").doesNotContain("method parameter");
+        // Stream sequences start at 1: a sequence below is the caller's mistake (400), not JetStream away (503).
+        assertThat(get("/api/v1/cluster/dlq/0", HttpStatus.BAD_REQUEST).get("error").asText())
+                .contains("start at 1");
+        assertThat(get("/actuator/dlq/-1", HttpStatus.BAD_REQUEST).get("error").asText()).contains("start at 1");
+        assertThat(send(HttpMethod.DELETE, "/api/v1/cluster/dlq/-1", null, HttpStatus.BAD_REQUEST).has("error"))
                 .isTrue();
+        assertThat(send(HttpMethod.POST, "/api/v1/cluster/dlq/replay", "{\"sequence\": 0}", HttpStatus.BAD_REQUEST)
+                .get("error").asText()).contains("start at 1");
     }
 
     @Test
