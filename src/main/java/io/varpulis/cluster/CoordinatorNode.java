@@ -917,7 +917,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private void noteOtherCluster(String other, String what) {
         if (otherClusters.putIfAbsent(other, what) == null && !election.otherClusters().containsKey(other)) {
             log.warn("this NATS account carries another Varpulis cluster, {} (seen: {}); coordinator {} serves {} "
-                    + "and leaves it alone: give each cluster its own NATS account (SPEC section 9)", other, what,
+                    + "and leaves it alone: give each cluster its own NATS account", other, what,
                     coordinatorId, cluster.getName());
         }
     }

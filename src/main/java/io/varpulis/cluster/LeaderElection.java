@@ -319,7 +319,7 @@ public class LeaderElection implements AutoCloseable {
             Leader other = parse(entry);
             if (other != null && otherClusters.put(entry.getKey(), other) == null) {
                 log.warn("NATS account holds another Varpulis cluster, {} (leader {}); this coordinator serves {} "
-                        + "and leaves its groups and workers alone (one cluster per account, SPEC section 9)",
+                        + "and leaves its groups and workers alone (give each cluster its own NATS account)",
                         entry.getKey(), other.leader(), cluster);
             }
         } else {

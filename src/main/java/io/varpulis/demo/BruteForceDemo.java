@@ -373,7 +373,7 @@ public final class BruteForceDemo {
                 100.0 * expected.malformed() / expected.lines(), String.join(" | ", expected.malformedSamples()));
         out.println();
         out.println("!!! " + message);
-        out.println("!!! nothing was run; SPEC section 7 lists the forms read");
+        out.println("!!! nothing was run; README.md (Quick start, the table of log lines) lists the forms read");
         out.println("RESULT: FAILED");
         writeSummary(Report.Summary.failed(expected, message));
         return false;

@@ -320,7 +320,7 @@ public class ClusterApiController {
         }
         return size + ", within " + (server - largest) + " bytes of the NATS server's max_payload " + server
                 + " bytes: at least " + DeadLetterParker.RAW_FORM_HEADER_RESERVE + " must stay free for the headers "
-                + "of its death envelope, should it ever be parked (SPEC section 4: nothing stranded for its size); "
+                + "of its death envelope, should it ever be parked (nothing is stranded in the DLQ for its size); "
                 + "send a smaller event or raise the server's max_payload";
     }
 
