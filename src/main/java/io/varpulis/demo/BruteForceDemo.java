@@ -174,8 +174,7 @@ public final class BruteForceDemo {
      */
     static int run(String[] args, Map<String, String> env) {
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-            System.out.println(DemoOptions.USAGE);
-            System.out.println("Each option is described in README.md, section \"Quick start\".");
+            System.out.println(DemoOptions.HELP);
             return 0;
         }
         DemoOptions options;

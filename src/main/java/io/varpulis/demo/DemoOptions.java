@@ -53,6 +53,33 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
             + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE]";
 
+    /** {@code demo --help}: the usage line, then each option in one line (README.md, Quick start, says more). */
+    static final String HELP = USAGE + """
+
+
+            Brute-force detection on an sshd log: starts a coordinator and two workers, streams the log, kills a
+            worker half-way and restarts it, then checks every line, failure and alert. Exit status 0: all accounted
+            for; 1: not (or most lines unparsable); 2: bad arguments or an environment that cannot run it.
+
+              --input PATH              the sshd log (default: the bundled loghub OpenSSH_2k sample); RFC 3164 or
+                                        RFC 3339 headers, tags sshd, sshd-session, sshd-auth, sshd(pam_unix)
+              --year YYYY               year of the first RFC 3164 line (default: this year, UTC)
+              --zone ZONE               zone of RFC 3164 lines: +02:00, Europe/Paris (default: UTC)
+              --alerts-out PATH         a new file for the alerts, JSON lines (default: in the run directory)
+              --nats-url URL[,URL...]   a shared JetStream server or cluster (default: a nats-server -js of the
+                                        run's own, on a free loopback port); also VARPULIS_NATS_URL
+              --rate LINES_PER_SECOND   the feeder's pace (default: 200)
+              --batch LINES             lines per message, at most a tenth of a second of them (default: 500)
+              --kill none|worker|worker+coordinator
+                                        what to SIGKILL and restart mid-stream (default: worker); --no-kill = none
+              --kill-at LINE            kill after this many lines (default: half of them)
+              --summary-json PATH       write the report as JSON
+              --keep-logs               keep the run directory (node logs) after a run that passed
+              --detect-partitions N     run detect in N partitions by src_ip (default: 1)
+
+            Environment: VARPULIS_NATS_SERVER names the nats-server binary to start; VARPULIS_NATS_JETSTREAM_REPLICAS
+            the replicas of the streams and state the run creates on a shared cluster (3 on three servers).""";
+
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
         /** Nothing. */

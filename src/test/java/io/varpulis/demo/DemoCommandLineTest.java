@@ -118,6 +118,12 @@ class DemoCommandLineTest {
         assertThat(BruteForceDemo.run(new String[]{"--help"}, Map.of())).isZero();
         assertThat(output.getOut()).contains("Usage: java -jar varpulis-cluster.jar demo [--input PATH]")
                 .contains("--batch LINES_PER_MESSAGE");
+        // Someone with only the jar learns every option the parser takes, each on its own line with its default.
+        for (String option : List.of("--input", "--year", "--zone", "--alerts-out", "--nats-url", "--rate", "--batch",
+                "--kill", "--kill-at", "--no-kill", "--summary-json", "--keep-logs", "--detect-partitions")) {
+            assertThat(output.getOut()).as(option).containsPattern("(?m)^  " + option + " |" + option + " = ");
+        }
+        assertThat(output.getOut()).contains("Exit status 0", "VARPULIS_NATS_SERVER");
     }
 
     @Test
