@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Holds the main job's alert set to fail2ban's: the alerts the demo writes for a log must be the windows that
-fail2ban-regex's matches put at 5 or more failures of the kinds SPEC section 7 counts, under the same rule (5-minute
-tumbling windows aligned to the epoch, per source).
+fail2ban-regex's matches put at 5 or more failures of the kinds the demo counts (README.md, Quick start), under the
+same rule (5-minute tumbling windows aligned to the epoch, per source).
 
     ./mvnw -B -ntp package -DskipTests            # the jar the demo runs from
     scripts/fail2ban-agreement.py src/test/resources/logs/forms/*.log src/main/resources/sample/OpenSSH_2k.log
@@ -212,7 +212,7 @@ def main():
             expected = alerts_of(spec)
             year = args.year or fail2ban_year(lines, found, args.zone)
             print("%s (%d lines)" % (log, len(lines)))
-            print("  fail2ban-regex %s, sshd filter%s: %d failures of the SPEC's kinds -> %d alerts"
+            print("  fail2ban-regex %s, sshd filter%s: %d failures of the demo's kinds -> %d alerts"
                   % (version, " and pam-generic" if pam_lines else "", len(spec), len(expected)))
             others = ", ".join("%s %d" % (k, n) for k, n in sorted(kinds.items()) if k != "failed")
             print("  left out, other kinds fail2ban counts: " + (others or "none"))

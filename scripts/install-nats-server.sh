@@ -9,8 +9,8 @@
 #
 # 2.9 is Debian's nats-server package (apt-get install nats-server, /usr/sbin/nats-server). Every other line is
 # built from source with `go install github.com/nats-io/nats-server/v2@vLINE` (a version prefix selects the newest
-# release of that line; about a minute on 2 cores) into ${VARPULIS_NATS_CACHE:-~/.cache/varpulis/nats-server}/
-# <version>/, and reused from there on the next run. Without network the newest cached build of the line is used.
+# release of that line; about a minute on 2 cores) into ${VARPULIS_NATS_CACHE:-${XDG_CACHE_HOME:-~/.cache}/varpulis/
+# nats-server}/<version>/, and reused from there on the next run. Without network the newest cached build of the line is used.
 set -euo pipefail
 
 cache="${VARPULIS_NATS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/varpulis/nats-server}"

@@ -69,16 +69,19 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
               --nats-url URL[,URL...]   a shared JetStream server or cluster (default: a nats-server -js of the
                                         run's own, on a free loopback port); also VARPULIS_NATS_URL
               --rate LINES_PER_SECOND   the feeder's pace (default: 200)
-              --batch LINES             lines per message, at most a tenth of a second of them (default: 500)
+              --batch LINES_PER_MESSAGE lines per message, at most a tenth of a second of them (default: %d,
+                                        at most %d; 1: one SshLogLine a message)
               --kill none|worker|worker+coordinator
                                         what to SIGKILL and restart mid-stream (default: worker); --no-kill = none
               --kill-at LINE            kill after this many lines (default: half of them)
               --summary-json PATH       write the report as JSON
               --keep-logs               keep the run directory (node logs) after a run that passed
-              --detect-partitions N     run detect in N partitions by src_ip (default: 1)
+              --detect-partitions N     run detect in N partitions by src_ip (default: 1, at most %d)
 
             Environment: VARPULIS_NATS_SERVER names the nats-server binary to start; VARPULIS_NATS_JETSTREAM_REPLICAS
-            the replicas of the streams and state the run creates on a shared cluster (3 on three servers).""";
+            the replicas of the streams and state the run creates on a shared cluster (3 on three servers);
+            VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up)."""
+            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS);
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {

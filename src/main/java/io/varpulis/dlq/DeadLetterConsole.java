@@ -164,7 +164,7 @@ public class DeadLetterConsole {
      */
     public ParkedEvent show(long sequence) {
         if (sequence < 1) {
-            throw new IllegalArgumentException("DLQ sequence " + sequence + " is not one: " + STREAM
+            throw new IllegalArgumentException("DLQ sequence " + sequence + " is out of range: " + STREAM
                     + " sequences start at 1 (list the parked events for theirs)");
         }
         try {
@@ -238,6 +238,9 @@ public class DeadLetterConsole {
      * @throws DeadLetterUnavailableException    when the JetStream API does not answer
      */
     public synchronized PurgeReport purge(long sequence, Caller caller) {
+        if (sequence < 1) {
+            show(sequence);
+        }
         String target = "sequence " + sequence;
         requireWritable("purge " + target, caller);
         show(sequence);

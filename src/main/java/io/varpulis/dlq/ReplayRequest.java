@@ -40,7 +40,8 @@ public record ReplayRequest(
 
     /**
      * @return this request
-     * @throws IllegalArgumentException unless exactly one of sequence, unit and {@code all=true} is given
+     * @throws IllegalArgumentException unless exactly one of sequence, unit and {@code all=true} is given, or when
+     *                                  the sequence is below 1
      */
     public ReplayRequest validate() {
         int given = (sequence != null ? 1 : 0) + (unit != null && !unit.isBlank() ? 1 : 0)
@@ -48,6 +49,10 @@ public record ReplayRequest(
         if (given != 1) {
             throw new IllegalArgumentException("give exactly one of {\"sequence\": <DLQ sequence>}, "
                     + "{\"unit\": \"<pipeline>\"} or {\"all\": true}");
+        }
+        if (sequence != null && sequence < 1) {
+            throw new IllegalArgumentException("DLQ sequence " + sequence + " is out of range: VARPULIS_DLQ sequences "
+                    + "start at 1 (list the parked events for theirs)");
         }
         return this;
     }

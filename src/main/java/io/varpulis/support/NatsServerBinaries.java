@@ -13,7 +13,8 @@ import java.util.stream.Stream;
  * Finds the {@code nats-server} binary that the demo and the test suite start: the one {@value #VARIABLE} names
  * (environment variable, or system property of the same name), else {@code nats-server} on PATH or in
  * {@code /usr/sbin}, {@code /usr/local/bin}, {@code /opt/homebrew/bin}, else the newest build that
- * {@code scripts/install-nats-server.sh} left in {@code ~/.cache/varpulis/nats-server} ({@code VARPULIS_NATS_CACHE}).
+ * {@code scripts/install-nats-server.sh} left in {@code ~/.cache/varpulis/nats-server} ({@code VARPULIS_NATS_CACHE},
+ * or {@code $XDG_CACHE_HOME/varpulis/nats-server}, as the script).
  * The demo asks {@link #findPreferring} the production line's build first.
  */
 public final class NatsServerBinaries {
@@ -34,8 +35,8 @@ public final class NatsServerBinaries {
      *                               fallback to another version)
      */
     public static Optional<Path> find() {
-        String named = Optional.ofNullable(System.getProperty(VARIABLE)).orElse(System.getenv(VARIABLE));
-        if (named != null && !named.isBlank()) {
+        String named = named();
+        if (named != null) {
             Path binary = Path.of(named.trim());
             if (!Files.isExecutable(binary)) {
                 throw new IllegalStateException(VARIABLE + "=" + named + " is not an executable nats-server; "
@@ -54,19 +55,29 @@ public final class NatsServerBinaries {
     /**
      * As {@link #find()}, but a build of {@code line} that {@code scripts/install-nats-server.sh} left in the cache
      * comes before anything on PATH: the demo runs on the release production runs when the script built it (the
-     * README's first command builds it, then runs the demo), even where an older package is on PATH. The tests keep
-     * {@link #find()}'s order (PATH by default), CI naming the binary of each pass.
+     * README's first command builds it, then runs the demo), even where an older package is on PATH. The tests start
+     * their servers by {@link #find()}'s order (PATH by default), CI naming the binary of each pass; those that run
+     * the demo without {@code --nats-url} get its choice.
      *
      * @param line a release line, such as {@code 2.12}
      * @return the binary, or empty when none is installed
      * @throws IllegalStateException when {@value #VARIABLE} names a file that is not executable
      */
     public static Optional<Path> findPreferring(String line) {
-        String named = Optional.ofNullable(System.getProperty(VARIABLE)).orElse(System.getenv(VARIABLE));
-        if (named != null && !named.isBlank()) {
+        if (named() != null) {
             return find();
         }
         return built(line, cache()).or(NatsServerBinaries::find);
+    }
+
+    /** {@value #VARIABLE}, the system property before the environment variable, each only when not blank. */
+    private static String named() {
+        for (String value : new String[] {System.getProperty(VARIABLE), System.getenv(VARIABLE)}) {
+            if (value != null && !value.isBlank()) {
+                return value;
+            }
+        }
+        return null;
     }
 
     /**
@@ -81,11 +92,18 @@ public final class NatsServerBinaries {
                 .findFirst();
     }
 
-    /** {@code VARPULIS_NATS_CACHE}, else {@code ~/.cache/varpulis/nats-server}. */
+    /**
+     * Where scripts/install-nats-server.sh builds: {@code VARPULIS_NATS_CACHE}, else
+     * {@code $XDG_CACHE_HOME/varpulis/nats-server}, else {@code ~/.cache/varpulis/nats-server}.
+     */
     private static Path cache() {
         String configured = System.getenv("VARPULIS_NATS_CACHE");
-        return configured != null && !configured.isBlank() ? Path.of(configured)
-                : Path.of(System.getProperty("user.home"), ".cache", "varpulis", "nats-server");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured);
+        }
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        return (xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache"))
+                .resolve("varpulis").resolve("nats-server");
     }
 
     /** What scripts/install-nats-server.sh built, newest version first. */
