@@ -144,9 +144,9 @@ public class DeadLetterParker {
                 && !message.headers().containsKey(DeadLetterHeaders.ORIGINAL_SUBJECT)) {
             // Not even the raw form keeps what a replay and the redelivery's dedup need (an element as large as its
             // batch's whole budget): the batch fails instead, and is parked whole on its last delivery.
-            return CompletableFuture.failedFuture(new IllegalArgumentException("element " + index + " (" + element.length
-                    + " bytes) cannot be parked alone under the server's max_payload of " + transport.maxPayload()
-                    + " bytes with its original subject and message id"));
+            return CompletableFuture.failedFuture(new IllegalArgumentException("element " + index + " ("
+                    + element.length + " bytes) cannot be parked alone under the server's max_payload of "
+                    + transport.maxPayload() + " bytes with its original subject and message id"));
         }
         return transport.publish(message)
                 .thenAccept(receipt -> log.warn("parked element {} of {} in {} at DLQ sequence {} (unprocessable: {})",

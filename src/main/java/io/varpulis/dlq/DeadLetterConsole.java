@@ -154,6 +154,18 @@ public class DeadLetterConsole {
     }
 
     /**
+     * @param sequence a DLQ sequence given by a caller
+     * @throws IllegalArgumentException when it is below 1, where stream sequences start: the caller's mistake, not
+     *                                  JetStream being away (which answers such a request "bad request")
+     */
+    static void requireSequence(long sequence) {
+        if (sequence < 1) {
+            throw new IllegalArgumentException("DLQ sequence " + sequence + " is out of range: " + STREAM
+                    + " sequences start at 1 (list the parked events for theirs)");
+        }
+    }
+
+    /**
      * Shows one parked event with its whole death envelope.
      *
      * @param sequence its {@code VARPULIS_DLQ} sequence
@@ -163,10 +175,7 @@ public class DeadLetterConsole {
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public ParkedEvent show(long sequence) {
-        if (sequence < 1) {
-            throw new IllegalArgumentException("DLQ sequence " + sequence + " is out of range: " + STREAM
-                    + " sequences start at 1 (list the parked events for theirs)");
-        }
+        requireSequence(sequence);
         try {
             return parked(jsm.getMessage(STREAM, sequence));
         } catch (JetStreamApiException e) {
@@ -238,9 +247,7 @@ public class DeadLetterConsole {
      * @throws DeadLetterUnavailableException    when the JetStream API does not answer
      */
     public synchronized PurgeReport purge(long sequence, Caller caller) {
-        if (sequence < 1) {
-            show(sequence);
-        }
+        requireSequence(sequence);
         String target = "sequence " + sequence;
         requireWritable("purge " + target, caller);
         show(sequence);

@@ -50,9 +50,8 @@ public record ReplayRequest(
             throw new IllegalArgumentException("give exactly one of {\"sequence\": <DLQ sequence>}, "
                     + "{\"unit\": \"<pipeline>\"} or {\"all\": true}");
         }
-        if (sequence != null && sequence < 1) {
-            throw new IllegalArgumentException("DLQ sequence " + sequence + " is out of range: VARPULIS_DLQ sequences "
-                    + "start at 1 (list the parked events for theirs)");
+        if (sequence != null) {
+            DeadLetterConsole.requireSequence(sequence);
         }
         return this;
     }

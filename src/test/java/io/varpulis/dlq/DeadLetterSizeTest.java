@@ -144,7 +144,8 @@ class DeadLetterSizeTest {
         RouteEdge edge = new RouteEdge("bigelement", "_external", "detect");
         Event element = Event.of("Tick", Map.of("text", "\"".repeat(450_000)));
         byte[] batch = node.codec.encode(EventBatch.of("Ticks", List.of(element)));
-        assertThat(batch.length).as("the batch fits the routing stream").isLessThan((int) node.connection.getMaxPayload());
+        assertThat(batch.length).as("the batch fits the routing stream")
+                .isLessThan((int) node.connection.getMaxPayload());
         try (Consumption ignored = node.ingress(edge, (event, context) -> {
             context.park(0, EventBatch.elements(event).get(0).event(), "too many quotes");
             return List.of();
