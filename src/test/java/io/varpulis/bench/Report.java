@@ -49,11 +49,13 @@ final class Report {
             String codecCpu = "";
             if (decoding) {
                 ThroughputRun.Result d = round[2];
+                double decodeRatio = d.eventsPerSecond() / r.eventsPerSecond();
+                double overDecode = p.eventsPerSecond() / d.eventsPerSecond();
                 decoded.add(d.eventsPerSecond());
-                decodeRatios.add(d.eventsPerSecond() / r.eventsPerSecond());
-                overDecoded.add(p.eventsPerSecond() / d.eventsPerSecond());
-                codecColumns = rate(d.eventsPerSecond()) + " | " + fixed(d.eventsPerSecond() / r.eventsPerSecond(), 2)
-                        + " | " + fixed(p.eventsPerSecond() / d.eventsPerSecond(), 2) + " | ";
+                decodeRatios.add(decodeRatio);
+                overDecoded.add(overDecode);
+                codecColumns = rate(d.eventsPerSecond()) + " | " + fixed(decodeRatio, 2) + " | "
+                        + fixed(overDecode, 2) + " | ";
                 codecCpu = cpu(d) + " | ";
             }
             line("| " + (i + 1) + " | " + round[i % round.length].client() + " | " + rate(p.eventsPerSecond()) + " | "
