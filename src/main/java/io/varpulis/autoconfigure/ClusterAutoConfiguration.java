@@ -51,6 +51,7 @@ import java.util.List;
  * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link ClusterState},
  * {@link HeartbeatListener}, {@link CoordinatorNode}) by {@code varpulis.cluster.role}.
  */
+@ConditionalOnClass(ClusterProperties.class) // the node's classes: absent from the library jar (issue 22)
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnBean(ClusterTransport.class)

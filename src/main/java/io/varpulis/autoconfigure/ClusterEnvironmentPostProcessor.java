@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.util.ClassUtils;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,6 +28,8 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
     public static final String SOURCE = "varpulisAdrEnvironmentAliases";
 
     private static final String INBOX_PREFIX = "varpulis.nats.inbox-prefix";
+
+    private static final String NODE_CLASS = "io.varpulis.cluster.NodeIdentity";
 
     private static final Map<String, String> ALIASES = Map.of(
             "VARPULIS_COORDINATOR_ID", "varpulis.cluster.coordinator-id",
@@ -55,20 +58,38 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
     /**
      * @return the node's inbox prefix, or {@code null} when this is no cluster node, the prefix is set, or a bad role
      *         or id (which the node's beans then refuse at startup, naming the property)
+     * @throws IllegalStateException on a cluster node run from the library jar, which does not carry the node
      */
     private static String defaultInboxPrefix(Binder binder) {
         if (!binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false)
                 || binder.bind(INBOX_PREFIX, String.class).isBound()) {
             return null;
         }
-        try {
-            ClusterProperties cluster = new ClusterProperties();
-            binder.bind("varpulis.cluster.role", ClusterRole.class).ifBound(cluster::setRole);
-            binder.bind("varpulis.cluster.worker-id", String.class).ifBound(cluster::setWorkerId);
-            binder.bind("varpulis.cluster.coordinator-id", String.class).ifBound(cluster::setCoordinatorId);
-            return NodeIdentity.inboxPrefix(cluster);
-        } catch (BindException | InvalidConfigurationPropertyValueException e) {
-            return null;
+        if (!ClassUtils.isPresent(NODE_CLASS, ClusterEnvironmentPostProcessor.class.getClassLoader())) {
+            throw new IllegalStateException("varpulis.cluster.enabled=true asks for a cluster node, which the library "
+                    + "jar io.varpulis:varpulis-cluster does not carry: run the node's jar (java -jar "
+                    + "varpulis-cluster-<version>.jar, or the varpulis-cluster-<version>-exec.jar artifact), or leave "
+                    + "varpulis.cluster.enabled unset in a service that uses the substrate");
+        }
+        return NodeInbox.prefix(binder);
+    }
+
+    /** The node's classes, used only on a node: the library jar does not carry them (issue 22). */
+    private static final class NodeInbox {
+
+        private NodeInbox() {
+        }
+
+        static String prefix(Binder binder) {
+            try {
+                ClusterProperties cluster = new ClusterProperties();
+                binder.bind("varpulis.cluster.role", ClusterRole.class).ifBound(cluster::setRole);
+                binder.bind("varpulis.cluster.worker-id", String.class).ifBound(cluster::setWorkerId);
+                binder.bind("varpulis.cluster.coordinator-id", String.class).ifBound(cluster::setCoordinatorId);
+                return NodeIdentity.inboxPrefix(cluster);
+            } catch (BindException | InvalidConfigurationPropertyValueException e) {
+                return null;
+            }
         }
     }
 }

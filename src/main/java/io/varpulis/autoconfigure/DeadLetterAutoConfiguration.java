@@ -7,15 +7,12 @@ import io.varpulis.dlq.DeadLetterProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
-import io.varpulis.web.DeadLetterController;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -23,10 +20,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Auto-configuration of the dead-letter console on the jetstream substrate (core parks nothing): the
  * {@link DeadLetterConsole}, the Actuator endpoint {@code dlq} (expose it with
- * {@code management.endpoints.web.exposure.include}), and, on a coordinator serving HTTP, the
- * {@link DeadLetterController} under {@code /api/v1/cluster/dlq} (a node with {@code varpulis.cluster.enabled=true}
- * whose role runs the coordinator part). Writes stay off unless
- * {@code varpulis.dlq.write-enabled=true}.
+ * {@code management.endpoints.web.exposure.include}). The node's HTTP API over it is
+ * {@link DeadLetterApiAutoConfiguration}'s. Writes stay off unless {@code varpulis.dlq.write-enabled=true}.
  */
 @AutoConfiguration(after = {JetStreamAutoConfiguration.class, TransportAutoConfiguration.class})
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
@@ -58,20 +53,6 @@ public class DeadLetterAutoConfiguration {
         @ConditionalOnAvailableEndpoint
         DeadLetterEndpoint deadLetterEndpoint(DeadLetterConsole console) {
             return new DeadLetterEndpoint(console);
-        }
-    }
-
-    /** The operator API, on a cluster node that runs the coordinator part and serves HTTP (servlet stack). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-    @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
-    @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)
-    static class DeadLetterWebConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        DeadLetterController deadLetterController(DeadLetterConsole console) {
-            return new DeadLetterController(console);
         }
     }
 }

@@ -51,7 +51,7 @@ class DeadLetterAutoConfigurationTest {
 
     private final AutoConfigurations autoConfigurations = AutoConfigurations.of(NatsAutoConfiguration.class,
             JetStreamAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
-            DeadLetterAutoConfiguration.class);
+            DeadLetterAutoConfiguration.class, DeadLetterApiAutoConfiguration.class);
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner().withConfiguration(autoConfigurations)
