@@ -28,6 +28,7 @@ class PackageLayersTest {
             "health",         // the nats and jetstream health indicators
             "pipeline",       // events, processors, group specs, route edges, key-value state
             "delivery",       // route ingress (ack / nak / park), emitter, DLQ parker, pipeline host
+            "messaging",      // a service's @NatsListener methods and NatsTemplate (SPEC section 13)
             "cluster",        // coordinator, worker, registration, heartbeats, placement
             "dlq",            // the dead-letter console
             "web",            // the operator API

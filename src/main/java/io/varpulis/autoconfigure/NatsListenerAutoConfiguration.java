@@ -1,0 +1,98 @@
+package io.varpulis.autoconfigure;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
+import io.varpulis.messaging.NatsListenerContainerFactory;
+import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsTemplate;
+import io.varpulis.messaging.PayloadConverter;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.transport.ClusterTransport;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of a service's messaging on the substrate (SPEC section 13): the {@link NatsTemplate}, the
+ * {@link PayloadConverter} (Jackson 2: the application's one {@code com.fasterxml.jackson.databind.ObjectMapper} bean
+ * when it has one, else a mapper with every module on the classpath), and the {@code @NatsListener} machinery (the
+ * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains the listeners).
+ */
+@AutoConfiguration(after = TransportAutoConfiguration.class)
+@ConditionalOnBean({ClusterTransport.class, DeadLetterParker.class})
+@EnableConfigurationProperties(NatsListenerProperties.class)
+public class NatsListenerAutoConfiguration {
+
+    /**
+     * @return finds the {@code @NatsListener} methods; static, so it is ready before every other bean
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public static NatsListenerAnnotationBeanPostProcessor natsListenerAnnotationBeanPostProcessor() {
+        return new NatsListenerAnnotationBeanPostProcessor();
+    }
+
+    /**
+     * @param mapper the application's Jackson 2 mapper, if it has exactly one
+     * @return the payload converter
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public PayloadConverter natsPayloadConverter(ObjectProvider<ObjectMapper> mapper) {
+        return new PayloadConverter(mapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build()));
+    }
+
+    /**
+     * @param transport the transport
+     * @param converter writes payloads
+     * @return the template
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public NatsTemplate natsTemplate(ClusterTransport transport, PayloadConverter converter) {
+        return new NatsTemplate(transport, converter);
+    }
+
+    /**
+     * @param transport  consumes and publishes
+     * @param admin      finds a listener's stream (jetstream only)
+     * @param parker     parks what cannot be applied
+     * @param metrics    the meters
+     * @param converter  converts payloads
+     * @param nats       the consumer defaults
+     * @param listeners  the overrides
+     * @return the container factory
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public NatsListenerContainerFactory natsListenerContainerFactory(ClusterTransport transport,
+                                                                     ObjectProvider<JetStreamAdmin> admin,
+                                                                     DeadLetterParker parker, SubstrateMetrics metrics,
+                                                                     PayloadConverter converter, NatsProperties nats,
+                                                                     NatsListenerProperties listeners) {
+        return new NatsListenerContainerFactory(transport, admin.getIfAvailable(), parker, metrics, converter, nats,
+                listeners);
+    }
+
+    /**
+     * @param listeners the annotated methods
+     * @param factory   makes their containers
+     * @param properties the drain timeout
+     * @return the registry, started with the context
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public NatsListenerRegistry natsListenerRegistry(NatsListenerAnnotationBeanPostProcessor listeners,
+                                                     NatsListenerContainerFactory factory,
+                                                     NatsListenerProperties properties) {
+        return new NatsListenerRegistry(listeners, factory, properties.getListenerDrainTimeout());
+    }
+}

@@ -1,0 +1,135 @@
+package io.varpulis.messaging;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedListener;
+import io.varpulis.transport.ClusterTransport;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Makes the container of one {@link NatsListener} method: merges the annotation with
+ * {@code varpulis.nats.listeners.<id>.*}, checks the result (errors name the method and the property to set), finds
+ * the stream on jetstream, and declares the durable pull consumer with {@code varpulis.nats.jetstream.consumer.*}'s
+ * defaults (ack wait, max_deliver 5, max_ack_pending, inactive threshold).
+ */
+public class NatsListenerContainerFactory {
+
+    private final ClusterTransport transport;
+    private final JetStreamAdmin admin;
+    private final DeadLetterParker parker;
+    private final SubstrateMetrics metrics;
+    private final PayloadConverter converter;
+    private final NatsProperties nats;
+    private final NatsListenerProperties listeners;
+
+    /**
+     * @param transport  consumes and publishes
+     * @param admin      finds streams by subject, or {@code null} on core
+     * @param parker     parks what cannot be applied
+     * @param metrics    the meters of the event paths
+     * @param converter  converts payloads
+     * @param nats       the consumer defaults and nak delay
+     * @param listeners  the overrides from {@code application.yml}
+     */
+    public NatsListenerContainerFactory(ClusterTransport transport, JetStreamAdmin admin, DeadLetterParker parker,
+                                        SubstrateMetrics metrics, PayloadConverter converter, NatsProperties nats,
+                                        NatsListenerProperties listeners) {
+        this.transport = transport;
+        this.admin = admin;
+        this.parker = parker;
+        this.metrics = metrics;
+        this.converter = converter;
+        this.nats = nats;
+        this.listeners = listeners;
+    }
+
+    /**
+     * @param found an annotated method
+     * @return its container, not started
+     * @throws IllegalStateException naming the method and the setting, when the listener is misconfigured or no
+     *                               single stream captures its subject
+     */
+    public NatsListenerContainer create(AnnotatedListener found) {
+        ListenerEndpoint endpoint = endpoint(found);
+        NatsProperties.Consumer defaults = nats.getJetstream().getConsumer();
+        ConsumerConfiguration configuration = ConsumerConfiguration.builder()
+                .durable(endpoint.id())
+                .filterSubject(endpoint.subject())
+                .deliverPolicy(DeliverPolicy.All)
+                .ackPolicy(AckPolicy.Explicit)
+                .ackWait(defaults.getAckWait())
+                .maxDeliver(endpoint.maxDeliver() > 0 ? endpoint.maxDeliver() : defaults.getMaxDeliver())
+                .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.getMaxAckPending())
+                .inactiveThreshold(defaults.getInactiveThreshold())
+                .build();
+        return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), transport,
+                parker, metrics, converter, defaults.getNakDelay());
+    }
+
+    private ListenerEndpoint endpoint(AnnotatedListener found) {
+        NatsListener annotation = found.annotation();
+        String id = annotation.id();
+        String where = "@NatsListener(id = \"" + id + "\") on " + found.method().getDeclaringClass().getSimpleName()
+                + "." + found.method().getName();
+        if (!id.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalStateException(where + ": the id names the durable consumer and the DLQ subject, so it "
+                    + "may only hold letters, digits, '-' and '_'");
+        }
+        NatsListenerProperties.Listener overrides = listeners.getListeners()
+                .getOrDefault(id, new NatsListenerProperties.Listener());
+        String subject = overrides.getSubject() != null ? overrides.getSubject() : annotation.subject();
+        if (subject.isBlank()) {
+            throw new IllegalStateException(where + " has no subject: set subject = \"...\" or "
+                    + "varpulis.nats.listeners." + id + ".subject");
+        }
+        int concurrency = overrides.getConcurrency() != null ? overrides.getConcurrency()
+                : Math.max(annotation.concurrency(), 1);
+        if (concurrency < 1) {
+            throw new IllegalStateException("varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got "
+                    + concurrency);
+        }
+        String sendTo = overrides.getSendTo() != null ? overrides.getSendTo() : annotation.sendTo();
+        ListenerMethod method = ListenerMethod.of(found.bean(), found.method());
+        if (method.returnsValue() && !method.returnsOutboundEvent() && sendTo.isBlank()) {
+            throw new IllegalStateException(where + " returns a value but has no sendTo subject: set sendTo = "
+                    + "\"...\" or varpulis.nats.listeners." + id + ".send-to, or return an OutboundEvent");
+        }
+        List<Class<? extends Throwable>> notRetryable = Arrays.asList(annotation.notRetryable());
+        return new ListenerEndpoint(id, subject,
+                overrides.getStream() != null ? overrides.getStream() : annotation.stream(), concurrency,
+                overrides.getMaxDeliver() != null ? overrides.getMaxDeliver() : annotation.maxDeliver(),
+                overrides.getMaxAckPending() != null ? overrides.getMaxAckPending() : annotation.maxAckPending(),
+                sendTo, notRetryable, method);
+    }
+
+    /** The configured stream, else the one stream whose subjects capture the filter subject (jetstream only). */
+    private String stream(ListenerEndpoint endpoint) {
+        if (!endpoint.stream().isBlank() || admin == null) {
+            return endpoint.stream();
+        }
+        List<String> names;
+        try {
+            names = admin.management().getStreamNames(endpoint.subject());
+        } catch (IOException | JetStreamApiException e) {
+            throw new IllegalStateException("listener " + endpoint.id() + ": cannot ask the server which stream "
+                    + "captures " + endpoint.subject() + ": " + e.getMessage(), e);
+        }
+        if (names.size() != 1) {
+            throw new IllegalStateException("listener " + endpoint.id() + ": " + (names.isEmpty() ? "no stream"
+                    : "streams " + names) + " capture " + endpoint.subject() + "; declare one under "
+                    + "varpulis.nats.jetstream.streams.<NAME>.subjects, or name it with "
+                    + "varpulis.nats.listeners." + endpoint.id() + ".stream");
+        }
+        return names.get(0);
+    }
+}
