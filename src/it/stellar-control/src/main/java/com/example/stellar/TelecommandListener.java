@@ -1,0 +1,27 @@
+package com.example.stellar;
+
+import io.varpulis.messaging.NatsListener;
+import io.varpulis.messaging.OutboundEvent;
+import org.springframework.stereotype.Component;
+
+/** Applies each submitted telecommand and publishes what became of it. */
+@Component
+public class TelecommandListener {
+
+    private final Uplink uplink;
+
+    public TelecommandListener(Uplink uplink) {
+        this.uplink = uplink;
+    }
+
+    @NatsListener(id = "tc-submit", subject = "stellar.tc.submit.>", notRetryable = InvalidTelecommandException.class)
+    public OutboundEvent submit(Telecommand tc) throws InterruptedException {
+        if (tc.tcId() == null || tc.target() == null || tc.command() == null) {
+            throw new InvalidTelecommandException("tc_id, target and command are required: " + tc);
+        }
+        uplink.send(tc);
+        return OutboundEvent.to("stellar.tc.evt." + tc.target() + "." + tc.tcId(),
+                        new TelecommandEvent(tc.tcId(), tc.target(), tc.command(), "SENT"))
+                .withMessageId(tc.tcId());
+    }
+}
