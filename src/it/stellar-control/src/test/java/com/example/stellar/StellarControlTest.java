@@ -114,7 +114,7 @@ class StellarControlTest {
     void aKillNineMidStreamLosesNothingAndStoresEachEventOnce() throws Exception {
         int commands = 200;
         try (NatsServer server = NatsServer.start(true); Connection nc = Nats.connect(server.url())) {
-            Process first = service(server, "first");
+            Process first = service(server);
             JetStreamManagement jsm = nc.jetStreamManagement();
             await().atMost(Duration.ofSeconds(60)).until(() -> jsm.getStreamNames().contains("TC_COMMANDS"));
             for (int i = 1; i <= commands; i++) {
@@ -128,8 +128,8 @@ class StellarControlTest {
             long atKill = events(jsm);
             assertThat(atKill).isLessThan(commands);
 
-            Process second = service(server, "second");
-            try {
+            try (ConfigurableApplicationContext second = SpringApplication.run(StellarControlApplication.class,
+                    "--varpulis.nats.url=" + server.url())) {
                 await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
                     ConsumerInfo consumer = jsm.getConsumerInfo("TC_COMMANDS", "tc-submit");
                     assertThat(consumer.getNumPending() + consumer.getNumAckPending()).isZero();
@@ -138,20 +138,21 @@ class StellarControlTest {
                 for (int i = 1; i <= commands; i += 37) {
                     assertThat(jsm.getLastMessage("TC_EVENTS", "stellar.tc.evt.sat-2.kill-" + i)).isNotNull();
                 }
-            } finally {
-                second.destroy();
-                second.waitFor();
             }
         }
     }
 
-    /** The service as its own JVM, applying a command every 20 ms, redelivering after 2 s. */
-    private static Process service(NatsServer server, String name) throws Exception {
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+    /**
+     * The service as its own JVM, to be killed: it applies a command every 20 ms, and creates the durable consumer
+     * with a 2 s ack_wait, so that what it held when killed comes back soon to the service that takes over.
+     */
+    private static Process service(NatsServer server) throws Exception {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-cp",
                 System.getProperty("java.class.path"), StellarControlApplication.class.getName(),
                 "--varpulis.nats.url=" + server.url(), "--stellar.uplink.latency=20ms",
                 "--varpulis.nats.jetstream.consumer.ack-wait=2s")
-                .redirectErrorStream(true).redirectOutput(new File("target/service-" + name + ".log")).start();
+                .redirectErrorStream(true).redirectOutput(new File("target/killed-service.log")).start();
     }
 
     private static long events(JetStreamManagement jsm) throws Exception {
