@@ -6,10 +6,12 @@ import io.nats.client.api.ConsumerInfo;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterQuery;
 import io.varpulis.dlq.ParkedEvent;
+import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.PublishReceipt;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
@@ -125,6 +127,10 @@ class NatsListenerTest {
             ConsumerInfo consumer = jsm.getConsumerInfo("T_CMD", "commands");
             assertThat(consumer.getNumPending()).isZero();
             assertThat(consumer.getNumAckPending()).isZero();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                    context.getBean(JetStreamHealthIndicator.class).health(true).getDetails().get("consumers"))
+                    .asInstanceOf(InstanceOfAssertFactories.MAP)
+                    .containsEntry("commands", Map.of("pending", 0L, "ackPending", 0L, "redelivered", 0L)));
             SubstrateMetrics metrics = context.getBean(SubstrateMetrics.class);
             assertThat(metrics.count("varpulis.events.applied", "pipeline", "commands")).isEqualTo(2);
             assertThat(metrics.count("varpulis.events.redelivered", "pipeline", "commands")).isEqualTo(2);

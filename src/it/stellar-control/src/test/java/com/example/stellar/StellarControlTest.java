@@ -5,9 +5,11 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
 import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterQuery;
 import io.varpulis.dlq.ParkedEvent;
+import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.messaging.NatsListenerContainer;
 import io.varpulis.messaging.NatsListenerRegistry;
@@ -49,7 +51,7 @@ class StellarControlTest {
     @Test
     void startsWithTheSubstrateAndItsListenerAppliesEachCommandOnceAndParksPoisonAndMalformedOnes() throws Exception {
         try (ConfigurableApplicationContext app = SpringApplication.run(StellarControlApplication.class,
-                "--varpulis.nats.url=" + nats.url())) {
+                "--varpulis.nats.url=" + nats.url(), "--varpulis.dlq.write-enabled=true")) {
             assertThat(app.getBean(NatsListenerRegistry.class).containers()).singleElement()
                     .satisfies(c -> assertThat(c.isRunning()).isTrue())
                     .extracting(NatsListenerContainer::id).isEqualTo("tc-submit");
@@ -88,6 +90,17 @@ class StellarControlTest {
             ConsumerInfo consumer = jsm.getConsumerInfo("TC_COMMANDS", "tc-submit");
             assertThat(consumer.getNumPending()).isZero();
             assertThat(consumer.getNumAckPending()).isZero();
+
+            // The console replays a parked command to its subject: still malformed, it is parked again.
+            ParkedEvent malformed = parked.stream().filter(p -> "undecodable".equals(p.envelope().get("reason")))
+                    .findFirst().orElseThrow();
+            assertThat(console.replay(ReplayRequest.ofSequence(malformed.sequence()), Caller.anonymous())
+                    .replayedCount()).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(console.list(DeadLetterQuery.all()).events())
+                            .extracting(p -> p.envelope().get("reason") + "@" + p.sequence())
+                            .hasSize(3).doesNotContain("undecodable@" + malformed.sequence())
+                            .anyMatch(p -> p.startsWith("undecodable@")));
         }
     }
 
