@@ -46,7 +46,7 @@ public @interface NatsListener {
     String stream() default "";
 
     /**
-     * @return how many deliveries run at once (that many pull subscriptions of the one durable consumer)
+     * @return how many deliveries run at once (that many pull subscriptions of the one durable consumer); 0: one
      */
     int concurrency() default 0;
 

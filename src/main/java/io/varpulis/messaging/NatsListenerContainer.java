@@ -110,6 +110,9 @@ public class NatsListenerContainer {
         try {
             publish(endpoint.method().invoke(arguments));
         } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             failed(delivery, e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e);
             return;
         }
