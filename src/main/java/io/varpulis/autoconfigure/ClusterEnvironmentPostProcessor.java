@@ -46,7 +46,7 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
         });
         MapPropertySource source = new MapPropertySource(SOURCE, values);
         environment.getPropertySources().addLast(source);
-        String inboxPrefix = defaultInboxPrefix(Binder.get(environment));
+        String inboxPrefix = defaultInboxPrefix(Binder.get(environment), application.getClassLoader());
         if (inboxPrefix != null) {
             values.put(INBOX_PREFIX, inboxPrefix);
         }
@@ -60,12 +60,12 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
      *         or id (which the node's beans then refuse at startup, naming the property)
      * @throws IllegalStateException on a cluster node run from the library jar, which does not carry the node
      */
-    private static String defaultInboxPrefix(Binder binder) {
+    private static String defaultInboxPrefix(Binder binder, ClassLoader classLoader) {
         if (!binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false)
                 || binder.bind(INBOX_PREFIX, String.class).isBound()) {
             return null;
         }
-        if (!ClassUtils.isPresent(NODE_CLASS, ClusterEnvironmentPostProcessor.class.getClassLoader())) {
+        if (!ClassUtils.isPresent(NODE_CLASS, classLoader)) {
             throw new IllegalStateException("varpulis.cluster.enabled=true asks for a cluster node, which the library "
                     + "jar io.varpulis:varpulis-cluster does not carry: run the node's jar (java -jar "
                     + "varpulis-cluster-<version>.jar, or the varpulis-cluster-<version>-exec.jar artifact), or leave "

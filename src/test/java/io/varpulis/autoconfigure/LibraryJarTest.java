@@ -1,0 +1,72 @@
+package io.varpulis.autoconfigure;
+
+import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsTemplate;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.transport.ClusterTransport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.io.DefaultResourceLoader;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The library jar (issue 22) lists the node's auto-configurations but carries none of the node's classes: with those
+ * classes hidden, a service gets the substrate, its listeners and template, and the node's auto-configurations are
+ * filtered out; asking it for a cluster node fails at startup, naming the node's jar.
+ */
+@BrokerTest
+class LibraryJarTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    private static final FilteredClassLoader LIBRARY_JAR = new FilteredClassLoader("io.varpulis.cluster.",
+            "io.varpulis.web.", "io.varpulis.demo.", "io.varpulis.smoke.");
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class Service {
+    }
+
+    @Test
+    void withoutTheNodesClassesAServiceGetsTheSubstrateItsListenersAndItsTemplate() {
+        new ApplicationContextRunner().withClassLoader(LIBRARY_JAR).withUserConfiguration(Service.class)
+                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                        // Would start a worker if the node's auto-configurations were not filtered out.
+                        "varpulis.cluster.enabled=true", "varpulis.cluster.role=worker")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ClusterTransport.class)
+                            .hasSingleBean(NatsTemplate.class).hasSingleBean(NatsListenerRegistry.class)
+                            .doesNotHaveBean(ClusterAutoConfiguration.class)
+                            .doesNotHaveBean(NodeSecurityAutoConfiguration.class)
+                            .doesNotHaveBean(DeadLetterApiAutoConfiguration.class);
+                });
+    }
+
+    @Test
+    void aClusterNodeAskedOfTheLibraryIsRefusedNamingTheNodesJar() {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("service",
+                Map.of("varpulis.cluster.enabled", "true")));
+        SpringApplication application = new SpringApplication();
+        application.setResourceLoader(new DefaultResourceLoader(LIBRARY_JAR));
+
+        assertThatIllegalStateException()
+                .isThrownBy(() -> new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment,
+                        application))
+                .withMessageContaining("varpulis.cluster.enabled=true")
+                .withMessageContaining("varpulis-cluster-<version>.jar");
+    }
+}
