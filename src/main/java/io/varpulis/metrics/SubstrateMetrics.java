@@ -85,7 +85,10 @@ public class SubstrateMetrics {
         return new Applies(applied.computeIfAbsent(key, p -> registry.counter("varpulis.events.applied", "pipeline",
                 pipeline, "partition", partition)), applyTimers.computeIfAbsent(key, p -> Timer.builder(
                         "varpulis.events.apply").description("apply of one event, outputs confirmed")
-                .tag("pipeline", pipeline).tag("partition", partition).register(registry)));
+                .tag("pipeline", pipeline).tag("partition", partition)
+                // Buckets for the dashboard's percentiles: an apply is a local call plus its outputs' PubAcks.
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry)));
     }
 
     /**
