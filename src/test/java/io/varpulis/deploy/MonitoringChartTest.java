@@ -7,11 +7,15 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
+import static io.varpulis.deploy.Yamls.at;
+import static io.varpulis.deploy.Yamls.listAt;
 import static io.varpulis.deploy.Yamls.mapAt;
 import static io.varpulis.deploy.Yamls.stringAt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The chart's Grafana dashboard and KEDA scaling, rendered by the Helm engine (SPEC section 15).
@@ -53,5 +57,36 @@ class MonitoringChartTest {
                 .anyMatch(q -> q.contains("varpulis_events_apply_seconds_bucket"))
                 .anyMatch(q -> q.contains("varpulis_cluster_leader_epoch"))
                 .anyMatch(q -> q.contains("varpulis_stream_max_bytes"));
+    }
+
+    @Test
+    void kedaScalesTheWorkerStatefulSetOnEachRoutingConsumersLag_oneWorkerAtATime() {
+        RenderedManifests manifests = RenderedManifests.parse(HELM.template().withName("varpulis").withNamespace("ops")
+                .set("keda.enabled", "true").set("keda.consumers[0]", "route_detect_a")
+                .set("keda.consumers[1]", "route_alert_b").call());
+
+        Map<String, Object> scaled = manifests.get("ScaledObject", "varpulis-worker");
+        assertThat(mapAt(scaled, "spec", "scaleTargetRef")).containsEntry("kind", "StatefulSet")
+                .containsEntry("name", "varpulis-worker");
+        List<Object> triggers = listAt(scaled, "spec", "triggers");
+        assertThat(triggers).hasSize(2);
+        assertThat(mapAt(triggers.get(0), "metadata")).containsEntry("stream", "VARPULIS_ROUTING")
+                .containsEntry("consumer", "route_detect_a").containsEntry("account", "$G")
+                .containsEntry("lagThreshold", "1000")
+                .containsEntry("natsServerMonitoringEndpoint", "nats-headless.ops.svc.cluster.local:8222");
+        assertThat(at(triggers.get(1), "type")).isEqualTo("nats-jetstream");
+        assertThat(at(scaled, "spec", "advanced", "horizontalPodAutoscalerConfig", "behavior", "scaleDown", "policies",
+                0, "value")).isEqualTo(1);
+        assertThat(mapAt(manifests.get("StatefulSet", "varpulis-worker"), "spec"))
+                .as("the HPA owns the workers' replicas").doesNotContainKey("replicas");
+        assertThat(mapAt(manifests.get("StatefulSet", "varpulis-coordinator"), "spec")).containsKey("replicas");
+    }
+
+    @Test
+    void kedaWithoutConsumersIsRefusedNamingTheValue() {
+        assertThatThrownBy(() -> HELM.template().withName("varpulis").set("keda.enabled", "true").call())
+                .hasMessageContaining("keda.consumers");
+        assertThat(RenderedManifests.parse(HELM.template().withName("varpulis").call()).ofKind("ScaledObject"))
+                .isEmpty();
     }
 }
