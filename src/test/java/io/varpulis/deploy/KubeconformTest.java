@@ -2,6 +2,7 @@ package io.varpulis.deploy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.TemplateCommand;
+import io.varpulis.test.ExternalTool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,11 +27,11 @@ class KubeconformTest {
 
     private static final Helm HELM = new Helm(Path.of("helm/varpulis").toAbsolutePath());
 
-    private static Tool kubeconform;
+    private static ExternalTool kubeconform;
 
     @BeforeAll
     static void findKubeconform() {
-        kubeconform = Tool.require("kubeconform", "VARPULIS_KUBECONFORM", List.of(CACHE.resolve("bin/kubeconform")),
+        kubeconform = ExternalTool.require("kubeconform", "VARPULIS_KUBECONFORM", List.of(CACHE.resolve("bin/kubeconform")),
                 "run scripts/install-kubeconform.sh (it also writes the schemas)");
         assertThat(CACHE.resolve("schemas/prometheusrule-monitoring-v1.json"))
                 .as("the schemas scripts/install-kubeconform.sh writes").exists();
@@ -70,7 +71,7 @@ class KubeconformTest {
                   triggers: []
                 """);
 
-        Tool.Run run = validate(dir, manifest);
+        ExternalTool.Run run = validate(dir, manifest);
 
         assertThat(run.exitStatus()).as(run.output()).isNotZero();
         assertThat(run.output()).contains("minReplicaCount");
@@ -83,7 +84,7 @@ class KubeconformTest {
         Files.writeString(manifests, rendered);
         long objects = RenderedManifests.parse(rendered).objects().size();
 
-        Tool.Run run = validate(dir, manifests);
+        ExternalTool.Run run = validate(dir, manifests);
 
         assertThat(run.exitStatus()).as(run.output()).isZero();
         assertThat(run.output()).as(run.output()).contains("Valid: " + objects + ",").contains("Invalid: 0")
@@ -91,7 +92,7 @@ class KubeconformTest {
         return run.output();
     }
 
-    private static Tool.Run validate(Path dir, Path manifests) throws Exception {
+    private static ExternalTool.Run validate(Path dir, Path manifests) throws Exception {
         return kubeconform.run(dir, "-strict", "-summary", "-verbose", "-schema-location",
                 CACHE.resolve("schemas") + "/{{ .ResourceKind }}{{ .KindSuffix }}.json", manifests.toString());
     }

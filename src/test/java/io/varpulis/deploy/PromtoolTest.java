@@ -1,6 +1,7 @@
 package io.varpulis.deploy;
 
 import com.marcnuri.helm.Helm;
+import io.varpulis.test.ExternalTool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,17 +29,17 @@ class PromtoolTest {
 
     private static final Path UNIT_TEST = Path.of("src/test/resources/monitoring/alerts-test.yaml").toAbsolutePath();
 
-    private static Tool promtool;
+    private static ExternalTool promtool;
 
     @BeforeAll
     static void findPromtool() {
-        promtool = Tool.require("promtool", "VARPULIS_PROMTOOL", List.of(),
+        promtool = ExternalTool.require("promtool", "VARPULIS_PROMTOOL", List.of(),
                 "apt-get install -y prometheus (Debian's package ships promtool)");
     }
 
     @Test
     void theRuleFileIsValidForPrometheus(@TempDir Path dir) throws Exception {
-        Tool.Run check = promtool.run(dir, "check", "rules", AlertRules.FILE.toString());
+        ExternalTool.Run check = promtool.run(dir, "check", "rules", AlertRules.FILE.toString());
 
         assertThat(check.exitStatus()).as(check.output()).isZero();
         assertThat(check.output()).contains("SUCCESS: " + AlertRules.inFile().size() + " rules found");
@@ -51,7 +52,7 @@ class PromtoolTest {
         Path rules = dir.resolve("rendered.yaml");
         Files.writeString(rules, yaml().dump(mapAt(manifests.get("PrometheusRule", "varpulis"), "spec")));
 
-        Tool.Run check = promtool.run(dir, "check", "rules", rules.toString());
+        ExternalTool.Run check = promtool.run(dir, "check", "rules", rules.toString());
 
         assertThat(check.exitStatus()).as(check.output()).isZero();
     }
@@ -68,7 +69,7 @@ class PromtoolTest {
         Files.writeString(dir.resolve("alerts.yaml"), yaml().dump(rules));
         Files.copy(UNIT_TEST, dir.resolve("alerts-test.yaml"));
 
-        Tool.Run test = promtool.run(dir, "test", "rules", "alerts-test.yaml");
+        ExternalTool.Run test = promtool.run(dir, "test", "rules", "alerts-test.yaml");
 
         assertThat(test.exitStatus()).as(test.output()).isZero();
         assertThat(test.output()).contains("SUCCESS");

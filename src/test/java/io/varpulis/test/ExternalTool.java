@@ -1,4 +1,4 @@
-package io.varpulis.deploy;
+package io.varpulis.test;
 
 import java.io.File;
 import java.io.IOException;
@@ -16,13 +16,13 @@ import java.util.concurrent.TimeUnit;
  * environment variable names, else the test fails saying how to install it (CI installs every one of them: a
  * missing tool is a failure, never a skip).
  *
- * @param name    the executable's name
- * @param path    where it is
+ * @param name the executable's name
+ * @param path where it is
  */
-record Tool(String name, Path path) {
+public record ExternalTool(String name, Path path) {
 
     /** What one run printed and how it ended. */
-    record Run(int exitStatus, String output) {
+    public record Run(int exitStatus, String output) {
     }
 
     /**
@@ -33,13 +33,13 @@ record Tool(String name, Path path) {
      * @return the tool
      * @throws AssertionError naming the install command when it is nowhere
      */
-    static Tool require(String name, String variable, List<Path> otherPlaces, String install) {
+    public static ExternalTool require(String name, String variable, List<Path> otherPlaces, String install) {
         List<Path> candidates = new ArrayList<>();
         Optional.ofNullable(System.getenv(variable)).filter(v -> !v.isBlank()).map(Path::of).ifPresent(candidates::add);
         Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
                 .filter(entry -> !entry.isBlank()).map(entry -> Path.of(entry, name)).forEach(candidates::add);
         candidates.addAll(otherPlaces);
-        return candidates.stream().filter(Files::isExecutable).findFirst().map(path -> new Tool(name, path))
+        return candidates.stream().filter(Files::isExecutable).findFirst().map(path -> new ExternalTool(name, path))
                 .orElseThrow(() -> new AssertionError(name + " is not installed (looked at $" + variable
                         + ", the PATH and " + otherPlaces + "): " + install));
     }
@@ -50,8 +50,10 @@ record Tool(String name, Path path) {
      * @param directory its working directory
      * @param arguments its arguments
      * @return its exit status and its output (stdout and stderr together)
+     * @throws IOException when it cannot be started
+     * @throws InterruptedException when the wait is interrupted
      */
-    Run run(Path directory, String... arguments) throws IOException, InterruptedException {
+    public Run run(Path directory, String... arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(path.toString()));
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true).start();
