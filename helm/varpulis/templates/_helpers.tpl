@@ -289,7 +289,10 @@ metadata:
     {{- include "varpulis.labels" $ctx | nindent 4 }}
     app.kubernetes.io/component: {{ $role }}
 spec:
+  {{- /* With KEDA on, its HorizontalPodAutoscaler owns the workers' replicas: an upgrade must not reset them. */}}
+  {{- if not (and (eq .role "worker") $ctx.Values.keda.enabled) }}
   replicas: {{ $roleValues.replicas }}
+  {{- end }}
   serviceName: {{ include "varpulis.roleName" $roleArgs }}-headless
   # Pods share no state and need no start order: scale up and down in parallel (a rolling update
   # still replaces one pod at a time).

@@ -3,7 +3,6 @@ package io.varpulis.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
@@ -184,7 +183,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (admin != null) {
             probe = probe(connection);
         }
-        registerGauges();
+        CoordinatorGauges.register(registry, coordinatorId, cluster.getName(), election, state);
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
         // rounds run every heartbeat-interval, or at once when something asks for one.
         long period = Math.min(cluster.getHeartbeatInterval().toMillis(), HEALTH_CHECK_PERIOD.toMillis());
@@ -965,22 +964,6 @@ public class CoordinatorNode implements SmartLifecycle {
             details.put("other_clusters", others);
         }
         return details;
-    }
-
-    private void registerGauges() {
-        Gauge.builder("varpulis.cluster.leader", this, c -> c.isLeader() ? 1 : 0)
-                .description("1 while this coordinator leads its cluster, else 0").tag("coordinator", coordinatorId)
-                .tag("cluster", cluster.getName()).register(registry);
-        Gauge.builder("varpulis.cluster.leader.epoch", election, LeaderElection::epoch)
-                .description("the epoch of this coordinator's last leadership").tag("coordinator", coordinatorId)
-                .tag("cluster", cluster.getName()).register(registry);
-        for (String status : List.of(WorkerRecord.READY, WorkerRecord.UNHEALTHY)) {
-            Gauge.builder("varpulis.cluster.workers", state, s -> s.workers().stream()
-                            .filter(w -> w.status().equals(status)).count())
-                    .description("workers this coordinator knows, by status (unhealthy ones until "
-                            + "dead-worker-retention)").tag("status", status).tag("cluster", cluster.getName())
-                    .register(registry);
-        }
     }
 
     private static PipelineGroupSpec withName(String key, PipelineGroupSpec group) {

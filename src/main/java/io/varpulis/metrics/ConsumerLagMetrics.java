@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,8 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Consumer lag and stream size gauges, refreshed from the server on a schedule (never per message):
  * {@code varpulis.consumer.pending{consumer}} (messages not yet delivered),
  * {@code varpulis.consumer.ack.pending{consumer}} (delivered, not yet acked),
- * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes), and
- * {@code varpulis.dlq.depth{stream}} (events parked in {@code VARPULIS_DLQ}, the one gauge to alert on for parking).
+ * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes), their limits
+ * {@code varpulis.stream.max.messages{stream}} and {@code varpulis.stream.max.bytes{stream}} (the stream's max_msgs
+ * and max_bytes, -1 for none), {@code varpulis.dlq.depth{stream}} (events parked in {@code VARPULIS_DLQ}, the one
+ * gauge to alert on for parking), and {@code varpulis.jetstream.available} (1 when the last refresh got an answer
+ * for every declared stream, 0 when JetStream did not answer or a stream is missing: what makes the node unready).
  */
 public class ConsumerLagMetrics implements AutoCloseable {
 
@@ -34,6 +38,7 @@ public class ConsumerLagMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
+    private final AtomicLong available = new AtomicLong();
 
     /**
      * Starts polling.
@@ -45,6 +50,9 @@ public class ConsumerLagMetrics implements AutoCloseable {
     public ConsumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry, Duration interval) {
         this.admin = admin;
         this.registry = registry;
+        Gauge.builder("varpulis.jetstream.available", available, AtomicLong::get)
+                .description("1 when JetStream answered for every declared stream at the last refresh, else 0")
+                .register(registry);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-lag-metrics"));
         scheduler.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -53,16 +61,21 @@ public class ConsumerLagMetrics implements AutoCloseable {
      * Asks the server once for every declared consumer and stream and updates the gauges.
      */
     public void refresh() {
+        boolean everyStream = true;
         try {
             for (ConsumerDeclaration c : admin.declaredConsumers()) {
                 admin.consumerInfo(c.stream(), c.durable()).ifPresent(info -> consumer(c.durable(), info));
             }
             for (String stream : admin.declaredStreams().keySet()) {
-                admin.streamInfo(stream).ifPresent(info -> stream(stream, info));
+                Optional<StreamInfo> info = admin.streamInfo(stream);
+                info.ifPresent(found -> stream(stream, found));
+                everyStream &= info.isPresent();
             }
         } catch (Exception e) {
+            everyStream = false;
             log.debug("consumer lag refresh failed: {}", e.toString());
         }
+        available.set(everyStream ? 1 : 0);
     }
 
     private void consumer(String durable, ConsumerInfo info) {
@@ -73,6 +86,8 @@ public class ConsumerLagMetrics implements AutoCloseable {
     private void stream(String name, StreamInfo info) {
         gauge("varpulis.stream.messages", "stream", name, info.getStreamState().getMsgCount());
         gauge("varpulis.stream.bytes", "stream", name, info.getStreamState().getByteCount());
+        gauge("varpulis.stream.max.messages", "stream", name, info.getConfiguration().getMaxMsgs());
+        gauge("varpulis.stream.max.bytes", "stream", name, info.getConfiguration().getMaxBytes());
         if (name.equals(VarpulisJetStream.DLQ_STREAM)) {
             gauge("varpulis.dlq.depth", "stream", name, info.getStreamState().getMsgCount());
         }

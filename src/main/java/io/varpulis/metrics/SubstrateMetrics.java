@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +29,10 @@ public class SubstrateMetrics {
     /** The {@code partition} tag of a partitioned pipeline's repartitioner (its unpartitioned input subjects). */
     public static final String REPARTITION = "repartition";
 
+    /** The {@code reason} tags of {@code varpulis.events.parked}: the death envelope's reasons (delivery's ParkReason). */
+    public static final List<String> PARK_REASONS = List.of("undecodable", "unprocessable", "unroutable",
+            "max_deliver");
+
     private final MeterRegistry registry;
     // Meters of the per-event paths, looked up once per tag value: registering builds and hashes a meter id, which
     // cost about 1 us per routed event (issue 7's benchmark). Tag values are bounded by the topology.
@@ -42,6 +47,8 @@ public class SubstrateMetrics {
      */
     public SubstrateMetrics(MeterRegistry registry) {
         this.registry = registry;
+        // From 0, so that the first replayed heartbeats a restarted coordinator discards show as an increase.
+        registry.counter("varpulis.heartbeats.stale");
     }
 
     /**
@@ -82,10 +89,15 @@ public class SubstrateMetrics {
      */
     public Applies applies(String pipeline, String partition) {
         String key = pipeline + "/" + partition;
-        return new Applies(applied.computeIfAbsent(key, p -> registry.counter("varpulis.events.applied", "pipeline",
-                pipeline, "partition", partition)), applyTimers.computeIfAbsent(key, p -> Timer.builder(
+        return new Applies(applied.computeIfAbsent(key, p -> {
+            registerAtZero(pipeline, partition);
+            return registry.counter("varpulis.events.applied", "pipeline", pipeline, "partition", partition);
+        }), applyTimers.computeIfAbsent(key, p -> Timer.builder(
                         "varpulis.events.apply").description("apply of one event, outputs confirmed")
-                .tag("pipeline", pipeline).tag("partition", partition).register(registry)));
+                .tag("pipeline", pipeline).tag("partition", partition)
+                // Buckets for the dashboard's percentiles: an apply is a local call plus its outputs' PubAcks.
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry)));
     }
 
     /**
@@ -114,8 +126,24 @@ public class SubstrateMetrics {
      * @param partition its partition tag
      */
     public void redelivered(String pipeline, String partition) {
-        redelivered.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.redelivered",
-                "pipeline", pipeline, "partition", partition)).increment();
+        redeliveredCounter(pipeline, partition).increment();
+    }
+
+    /**
+     * Registers a pipeline partition's other counters at 0 when it starts: Prometheus' {@code increase} and
+     * {@code rate} see no first redelivery, park, stranding or fencing in a counter that appears already at 1, so the
+     * chart's alerts on them (helm/varpulis/files/alerts.yaml) would miss it.
+     */
+    private void registerAtZero(String pipeline, String partition) {
+        redeliveredCounter(pipeline, partition);
+        registry.counter("varpulis.state.fenced", "pipeline", pipeline, "partition", partition);
+        registry.counter("varpulis.events.stranded", "unit", pipeline);
+        PARK_REASONS.forEach(reason -> registry.counter("varpulis.events.parked", "unit", pipeline, "reason", reason));
+    }
+
+    private Counter redeliveredCounter(String pipeline, String partition) {
+        return redelivered.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter(
+                "varpulis.events.redelivered", "pipeline", pipeline, "partition", partition));
     }
 
     /**

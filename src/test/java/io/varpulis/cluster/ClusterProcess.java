@@ -92,6 +92,11 @@ final class ClusterProcess implements AutoCloseable {
         return log;
     }
 
+    /** @return {@code 127.0.0.1:port} of its HTTP port, where a Prometheus scrapes it */
+    String address() {
+        return "127.0.0.1:" + port;
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

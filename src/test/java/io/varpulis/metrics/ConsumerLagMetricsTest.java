@@ -63,6 +63,11 @@ class ConsumerLagMetricsTest {
                         .isEqualTo(2);
                 assertThat(registry.find("varpulis.dlq.depth").gauges())
                         .as("one DLQ depth series, not one per unit").hasSize(1);
+                assertThat(gauge(registry, "varpulis.stream.max.bytes", "stream", VarpulisJetStream.ROUTING_STREAM))
+                        .as("the routing stream's max_bytes").isEqualTo(1L << 30);
+                assertThat(gauge(registry, "varpulis.stream.max.messages", "stream", VarpulisJetStream.DLQ_STREAM))
+                        .as("the DLQ's max_msgs").isEqualTo(100_000);
+                assertThat(registry.get("varpulis.jetstream.available").gauge().value()).isEqualTo(1);
             }
         }
     }
