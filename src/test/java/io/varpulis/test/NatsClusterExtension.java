@@ -21,7 +21,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -49,6 +51,7 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private final int size;
     private String extraConfig = "";
     private String jetStreamConfig = "";
+    private final Map<Integer, String> serverJetStreamConfig = new HashMap<>();
     private Path root;
     private int[] clientPorts;
     private int[] routePorts;
@@ -80,6 +83,18 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
      */
     public synchronized NatsClusterExtension withJetStream(String settings) {
         this.jetStreamConfig = settings;
+        return this;
+    }
+
+    /**
+     * @param index    a server, 0-based
+     * @param settings lines added inside that server's {@code jetstream {...}} block only, after the common ones
+     *                 ({@code max_file_store: 64MB} for one server with a small store); takes effect if it is not
+     *                 started yet
+     * @return this extension
+     */
+    public synchronized NatsClusterExtension withJetStream(int index, String settings) {
+        serverJetStreamConfig.put(index, settings);
         return this;
     }
 
@@ -267,7 +282,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         Path store = root.resolve(name(index) + "-store");
         return "server_name: " + name(index) + "\n"
                 + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
-                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n}\n"
+                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n  "
+                + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n"
                 + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n"
                 + "  routes: [" + String.join(", ", routes) + "]\n}\n"
                 + extraConfig + "\n";
