@@ -166,6 +166,25 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
+     * Pauses one server with SIGSTOP, as a frozen VM or a long stall would: its connections stay open and silent.
+     * A paused server's peers lose it; two paused servers of three leave the third without a majority.
+     *
+     * @param index a server, 0-based
+     */
+    public synchronized void pause(int index) {
+        servers[index].signal("STOP");
+    }
+
+    /**
+     * Resumes a server paused by {@link #pause(int)} (SIGCONT).
+     *
+     * @param index a server, 0-based
+     */
+    public synchronized void resume(int index) {
+        servers[index].signal("CONT");
+    }
+
+    /**
      * @param index a server, 0-based
      * @return whether its process is alive
      */
