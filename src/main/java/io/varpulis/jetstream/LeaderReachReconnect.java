@@ -91,8 +91,9 @@ public class LeaderReachReconnect implements AutoCloseable {
             Optional<JetStreamReach.Problem> problem = JetStreamReach.probe(jsm, admin.declaredStreams().keySet(),
                     connection).filter(JetStreamReach.Problem::leaderUnreachable);
             if (problem.isEmpty()) {
+                // A leader election is a few seconds of this: not worth an operator's attention.
                 if (unreachableServer != null) {
-                    log.info("NATS server {} reaches the stream leaders again; staying on it", unreachableServer);
+                    log.debug("NATS server {} reaches the stream leaders again", unreachableServer);
                 }
                 unreachableServer = null;
                 return;
