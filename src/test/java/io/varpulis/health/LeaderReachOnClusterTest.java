@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * {@code n2} are paused (SIGSTOP: {@code n3} is left without a majority, as on the minority side of a partition)
  * sees its {@code jetstream} health DOWN with {@code n3} named and a reason that says what to do, answered from the
  * cache within a second; it reconnects away from {@code n3} once {@code reconnect-after} has passed; and it is UP
- * again once the servers resume. The times measured are printed ({@code LEADER-REACH ...}).
+ * again once the servers resume. A node on a paused server (silent, its connections open) moves to the two others
+ * and is UP there while the server is still paused. The times measured are printed ({@code LEADER-REACH ...}).
  */
 @BrokerTest
 class LeaderReachOnClusterTest {
@@ -46,18 +47,10 @@ class LeaderReachOnClusterTest {
     void aServerWithoutMajorityTurnsJetStreamHealthDown_andTheNodeReconnectsAwayWithinReconnectAfter()
             throws Exception {
         AtomicLong disconnectedAt = new AtomicLong();
-        Options options = new Options.Builder()
-                .servers(new String[]{cluster.url(2), cluster.url(0), cluster.url(1)}).noRandomize()
-                .connectionTimeout(Duration.ofSeconds(1)).reconnectWait(Duration.ofMillis(200)).maxReconnects(-1)
-                .connectionListener((conn, event) -> {
-                    if (event == ConnectionListener.Events.DISCONNECTED) {
-                        disconnectedAt.compareAndSet(0, System.nanoTime());
-                    }
-                }).build();
         LeaderReachProperties reach = new LeaderReachProperties();
         reach.setReconnectAfter(RECONNECT_AFTER);
         reach.setCheckInterval(Duration.ofSeconds(1));
-        try (Connection connection = Nats.connect(options)) {
+        try (Connection connection = Nats.connect(options(disconnectedAt))) {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM)
@@ -102,6 +95,44 @@ class LeaderReachOnClusterTest {
     }
 
     @Test
+    void aNodeOnAPausedServerMovesToTheMajority_andIsUpThereWhileTheServerIsStillPaused() throws Exception {
+        LeaderReachProperties reach = new LeaderReachProperties();
+        reach.setReconnectAfter(RECONNECT_AFTER);
+        reach.setCheckInterval(Duration.ofSeconds(1));
+        try (Connection connection = Nats.connect(options(null))) {
+            assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
+            JetStreamAdmin admin = new JetStreamAdmin(connection, null);
+            admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM + "_MAJORITY")
+                    .subjects("leader.majority.>").storageType(StorageType.File).replicas(3).build()));
+            try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
+                    Duration.ofSeconds(1));
+                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
+
+                // A paused server keeps its client connections open and silent: without the policy the client
+                // would stay on it until its pings time out (jnats: 2 min interval, 2 pings outstanding).
+                long paused = System.nanoTime();
+                cluster.pause(2);
+                try {
+                    await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                            .until(() -> health.health(true).getStatus().equals(Status.DOWN));
+                    long toDown = millisSince(paused);
+                    Health up = await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                            .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP));
+                    long toUp = millisSince(paused);
+                    assertThat(up.getDetails().get("server")).isIn("n1", "n2");
+                    assertThat(policy.reconnects()).isEqualTo(1);
+                    System.out.printf("LEADER-REACH connected server paused: jetstream DOWN after %d ms, UP on %s "
+                            + "after %d ms (reconnect-after %d ms)%n", toDown, up.getDetails().get("server"), toUp,
+                            RECONNECT_AFTER.toMillis());
+                } finally {
+                    cluster.resume(2);
+                }
+            }
+        }
+    }
+
+    @Test
     void reconnectAfterShorterThanTheCheckIntervalIsRefused_namingTheProperty() throws Exception {
         LeaderReachProperties reach = new LeaderReachProperties();
         reach.setReconnectAfter(Duration.ofMillis(500));
@@ -111,6 +142,18 @@ class LeaderReachOnClusterTest {
                     .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                     .hasMessageContaining("varpulis.nats.jetstream.leader-reach.reconnect-after");
         }
+    }
+
+    /** {@code n3} first, then {@code n1} and {@code n2}, in that order; records the first disconnect. */
+    private static Options options(AtomicLong disconnectedAt) {
+        return new Options.Builder()
+                .servers(new String[]{cluster.url(2), cluster.url(0), cluster.url(1)}).noRandomize()
+                .connectionTimeout(Duration.ofSeconds(1)).reconnectWait(Duration.ofMillis(200)).maxReconnects(-1)
+                .connectionListener((conn, event) -> {
+                    if (disconnectedAt != null && event == ConnectionListener.Events.DISCONNECTED) {
+                        disconnectedAt.compareAndSet(0, System.nanoTime());
+                    }
+                }).build();
     }
 
     private static long millisSince(long nanos) {
