@@ -5,6 +5,8 @@ import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -30,24 +32,14 @@ class LeaderReachAutoConfigurationTest {
                 .run(context -> assertThat(context).hasSingleBean(LeaderReachReconnect.class));
     }
 
-    @Test
-    void aNegativeReconnectAfterFailsStartupNamingTheProperty() {
+    @ParameterizedTest(name = "reconnect-after={0}")
+    @CsvSource({"-1s, reconnectAfter", "1s, check-interval"})
+    void aReconnectAfterItCannotUseFailsStartupNamingTheProperty(String value, String why) {
         runner.withPropertyValues("varpulis.nats.url=" + nats.url(),
-                "varpulis.nats.jetstream.leader-reach.reconnect-after=-1s").run(context -> {
+                "varpulis.nats.jetstream.leader-reach.reconnect-after=" + value).run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(messages(context.getStartupFailure()))
-                            .contains("varpulis.nats.jetstream.leader-reach.reconnect-after");
-                });
-    }
-
-    @Test
-    void aReconnectAfterShorterThanTheCheckIntervalFailsStartupNamingBoth() {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(),
-                "varpulis.nats.jetstream.leader-reach.reconnect-after=1s").run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(messages(context.getStartupFailure()))
-                            .contains("varpulis.nats.jetstream.leader-reach.reconnect-after")
-                            .contains("check-interval");
+                            .contains("varpulis.nats.jetstream.leader-reach.reconnect-after").contains(why);
                 });
     }
 

@@ -47,17 +47,12 @@ class LeaderReachOnClusterTest {
     void aServerWithoutMajorityTurnsJetStreamHealthDown_andTheNodeReconnectsAwayWithinReconnectAfter()
             throws Exception {
         AtomicLong disconnectedAt = new AtomicLong();
-        LeaderReachProperties reach = new LeaderReachProperties();
-        reach.setReconnectAfter(RECONNECT_AFTER);
-        reach.setCheckInterval(Duration.ofSeconds(1));
         try (Connection connection = Nats.connect(options(disconnectedAt))) {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
-            JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-            admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM)
-                    .subjects("leader.reach.>").storageType(StorageType.File).replicas(3).build()));
+            JetStreamAdmin admin = adminWithR3Stream(connection, STREAM, "leader.reach.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1));
-                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 assertThat(health.health(true).getDetails()).containsEntry("server", "n3");
 
@@ -96,17 +91,12 @@ class LeaderReachOnClusterTest {
 
     @Test
     void aNodeOnAPausedServerMovesToTheMajority_andIsUpThereWhileTheServerIsStillPaused() throws Exception {
-        LeaderReachProperties reach = new LeaderReachProperties();
-        reach.setReconnectAfter(RECONNECT_AFTER);
-        reach.setCheckInterval(Duration.ofSeconds(1));
         try (Connection connection = Nats.connect(options(null))) {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
-            JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-            admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM + "_MAJORITY")
-                    .subjects("leader.majority.>").storageType(StorageType.File).replicas(3).build()));
+            JetStreamAdmin admin = adminWithR3Stream(connection, STREAM + "_MAJORITY", "leader.majority.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1));
-                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 // A paused server keeps its client connections open and silent: without the policy the client
@@ -142,6 +132,22 @@ class LeaderReachOnClusterTest {
                     .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                     .hasMessageContaining("varpulis.nats.jetstream.leader-reach.reconnect-after");
         }
+    }
+
+    /** @return reconnect-after 5 s, a check every second */
+    private static LeaderReachProperties fastReach() {
+        LeaderReachProperties reach = new LeaderReachProperties();
+        reach.setReconnectAfter(RECONNECT_AFTER);
+        reach.setCheckInterval(Duration.ofSeconds(1));
+        return reach;
+    }
+
+    /** @return an admin that declared (and created) an R3 stream, as a node's streams are */
+    private static JetStreamAdmin adminWithR3Stream(Connection connection, String stream, String subjects) {
+        JetStreamAdmin admin = new JetStreamAdmin(connection, null);
+        admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(stream).subjects(subjects)
+                .storageType(StorageType.File).replicas(3).build()));
+        return admin;
     }
 
     /** {@code n3} first, then {@code n1} and {@code n2}, in that order; records the first disconnect. */
