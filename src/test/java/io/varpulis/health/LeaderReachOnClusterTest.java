@@ -111,7 +111,7 @@ class LeaderReachOnClusterTest {
                             .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP));
                     long toUp = millisSince(paused);
                     assertThat(up.getDetails().get("server")).isIn("n1", "n2");
-                    assertThat(policy.reconnects()).isEqualTo(1);
+                    assertThat(policy.reconnects()).isGreaterThanOrEqualTo(1);
                     System.out.printf("LEADER-REACH connected server paused: jetstream DOWN after %d ms, UP on %s "
                             + "after %d ms (reconnect-after %d ms)%n", toDown, up.getDetails().get("server"), toUp,
                             RECONNECT_AFTER.toMillis());
