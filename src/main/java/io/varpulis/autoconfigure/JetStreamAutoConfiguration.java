@@ -6,6 +6,8 @@ import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
 import io.varpulis.jetstream.JetStreamProvisioner;
 import io.varpulis.jetstream.JetStreamUnavailableException;
+import io.varpulis.jetstream.LeaderReachProperties;
+import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsConnectionEvents;
@@ -15,6 +17,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import java.util.ArrayList;
@@ -23,11 +26,13 @@ import java.util.List;
 /**
  * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the three ADR-007 streams as
  * {@link StreamDeclaration} beans, the streams of {@code varpulis.nats.jetstream.streams.*}, the
- * {@link JetStreamAdmin} that verifies JetStream and provisions every declaration at startup.
+ * {@link JetStreamAdmin} that verifies JetStream and provisions every declaration at startup, and the
+ * {@link LeaderReachReconnect} that leaves a server cut off from the stream leaders.
  */
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
 @ConditionalOnBean(Connection.class)
+@EnableConfigurationProperties(LeaderReachProperties.class)
 public class JetStreamAutoConfiguration {
 
     /**
@@ -104,5 +109,18 @@ public class JetStreamAutoConfiguration {
                                                      ObjectProvider<JetStreamDeclarations> declarations) {
         return new JetStreamProvisioner(admin, streams, consumers, declarations,
                 properties.getJetstream().isProvision());
+    }
+
+    /**
+     * @param connection the connection
+     * @param admin      the admin (the streams the node uses)
+     * @param properties {@code varpulis.nats.jetstream.leader-reach.*}
+     * @return the policy that reconnects away from a server that cannot reach the stream leaders (issue 25)
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
+                                                     LeaderReachProperties properties) {
+        return new LeaderReachReconnect(connection, admin, properties);
     }
 }

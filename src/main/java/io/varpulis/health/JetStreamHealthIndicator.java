@@ -6,6 +6,7 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamState;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.JetStreamReach;
 import io.varpulis.jetstream.StreamDrift;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.support.DaemonThreads;
@@ -19,12 +20,16 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists.
+ * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists and the
+ * connected server reaches every stream's leader; DOWN, with the server named in {@code server} and a {@code reason}
+ * that says what to do, when JetStream is disabled on that server, a stream has no leader (no quorum), the server's
+ * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach}, issue 25).
  * Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
  * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
@@ -92,21 +97,39 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         if (connection.getStatus() != Connection.Status.CONNECTED) {
             return;
         }
+        String server = JetStreamReach.serverName(connection);
+        Health.Builder builder = new Health.Builder().withDetail("server", server);
         try {
-            Health.Builder builder = new Health.Builder();
-            ask(builder);
-            last = new Checked(builder.build(), Instant.now());
+            ask(builder, server);
+        } catch (StreamFailure e) {
+            // Down at once, with the server named: a server that lost its majority answers "temporarily
+            // unavailable" or nothing, and the node's events wait meanwhile.
+            log.debug("jetstream health refresh failed: {}", e.problem.describe());
+            builder = new Health.Builder().down().withDetail("server", server)
+                    .withDetail("reason", e.problem.describe());
+        }
+        last = new Checked(builder.build(), Instant.now());
+    }
+
+    /** Asks the server about a stream (or a consumer on it), turning a failure into what it shows. */
+    private static <T> T asking(String stream, String server, Callable<T> request) throws StreamFailure {
+        try {
+            return request.call();
         } catch (Exception e) {
-            log.debug("jetstream health refresh failed: {}", e.toString());
+            throw new StreamFailure(JetStreamReach.ofFailure(stream, server, e));
         }
     }
 
-    private void ask(Health.Builder builder) throws Exception {
+    private void ask(Health.Builder builder, String server) throws StreamFailure {
         Map<String, Object> streams = new LinkedHashMap<>();
         Map<String, StreamDrift> drift = admin.drift();
         boolean allPresent = true;
+        Optional<JetStreamReach.Problem> reach = JetStreamReach.ofServer(connection);
         for (String name : admin.declaredStreams().keySet()) {
-            Optional<StreamInfo> info = admin.streamInfo(name);
+            Optional<StreamInfo> info = asking(name, server, () -> admin.streamInfo(name));
+            if (reach.isEmpty() && info.isPresent()) {
+                reach = JetStreamReach.ofStream(info.get(), server);
+            }
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("present", info.isPresent());
             info.map(StreamInfo::getStreamState).ifPresent(state -> {
@@ -126,14 +149,17 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         Map<String, Object> consumers = new LinkedHashMap<>();
         boolean consumersPresent = true;
         for (ConsumerDeclaration declared : admin.declaredConsumers()) {
-            Optional<ConsumerInfo> info = admin.consumerInfo(declared.stream(), declared.durable());
+            Optional<ConsumerInfo> info = asking(declared.stream(), server,
+                    () -> admin.consumerInfo(declared.stream(), declared.durable()));
             consumersPresent &= info.isPresent();
             consumers.put(declared.durable(), info.<Object>map(c -> Map.of(
                     "pending", c.getNumPending(),
                     "ackPending", c.getNumAckPending(),
                     "redelivered", c.getRedelivered())).orElse(Map.of("present", false)));
         }
-        if (!allPresent) {
+        if (reach.isPresent()) {
+            builder.down().withDetail("reason", reach.get().describe());
+        } else if (!allPresent) {
             builder.down().withDetail("reason", "a declared stream is missing; restart a node to recreate it");
         } else if (!consumersPresent) {
             builder.down().withDetail("reason", "a durable consumer in use is missing on the server (deleted by "
@@ -145,5 +171,15 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
     }
 
     private record Checked(Health health, Instant at) {
+    }
+
+    /** A request about a stream that failed, with what it shows about the connected server. */
+    private static final class StreamFailure extends Exception {
+        private final transient JetStreamReach.Problem problem;
+
+        StreamFailure(JetStreamReach.Problem problem) {
+            super(problem.describe(), null, false, false);
+            this.problem = problem;
+        }
     }
 }

@@ -130,15 +130,17 @@ public class JetStreamAdmin {
 
     /**
      * Creates the stream if absent; otherwise records how it differs from the declaration.
-     * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage), the stream is
-     * created bounded by max_age only and a WARN says so.
+     * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage; on a cluster, "no
+     * suitable peers for placement, insufficient storage" when one server's store is small), the stream is created
+     * bounded by max_age only and a WARN says so (SPEC sections 3 and 9).
      * <p>A request JetStream does not answer (a cluster electing its meta leader) is asked again for up to 30 s.
      *
      * @param declaration the stream
      * @return the server's stream info
      * @throws JetStreamPermissionException when the user may not read or create it
-     * @throws IllegalStateException        when the server refuses it for another reason, or does not answer for
-     *                                      30 s
+     * @throws IllegalStateException        when the server refuses it for another reason (a cluster with fewer
+     *                                      servers able to hold it than its replicas, even without max_bytes: the
+     *                                      message names the replicas and the servers), or does not answer for 30 s
      */
     public StreamInfo declareStream(StreamDeclaration declaration) {
         String name = declaration.name();
@@ -328,19 +330,36 @@ public class JetStreamAdmin {
                         + " replicas but the NATS server is not clustered: set varpulis.nats.jetstream.replicas=1 "
                         + "(env VARPULIS_NATS_JETSTREAM_REPLICAS) or run a JetStream cluster", e);
             }
-            boolean noRoom = e.getApiErrorCode() == JetStreamErrors.INSUFFICIENT_RESOURCES
-                    || e.getApiErrorCode() == JetStreamErrors.STORAGE_RESOURCES_EXCEEDED;
-            if (!noRoom || config.getMaxBytes() <= 0) {
+            if (!JetStreamErrors.isPlacementRefused(e)) {
                 throw e;
             }
-            log.warn("the server cannot reserve max_bytes={} for stream {} ({}); creating it bounded by max_age={} "
-                            + "only. Give nats-server more JetStream storage (max_file_store) or lower "
-                            + "varpulis.nats.jetstream.routing.max-bytes to restore the byte ceiling",
-                    config.getMaxBytes(), config.getName(), e.getErrorDescription(),
+            if (config.getMaxBytes() <= 0) {
+                throw unplaceable(config, e);
+            }
+            // On a cluster the refusal of a max_bytes that one small store cannot reserve is 10005 "no suitable
+            // peers for placement, insufficient storage"; the same code also means too few servers, which the
+            // create without max_bytes then tells apart (refused again: unplaceable).
+            log.warn("the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
+                            + "by max_age={} only. Give every nats-server more JetStream storage (max_file_store) or "
+                            + "lower the stream's max_bytes (varpulis.nats.jetstream.routing.max-bytes, or "
+                            + "varpulis.nats.jetstream.streams.<name>.max-bytes) to restore the byte ceiling",
+                    config.getMaxBytes(), config.getName(), config.getReplicas(), e.getErrorDescription(),
                     StreamDrift.duration(config.getMaxAge()));
             StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1).build();
             return create(unbounded);
         }
+    }
+
+    /** The refusal of a stream without max_bytes: too few servers with room for its replicas. */
+    private IllegalStateException unplaceable(StreamConfiguration config, JetStreamApiException e) {
+        var server = connection.getServerInfo();
+        return new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
+                + " replica(s) and the JetStream " + (server.getCluster() == null ? "server"
+                : "cluster " + server.getCluster()) + " cannot place it even without max_bytes (" + e.getMessage()
+                + "; asked through server " + server.getServerName() + ", which knows the servers "
+                + server.getConnectURLs() + "): run at least " + config.getReplicas() + " JetStream servers with "
+                + "free store (max_file_store) in the cluster, or set varpulis.nats.jetstream.replicas (env "
+                + "VARPULIS_NATS_JETSTREAM_REPLICAS) to the number of servers", e);
     }
 
     private void recordDrift(StreamDeclaration declaration, StreamConfiguration actual) {

@@ -16,6 +16,13 @@ public final class JetStreamErrors {
     /** {@code JSNoMessageFoundErr}: no message at that sequence. */
     public static final int NO_MESSAGE_FOUND = 10037;
 
+    /**
+     * {@code JSClusterNoPeersErr}, "no suitable peers for placement": a cluster has fewer servers able to hold the
+     * stream than its replicas, either for lack of room ("..., insufficient storage" when max_bytes cannot be
+     * reserved on enough servers) or for lack of servers (replicas above the cluster's size).
+     */
+    public static final int NO_SUITABLE_PEERS = 10005;
+
     /** {@code JSInsufficientResourcesErr}: the server cannot reserve what the stream asks for. */
     public static final int INSUFFICIENT_RESOURCES = 10023;
 
@@ -40,6 +47,16 @@ public final class JetStreamErrors {
      */
     public static boolean isTemporarilyUnavailable(JetStreamApiException e) {
         return e.getApiErrorCode() == TEMPORARILY_UNAVAILABLE;
+    }
+
+    /**
+     * @param e an API error to a stream or bucket create
+     * @return {@code true} when the server, or too many servers of a cluster, could not place it: no room for its
+     *         max_bytes (10023, 10047, and 10005 on a cluster) or fewer servers than its replicas (10005)
+     */
+    public static boolean isPlacementRefused(JetStreamApiException e) {
+        int code = e.getApiErrorCode();
+        return code == NO_SUITABLE_PEERS || code == INSUFFICIENT_RESOURCES || code == STORAGE_RESOURCES_EXCEEDED;
     }
 
     /**

@@ -38,6 +38,8 @@ public final class KeyValueBuckets {
      *                               (permissions, resources), or it is still not visible after
      *                               {@value #VISIBLE_WITHIN_SECONDS} s
      * @throws IOException           when the server does not answer for 30 s
+     * @throws IllegalStateException when fewer servers than the bucket's replicas can hold it (no suitable peers,
+     *                               insufficient storage: 10005, 10023, 10047); the message names the replicas
      */
     public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config)
             throws IOException, JetStreamApiException {
@@ -81,6 +83,14 @@ public final class KeyValueBuckets {
         try {
             return kvm.create(config);
         } catch (JetStreamApiException refused) {
+            if (JetStreamErrors.isPlacementRefused(refused)) {
+                // Not a concurrent create: waiting for the bucket to appear cannot help.
+                throw new IllegalStateException("key-value bucket " + config.getBucketName() + " asks for "
+                        + config.getReplicas() + " replica(s) and JetStream cannot place it (" + refused.getMessage()
+                        + "): run at least " + config.getReplicas() + " JetStream servers with free store "
+                        + "(max_file_store) in the cluster, or set varpulis.nats.jetstream.replicas (env "
+                        + "VARPULIS_NATS_JETSTREAM_REPLICAS) to the number of servers", refused);
+            }
             return whenVisible(kvm, config.getBucketName(), refused);
         }
     }

@@ -21,7 +21,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -49,6 +51,10 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private final int size;
     private String extraConfig = "";
     private String jetStreamConfig = "";
+    private final Map<Integer, String> serverJetStreamConfig = new HashMap<>();
+    private int partitionable = -1;
+    private int unusedPort;
+    private PartitionProxy[] proxies;
     private Path root;
     private int[] clientPorts;
     private int[] routePorts;
@@ -81,6 +87,46 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     public synchronized NatsClusterExtension withJetStream(String settings) {
         this.jetStreamConfig = settings;
         return this;
+    }
+
+    /**
+     * @param index    a server, 0-based
+     * @param settings lines added inside that server's {@code jetstream {...}} block only, after the common ones
+     *                 ({@code max_file_store: 64MB} for one server with a small store); takes effect if it is not
+     *                 started yet
+     * @return this extension
+     */
+    public synchronized NatsClusterExtension withJetStream(int index, String settings) {
+        serverJetStreamConfig.put(index, settings);
+        return this;
+    }
+
+    /**
+     * Routes every connection to and from one server through a {@link PartitionProxy}, so that
+     * {@link #partition()} can cut it off from its peers while its clients stay connected to it (the minority side of
+     * a partition). Its routes to the others and theirs to it go through proxies; every server advertises a port
+     * nothing listens on, so no route learned by gossip goes around a proxy.
+     *
+     * @param index a server, 0-based; takes effect for servers not started yet
+     * @return this extension
+     */
+    public synchronized NatsClusterExtension withPartitionableServer(int index) {
+        this.partitionable = index;
+        return this;
+    }
+
+    /** Cuts the server of {@link #withPartitionableServer(int)} off from its peers: every route byte is dropped. */
+    public synchronized void partition() {
+        for (PartitionProxy proxy : requireProxies()) {
+            proxy.cut();
+        }
+    }
+
+    /** Ends {@link #partition()}: the held routes are closed and the servers route to one another again. */
+    public synchronized void heal() {
+        for (PartitionProxy proxy : requireProxies()) {
+            proxy.heal();
+        }
     }
 
     /** @return the number of servers */
@@ -151,6 +197,25 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
+     * Pauses one server with SIGSTOP, as a frozen VM or a long stall would: its connections stay open and silent.
+     * A paused server's peers lose it; two paused servers of three leave the third without a majority.
+     *
+     * @param index a server, 0-based
+     */
+    public synchronized void pause(int index) {
+        servers[index].signal("STOP");
+    }
+
+    /**
+     * Resumes a server paused by {@link #pause(int)} (SIGCONT).
+     *
+     * @param index a server, 0-based
+     */
+    public synchronized void resume(int index) {
+        servers[index].signal("CONT");
+    }
+
+    /**
      * @param index a server, 0-based
      * @return whether its process is alive
      */
@@ -202,6 +267,12 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
             }
             servers = null;
         }
+        if (proxies != null) {
+            for (PartitionProxy proxy : proxies) {
+                proxy.close();
+            }
+            proxies = null;
+        }
         clientPorts = null;
         routePorts = null;
         if (root != null) {
@@ -241,6 +312,13 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
             clientPorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
             routePorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
             servers = new NatsServerProcess[size];
+            if (partitionable >= 0) {
+                unusedPort = freeLoopbackPort();
+                // proxies[j] relays to server j's route port: the partitionable server's own proxy takes its peers'
+                // routes to it, the others take its routes to them.
+                proxies = IntStream.range(0, size).mapToObj(j -> new PartitionProxy(freeLoopbackPort(),
+                        routePorts[j])).toArray(PartitionProxy[]::new);
+            }
         }
         if (servers[index] != null && servers[index].isRunning()) {
             return;
@@ -261,14 +339,17 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         List<String> routes = new ArrayList<>();
         for (int j = 0; j < size; j++) {
             if (j != index) {
-                routes.add("nats-route://127.0.0.1:" + routePorts[j]);
+                boolean proxied = j == partitionable || index == partitionable;
+                routes.add("nats-route://127.0.0.1:" + (proxied ? proxies[j].port() : routePorts[j]));
             }
         }
+        String advertise = partitionable < 0 ? "" : "  advertise: 127.0.0.1:" + unusedPort + "\n";
         Path store = root.resolve(name(index) + "-store");
         return "server_name: " + name(index) + "\n"
                 + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
-                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n}\n"
-                + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n"
+                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n  "
+                + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n"
+                + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n" + advertise
                 + "  routes: [" + String.join(", ", routes) + "]\n}\n"
                 + extraConfig + "\n";
     }
@@ -301,6 +382,13 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private static Connection connect(String url) throws IOException, InterruptedException {
         return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
                 .maxReconnects(0).build());
+    }
+
+    private PartitionProxy[] requireProxies() {
+        if (proxies == null) {
+            throw new IllegalStateException("no partitionable server: use withPartitionableServer(index) and start");
+        }
+        return proxies;
     }
 
     private int[] clientPorts() {

@@ -107,6 +107,31 @@ final class NatsServerProcess implements NatsServerBackend {
         forget();
     }
 
+    /**
+     * Sends a signal to the server process ({@code STOP} pauses it as a frozen VM would: its sockets stay open and
+     * say nothing; {@code CONT} resumes it).
+     *
+     * @param signal a signal name for kill(1)
+     * @throws IllegalStateException when the server is not running or kill fails
+     */
+    void signal(String signal) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("nats-server is not running: cannot send SIG" + signal);
+        }
+        try {
+            int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start()
+                    .waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " exited " + exit);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+        }
+    }
+
     @Override
     public boolean isRunning() {
         return process != null && process.isAlive();

@@ -1,0 +1,172 @@
+package io.varpulis.jetstream;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ClusterInfo;
+import io.nats.client.api.Replica;
+import io.nats.client.api.StreamInfo;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Optional;
+
+/**
+ * Whether the NATS server this node is connected to serves JetStream for the streams the node uses (issue 25, SPEC
+ * section 9): JetStream enabled on it, and every stream with a leader it can reach. A server cut off from the
+ * cluster's majority (a partition, its peers paused) answers "JetStream system temporarily unavailable" or nothing;
+ * a stream without quorum has no leader; a server whose disk filled ("out of resources, will be DISABLED") shows as
+ * an offline replica and, to new connections, as {@code jetstream=false}. The {@code jetstream} health component
+ * reports these, and {@link LeaderReachReconnect} moves the connection away from a server that cannot reach a
+ * leader.
+ */
+public final class JetStreamReach {
+
+    /** {@code JSNotEnabledForAccountErr}: JetStream is not enabled for the account (on that server). */
+    static final int NOT_ENABLED_FOR_ACCOUNT = 10039;
+
+    /** {@code JSNotEnabledErr}: JetStream is not enabled on the server. */
+    static final int NOT_ENABLED = 10076;
+
+    private JetStreamReach() {
+    }
+
+    /**
+     * What keeps the connected server from serving a stream.
+     *
+     * @param server   the connected server's name ({@code server_name}), or its URL when it has none
+     * @param stream   the stream concerned, or {@code null} for the server as a whole
+     * @param reason   what was seen, one line
+     * @param action   what an operator does about it
+     * @param leaderUnreachable whether the server cannot reach a leader (no answer, no meta leader, no stream
+     *                 leader, JetStream off on it): another server of the URL list may serve the node
+     */
+    public record Problem(String server, String stream, String reason, String action, boolean leaderUnreachable) {
+
+        /** @return {@code "<reason> (server <name>): <action>"}, the health detail and log text */
+        public String describe() {
+            return reason + " (server " + server + "): " + action;
+        }
+    }
+
+    /**
+     * @param connection the connection
+     * @return the connected server's name, or its URL when it has none; {@code "none"} while not connected
+     */
+    public static String serverName(Connection connection) {
+        var info = connection.getServerInfo();
+        if (info != null && info.getServerName() != null && !info.getServerName().isBlank()) {
+            return info.getServerName();
+        }
+        return connection.getConnectedUrl() == null ? "none" : connection.getConnectedUrl();
+    }
+
+    /**
+     * @param connection a connected connection
+     * @return a problem when the server's INFO (sent on connect) says {@code jetstream=false}
+     */
+    public static Optional<Problem> ofServer(Connection connection) {
+        var info = connection.getServerInfo();
+        if (info == null || info.isJetStreamAvailable()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Problem(serverName(connection), null, "JetStream is disabled on the connected server",
+                "if its log says 'out of resources, will be DISABLED', free its store (max_file_store, the disk) and "
+                        + "restart it: nats-server does not re-enable JetStream by itself", true));
+    }
+
+    /**
+     * @param info   a stream's info as the connected server answered it
+     * @param server the connected server's name
+     * @return a problem when the stream has no leader (no quorum), or lists the connected server as an offline
+     *         replica (its JetStream disabled or its store failing)
+     */
+    public static Optional<Problem> ofStream(StreamInfo info, String server) {
+        ClusterInfo cluster = info.getClusterInfo();
+        String stream = info.getConfiguration().getName();
+        if (cluster == null) {
+            return Optional.empty();
+        }
+        if (cluster.getLeader() == null || cluster.getLeader().isBlank()) {
+            return Optional.of(new Problem(server, stream, "stream " + stream + " has no leader (fewer than a "
+                    + "majority of its replicas reachable)", "start or reconnect the stopped nats-servers of the "
+                    + "cluster; events wait until a leader is elected", true));
+        }
+        if (cluster.getReplicas() != null) {
+            for (Replica replica : cluster.getReplicas()) {
+                if (server.equals(replica.getName()) && replica.isOffline()) {
+                    return Optional.of(new Problem(server, stream, "the connected server's replica of stream "
+                            + stream + " is offline", "check its log: if it says 'out of resources, will be "
+                            + "DISABLED', free its store and restart it", false));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param stream the stream asked about
+     * @param server the connected server's name
+     * @param e      what the request threw
+     * @return the problem it shows: no answer, no meta leader, JetStream off, or another refusal
+     */
+    public static Problem ofFailure(String stream, String server, Exception e) {
+        String about = "stream " + stream;
+        if (e instanceof JetStreamApiException api) {
+            int code = api.getApiErrorCode();
+            if (code == JetStreamErrors.TEMPORARILY_UNAVAILABLE) {
+                return new Problem(server, stream, "JetStream is temporarily unavailable about " + about + " (no "
+                        + "meta leader reachable: a partition, or most servers down)", restartAdvice(), true);
+            }
+            if (code == NOT_ENABLED || code == NOT_ENABLED_FOR_ACCOUNT) {
+                return new Problem(server, stream, "JetStream is not enabled on the connected server ("
+                        + api.getMessage() + ")", "free its store and restart it, or check its account's "
+                        + "JetStream limits", true);
+            }
+            return new Problem(server, stream, "the server refused a request about " + about + ": "
+                    + api.getMessage(), "see the server's log", false);
+        }
+        if (e instanceof IOException) {
+            return new Problem(server, stream, "JetStream did not answer about " + about + " (" + e.getMessage()
+                    + ")", restartAdvice(), true);
+        }
+        return new Problem(server, stream, "asking about " + about + " failed: " + e, "see this node's log", false);
+    }
+
+    /**
+     * Asks the connected server about each stream and returns the first problem.
+     *
+     * @param jsm        the management API, with the request timeout to wait at most per stream
+     * @param streams    the stream names this node uses
+     * @param connection the connection (server INFO, server name)
+     * @return the first problem, or empty when every stream has a leader the server reaches
+     */
+    public static Optional<Problem> probe(JetStreamManagement jsm, Collection<String> streams,
+                                          Connection connection) {
+        String server = serverName(connection);
+        Optional<Problem> serverProblem = ofServer(connection);
+        if (serverProblem.isPresent()) {
+            return serverProblem;
+        }
+        for (String stream : streams) {
+            try {
+                Optional<Problem> problem = ofStream(jsm.getStreamInfo(stream), server);
+                if (problem.isPresent()) {
+                    return problem;
+                }
+            } catch (JetStreamApiException e) {
+                if (!JetStreamErrors.isNotFound(e)) {
+                    return Optional.of(ofFailure(stream, server, e));
+                }
+            } catch (IOException | RuntimeException e) {
+                return Optional.of(ofFailure(stream, server, e));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String restartAdvice() {
+        return "check that the nats-servers of the cluster run and reach one another (routes); this node moves "
+                + "to another server of varpulis.nats.url after varpulis.nats.jetstream.leader-reach.reconnect-after";
+    }
+}

@@ -1,0 +1,48 @@
+package io.varpulis.jetstream;
+
+import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+import java.time.Duration;
+
+/**
+ * {@code varpulis.nats.jetstream.leader-reach.*}: when a node leaves a NATS server that cannot reach its streams'
+ * leaders (issue 25, SPEC section 9), see {@link LeaderReachReconnect}.
+ */
+@ConfigurationProperties(prefix = "varpulis.nats.jetstream.leader-reach")
+@Validated
+public class LeaderReachProperties {
+
+    /**
+     * How long the connected server may fail to reach a stream leader (no answer, "JetStream system temporarily
+     * unavailable", a stream without leader, JetStream disabled on it) before the node reconnects to another server
+     * of varpulis.nats.url; 0 never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
+     * so an election never moves a node; short against a partition, which otherwise stalls the node throughout.
+     */
+    @DurationMin(seconds = 0)
+    private Duration reconnectAfter = Duration.ofSeconds(15);
+
+    /**
+     * How often the connected server is asked (one stream info per stream the node uses); also the longest wait for
+     * each answer. 2 s: a stall is seen within 4 s, at a cost of a few small requests per interval.
+     */
+    @DurationMin(millis = 100)
+    private Duration checkInterval = Duration.ofSeconds(2);
+
+    public Duration getReconnectAfter() {
+        return reconnectAfter;
+    }
+
+    public void setReconnectAfter(Duration reconnectAfter) {
+        this.reconnectAfter = reconnectAfter;
+    }
+
+    public Duration getCheckInterval() {
+        return checkInterval;
+    }
+
+    public void setCheckInterval(Duration checkInterval) {
+        this.checkInterval = checkInterval;
+    }
+}

@@ -1,0 +1,54 @@
+package io.varpulis.jetstream;
+
+import io.nats.client.api.StreamInfo;
+import io.nats.client.support.JsonParser;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@link JetStreamReach} reads in a stream's info and a failed request, without a broker (the cluster cases run
+ * on real servers in {@code LeaderReachOnClusterTest}).
+ */
+class JetStreamReachTest {
+
+    @Test
+    void aStreamWithALeaderAndTheConnectedServerCurrentIsFine() throws Exception {
+        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n3\",\"current\":true}]"),
+                "n3")).isEmpty();
+    }
+
+    @Test
+    void aStreamWithoutLeaderIsAProblemThatAnotherServerMaySolve() throws Exception {
+        JetStreamReach.Problem problem = JetStreamReach.ofStream(info("\"replicas\":[{\"name\":\"n3\"}]"), "n3")
+                .orElseThrow();
+        assertThat(problem.leaderUnreachable()).isTrue();
+        assertThat(problem.describe()).startsWith("stream S has no leader").contains("(server n3)")
+                .contains("start or reconnect the stopped nats-servers");
+    }
+
+    @Test
+    void theConnectedServersOfflineReplicaIsAProblemThatSaysToFreeItsStore() throws Exception {
+        JetStreamReach.Problem problem = JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":"
+                + "[{\"name\":\"n2\",\"current\":true},{\"name\":\"n3\",\"offline\":true}]"), "n3").orElseThrow();
+        assertThat(problem.leaderUnreachable()).isFalse();
+        assertThat(problem.describe()).contains("replica of stream S is offline").contains("will be DISABLED");
+        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"offline\":true}]"),
+                "n3")).as("another server's replica: the cluster's business, not this node's").isEmpty();
+    }
+
+    @Test
+    void aRequestWithoutAnswerIsAProblemThatAnotherServerMaySolve() {
+        JetStreamReach.Problem problem = JetStreamReach.ofFailure("S", "n3", new IOException("Timeout or no response"));
+        assertThat(problem.leaderUnreachable()).isTrue();
+        assertThat(problem.describe()).startsWith("JetStream did not answer about stream S").contains("(server n3)");
+    }
+
+    private static StreamInfo info(String cluster) throws Exception {
+        String json = "{\"config\":{\"name\":\"S\",\"subjects\":[\"s.>\"]},\"state\":{},\"created\":"
+                + "\"2026-12-02T00:00:00Z\",\"cluster\":{\"name\":\"c\"," + cluster + "}}";
+        return new StreamInfo(JsonParser.parse(json.toCharArray()));
+    }
+}
