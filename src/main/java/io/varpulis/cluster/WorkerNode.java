@@ -389,6 +389,8 @@ public class WorkerNode implements SmartLifecycle {
             return;
         }
         try {
+            // After a pause, prove each pipeline is still this worker's before reporting it (SPEC section 9).
+            host.proveOwnership();
             transport.publish(new OutboundMessage(Subjects.heartbeat(workerId),
                     mapper.writeValueAsBytes(currentHeartbeat()), null))
                     .exceptionally(e -> {

@@ -302,6 +302,28 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     /**
+     * {@inheritDoc}
+     * <p>Reads the fence from the bucket's stream leader: another writer's fence means a later placement opened the
+     * bucket. A fence gone with the bucket's TTL was nobody else's (an open writes a new one).
+     */
+    @Override
+    public void verifyOwnership() {
+        synchronized (this) {
+            usable();
+        }
+        Optional<MessageInfo> current = leaderRead(MessageGetRequest.lastForSubject(subject(FENCE_KEY)),
+                "read the fence");
+        String holder = current.map(m -> fenceField(m, "writer")).orElse(writer);
+        if (!writer.equals(holder)) {
+            fence("placement epoch " + current.map(JetStreamKeyValueState::epochOf).orElse(-1L) + " (writer " + holder
+                    + ") opened it", null);
+            synchronized (this) {
+                usable();
+            }
+        }
+    }
+
+    /**
      * Stops using the bucket: writes not confirmed yet fail with a {@link StateException} (they may or may not be
      * stored; their inputs are not acked, so they are applied again wherever the pipeline runs next).
      */
@@ -695,10 +717,16 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private static long epochOf(MessageInfo fence) {
+        String epoch = fenceField(fence, "epoch");
+        return epoch.matches("\\d+") ? Long.parseLong(epoch) : -1;
+    }
+
+    /** A field of the fence's JSON value as text, empty when the value is not JSON or lacks it. */
+    private static String fenceField(MessageInfo fence, String name) {
         try {
-            return JSON.readTree(fence.getData()).path("epoch").asLong(-1);
+            return JSON.readTree(fence.getData()).path(name).asText("");
         } catch (IOException e) {
-            return -1;
+            return "";
         }
     }
 
