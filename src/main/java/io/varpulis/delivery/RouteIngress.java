@@ -501,11 +501,11 @@ public class RouteIngress implements DeliveryHandler {
      */
     static void superseded(DeployedPipeline pipeline, StateFencedException reason, SubstrateMetrics metrics) {
         if (pipeline.fence().supersede(reason)) {
-            log.error("pipeline {}/{} (placement epoch {}) stops on this worker before any further effect: {}. "
-                            + "Nothing to do here: its unacked events stay in the stream for the worker that owns it "
-                            + "now; if this repeats, look for long pauses of this process (GC, a frozen VM) or a slow "
-                            + "network to NATS.", pipeline.group(), pipeline.name(), pipeline.fence().epoch(),
-                    reason.getMessage());
+            log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further "
+                            + "effect: {}. Nothing to do here: its unacked events stay in the stream for the worker "
+                            + "that owns it now; if this repeats, look for long pauses of this process (GC, a frozen "
+                            + "VM) or a slow network to NATS.", pipeline.group(), pipeline.name(),
+                    pipeline.fence().epoch(), reason.getMessage());
             metrics.fenced(pipeline.name(), pipeline.partitionTag());
         }
     }
