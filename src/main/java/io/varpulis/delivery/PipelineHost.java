@@ -223,7 +223,13 @@ public class PipelineHost implements AutoCloseable {
             return false;
         }
         // An undeploy that reaches a worker resumed from a pause may come before anything else noticed the pause.
-        StateFencedException superseded = running.pipeline.fence().recheck();
+        OwnershipFence fence = running.pipeline.fence();
+        StateFencedException superseded = fence.recheck();
+        if (superseded == null && !fence.trusted()) {
+            superseded = new StateFencedException("pipeline " + key + " (placement epoch " + fence.epoch() + ") was "
+                    + "undeployed while this process, resumed from a pause, could not yet prove it still owned it",
+                    null);
+        }
         if (superseded != null) {
             RouteIngress.superseded(running.pipeline, superseded, metrics);
         }
