@@ -14,8 +14,8 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -119,9 +119,12 @@ public final class DeployedPipeline {
         fence.check();
         StateTransaction transaction = new StateTransaction(state);
         Context context = new Context(group, name, messageId, delivery, attempt, transaction, fence);
-        List<Event> outputs;
+        List<Event> emitted;
+        List<String> keys;
         try {
-            outputs = processor.process(event, context);
+            List<Event> outputs = processor.process(event, context);
+            emitted = outputs == null ? List.of() : outputs;
+            keys = keysOf(emitted, context.keys);
         } catch (Exception | Error e) {
             transaction.discard();
             throw e;
@@ -129,11 +132,9 @@ public final class DeployedPipeline {
             context.closed = true;
         }
         CompletableFuture<Void> stored = transaction.commit();
-        List<Event> emitted = outputs == null ? List.of() : outputs;
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
-        return new Applied(emitted, keysOf(emitted, context.keys),
-                context.parked == null ? List.of() : List.copyOf(context.parked), stored);
+        return new Applied(emitted, keys, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
     }
 
     /**

@@ -319,8 +319,9 @@ public class PipelineHost implements AutoCloseable {
      * its own since the last pause of the process)
      */
     public List<PipelineStatus> status() {
-        return deployed.values().stream().filter(d -> d.pipeline.fence().trusted()).map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(),
-                d.pipeline.eventsIn(), d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
+        return deployed.values().stream().filter(d -> d.pipeline.fence().trusted())
+                .map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(), d.pipeline.eventsIn(),
+                        d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
                 .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
                         .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition())).toList();
     }
