@@ -61,17 +61,25 @@ public final class OwnershipFence {
         if (stopped) {
             throw new KeyValueState.StateException("pipeline " + unit + " was stopped on this worker", null);
         }
-        if (pauses != null && state != null && pauses.pausedSince(provenAt)) {
+        if (unproven()) {
             prove();
         }
     }
 
     /**
-     * @return {@code false} once superseded or stopped, or while ownership is unproven after a pause: what a
-     * heartbeat may report as running here
+     * @return {@code false} once superseded or stopped: what a heartbeat may report as running here (a worker proves
+     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership()})
      */
     public boolean trusted() {
-        return superseded == null && !stopped && (pauses == null || state == null || !pauses.pausedSince(provenAt));
+        return superseded == null && !stopped;
+    }
+
+    /**
+     * @return whether the process may have been paused since ownership was last proven (the next check reads the
+     * state's fence first)
+     */
+    public boolean unproven() {
+        return pauses != null && state != null && pauses.pausedSince(provenAt);
     }
 
     /**

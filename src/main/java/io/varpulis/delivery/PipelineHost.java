@@ -225,7 +225,7 @@ public class PipelineHost implements AutoCloseable {
         // An undeploy that reaches a worker resumed from a pause may come before anything else noticed the pause.
         OwnershipFence fence = running.pipeline.fence();
         StateFencedException superseded = fence.recheck();
-        if (superseded == null && !fence.trusted()) {
+        if (superseded == null && fence.unproven()) {
             superseded = new StateFencedException("pipeline " + key + " (placement epoch " + fence.epoch() + ") was "
                     + "undeployed while this process, resumed from a pause, could not yet prove it still owned it",
                     null);
@@ -315,8 +315,8 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * @return the running pipelines with their counts: those this worker is known to own (not superseded, and proven
-     * its own since the last pause of the process)
+     * @return the running pipelines with their counts, but for one found superseded and not stopped yet (call
+     * {@link #proveOwnership()} first after a pause of the process)
      */
     public List<PipelineStatus> status() {
         return deployed.values().stream().filter(d -> d.pipeline.fence().trusted())
