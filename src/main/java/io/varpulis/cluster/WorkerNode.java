@@ -207,9 +207,12 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     /**
-     * @return the heartbeat this worker would publish now
+     * @return the heartbeat this worker would publish now: after a pause of the process, only the pipelines it proved
+     * it still owns (reading their state fences from the server)
      */
     public WorkerHeartbeat currentHeartbeat() {
+        // After a pause, prove each pipeline is still this worker's before reporting it (SPEC section 9).
+        host.proveOwnership();
         var pipelines = host.status();
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
                 .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),

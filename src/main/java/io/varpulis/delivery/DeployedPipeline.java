@@ -10,8 +10,12 @@ import io.varpulis.pipeline.StateTransaction;
 import io.varpulis.transport.Delivery;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * detector's read-then-write of its state) rely on one at a time.
  * <p>Each apply runs on a {@link StateTransaction}: its writes reach the state only when the processor returned, so
  * an apply that throws leaves nothing behind, and the transaction's commit gives the flush that confirms them.
+ * <p>Each apply first passes the pipeline's {@link OwnershipFence}: a pipeline superseded or stopped on this worker,
+ * or not proven its owner after a pause of the process, applies nothing.
  */
 public final class DeployedPipeline {
 
@@ -30,6 +36,7 @@ public final class DeployedPipeline {
     private final KeyValueState state;
     private final String partitionTag;
     private final Partitioning partitioning;
+    private final OwnershipFence fence;
     private final AtomicLong eventsIn = new AtomicLong();
     private final AtomicLong eventsOut = new AtomicLong();
 
@@ -55,6 +62,22 @@ public final class DeployedPipeline {
      */
     public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state,
                             String partitionTag, Partitioning partitioning) {
+        this(group, name, processor, state, partitionTag, partitioning,
+                new OwnershipFence(group + "/" + name, 0, state, PauseDetector.shared()));
+    }
+
+    /**
+     * @param group        the pipeline group
+     * @param name         the pipeline
+     * @param processor    its processor
+     * @param state        its state (owned by the caller, who closes it)
+     * @param partitionTag the {@code partition} tag of its meters
+     * @param partitioning how its events are spread over its partitions, {@code null} when unpartitioned
+     * @param fence        whether this worker still owns it, checked before each apply and by its sinks
+     */
+    public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state,
+                            String partitionTag, Partitioning partitioning, OwnershipFence fence) {
+        this.fence = fence;
         this.group = group;
         this.name = name;
         this.processor = processor;
@@ -72,7 +95,8 @@ public final class DeployedPipeline {
      * @return the outputs, the elements parked on their own, and the confirmation of the state writes this apply
      * made (and of every earlier one)
      * @throws Exception whatever the processor threw; its state writes are then dropped. A
-     *                   {@link KeyValueState.StateFencedException} means another writer owns the state.
+     *                   {@link KeyValueState.StateFencedException} means another writer owns the state (or the
+     *                   {@link OwnershipFence} found the pipeline superseded: nothing was applied).
      */
     public Applied apply(Event event, String messageId, long attempt) throws Exception {
         return apply(event, messageId, null, attempt);
@@ -92,11 +116,15 @@ public final class DeployedPipeline {
 
     private synchronized Applied apply(Event event, String messageId, Delivery delivery, long attempt)
             throws Exception {
+        fence.check();
         StateTransaction transaction = new StateTransaction(state);
-        Context context = new Context(group, name, messageId, delivery, attempt, transaction);
-        List<Event> outputs;
+        Context context = new Context(group, name, messageId, delivery, attempt, transaction, fence);
+        List<Event> emitted;
+        List<String> keys;
         try {
-            outputs = processor.process(event, context);
+            List<Event> outputs = processor.process(event, context);
+            emitted = outputs == null ? List.of() : outputs;
+            keys = keysOf(emitted, context.keys);
         } catch (Exception | Error e) {
             transaction.discard();
             throw e;
@@ -104,10 +132,38 @@ public final class DeployedPipeline {
             context.closed = true;
         }
         CompletableFuture<Void> stored = transaction.commit();
-        List<Event> emitted = outputs == null ? List.of() : outputs;
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
-        return new Applied(emitted, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
+        return new Applied(emitted, keys, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
+    }
+
+    /**
+     * The outputs' keys in output order ({@code null} for an output given none).
+     *
+     * @throws IllegalStateException when two outputs have the same key: they would share a message id
+     */
+    private static List<String> keysOf(List<Event> outputs, Map<Event, String> keys) {
+        if (keys == null) {
+            return null;
+        }
+        List<String> ordered = new ArrayList<>(outputs.size());
+        Set<String> distinct = new HashSet<>();
+        for (Event output : outputs) {
+            String key = keys.get(output);
+            if (key != null && !distinct.add(key)) {
+                throw new IllegalStateException("two outputs of one apply have the output key '" + key + "': give "
+                        + "each output its own key (ProcessingContext.keyed)");
+            }
+            ordered.add(key);
+        }
+        return ordered;
+    }
+
+    /**
+     * @return whether this worker still owns the pipeline, checked before each apply
+     */
+    public OwnershipFence fence() {
+        return fence;
     }
 
     /**
@@ -163,10 +219,13 @@ public final class DeployedPipeline {
      * What one apply produced.
      *
      * @param outputs the events to emit on the outgoing routes
+     * @param keys    their output keys in the same order ({@code null} entries for outputs given none), or
+     *                {@code null} when none was given ({@link ProcessingContext#keyed})
      * @param parked  the elements of a batch input the processor parked on their own ({@link ProcessingContext#park})
      * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()})
      */
-    public record Applied(List<Event> outputs, List<ParkedElement> parked, CompletableFuture<Void> stored) {
+    public record Applied(List<Event> outputs, List<String> keys, List<ParkedElement> parked,
+                          CompletableFuture<Void> stored) {
     }
 
     /**
@@ -186,6 +245,9 @@ public final class DeployedPipeline {
         private final Delivery delivery;
         private final long attempt;
         private final KeyValueState state;
+        private final OwnershipFence fence;
+        /** The output keys given, by output identity, or {@code null} while there is none. */
+        private Map<Event, String> keys;
         /** The input's message id, or {@code null} until asked for (then from the delivery). */
         private String messageId;
         /** The elements parked on their own, or {@code null} while there is none. */
@@ -194,7 +256,8 @@ public final class DeployedPipeline {
         private boolean closed;
 
         Context(String group, String pipeline, String messageId, Delivery delivery, long attempt,
-                KeyValueState state) {
+                KeyValueState state, OwnershipFence fence) {
+            this.fence = fence;
             this.group = group;
             this.pipeline = pipeline;
             this.messageId = messageId;
@@ -229,6 +292,24 @@ public final class DeployedPipeline {
         @Override
         public KeyValueState state() {
             return state;
+        }
+
+        @Override
+        public Event keyed(Event output, String key) {
+            ProcessingContext.requireOutputKey(key);
+            if (output == null) {
+                throw new IllegalArgumentException("keyed needs an output, got null");
+            }
+            if (keys == null) {
+                keys = new IdentityHashMap<>();
+            }
+            keys.put(output, key);
+            return output;
+        }
+
+        @Override
+        public void requireOwnership() {
+            fence.check();
         }
 
         @Override

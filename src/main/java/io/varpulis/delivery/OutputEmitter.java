@@ -22,4 +22,17 @@ public interface OutputEmitter {
      * @return completes when every output is confirmed (PubAck on JetStream); exceptionally when one was not
      */
     CompletableFuture<Void> emit(List<Event> outputs, Delivery input);
+
+    /**
+     * Emits outputs some of which the processor gave an identity key ({@code ProcessingContext.keyed}); an emitter
+     * without message ids ignores the keys.
+     *
+     * @param outputs the events emitted
+     * @param keys    their keys in output order ({@code null} entries for outputs without one), or {@code null}
+     * @param input   the delivery they were emitted for
+     * @return as {@link #emit(List, Delivery)}
+     */
+    default CompletableFuture<Void> emit(List<Event> outputs, List<String> keys, Delivery input) {
+        return emit(outputs, input);
+    }
 }

@@ -7,6 +7,7 @@ import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
+import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -52,6 +53,7 @@ public class PipelineHost implements AutoCloseable {
     private final NatsProperties.Consumer consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
+    private final Runnable onPause = () -> STOPPER.execute(this::proveOwnership);
 
     /**
      * @param transport        the substrate
@@ -72,6 +74,7 @@ public class PipelineHost implements AutoCloseable {
         this.parker = parker;
         this.metrics = metrics;
         this.consumerSettings = consumerSettings;
+        PauseDetector.shared().onPause(onPause);
     }
 
     /**
@@ -132,16 +135,19 @@ public class PipelineHost implements AutoCloseable {
         }
         EventProcessor processor = processors.create(group, spec);
         KeyValueState state = states.open(group.name(), pipeline, partition, epoch);
+        OwnershipFence fence = new OwnershipFence(key, epoch, state, PauseDetector.shared());
         Deployed running = new Deployed(unit, new DeployedPipeline(group.name(), pipeline, processor, state,
-                unit.partitionTag(), spec.partitioning().orElse(null)), epoch);
-        RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics);
+                unit.partitionTag(), spec.partitioning().orElse(null), fence), epoch);
+        RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics)
+                .fencedBy(fence);
         try {
             for (RouteEdge edge : group.inputEdges(pipeline)) {
                 if (partition == Partitioning.NONE) {
                     consume(running, running.pipeline, edge, group.eventTypes(edge), emitter, key);
                     continue;
                 }
-                RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics);
+                RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics)
+                        .fencedBy(fence);
                 consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key)
                         .reroutingTo(toPartitions);
                 if (partition == 0) {
@@ -184,10 +190,10 @@ public class PipelineHost implements AutoCloseable {
         Partitioning partitioning = spec.partitioning().orElseThrow();
         EventProcessor partitioner = (event, context) -> {
             partitioning.partitionOf(event);
-            return List.of(event);
+            return List.of(context.keyed(event, "repartitioned"));
         };
         DeployedPipeline applier = new DeployedPipeline(group.name(), spec.name(), partitioner,
-                new InMemoryKeyValueState(), SubstrateMetrics.REPARTITION, null);
+                new InMemoryKeyValueState(), SubstrateMetrics.REPARTITION, null, running.pipeline.fence());
         consume(running, applier, edge, group.eventTypes(edge), toPartitions, key);
     }
 
@@ -216,6 +222,17 @@ public class PipelineHost implements AutoCloseable {
         if (running == null) {
             return false;
         }
+        // An undeploy that reaches a worker resumed from a pause may come before anything else noticed the pause.
+        OwnershipFence fence = running.pipeline.fence();
+        StateFencedException superseded = fence.recheck();
+        if (superseded == null && fence.unproven()) {
+            superseded = new StateFencedException("pipeline " + key + " (placement epoch " + fence.epoch() + ") was "
+                    + "undeployed while this process, resumed from a pause, could not yet prove it still owned it",
+                    null);
+        }
+        if (superseded != null) {
+            RouteIngress.superseded(running.pipeline, superseded, metrics);
+        }
         running.stop();
         retiredEvents.addAndGet(running.pipeline.eventsIn());
         log.info("undeployed pipeline {}", key);
@@ -232,11 +249,29 @@ public class PipelineHost implements AutoCloseable {
                 if (deployed.remove(key, running)) {
                     running.stop();
                     retiredEvents.addAndGet(running.pipeline.eventsIn());
-                    log.error("pipeline {} stopped on this worker: another writer owns its state (see the ERROR "
+                    log.info("pipeline {} stopped on this worker: another writer owns its state (see the ERROR "
                             + "above); it runs again here only when it is deployed again", key);
                 }
             }
         });
+    }
+
+    /**
+     * Proves, after a pause of this process ({@link PauseDetector}), that this worker still owns each pipeline it
+     * runs, by reading each one's state fence from the server; one that a later placement took over meanwhile is
+     * stopped here before any further effect, said once at ERROR and counted. Does nothing for a pipeline whose
+     * ownership was proven since the last pause. Called by the pause detector and before each heartbeat, so that a
+     * heartbeat never reports a pipeline this worker no longer owns.
+     */
+    public void proveOwnership() {
+        for (Map.Entry<String, Deployed> entry : deployed.entrySet()) {
+            Deployed running = entry.getValue();
+            StateFencedException superseded = running.pipeline.fence().recheck();
+            if (superseded != null) {
+                RouteIngress.superseded(running.pipeline, superseded, metrics);
+                stopFenced(entry.getKey(), running);
+            }
+        }
     }
 
     /**
@@ -280,11 +315,13 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * @return the running pipelines with their counts
+     * @return the running pipelines with their counts, but for one found superseded and not stopped yet (call
+     * {@link #proveOwnership()} first after a pause of the process)
      */
     public List<PipelineStatus> status() {
-        return deployed.values().stream().map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(),
-                d.pipeline.eventsIn(), d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
+        return deployed.values().stream().filter(d -> d.pipeline.fence().trusted())
+                .map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(), d.pipeline.eventsIn(),
+                        d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
                 .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
                         .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition())).toList();
     }
@@ -298,6 +335,7 @@ public class PipelineHost implements AutoCloseable {
 
     @Override
     public void close() {
+        PauseDetector.shared().removeListener(onPause);
         drain(Duration.ZERO);
     }
 
@@ -331,6 +369,7 @@ public class PipelineHost implements AutoCloseable {
 
         /** Ingresses first (their broker waits give up), then the consumers, then the state. */
         private void stop() {
+            pipeline.fence().stop();
             ingresses.forEach(RouteIngress::stop);
             consumptions.forEach(Consumption::close);
             pipeline.state().close();

@@ -41,8 +41,9 @@ import java.util.function.Supplier;
  * <li>check that the edge carries its event type; one it does not carry is parked at once ({@code unroutable});</li>
  * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException} parks it at once), its state
  * writes staged and committed when the processor returns;</li>
- * <li>publish the outputs on the outgoing routes and receive their PubAcks, and receive the PubAcks of the state
- * writes (emit before ack: a crash between the two would otherwise lose them);</li>
+ * <li>receive the PubAcks of the state writes, which the server refuses once a later placement opened the state;
+ * then publish the outputs on the outgoing routes and receive their PubAcks (emit before ack: a crash between the
+ * two would otherwise lose them; state before outputs: a superseded owner publishes nothing, SPEC section 9);</li>
  * <li>then, and only then, ack the input.</li>
  * </ol>
  * A failed apply, or an output the stream refused, naks with the nak delay (2 s); on the last delivery
@@ -55,9 +56,11 @@ import java.util.function.Supplier;
  * same state), backing off from 250 ms to 4 s, for as long as it takes. The delivery
  * is kept in progress meanwhile (an in-progress acknowledgement every third of ack_wait), so no delivery of its
  * max_deliver budget is spent on the broker's absence.
- * <p>When the state says another writer owns it ({@link StateFencedException}), the ingress stops: it logs why at
- * ERROR, tells its {@link OwnershipListener} (the pipeline host stops the pipeline on this worker), and leaves the
- * delivery and every later one unacked for the rightful owner.
+ * <p>When the state or the pipeline's {@link OwnershipFence} says another writer owns it
+ * ({@link StateFencedException}: a refused state write, or a fence read after a pause of the process), the ingress
+ * stops: it logs why at ERROR and counts it ({@code varpulis.state.fenced}) once per pipeline, tells its
+ * {@link OwnershipListener} (the pipeline host stops the pipeline on this worker), and leaves the delivery and every
+ * later one unacked for the rightful owner.
  * <p>A delivery that a stopped ingress (undeployed, moved, drained, fenced) cannot finish is never nak'ed or counted
  * as a failure: it is left unacked for wherever the pipeline runs next, or parked when it was its last delivery
  * (max_deliver), which the server would never redeliver.
@@ -350,25 +353,20 @@ public class RouteIngress implements DeliveryHandler {
             // retried and parked on the last delivery, never left to the dispatcher.
             return failed(delivery, e);
         }
-        return confirm(delivery, applied.outputs(), applied.parked(), applied.stored(), waiting);
+        return confirm(delivery, applied.outputs(), applied.keys(), applied.parked(), applied.stored(), waiting);
     }
 
     /**
-     * Waits for the state writes, the outputs' PubAcks and those of the elements parked on their own, then acks; a
-     * broker that is away is waited for.
+     * Waits for the state writes, then publishes the outputs and the elements parked on their own and waits for
+     * their PubAcks, then acks; a broker that is away is waited for. The state writes come first because they are
+     * fenced by the server (each expects the bucket's last message): a superseded owner's write is refused, and then
+     * none of that apply's outputs leaves (SPEC section 9, fencing every effect).
      */
-    private CompletableFuture<Void> confirm(Delivery delivery, List<Event> outputs,
+    private CompletableFuture<Void> confirm(Delivery delivery, List<Event> outputs, List<String> keys,
                                             List<DeployedPipeline.ParkedElement> parked,
                                             CompletableFuture<Void> stored, Waiting waiting) {
-        CompletableFuture<Void> emitted;
-        try {
-            emitted = emitter.emit(outputs, delivery);
-            if (!parked.isEmpty()) {
-                emitted = CompletableFuture.allOf(emitted, parkElements(delivery, parked));
-            }
-        } catch (RuntimeException e) {
-            emitted = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Void> emitted = succeeded(stored) ? publish(delivery, outputs, keys, parked)
+                : stored.thenComposeAsync(ok -> publish(delivery, outputs, keys, parked), SETTLE);
         if (succeeded(emitted) && succeeded(stored)) {
             // Everything is confirmed already (no outputs, no state writes pending): ack on the spot. An ack that
             // cannot be sent (connection closed) fails the future, as on the path below, for ack_wait to redeliver.
@@ -388,10 +386,21 @@ public class RouteIngress implements DeliveryHandler {
                     }
                     // Off the thread that completed the PubAck (jnats' reply dispatcher or the PubAck deadline
                     // sweeper): a park publishes and may wait for a window slot, which only that thread could free.
-                    return CompletableFuture.supplyAsync(() -> settle(delivery, outputs, parked, outcome, waiting),
-                                    SETTLE)
+                    return CompletableFuture.supplyAsync(() -> settle(delivery, outputs, keys, parked, outcome,
+                                    waiting), SETTLE)
                             .thenCompose(settled -> settled);
                 });
+    }
+
+    /** Publishes the outputs and the parks of one apply; a failure to start one fails the future. */
+    private CompletableFuture<Void> publish(Delivery delivery, List<Event> outputs, List<String> keys,
+                                            List<DeployedPipeline.ParkedElement> parked) {
+        try {
+            CompletableFuture<Void> emitted = emitter.emit(outputs, keys, delivery);
+            return parked.isEmpty() ? emitted : CompletableFuture.allOf(emitted, parkElements(delivery, parked));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private static boolean succeeded(CompletableFuture<Void> future) {
@@ -415,10 +424,14 @@ public class RouteIngress implements DeliveryHandler {
         }
     }
 
-    private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs,
+    private CompletableFuture<Void> settle(Delivery delivery, List<Event> outputs, List<String> keys,
                                            List<DeployedPipeline.ParkedElement> parked, Outcome outcome,
                                            Waiting waiting) {
         if (outcome.stateError() instanceof StateFencedException fencedBy) {
+            return lostOwnership(delivery, fencedBy);
+        }
+        if (outcome.emitError() instanceof StateFencedException fencedBy) {
+            // The emitter's fence: superseded after the state writes were stored (a pause, an ownership check).
             return lostOwnership(delivery, fencedBy);
         }
         if (stopped) {
@@ -431,10 +444,11 @@ public class RouteIngress implements DeliveryHandler {
             return failed(delivery, outcome.stateError());
         }
         Throwable emitError = outcome.emitError();
-        if (PublishException.classify(emitError) == PublishException.Kind.UNAVAILABLE) {
+        if (emitError instanceof StateUnavailableException
+                || PublishException.classify(emitError) == PublishException.Kind.UNAVAILABLE) {
             // The state is stored; only the outputs and parks are published again, with the same message ids.
             return brokerWait(delivery, waiting, emitError,
-                    () -> confirm(delivery, outputs, parked, CompletableFuture.completedFuture(null), waiting));
+                    () -> confirm(delivery, outputs, keys, parked, CompletableFuture.completedFuture(null), waiting));
         }
         return failed(delivery, emitError);
     }
@@ -470,14 +484,30 @@ public class RouteIngress implements DeliveryHandler {
     private CompletableFuture<Void> lostOwnership(Delivery delivery, StateFencedException reason) {
         stopped = true;
         if (fenced.compareAndSet(false, true)) {
-            log.error("pipeline {}/{} stops consuming {} on this worker: {}. Its unacked events stay in the stream "
-                            + "for the worker that owns the state now.", edge.group(), pipeline.name(),
-                    edge.subject(), reason.getMessage());
-            metrics.fenced(pipeline.name(), pipeline.partitionTag());
+            superseded(pipeline, reason, metrics);
             ownership.lost(edge, reason);
         }
         log.debug("{} left unacked: the pipeline's state belongs to another writer", delivery);
         return leftForNextOwner(delivery, reason.getMessage());
+    }
+
+    /**
+     * Says once per pipeline, at ERROR, that it stops on this worker because a later placement owns it, and counts it
+     * ({@code varpulis.state.fenced{pipeline,partition}}, the meter OPERATING.md's alert watches).
+     *
+     * @param pipeline the superseded pipeline
+     * @param reason   who owns it now
+     * @param metrics  the meters
+     */
+    static void superseded(DeployedPipeline pipeline, StateFencedException reason, SubstrateMetrics metrics) {
+        if (pipeline.fence().supersede(reason)) {
+            log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further "
+                            + "effect: {}. Nothing to do here: its unacked events stay in the stream for the worker "
+                            + "that owns it now; if this repeats, look for long pauses of this process (GC, a frozen "
+                            + "VM) or a slow network to NATS.", pipeline.group(), pipeline.name(),
+                    pipeline.fence().epoch(), reason.getMessage());
+            metrics.fenced(pipeline.name(), pipeline.partitionTag());
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.ProcessingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,20 +18,35 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code alerts} pipeline of {@code ssh-bruteforce}: records each {@value SshEvents#BRUTE_FORCE_SUSPECTED} as
  * one JSON line {@code {"src_ip":"5.36.59.76","window_start":"2026-12-10T07:10:00Z","failures":6}} in a file, and
  * logs it at INFO.
- * <p>Idempotent: at most one line per (src_ip, window_start), across redeliveries and restarts, because the lines
- * already in the file are loaded on construction. Each line is forced to disk (fdatasync) before {@link #process}
+ * <p>Idempotent: at most one line per (src_ip, window_start), across redeliveries, restarts and the processes the
+ * pipeline moves between (SPEC section 9, fencing every effect). The lines already in the file are loaded on
+ * construction; before writing a line the sink claims the alert in the pipeline's state (key
+ * {@code sink.{window start epoch seconds}.{src_ip as unpadded base64url}}, value
+ * {@code {"alert": "...", "message_id": "...", "claimed_at": "..."}}) and waits until the claim is stored. The state
+ * has one writer, fenced by the server: a superseded owner (a worker resumed after its pipeline moved) has its claim
+ * refused and writes nothing. A claim found stored already means an earlier placement got that far: the file is read
+ * again and the line written only if it is not there (that placement stopped between its claim and its write). Right
+ * before the write, the pipeline's ownership is checked ({@link ProcessingContext#requireOwnership()}), which proves it
+ * against the server after a pause of the process. Each line is forced to disk (fdatasync) before {@link #process}
  * returns, so the route ingress acks an alert only once its line is stored.
- * <p>{@link #process} is synchronized, so one instance may be called from several threads; two instances, or two
- * processes, must not append to the same file.
+ * <p>{@link #process} is synchronized, so one instance may be called from several threads; the processes a pipeline
+ * moves between may share the file (one at a time owns the pipeline).
  */
 public final class AlertSinkProcessor implements EventProcessor {
 
@@ -39,6 +55,8 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Longer than any alert line (a host name is at most 253 characters): a longer tail is no torn alert. */
     private static final int MAX_TORN_LINE = 4096;
+    /** How long a claim may take to be stored before the apply is tried again (the broker may be away). */
+    private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
 
     private final Path file;
     private final Set<String> written = new HashSet<>();
@@ -80,18 +98,26 @@ public final class AlertSinkProcessor implements EventProcessor {
                     cutTornLine(channel, complete, bytes.length - complete, bytes[complete]);
                 }
             }
+            log.info("alert file {} opened with {} alert(s) already recorded; those are not written again", file,
+                    written.size());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the alert file " + file, e);
         }
     }
 
     /**
-     * Records one alert, unless its (src_ip, window_start) is recorded already.
+     * Records one alert, unless its (src_ip, window_start) is recorded already: claims it in the state, waits for
+     * the claim to be stored, checks ownership, then appends the line.
      *
      * @return no events
-     * @throws IllegalArgumentException when the event is not a valid {@value SshEvents#BRUTE_FORCE_SUSPECTED}
-     * @throws IOException              when the line cannot be appended and forced to disk; the file is cut back to
-     *                                  its previous length and the alert is not marked written, so a retry writes it
+     * @throws IllegalArgumentException                when the event is not a valid
+     *                                                 {@value SshEvents#BRUTE_FORCE_SUSPECTED}
+     * @throws KeyValueState.StateFencedException      when a later placement owns the pipeline: nothing is written
+     * @throws KeyValueState.StateUnavailableException when the claim was not stored within 10 s (the broker is away):
+     *                                                 nothing is written, the apply is tried again
+     * @throws IOException                             when the line cannot be appended and forced to disk; the file
+     *                                                 is cut back to its previous length and the alert is not marked
+     *                                                 written, so a retry writes it
      */
     @Override
     public synchronized List<Event> process(Event event, ProcessingContext context) throws IOException {
@@ -101,6 +127,18 @@ public final class AlertSinkProcessor implements EventProcessor {
                     context.messageId(), context.attempt());
             return List.of();
         }
+        KeyValueState state = context.state();
+        String claim = claimKey(alert);
+        if (state.get(claim).isEmpty()) {
+            state.put(claim, JSON.writeValueAsBytes(Map.of("alert", alert.id(), "message_id", context.messageId(),
+                    "claimed_at", Instant.now().toString())));
+        } else if (writtenSinceOpened(alert)) {
+            log.info("alert {} was written to {} by an earlier placement of this pipeline; not writing it again",
+                    alert.id(), file);
+            return List.of();
+        }
+        awaitStored(state.flush(), alert);
+        context.requireOwnership();
         ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
                 .getBytes(StandardCharsets.UTF_8));
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -126,6 +164,43 @@ public final class AlertSinkProcessor implements EventProcessor {
         log.info("brute-force suspected from {}: {} failed passwords in the window starting {}; recorded in {}",
                 alert.srcIp(), alert.failures(), alert.windowStart(), file);
         return List.of();
+    }
+
+    /**
+     * @param alert an alert
+     * @return its claim's state key, {@code sink.{window start epoch seconds}.{src_ip as unpadded base64url}}
+     */
+    static String claimKey(BruteForceAlert alert) {
+        return "sink." + alert.windowStart().getEpochSecond() + "." + Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(alert.srcIp().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Reads the file's complete lines again (another process may have appended): is the alert among them now? */
+    private boolean writtenSinceOpened(BruteForceAlert alert) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            byte[] bytes = readAll(channel);
+            loadWritten(new String(bytes, 0, lengthOfCompleteLines(bytes), StandardCharsets.UTF_8));
+        }
+        return written.contains(alert.id());
+    }
+
+    /** Waits until the claim is stored; the server refuses it when another placement owns the state. */
+    private static void awaitStored(CompletableFuture<Void> claimed, BruteForceAlert alert) {
+        try {
+            claimed.get(CLAIM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException refused) {
+                throw refused;
+            }
+            throw new KeyValueState.StateException("the claim of alert " + alert.id() + " was not stored: "
+                    + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new KeyValueState.StateUnavailableException("the claim of alert " + alert.id() + " was not "
+                    + "stored within " + CLAIM_TIMEOUT.toSeconds() + " s; the alert is written once it is", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KeyValueState.StateUnavailableException("interrupted while claiming alert " + alert.id(), e);
+        }
     }
 
     private static byte[] readAll(FileChannel channel) throws IOException {
@@ -178,7 +253,5 @@ public final class AlertSinkProcessor implements EventProcessor {
                         e);
             }
         }
-        log.info("alert file {} opened with {} alert(s) already recorded; those are not written again", file,
-                written.size());
     }
 }

@@ -47,7 +47,9 @@ import java.util.regex.Pattern;
  *       count is frozen at the crossing, {@code seen} is dropped, and other inputs for the key are ignored. The input
  *       that crossed the threshold re-emits the same alert every time it is redelivered, because the worker may
  *       have died after writing the state but before the alert's PubAck and the input's ack; the duplicate is then
- *       dropped by its {@code Nats-Msg-Id} ({@link #alertId(Event)}) and by the sink.</li>
+ *       dropped by its {@code Nats-Msg-Id} and by the sink. The alert's output key
+ *       ({@link ProcessingContext#keyed}) is its identity ({@link #alertId(Event)}), so its {@code Nats-Msg-Id} is
+ *       {@code {input id}/{group}/{to}/k:alert:{src_ip}:{window start}}, whatever else the input emits.</li>
  * </ul>
  * This is exact only if a redelivered input keeps its message id: the publisher of the
  * {@value SshEvents#AUTH_FAILURE} events must set a deterministic {@code Nats-Msg-Id}. Updates are read-then-write,
@@ -185,7 +187,7 @@ public final class BruteForceDetector implements EventProcessor {
             log.info("re-emitting brute-force alert for {} in window {}: message {} crossed the threshold and was "
                     + "delivered again (attempt {})", srcIp, Instant.ofEpochSecond(windowStart), messageId,
                     context.attempt());
-            return List.of(alert(srcIp, windowStart, window.failures()));
+            return List.of(alert(srcIp, windowStart, window.failures(), context));
         }
         if (window.seen().contains(messageId)) {
             return List.of();
@@ -194,7 +196,7 @@ public final class BruteForceDetector implements EventProcessor {
         int count = Math.addExact(window.failures(), failures);
         if (count >= threshold) {
             windows.write(key, new WindowState(count, List.of(), true, messageId));
-            return List.of(alert(srcIp, windowStart, count));
+            return List.of(alert(srcIp, windowStart, count, context));
         }
         List<String> seen = new ArrayList<>(window.seen());
         seen.add(messageId);
@@ -267,8 +269,10 @@ public final class BruteForceDetector implements EventProcessor {
                 : "=" + zone.substring(1).replace("_", "_5f").replace(".", "_2e").replace("-", "_2d"));
     }
 
-    private static Event alert(String srcIp, long windowStart, int failures) {
-        return new BruteForceAlert(srcIp, Instant.ofEpochSecond(windowStart), failures).toEvent();
+    /** The alert, keyed by its identity (src_ip, window_start): its message id is the same whatever else is emitted. */
+    private static Event alert(String srcIp, long windowStart, int failures, ProcessingContext context) {
+        BruteForceAlert alert = new BruteForceAlert(srcIp, Instant.ofEpochSecond(windowStart), failures);
+        return context.keyed(alert.toEvent(), alert.id());
     }
 
     private static WindowState read(KeyValueState state, String key) {

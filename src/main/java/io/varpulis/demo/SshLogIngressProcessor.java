@@ -24,7 +24,9 @@ import java.util.Optional;
  * {@value SshEvents#AUTH_FAILURES} batch (nothing when it has none), or one event each when the processor emits
  * {@link Emit#EVENTS} (for a detector partitioned by source, which needs one event per message); each line of the
  * batch that cannot be read is parked on its own ({@link ProcessingContext#park}) with the reason a single line
- * would have been parked for.
+ * would have been parked for. Each output's key ({@link ProcessingContext#keyed}) is what it was read from:
+ * {@code failure} for a line's, {@code failures} for a batch's, {@code line:{index}} for one event per line of a
+ * batch.
  * Stateless and thread-safe.
  */
 public final class SshLogIngressProcessor implements EventProcessor {
@@ -88,7 +90,7 @@ public final class SshLogIngressProcessor implements EventProcessor {
     public List<Event> process(Event event, ProcessingContext context) {
         if (!SshEvents.LOG_LINES.equals(event.eventType())) {
             SshEvents.requireType(event, SshEvents.LOG_LINE);
-            return line(event).map(List::of).orElse(List.of());
+            return line(event).map(failure -> List.of(context.keyed(failure, "failure"))).orElse(List.of());
         }
         if (!EventBatch.isBatch(event)) {
             throw new UnprocessableEventException(SshEvents.LOG_LINES + " event without a list field '"
@@ -102,7 +104,8 @@ public final class SshLogIngressProcessor implements EventProcessor {
             }
             try {
                 SshEvents.requireType(element.event(), SshEvents.LOG_LINE);
-                line(element.event()).ifPresent(failures::add);
+                line(element.event()).ifPresent(failure -> failures.add(emit == Emit.EVENTS
+                        ? context.keyed(failure, "line:" + element.index()) : failure));
             } catch (UnprocessableEventException e) {
                 context.park(element.index(), element.event(), e.getMessage());
             }
@@ -110,7 +113,7 @@ public final class SshLogIngressProcessor implements EventProcessor {
         if (failures.isEmpty() || emit == Emit.EVENTS) {
             return failures;
         }
-        return List.of(EventBatch.of(SshEvents.AUTH_FAILURES, failures));
+        return List.of(context.keyed(EventBatch.of(SshEvents.AUTH_FAILURES, failures), "failures"));
     }
 
     /** One {@value SshEvents#LOG_LINE}: its failure, if it is one. */

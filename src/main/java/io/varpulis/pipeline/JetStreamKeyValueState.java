@@ -1,19 +1,14 @@
 package io.varpulis.pipeline;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.Message;
 import io.nats.client.api.KeyValueConfiguration;
-import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamState;
-import io.nats.client.impl.Headers;
 import io.nats.client.support.NatsJetStreamConstants;
-import io.nats.client.support.NatsKeyValueUtil;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.KeyValueBuckets;
@@ -89,7 +84,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
     static final int WRITE_OVERHEAD_BYTES = 1024;
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamKeyValueState.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was not the one the fence expected. */
     private static final int WRONG_LAST_SEQUENCE = 10071;
     /** {@code JSStreamWrongLastMsgIDErr}: the bucket's last message was not the write a write expected. */
@@ -254,7 +248,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             if (raced != null) {
                 return raced.value();
             }
-            Cached read = stored.filter(JetStreamKeyValueState::isValue)
+            Cached read = stored.filter(StateReads::isValue)
                     .map(m -> new Cached(m.getData() == null ? new byte[0] : m.getData(),
                             m.getTime().toInstant().plus(settings.ttl())))
                     .orElseGet(() -> new Cached(null, null));
@@ -299,6 +293,28 @@ public final class JetStreamKeyValueState implements KeyValueState {
     public long maxValueBytes() {
         long maxPayload = transport.maxPayload();
         return maxPayload <= 0 ? Long.MAX_VALUE : maxPayload - WRITE_OVERHEAD_BYTES;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>Reads the fence from the bucket's stream leader: another writer's fence means a later placement opened the
+     * bucket. A fence gone with the bucket's TTL was nobody else's (an open writes a new one).
+     */
+    @Override
+    public void verifyOwnership() {
+        synchronized (this) {
+            usable();
+        }
+        Optional<MessageInfo> current = leaderRead(MessageGetRequest.lastForSubject(subject(FENCE_KEY)),
+                "read the fence");
+        String holder = current.map(m -> StateReads.fenceField(m, "writer")).orElse(writer);
+        if (!writer.equals(holder)) {
+            fence("placement epoch " + current.map(StateReads::epochOf).orElse(-1L) + " (writer " + holder
+                    + ") opened it", null);
+            synchronized (this) {
+                usable();
+            }
+        }
     }
 
     /**
@@ -574,7 +590,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 StreamState before = jsm.getStreamInfo(stream).getStreamState();
                 Optional<MessageInfo> current = leaderRead(MessageGetRequest.lastForSubject(subject(FENCE_KEY)),
                         "read the fence");
-                long heldBy = current.map(JetStreamKeyValueState::epochOf).orElse(-1L);
+                long heldBy = current.map(StateReads::epochOf).orElse(-1L);
                 if (heldBy > epoch) {
                     throw new StateFencedException("state bucket " + bucket + " is held by placement epoch " + heldBy
                             + " (" + current.map(m -> new String(m.getData(), StandardCharsets.UTF_8)).orElse("")
@@ -635,9 +651,9 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @throws StateFencedException      when the bucket is gone
      */
     public static Optional<byte[]> readFromLeader(Connection connection, String bucket, String key, Duration timeout) {
-        return leaderRead(connection, "KV_" + bucket, bucket, timeout,
+        return StateReads.leaderRead(connection, "KV_" + bucket, bucket, timeout,
                 MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key)
-                .filter(JetStreamKeyValueState::isValue)
+                .filter(StateReads::isValue)
                 .map(message -> message.getData() == null ? new byte[0] : message.getData());
     }
 
@@ -649,69 +665,11 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @throws StateFencedException      when the bucket is gone
      */
     private Optional<MessageInfo> leaderRead(MessageGetRequest request, String what) {
-        return leaderRead(connection, stream, bucket, settings.timeout(), request, what);
-    }
-
-    private static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
-                                                    Duration timeout, MessageGetRequest request, String what) {
-        Message reply;
-        try {
-            reply = connection.requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
-                            + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), request.serialize(),
-                    timeout).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StateUnavailableException("interrupted: " + what + " from bucket " + bucket, e);
-        } catch (ExecutionException | TimeoutException | IllegalStateException e) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": its stream leader "
-                    + "did not answer (" + e + ")", e);
-        }
-        if (reply.isStatusMessage()) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": "
-                    + reply.getStatus().getMessageWithCode(), null);
-        }
-        MessageInfo info = new MessageInfo(reply, stream, false);
-        if (!info.hasError()) {
-            return Optional.of(info);
-        }
-        int code = info.getApiErrorCode();
-        if (code == JetStreamErrors.NO_MESSAGE_FOUND) {
-            return Optional.empty();
-        }
-        if (code == JetStreamErrors.STREAM_NOT_FOUND) {
-            throw new StateFencedException("state bucket " + bucket + " was deleted", null);
-        }
-        if (PublishException.isTransientApiError(code)) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": "
-                    + info.getError(), null);
-        }
-        throw new StateException("cannot " + what + " from bucket " + bucket + ": " + info.getError(), null);
-    }
-
-    private static boolean isValue(MessageInfo message) {
-        Headers headers = message.getHeaders();
-        KeyValueOperation operation = headers == null ? KeyValueOperation.PUT : NatsKeyValueUtil.getOperation(headers);
-        return operation == KeyValueOperation.PUT;
-    }
-
-    private static long epochOf(MessageInfo fence) {
-        try {
-            return JSON.readTree(fence.getData()).path("epoch").asLong(-1);
-        } catch (IOException e) {
-            return -1;
-        }
+        return StateReads.leaderRead(connection, stream, bucket, settings.timeout(), request, what);
     }
 
     private byte[] fenceValue() {
-        Map<String, Object> value = new LinkedHashMap<>();
-        value.put("epoch", epoch);
-        value.put("writer", writer);
-        value.put("opened_at", Instant.now(clock).toString());
-        try {
-            return JSON.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot encode the fence", e);
-        }
+        return StateReads.fenceValue(epoch, writer, Instant.now(clock));
     }
 
     private String subject(String key) {

@@ -81,6 +81,17 @@ public interface KeyValueState extends AutoCloseable {
     }
 
     /**
+     * Asks the store whether this state's writer still owns it, for a worker that may have been paused (SPEC section
+     * 9: a process that may have been paused assumes it lost its lease until it proves otherwise). On JetStream it
+     * reads the bucket's fence from the stream leader; state in memory is always owned.
+     *
+     * @throws StateFencedException      when a later placement opened the state (this state then refuses any use)
+     * @throws StateUnavailableException when the store did not answer
+     */
+    default void verifyOwnership() {
+    }
+
+    /**
      * Stops using the state (the pipeline was undeployed): writes not confirmed yet fail their flush, and later use
      * fails. Nothing to do for state in memory.
      */

@@ -1,8 +1,9 @@
 package io.varpulis.pipeline;
 
 /**
- * What a processor knows about the delivery it is applying, and what it can do besides emitting: park one element
- * of a batch input ({@link #park}).
+ * What a processor knows about the delivery it is applying, and what it can do besides emitting: give an output its
+ * identity ({@link #keyed}), park one element of a batch input ({@link #park}), and check that this worker still owns
+ * the pipeline before an effect outside the substrate ({@link #requireOwnership}).
  */
 public interface ProcessingContext {
 
@@ -57,4 +58,55 @@ public interface ProcessingContext {
      * @throws IllegalStateException    when called after the apply returned
      */
     void park(int index, Event element, String reason);
+
+    /**
+     * Gives one output its identity key: its {@code Nats-Msg-Id} on every route is then
+     * {@code {input message id}/{group}/{to}/k:{key}} (SPEC section 9), the same on every re-apply of the input that
+     * emits an output with that key, whatever else the re-apply emits and in whichever order. Use what the output is,
+     * such as an alert's (source, window) or the batch element it was read from; two outputs of one input must not
+     * share a key. An output without a key gets {@code h:{hash of its encoded bytes}}, so an id is never reused for
+     * a different event either way.
+     * <p>A context that publishes nothing (a test's, a reference run's) may ignore the key.
+     *
+     * @param output an event the processor returns from this apply
+     * @param key    1 to {@value #MAX_OUTPUT_KEY_LENGTH} characters, no control characters
+     * @return {@code output}, for {@code return List.of(context.keyed(alert, id))}
+     * @throws IllegalArgumentException when the key is blank, too long or holds a control character
+     */
+    default Event keyed(Event output, String key) {
+        requireOutputKey(key);
+        return output;
+    }
+
+    /** The longest output key, characters: it is part of a {@code Nats-Msg-Id} header. */
+    int MAX_OUTPUT_KEY_LENGTH = 256;
+
+    /**
+     * @param key an output key
+     * @return the key
+     * @throws IllegalArgumentException when the key is {@code null}, blank, over {@value #MAX_OUTPUT_KEY_LENGTH}
+     *                                  characters, or holds a control character (it goes in a header)
+     */
+    static String requireOutputKey(String key) {
+        if (key == null || key.isBlank() || key.length() > MAX_OUTPUT_KEY_LENGTH
+                || key.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("output key must be 1 to " + MAX_OUTPUT_KEY_LENGTH + " characters "
+                    + "without control characters, got " + (key == null ? "null" : "'" + key.replaceAll(
+                    "\\p{Cntrl}", "?") + "'"));
+        }
+        return key;
+    }
+
+    /**
+     * Checks, right before an effect outside the substrate (a file write, a call to another system), that this
+     * worker still owns the pipeline (SPEC section 9, fencing every effect): after a pause of the process it reads
+     * the state's fence from the server first. Outputs and state writes are fenced without it.
+     *
+     * @throws KeyValueState.StateFencedException      when a later placement took the pipeline over; let it
+     *                                                 propagate: the pipeline stops here
+     * @throws KeyValueState.StateUnavailableException when ownership cannot be checked now (the broker is away); the
+     *                                                 input is applied again once it is back
+     */
+    default void requireOwnership() {
+    }
 }

@@ -93,6 +93,22 @@ public final class StateTransaction implements KeyValueState {
         return state.flush();
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>Inside an apply: hands the writes staged so far to the state now ({@link #commit()}) and returns their
+     * confirmation, for a processor that must see a write stored before an effect outside the substrate (a sink's
+     * claim before its file write). Those writes stay even if the apply then throws.
+     */
+    @Override
+    public CompletableFuture<Void> flush() {
+        return commit();
+    }
+
+    @Override
+    public void verifyOwnership() {
+        state.verifyOwnership();
+    }
+
     /** Drops the staged writes. */
     public void discard() {
         staged = null;

@@ -63,6 +63,8 @@ public class ClusterApiController {
 
     /** What an injection's id is prefixed with to seed its events' {@code Nats-Msg-Id}s. */
     private static final String INJECTION_SEED = "inject:";
+    /** The output key of an injected event: one event per injection, so its id is the injection's. */
+    private static final List<String> INJECTED_KEY = List.of("injected");
 
     private static final Logger log = LoggerFactory.getLogger(ClusterApiController.class);
 
@@ -223,8 +225,8 @@ public class ClusterApiController {
             return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(new ApiError(tooLarge));
         }
         try {
-            RouteEmitter.of(group, entries, transport, codec, metrics).emit(List.of(event), INJECTION_SEED + injection)
-                    .get(10, TimeUnit.SECONDS);
+            RouteEmitter.of(group, entries, transport, codec, metrics)
+                    .emit(List.of(event), INJECTED_KEY, INJECTION_SEED + injection).get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | CompletionException e) {
             AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");
             return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new InjectionNotConfirmed(
@@ -305,7 +307,8 @@ public class ClusterApiController {
         byte[] payload = codec.encode(event);
         long largest = 0;
         for (PipelineGroupSpec.RouteSpec route : entries) {
-            String messageId = RouteEmitter.messageId(INJECTION_SEED + injection, group, route.toPipeline(), 0);
+            String messageId = RouteEmitter.messageId(INJECTION_SEED + injection, group, route.toPipeline(),
+                    RouteEmitter.keyId(INJECTED_KEY.get(0)));
             largest = Math.max(largest, ClusterTransports.payloadSize(transport.substrate(), new OutboundMessage(
                     Subjects.route(group, Subjects.EXTERNAL, route.toPipeline()), payload, messageId)));
         }

@@ -150,6 +150,23 @@ final class ClusterProcess implements AutoCloseable {
         return Files.readString(log, StandardCharsets.UTF_8);
     }
 
+    /** SIGSTOP: every thread of the JVM stops where it is, as in a long GC pause or a frozen VM. */
+    void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a paused JVM goes on where it stopped. */
+    void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        int status = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (status != 0) {
+            throw new IOException("kill " + signal + " " + process.pid() + " exited with " + status);
+        }
+    }
+
     /** SIGKILL: the JVM dies at once, without shutting anything down. */
     void kill() {
         Processes.kill(process);

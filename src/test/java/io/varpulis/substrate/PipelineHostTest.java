@@ -118,7 +118,7 @@ class PipelineHostTest {
                     .isEqualTo(Integer.toString(events));
             verify.close();
             assertThat(zombieWorker.metrics.count("varpulis.state.fenced", "pipeline", "detect")).isEqualTo(1);
-            assertThat(output).contains("pipeline fenced/detect stops consuming")
+            assertThat(output).contains("pipeline fenced/detect (placement epoch 1) stops consuming on this worker")
                     .contains("no longer owns it and stops");
             assertThat(zombieWorker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
                     "max_deliver")).isZero();
