@@ -26,11 +26,20 @@ import java.util.function.Predicate;
  * <p>The unit of placement is a {@link PipelineUnit}: an unpartitioned pipeline ({@code group/pipeline}) or one
  * partition of a partitioned one ({@code group/pipeline/partition}, SPEC section 11), each with its own placement
  * and epoch; the "pipelines" of a worker below are such units.
+ * <p>Liveness is measured on this coordinator's monotonic clock, never by comparing two hosts' wall clocks (SPEC
+ * section 9): a worker's last sign of life is the moment its heartbeat was received minus the heartbeat's age on the
+ * server's clock ({@link ServerClock}). The instants shown (registered, last heartbeat, status since) are on this
+ * coordinator's wall clock.
  */
 public class ClusterState {
 
     private final Clock clock;
+    private final LongSupplier nanoTime;
     private final Map<String, WorkerRecord> workers = new ConcurrentHashMap<>();
+    /** worker -> its last sign of life, on the monotonic clock ({@code nanoTime}). */
+    private final Map<String, Long> lastSign = new ConcurrentHashMap<>();
+    /** worker -> when it was found unhealthy, on the monotonic clock. */
+    private final Map<String, Long> unhealthySince = new ConcurrentHashMap<>();
     private final Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
     /** group/pipeline (or group/pipeline/partition) -> placement. */
     private final Map<String, Placement> placement = new LinkedHashMap<>();
@@ -38,10 +47,40 @@ public class ClusterState {
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
 
     /**
-     * @param clock the time of registrations and heartbeats
+     * @param clock the time of registrations and heartbeats, as shown; liveness is measured with
+     *              {@link System#nanoTime()}
      */
     public ClusterState(Clock clock) {
+        this(clock, System::nanoTime);
+    }
+
+    /**
+     * @param clock    the time of registrations and heartbeats, as shown
+     * @param nanoTime the monotonic clock liveness is measured with, in nanoseconds
+     */
+    public ClusterState(Clock clock, LongSupplier nanoTime) {
         this.clock = clock;
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * @return this coordinator's wall clock (the instants it shows; never compared with another host's)
+     */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * @return this coordinator's monotonic clock now, in nanoseconds: the time liveness is measured in
+     */
+    public long nanoTime() {
+        return nanoTime.getAsLong();
+    }
+
+    private void signOfLife(String workerId, Duration age) {
+        long at = nanoTime.getAsLong() - age.toNanos();
+        lastSign.merge(workerId, at, (a, b) -> a - b > 0 ? a : b);
+        unhealthySince.remove(workerId);
     }
 
     /**
@@ -52,22 +91,28 @@ public class ClusterState {
      */
     public WorkerRecord register(Registration.Request request) {
         Instant now = clock.instant();
+        signOfLife(request.workerId(), Duration.ZERO);
         return workers.compute(request.workerId(), (id, old) -> new WorkerRecord(id, request.address(),
                 WorkerRecord.READY, request.capacity(), now, old == null ? now : old.lastHeartbeat(),
                 old == null ? null : old.heartbeat(), old != null && old.isReady() ? old.statusSince() : now));
     }
 
     /**
-     * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was sent, not the time
-     * it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive longer.
-     * The capacity's {@code pipelines_running} follows the heartbeat's.
+     * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was stored, not the
+     * time it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive
+     * longer. The capacity's {@code pipelines_running} follows the heartbeat's.
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
-     * @param sentAt    when it was stored
+     * @param age       how long ago it was stored, on the server's clock (zero on core)
      * @return the updated record, or empty when the worker is unknown (it must register again)
      */
-    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
+        if (!workers.containsKey(workerId)) {
+            return Optional.empty();
+        }
+        signOfLife(workerId, age);
+        Instant sentAt = clock.instant().minus(age);
         return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> {
             Instant last = old.lastHeartbeat() == null || sentAt.isAfter(old.lastHeartbeat()) ? sentAt
                     : old.lastHeartbeat();
@@ -79,35 +124,66 @@ public class ClusterState {
     }
 
     /**
-     * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout. A
-     * registration counts: a worker that registers again after being unhealthy keeps its old last heartbeat until
-     * its next one, and must not be expired again at once. So does {@code livenessFrom}: heartbeats the coordinator
-     * could not receive because it was cut off from NATS say nothing about the workers, so every worker is given a
-     * full timeout from the moment the coordinator reached NATS again.
+     * Decides whether a worker silent for a while is still alive.
+     */
+    @FunctionalInterface
+    public interface Verdict {
+
+        /**
+         * @param workerId a ready worker
+         * @param silence  how long since its last sign of life (heartbeat or registration), monotonic
+         * @return {@code true} to keep it ready
+         */
+        boolean alive(String workerId, Duration silence);
+
+        /**
+         * @param timeout heartbeat-timeout
+         * @return the plain rule: alive while silent for no longer than the timeout
+         */
+        static Verdict within(Duration timeout) {
+            return (workerId, silence) -> silence.compareTo(timeout) <= 0;
+        }
+    }
+
+    /**
+     * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout, as
+     * {@link #expire(long, Verdict)} with {@link Verdict#within}.
      *
-     * @param timeout      heartbeat-timeout
-     * @param livenessFrom when the coordinator last regained NATS (its heartbeat consumer): no worker's timeout
-     *                     starts before it
+     * @param timeout           heartbeat-timeout
+     * @param livenessFromNanos when the coordinator last regained NATS, on {@link #nanoTime()}
      * @return the workers that became unhealthy now
      */
-    public List<String> expire(Duration timeout, Instant livenessFrom) {
-        Instant now = clock.instant();
-        Instant limit = now.minus(timeout);
+    public List<String> expire(Duration timeout, long livenessFromNanos) {
+        return expire(livenessFromNanos, Verdict.within(timeout));
+    }
+
+    /**
+     * Marks workers unhealthy that the verdict finds dead, given how long they have been silent. A registration
+     * counts as a sign of life: a worker that registers again after being unhealthy must not be expired again at
+     * once. So does {@code livenessFromNanos}: heartbeats the coordinator could not receive because it was cut off
+     * from NATS say nothing about the workers, so every worker's silence starts at the moment the coordinator reached
+     * NATS again.
+     *
+     * @param livenessFromNanos when the coordinator last regained NATS (its heartbeat consumer), on
+     *                          {@link #nanoTime()}: no worker's silence starts before it
+     * @param verdict           decides, from a ready worker's silence, whether it is alive
+     * @return the workers that became unhealthy now
+     */
+    public List<String> expire(long livenessFromNanos, Verdict verdict) {
+        long now = nanoTime.getAsLong();
         List<String> expired = new ArrayList<>();
         workers.replaceAll((id, w) -> {
-            Instant lastSign = latest(latest(w.lastHeartbeat(), w.registeredAt()), livenessFrom);
-            if (w.isReady() && lastSign.isBefore(limit)) {
+            long sign = lastSign.getOrDefault(id, livenessFromNanos);
+            long since = sign - livenessFromNanos > 0 ? sign : livenessFromNanos;
+            if (w.isReady() && !verdict.alive(id, Duration.ofNanos(Math.max(0, now - since)))) {
                 expired.add(id);
+                unhealthySince.put(id, now);
                 return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
-                        w.lastHeartbeat(), w.heartbeat(), now);
+                        w.lastHeartbeat(), w.heartbeat(), clock.instant());
             }
             return w;
         });
         return expired;
-    }
-
-    private static Instant latest(Instant a, Instant b) {
-        return a == null ? b : b == null || a.isAfter(b) ? a : b;
     }
 
     /**
@@ -118,15 +194,18 @@ public class ClusterState {
      * @return the workers forgotten now
      */
     public synchronized List<String> forgetDead(Duration retention) {
-        Instant limit = clock.instant().minus(retention);
+        long now = nanoTime.getAsLong();
         List<String> forgotten = new ArrayList<>();
         workers.values().removeIf(w -> {
-            if (!w.isReady() && w.statusSince() != null && w.statusSince().isBefore(limit)) {
+            Long since = unhealthySince.get(w.workerId());
+            if (!w.isReady() && since != null && now - since > retention.toNanos()) {
                 forgotten.add(w.workerId());
                 return true;
             }
             return false;
         });
+        lastSign.keySet().removeAll(forgotten);
+        unhealthySince.keySet().removeAll(forgotten);
         placement.values().removeIf(p -> forgotten.contains(p.worker()));
         return forgotten;
     }

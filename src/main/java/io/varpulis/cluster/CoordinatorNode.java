@@ -11,6 +11,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
 import io.nats.client.api.ClusterInfo;
+import io.nats.client.api.StreamInfo;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -91,7 +92,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final GroupStore groups;
     private final LeaderElection election;
     private final MeterRegistry registry;
-    private final Clock clock = Clock.systemUTC();
+    private final Clock clock;
+    private final ServerClock serverClock;
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
@@ -101,7 +103,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private volatile long placementLeaderEpoch;
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
-    private volatile Instant livenessFrom = Instant.EPOCH;
+    /** When this coordinator last regained NATS, on the monotonic clock of {@link ClusterState#nanoTime()}. */
+    private volatile long livenessFrom;
     private volatile boolean reachable = true;
     private volatile boolean placeNow;
     private volatile long lastPlacementRound = System.nanoTime();
@@ -137,7 +140,9 @@ public class CoordinatorNode implements SmartLifecycle {
         this.connection = connection;
         this.transport = transport;
         this.consumerSettings = consumerSettings;
-        this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), Clock.systemUTC(),
+        this.clock = state.clock();
+        this.serverClock = new ServerClock(clock);
+        this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), serverClock,
                 mapper, this::onHeartbeat, metrics, parker);
         this.state = state;
         this.processors = processors;
@@ -151,7 +156,7 @@ public class CoordinatorNode implements SmartLifecycle {
     @Override
     public synchronized void start() {
         startedAt = clock.instant();
-        livenessFrom = startedAt;
+        livenessFrom = state.nanoTime();
         groupWatch = groups.watch(new GroupStore.Listener() {
             @Override
             public void stored(PipelineGroupSpec group) {
@@ -180,10 +185,12 @@ public class CoordinatorNode implements SmartLifecycle {
                 DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
         registrations = connection.createDispatcher(this::onRegistration);
         registrations.subscribe(Subjects.REGISTER);
-        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         if (admin != null) {
             probe = probe(connection);
+            // The server's time before the first heartbeat: a replayed one is then measured against it.
+            heartbeatConsumerAnswers();
         }
+        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         registerGauges();
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
         // rounds run every heartbeat-interval, or at once when something asks for one.
@@ -537,15 +544,15 @@ public class CoordinatorNode implements SmartLifecycle {
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
-     * @param sentAt    when it was stored: the worker's last sign of life
+     * @param age       how long ago it was stored, on the server's clock: the worker was alive then
      */
-    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
         String from = heartbeat.cluster() == null ? ClusterProperties.DEFAULT_NAME : heartbeat.cluster();
         if (!from.equals(cluster.getName())) {
             noteOtherCluster(from, "heartbeats of worker " + workerId);
             return;
         }
-        if (state.heartbeat(workerId, heartbeat, sentAt).isEmpty()) {
+        if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
             if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
@@ -724,7 +731,7 @@ public class CoordinatorNode implements SmartLifecycle {
                     + "not counted against the workers", coordinatorId, DurableNames.heartbeatConsumer(coordinatorId));
         } else if (ok && !reachable) {
             reachable = true;
-            livenessFrom = clock.instant();
+            livenessFrom = state.nanoTime();
             log.info("coordinator {} reaches NATS and its heartbeat consumer again: every worker gets a full "
                     + "heartbeat-timeout ({} ms) from now", coordinatorId, cluster.getHeartbeatTimeout().toMillis());
         }
@@ -736,7 +743,9 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         try {
             // The stream must have a leader too: while it elects one, the workers' heartbeats are not stored.
-            ClusterInfo stream = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM).getClusterInfo();
+            StreamInfo info = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM);
+            serverClock.observe(info);
+            ClusterInfo stream = info.getClusterInfo();
             boolean led = stream == null || stream.getLeader() != null;
             probe.getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer(coordinatorId));
             return led;
