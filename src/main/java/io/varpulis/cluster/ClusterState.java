@@ -447,6 +447,21 @@ public class ClusterState {
     }
 
     /**
+     * Whether a copy a worker reports is superseded, without adopting anything: for a worker this coordinator does
+     * not know (yet), whose copies must stop before it registers again.
+     *
+     * @param key      {@code group/pipeline}
+     * @param workerId the reporting worker
+     * @param epoch    the placement epoch of its copy
+     * @return {@code true} when the unit is placed on another ready worker with this epoch or a newer one
+     */
+    public synchronized boolean supersedes(String key, String workerId, long epoch) {
+        Placement owner = placement.get(key);
+        return owner != null && !owner.worker().equals(workerId) && isReady(owner.worker())
+                && epoch <= owner.epoch();
+    }
+
+    /**
      * @param workerId a worker
      * @return the pipelines placed on it, as {@code group/pipeline}
      */

@@ -393,7 +393,7 @@ public class CoordinatorNode implements SmartLifecycle {
         // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
         // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
         return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                undeployOf(PipelineUnit.parse(e.getKey())))
+                undeployOf(PipelineUnit.parse(e.getKey()), null))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
@@ -452,7 +452,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * </ul>
      * Without this the worker would run it, and consume its edges, for as long as it lives.
      */
-    private void undeployUnknown(String workerId, String key) {
+    private void undeployUnknown(String workerId, String key, long epoch) {
         if (!groups.isDurable()) {
             return;
         }
@@ -480,7 +480,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
                 + "undeploying it there", workerId, key, cluster.getName());
-        command(workerId, Commands.UNDEPLOY, undeployOf(unit));
+        command(workerId, Commands.UNDEPLOY, undeployOf(unit, epoch));
     }
 
     private void onGroupRemoved(String name) {
@@ -492,8 +492,8 @@ public class CoordinatorNode implements SmartLifecycle {
         });
     }
 
-    private static Commands.Undeploy undeployOf(PipelineUnit unit) {
-        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull());
+    private static Commands.Undeploy undeployOf(PipelineUnit unit, Long epoch) {
+        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull(), epoch);
     }
 
     /**
@@ -553,6 +553,12 @@ public class CoordinatorNode implements SmartLifecycle {
             return;
         }
         if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
+            // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
+            heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null).forEach(m -> {
+                if (state.supersedes(unitKey(m), workerId, epochOf(m))) {
+                    undeployStaleCopy(workerId, unitKey(m), epochOf(m));
+                }
+            });
             if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
@@ -569,10 +575,9 @@ public class CoordinatorNode implements SmartLifecycle {
             if (metric.group() == null) {
                 continue;
             }
-            String key = new PipelineUnit(metric.group(), metric.pipelineName(), metric.partition() == null
-                    ? Partitioning.NONE : metric.partition()).key();
+            String key = unitKey(metric);
             reported.add(key);
-            long epoch = metric.epoch() == null ? 0 : metric.epoch();
+            long epoch = epochOf(metric);
             ClusterState.Report report = state.reportRunning(key, workerId, epoch);
             if (report != ClusterState.Report.UNKNOWN_GROUP) {
                 unknownReported.remove(key + "@" + workerId);
@@ -580,15 +585,8 @@ public class CoordinatorNode implements SmartLifecycle {
             switch (report) {
                 case ADOPTED -> log.info("pipeline {} runs on worker {} (placement epoch {}): placement adopted", key,
                         workerId, epoch);
-                case ELSEWHERE -> {
-                    if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy",
-                            cluster.getCommandTimeout())) {
-                        log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there",
-                                workerId, key);
-                        command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
-                    }
-                }
-                case UNKNOWN_GROUP -> undeployUnknown(workerId, key);
+                case ELSEWHERE -> undeployStaleCopy(workerId, key, epoch);
+                case UNKNOWN_GROUP -> undeployUnknown(workerId, key, epoch);
                 case OWNED -> {
                     // Nothing to do.
                 }
@@ -601,6 +599,28 @@ public class CoordinatorNode implements SmartLifecycle {
                 state.placement(key).filter(p -> p.isRunning() && !reported.contains(key))
                         .ifPresent(p -> deploy(key, p));
             }
+        }
+    }
+
+    private static String unitKey(WorkerHeartbeat.PipelineMetric metric) {
+        return new PipelineUnit(metric.group(), metric.pipelineName(), metric.partition() == null
+                ? Partitioning.NONE : metric.partition()).key();
+    }
+
+    private static long epochOf(WorkerHeartbeat.PipelineMetric metric) {
+        return metric.epoch() == null ? 0 : metric.epoch();
+    }
+
+    /**
+     * A worker runs a copy of a pipeline that is placed on another ready worker with a newer epoch: the leader stops
+     * it there at once (again after command-timeout while it is still reported), with the copy's placement epoch, so
+     * that a worker placed again meanwhile keeps its newer copy. Two live copies never last longer than that.
+     */
+    private void undeployStaleCopy(String workerId, String key, long epoch) {
+        if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+            log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",
+                    workerId, key, epoch);
+            command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), epoch));
         }
     }
 
@@ -703,7 +723,7 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
                     key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
                     state.pipelinesOf(move.getValue()).size());
-            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)))
+            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), from.epoch()))
                     .handle((reply, error) -> {
                         String failure = failure(reply, error);
                         if (failure == null) {

@@ -466,7 +466,8 @@ public class WorkerNode implements SmartLifecycle {
 
     private Map<String, Object> undeploy(Commands.Undeploy undeploy) {
         int partition = undeploy.partition() == null ? Partitioning.NONE : undeploy.partition();
-        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition);
+        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition,
+                undeploy.placementEpoch() == null ? Long.MAX_VALUE : undeploy.placementEpoch());
         return Map.of("status", stopped ? "undeployed" : "not_running", "group", undeploy.group(),
                 "pipeline", undeploy.pipeline(), "worker_id", workerId);
     }

@@ -210,12 +210,28 @@ public class PipelineHost implements AutoCloseable {
      * @param partition the partition, or {@link Partitioning#NONE}
      * @return {@code true} when it was running
      */
-    public synchronized boolean undeploy(String group, String pipeline, int partition) {
+    public boolean undeploy(String group, String pipeline, int partition) {
+        return undeploy(group, pipeline, partition, Long.MAX_VALUE);
+    }
+
+    /**
+     * Stops a pipeline or one partition, as {@link #undeploy(String, String, int)}, only when it runs with a placement
+     * epoch no newer than the given one: an undeploy sent for a stale copy never stops the copy placed here again
+     * since (SPEC section 9).
+     *
+     * @param group     the group name
+     * @param pipeline  the pipeline name
+     * @param partition the partition, or {@link Partitioning#NONE}
+     * @param upToEpoch the newest placement epoch to stop
+     * @return {@code true} when it was running with such an epoch, and is stopped
+     */
+    public synchronized boolean undeploy(String group, String pipeline, int partition, long upToEpoch) {
         String key = new PipelineUnit(group, pipeline, partition).key();
-        Deployed running = deployed.remove(key);
-        if (running == null) {
+        Deployed running = deployed.get(key);
+        if (running == null || running.epoch > upToEpoch) {
             return false;
         }
+        deployed.remove(key);
         running.stop();
         retiredEvents.addAndGet(running.pipeline.eventsIn());
         log.info("undeployed pipeline {}", key);
