@@ -114,6 +114,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private Consumption heartbeatConsumption;
     private AutoCloseable groupWatch;
     private JetStreamManagement probe;
+    private LateWorkers lateWorkers;
 
     /**
      * @param coordinatorId    the coordinator's stable id
@@ -190,6 +191,8 @@ public class CoordinatorNode implements SmartLifecycle {
             // The server's time before the first heartbeat: a replayed one is then measured against it.
             heartbeatConsumerAnswers();
         }
+        lateWorkers = new LateWorkers(cluster.getHeartbeatTimeout(), probe == null ? LateWorkers.Evidence.none()
+                : new ServerProgress(probe, state), state::nanoTime, registry);
         heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         registerGauges();
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
@@ -659,7 +662,7 @@ public class CoordinatorNode implements SmartLifecycle {
         try {
             checkReachable();
             if (reachable) {
-                for (String workerId : state.expire(cluster.getHeartbeatTimeout(), livenessFrom)) {
+                for (String workerId : state.expire(livenessFrom, lateWorkers)) {
                     // Its pipelines are placed elsewhere in this very tick, not at the next round.
                     placeNow = true;
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
