@@ -45,6 +45,8 @@ public class ClusterState {
     private final Map<String, Placement> placement = new LinkedHashMap<>();
     /** group/pipeline -> the last deploy that failed, while the pipeline is not placed. */
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
+    /** group/pipeline -> why a worker could not open its state, as the worker reported it, until it runs. */
+    private final Map<String, String> stateReasons = new LinkedHashMap<>();
 
     /**
      * @param clock the time of registrations and heartbeats, as shown; liveness is measured with
@@ -263,6 +265,7 @@ public class ClusterState {
             return false;
         });
         failures.keySet().removeIf(key -> inGroup(key, name));
+        stateReasons.keySet().removeIf(key -> inGroup(key, name));
         return Optional.of(removed);
     }
 
@@ -374,6 +377,7 @@ public class ClusterState {
         }
         placement.put(key, current.running(clock.instant()));
         failures.remove(key);
+        stateReasons.remove(key);
         return true;
     }
 
@@ -444,6 +448,30 @@ public class ClusterState {
             return Report.ADOPTED;
         }
         return Report.ELSEWHERE;
+    }
+
+    /**
+     * Records what a worker reports of a unit whose state it could not open, when the unit is not running anywhere:
+     * the reason the topology shows (a deploy that timed out says nothing of why).
+     *
+     * @param key      {@code group/pipeline}
+     * @param workerId the reporting worker
+     * @param error    its state's error
+     */
+    public synchronized void stateFailed(String key, String workerId, String error) {
+        Placement current = placement.get(key);
+        if (groups.containsKey(PipelineUnit.parse(key).group()) && (current == null || !current.isRunning())) {
+            stateReasons.put(key, "worker " + workerId + " cannot open its state: " + error);
+        }
+    }
+
+    /**
+     * @param key {@code group/pipeline}
+     * @return why its state could not be opened, while it does not run
+     */
+    public synchronized Optional<String> stateReason(String key) {
+        Placement current = placement.get(key);
+        return current != null && current.isRunning() ? Optional.empty() : Optional.ofNullable(stateReasons.get(key));
     }
 
     /**

@@ -522,7 +522,8 @@ public class CoordinatorNode implements SmartLifecycle {
         state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> {
             Placement at = state.placement(unit.key()).orElse(null);
             ClusterState.FailedDeploy failed = state.failure(unit.key()).orElse(null);
-            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId()));
+            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId(),
+                    state.stateReason(unit.key()).orElse(null)));
         }));
         return views;
     }
@@ -573,6 +574,7 @@ public class CoordinatorNode implements SmartLifecycle {
             }
             return;
         }
+        heartbeat.stateFailures().forEach((key, error) -> state.stateFailed(key, workerId, error));
         Set<String> reported = ConcurrentHashMap.newKeySet();
         for (WorkerHeartbeat.PipelineMetric metric : heartbeat.pipelineMetrics()) {
             if (metric.group() == null) {

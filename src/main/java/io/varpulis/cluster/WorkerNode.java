@@ -214,7 +214,7 @@ public class WorkerNode implements SmartLifecycle {
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
                 .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
                         p.epoch(), p.partition()))
-                .toList(), cluster.getName());
+                .toList(), cluster.getName(), host.stateFailures());
     }
 
     private void joinInBackground() {

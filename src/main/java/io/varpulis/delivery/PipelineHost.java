@@ -51,6 +51,8 @@ public class PipelineHost implements AutoCloseable {
     private final SubstrateMetrics metrics;
     private final NatsProperties.Consumer consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
+    /** unit key -> why its state could not be opened at its last deploy here. */
+    private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
 
     /**
@@ -131,7 +133,14 @@ public class PipelineHost implements AutoCloseable {
             undeploy(group.name(), pipeline, partition);
         }
         EventProcessor processor = processors.create(group, spec);
-        KeyValueState state = states.open(group.name(), pipeline, partition, epoch);
+        KeyValueState state;
+        try {
+            state = states.open(group.name(), pipeline, partition, epoch);
+            stateFailures.remove(key);
+        } catch (KeyValueState.StateException e) {
+            stateFailures.put(key, e.getMessage());
+            throw e;
+        }
         Deployed running = new Deployed(unit, new DeployedPipeline(group.name(), pipeline, processor, state,
                 unit.partitionTag(), spec.partitioning().orElse(null)), epoch);
         RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics);
@@ -293,6 +302,14 @@ public class PipelineHost implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * @return why the state of a unit could not be opened at its last deploy on this worker, by unit key
+     * ({@code group/pipeline[/partition]}), until a deploy of it opens its state: for the topology (SPEC section 9)
+     */
+    public Map<String, String> stateFailures() {
+        return Map.copyOf(stateFailures);
     }
 
     /**

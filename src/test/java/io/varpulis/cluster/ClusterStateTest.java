@@ -82,6 +82,22 @@ class ClusterStateTest {
     }
 
     @Test
+    void aWorkersReportThatItCannotOpenAStateIsTheReasonShownUntilThePipelineRuns() {
+        state.register(request("w1"));
+        state.addGroup(TestGroups.threeStages("g"));
+        Placement a = state.place(epochs::incrementAndGet).get("g/a");
+        state.deployFailed("g/a", a, "no answer within 5000 ms");
+
+        state.stateFailed("g/a", "w1", "cannot open state bucket varpulis_state_g_a: written meanwhile");
+
+        assertThat(state.stateReason("g/a")).contains("worker w1 cannot open its state: cannot open state bucket "
+                + "varpulis_state_g_a: written meanwhile");
+        Placement again = state.place(epochs::incrementAndGet).get("g/a");
+        state.deployed("g/a", again);
+        assertThat(state.stateReason("g/a")).as("it runs now").isEmpty();
+    }
+
+    @Test
     void capacityFollowsTheHeartbeatsPipelinesRunning() {
         state.register(request("w1"));
 
