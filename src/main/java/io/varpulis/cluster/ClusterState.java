@@ -34,12 +34,8 @@ import java.util.function.Predicate;
 public class ClusterState {
 
     private final Clock clock;
-    private final LongSupplier nanoTime;
+    private final WorkerLiveness liveness;
     private final Map<String, WorkerRecord> workers = new ConcurrentHashMap<>();
-    /** worker -> its last sign of life, on the monotonic clock ({@code nanoTime}). */
-    private final Map<String, Long> lastSign = new ConcurrentHashMap<>();
-    /** worker -> when it was found unhealthy, on the monotonic clock. */
-    private final Map<String, Long> unhealthySince = new ConcurrentHashMap<>();
     private final Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
     /** group/pipeline (or group/pipeline/partition) -> placement. */
     private final Map<String, Placement> placement = new LinkedHashMap<>();
@@ -62,7 +58,7 @@ public class ClusterState {
      */
     public ClusterState(Clock clock, LongSupplier nanoTime) {
         this.clock = clock;
-        this.nanoTime = nanoTime;
+        this.liveness = new WorkerLiveness(nanoTime);
     }
 
     /**
@@ -76,13 +72,7 @@ public class ClusterState {
      * @return this coordinator's monotonic clock now, in nanoseconds: the time liveness is measured in
      */
     public long nanoTime() {
-        return nanoTime.getAsLong();
-    }
-
-    private void signOfLife(String workerId, Duration age) {
-        long at = nanoTime.getAsLong() - age.toNanos();
-        lastSign.merge(workerId, at, (a, b) -> a - b > 0 ? a : b);
-        unhealthySince.remove(workerId);
+        return liveness.now();
     }
 
     /**
@@ -93,7 +83,7 @@ public class ClusterState {
      */
     public WorkerRecord register(Registration.Request request) {
         Instant now = clock.instant();
-        signOfLife(request.workerId(), Duration.ZERO);
+        liveness.signOfLife(request.workerId(), Duration.ZERO);
         return workers.compute(request.workerId(), (id, old) -> new WorkerRecord(id, request.address(),
                 WorkerRecord.READY, request.capacity(), now, old == null ? now : old.lastHeartbeat(),
                 old == null ? null : old.heartbeat(), old != null && old.isReady() ? old.statusSince() : now));
@@ -102,7 +92,8 @@ public class ClusterState {
     /**
      * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was stored, not the
      * time it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive
-     * longer. The capacity's {@code pipelines_running} follows the heartbeat's.
+     * longer. The capacity's {@code pipelines_running} follows the heartbeat's; its state failures are recorded
+     * ({@link #stateReason}).
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
@@ -113,7 +104,8 @@ public class ClusterState {
         if (!workers.containsKey(workerId)) {
             return Optional.empty();
         }
-        signOfLife(workerId, age);
+        liveness.signOfLife(workerId, age);
+        heartbeat.stateFailures().forEach((key, error) -> stateFailed(key, workerId, error));
         Instant sentAt = clock.instant().minus(age);
         return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> {
             Instant last = old.lastHeartbeat() == null || sentAt.isAfter(old.lastHeartbeat()) ? sentAt
@@ -123,40 +115,6 @@ public class ClusterState {
             return new WorkerRecord(id, old.address(), WorkerRecord.READY, capacity, old.registeredAt(), last,
                     heartbeat, old.isReady() ? old.statusSince() : clock.instant());
         }));
-    }
-
-    /**
-     * Decides whether a worker silent for a while is still alive.
-     */
-    @FunctionalInterface
-    public interface Verdict {
-
-        /**
-         * @param workerId a ready worker
-         * @param silence  how long since its last sign of life (heartbeat or registration), monotonic
-         * @return {@code true} to keep it ready
-         */
-        boolean alive(String workerId, Duration silence);
-
-        /**
-         * @param timeout heartbeat-timeout
-         * @return the plain rule: alive while silent for no longer than the timeout
-         */
-        static Verdict within(Duration timeout) {
-            return (workerId, silence) -> silence.compareTo(timeout) <= 0;
-        }
-    }
-
-    /**
-     * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout, as
-     * {@link #expire(long, Verdict)} with {@link Verdict#within}.
-     *
-     * @param timeout           heartbeat-timeout
-     * @param livenessFromNanos when the coordinator last regained NATS, on {@link #nanoTime()}
-     * @return the workers that became unhealthy now
-     */
-    public List<String> expire(Duration timeout, long livenessFromNanos) {
-        return expire(livenessFromNanos, Verdict.within(timeout));
     }
 
     /**
@@ -171,15 +129,12 @@ public class ClusterState {
      * @param verdict           decides, from a ready worker's silence, whether it is alive
      * @return the workers that became unhealthy now
      */
-    public List<String> expire(long livenessFromNanos, Verdict verdict) {
-        long now = nanoTime.getAsLong();
+    public List<String> expire(long livenessFromNanos, LivenessVerdict verdict) {
         List<String> expired = new ArrayList<>();
         workers.replaceAll((id, w) -> {
-            long sign = lastSign.getOrDefault(id, livenessFromNanos);
-            long since = sign - livenessFromNanos > 0 ? sign : livenessFromNanos;
-            if (w.isReady() && !verdict.alive(id, Duration.ofNanos(Math.max(0, now - since)))) {
+            if (w.isReady() && !verdict.alive(id, liveness.silence(id, livenessFromNanos))) {
                 expired.add(id);
-                unhealthySince.put(id, now);
+                liveness.unhealthy(id);
                 return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
                         w.lastHeartbeat(), w.heartbeat(), clock.instant());
             }
@@ -196,18 +151,15 @@ public class ClusterState {
      * @return the workers forgotten now
      */
     public synchronized List<String> forgetDead(Duration retention) {
-        long now = nanoTime.getAsLong();
         List<String> forgotten = new ArrayList<>();
         workers.values().removeIf(w -> {
-            Long since = unhealthySince.get(w.workerId());
-            if (!w.isReady() && since != null && now - since > retention.toNanos()) {
+            if (!w.isReady() && liveness.unhealthyLongerThan(w.workerId(), retention)) {
                 forgotten.add(w.workerId());
                 return true;
             }
             return false;
         });
-        lastSign.keySet().removeAll(forgotten);
-        unhealthySince.keySet().removeAll(forgotten);
+        liveness.forget(forgotten);
         placement.values().removeIf(p -> forgotten.contains(p.worker()));
         return forgotten;
     }

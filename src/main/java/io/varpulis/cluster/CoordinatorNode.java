@@ -19,7 +19,6 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Subjects;
-import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
@@ -103,8 +102,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private volatile long placementLeaderEpoch;
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
-    /** When this coordinator last regained NATS, on the monotonic clock of {@link ClusterState#nanoTime()}. */
-    private volatile long livenessFrom;
+    private volatile long livenessFrom; // when it last regained NATS, on ClusterState.nanoTime()
     private volatile boolean reachable = true;
     private volatile boolean placeNow;
     private volatile long lastPlacementRound = System.nanoTime();
@@ -558,11 +556,9 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
             // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
-            heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null).forEach(m -> {
-                if (state.supersedes(unitKey(m), workerId, epochOf(m))) {
-                    undeployStaleCopy(workerId, unitKey(m), epochOf(m));
-                }
-            });
+            heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null
+                            && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
+                    .forEach(m -> undeployStaleCopy(workerId, m.unitKey(), m.epochOrZero()));
             if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
@@ -574,15 +570,14 @@ public class CoordinatorNode implements SmartLifecycle {
             }
             return;
         }
-        heartbeat.stateFailures().forEach((key, error) -> state.stateFailed(key, workerId, error));
         Set<String> reported = ConcurrentHashMap.newKeySet();
         for (WorkerHeartbeat.PipelineMetric metric : heartbeat.pipelineMetrics()) {
             if (metric.group() == null) {
                 continue;
             }
-            String key = unitKey(metric);
+            String key = metric.unitKey();
             reported.add(key);
-            long epoch = epochOf(metric);
+            long epoch = metric.epochOrZero();
             ClusterState.Report report = state.reportRunning(key, workerId, epoch);
             if (report != ClusterState.Report.UNKNOWN_GROUP) {
                 unknownReported.remove(key + "@" + workerId);
@@ -607,20 +602,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
     }
 
-    private static String unitKey(WorkerHeartbeat.PipelineMetric metric) {
-        return new PipelineUnit(metric.group(), metric.pipelineName(), metric.partition() == null
-                ? Partitioning.NONE : metric.partition()).key();
-    }
-
-    private static long epochOf(WorkerHeartbeat.PipelineMetric metric) {
-        return metric.epoch() == null ? 0 : metric.epoch();
-    }
-
-    /**
-     * A worker runs a copy of a pipeline that is placed on another ready worker with a newer epoch: the leader stops
-     * it there at once (again after command-timeout while it is still reported), with the copy's placement epoch, so
-     * that a worker placed again meanwhile keeps its newer copy. Two live copies never last longer than that.
-     */
+    /** Stops a superseded copy at once (again after command-timeout), with its epoch: a newer copy there stays. */
     private void undeployStaleCopy(String workerId, String key, long epoch) {
         if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
             log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",

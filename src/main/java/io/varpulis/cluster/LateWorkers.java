@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * change can be seen by the time the timeout passes; a worker on time costs nothing. Each extension is logged once
  * per silence and counted ({@code varpulis.cluster.workers.late}). Thread-safe.
  */
-public final class LateWorkers implements ClusterState.Verdict {
+public final class LateWorkers implements LivenessVerdict {
 
     /** The longest silence a progressing worker is allowed, in heartbeat-timeouts: late, but not for ever. */
     public static final int MAX_TIMEOUTS = 3;

@@ -2,7 +2,10 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.varpulis.pipeline.Partitioning;
+import io.varpulis.pipeline.PipelineUnit;
 
 import java.util.Map;
 
@@ -76,5 +79,21 @@ public record WorkerHeartbeat(
             @JsonProperty("group") String group,
             @JsonProperty("epoch") Long epoch,
             @JsonProperty("partition") Integer partition) {
+
+        /**
+         * @return the unit it counts, {@code group/pipeline[/partition]} (its group must be known)
+         */
+        @JsonIgnore
+        public String unitKey() {
+            return new PipelineUnit(group, pipelineName, partition == null ? Partitioning.NONE : partition).key();
+        }
+
+        /**
+         * @return its placement epoch, 0 when an older worker did not say
+         */
+        @JsonIgnore
+        public long epochOrZero() {
+            return epoch == null ? 0 : epoch;
+        }
     }
 }

@@ -33,15 +33,15 @@ class ClusterStateTest {
     void workerThatRegistersAgainAfterBeingUnhealthyIsReadyUntilItsNextTimeout() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
 
         state.register(request("w1"));
 
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).as("a registration is a sign of life, like a heartbeat")
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("a registration is a sign of life, like a heartbeat")
                 .isEmpty();
         assertThat(state.worker("w1").orElseThrow().isReady()).isTrue();
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
     }
 
     @Test
@@ -51,9 +51,9 @@ class ClusterStateTest {
         state.heartbeat("w1", beat(0), Duration.ZERO);
         clock.advance(TIMEOUT.minusSeconds(1));
 
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).isEmpty();
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).isEmpty();
         clock.advance(Duration.ofSeconds(2));
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
         assertThat(state.worker("w1").orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
     }
 
@@ -64,7 +64,7 @@ class ClusterStateTest {
         state.heartbeat("w1", beat(0), TIMEOUT.minusSeconds(1));
         clock.advance(Duration.ofSeconds(2));
 
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).as("alive at the send time, not at the replay")
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("alive at the send time, not at the replay")
                 .containsExactly("w1");
     }
 
@@ -74,11 +74,11 @@ class ClusterStateTest {
         clock.advance(TIMEOUT.multipliedBy(3));
         long reconnected = clock.nanos();
 
-        assertThat(state.expire(TIMEOUT, reconnected)).as("the outage is not the worker's silence").isEmpty();
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).as("the outage is not the worker's silence").isEmpty();
         clock.advance(TIMEOUT.minusSeconds(1));
-        assertThat(state.expire(TIMEOUT, reconnected)).isEmpty();
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).isEmpty();
         clock.advance(Duration.ofSeconds(2));
-        assertThat(state.expire(TIMEOUT, reconnected)).containsExactly("w1");
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
     }
 
     @Test
@@ -170,7 +170,7 @@ class ClusterStateTest {
         state.addGroup(TestGroups.threeStages("g"));
         state.place(epochs::incrementAndGet).forEach(state::deployed);
         clock.advance(TIMEOUT.plusSeconds(1));
-        state.expire(TIMEOUT, REACHED_NATS_AT_START);
+        state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT));
 
         assertThat(state.forgetDead(Duration.ofMinutes(10))).isEmpty();
         clock.advance(Duration.ofMinutes(10).plusSeconds(1));
@@ -203,7 +203,7 @@ class ClusterStateTest {
         clock.advance(TIMEOUT.plusSeconds(1));
         List.of("w1", "w2", "w3").stream().filter(w -> !w.equals(victim))
                 .forEach(w -> state.heartbeat(w, beat(0), Duration.ZERO));
-        assertThat(state.expire(TIMEOUT, REACHED_NATS_AT_START)).containsExactly(victim);
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly(victim);
         Map<String, Placement> moved = state.place(epochs::incrementAndGet);
 
         assertThat(moved).containsKey("g/detect/1").doesNotContainKeys("g/detect/0", "g/detect/2");

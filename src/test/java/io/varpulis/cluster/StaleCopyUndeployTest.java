@@ -40,10 +40,7 @@ class StaleCopyUndeployTest {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-stale");
              ClusterNode first = ClusterNode.worker(nats, "jetstream", "worker-first");
              Connection nc = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> first.worker().isRegistered());
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("stale"))
-                    .status()).isEqualTo(201);
-            await().atMost(WAIT).until(() -> runs(first, "a"));
+            declareOn(coordinator, first, "stale");
             long epoch = coordinator.get("/api/v1/cluster/pipeline-groups/stale").body().path("pipelines")
                     .path("a").path("epoch").asLong();
 
@@ -75,10 +72,7 @@ class StaleCopyUndeployTest {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-unknown");
              ClusterNode owner = ClusterNode.worker(nats, "jetstream", "worker-known");
              Connection nc = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> owner.worker().isRegistered());
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("ghostly"))
-                    .status()).isEqualTo(201);
-            await().atMost(WAIT).until(() -> runs(owner, "a"));
+            declareOn(coordinator, owner, "ghostly");
             Subscription undeploys = nc.subscribe(Subjects.command("worker-forgotten", Commands.UNDEPLOY));
             nc.flush(Duration.ofSeconds(2));
 
@@ -96,6 +90,14 @@ class StaleCopyUndeployTest {
             assertThat(body.path("placement_epoch").asLong()).isEqualTo(1);
             assertThat(runs(owner, "a")).isTrue();
         }
+    }
+
+    /** Declares the three-stage group once the worker registered, and waits until the worker runs its "a". */
+    private static void declareOn(ClusterNode coordinator, ClusterNode worker, String group) throws Exception {
+        await().atMost(WAIT).until(() -> worker.worker().isRegistered());
+        assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages(group)).status())
+                .isEqualTo(201);
+        await().atMost(WAIT).until(() -> runs(worker, "a"));
     }
 
     private static boolean runs(ClusterNode worker, String pipeline) {
