@@ -81,6 +81,12 @@ final class ClusterProcess implements AutoCloseable {
      */
     static ClusterProcess startWithClockAhead(String name, Path logDir, Duration ahead, List<String> args)
             throws IOException {
+        boolean installed = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "faketime")));
+        if (!installed) {
+            throw new IllegalStateException("faketime is not on PATH: install Debian's faketime (apt-get install -y "
+                    + "faketime), as .ci/run does");
+        }
         return start(name, logDir, List.of("faketime", "-f", "+" + ahead.toSeconds() + "s"), args);
     }
 
