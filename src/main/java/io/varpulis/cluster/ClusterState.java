@@ -131,15 +131,23 @@ public class ClusterState {
      */
     public List<String> expire(long livenessFromNanos, LivenessVerdict verdict) {
         List<String> expired = new ArrayList<>();
-        workers.replaceAll((id, w) -> {
-            if (w.isReady() && !verdict.alive(id, liveness.silence(id, livenessFromNanos))) {
+        // The verdict may ask the server (LateWorkers): never while holding the map's locks, which heartbeats need.
+        for (WorkerRecord worker : workers()) {
+            Duration silence = liveness.silence(worker.workerId(), livenessFromNanos);
+            if (!worker.isReady() || verdict.alive(worker.workerId(), silence)) {
+                continue;
+            }
+            workers.computeIfPresent(worker.workerId(), (id, w) -> {
+                // A sign of life that came while the verdict was asked wins.
+                if (!w.isReady() || liveness.silence(id, livenessFromNanos).compareTo(silence) < 0) {
+                    return w;
+                }
                 expired.add(id);
                 liveness.unhealthy(id);
                 return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
                         w.lastHeartbeat(), w.heartbeat(), clock.instant());
-            }
-            return w;
-        });
+            });
+        }
         return expired;
     }
 
