@@ -95,11 +95,11 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
                                                   ClusterTransport transport, ClusterProperties cluster,
-                                                  NatsProperties nats) {
+                                                  NatsProperties nats, SubstrateMetrics metrics) {
             return substrate == Substrate.JETSTREAM
                     ? KeyValueStateFactory.jetStream(connection, transport, new JetStreamKeyValueState.Settings(
                     cluster.getStateTtl(), nats.getJetstream().getReplicas(),
-                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()))
+                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()), metrics)
                     : KeyValueStateFactory.inMemory();
         }
 

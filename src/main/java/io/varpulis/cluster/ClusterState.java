@@ -26,22 +26,53 @@ import java.util.function.Predicate;
  * <p>The unit of placement is a {@link PipelineUnit}: an unpartitioned pipeline ({@code group/pipeline}) or one
  * partition of a partitioned one ({@code group/pipeline/partition}, SPEC section 11), each with its own placement
  * and epoch; the "pipelines" of a worker below are such units.
+ * <p>Liveness is measured on this coordinator's monotonic clock, never by comparing two hosts' wall clocks (SPEC
+ * section 9): a worker's last sign of life is the moment its heartbeat was received minus the heartbeat's age on the
+ * server's clock ({@link ServerClock}). The instants shown (registered, last heartbeat, status since) are on this
+ * coordinator's wall clock.
  */
 public class ClusterState {
 
     private final Clock clock;
+    private final WorkerLiveness liveness;
     private final Map<String, WorkerRecord> workers = new ConcurrentHashMap<>();
     private final Map<String, PipelineGroupSpec> groups = new LinkedHashMap<>();
     /** group/pipeline (or group/pipeline/partition) -> placement. */
     private final Map<String, Placement> placement = new LinkedHashMap<>();
     /** group/pipeline -> the last deploy that failed, while the pipeline is not placed. */
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
+    /** group/pipeline -> why a worker could not open its state, as the worker reported it, until it runs. */
+    private final Map<String, String> stateReasons = new LinkedHashMap<>();
 
     /**
-     * @param clock the time of registrations and heartbeats
+     * @param clock the time of registrations and heartbeats, as shown; liveness is measured with
+     *              {@link System#nanoTime()}
      */
     public ClusterState(Clock clock) {
+        this(clock, System::nanoTime);
+    }
+
+    /**
+     * @param clock    the time of registrations and heartbeats, as shown
+     * @param nanoTime the monotonic clock liveness is measured with, in nanoseconds
+     */
+    public ClusterState(Clock clock, LongSupplier nanoTime) {
         this.clock = clock;
+        this.liveness = new WorkerLiveness(nanoTime);
+    }
+
+    /**
+     * @return this coordinator's wall clock (the instants it shows; never compared with another host's)
+     */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * @return this coordinator's monotonic clock now, in nanoseconds: the time liveness is measured in
+     */
+    public long nanoTime() {
+        return liveness.now();
     }
 
     /**
@@ -52,22 +83,30 @@ public class ClusterState {
      */
     public WorkerRecord register(Registration.Request request) {
         Instant now = clock.instant();
+        liveness.signOfLife(request.workerId(), Duration.ZERO);
         return workers.compute(request.workerId(), (id, old) -> new WorkerRecord(id, request.address(),
                 WorkerRecord.READY, request.capacity(), now, old == null ? now : old.lastHeartbeat(),
                 old == null ? null : old.heartbeat(), old != null && old.isReady() ? old.statusSince() : now));
     }
 
     /**
-     * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was sent, not the time
-     * it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive longer.
-     * The capacity's {@code pipelines_running} follows the heartbeat's.
+     * Records a fresh heartbeat. The worker's last sign of life becomes the time the heartbeat was stored, not the
+     * time it was applied: a heartbeat replayed after a coordinator restart does not make a dead worker look alive
+     * longer. The capacity's {@code pipelines_running} follows the heartbeat's; its state failures are recorded
+     * ({@link #stateReason}).
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
-     * @param sentAt    when it was stored
+     * @param age       how long ago it was stored, on the server's clock (zero on core)
      * @return the updated record, or empty when the worker is unknown (it must register again)
      */
-    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+    public Optional<WorkerRecord> heartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
+        if (!workers.containsKey(workerId)) {
+            return Optional.empty();
+        }
+        liveness.signOfLife(workerId, age);
+        heartbeat.stateFailures().forEach((key, error) -> stateFailed(key, workerId, error));
+        Instant sentAt = clock.instant().minus(age);
         return Optional.ofNullable(workers.computeIfPresent(workerId, (id, old) -> {
             Instant last = old.lastHeartbeat() == null || sentAt.isAfter(old.lastHeartbeat()) ? sentAt
                     : old.lastHeartbeat();
@@ -79,35 +118,37 @@ public class ClusterState {
     }
 
     /**
-     * Marks workers unhealthy whose last sign of life (heartbeat or registration) is older than the timeout. A
-     * registration counts: a worker that registers again after being unhealthy keeps its old last heartbeat until
-     * its next one, and must not be expired again at once. So does {@code livenessFrom}: heartbeats the coordinator
-     * could not receive because it was cut off from NATS say nothing about the workers, so every worker is given a
-     * full timeout from the moment the coordinator reached NATS again.
+     * Marks workers unhealthy that the verdict finds dead, given how long they have been silent. A registration
+     * counts as a sign of life: a worker that registers again after being unhealthy must not be expired again at
+     * once. So does {@code livenessFromNanos}: heartbeats the coordinator could not receive because it was cut off
+     * from NATS say nothing about the workers, so every worker's silence starts at the moment the coordinator reached
+     * NATS again.
      *
-     * @param timeout      heartbeat-timeout
-     * @param livenessFrom when the coordinator last regained NATS (its heartbeat consumer): no worker's timeout
-     *                     starts before it
+     * @param livenessFromNanos when the coordinator last regained NATS (its heartbeat consumer), on
+     *                          {@link #nanoTime()}: no worker's silence starts before it
+     * @param verdict           decides, from a ready worker's silence, whether it is alive
      * @return the workers that became unhealthy now
      */
-    public List<String> expire(Duration timeout, Instant livenessFrom) {
-        Instant now = clock.instant();
-        Instant limit = now.minus(timeout);
+    public List<String> expire(long livenessFromNanos, LivenessVerdict verdict) {
         List<String> expired = new ArrayList<>();
-        workers.replaceAll((id, w) -> {
-            Instant lastSign = latest(latest(w.lastHeartbeat(), w.registeredAt()), livenessFrom);
-            if (w.isReady() && lastSign.isBefore(limit)) {
-                expired.add(id);
-                return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
-                        w.lastHeartbeat(), w.heartbeat(), now);
+        // The verdict may ask the server (LateWorkers): never while holding the map's locks, which heartbeats need.
+        for (WorkerRecord worker : workers()) {
+            Duration silence = liveness.silence(worker.workerId(), livenessFromNanos);
+            if (!worker.isReady() || verdict.alive(worker.workerId(), silence)) {
+                continue;
             }
-            return w;
-        });
+            workers.computeIfPresent(worker.workerId(), (id, w) -> {
+                // A sign of life that came while the verdict was asked wins.
+                if (!w.isReady() || liveness.silence(id, livenessFromNanos).compareTo(silence) < 0) {
+                    return w;
+                }
+                expired.add(id);
+                liveness.unhealthy(id);
+                return new WorkerRecord(id, w.address(), WorkerRecord.UNHEALTHY, w.capacity(), w.registeredAt(),
+                        w.lastHeartbeat(), w.heartbeat(), clock.instant());
+            });
+        }
         return expired;
-    }
-
-    private static Instant latest(Instant a, Instant b) {
-        return a == null ? b : b == null || a.isAfter(b) ? a : b;
     }
 
     /**
@@ -118,15 +159,15 @@ public class ClusterState {
      * @return the workers forgotten now
      */
     public synchronized List<String> forgetDead(Duration retention) {
-        Instant limit = clock.instant().minus(retention);
         List<String> forgotten = new ArrayList<>();
         workers.values().removeIf(w -> {
-            if (!w.isReady() && w.statusSince() != null && w.statusSince().isBefore(limit)) {
+            if (!w.isReady() && liveness.unhealthyLongerThan(w.workerId(), retention)) {
                 forgotten.add(w.workerId());
                 return true;
             }
             return false;
         });
+        liveness.forget(forgotten);
         placement.values().removeIf(p -> forgotten.contains(p.worker()));
         return forgotten;
     }
@@ -184,6 +225,7 @@ public class ClusterState {
             return false;
         });
         failures.keySet().removeIf(key -> inGroup(key, name));
+        stateReasons.keySet().removeIf(key -> inGroup(key, name));
         return Optional.of(removed);
     }
 
@@ -295,6 +337,7 @@ public class ClusterState {
         }
         placement.put(key, current.running(clock.instant()));
         failures.remove(key);
+        stateReasons.remove(key);
         return true;
     }
 
@@ -365,6 +408,45 @@ public class ClusterState {
             return Report.ADOPTED;
         }
         return Report.ELSEWHERE;
+    }
+
+    /**
+     * Records what a worker reports of a unit whose state it could not open, when the unit is not running anywhere:
+     * the reason the topology shows (a deploy that timed out says nothing of why).
+     *
+     * @param key      {@code group/pipeline}
+     * @param workerId the reporting worker
+     * @param error    its state's error
+     */
+    public synchronized void stateFailed(String key, String workerId, String error) {
+        Placement current = placement.get(key);
+        if (groups.containsKey(PipelineUnit.parse(key).group()) && (current == null || !current.isRunning())) {
+            stateReasons.put(key, "worker " + workerId + " cannot open its state: " + error);
+        }
+    }
+
+    /**
+     * @param key {@code group/pipeline}
+     * @return why its state could not be opened, while it does not run
+     */
+    public synchronized Optional<String> stateReason(String key) {
+        Placement current = placement.get(key);
+        return current != null && current.isRunning() ? Optional.empty() : Optional.ofNullable(stateReasons.get(key));
+    }
+
+    /**
+     * Whether a copy a worker reports is superseded, without adopting anything: for a worker this coordinator does
+     * not know (yet), whose copies must stop before it registers again.
+     *
+     * @param key      {@code group/pipeline}
+     * @param workerId the reporting worker
+     * @param epoch    the placement epoch of its copy
+     * @return {@code true} when the unit is placed on another ready worker with this epoch or a newer one
+     */
+    public synchronized boolean supersedes(String key, String workerId, long epoch) {
+        Placement owner = placement.get(key);
+        return owner != null && !owner.worker().equals(workerId) && isReady(owner.worker())
+                && epoch <= owner.epoch();
     }
 
     /**

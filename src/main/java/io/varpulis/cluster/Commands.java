@@ -65,16 +65,21 @@ public final class Commands {
     }
 
     /**
-     * {@code {"group": "ssh-bruteforce", "pipeline": "detect"}}, with {@code "partition": K} for one partition.
+     * {@code {"group": "ssh-bruteforce", "pipeline": "detect", "placement_epoch": N}}, with {@code "partition": K}
+     * for one partition.
      *
-     * @param group     the group name
-     * @param pipeline  the pipeline name
-     * @param partition the partition to stop, {@code null} for an unpartitioned pipeline
+     * @param group          the group name
+     * @param pipeline       the pipeline name
+     * @param partition      the partition to stop, {@code null} for an unpartitioned pipeline
+     * @param placementEpoch the newest placement epoch this command stops: a copy the worker runs with a newer one
+     *                       (placed there again after the command was sent) is kept; {@code null} stops any copy
+     *                       (a removed group, an operator's command)
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Undeploy(@JsonProperty("group") String group, @JsonProperty("pipeline") String pipeline,
-                           @JsonProperty("partition") Integer partition) {
+                           @JsonProperty("partition") Integer partition,
+                           @JsonProperty("placement_epoch") Long placementEpoch) {
     }
 
     /**

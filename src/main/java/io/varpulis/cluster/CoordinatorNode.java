@@ -10,6 +10,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
 import io.nats.client.api.ClusterInfo;
+import io.nats.client.api.StreamInfo;
 import io.varpulis.delivery.DeadLetterParker;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -17,7 +18,6 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Subjects;
-import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
@@ -90,7 +90,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final GroupStore groups;
     private final LeaderElection election;
     private final MeterRegistry registry;
-    private final Clock clock = Clock.systemUTC();
+    private final Clock clock;
+    private final ServerClock serverClock;
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
@@ -100,7 +101,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private volatile long placementLeaderEpoch;
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
-    private volatile Instant livenessFrom = Instant.EPOCH;
+    private volatile long livenessFrom; // when it last regained NATS, on ClusterState.nanoTime()
     private volatile boolean reachable = true;
     private volatile boolean placeNow;
     private volatile long lastPlacementRound = System.nanoTime();
@@ -110,6 +111,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private Consumption heartbeatConsumption;
     private AutoCloseable groupWatch;
     private JetStreamManagement probe;
+    private LateWorkers lateWorkers;
 
     /**
      * @param coordinatorId    the coordinator's stable id
@@ -136,7 +138,9 @@ public class CoordinatorNode implements SmartLifecycle {
         this.connection = connection;
         this.transport = transport;
         this.consumerSettings = consumerSettings;
-        this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), Clock.systemUTC(),
+        this.clock = state.clock();
+        this.serverClock = new ServerClock(clock);
+        this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), serverClock,
                 mapper, this::onHeartbeat, metrics, parker);
         this.state = state;
         this.processors = processors;
@@ -150,7 +154,7 @@ public class CoordinatorNode implements SmartLifecycle {
     @Override
     public synchronized void start() {
         startedAt = clock.instant();
-        livenessFrom = startedAt;
+        livenessFrom = state.nanoTime();
         groupWatch = groups.watch(new GroupStore.Listener() {
             @Override
             public void stored(PipelineGroupSpec group) {
@@ -179,10 +183,14 @@ public class CoordinatorNode implements SmartLifecycle {
                 DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
         registrations = connection.createDispatcher(this::onRegistration);
         registrations.subscribe(Subjects.REGISTER);
-        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         if (admin != null) {
             probe = probe(connection);
+            // The server's time before the first heartbeat: a replayed one is then measured against it.
+            heartbeatConsumerAnswers();
         }
+        lateWorkers = new LateWorkers(cluster.getHeartbeatTimeout(), probe == null ? LateWorkers.Evidence.none()
+                : new ServerProgress(probe, state), state::nanoTime, registry);
+        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         CoordinatorGauges.register(registry, coordinatorId, cluster.getName(), election, state);
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
         // rounds run every heartbeat-interval, or at once when something asks for one.
@@ -385,7 +393,7 @@ public class CoordinatorNode implements SmartLifecycle {
         // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
         // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
         return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                undeployOf(PipelineUnit.parse(e.getKey())))
+                undeployOf(PipelineUnit.parse(e.getKey()), null))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
@@ -444,7 +452,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * </ul>
      * Without this the worker would run it, and consume its edges, for as long as it lives.
      */
-    private void undeployUnknown(String workerId, String key) {
+    private void undeployUnknown(String workerId, String key, long epoch) {
         if (!groups.isDurable()) {
             return;
         }
@@ -472,7 +480,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
                 + "undeploying it there", workerId, key, cluster.getName());
-        command(workerId, Commands.UNDEPLOY, undeployOf(unit));
+        command(workerId, Commands.UNDEPLOY, undeployOf(unit, epoch));
     }
 
     private void onGroupRemoved(String name) {
@@ -484,8 +492,8 @@ public class CoordinatorNode implements SmartLifecycle {
         });
     }
 
-    private static Commands.Undeploy undeployOf(PipelineUnit unit) {
-        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull());
+    private static Commands.Undeploy undeployOf(PipelineUnit unit, Long epoch) {
+        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull(), epoch);
     }
 
     /**
@@ -511,7 +519,8 @@ public class CoordinatorNode implements SmartLifecycle {
         state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> {
             Placement at = state.placement(unit.key()).orElse(null);
             ClusterState.FailedDeploy failed = state.failure(unit.key()).orElse(null);
-            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId()));
+            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId(),
+                    state.stateReason(unit.key()).orElse(null)));
         }));
         return views;
     }
@@ -536,15 +545,19 @@ public class CoordinatorNode implements SmartLifecycle {
      *
      * @param workerId  the worker
      * @param heartbeat its heartbeat
-     * @param sentAt    when it was stored: the worker's last sign of life
+     * @param age       how long ago it was stored, on the server's clock: the worker was alive then
      */
-    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Instant sentAt) {
+    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
         String from = heartbeat.cluster() == null ? ClusterProperties.DEFAULT_NAME : heartbeat.cluster();
         if (!from.equals(cluster.getName())) {
             noteOtherCluster(from, "heartbeats of worker " + workerId);
             return;
         }
-        if (state.heartbeat(workerId, heartbeat, sentAt).isEmpty()) {
+        if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
+            // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
+            heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null
+                            && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
+                    .forEach(m -> undeployStaleCopy(workerId, m.unitKey(), m.epochOrZero()));
             if (firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
@@ -561,10 +574,9 @@ public class CoordinatorNode implements SmartLifecycle {
             if (metric.group() == null) {
                 continue;
             }
-            String key = new PipelineUnit(metric.group(), metric.pipelineName(), metric.partition() == null
-                    ? Partitioning.NONE : metric.partition()).key();
+            String key = metric.unitKey();
             reported.add(key);
-            long epoch = metric.epoch() == null ? 0 : metric.epoch();
+            long epoch = metric.epochOrZero();
             ClusterState.Report report = state.reportRunning(key, workerId, epoch);
             if (report != ClusterState.Report.UNKNOWN_GROUP) {
                 unknownReported.remove(key + "@" + workerId);
@@ -572,15 +584,8 @@ public class CoordinatorNode implements SmartLifecycle {
             switch (report) {
                 case ADOPTED -> log.info("pipeline {} runs on worker {} (placement epoch {}): placement adopted", key,
                         workerId, epoch);
-                case ELSEWHERE -> {
-                    if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy",
-                            cluster.getCommandTimeout())) {
-                        log.info("worker {} still runs {}, which now runs elsewhere; undeploying it there",
-                                workerId, key);
-                        command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)));
-                    }
-                }
-                case UNKNOWN_GROUP -> undeployUnknown(workerId, key);
+                case ELSEWHERE -> undeployStaleCopy(workerId, key, epoch);
+                case UNKNOWN_GROUP -> undeployUnknown(workerId, key, epoch);
                 case OWNED -> {
                     // Nothing to do.
                 }
@@ -593,6 +598,15 @@ public class CoordinatorNode implements SmartLifecycle {
                 state.placement(key).filter(p -> p.isRunning() && !reported.contains(key))
                         .ifPresent(p -> deploy(key, p));
             }
+        }
+    }
+
+    /** Stops a superseded copy at once (again after command-timeout), with its epoch: a newer copy there stays. */
+    private void undeployStaleCopy(String workerId, String key, long epoch) {
+        if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+            log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",
+                    workerId, key, epoch);
+            command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), epoch));
         }
     }
 
@@ -631,7 +645,7 @@ public class CoordinatorNode implements SmartLifecycle {
         try {
             checkReachable();
             if (reachable) {
-                for (String workerId : state.expire(cluster.getHeartbeatTimeout(), livenessFrom)) {
+                for (String workerId : state.expire(livenessFrom, lateWorkers)) {
                     // Its pipelines are placed elsewhere in this very tick, not at the next round.
                     placeNow = true;
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
@@ -695,7 +709,7 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
                     key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
                     state.pipelinesOf(move.getValue()).size());
-            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key)))
+            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), from.epoch()))
                     .handle((reply, error) -> {
                         String failure = failure(reply, error);
                         if (failure == null) {
@@ -723,7 +737,7 @@ public class CoordinatorNode implements SmartLifecycle {
                     + "not counted against the workers", coordinatorId, DurableNames.heartbeatConsumer(coordinatorId));
         } else if (ok && !reachable) {
             reachable = true;
-            livenessFrom = clock.instant();
+            livenessFrom = state.nanoTime();
             log.info("coordinator {} reaches NATS and its heartbeat consumer again: every worker gets a full "
                     + "heartbeat-timeout ({} ms) from now", coordinatorId, cluster.getHeartbeatTimeout().toMillis());
         }
@@ -735,7 +749,9 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         try {
             // The stream must have a leader too: while it elects one, the workers' heartbeats are not stored.
-            ClusterInfo stream = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM).getClusterInfo();
+            StreamInfo info = probe.getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM);
+            serverClock.observe(info);
+            ClusterInfo stream = info.getClusterInfo();
             boolean led = stream == null || stream.getLeader() != null;
             probe.getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer(coordinatorId));
             return led;

@@ -15,16 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 
 /**
  * The coordinator's side of the heartbeat path: consumes every worker's heartbeats with its durable
  * {@code hb_{coordinator id}}, so heartbeats published while the coordinator was down reach it when it is back
  * (JetStream). A heartbeat whose stream timestamp is older than heartbeat-timeout is acked and discarded, never
- * applied: replayed after a restart, it would mark a dead worker alive (ADR-007).
+ * applied: replayed after a restart, it would mark a dead worker alive (ADR-007). The age is measured on the server's
+ * clock ({@link ServerClock}), never against this host's wall clock: a coordinator whose clock runs ahead would find
+ * every heartbeat stale (SPEC section 9).
  * <p>An undecodable heartbeat is parked under unit {@code coordinator:{id}}.
  */
 public class HeartbeatListener implements DeliveryHandler {
@@ -33,7 +32,7 @@ public class HeartbeatListener implements DeliveryHandler {
 
     private final String coordinatorId;
     private final Duration heartbeatTimeout;
-    private final Clock clock;
+    private final ServerClock serverClock;
     private final ObjectMapper mapper;
     private final HeartbeatSink sink;
     private final SubstrateMetrics metrics;
@@ -42,18 +41,19 @@ public class HeartbeatListener implements DeliveryHandler {
     /**
      * @param coordinatorId    the coordinator's stable id (names the durable)
      * @param heartbeatTimeout heartbeats older than this are stale
-     * @param clock            measures a heartbeat's age against its stream timestamp
+     * @param serverClock      measures a heartbeat's age from its stream timestamp, on the server's clock
      * @param mapper           reads the heartbeat JSON
      * @param sink             applies a fresh heartbeat
      * @param metrics          counts applied and stale heartbeats
      * @param parker           parks undecodable heartbeats
      */
-    public HeartbeatListener(String coordinatorId, Duration heartbeatTimeout, Clock clock, ObjectMapper mapper,
+    public HeartbeatListener(String coordinatorId, Duration heartbeatTimeout, ServerClock serverClock,
+                             ObjectMapper mapper,
                              HeartbeatSink sink, SubstrateMetrics metrics,
                              DeadLetterParker parker) {
         this.coordinatorId = coordinatorId;
         this.heartbeatTimeout = heartbeatTimeout;
-        this.clock = clock;
+        this.serverClock = serverClock;
         this.mapper = mapper;
         this.sink = sink;
         this.metrics = metrics;
@@ -80,20 +80,20 @@ public class HeartbeatListener implements DeliveryHandler {
         /**
          * @param workerId  the worker, from the heartbeat's subject
          * @param heartbeat the heartbeat
-         * @param sentAt    when it was stored (JetStream) or received (core): the worker was alive then, which after a
-         *                  coordinator restart can be well before now
+         * @param age       how long ago the stream stored it, on the server's clock (JetStream), or zero (core): the
+         *                  worker was alive that long ago, which after a coordinator restart can be a while
          */
-        void apply(String workerId, WorkerHeartbeat heartbeat, Instant sentAt);
+        void apply(String workerId, WorkerHeartbeat heartbeat, Duration age);
     }
 
     @Override
     public void onDelivery(Delivery delivery) {
-        Optional<Duration> age = delivery.age(clock);
-        if (age.isPresent() && age.get().compareTo(heartbeatTimeout) > 0) {
+        Duration age = delivery.storedAt().map(serverClock::ageOf).orElse(Duration.ZERO);
+        if (age.compareTo(heartbeatTimeout) > 0) {
             delivery.ack();
             metrics.heartbeatStale();
-            log.debug("discarded a stale heartbeat on {} ({} ms old, timeout {} ms)", delivery.subject(),
-                    age.get().toMillis(), heartbeatTimeout.toMillis());
+            log.debug("discarded a stale heartbeat on {} ({} ms old on the server's clock, timeout {} ms)",
+                    delivery.subject(), age.toMillis(), heartbeatTimeout.toMillis());
             return;
         }
         String workerId = delivery.subject().substring(Subjects.HEARTBEAT_ROOT.length() + 1);
@@ -104,7 +104,7 @@ public class HeartbeatListener implements DeliveryHandler {
             parker.park(delivery, "coordinator:" + coordinatorId, ParkReason.UNDECODABLE, e);
             return;
         }
-        sink.apply(workerId, heartbeat, delivery.storedAt().orElseGet(clock::instant));
+        sink.apply(workerId, heartbeat, age);
         delivery.ack();
         metrics.heartbeatApplied();
     }

@@ -17,6 +17,8 @@ import java.time.Instant;
  * @param since     when it entered its state, when placed
  * @param lastError the last failed deploy, while unplaced
  * @param note      what happens next, while unplaced
+ * @param reason    why it cannot run, as a worker reported it (its state could not be opened: {@code "worker w1
+ *                  cannot open its state: cannot open state bucket ...: written meanwhile"}), while not running
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PipelineView(@JsonProperty("state") String state,
@@ -24,7 +26,8 @@ public record PipelineView(@JsonProperty("state") String state,
                            @JsonProperty("epoch") Long epoch,
                            @JsonProperty("since") Instant since,
                            @JsonProperty("last_error") String lastError,
-                           @JsonProperty("note") String note) {
+                           @JsonProperty("note") String note,
+                           @JsonProperty("reason") String reason) {
 
     /** The worker runs it. */
     public static final String RUNNING = Placement.RUNNING;
@@ -38,11 +41,14 @@ public record PipelineView(@JsonProperty("state") String state,
      * @param failed   its last failed deploy, or {@code null}
      * @param adopting until when the coordinator adopts from heartbeats, or {@code null}
      * @param leader   the cluster's leader, or {@code null}
+     * @param reason   why it cannot run, as a worker reported it, or {@code null}
      * @return the view
      */
-    static PipelineView of(Placement placed, ClusterState.FailedDeploy failed, Instant adopting, String leader) {
+    static PipelineView of(Placement placed, ClusterState.FailedDeploy failed, Instant adopting, String leader,
+                           String reason) {
         if (placed != null) {
-            return new PipelineView(placed.state(), placed.worker(), placed.epoch(), placed.since(), null, null);
+            return new PipelineView(placed.state(), placed.worker(), placed.epoch(), placed.since(), null, null,
+                    reason);
         }
         String error = failed == null ? null : "deploy on " + failed.worker() + " failed at " + failed.at() + ": "
                 + failed.error();
@@ -59,6 +65,6 @@ public record PipelineView(@JsonProperty("state") String state,
         } else {
             note = "the leader (" + leader + ") places it as soon as a worker is ready";
         }
-        return new PipelineView(UNPLACED, null, null, null, error, note);
+        return new PipelineView(UNPLACED, null, null, null, error, note, reason);
     }
 }

@@ -2,7 +2,12 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.varpulis.pipeline.Partitioning;
+import io.varpulis.pipeline.PipelineUnit;
+
+import java.util.Map;
 
 import java.util.List;
 
@@ -18,6 +23,9 @@ import java.util.List;
  * @param pipelineMetrics  per-pipeline counts
  * @param cluster          the worker's cluster (an addition to the ADR's shape: a coordinator applies only its own
  *                         cluster's heartbeats); {@code null} from older workers, read as the default cluster
+ * @param stateFailures    {@code "state_failures": {"group/pipeline": "cannot open state bucket ..."}}: why the
+ *                         state of a unit deployed here last could not be opened (an addition too, shown in the
+ *                         topology); left out when empty
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -25,13 +33,29 @@ public record WorkerHeartbeat(
         @JsonProperty("events_processed") long eventsProcessed,
         @JsonProperty("pipelines_running") int pipelinesRunning,
         @JsonProperty("pipeline_metrics") List<PipelineMetric> pipelineMetrics,
-        @JsonProperty("cluster") String cluster) {
+        @JsonProperty("cluster") String cluster,
+        @JsonProperty("state_failures") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        Map<String, String> stateFailures) {
 
     /**
-     * Copies the list (absent means empty).
+     * Copies the list and map (absent means empty).
      */
     public WorkerHeartbeat {
         pipelineMetrics = pipelineMetrics == null ? List.of() : List.copyOf(pipelineMetrics);
+        stateFailures = stateFailures == null ? Map.of() : Map.copyOf(stateFailures);
+    }
+
+    /**
+     * A heartbeat without state failures.
+     *
+     * @param eventsProcessed  events the worker applied since it started
+     * @param pipelinesRunning pipelines it runs now
+     * @param pipelineMetrics  per-pipeline counts
+     * @param cluster          the worker's cluster
+     */
+    public WorkerHeartbeat(long eventsProcessed, int pipelinesRunning, List<PipelineMetric> pipelineMetrics,
+                           String cluster) {
+        this(eventsProcessed, pipelinesRunning, pipelineMetrics, cluster, Map.of());
     }
 
     /**
@@ -55,5 +79,21 @@ public record WorkerHeartbeat(
             @JsonProperty("group") String group,
             @JsonProperty("epoch") Long epoch,
             @JsonProperty("partition") Integer partition) {
+
+        /**
+         * @return the unit it counts, {@code group/pipeline[/partition]} (its group must be known)
+         */
+        @JsonIgnore
+        public String unitKey() {
+            return new PipelineUnit(group, pipelineName, partition == null ? Partitioning.NONE : partition).key();
+        }
+
+        /**
+         * @return its placement epoch, 0 when an older worker did not say
+         */
+        @JsonIgnore
+        public long epochOrZero() {
+            return epoch == null ? 0 : epoch;
+        }
     }
 }

@@ -217,7 +217,7 @@ public class WorkerNode implements SmartLifecycle {
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
                 .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
                         p.epoch(), p.partition()))
-                .toList(), cluster.getName());
+                .toList(), cluster.getName(), host.stateFailures());
     }
 
     private void joinInBackground() {
@@ -469,7 +469,8 @@ public class WorkerNode implements SmartLifecycle {
 
     private Map<String, Object> undeploy(Commands.Undeploy undeploy) {
         int partition = undeploy.partition() == null ? Partitioning.NONE : undeploy.partition();
-        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition);
+        boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition,
+                undeploy.placementEpoch() == null ? Long.MAX_VALUE : undeploy.placementEpoch());
         return Map.of("status", stopped ? "undeployed" : "not_running", "group", undeploy.group(),
                 "pipeline", undeploy.pipeline(), "worker_id", workerId);
     }

@@ -52,6 +52,8 @@ public class PipelineHost implements AutoCloseable {
     private final SubstrateMetrics metrics;
     private final NatsProperties.Consumer consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
+    /** unit key -> why its state could not be opened at its last deploy here. */
+    private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
     private final Runnable onPause = () -> STOPPER.execute(this::proveOwnership);
 
@@ -134,7 +136,14 @@ public class PipelineHost implements AutoCloseable {
             undeploy(group.name(), pipeline, partition);
         }
         EventProcessor processor = processors.create(group, spec);
-        KeyValueState state = states.open(group.name(), pipeline, partition, epoch);
+        KeyValueState state;
+        try {
+            state = states.open(group.name(), pipeline, partition, epoch);
+            stateFailures.remove(key);
+        } catch (KeyValueState.StateException e) {
+            stateFailures.put(key, e.getMessage());
+            throw e;
+        }
         OwnershipFence fence = new OwnershipFence(key, epoch, state, PauseDetector.shared());
         Deployed running = new Deployed(unit, new DeployedPipeline(group.name(), pipeline, processor, state,
                 unit.partitionTag(), spec.partitioning().orElse(null), fence), epoch);
@@ -216,10 +225,25 @@ public class PipelineHost implements AutoCloseable {
      * @param partition the partition, or {@link Partitioning#NONE}
      * @return {@code true} when it was running
      */
-    public synchronized boolean undeploy(String group, String pipeline, int partition) {
+    public boolean undeploy(String group, String pipeline, int partition) {
+        return undeploy(group, pipeline, partition, Long.MAX_VALUE);
+    }
+
+    /**
+     * Stops a pipeline or one partition, as {@link #undeploy(String, String, int)}, only when it runs with a placement
+     * epoch no newer than the given one: an undeploy sent for a stale copy never stops the copy placed here again
+     * since (SPEC section 9).
+     *
+     * @param group     the group name
+     * @param pipeline  the pipeline name
+     * @param partition the partition, or {@link Partitioning#NONE}
+     * @param upToEpoch the newest placement epoch to stop
+     * @return {@code true} when it was running with such an epoch, and is stopped
+     */
+    public synchronized boolean undeploy(String group, String pipeline, int partition, long upToEpoch) {
         String key = new PipelineUnit(group, pipeline, partition).key();
-        Deployed running = deployed.remove(key);
-        if (running == null) {
+        Deployed running = deployed.get(key);
+        if (running == null || running.epoch > upToEpoch) {
             return false;
         }
         // An undeploy that reaches a worker resumed from a pause may come before anything else noticed the pause.
@@ -233,6 +257,7 @@ public class PipelineHost implements AutoCloseable {
         if (superseded != null) {
             RouteIngress.superseded(running.pipeline, superseded, metrics);
         }
+        deployed.remove(key);
         running.stop();
         retiredEvents.addAndGet(running.pipeline.eventsIn());
         log.info("undeployed pipeline {}", key);
@@ -312,6 +337,14 @@ public class PipelineHost implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * @return why the state of a unit could not be opened at its last deploy on this worker, by unit key
+     * ({@code group/pipeline[/partition]}), until a deploy of it opens its state: for the topology (SPEC section 9)
+     */
+    public Map<String, String> stateFailures() {
+        return Map.copyOf(stateFailures);
     }
 
     /**

@@ -110,6 +110,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private final long epoch;
     private final String writer;
     private final Clock clock = Clock.systemUTC();
+    private final StateWriteBackoff backoff;
 
     // Guarded by this.
     private final LinkedHashMap<String, Cached> cache = new LinkedHashMap<>(64, 0.75f, true);
@@ -123,7 +124,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private Write lastWritten;
     private long writes;
     private boolean recovering;
-    private long retryMillis = FIRST_RETRY_MILLIS;
     private boolean complete;
     private StateFencedException fenced;
     private boolean closed;
@@ -150,7 +150,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-                                   Settings settings) throws IOException {
+                                   Settings settings, StateWriteBackoff backoff) throws IOException {
+        this.backoff = backoff;
         this.connection = connection;
         this.jsm = connection.jetStreamManagement();
         this.transport = transport;
@@ -177,9 +178,26 @@ public final class JetStreamKeyValueState implements KeyValueState {
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
                                               long epoch, Settings settings) {
+        return open(connection, transport, bucket, epoch, settings, StateWriteBackoff.uncounted());
+    }
+
+    /**
+     * Opens a pipeline's state, as {@link #open(Connection, ClusterTransport, String, long, Settings)}, with the
+     * backoff (and retry counter) of its unconfirmed writes.
+     *
+     * @param connection the connection (leader reads, bucket management)
+     * @param transport  publishes the writes
+     * @param bucket     the bucket name ({@code [A-Za-z0-9_-]})
+     * @param epoch      the pipeline's placement epoch
+     * @param settings   TTL, replicas, timeout, cache size
+     * @param backoff    when unconfirmed writes are sent again, counted
+     * @return the open state, owning the bucket
+     */
+    public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
+                                              long epoch, Settings settings, StateWriteBackoff backoff) {
         try {
             JetStreamKeyValueState state = new JetStreamKeyValueState(connection, transport, bucket, epoch,
-                    settings);
+                    settings, backoff);
             state.createIfAbsent();
             state.takeOver();
             return state;
@@ -380,14 +398,14 @@ public final class JetStreamKeyValueState implements KeyValueState {
             if (error == null) {
                 write.status = Status.STORED;
                 write.sequence = receipt.sequence();
+                backoff.confirmed();
                 advance(confirmed);
             } else {
                 write.status = Status.FAILED;
                 write.failure = error;
                 if (fenced == null && !closed && !recovering) {
                     recovering = true;
-                    retryMillis = FIRST_RETRY_MILLIS;
-                    RECOVERY.schedule(this::recover, FIRST_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                    RECOVERY.schedule(this::recover, backoff.nextRetryMillis(), TimeUnit.MILLISECONDS);
                 }
             }
         }
@@ -483,7 +501,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
             // refuse a chain anchored on an older one for ever (10070, nats-server 2.9 to 2.12).
             anchorSequence = last;
             recovering = false;
-            retryMillis = FIRST_RETRY_MILLIS;
             for (Write write : unconfirmed) {
                 send(write);
             }
@@ -499,8 +516,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             if (fenced != null || closed) {
                 return;
             }
-            wait = retryMillis;
-            retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
+            wait = backoff.nextRetryMillis();
         }
         log.debug("state bucket {}: cannot mend the write chain yet ({}); again in {} ms", bucket, cause.toString(),
                 wait);

@@ -1,6 +1,8 @@
 package io.varpulis.pipeline;
 
+import io.micrometer.core.instrument.Counter;
 import io.nats.client.Connection;
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.transport.ClusterTransport;
 
 /**
@@ -51,5 +53,28 @@ public interface KeyValueStateFactory {
                                           JetStreamKeyValueState.Settings settings) {
         return (group, pipeline, partition, epoch) -> JetStreamKeyValueState.open(connection, transport,
                 JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings);
+    }
+
+    /**
+     * As {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings)}, each state's write
+     * retries counted as {@code varpulis.state.write.retries{pipeline, partition}} (SPEC section 9: a slow disk is
+     * slowness, with bounded, backed-off and visible retries).
+     *
+     * @param connection the connection
+     * @param transport  the JetStream transport that publishes the writes
+     * @param settings   TTL, replicas, timeout and cache size of the buckets
+     * @param metrics    the registry of the retry counters
+     * @return state in one JetStream key-value bucket per pipeline or partition
+     */
+    static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
+                                          JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics) {
+        return (group, pipeline, partition, epoch) -> {
+            Counter retries = Counter.builder("varpulis.state.write.retries")
+                    .description("state writes sent again after a PubAck timeout or a refused write, backed off")
+                    .tag("pipeline", pipeline).tag("partition", new PipelineUnit(group, pipeline, partition)
+                            .partitionTag()).register(metrics.registry());
+            return JetStreamKeyValueState.open(connection, transport, JetStreamKeyValueState.bucketName(group,
+                    pipeline, partition), epoch, settings, new StateWriteBackoff(retries::increment));
+        };
     }
 }

@@ -1,5 +1,6 @@
 package io.varpulis.smoke;
 
+import io.varpulis.cluster.WorkerIdLease;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
 
@@ -142,6 +143,11 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
                 "$JS.API.CONSUMER.INFO." + HEARTBEAT + ".*",
                 "$JS.API.CONSUMER.MSG.NEXT." + HEARTBEAT + ".*",
                 "$JS.ACK." + HEARTBEAT + ".>",
+                // A late worker's progress (LateWorkers): its route consumers' ack floors, its worker-id lease.
+                "$JS.API.CONSUMER.INFO." + ROUTING + ".*",
+                "$JS.API.STREAM.INFO.KV_" + WorkerIdLease.BUCKET,
+                "$JS.API.STREAM.MSG.GET.KV_" + WorkerIdLease.BUCKET,
+                "$JS.API.DIRECT.GET.KV_" + WorkerIdLease.BUCKET + ".>",
                 // DELETE ...?purge=true: the group's consumers, routed events and state buckets.
                 "$JS.API.CONSUMER.DELETE." + ROUTING + ".*",
                 "$JS.API.STREAM.PURGE." + ROUTING,

@@ -64,13 +64,42 @@ final class ClusterProcess implements AutoCloseable {
      * @return the started process (not ready yet)
      */
     static ClusterProcess start(String name, Path logDir, List<String> args) throws IOException {
+        return start(name, logDir, List.of(), args);
+    }
+
+    /**
+     * A node whose wall clock runs ahead of the server's, as on a host whose time is not synchronised: libfaketime
+     * (Debian's {@code faketime}) shifts {@code System.currentTimeMillis} and {@code Instant.now}. It shifts the
+     * monotonic clock by the same constant too, which leaves its differences (all the JVM uses) intact: with
+     * {@code FAKETIME_DONT_FAKE_MONOTONIC=1} the JVM's timed {@code Object.wait} returns at once and the node spins.
+     *
+     * @param name   the node's name (its log file)
+     * @param logDir where the log goes
+     * @param ahead  how far its wall clock runs ahead
+     * @param args   {@code --key=value} arguments
+     * @return the started process (not ready yet)
+     */
+    static ClusterProcess startWithClockAhead(String name, Path logDir, Duration ahead, List<String> args)
+            throws IOException {
+        boolean installed = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "faketime")));
+        if (!installed) {
+            throw new IllegalStateException("faketime is not on PATH: install Debian's faketime (apt-get install -y "
+                    + "faketime), as .ci/run does");
+        }
+        return start(name, logDir, List.of("faketime", "-f", "+" + ahead.toSeconds() + "s"), args);
+    }
+
+    private static ClusterProcess start(String name, Path logDir, List<String> prefix, List<String> args)
+            throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> !entry.endsWith("test-classes")).collect(Collectors.joining(File.pathSeparator));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-cp", classPath,
                 "io.varpulis.VarpulisClusterApplication"));
         command.addAll(args);

@@ -22,48 +22,49 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterStateTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
+    /** The coordinator reached NATS when the test's monotonic clock read 0, and was never cut off. */
+    private static final long REACHED_NATS_AT_START = 0;
 
     private final MutableClock clock = new MutableClock();
-    private final ClusterState state = new ClusterState(clock);
+    private final ClusterState state = new ClusterState(clock, clock::nanos);
     private final AtomicLong epochs = new AtomicLong(100);
 
     @Test
     void workerThatRegistersAgainAfterBeingUnhealthyIsReadyUntilItsNextTimeout() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
 
         state.register(request("w1"));
 
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).as("a registration is a sign of life, like a heartbeat")
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("a registration is a sign of life, like a heartbeat")
                 .isEmpty();
         assertThat(state.worker("w1").orElseThrow().isReady()).isTrue();
         clock.advance(TIMEOUT.plusSeconds(1));
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
     }
 
     @Test
     void workerIsUnhealthyOnlyAfterTheTimeoutWithoutAHeartbeat() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.minusSeconds(1));
-        state.heartbeat("w1", beat(0), clock.instant());
+        state.heartbeat("w1", beat(0), Duration.ZERO);
         clock.advance(TIMEOUT.minusSeconds(1));
 
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).isEmpty();
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).isEmpty();
         clock.advance(Duration.ofSeconds(2));
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
         assertThat(state.worker("w1").orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
     }
 
     @Test
     void replayedHeartbeatCountsFromWhenItWasSentNotWhenItWasApplied() {
         state.register(request("w1"));
-        var sent = clock.instant();
         clock.advance(TIMEOUT.minusSeconds(1));
-        state.heartbeat("w1", beat(0), sent);
+        state.heartbeat("w1", beat(0), TIMEOUT.minusSeconds(1));
         clock.advance(Duration.ofSeconds(2));
 
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).as("alive at the send time, not at the replay")
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("alive at the send time, not at the replay")
                 .containsExactly("w1");
     }
 
@@ -71,20 +72,36 @@ class ClusterStateTest {
     void aWorkerSilentWhileTheCoordinatorWasCutOffGetsAFullTimeoutFromTheReconnection() {
         state.register(request("w1"));
         clock.advance(TIMEOUT.multipliedBy(3));
-        Instant reconnected = clock.instant();
+        long reconnected = clock.nanos();
 
-        assertThat(state.expire(TIMEOUT, reconnected)).as("the outage is not the worker's silence").isEmpty();
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).as("the outage is not the worker's silence").isEmpty();
         clock.advance(TIMEOUT.minusSeconds(1));
-        assertThat(state.expire(TIMEOUT, reconnected)).isEmpty();
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).isEmpty();
         clock.advance(Duration.ofSeconds(2));
-        assertThat(state.expire(TIMEOUT, reconnected)).containsExactly("w1");
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
+    }
+
+    @Test
+    void aWorkersReportThatItCannotOpenAStateIsTheReasonShownUntilThePipelineRuns() {
+        state.register(request("w1"));
+        state.addGroup(TestGroups.threeStages("g"));
+        Placement a = state.place(epochs::incrementAndGet).get("g/a");
+        state.deployFailed("g/a", a, "no answer within 5000 ms");
+
+        state.stateFailed("g/a", "w1", "cannot open state bucket varpulis_state_g_a: written meanwhile");
+
+        assertThat(state.stateReason("g/a")).contains("worker w1 cannot open its state: cannot open state bucket "
+                + "varpulis_state_g_a: written meanwhile");
+        Placement again = state.place(epochs::incrementAndGet).get("g/a");
+        state.deployed("g/a", again);
+        assertThat(state.stateReason("g/a")).as("it runs now").isEmpty();
     }
 
     @Test
     void capacityFollowsTheHeartbeatsPipelinesRunning() {
         state.register(request("w1"));
 
-        state.heartbeat("w1", beat(3), clock.instant());
+        state.heartbeat("w1", beat(3), Duration.ZERO);
 
         assertThat(state.worker("w1").orElseThrow().capacity().pipelinesRunning()).isEqualTo(3);
         assertThat(state.worker("w1").orElseThrow().capacity().maxPipelines()).isEqualTo(32);
@@ -153,7 +170,7 @@ class ClusterStateTest {
         state.addGroup(TestGroups.threeStages("g"));
         state.place(epochs::incrementAndGet).forEach(state::deployed);
         clock.advance(TIMEOUT.plusSeconds(1));
-        state.expire(TIMEOUT, Instant.MIN);
+        state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT));
 
         assertThat(state.forgetDead(Duration.ofMinutes(10))).isEmpty();
         clock.advance(Duration.ofMinutes(10).plusSeconds(1));
@@ -185,8 +202,8 @@ class ClusterStateTest {
         String victim = placed.get("g/detect/1").worker();
         clock.advance(TIMEOUT.plusSeconds(1));
         List.of("w1", "w2", "w3").stream().filter(w -> !w.equals(victim))
-                .forEach(w -> state.heartbeat(w, beat(0), clock.instant()));
-        assertThat(state.expire(TIMEOUT, Instant.MIN)).containsExactly(victim);
+                .forEach(w -> state.heartbeat(w, beat(0), Duration.ZERO));
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly(victim);
         Map<String, Placement> moved = state.place(epochs::incrementAndGet);
 
         assertThat(moved).containsKey("g/detect/1").doesNotContainKeys("g/detect/0", "g/detect/2");
@@ -209,8 +226,15 @@ class ClusterStateTest {
     private static final class MutableClock extends Clock {
         private Instant now = Instant.parse("2026-11-30T12:00:00Z");
 
+        private long nanos;
+
         void advance(Duration duration) {
             now = now.plus(duration);
+            nanos += duration.toNanos();
+        }
+
+        long nanos() {
+            return nanos;
         }
 
         @Override

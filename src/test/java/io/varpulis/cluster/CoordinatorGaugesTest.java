@@ -29,6 +29,7 @@ class CoordinatorGaugesTest {
     @Test
     void unplacedCountsEveryPartitionWithoutAReadyWorker_untilOneIsPlaced_andAgainWhenItsWorkerTimesOut() {
         AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-02T12:00:00Z"));
+        AtomicLong nanos = new AtomicLong();
         ClusterState state = new ClusterState(new Clock() {
             @Override
             public ZoneOffset getZone() {
@@ -44,7 +45,7 @@ class CoordinatorGaugesTest {
             public Instant instant() {
                 return now.get();
             }
-        });
+        }, nanos::get);
         MeterRegistry registry = new SimpleMeterRegistry();
         CoordinatorGauges.register(registry, "c1", "prod", LeaderElection.solo("c1", "prod"), state);
         state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
@@ -58,7 +59,8 @@ class CoordinatorGaugesTest {
         assertThat(unplaced(registry)).as("deploying counts as placed").isZero();
 
         now.set(now.get().plusSeconds(16));
-        state.expire(Duration.ofSeconds(15), Instant.MIN);
+        nanos.addAndGet(Duration.ofSeconds(16).toNanos());
+        state.expire(0, LivenessVerdict.within(Duration.ofSeconds(15)));
         assertThat(unplaced(registry)).as("placed on a worker that is no longer ready").isEqualTo(3);
         assertThat(registry.get("varpulis.cluster.workers").tag("status", "unhealthy").gauge().value()).isEqualTo(1);
     }

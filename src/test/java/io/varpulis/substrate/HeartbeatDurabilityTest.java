@@ -1,6 +1,7 @@
 package io.varpulis.substrate;
 
 import io.varpulis.cluster.HeartbeatListener;
+import io.varpulis.cluster.ServerClock;
 import io.varpulis.cluster.WorkerHeartbeat;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -91,7 +92,16 @@ class HeartbeatDurabilityTest {
 
     private static HeartbeatListener listener(SubstrateFixture node, String coordinatorId, Duration timeout,
                                               Map<String, WorkerHeartbeat> seen) {
-        return new HeartbeatListener(coordinatorId, timeout, Clock.systemUTC(), node.codec.mapper(), (worker, beat, sentAt) -> seen.put(worker, beat),
-                node.metrics, node.parker);
+        // As the coordinator does before it consumes: the server's time, so that a replay is measured against it.
+        ServerClock serverClock = new ServerClock(Clock.systemUTC());
+        if (node.substrate == Substrate.JETSTREAM) {
+            try {
+                serverClock.observe(node.jsm().getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return new HeartbeatListener(coordinatorId, timeout, serverClock, node.codec.mapper(),
+                (worker, beat, age) -> seen.put(worker, beat), node.metrics, node.parker);
     }
 }

@@ -1,0 +1,82 @@
+package io.varpulis.cluster;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 25, item 3, without a broker: a worker silent past heartbeat-timeout is dead unless the server shows it
+ * progressing, and then only up to three timeouts of silence.
+ */
+class LateWorkersTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(15);
+
+    private final AtomicLong monotonic = new AtomicLong();
+    private final AtomicReference<String> onServer = new AtomicReference<>("ack floor 10");
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final LateWorkers late = new LateWorkers(TIMEOUT, w -> Optional.ofNullable(onServer.get()),
+            monotonic::get, registry);
+
+    @Test
+    void aSilentWorkerThatTheServerShowsProgressingIsLateNotDeadAndCountedOnce() {
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress("ack floor 40");
+        assertThat(alive(Duration.ofSeconds(16))).as("progress seen in the last timeout").isTrue();
+        progress("ack floor 90");
+        assertThat(alive(Duration.ofSeconds(30))).isTrue();
+
+        assertThat(registry.counter("varpulis.cluster.workers.late").count()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aSilentWorkerWhoseProgressStoppedIsDeadOneTimeoutAfterItsLastProgress() {
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress("ack floor 40");
+        assertThat(alive(Duration.ofSeconds(16))).isTrue();
+
+        monotonic.addAndGet(TIMEOUT.plusSeconds(1).toNanos());
+
+        assertThat(alive(Duration.ofSeconds(32))).as("nothing moved for a whole timeout").isFalse();
+    }
+
+    @Test
+    void progressNeverKeepsAWorkerPastThreeTimeoutsOfSilence() {
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress("ack floor 40");
+
+        assertThat(alive(TIMEOUT.multipliedBy(3).plusSeconds(1))).isFalse();
+    }
+
+    @Test
+    void withoutEvidenceSilencePastTheTimeoutIsDeath() {
+        LateWorkers blind = new LateWorkers(TIMEOUT, LateWorkers.Evidence.none(), monotonic::get, registry);
+
+        assertThat(blind.alive("w1", Duration.ofSeconds(8))).isTrue();
+        assertThat(blind.alive("w1", TIMEOUT)).isTrue();
+        assertThat(blind.alive("w1", TIMEOUT.plusMillis(1))).isFalse();
+    }
+
+    @Test
+    void aWorkerThatDidNothingSinceItWentSilentIsDeadAtTheTimeout() {
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        monotonic.addAndGet(Duration.ofSeconds(8).toNanos());
+
+        assertThat(alive(Duration.ofSeconds(16))).isFalse();
+    }
+
+    private boolean alive(Duration silence) {
+        return late.alive("w1", silence);
+    }
+
+    private void progress(String fingerprint) {
+        monotonic.addAndGet(Duration.ofSeconds(1).toNanos());
+        onServer.set(fingerprint);
+    }
+}

@@ -1,0 +1,76 @@
+package io.varpulis.cluster;
+
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.KeyValue;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.KeyValueConfiguration;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.SubstrateFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 25, item 3, on a real server: what the server shows of a worker whose heartbeats are late changes when the
+ * worker acks events of its pipelines' route consumers, and when it renews its worker-id lease.
+ */
+@BrokerTest
+class ServerProgressTest {
+
+    @RegisterExtension
+    final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    @Test
+    void theFingerprintMovesWithTheWorkersAcksAndLeaseRenewalsAndIsEmptyForAnIdleUnknownWorker() throws Exception {
+        try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            ClusterState state = new ClusterState(Clock.systemUTC());
+            state.register(new Registration.Request("w1", "w1:8080", null,
+                    new Registration.Capacity(2, 0, 32), null, null));
+            state.addGroup(TestGroups.threeStages("g"));
+            AtomicLong epochs = new AtomicLong();
+            state.place(epochs::incrementAndGet);
+            RouteEdge edge = new RouteEdge("g", "_external", "a");
+            String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
+            var js = coordinator.connection.jetStream();
+            JetStreamSubscription worker = js.subscribe(edge.subject(), PullSubscribeOptions.builder()
+                    .stream(VarpulisJetStream.ROUTING_STREAM).durable(durable)
+                    .configuration(ConsumerConfiguration.builder().filterSubject(edge.subject()).build()).build());
+            ServerProgress progress = new ServerProgress(coordinator.jsm(), state);
+
+            assertThat(progress.of("w-unknown")).isEmpty();
+            Optional<String> before = progress.of("w1");
+            assertThat(before).hasValueSatisfying(f -> assertThat(f).contains(durable));
+
+            js.publish(edge.subject(), "{}".getBytes(StandardCharsets.UTF_8));
+            List<Message> fetched = worker.fetch(1, Duration.ofSeconds(5));
+            assertThat(fetched).hasSize(1);
+            fetched.get(0).ackSync(Duration.ofSeconds(5));
+            Optional<String> afterAck = progress.of("w1");
+            assertThat(afterAck).isPresent().isNotEqualTo(before);
+
+            coordinator.connection.keyValueManagement().create(KeyValueConfiguration.builder()
+                    .name(WorkerIdLease.BUCKET).build());
+            KeyValue leases = coordinator.connection.keyValue(WorkerIdLease.BUCKET);
+            leases.put("w1", "{}");
+            Optional<String> leased = progress.of("w1");
+            leases.put("w1", "{}");
+            assertThat(leased).hasValueSatisfying(f -> assertThat(f).contains("lease revision"));
+            assertThat(progress.of("w1")).as("a renewal").isNotEqualTo(leased);
+        }
+    }
+}
