@@ -16,7 +16,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -44,20 +47,17 @@ final class DemoScenario {
     private static final Pattern TRIES = Pattern.compile("(\\d+) tries waited for it");
 
     private final Path jar;
-    private final FaultOptions options;
     private final Path out;
     private final Path input;
     private final long lines;
 
     /**
      * @param jar     the node jar, which runs the demo
-     * @param options the suite's options
      * @param out     where logs, summaries and alert files go
      * @param input   the log the demo streams
      */
-    DemoScenario(Path jar, FaultOptions options, Path out, Path input) throws IOException {
+    DemoScenario(Path jar, Path out, Path input) throws IOException {
         this.jar = jar;
-        this.options = options;
         this.out = out;
         this.input = input;
         try (Stream<String> all = Files.lines(input, StandardCharsets.ISO_8859_1)) {
@@ -94,85 +94,128 @@ final class DemoScenario {
         return log;
     }
 
-    /** What the harness does to the servers while the job streams. */
+    /** What the harness does to the servers or nodes while the job streams. */
     @FunctionalInterface
     interface Fault {
         /**
-         * @return a note on what was done and measured
+         * @param demo the running demo: its nodes, their pids and the pipelines' first placement
+         * @return what was done and measured
          */
-        String inject() throws Exception;
+        Injected inject(RunningDemo demo) throws Exception;
+    }
+
+    /**
+     * What a fault did.
+     *
+     * @param note     what was done and measured, for the notes column
+     * @param recovery how long the cluster took to recover (election, new placement, new leader), or {@code -}
+     */
+    record Injected(String note, String recovery) {
+
+        /**
+         * @param note what was done
+         * @return a fault without a recovery time
+         */
+        static Injected note(String note) {
+            return new Injected(note, "-");
+        }
+    }
+
+    /**
+     * One run's setup.
+     *
+     * @param scenario its name (a, b, pause-alerts, ...), which names its files
+     * @param run      the run number
+     * @param natsUrl  the servers' URL list
+     * @param replicas stream replicas ({@code VARPULIS_NATS_JETSTREAM_REPLICAS})
+     * @param rate     lines/s the demo streams
+     * @param extra    more demo arguments ({@code --kill ...}, {@code --coordinators 2})
+     * @param env      more environment for the demo and so its nodes ({@code VARPULIS_DEMO_NODE_ENV})
+     * @param at       the fraction of the log streamed when the fault is injected
+     */
+    record Setup(String scenario, int run, String natsUrl, int replicas, int rate, List<String> extra,
+                 Map<String, String> env, double at) {
     }
 
     /**
      * Runs the demo once.
      *
-     * @param scenario  its letter
-     * @param run       the run number
-     * @param natsUrl   the servers' URL list
-     * @param replicas  stream replicas ({@code VARPULIS_NATS_JETSTREAM_REPLICAS})
-     * @param extra     more demo arguments ({@code --kill ...})
-     * @param at        the fraction of the log streamed when the fault is injected
-     * @param fault     the fault, or {@code null}
+     * @param setup what to run
+     * @param fault the fault, or {@code null}
      * @return the run's figures
      */
-    Row run(String scenario, int run, String natsUrl, int replicas, List<String> extra, double at, Fault fault)
-            throws Exception {
+    Row run(Setup setup, Fault fault) throws Exception {
+        String scenario = setup.scenario();
+        int run = setup.run();
         String name = scenario + "-" + run;
         Path summary = out.resolve(name + "-summary.json");
         Path log = out.resolve(name + "-demo.log");
+        Path alerts = out.resolve(name + "-alerts.jsonl");
         Files.deleteIfExists(summary);
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar.toString(), "demo", "--nats-url", natsUrl, "--rate",
-                String.valueOf(options.rates().get(scenario)), "--summary-json", summary.toString(), "--alerts-out",
-                out.resolve(name + "-alerts.jsonl").toString(), "--input", input.toString(), "--keep-logs",
-                "--batch", String.valueOf(BATCH)));
-        command.addAll(extra);
-        Files.deleteIfExists(out.resolve(name + "-alerts.jsonl"));
+                .toString(), "-jar", jar.toString(), "demo", "--nats-url", setup.natsUrl(), "--rate",
+                String.valueOf(setup.rate()), "--summary-json", summary.toString(), "--alerts-out",
+                alerts.toString(), "--input", input.toString(), "--keep-logs", "--batch", String.valueOf(BATCH)));
+        command.addAll(setup.extra());
+        Files.deleteIfExists(alerts);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-        builder.environment().put("VARPULIS_NATS_JETSTREAM_REPLICAS", String.valueOf(replicas));
+        builder.environment().put("VARPULIS_NATS_JETSTREAM_REPLICAS", String.valueOf(setup.replicas()));
+        builder.environment().putAll(setup.env());
         System.out.printf("%s: %s%n", name, String.join(" ", command.subList(3, command.size())));
         Process demo = builder.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(demo::destroyForcibly));
-        CompletableFuture<String> injected = fault == null ? CompletableFuture.completedFuture("")
+        Thread reaper = new Thread(demo::destroyForcibly);
+        Runtime.getRuntime().addShutdownHook(reaper);
+        long linesPerMessage = Math.max(1, Math.min(BATCH, setup.rate() / 10));
+        CompletableFuture<Injected> injected = fault == null ? CompletableFuture.completedFuture(Injected.note(""))
                 : CompletableFuture.supplyAsync(() -> {
                     try {
-                        awaitStored(natsUrl, (long) (lines * at) / linesPerMessage(scenario), demo);
-                        return demo.isAlive() ? fault.inject() : "the demo ended before the fault";
+                        awaitStored(setup.natsUrl(), (long) (lines * setup.at()) / linesPerMessage, demo);
+                        return demo.isAlive() ? fault.inject(new RunningDemo(log, setup.natsUrl()))
+                                : Injected.note("the demo ended before the fault");
                     } catch (Exception e) {
-                        return "fault not injected: " + e;
+                        return Injected.note("fault not injected: " + e);
                     }
                 });
         boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
         if (!ended) {
             demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
-        String faultNote = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        Runtime.getRuntime().removeShutdownHook(reaper);
+        Injected fault1 = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
         String nodes = nodeNotes(log);
         if (!ended) {
-            return failed(scenario, run, "the demo did not end within " + RUN_TIMEOUT.toMinutes() + " min; " + faultNote
-                    + "; see " + log);
+            return failed(scenario, run, fault1.recovery(), "the demo did not end within "
+                    + RUN_TIMEOUT.toMinutes() + " min; " + fault1.note() + "; see " + log);
         }
         if (!Files.isRegularFile(summary)) {
-            return failed(scenario, run, "exit " + demo.exitValue() + " and no --summary-json written (the demo of "
-                    + "issue 14 writes it); " + faultNote + "; see " + log + ": " + tail(log));
+            return failed(scenario, run, fault1.recovery(), "exit " + demo.exitValue() + " and no --summary-json "
+                    + "written; " + fault1.note() + "; see " + log + ": " + tail(log));
         }
-        return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()),
-                join(faultNote, nodes, "log " + log));
+        return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
+                fault1.recovery(), join(fault1.note(), nodes, "log " + log));
     }
 
-    private static Row row(String scenario, int run, int exit, JsonNode summary, String notes) {
+    private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,
+                           String notes) {
         long parkedOnEdges = 0;
         long duplicated = 0;
+        long alertsStored = 0;
         for (JsonNode edge : summary.path("edges")) {
             parkedOnEdges += edge.path("parked").asLong();
             duplicated += edge.path("duplicated").asLong();
+            if (edge.path("edge").asText().endsWith(".alerts")) {
+                alertsStored += edge.path("published").asLong() + edge.path("duplicated").asLong();
+            }
         }
         // The log's malformed lines are parked by design (SPEC section 7); anything else parked was valid.
         long malformed = summary.path("lines_expected").path("parked").asLong(summary.path("lines_parked").asLong());
         long parkedValid = parkedOnEdges - malformed;
+        long alertsExpected = summary.path("alerts_expected").asLong();
+        Row.Twice twice = new Row.Twice(writtenTwice, Math.max(0, alertsStored - alertsExpected),
+                summary.path("failures_expected").asLong() - summary.path("failures_applied").asLong());
         boolean exact = summary.path("alerts_missing").isEmpty() && summary.path("alerts_unexpected").isEmpty()
-                && summary.path("alerts_expected").asLong() == summary.path("alerts_got").asLong();
+                && alertsExpected == summary.path("alerts_got").asLong() && twice.exact();
         boolean passed = exit == 0 && "OK".equals(summary.path("result").asText()) && exact && parkedValid == 0
                 && summary.path("failures_expected").asLong() == summary.path("failures_applied").asLong();
         String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText() + ", missing "
@@ -180,23 +223,34 @@ final class DemoScenario {
                 + summary.path("problems") + (summary.has("error") ? ", error " + summary.path("error") : "") + "; ";
         return new Row(scenario, run, passed, summary.path("failures_expected").asLong(),
                 summary.path("failures_applied").asLong(), parkedValid + " (+" + malformed + " malformed lines)",
-                duplicated, summary.path("alerts_expected").asLong(), summary.path("alerts_got").asLong(),
+                duplicated, alertsExpected, summary.path("alerts_got").asLong(), twice, recovery,
                 why + "lines " + summary.path("lines_read").asLong() + "; " + notes);
     }
 
-    private static Row failed(String scenario, int run, String why) {
-        return new Row(scenario, run, false, 0, 0, "-", 0, -1, 0, why);
-    }
-
-    /** Waits until the demo's input edge holds {@code count} lines (its stream is purged when the demo starts). */
     /**
-     * @return lines per message the demo streams in a scenario: {@value #BATCH}, but no more than a tenth of a
-     * second of lines at its rate (the demo's rule, {@code --batch})
+     * @return alert lines beyond the first of their identity ({@code src_ip}, {@code window_start}) in the alert
+     * file, as the sink wrote them; 0 when there is no file
      */
-    private long linesPerMessage(String scenario) {
-        return Math.max(1, Math.min(BATCH, options.rates().get(scenario) / 10));
+    static long writtenTwice(Path alerts) throws IOException {
+        if (!Files.isRegularFile(alerts)) {
+            return 0;
+        }
+        Set<String> seen = new HashSet<>();
+        long twice = 0;
+        for (String line : Files.readAllLines(alerts, StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                JsonNode alert = JSON.readTree(line);
+                twice += seen.add(alert.path("src_ip").asText() + " " + alert.path("window_start").asText()) ? 0 : 1;
+            }
+        }
+        return twice;
     }
 
+    private static Row failed(String scenario, int run, String recovery, String why) {
+        return new Row(scenario, run, false, 0, 0, "-", 0, -1, 0, Row.Twice.NONE, recovery, why);
+    }
+
+    /** Waits until the demo's input edge holds {@code count} messages (its stream is purged when the demo starts). */
     private static void awaitStored(String url, long count, Process demo) throws Exception {
         Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
                 .maxReconnects(-1).build();

@@ -21,7 +21,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -49,6 +51,7 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private final int size;
     private String extraConfig = "";
     private String jetStreamConfig = "";
+    private final Map<Integer, String> serverJetStreamConfig = new HashMap<>();
     private Path root;
     private int[] clientPorts;
     private int[] routePorts;
@@ -81,6 +84,29 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     public synchronized NatsClusterExtension withJetStream(String settings) {
         this.jetStreamConfig = settings;
         return this;
+    }
+
+    /**
+     * @param index    a server, 0-based
+     * @param settings more lines inside that server's {@code jetstream {...}} block only ({@code max_file_store:
+     *                 64MB}: one small disk); takes effect when it has not been started yet
+     * @return this extension
+     */
+    public synchronized NatsClusterExtension withJetStream(int index, String settings) {
+        serverJetStreamConfig.put(index, settings);
+        return this;
+    }
+
+    /**
+     * @param index a server, 0-based
+     * @return its process id
+     * @throws IllegalStateException when it is not running
+     */
+    public synchronized long pid(int index) {
+        if (!isRunning(index)) {
+            throw new IllegalStateException(name(index) + " is not running");
+        }
+        return servers[index].pid();
     }
 
     /** @return the number of servers */
@@ -267,7 +293,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         Path store = root.resolve(name(index) + "-store");
         return "server_name: " + name(index) + "\n"
                 + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
-                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n}\n"
+                + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n  "
+                + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n"
                 + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n"
                 + "  routes: [" + String.join(", ", routes) + "]\n}\n"
                 + extraConfig + "\n";
