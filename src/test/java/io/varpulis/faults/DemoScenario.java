@@ -178,22 +178,29 @@ final class DemoScenario {
                     }
                 });
         boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        // A fault still going on when the demo wrote its report was not checked by it (a paused worker's writes
+        // after its resume): the run does not count.
+        boolean outlasted = !injected.isDone();
         if (!ended) {
             demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
         Runtime.getRuntime().removeShutdownHook(reaper);
-        Injected fault1 = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        Injected done = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
         String nodes = nodeNotes(log);
         if (!ended) {
-            return failed(scenario, run, fault1.recovery(), "the demo did not end within "
-                    + RUN_TIMEOUT.toMinutes() + " min; " + fault1.note() + "; see " + log);
+            return failed(scenario, run, done.recovery(), "the demo did not end within "
+                    + RUN_TIMEOUT.toMinutes() + " min; " + done.note() + "; see " + log);
         }
         if (!Files.isRegularFile(summary)) {
-            return failed(scenario, run, fault1.recovery(), "exit " + demo.exitValue() + " and no --summary-json "
-                    + "written; " + fault1.note() + "; see " + log + ": " + tail(log));
+            return failed(scenario, run, done.recovery(), "exit " + demo.exitValue() + " and no --summary-json "
+                    + "written; " + done.note() + "; see " + log + ": " + tail(log));
+        }
+        if (outlasted) {
+            return failed(scenario, run, done.recovery(), "the fault outlasted the stream, so the report did not "
+                    + "see its end: stream a longer log (--days) or at a lower --rate; " + done.note());
         }
         return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
-                fault1.recovery(), join(fault1.note(), nodes, "log " + log));
+                done.recovery(), join(done.note(), nodes, "log " + log));
     }
 
     private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,

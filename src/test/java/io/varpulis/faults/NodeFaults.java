@@ -33,8 +33,11 @@ final class NodeFaults {
 
     private static final String[] PIPELINES = {"ingress", "detect", "alerts"};
 
-    /** How long the heartbeats are watched after a resume, for copies still running. */
-    private static final long AFTER_RESUME_MILLIS = 10_000;
+    /**
+     * How long the heartbeats are watched after a resume, for copies still running; the stream must outlast a third
+     * of it, the pause and this, or the run does not count.
+     */
+    private static final long AFTER_RESUME_MILLIS = 5_000;
 
     private final DemoScenario demo;
     private final FaultOptions options;
