@@ -309,8 +309,6 @@ public final class BruteForceDemo {
             DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                     NODE_PASSWORD);
             NodeProcess coordinator = run.coordinator();
-            NodeProcess worker1 = run.worker1();
-            NodeProcess worker2 = run.worker2();
             synchronized (this) {
                 nodes.addAll(run.all());
                 coordinatorDurables.addAll(run.coordinatorDurables());
@@ -323,12 +321,12 @@ public final class BruteForceDemo {
             }
             out.printf("nodes: %s%n", String.join(", ", nodes.stream().map(n -> n.name() + " (pid " + n.pid() + ")")
                     .toList()));
-            awaitWorkers(coordinator, 2);
+            awaitWorkers(coordinator, run.workers().size());
             post(coordinator, "/api/v1/cluster/pipeline-groups", group);
             String detectHost = awaitRunning(coordinator, group);
             out.printf("group %s deployed: %s%n", GROUP, placement(coordinator));
 
-            NodeProcess worker = detectHost.equals(worker1.name()) ? worker1 : worker2;
+            NodeProcess worker = run.worker(detectHost);
             List<NodeProcess> victims = switch (options.kill()) {
                 case NONE -> List.of();
                 case WORKER -> List.of(worker);
@@ -341,7 +339,7 @@ public final class BruteForceDemo {
                     victim.awaitReady(READY_TIMEOUT);
                 }
                 awaitRegistration(coordinator, worker.name(), stream.killedAt());
-                awaitWorkers(coordinator, 2);
+                awaitWorkers(coordinator, run.workers().size());
                 out.printf("%s back: registered with the coordinator again; placement now %s%n",
                         String.join(" and ", victims.stream().map(NodeProcess::name).toList()),
                         placement(coordinator));

@@ -11,15 +11,14 @@ import java.util.stream.Stream;
 
 /**
  * The run's nodes, not started: {@code --coordinators} coordinators ({@code demo-<pid>-coordinator}, then
- * {@code -coordinator-2}, ...) and two workers ({@code demo-<pid>-worker-1} and {@code -2}), each a JVM of this
- * application with the demo's cluster settings (heartbeat every second, dead after 4 s).
+ * {@code -coordinator-2}, ...) and {@code --workers} workers ({@code demo-<pid>-worker-1}, {@code -2}, ...), each a
+ * JVM of this application with the demo's cluster settings (heartbeat every second, dead after 4 s).
  *
  * @param coordinators the coordinators; the first answers the demo's API calls (a follower stores and forwards what
  *                     it is given, README "High availability")
- * @param worker1      the first worker
- * @param worker2      the second worker
+ * @param workers      the workers
  */
-record DemoNodes(List<NodeProcess> coordinators, NodeProcess worker1, NodeProcess worker2) {
+record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
 
     /**
      * @param options  the run's options ({@code --coordinators}, replicas)
@@ -35,7 +34,7 @@ record DemoNodes(List<NodeProcess> coordinators, NodeProcess worker1, NodeProces
     static DemoNodes of(DemoOptions options, long pid, String url, Path runDir, Path alertDir, String apiKey,
                         String password) throws IOException {
         int count = options.coordinators();
-        int[] ports = NodeProcess.freePorts(count + 2);
+        int[] ports = NodeProcess.freePorts(count + options.workers());
         Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", password,
                 "VARPULIS_CLUSTER_APIKEY", apiKey, DemoOptions.URL_VARIABLE, url);
         String first = "demo-" + pid + "-coordinator";
@@ -45,9 +44,22 @@ record DemoNodes(List<NodeProcess> coordinators, NodeProcess worker1, NodeProces
             coordinators.add(NodeProcess.of(id, properties(options, "coordinator", id, alertDir), secrets, runDir,
                     ports[i]));
         }
-        return new DemoNodes(List.copyOf(coordinators),
-                worker("demo-" + pid + "-worker-1", options, first, secrets, runDir, alertDir, ports[count]),
-                worker("demo-" + pid + "-worker-2", options, first, secrets, runDir, alertDir, ports[count + 1]));
+        List<NodeProcess> workers = new ArrayList<>();
+        for (int i = 0; i < options.workers(); i++) {
+            workers.add(worker("demo-" + pid + "-worker-" + (i + 1), options, first, secrets, runDir, alertDir,
+                    ports[count + i]));
+        }
+        return new DemoNodes(List.copyOf(coordinators), List.copyOf(workers));
+    }
+
+    /**
+     * @param name a worker's name
+     * @return that worker
+     * @throws IllegalArgumentException when no worker of the run has that name
+     */
+    NodeProcess worker(String name) {
+        return workers.stream().filter(w -> w.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no worker " + name + " in this run"));
     }
 
     /** @return the first coordinator, which the demo asks */
@@ -57,7 +69,7 @@ record DemoNodes(List<NodeProcess> coordinators, NodeProcess worker1, NodeProces
 
     /** @return every node: the coordinators, then the workers */
     List<NodeProcess> all() {
-        return Stream.concat(coordinators.stream(), Stream.of(worker1, worker2)).toList();
+        return Stream.concat(coordinators.stream(), workers.stream()).toList();
     }
 
     /** @return the coordinators' durable heartbeat consumers, which no later run uses */

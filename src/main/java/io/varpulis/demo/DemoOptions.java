@@ -32,10 +32,12 @@ import java.util.Map;
  *                    second of lines at the rate; 1 streams one {@code SshLogLine} per message
  * @param coordinators how many coordinators the run starts (1 to {@value #MAX_COORDINATORS}); one leads, the others
  *                    follow and take over (README, "High availability")
+ * @param workers     how many workers the run starts ({@value #MIN_WORKERS} to {@value #MAX_WORKERS}); 3 runs each
+ *                    pipeline on a worker of its own
  */
 record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
                    Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions,
-                   int batch, int coordinators) {
+                   int batch, int coordinators, int workers) {
 
     /** Lines per message by default ({@code --batch}). */
     static final int DEFAULT_BATCH = 500;
@@ -45,6 +47,12 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
 
     /** The most coordinators {@code --coordinators} takes. */
     static final int MAX_COORDINATORS = 3;
+
+    /** The fewest workers {@code --workers} takes: one to kill, one to take over. */
+    static final int MIN_WORKERS = 2;
+
+    /** The most workers {@code --workers} takes. */
+    static final int MAX_WORKERS = 4;
 
     /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
     static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
@@ -56,7 +64,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
             + "[--zone ZONE] [--alerts-out PATH] [--nats-url URL[,URL...]] [--rate LINES_PER_SECOND] "
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
-            + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE] [--coordinators N]";
+            + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE] [--coordinators N] [--workers N]";
 
     /** {@code demo --help}: the usage line, then each option in one line (README.md, Quick start, says more). */
     static final String HELP = USAGE + """
@@ -84,13 +92,15 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
               --detect-partitions N     run detect in N partitions by src_ip (default: 1, at most %d)
               --coordinators N          start N coordinators, one leading, the others following (default: 1,
                                         at most %d)
+              --workers N               start N workers (default: 2, from %d to %d; 3: a pipeline on each)
 
             Environment: VARPULIS_NATS_SERVER names the nats-server binary to start; VARPULIS_NATS_JETSTREAM_REPLICAS
             the replicas of the streams and state the run creates on a shared cluster (3 on three servers);
             VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up);
             VARPULIS_DEMO_NODE_ENV adds environment variables to the nodes (NAME=VALUE ..., {node} replaced by the
             node's name: the fault suite runs them under libfaketime with it)."""
-            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS);
+            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS, MIN_WORKERS,
+                    MAX_WORKERS);
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
@@ -145,6 +155,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         int detectPartitions = 1;
         int batch = DEFAULT_BATCH;
         int coordinators = 1;
+        int workers = MIN_WORKERS;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -162,6 +173,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                 case "--detect-partitions" -> detectPartitions = number(value(args, ++i, arg), arg);
                 case "--batch" -> batch = number(value(args, ++i, arg), arg);
                 case "--coordinators" -> coordinators = number(value(args, ++i, arg), arg);
+                case "--workers" -> workers = number(value(args, ++i, arg), arg);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'. " + USAGE);
             }
         }
@@ -179,6 +191,10 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         if (coordinators < 1 || coordinators > MAX_COORDINATORS) {
             throw new IllegalArgumentException("--coordinators must be between 1 and " + MAX_COORDINATORS + ", got "
                     + coordinators);
+        }
+        if (workers < MIN_WORKERS || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("--workers must be between " + MIN_WORKERS + " and " + MAX_WORKERS
+                    + ", got " + workers);
         }
         if (killAt != null && killAt < 0) {
             throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
@@ -206,7 +222,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     + "(comma-separated URLs) or set " + REPLICAS_VARIABLE + "=1");
         }
         return new DemoOptions(input, year, zone, alertsOut, natsUrl, rate, kill, killAt, summaryJson, replicas,
-                keepLogs, detectPartitions, batch, coordinators);
+                keepLogs, detectPartitions, batch, coordinators, workers);
     }
 
     private static int replicas(String value) {

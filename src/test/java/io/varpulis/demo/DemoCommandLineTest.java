@@ -121,7 +121,7 @@ class DemoCommandLineTest {
         // Someone with only the jar learns every option the parser takes, each on its own line with its default.
         for (String option : List.of("--input", "--year", "--zone", "--alerts-out", "--nats-url", "--rate", "--batch",
                 "--kill", "--kill-at", "--no-kill", "--summary-json", "--keep-logs", "--detect-partitions",
-                "--coordinators")) {
+                "--coordinators", "--workers")) {
             assertThat(output.getOut()).as(option).containsPattern("(?m)^  " + option + " |" + option + " = ");
         }
         assertThat(output.getOut()).contains("Exit status 0", "VARPULIS_NATS_SERVER");
@@ -172,6 +172,10 @@ class DemoCommandLineTest {
         assertThat(DemoOptions.parse(new String[]{"--coordinators", "2"}, Map.of()).coordinators()).isEqualTo(2);
         assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--coordinators", "4"}, Map.of()))
                 .hasMessageContaining("--coordinators must be between 1 and 3, got 4");
+        assertThat(DemoOptions.parse(new String[0], Map.of()).workers()).isEqualTo(2);
+        assertThat(DemoOptions.parse(new String[]{"--workers", "3"}, Map.of()).workers()).isEqualTo(3);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--workers", "1"}, Map.of()))
+                .hasMessageContaining("--workers must be between 2 and 4, got 1");
 
         assertThat(NodeProcess.nodeEnvironment("demo-1-worker-1", null)).isEmpty();
         assertThat(NodeProcess.nodeEnvironment("demo-1-worker-1", " FAKETIME_TIMESTAMP_FILE=/tmp/{node}.ft  A=b=c "))

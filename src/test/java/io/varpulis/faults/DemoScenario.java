@@ -38,6 +38,12 @@ final class DemoScenario {
     /** The demo's input edge, whose stored count tells how far the job has streamed. */
     static final RouteEdge INPUT = new RouteEdge("ssh-bruteforce", "_external", "ingress");
 
+    /**
+     * Issue 25's topology: three workers, one pipeline each, as the run that found the bugs had; nothing killed by
+     * the demo itself.
+     */
+    static final List<String> THREE_WORKERS = List.of("--kill", "none", "--workers", "3");
+
     /** Lines per message ({@code --batch}), the demo's default, passed so that the fault lands where it says. */
     private static final int BATCH = 500;
 

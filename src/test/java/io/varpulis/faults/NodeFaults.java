@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Issue 25's faults of a node, each on one fresh JetStream server (file storage) with the demo's nodes streaming the
- * log at {@code --rate}, injected a third into the stream:
+ * Issue 25's faults of a node, each on one fresh JetStream server (file storage) with the demo's nodes (three
+ * workers, one pipeline each) streaming the log at {@code --rate}, injected a third into the stream:
  * <ul>
  * <li>{@code pause-alerts}, {@code pause-detect}: the worker hosting that pipeline stopped (SIGSTOP, as a long GC
  * pause or a frozen VM) for {@code --pause} seconds, long enough that its pipelines move (the demo's heartbeat-timeout
@@ -77,7 +77,7 @@ final class NodeFaults {
 
     private DemoScenario.Setup setup(String scenario, int run, NatsServerExtension nats, List<String> extra,
                                      Map<String, String> env) {
-        List<String> arguments = new ArrayList<>(List.of("--kill", "none"));
+        List<String> arguments = new ArrayList<>(DemoScenario.THREE_WORKERS);
         arguments.addAll(extra);
         return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, 1.0 / 3);
     }
