@@ -60,7 +60,9 @@ final class Tools {
      * @param dir where each node's libfaketime file goes ({@code <dir>/<node name>}); a missing file is the real
      *            clock, {@code +30s} in it moves that node's clock 30 s ahead within a second
      * @return the demo's environment that runs every node under libfaketime ({@code VARPULIS_DEMO_NODE_ENV}),
-     *         monotonic clocks untouched (the JVM's timers and waits stay right)
+     *         monotonic clocks untouched (the JVM's timers and waits stay right); without
+     *         {@code FAKETIME_FORCE_MONOTONIC_FIX=0} libfaketime 0.9.10's monotonic fix of
+     *         {@code pthread_cond_timedwait} all but stops a JVM starting (a node printed nothing in 120 s)
      */
     static String fakeTimeNodeEnv(Path dir) {
         if (!Files.isReadable(LIBFAKETIME)) {
@@ -68,7 +70,7 @@ final class Tools {
                     + "(scripts/faults.sh does)");
         }
         return "LD_PRELOAD=" + LIBFAKETIME + " FAKETIME_TIMESTAMP_FILE=" + dir.resolve("{node}")
-                + " FAKETIME_CACHE_DURATION=1 FAKETIME_DONT_FAKE_MONOTONIC=1";
+                + " FAKETIME_CACHE_DURATION=1 FAKETIME_DONT_FAKE_MONOTONIC=1 FAKETIME_FORCE_MONOTONIC_FIX=0";
     }
 
     /**
