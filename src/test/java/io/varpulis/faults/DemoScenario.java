@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -173,26 +175,32 @@ final class DemoScenario {
         Thread reaper = new Thread(demo::destroyForcibly);
         Runtime.getRuntime().addShutdownHook(reaper);
         long linesPerMessage = Math.max(1, Math.min(BATCH, setup.rate() / 10));
+        AtomicBoolean injecting = new AtomicBoolean();
         CompletableFuture<Injected> injected = fault == null ? CompletableFuture.completedFuture(Injected.note(""))
                 : CompletableFuture.supplyAsync(() -> {
                     try {
                         awaitStored(setup.natsUrl(), (long) (lines * setup.at()) / linesPerMessage, demo);
-                        return demo.isAlive() ? fault.inject(new RunningDemo(log, setup.natsUrl()))
-                                : Injected.note("the demo ended before the fault");
+                        if (!demo.isAlive()) {
+                            return Injected.note("the demo ended before the fault");
+                        }
+                        injecting.set(true);
+                        return fault.inject(new RunningDemo(log, setup.natsUrl()));
                     } catch (Exception e) {
                         return Injected.note("fault not injected: " + e);
+                    } finally {
+                        injecting.set(false);
                     }
                 });
         boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
         // A fault still going on when the demo wrote its report was not checked by it (a paused worker's writes
         // after its resume): the run does not count.
-        boolean outlasted = !injected.isDone();
+        boolean outlasted = injecting.get();
         if (!ended) {
             demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
         Runtime.getRuntime().removeShutdownHook(reaper);
         Injected done = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
-        String nodes = nodeNotes(log);
+        String nodes = nodeNotes(log, name);
         if (!ended) {
             return failed(scenario, run, done.recovery(), "the demo did not end within "
                     + RUN_TIMEOUT.toMinutes() + " min; " + done.note() + "; see " + log);
@@ -287,10 +295,11 @@ final class DemoScenario {
     }
 
     /**
-     * What the nodes' logs say about the broker waits and the state (best effort); the run directory, kept by
-     * {@code --keep-logs} for this, is removed afterwards.
+     * What the nodes' logs say about the broker waits and the state (best effort); the node logs, kept by
+     * {@code --keep-logs} for this, are then moved next to the demo's ({@code <run>-nodes/}) and the run directory
+     * removed.
      */
-    private static String nodeNotes(Path demoLog) {
+    private String nodeNotes(Path demoLog, String name) {
         try {
             Matcher dir = NODE_LOGS.matcher(Files.readString(demoLog, StandardCharsets.ISO_8859_1));
             if (!dir.find()) {
@@ -315,6 +324,12 @@ final class DemoScenario {
                 }
             }
             if (runDir.getFileName().toString().startsWith("varpulis-demo-")) {
+                Path kept = Files.createDirectories(out.resolve(name + "-nodes"));
+                try (Stream<Path> logs = Files.list(runDir)) {
+                    for (Path node : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
+                        Files.move(node, kept.resolve(node.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
                 try (Stream<Path> files = Files.walk(runDir)) {
                     for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(file);
