@@ -310,6 +310,7 @@ final class DemoScenario {
             long tries = 0;
             long mended = 0;
             long fenced = 0;
+            long unhealthy = 0;
             try (Stream<Path> logs = Files.list(runDir)) {
                 for (Path node : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
                     for (String line : Files.readAllLines(node, StandardCharsets.ISO_8859_1)) {
@@ -320,6 +321,7 @@ final class DemoScenario {
                         }
                         mended += line.contains("write chain mended") ? 1 : 0;
                         fenced += line.contains("stops consuming") ? 1 : 0;
+                        unhealthy += line.contains("missed its heartbeats") ? 1 : 0;
                     }
                 }
             }
@@ -337,7 +339,7 @@ final class DemoScenario {
                 }
             }
             return "broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
-                    + ", pipelines fenced " + fenced;
+                    + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy;
         } catch (IOException | RuntimeException e) {
             return "";
         }

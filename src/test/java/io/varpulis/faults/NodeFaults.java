@@ -25,8 +25,8 @@ import java.util.stream.Collectors;
  * <li>{@code pause-leader}: two coordinators, the leading one stopped for {@code --pause} seconds then resumed;
  * measured from the leader lease: when another coordinator led;</li>
  * <li>{@code clock-ahead}: two coordinators, every node under libfaketime, the leading coordinator's wall clock moved
- * {@code --skew} seconds ahead (its monotonic clock untouched) until the end; measured from the heartbeats: for how
- * many seconds each pipeline ran on two workers.</li>
+ * {@code --skew} seconds ahead (its monotonic clock untouched) 5 % into the stream until the end; measured from the
+ * heartbeats: for how many seconds each pipeline ran on two workers.</li>
  * </ul>
  */
 final class NodeFaults {
@@ -79,7 +79,9 @@ final class NodeFaults {
                                      Map<String, String> env) {
         List<String> arguments = new ArrayList<>(DemoScenario.THREE_WORKERS);
         arguments.addAll(extra);
-        return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, 1.0 / 3);
+        // The clock moves almost from the start, so that the leader has the rest of the stream to act on it.
+        double at = scenario.equals("clock-ahead") ? 0.05 : 1.0 / 3;
+        return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, at);
     }
 
     private DemoScenario.Injected pauseWorker(RunningDemo running, String pipeline) throws Exception {
@@ -151,7 +153,7 @@ final class NodeFaults {
                 String twice = Arrays.stream(PIPELINES).map(p -> p + " " + watch.secondsOnTwoWorkers(p,
                         skewed) + " s").collect(Collectors.joining(", "));
                 return DemoScenario.Injected.note("leader " + leader + "'s clock " + options.skew() + " s ahead "
-                        + "(libfaketime) from a third into the stream to the end; on two workers in the next "
+                        + "(libfaketime) from 5 % into the stream to the end; on two workers in the next "
                         + (options.pause() + AFTER_RESUME_MILLIS / 1000) + " s: " + twice);
             }
         });
