@@ -239,13 +239,23 @@ final class DemoScenario {
                 && alertsExpected == summary.path("alerts_got").asLong() && twice.exact();
         boolean passed = exit == 0 && "OK".equals(summary.path("result").asText()) && exact && parkedValid == 0
                 && summary.path("failures_expected").asLong() == summary.path("failures_applied").asLong();
-        String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText() + ", missing "
-                + summary.path("alerts_missing") + ", unexpected " + summary.path("alerts_unexpected") + ", problems "
-                + summary.path("problems") + (summary.has("error") ? ", error " + summary.path("error") : "") + "; ";
+        String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText()
+                + (summary.has("error") ? ", error " + summary.path("error").asText() : ", missing "
+                + firstFew(summary.path("alerts_missing")) + ", unexpected "
+                + firstFew(summary.path("alerts_unexpected")) + ", problems " + firstFew(summary.path("problems")))
+                + "; ";
         return new Row(scenario, run, passed, summary.path("failures_expected").asLong(),
                 summary.path("failures_applied").asLong(), parkedValid + " (+" + malformed + " malformed lines)",
                 duplicated, alertsExpected, summary.path("alerts_got").asLong(), twice, recovery,
                 why + "lines " + summary.path("lines_read").asLong() + "; " + notes);
+    }
+
+    /** @return the first five elements of a JSON array, and how many there are in all */
+    private static String firstFew(JsonNode array) {
+        List<String> first = new ArrayList<>();
+        array.forEach(e -> first.add(e.asText()));
+        return array.size() + (array.isEmpty() ? "" : " " + first.subList(0, Math.min(5, first.size()))
+                + (array.size() > 5 ? "..." : ""));
     }
 
     /**
