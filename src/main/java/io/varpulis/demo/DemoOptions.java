@@ -99,8 +99,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
             VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up);
             VARPULIS_DEMO_NODE_ENV adds environment variables to the nodes (NAME=VALUE ..., {node} replaced by the
             node's name: the fault suite runs them under libfaketime with it)."""
-            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS, MIN_WORKERS,
-                    MAX_WORKERS);
+            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS,
+                    MIN_WORKERS, MAX_WORKERS);
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {

@@ -140,9 +140,21 @@ final class DemoScenario {
      * @param extra    more demo arguments ({@code --kill ...}, {@code --coordinators 2})
      * @param env      more environment for the demo and so its nodes ({@code VARPULIS_DEMO_NODE_ENV})
      * @param at       the fraction of the log streamed when the fault is injected
+     * @param workersLive whether every worker stays alive and connected throughout (a slow disk, a fast clock): then
+     *                 a coordinator declaring one unhealthy ("missed its heartbeats") fails the run, as it moves
+     *                 pipelines off a live worker (issue 25: late is not dead; liveness never from two clocks)
      */
     record Setup(String scenario, int run, String natsUrl, int replicas, int rate, List<String> extra,
-                 Map<String, String> env, double at) {
+                 Map<String, String> env, double at, boolean workersLive) {
+    }
+
+    /**
+     * What the node logs say.
+     *
+     * @param text      broker waits, mended chains, fenced pipelines, workers declared unhealthy, for the notes
+     * @param unhealthy times a coordinator declared a worker unhealthy
+     */
+    private record NodeNotes(String text, long unhealthy) {
     }
 
     /**
@@ -200,7 +212,7 @@ final class DemoScenario {
         }
         Runtime.getRuntime().removeShutdownHook(reaper);
         Injected done = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
-        String nodes = nodeNotes(log, name);
+        NodeNotes nodes = nodeNotes(log, name);
         if (!ended) {
             return failed(scenario, run, done.recovery(), "the demo did not end within "
                     + RUN_TIMEOUT.toMinutes() + " min; " + done.note() + "; see " + log);
@@ -213,8 +225,14 @@ final class DemoScenario {
             return failed(scenario, run, done.recovery(), "the fault outlasted the stream, so the report did not "
                     + "see its end: stream a longer log (--days) or at a lower --rate; " + done.note());
         }
-        return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
-                done.recovery(), join(done.note(), nodes, "log " + log));
+        Row row = row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
+                done.recovery(), join(done.note(), nodes.text(), "log " + log));
+        if (setup.workersLive() && nodes.unhealthy() > 0) {
+            return new Row(row.scenario(), row.run(), false, row.expected(), row.applied(), row.parked(),
+                    row.duplicated(), row.alertsExpected(), row.alertsGot(), row.twice(), row.recovery(),
+                    "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times; " + row.notes());
+        }
+        return row;
     }
 
     private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,
@@ -309,11 +327,11 @@ final class DemoScenario {
      * {@code --keep-logs} for this, are then moved next to the demo's ({@code <run>-nodes/}) and the run directory
      * removed.
      */
-    private String nodeNotes(Path demoLog, String name) {
+    private NodeNotes nodeNotes(Path demoLog, String name) {
         try {
             Matcher dir = NODE_LOGS.matcher(Files.readString(demoLog, StandardCharsets.ISO_8859_1));
             if (!dir.find()) {
-                return "";
+                return new NodeNotes("", 0);
             }
             Path runDir = Path.of(dir.group(1));
             long outages = 0;
@@ -348,10 +366,10 @@ final class DemoScenario {
                     }
                 }
             }
-            return "broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
-                    + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy;
+            return new NodeNotes("broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
+                    + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy, unhealthy);
         } catch (IOException | RuntimeException e) {
-            return "";
+            return new NodeNotes("", 0);
         }
     }
 

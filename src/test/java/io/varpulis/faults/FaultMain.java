@@ -104,7 +104,7 @@ public final class FaultMain {
     private static DemoScenario.Setup setup(String scenario, int run, String url, int replicas, List<String> extra,
                                             double at, FaultOptions options) {
         return new DemoScenario.Setup(scenario, run, url, replicas, options.rates().get(scenario), extra, Map.of(),
-                at);
+                at, false);
     }
 
     private static Row oneServerKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {

@@ -81,7 +81,8 @@ final class NodeFaults {
         arguments.addAll(extra);
         // The clock moves almost from the start, so that the leader has the rest of the stream to act on it.
         double at = scenario.equals("clock-ahead") ? 0.05 : 1.0 / 3;
-        return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, at);
+        return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, at,
+                scenario.equals("clock-ahead"));
     }
 
     private DemoScenario.Injected pauseWorker(RunningDemo running, String pipeline) throws Exception {

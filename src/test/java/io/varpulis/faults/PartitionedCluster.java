@@ -72,7 +72,7 @@ final class PartitionedCluster implements AutoCloseable {
             cluster.start(run);
             String url = IntStream.range(0, SIZE).mapToObj(PartitionedCluster::url).collect(Collectors.joining(","));
             return demo.run(new DemoScenario.Setup("partition", run, url, 3, options.rate(), DemoScenario.THREE_WORKERS,
-                    Map.of(), 1.0 / 3), running -> {
+                    Map.of(), 1.0 / 3, false), running -> {
                         int leader = streamLeader(-1);
                         return leader < 0 ? DemoScenario.Injected.note("no routing leader a third into the stream")
                                 : cut(leader);

@@ -101,6 +101,6 @@ final class ServerFaults {
 
     private DemoScenario.Setup setup(String scenario, int run, NatsClusterExtension cluster) {
         return new DemoScenario.Setup(scenario, run, cluster.url(), 3, options.rate(), DemoScenario.THREE_WORKERS,
-                Map.of(), 1.0 / 3);
+                Map.of(), 1.0 / 3, true);
     }
 }
