@@ -8,12 +8,20 @@
 #   scripts/faults.sh --scenarios=e                     # bad input only (no demo needed)
 #   scripts/faults.sh --scenarios=sync                  # what sync_interval: always costs on 3 servers (R3)
 #   scripts/faults.sh --scenarios=a,b --days=5          # a development run on 10 000 lines
+#   scripts/faults.sh --scenarios=pause-alerts,pause-detect,pause-leader --runs=3   # issue 25's node faults
+#   scripts/faults.sh --scenarios=slow-fsync --fsync-delays=20,100                  # a slow disk on the leader
 #
 # Scenarios: a (one server, file storage, killed -9 a third into the stream, restarted 5 s later), b (three servers,
 # R3, the routing stream's leader killed -9 a third into the stream at 20 000 lines/s, restarted 20 s later; the
 # election is timed), c (a worker and the coordinator killed -9 together half-way), d (NATS stopped for 60 s a third
 # into the stream), e (non-JSON, invalid UTF-8, near max_payload and a 10 000-character event type published onto a
-# routing subject), sync. Options: --runs --days (the log: the bundled sample over that many days, 50 by default,
+# routing subject), sync; issue 25's pause-alerts and pause-detect (the worker hosting that pipeline SIGSTOPped
+# --pause=20 s, then SIGCONT), pause-leader (two coordinators, the leader SIGSTOPped --pause s), clock-ahead (two
+# coordinators, the leader's clock --skew=30 s ahead with libfaketime), slow-fsync (three servers, sync_interval:
+# always, every fsync of the routing and state leader delayed by each of --fsync-delays=20,100 ms for --slow-for=60 s
+# with strace), small-store (three servers, one with max_file_store 64MB), partition (three servers in network
+# namespaces of the script's own, the routing leader cut off from the others for --cut=30 s), all at --rate=3000
+# lines/s, each a row with alerts written twice, stored twice, state missing and the recovery time. Options: --runs --days (the log: the bundled sample over that many days, 50 by default,
 # made once by scripts/make-log.sh into target/faults) --input=PATH (another log) --rate-a --rate-b --rate-c --rate-d
 # --outage=SECONDS --restart=SECONDS --jar=PATH. The main job keeps its node logs (--keep-logs) for the harness to
 # count broker waits, mended state chains and fenced pipelines, then the harness removes them.
@@ -24,6 +32,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The tools of issue 25's scenarios, from Debian's packages when missing (root, as CI and the developers are).
+missing=()
+command -v strace >/dev/null || missing+=(strace)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || missing+=(faketime)
+command -v iptables >/dev/null || missing+=(iptables)
+command -v ip >/dev/null || missing+=(iproute2)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "faults: installing ${missing[*]}" >&2
+  if ! { apt-get install -y "${missing[@]}" >/dev/null 2>&1 \
+         || { apt-get update >/dev/null 2>&1 && apt-get install -y "${missing[@]}" >/dev/null 2>&1; }; }; then
+    echo "faults: cannot install ${missing[*]} (apt-get as root); the scenarios that need them will fail" >&2
+  fi
+fi
+
+# Scenario partition's namespaces and bridge (PartitionedCluster), removed however the run ends.
+cleanup() {
+  for ns in vf25-n1 vf25-n2 vf25-n3; do ip netns del "$ns" 2>/dev/null || true; done
+  ip link del vf25br 2>/dev/null || true
+}
+trap cleanup EXIT
+
 if ! ./mvnw -q -B -DskipTests package >target-faults-package.log 2>&1; then
   echo "faults: './mvnw package' failed (see target-faults-package.log)" >&2
   exit 2
@@ -31,5 +60,5 @@ fi
 rm -f target-faults-package.log
 ./mvnw -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/faults-classpath.txt
 
-exec java ${FAULTS_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/faults-classpath.txt)" \
+java ${FAULTS_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/faults-classpath.txt)" \
   io.varpulis.faults.FaultMain "$@"

@@ -134,7 +134,7 @@ public final class BruteForceDemo {
     /** Publish retries, and when the last was reported: at 20 000 lines/s an election fails thousands at once. */
     private final AtomicLong publishRetries = new AtomicLong();
     private final AtomicLong lastRetryNotice = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
-    private String coordinatorDurable;
+    private final List<String> coordinatorDurables = new ArrayList<>();
     private String natsUrl;
     private LocalNatsServer local;
     private Path runDir;
@@ -306,19 +306,12 @@ public final class BruteForceDemo {
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = parked(connection.jetStreamManagement(), group);
 
-            String apiKey = "demo-" + runId;
-            String coordinatorId = "demo-" + pid + "-coordinator";
-            int[] ports = NodeProcess.freePorts(3);
-            Path alertDir = alertDir(alertsFile);
-            NodeProcess coordinator = node(coordinatorId, "coordinator", natsUrl, runDir, alertDir, apiKey,
-                    coordinatorId, ports[0]);
-            NodeProcess worker1 = node("demo-" + pid + "-worker-1", "worker", natsUrl, runDir, alertDir, apiKey,
-                    coordinatorId, ports[1]);
-            NodeProcess worker2 = node("demo-" + pid + "-worker-2", "worker", natsUrl, runDir, alertDir, apiKey,
-                    coordinatorId, ports[2]);
-            coordinatorDurable = DurableNames.heartbeatConsumer(coordinatorId);
+            DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
+                    NODE_PASSWORD);
+            NodeProcess coordinator = run.coordinator();
             synchronized (this) {
-                nodes.addAll(List.of(coordinator, worker1, worker2));
+                nodes.addAll(run.all());
+                coordinatorDurables.addAll(run.coordinatorDurables());
             }
             for (NodeProcess node : nodes) {
                 node.start();
@@ -326,14 +319,14 @@ public final class BruteForceDemo {
             for (NodeProcess node : nodes) {
                 node.awaitReady(READY_TIMEOUT);
             }
-            out.printf("nodes: %s (pid %d), %s (pid %d), %s (pid %d)%n", coordinator.name(), coordinator.pid(),
-                    worker1.name(), worker1.pid(), worker2.name(), worker2.pid());
-            awaitWorkers(coordinator, 2);
+            out.printf("nodes: %s%n", String.join(", ", nodes.stream().map(n -> n.name() + " (pid " + n.pid() + ")")
+                    .toList()));
+            awaitWorkers(coordinator, run.workers().size());
             post(coordinator, "/api/v1/cluster/pipeline-groups", group);
             String detectHost = awaitRunning(coordinator, group);
             out.printf("group %s deployed: %s%n", GROUP, placement(coordinator));
 
-            NodeProcess worker = detectHost.equals(worker1.name()) ? worker1 : worker2;
+            NodeProcess worker = run.worker(detectHost);
             List<NodeProcess> victims = switch (options.kill()) {
                 case NONE -> List.of();
                 case WORKER -> List.of(worker);
@@ -346,7 +339,7 @@ public final class BruteForceDemo {
                     victim.awaitReady(READY_TIMEOUT);
                 }
                 awaitRegistration(coordinator, worker.name(), stream.killedAt());
-                awaitWorkers(coordinator, 2);
+                awaitWorkers(coordinator, run.workers().size());
                 out.printf("%s back: registered with the coordinator again; placement now %s%n",
                         String.join(" and ", victims.stream().map(NodeProcess::name).toList()),
                         placement(coordinator));
@@ -958,8 +951,8 @@ public final class BruteForceDemo {
                 Thread.currentThread().interrupt();
             }
         }
-        if (coordinatorDurable != null && local == null && natsUrl != null) {
-            forgetCoordinator(natsUrl, coordinatorDurable);
+        if (local == null && natsUrl != null) {
+            coordinatorDurables.forEach(durable -> forgetCoordinator(natsUrl, durable));
         }
         if (local != null) {
             local.close();
@@ -982,31 +975,6 @@ public final class BruteForceDemo {
             out.printf("run directory %s removed (--keep-logs keeps it%s)%n", runDir,
                     options.alertsOut() == null ? ", --alerts-out PATH writes the alerts elsewhere" : "");
         }
-    }
-
-    private NodeProcess node(String name, String role, String url, Path runDir, Path alertDir, String apiKey,
-                             String coordinatorId, int port) {
-        List<String> properties = new ArrayList<>(List.of(
-                "--varpulis.cluster.role=" + role,
-                "--varpulis.cluster.name=" + CLUSTER,
-                "--varpulis.nats.substrate=jetstream",
-                "--varpulis.nats.jetstream.replicas=" + options.replicas(),
-                "--varpulis.cluster.coordinator-id=" + coordinatorId,
-                "--varpulis.cluster.heartbeat-interval=1s",
-                "--varpulis.cluster.heartbeat-timeout=4s",
-                "--varpulis.nats.jetstream.consumer.ack-wait=10s",
-                // The job's processor types are opt-in; alert-file writes only in the alert file's directory.
-                "--varpulis.demo.processors.enabled=true",
-                "--varpulis.demo.processors.alert-dir=" + alertDir,
-                "--spring.main.banner-mode=off"));
-        if (role.equals("worker")) {
-            properties.add("--varpulis.cluster.worker-id=" + name);
-        }
-        // Secrets through the environment, not the command line every user of the host can read: the URL may carry
-        // a NATS user and password; the api-key lets only this run's workers register (others are refused).
-        Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", NODE_PASSWORD,
-                "VARPULIS_CLUSTER_APIKEY", apiKey, DemoOptions.URL_VARIABLE, url);
-        return NodeProcess.of(name, properties, secrets, runDir, port);
     }
 
     private void awaitWorkers(NodeProcess coordinator, int count) throws Exception {

@@ -30,16 +30,29 @@ import java.util.Map;
  * @param batch       at most this many lines per message ({@code SshLogLines}, see
  *                    {@link io.varpulis.pipeline.EventBatch}); a message also holds no more than a tenth of a
  *                    second of lines at the rate; 1 streams one {@code SshLogLine} per message
+ * @param coordinators how many coordinators the run starts (1 to {@value #MAX_COORDINATORS}); one leads, the others
+ *                    follow and take over (README, "High availability")
+ * @param workers     how many workers the run starts ({@value #MIN_WORKERS} to {@value #MAX_WORKERS}); 3 runs each
+ *                    pipeline on a worker of its own
  */
 record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
                    Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions,
-                   int batch) {
+                   int batch, int coordinators, int workers) {
 
     /** Lines per message by default ({@code --batch}). */
     static final int DEFAULT_BATCH = 500;
 
     /** The most lines per message {@code --batch} takes. */
     static final int MAX_BATCH = 5000;
+
+    /** The most coordinators {@code --coordinators} takes. */
+    static final int MAX_COORDINATORS = 3;
+
+    /** The fewest workers {@code --workers} takes: one to kill, one to take over. */
+    static final int MIN_WORKERS = 2;
+
+    /** The most workers {@code --workers} takes. */
+    static final int MAX_WORKERS = 4;
 
     /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
     static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
@@ -51,7 +64,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     static final String USAGE = "Usage: java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] "
             + "[--zone ZONE] [--alerts-out PATH] [--nats-url URL[,URL...]] [--rate LINES_PER_SECOND] "
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
-            + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE]";
+            + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE] [--coordinators N] [--workers N]";
 
     /** {@code demo --help}: the usage line, then each option in one line (README.md, Quick start, says more). */
     static final String HELP = USAGE + """
@@ -77,11 +90,17 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
               --summary-json PATH       write the report as JSON
               --keep-logs               keep the run directory (node logs) after a run that passed
               --detect-partitions N     run detect in N partitions by src_ip (default: 1, at most %d)
+              --coordinators N          start N coordinators, one leading, the others following (default: 1,
+                                        at most %d)
+              --workers N               start N workers (default: 2, from %d to %d; 3: a pipeline on each)
 
             Environment: VARPULIS_NATS_SERVER names the nats-server binary to start; VARPULIS_NATS_JETSTREAM_REPLICAS
             the replicas of the streams and state the run creates on a shared cluster (3 on three servers);
-            VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up)."""
-            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS);
+            VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up);
+            VARPULIS_DEMO_NODE_ENV adds environment variables to the nodes (NAME=VALUE ..., {node} replaced by the
+            node's name: the fault suite runs them under libfaketime with it)."""
+            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS,
+                    MIN_WORKERS, MAX_WORKERS);
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
@@ -135,6 +154,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         boolean keepLogs = false;
         int detectPartitions = 1;
         int batch = DEFAULT_BATCH;
+        int coordinators = 1;
+        int workers = MIN_WORKERS;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -151,6 +172,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                 case "--keep-logs" -> keepLogs = true;
                 case "--detect-partitions" -> detectPartitions = number(value(args, ++i, arg), arg);
                 case "--batch" -> batch = number(value(args, ++i, arg), arg);
+                case "--coordinators" -> coordinators = number(value(args, ++i, arg), arg);
+                case "--workers" -> workers = number(value(args, ++i, arg), arg);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'. " + USAGE);
             }
         }
@@ -164,6 +187,14 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         if (batch < 1 || batch > MAX_BATCH) {
             throw new IllegalArgumentException("--batch must be between 1 (one line per message) and " + MAX_BATCH
                     + " lines per message, got " + batch);
+        }
+        if (coordinators < 1 || coordinators > MAX_COORDINATORS) {
+            throw new IllegalArgumentException("--coordinators must be between 1 and " + MAX_COORDINATORS + ", got "
+                    + coordinators);
+        }
+        if (workers < MIN_WORKERS || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("--workers must be between " + MIN_WORKERS + " and " + MAX_WORKERS
+                    + ", got " + workers);
         }
         if (killAt != null && killAt < 0) {
             throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
@@ -191,7 +222,7 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     + "(comma-separated URLs) or set " + REPLICAS_VARIABLE + "=1");
         }
         return new DemoOptions(input, year, zone, alertsOut, natsUrl, rate, kill, killAt, summaryJson, replicas,
-                keepLogs, detectPartitions, batch);
+                keepLogs, detectPartitions, batch, coordinators, workers);
     }
 
     private static int replicas(String value) {

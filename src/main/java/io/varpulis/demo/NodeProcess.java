@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,12 @@ final class NodeProcess {
     /** Environment variable with more JVM flags for every node of the run, e.g. {@code -XX:StartFlightRecording=...}. */
     static final String NODE_JAVA_OPTS_VARIABLE = "VARPULIS_DEMO_NODE_JAVA_OPTS";
 
+    /**
+     * Environment variable with more environment for every node of the run, {@code NAME=VALUE} separated by spaces,
+     * {@code {node}} in a value replaced by the node's name: the fault suite runs the nodes under libfaketime with
+     * {@code LD_PRELOAD=... FAKETIME_TIMESTAMP_FILE=/dir/{node}} and moves one node's clock by writing its file.
+     */
+    static final String NODE_ENV_VARIABLE = "VARPULIS_DEMO_NODE_ENV";
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -78,7 +85,31 @@ final class NodeProcess {
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
-        return new NodeProcess(name, command, Map.copyOf(secrets), logDir.resolve(name + ".log"), port);
+        Map<String, String> environment = new HashMap<>(nodeEnvironment(name, System.getenv(NODE_ENV_VARIABLE)));
+        environment.putAll(secrets);
+        return new NodeProcess(name, command, Map.copyOf(environment), logDir.resolve(name + ".log"), port);
+    }
+
+    /**
+     * @param name  the node's name
+     * @param value {@value #NODE_ENV_VARIABLE}'s value, or {@code null}
+     * @return the variables it names, {@code {node}} replaced by the name
+     * @throws IllegalArgumentException naming a word that is not {@code NAME=VALUE}
+     */
+    static Map<String, String> nodeEnvironment(String name, String value) {
+        Map<String, String> environment = new HashMap<>();
+        if (value == null || value.isBlank()) {
+            return environment;
+        }
+        for (String word : value.trim().split("\\s+")) {
+            int equals = word.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException(NODE_ENV_VARIABLE + " holds '" + word + "', not NAME=VALUE: "
+                        + "separate the variables with spaces, e.g. FAKETIME_TIMESTAMP_FILE=/tmp/{node}.faketime");
+            }
+            environment.put(word.substring(0, equals), word.substring(equals + 1).replace("{node}", name));
+        }
+        return environment;
     }
 
     /**

@@ -120,7 +120,8 @@ class DemoCommandLineTest {
                 .contains("--batch LINES_PER_MESSAGE");
         // Someone with only the jar learns every option the parser takes, each on its own line with its default.
         for (String option : List.of("--input", "--year", "--zone", "--alerts-out", "--nats-url", "--rate", "--batch",
-                "--kill", "--kill-at", "--no-kill", "--summary-json", "--keep-logs", "--detect-partitions")) {
+                "--kill", "--kill-at", "--no-kill", "--summary-json", "--keep-logs", "--detect-partitions",
+                "--coordinators", "--workers")) {
             assertThat(output.getOut()).as(option).containsPattern("(?m)^  " + option + " |" + option + " = ");
         }
         assertThat(output.getOut()).contains("Exit status 0", "VARPULIS_NATS_SERVER");
@@ -163,5 +164,23 @@ class DemoCommandLineTest {
                 .hasMessageContaining("--zone 'Mars/Olympus' is not a time zone");
         assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--kill-at", "-1"}, Map.of()))
                 .hasMessageContaining("--kill-at must be a line count");
+    }
+
+    @Test
+    void coordinatorsAndTheNodesEnvironment() {
+        assertThat(DemoOptions.parse(new String[0], Map.of()).coordinators()).isEqualTo(1);
+        assertThat(DemoOptions.parse(new String[]{"--coordinators", "2"}, Map.of()).coordinators()).isEqualTo(2);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--coordinators", "4"}, Map.of()))
+                .hasMessageContaining("--coordinators must be between 1 and 3, got 4");
+        assertThat(DemoOptions.parse(new String[0], Map.of()).workers()).isEqualTo(2);
+        assertThat(DemoOptions.parse(new String[]{"--workers", "3"}, Map.of()).workers()).isEqualTo(3);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--workers", "1"}, Map.of()))
+                .hasMessageContaining("--workers must be between 2 and 4, got 1");
+
+        assertThat(NodeProcess.nodeEnvironment("demo-1-worker-1", null)).isEmpty();
+        assertThat(NodeProcess.nodeEnvironment("demo-1-worker-1", " FAKETIME_TIMESTAMP_FILE=/tmp/{node}.ft  A=b=c "))
+                .containsOnly(Map.entry("FAKETIME_TIMESTAMP_FILE", "/tmp/demo-1-worker-1.ft"), Map.entry("A", "b=c"));
+        assertThatThrownBy(() -> NodeProcess.nodeEnvironment("n", "LD_PRELOAD"))
+                .hasMessageContaining("VARPULIS_DEMO_NODE_ENV holds 'LD_PRELOAD', not NAME=VALUE");
     }
 }

@@ -111,8 +111,8 @@ final class BadInputScenario {
         }
         long parked = page.path("depth").asLong();
         return new Row("e", run, problems.isEmpty() && parked == expected.size(), inputs.size(), (long) applied,
-                "0 / " + parked + " bad", 0, -1, 0, problems.isEmpty() ? "parked as " + reasons : String.join("; ",
-                problems));
+                "0 / " + parked + " bad", 0, -1, 0, Row.Twice.NONE, "-",
+                problems.isEmpty() ? "parked as " + reasons : String.join("; ", problems));
     }
 
     private static Map<String, byte[]> inputs(long maxPayload) {

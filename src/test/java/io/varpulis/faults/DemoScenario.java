@@ -13,12 +13,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -35,6 +40,12 @@ final class DemoScenario {
     /** The demo's input edge, whose stored count tells how far the job has streamed. */
     static final RouteEdge INPUT = new RouteEdge("ssh-bruteforce", "_external", "ingress");
 
+    /**
+     * Issue 25's topology: three workers, one pipeline each, as the run that found the bugs had; nothing killed by
+     * the demo itself.
+     */
+    static final List<String> THREE_WORKERS = List.of("--kill", "none", "--workers", "3");
+
     /** Lines per message ({@code --batch}), the demo's default, passed so that the fault lands where it says. */
     private static final int BATCH = 500;
 
@@ -44,20 +55,17 @@ final class DemoScenario {
     private static final Pattern TRIES = Pattern.compile("(\\d+) tries waited for it");
 
     private final Path jar;
-    private final FaultOptions options;
     private final Path out;
     private final Path input;
     private final long lines;
 
     /**
      * @param jar     the node jar, which runs the demo
-     * @param options the suite's options
      * @param out     where logs, summaries and alert files go
      * @param input   the log the demo streams
      */
-    DemoScenario(Path jar, FaultOptions options, Path out, Path input) throws IOException {
+    DemoScenario(Path jar, Path out, Path input) throws IOException {
         this.jar = jar;
-        this.options = options;
         this.out = out;
         this.input = input;
         try (Stream<String> all = Files.lines(input, StandardCharsets.ISO_8859_1)) {
@@ -94,109 +102,204 @@ final class DemoScenario {
         return log;
     }
 
-    /** What the harness does to the servers while the job streams. */
+    /** What the harness does to the servers or nodes while the job streams. */
     @FunctionalInterface
     interface Fault {
         /**
-         * @return a note on what was done and measured
+         * @param demo the running demo: its nodes, their pids and the pipelines' first placement
+         * @return what was done and measured
          */
-        String inject() throws Exception;
+        Injected inject(RunningDemo demo) throws Exception;
+    }
+
+    /**
+     * What a fault did.
+     *
+     * @param note     what was done and measured, for the notes column
+     * @param recovery how long the cluster took to recover (election, new placement, new leader), or {@code -}
+     */
+    record Injected(String note, String recovery) {
+
+        /**
+         * @param note what was done
+         * @return a fault without a recovery time
+         */
+        static Injected note(String note) {
+            return new Injected(note, "-");
+        }
+    }
+
+    /**
+     * One run's setup.
+     *
+     * @param scenario its name (a, b, pause-alerts, ...), which names its files
+     * @param run      the run number
+     * @param natsUrl  the servers' URL list
+     * @param replicas stream replicas ({@code VARPULIS_NATS_JETSTREAM_REPLICAS})
+     * @param rate     lines/s the demo streams
+     * @param extra    more demo arguments ({@code --kill ...}, {@code --coordinators 2})
+     * @param env      more environment for the demo and so its nodes ({@code VARPULIS_DEMO_NODE_ENV})
+     * @param at       the fraction of the log streamed when the fault is injected
+     * @param workersLive whether every worker stays alive and connected throughout (a slow disk, a fast clock): then
+     *                 a coordinator declaring one unhealthy ("missed its heartbeats") fails the run, as it moves
+     *                 pipelines off a live worker (issue 25: late is not dead; liveness never from two clocks)
+     */
+    record Setup(String scenario, int run, String natsUrl, int replicas, int rate, List<String> extra,
+                 Map<String, String> env, double at, boolean workersLive) {
+    }
+
+    /**
+     * What the node logs say.
+     *
+     * @param text      broker waits, mended chains, fenced pipelines, workers declared unhealthy, for the notes
+     * @param unhealthy times a coordinator declared a worker unhealthy
+     */
+    private record NodeNotes(String text, long unhealthy) {
     }
 
     /**
      * Runs the demo once.
      *
-     * @param scenario  its letter
-     * @param run       the run number
-     * @param natsUrl   the servers' URL list
-     * @param replicas  stream replicas ({@code VARPULIS_NATS_JETSTREAM_REPLICAS})
-     * @param extra     more demo arguments ({@code --kill ...})
-     * @param at        the fraction of the log streamed when the fault is injected
-     * @param fault     the fault, or {@code null}
+     * @param setup what to run
+     * @param fault the fault, or {@code null}
      * @return the run's figures
      */
-    Row run(String scenario, int run, String natsUrl, int replicas, List<String> extra, double at, Fault fault)
-            throws Exception {
+    Row run(Setup setup, Fault fault) throws Exception {
+        String scenario = setup.scenario();
+        int run = setup.run();
         String name = scenario + "-" + run;
         Path summary = out.resolve(name + "-summary.json");
         Path log = out.resolve(name + "-demo.log");
+        Path alerts = out.resolve(name + "-alerts.jsonl");
         Files.deleteIfExists(summary);
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar.toString(), "demo", "--nats-url", natsUrl, "--rate",
-                String.valueOf(options.rates().get(scenario)), "--summary-json", summary.toString(), "--alerts-out",
-                out.resolve(name + "-alerts.jsonl").toString(), "--input", input.toString(), "--keep-logs",
-                "--batch", String.valueOf(BATCH)));
-        command.addAll(extra);
-        Files.deleteIfExists(out.resolve(name + "-alerts.jsonl"));
+                .toString(), "-jar", jar.toString(), "demo", "--nats-url", setup.natsUrl(), "--rate",
+                String.valueOf(setup.rate()), "--summary-json", summary.toString(), "--alerts-out",
+                alerts.toString(), "--input", input.toString(), "--keep-logs", "--batch", String.valueOf(BATCH)));
+        command.addAll(setup.extra());
+        Files.deleteIfExists(alerts);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-        builder.environment().put("VARPULIS_NATS_JETSTREAM_REPLICAS", String.valueOf(replicas));
+        builder.environment().put("VARPULIS_NATS_JETSTREAM_REPLICAS", String.valueOf(setup.replicas()));
+        builder.environment().putAll(setup.env());
         System.out.printf("%s: %s%n", name, String.join(" ", command.subList(3, command.size())));
         Process demo = builder.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(demo::destroyForcibly));
-        CompletableFuture<String> injected = fault == null ? CompletableFuture.completedFuture("")
+        Thread reaper = new Thread(demo::destroyForcibly);
+        Runtime.getRuntime().addShutdownHook(reaper);
+        long linesPerMessage = Math.max(1, Math.min(BATCH, setup.rate() / 10));
+        AtomicBoolean injecting = new AtomicBoolean();
+        CompletableFuture<Injected> injected = fault == null ? CompletableFuture.completedFuture(Injected.note(""))
                 : CompletableFuture.supplyAsync(() -> {
                     try {
-                        awaitStored(natsUrl, (long) (lines * at) / linesPerMessage(scenario), demo);
-                        return demo.isAlive() ? fault.inject() : "the demo ended before the fault";
+                        awaitStored(setup.natsUrl(), (long) (lines * setup.at()) / linesPerMessage, demo);
+                        if (!demo.isAlive()) {
+                            return Injected.note("the demo ended before the fault");
+                        }
+                        injecting.set(true);
+                        return fault.inject(new RunningDemo(log, setup.natsUrl()));
                     } catch (Exception e) {
-                        return "fault not injected: " + e;
+                        return Injected.note("fault not injected: " + e);
+                    } finally {
+                        injecting.set(false);
                     }
                 });
         boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        // A fault still going on when the demo wrote its report was not checked by it (a paused worker's writes
+        // after its resume): the run does not count.
+        boolean outlasted = injecting.get();
         if (!ended) {
             demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
-        String faultNote = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
-        String nodes = nodeNotes(log);
+        Runtime.getRuntime().removeShutdownHook(reaper);
+        Injected done = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        NodeNotes nodes = nodeNotes(log, name);
         if (!ended) {
-            return failed(scenario, run, "the demo did not end within " + RUN_TIMEOUT.toMinutes() + " min; " + faultNote
-                    + "; see " + log);
+            return failed(scenario, run, done.recovery(), "the demo did not end within "
+                    + RUN_TIMEOUT.toMinutes() + " min; " + done.note() + "; see " + log);
         }
         if (!Files.isRegularFile(summary)) {
-            return failed(scenario, run, "exit " + demo.exitValue() + " and no --summary-json written (the demo of "
-                    + "issue 14 writes it); " + faultNote + "; see " + log + ": " + tail(log));
+            return failed(scenario, run, done.recovery(), "exit " + demo.exitValue() + " and no --summary-json "
+                    + "written; " + done.note() + "; see " + log + ": " + tail(log));
         }
-        return row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()),
-                join(faultNote, nodes, "log " + log));
+        if (outlasted) {
+            return failed(scenario, run, done.recovery(), "the fault outlasted the stream, so the report did not "
+                    + "see its end: stream a longer log (--days) or at a lower --rate; " + done.note());
+        }
+        Row row = row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
+                done.recovery(), join(done.note(), nodes.text(), "log " + log));
+        if (setup.workersLive() && nodes.unhealthy() > 0) {
+            return new Row(row.scenario(), row.run(), false, row.expected(), row.applied(), row.parked(),
+                    row.duplicated(), row.alertsExpected(), row.alertsGot(), row.twice(), row.recovery(),
+                    "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times; " + row.notes());
+        }
+        return row;
     }
 
-    private static Row row(String scenario, int run, int exit, JsonNode summary, String notes) {
+    private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,
+                           String notes) {
         long parkedOnEdges = 0;
         long duplicated = 0;
+        long alertsStored = 0;
         for (JsonNode edge : summary.path("edges")) {
             parkedOnEdges += edge.path("parked").asLong();
             duplicated += edge.path("duplicated").asLong();
+            if (edge.path("edge").asText().endsWith(".alerts")) {
+                alertsStored += edge.path("published").asLong() + edge.path("duplicated").asLong();
+            }
         }
         // The log's malformed lines are parked by design (SPEC section 7); anything else parked was valid.
         long malformed = summary.path("lines_expected").path("parked").asLong(summary.path("lines_parked").asLong());
         long parkedValid = parkedOnEdges - malformed;
+        long alertsExpected = summary.path("alerts_expected").asLong();
+        Row.Twice twice = new Row.Twice(writtenTwice, Math.max(0, alertsStored - alertsExpected),
+                summary.path("failures_expected").asLong() - summary.path("failures_applied").asLong());
         boolean exact = summary.path("alerts_missing").isEmpty() && summary.path("alerts_unexpected").isEmpty()
-                && summary.path("alerts_expected").asLong() == summary.path("alerts_got").asLong();
+                && alertsExpected == summary.path("alerts_got").asLong() && twice.exact();
         boolean passed = exit == 0 && "OK".equals(summary.path("result").asText()) && exact && parkedValid == 0
                 && summary.path("failures_expected").asLong() == summary.path("failures_applied").asLong();
-        String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText() + ", missing "
-                + summary.path("alerts_missing") + ", unexpected " + summary.path("alerts_unexpected") + ", problems "
-                + summary.path("problems") + (summary.has("error") ? ", error " + summary.path("error") : "") + "; ";
+        String why = passed ? "" : "exit " + exit + ", result " + summary.path("result").asText()
+                + (summary.has("error") ? ", error " + summary.path("error").asText() : ", missing "
+                + firstFew(summary.path("alerts_missing")) + ", unexpected "
+                + firstFew(summary.path("alerts_unexpected")) + ", problems " + firstFew(summary.path("problems")))
+                + "; ";
         return new Row(scenario, run, passed, summary.path("failures_expected").asLong(),
                 summary.path("failures_applied").asLong(), parkedValid + " (+" + malformed + " malformed lines)",
-                duplicated, summary.path("alerts_expected").asLong(), summary.path("alerts_got").asLong(),
+                duplicated, alertsExpected, summary.path("alerts_got").asLong(), twice, recovery,
                 why + "lines " + summary.path("lines_read").asLong() + "; " + notes);
     }
 
-    private static Row failed(String scenario, int run, String why) {
-        return new Row(scenario, run, false, 0, 0, "-", 0, -1, 0, why);
+    /** @return the first five elements of a JSON array, and how many there are in all */
+    private static String firstFew(JsonNode array) {
+        List<String> first = new ArrayList<>();
+        array.forEach(e -> first.add(e.asText()));
+        return array.size() + (array.isEmpty() ? "" : " " + first.subList(0, Math.min(5, first.size()))
+                + (array.size() > 5 ? "..." : ""));
     }
 
-    /** Waits until the demo's input edge holds {@code count} lines (its stream is purged when the demo starts). */
     /**
-     * @return lines per message the demo streams in a scenario: {@value #BATCH}, but no more than a tenth of a
-     * second of lines at its rate (the demo's rule, {@code --batch})
+     * @return alert lines beyond the first of their identity ({@code src_ip}, {@code window_start}) in the alert
+     * file, as the sink wrote them; 0 when there is no file
      */
-    private long linesPerMessage(String scenario) {
-        return Math.max(1, Math.min(BATCH, options.rates().get(scenario) / 10));
+    static long writtenTwice(Path alerts) throws IOException {
+        if (!Files.isRegularFile(alerts)) {
+            return 0;
+        }
+        Set<String> seen = new HashSet<>();
+        long twice = 0;
+        for (String line : Files.readAllLines(alerts, StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                JsonNode alert = JSON.readTree(line);
+                twice += seen.add(alert.path("src_ip").asText() + " " + alert.path("window_start").asText()) ? 0 : 1;
+            }
+        }
+        return twice;
     }
 
+    private static Row failed(String scenario, int run, String recovery, String why) {
+        return new Row(scenario, run, false, 0, 0, "-", 0, -1, 0, Row.Twice.NONE, recovery, why);
+    }
+
+    /** Waits until the demo's input edge holds {@code count} messages (its stream is purged when the demo starts). */
     private static void awaitStored(String url, long count, Process demo) throws Exception {
         Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
                 .maxReconnects(-1).build();
@@ -220,20 +323,22 @@ final class DemoScenario {
     }
 
     /**
-     * What the nodes' logs say about the broker waits and the state (best effort); the run directory, kept by
-     * {@code --keep-logs} for this, is removed afterwards.
+     * What the nodes' logs say about the broker waits and the state (best effort); the node logs, kept by
+     * {@code --keep-logs} for this, are then moved next to the demo's ({@code <run>-nodes/}) and the run directory
+     * removed.
      */
-    private static String nodeNotes(Path demoLog) {
+    private NodeNotes nodeNotes(Path demoLog, String name) {
         try {
             Matcher dir = NODE_LOGS.matcher(Files.readString(demoLog, StandardCharsets.ISO_8859_1));
             if (!dir.find()) {
-                return "";
+                return new NodeNotes("", 0);
             }
             Path runDir = Path.of(dir.group(1));
             long outages = 0;
             long tries = 0;
             long mended = 0;
             long fenced = 0;
+            long unhealthy = 0;
             try (Stream<Path> logs = Files.list(runDir)) {
                 for (Path node : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
                     for (String line : Files.readAllLines(node, StandardCharsets.ISO_8859_1)) {
@@ -244,20 +349,27 @@ final class DemoScenario {
                         }
                         mended += line.contains("write chain mended") ? 1 : 0;
                         fenced += line.contains("stops consuming") ? 1 : 0;
+                        unhealthy += line.contains("missed its heartbeats") ? 1 : 0;
                     }
                 }
             }
             if (runDir.getFileName().toString().startsWith("varpulis-demo-")) {
+                Path kept = Files.createDirectories(out.resolve(name + "-nodes"));
+                try (Stream<Path> logs = Files.list(runDir)) {
+                    for (Path node : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
+                        Files.move(node, kept.resolve(node.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
                 try (Stream<Path> files = Files.walk(runDir)) {
                     for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(file);
                     }
                 }
             }
-            return "broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
-                    + ", pipelines fenced " + fenced;
+            return new NodeNotes("broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
+                    + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy, unhealthy);
         } catch (IOException | RuntimeException e) {
-            return "";
+            return new NodeNotes("", 0);
         }
     }
 

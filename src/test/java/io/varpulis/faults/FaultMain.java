@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,7 +28,9 @@ import java.util.Optional;
  * <li>c: one server, a worker and the coordinator killed -9 together half-way ({@code --kill worker+coordinator});</li>
  * <li>d: one server stopped a third into the stream, for 60 s;</li>
  * <li>e: bad input on a routing subject ({@link BadInputScenario});</li>
- * <li>sync: what {@code sync_interval: always} costs ({@link SyncIntervalCost}).</li>
+ * <li>sync: what {@code sync_interval: always} costs ({@link SyncIntervalCost});</li>
+ * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead ({@link NodeFaults}), slow-fsync, small-store
+ * and partition ({@link ServerFaults}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
  */
@@ -52,25 +55,33 @@ public final class FaultMain {
         System.out.println("faults: nats-server " + server + ", jar " + jar.get() + ", " + Instant.now());
         List<Row> rows = new ArrayList<>();
         DemoScenario demo = null;
-        if (options.scenarios().stream().anyMatch(List.of("a", "b", "c", "d")::contains)) {
+        if (options.scenarios().stream().anyMatch(s -> !s.equals("e") && !s.equals("sync"))) {
             Path input = DemoScenario.input(options, OUT);
-            demo = new DemoScenario(jar.get(), options, OUT, input);
+            demo = new DemoScenario(jar.get(), OUT, input);
             System.out.println("faults: the main job streams " + input);
         }
         System.out.println(Row.header());
+        NodeFaults nodeFaults = new NodeFaults(demo, options, OUT);
+        ServerFaults serverFaults = new ServerFaults(demo, options, OUT);
         for (String scenario : options.scenarios()) {
             int runs = scenario.equals("sync") ? 1 : options.runs();
             for (int run = 1; run <= runs; run++) {
-                Row row = switch (scenario) {
-                    case "a" -> oneServerKilled(demo, run);
-                    case "b" -> leaderKilled(demo, run, options);
-                    case "c" -> nodesKilled(demo, run);
-                    case "d" -> natsDown(demo, run, options);
-                    case "e" -> new BadInputScenario(jar.get(), OUT).run(run);
-                    default -> new SyncIntervalCost().run();
+                List<Row> done = switch (scenario) {
+                    case "a" -> List.of(oneServerKilled(demo, run, options));
+                    case "b" -> List.of(leaderKilled(demo, run, options));
+                    case "c" -> List.of(nodesKilled(demo, run, options));
+                    case "d" -> List.of(natsDown(demo, run, options));
+                    case "e" -> List.of(new BadInputScenario(jar.get(), OUT).run(run));
+                    case "sync" -> List.of(new SyncIntervalCost().run());
+                    case "slow-fsync" -> slowFsync(serverFaults, run, options);
+                    case "small-store" -> List.of(serverFaults.smallStore(run));
+                    case "partition" -> List.of(new PartitionedCluster(demo, options, OUT).run(run));
+                    default -> List.of(nodeFaults.run(scenario, run));
                 };
-                rows.add(row);
-                System.out.println(row.line());
+                for (Row row : done) {
+                    rows.add(row);
+                    System.out.println(row.line());
+                }
             }
         }
         StringBuilder table = new StringBuilder(Row.header()).append('\n');
@@ -82,14 +93,28 @@ public final class FaultMain {
         System.exit(rows.stream().allMatch(Row::passed) ? 0 : 1);
     }
 
-    private static Row oneServerKilled(DemoScenario demo, int run) throws Exception {
+    private static List<Row> slowFsync(ServerFaults faults, int run, FaultOptions options) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        for (int delay : options.fsyncDelays()) {
+            rows.add(faults.slowFsync(run, delay));
+        }
+        return rows;
+    }
+
+    private static DemoScenario.Setup setup(String scenario, int run, String url, int replicas, List<String> extra,
+                                            double at, FaultOptions options) {
+        return new DemoScenario.Setup(scenario, run, url, replicas, options.rates().get(scenario), extra, Map.of(),
+                at, false);
+    }
+
+    private static Row oneServerKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
-            return demo.run("a", run, nats.url(), 1, List.of("--kill", "none"), 1.0 / 3, () -> {
+            return demo.run(setup("a", run, nats.url(), 1, List.of("--kill", "none"), 1.0 / 3, options), d -> {
                 nats.kill();
                 Thread.sleep(5000);
                 nats.start();
-                return "server killed -9 and restarted after 5 s";
+                return DemoScenario.Injected.note("server killed -9 and restarted after 5 s");
             });
         }
     }
@@ -97,36 +122,37 @@ public final class FaultMain {
     private static Row leaderKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
         try (NatsClusterExtension cluster = NatsClusterExtension.ofThree()) {
             cluster.start();
-            return demo.run("b", run, cluster.url(), 3, List.of("--kill", "none"), 1.0 / 3, () -> {
+            return demo.run(setup("b", run, cluster.url(), 3, List.of("--kill", "none"), 1.0 / 3, options), d -> {
                 int leader = cluster.streamLeader(VarpulisJetStream.ROUTING_STREAM);
                 long killed = System.nanoTime();
                 cluster.kill(leader);
                 long elected = awaitLeader(cluster, killed);
                 Thread.sleep(Math.max(0, options.restart() * 1000L - (System.nanoTime() - killed) / 1_000_000));
                 cluster.start(leader);
-                return "routing leader n" + (leader + 1) + " killed -9, new leader after "
+                return new DemoScenario.Injected("routing leader n" + (leader + 1) + " killed -9, new leader after "
                         + (elected < 0 ? "(none seen)" : elected + " ms") + ", restarted after " + options.restart()
-                        + " s";
+                        + " s", elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");
             });
         }
     }
 
-    private static Row nodesKilled(DemoScenario demo, int run) throws Exception {
+    private static Row nodesKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
             // The demo kills them half-way itself (--kill-at defaults to half the lines) and starts them again.
-            return demo.run("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator"), 0, null);
+            return demo.run(setup("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator"), 0, options),
+                    null);
         }
     }
 
     private static Row natsDown(DemoScenario demo, int run, FaultOptions options) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
-            return demo.run("d", run, nats.url(), 1, List.of("--kill", "none"), 1.0 / 3, () -> {
+            return demo.run(setup("d", run, nats.url(), 1, List.of("--kill", "none"), 1.0 / 3, options), d -> {
                 nats.stop();
                 Thread.sleep(options.outage() * 1000L);
                 nats.start();
-                return "NATS stopped for " + options.outage() + " s";
+                return DemoScenario.Injected.note("NATS stopped for " + options.outage() + " s");
             });
         }
     }

@@ -7,28 +7,44 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The fault suite's command line, {@code --name=value}. Defaults are issue 11's scenarios at full size.
+ * The fault suite's command line, {@code --name=value}. Defaults are issue 11's and issue 25's scenarios at full
+ * size.
  *
- * @param scenarios which to run, in order: {@code a} (one server killed -9 and restarted under load), {@code b}
- *                  (three servers, R3, the routing stream's leader killed -9 and restarted 20 s later), {@code c} (a
- *                  worker and the coordinator killed -9 together), {@code d} (NATS down 60 s), {@code e} (bad input
- *                  on a routing subject), {@code sync} (what {@code sync_interval: always} costs on three servers)
- * @param runs      runs of each demo scenario ({@code b} is "5 runs of 5" when done)
- * @param days      the log: the sample over that many consecutive days (2 000 lines a day), made by
- *                  {@code scripts/make-log.sh --days}
- * @param input     a log file for the demo ({@code --input}) instead of {@code --days}, or empty
- * @param rates     lines/s the demo streams, by scenario
- * @param outage    how long NATS stays down in scenario {@code d}, seconds
- * @param restart   how long the killed leader stays down in scenario {@code b}, seconds
- * @param jar       the node jar (empty: target/varpulis-cluster-*.jar)
+ * @param scenarios   which to run, in order: {@code a} (one server killed -9 and restarted under load), {@code b}
+ *                    (three servers, R3, the routing stream's leader killed -9 and restarted 20 s later), {@code c}
+ *                    (a worker and the coordinator killed -9 together), {@code d} (NATS down 60 s), {@code e} (bad
+ *                    input on a routing subject), {@code sync} (what {@code sync_interval: always} costs on three
+ *                    servers), and issue 25's {@code pause-alerts}, {@code pause-detect}, {@code pause-leader},
+ *                    {@code clock-ahead} ({@link NodeFaults}), {@code slow-fsync}, {@code small-store},
+ *                    {@code partition} ({@link ServerFaults})
+ * @param runs        runs of each demo scenario ({@code b} is "5 runs of 5" when done)
+ * @param days        the log: the sample over that many consecutive days (2 000 lines a day), made by
+ *                    {@code scripts/make-log.sh --days}
+ * @param input       a log file for the demo ({@code --input}) instead of {@code --days}, or empty
+ * @param rates       lines/s the demo streams, by scenario ({@code --rate-a} ... {@code --rate-d}; {@code --rate}
+ *                    for issue 25's)
+ * @param outage      how long NATS stays down in scenario {@code d}, seconds
+ * @param restart     how long the killed leader stays down in scenario {@code b}, seconds
+ * @param pause       how long a paused process stays stopped ({@code pause-*}), seconds
+ * @param skew        how far ahead the leader's clock runs ({@code clock-ahead}), seconds
+ * @param fsyncDelays each fsync's delay in {@code slow-fsync}, ms, one run of each ({@code --fsync-delays=20,100})
+ * @param slowFor     how long the fsyncs stay slow ({@code slow-fsync}), seconds
+ * @param cut         how long the routing leader stays cut off ({@code partition}), seconds
+ * @param jar         the node jar (empty: target/varpulis-cluster-*.jar)
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
-                    int restart, String jar) {
+                    int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar) {
 
-    static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync");
+    /** Issue 25's scenarios, streamed at {@code --rate}. */
+    static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
+            "slow-fsync", "small-store", "partition");
+
+    static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync", "pause-alerts", "pause-detect",
+            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition");
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b",
-            "rate-c", "rate-d", "outage", "restart", "jar");
+            "rate-c", "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut",
+            "jar");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -45,11 +61,22 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
         if (!ALL.containsAll(scenarios)) {
             throw new IllegalArgumentException("unknown scenario in " + scenarios + "; known: " + ALL);
         }
-        Map<String, Integer> rates = Map.of("a", number(values, "rate-a", 5_000), "b", number(values, "rate-b", 20_000),
-                "c", number(values, "rate-c", 5_000), "d", number(values, "rate-d", 1_000));
+        Map<String, Integer> rates = new HashMap<>(Map.of("a", number(values, "rate-a", 5_000), "b",
+                number(values, "rate-b", 20_000), "c", number(values, "rate-c", 5_000), "d",
+                number(values, "rate-d", 1_000)));
+        int rate = number(values, "rate", 3_000);
+        ISSUE_25.forEach(s -> rates.put(s, rate));
+        List<Integer> delays = Arrays.stream(values.getOrDefault("fsync-delays", "20,100").split(","))
+                .map(d -> number(Map.of("fsync-delays", d.trim()), "fsync-delays", 0)).toList();
         return new FaultOptions(scenarios, number(values, "runs", 1), number(values, "days", 50),
-                values.getOrDefault("input", ""), rates, number(values, "outage", 60), number(values, "restart", 20),
-                values.getOrDefault("jar", ""));
+                values.getOrDefault("input", ""), Map.copyOf(rates), number(values, "outage", 60),
+                number(values, "restart", 20), number(values, "pause", 20), number(values, "skew", 30), delays,
+                number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""));
+    }
+
+    /** @return lines/s of issue 25's scenarios ({@code --rate}) */
+    int rate() {
+        return rates.get("pause-alerts");
     }
 
     private static int number(Map<String, String> values, String name, int fallback) {

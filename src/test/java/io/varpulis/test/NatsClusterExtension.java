@@ -129,6 +129,18 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         }
     }
 
+    /**
+     * @param index a server, 0-based
+     * @return its process id
+     * @throws IllegalStateException when it is not running
+     */
+    public synchronized long pid(int index) {
+        if (!isRunning(index)) {
+            throw new IllegalStateException(name(index) + " is not running");
+        }
+        return servers[index].pid();
+    }
+
     /** @return the number of servers */
     public int size() {
         return size;

@@ -137,6 +137,17 @@ final class NatsServerProcess implements NatsServerBackend {
         return process != null && process.isAlive();
     }
 
+    /**
+     * @return the running server's process id (the fault suite pauses it, slows its fsyncs)
+     * @throws IllegalStateException when it is not running
+     */
+    long pid() {
+        if (process == null) {
+            throw new IllegalStateException("the nats-server is not running");
+        }
+        return process.pid();
+    }
+
     @Override
     public void close() {
         kill();
