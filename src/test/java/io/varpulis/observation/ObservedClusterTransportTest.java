@@ -18,6 +18,7 @@ import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.InMemoryTracing;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.Consumption;
@@ -57,7 +58,7 @@ class ObservedClusterTransportTest {
     void connect() throws Exception {
         tracing = new InMemoryTracing();
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-        transport = new ObservedClusterTransport(fixture.transport, tracing.registry, null, null);
+        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null);
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), fixture.metrics,
                 SubstrateFixture.TEST_NAK_DELAY, Clock.systemUTC());
     }
@@ -82,7 +83,7 @@ class ObservedClusterTransportTest {
             return List.of();
         }, OutputEmitter.NONE);
 
-        Observation request = Observation.start("http.server.requests", tracing.registry);
+        Observation request = Observation.start("http.server.requests", tracing.registry());
         try (Observation.Scope scope = request.openScope()) {
             transport.publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw",
                     Map.of("n", "1"))), "inject:1")).get();
@@ -115,10 +116,10 @@ class ObservedClusterTransportTest {
                 .containsEntry("messaging.nats.subject", intoDetect.subject())
                 .containsEntry("messaging.nats.delivery.attempt", "1")
                 .containsKey("messaging.nats.stream.sequence");
-        await().atMost(Duration.ofSeconds(5)).until(() -> tracing.meters.find(
+        await().atMost(Duration.ofSeconds(5)).until(() -> tracing.meters().find(
                 DefaultNatsProcessObservationConvention.NAME).tag("varpulis.delivery.outcome", "acked").timers()
                 .stream().mapToLong(Timer::count).sum() == 2);
-        assertThat(tracing.meters.find(DefaultNatsProcessObservationConvention.NAME).timers())
+        assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME).timers())
                 .as("one timer per durable, with low-cardinality tags only").hasSize(2)
                 .allSatisfy(timer -> assertThat(timer.getId().getTags())
                         .noneMatch(tag -> tag.getKey().startsWith("messaging.nats.")

@@ -1,4 +1,4 @@
-package io.varpulis.observation;
+package io.varpulis.test;
 
 import brave.Tracing;
 import brave.handler.MutableSpan;
@@ -26,14 +26,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * (the propagating sender and receiver handlers, the default tracing handler, the meter handler), that keeps the
  * finished spans in memory.
  */
-final class InMemoryTracing implements AutoCloseable {
+public final class InMemoryTracing implements AutoCloseable {
 
-    final List<MutableSpan> spans = new CopyOnWriteArrayList<>();
-    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    final ObservationRegistry registry = ObservationRegistry.create();
+    private final List<MutableSpan> spans = new CopyOnWriteArrayList<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final ObservationRegistry registry = ObservationRegistry.create();
     private final Tracing tracing;
 
-    InMemoryTracing() {
+    /** Starts the tracer. */
+    public InMemoryTracing() {
         ThreadLocalCurrentTraceContext context = ThreadLocalCurrentTraceContext.newBuilder().build();
         tracing = Tracing.newBuilder().currentTraceContext(context).propagationFactory(new W3CPropagation())
                 .traceId128Bit(true).sampler(Sampler.ALWAYS_SAMPLE).addSpanHandler(new SpanHandler() {
@@ -57,8 +58,29 @@ final class InMemoryTracing implements AutoCloseable {
      * @param name a span name
      * @return the finished spans of that name, in the order they ended
      */
-    List<MutableSpan> named(String name) {
+    public List<MutableSpan> named(String name) {
         return spans.stream().filter(s -> name.equals(s.name())).toList();
+    }
+
+    /**
+     * @return the registry to observe with
+     */
+    public ObservationRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * @return the timers the meter handler recorded
+     */
+    public SimpleMeterRegistry meters() {
+        return meters;
+    }
+
+    /**
+     * @return every finished span, in the order they ended
+     */
+    public List<MutableSpan> spans() {
+        return spans;
     }
 
     @Override
