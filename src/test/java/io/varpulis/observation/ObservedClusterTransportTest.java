@@ -9,6 +9,11 @@ import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.delivery.RouteIngress;
+import io.varpulis.dlq.Caller;
+import io.varpulis.dlq.DeadLetterConsole;
+import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.dlq.ParkedEvent;
+import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
@@ -40,7 +45,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * SPEC section 14 on a real broker with a real tracer: one trace follows an event from its inject through two
- * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message names the trace.
+ * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message names the trace
+ * that the console shows and a replay records.
  */
 @BrokerTest
 class ObservedClusterTransportTest {
@@ -157,6 +163,21 @@ class ObservedClusterTransportTest {
         assertThat(ObservedClusterTransport.traceId(traceparent)).as("the parked message names the trace")
                 .isEqualTo(inject.traceId());
         assertThat(transport.inFlight()).as("every observed delivery was ended").isZero();
+
+        DeadLetterProperties properties = new DeadLetterProperties();
+        properties.setWriteEnabled(true);
+        DeadLetterConsole console = new DeadLetterConsole(fixture.connection, transport, fixture.codec.mapper(),
+                properties);
+        ParkedEvent shown = console.show(parked.getSeq());
+        assertThat(shown.envelope()).as("the console shows the trace a parked event kept")
+                .containsEntry("traceparent", traceparent);
+        consumptions.forEach(Consumption::close);
+        consumptions.clear();
+        console.replay(ReplayRequest.ofSequence(parked.getSeq()), Caller.anonymous());
+        MutableSpan replay = tracing.named("send " + Destinations.ROUTE).get(1);
+        assertThat(replay.tags()).as("the replay names the trace that parked the event")
+                .containsEntry("varpulis.parked.trace.id", inject.traceId())
+                .containsEntry("messaging.nats.subject", intoPoisoned.subject());
     }
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
