@@ -65,7 +65,7 @@ class ZipkinTraceTest {
     /** Spring Boot's own tracing settings, and ours. */
     private static String[] traced(String service) {
         return new String[]{"--varpulis.nats.observation-enabled=true",
-                "--management.tracing.export.enabled=true",
+                "--management.tracing.export.zipkin.enabled=true",
                 "--management.tracing.sampling.probability=1.0",
                 "--management.tracing.export.zipkin.endpoint=" + zipkin.spansEndpoint(),
                 "--spring.application.name=" + service};
