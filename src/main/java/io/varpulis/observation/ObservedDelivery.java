@@ -6,6 +6,7 @@ import io.varpulis.transport.ForwardingDelivery;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -15,11 +16,14 @@ import java.util.function.Consumer;
  */
 final class ObservedDelivery extends ForwardingDelivery {
 
+    private static final AtomicLong CORE_KEYS = new AtomicLong();
+
     private final Observation observation;
     private final NatsProcessContext context;
     private final Consumer<ObservedDelivery> ended;
     private final long startedNanos = System.nanoTime();
     private final AtomicBoolean stopped = new AtomicBoolean();
+    private final String parkKey;
 
     ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context,
                      Consumer<ObservedDelivery> ended) {
@@ -27,6 +31,8 @@ final class ObservedDelivery extends ForwardingDelivery {
         this.observation = observation;
         this.context = context;
         this.ended = ended;
+        this.parkKey = delegate.stream() == null ? "core:" + CORE_KEYS.incrementAndGet()
+                : delegate.stream() + ":" + delegate.streamSequence();
     }
 
     Observation observation() {
@@ -41,9 +47,12 @@ final class ObservedDelivery extends ForwardingDelivery {
         return startedNanos;
     }
 
-    /** The key a park's {@code Nats-Msg-Id} ({@code dlq:{stream}:{sequence}}) names this delivery by. */
+    /**
+     * The key a park's {@code Nats-Msg-Id} ({@code dlq:{stream}:{sequence}}) names this delivery by; on core, where
+     * nothing is parked, one of its own.
+     */
     String parkKey() {
-        return stream() + ":" + streamSequence();
+        return parkKey;
     }
 
     @Override
