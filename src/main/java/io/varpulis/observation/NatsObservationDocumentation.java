@@ -24,7 +24,7 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
 
         @Override
         public KeyName[] getLowCardinalityKeyNames() {
-            return KeyName.merge(CommonKeys.values(), new KeyName[0]);
+            return CommonKeys.values();
         }
 
         @Override
