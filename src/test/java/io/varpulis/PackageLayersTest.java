@@ -25,6 +25,7 @@ class PackageLayersTest {
             "jetstream",      // stream and consumer declarations, durable names, admin, drift
             "transport",      // ClusterTransport on core or JetStream, deliveries with one-shot ack
             "metrics",        // Micrometer meters of the event paths
+            "observation",    // Micrometer Observation of publishes and deliveries (traces, SPEC section 14)
             "health",         // the nats and jetstream health indicators
             "pipeline",       // events, processors, group specs, route edges, key-value state
             "delivery",       // route ingress (ack / nak / park), emitter, DLQ parker, pipeline host

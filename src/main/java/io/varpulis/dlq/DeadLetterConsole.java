@@ -422,12 +422,14 @@ public class DeadLetterConsole {
         if (DeadLetterHeaders.isRawForm(message.getHeaders())) {
             DeathEnvelope envelope = DeadLetterHeaders.envelope(message.getHeaders(), data);
             return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_HEADERS,
-                    mapper.convertValue(envelope, JSON_OBJECT), (long) data.length, null, null);
+                    ParkedTrace.shown(mapper.convertValue(envelope, JSON_OBJECT), message.getHeaders()),
+                    (long) data.length, null, null);
         }
         try {
             JsonNode envelope = mapper.readTree(data);
             if (envelope != null && envelope.isObject()) {
-                Map<String, Object> fields = mapper.convertValue(envelope, JSON_OBJECT);
+                Map<String, Object> fields = ParkedTrace.shown(mapper.convertValue(envelope, JSON_OBJECT),
+                        message.getHeaders());
                 return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_JSON,
                         fields, payloadBytes(fields), null, null);
             }
@@ -481,7 +483,8 @@ public class DeadLetterConsole {
             PublishReceipt receipt;
             try {
                 receipt = transport.publish(new OutboundMessage(envelope.originalSubject(),
-                                envelope.originalPayload(), "replay:" + sequence + ":" + UUID.randomUUID()))
+                                envelope.originalPayload(), "replay:" + sequence + ":" + UUID.randomUUID())
+                                .withHeaders(ParkedTrace.replayHeaders(event)))
                         .get(properties.getReplayTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
                 unconfirmed(event, notConfirmed(envelope.originalSubject(), e));

@@ -1,0 +1,41 @@
+package io.varpulis.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.varpulis.observation.NatsProcessObservationConvention;
+import io.varpulis.observation.NatsSendObservationConvention;
+import io.varpulis.observation.ObservedTransportPostProcessor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Observes the substrate (SPEC section 14) when {@code varpulis.nats.observation-enabled=true}, in the manner of
+ * {@code spring.kafka.template.observation-enabled} and {@code spring.kafka.listener.observation-enabled}: every
+ * {@code ClusterTransport} bean is wrapped so that each publish and each delivery processed is a Micrometer
+ * Observation, which Spring Boot's tracing bridge (Brave or OpenTelemetry, when present) makes spans propagated in
+ * NATS headers and its meter handler makes timers. Off by default, as in Spring Kafka: see the README's
+ * Observability section for its measured cost.
+ */
+@AutoConfiguration
+@ConditionalOnClass(ObservationRegistry.class)
+@ConditionalOnBooleanProperty("varpulis.nats.observation-enabled")
+public class NatsObservationAutoConfiguration {
+
+    /**
+     * Static, so that the transport beans are wrapped however early they are created.
+     *
+     * @param registry          the observation registry, looked up lazily
+     * @param sendConvention    the application's {@link NatsSendObservationConvention} bean, if any
+     * @param processConvention the application's {@link NatsProcessObservationConvention} bean, if any
+     * @return the post-processor
+     */
+    @Bean
+    public static ObservedTransportPostProcessor varpulisObservedTransportPostProcessor(
+            ObjectProvider<ObservationRegistry> registry,
+            ObjectProvider<NatsSendObservationConvention> sendConvention,
+            ObjectProvider<NatsProcessObservationConvention> processConvention) {
+        return new ObservedTransportPostProcessor(registry, sendConvention, processConvention);
+    }
+}

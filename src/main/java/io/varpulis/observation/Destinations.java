@@ -1,0 +1,48 @@
+package io.varpulis.observation;
+
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.nats.Subjects;
+
+/**
+ * The low-cardinality {@code messaging.destination.name} of a subject: the cluster's subjects as templates, whose
+ * tokens are group, pipeline and worker names, so that a meter never gets one series per id. Pure.
+ */
+public final class Destinations {
+
+    /** The template of every route edge's subject, partitioned or not. */
+    public static final String ROUTE = Subjects.PIPELINE_ROOT + ".{group}.{from}.{to}";
+
+    /** The template of every DLQ subject. */
+    public static final String DLQ = DurableNames.DLQ_ROOT + ".{unit}";
+
+    /** The template of every command subject. */
+    public static final String COMMAND = Subjects.COMMAND_ROOT + ".{worker}.{command}";
+
+    private Destinations() {
+    }
+
+    /**
+     * @param subject a published or consumed subject (a filter subject may hold wildcards)
+     * @return its template for a cluster subject; any other subject (a service's own, chosen by its author) as it is
+     */
+    public static String of(String subject) {
+        if (subject.startsWith(Subjects.PIPELINE_ROOT + ".")) {
+            return ROUTE;
+        }
+        if (subject.startsWith(DurableNames.DLQ_ROOT + ".")) {
+            return DLQ;
+        }
+        if (subject.startsWith(Subjects.COMMAND_ROOT + ".")) {
+            return COMMAND;
+        }
+        return subject;
+    }
+
+    /**
+     * @param subject a subject
+     * @return {@code true} for what is never observed: heartbeats (noise) and pipeline state writes ({@code $KV.})
+     */
+    public static boolean unobserved(String subject) {
+        return subject.startsWith(Subjects.HEARTBEAT_ROOT + ".") || subject.startsWith("$KV.");
+    }
+}

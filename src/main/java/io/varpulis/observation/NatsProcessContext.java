@@ -1,0 +1,73 @@
+package io.varpulis.observation;
+
+import io.micrometer.observation.transport.ReceiverContext;
+import io.nats.client.impl.Headers;
+import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.transport.Delivery;
+
+/**
+ * The context of one delivery processed: its carrier is the delivery, whose NATS headers Spring Boot's configured
+ * propagation reads the publisher's trace context from, so the process span is the child of the send span. It ends
+ * when the delivery is settled, with the outcome set here.
+ */
+public class NatsProcessContext extends ReceiverContext<Delivery> {
+
+    private final ConsumerDeclaration consumer;
+    private volatile String outcome = "left";
+    private volatile String parkReason = "none";
+
+    /**
+     * @param consumer the durable consumer it came through
+     * @param delivery the delivery
+     */
+    public NatsProcessContext(ConsumerDeclaration consumer, Delivery delivery) {
+        super(NatsProcessContext::header);
+        this.consumer = consumer;
+        setCarrier(delivery);
+        setRemoteServiceName("nats");
+    }
+
+    private static String header(Delivery delivery, String key) {
+        Headers headers = delivery.headers();
+        return headers == null ? null : headers.getFirst(key);
+    }
+
+    /**
+     * @return the durable consumer
+     */
+    public ConsumerDeclaration consumer() {
+        return consumer;
+    }
+
+    /**
+     * @return the delivery
+     */
+    public Delivery delivery() {
+        return getCarrier();
+    }
+
+    /**
+     * @return {@code acked}, {@code nak}, {@code parked}, or {@code left} while unsettled (and when given up)
+     */
+    public String outcome() {
+        return outcome;
+    }
+
+    /**
+     * @return why it was parked, or {@code none}
+     */
+    public String parkReason() {
+        return parkReason;
+    }
+
+    void settled(String how) {
+        if (!"parked".equals(outcome)) {
+            outcome = how;
+        }
+    }
+
+    void parked(String reason) {
+        outcome = "parked";
+        parkReason = reason == null ? "unknown" : reason;
+    }
+}

@@ -1,0 +1,106 @@
+package io.varpulis.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.nats.client.Connection;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Subscription;
+import io.varpulis.observation.DefaultNatsSendObservationConvention;
+import io.varpulis.observation.NatsSendContext;
+import io.varpulis.observation.NatsSendObservationConvention;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.InMemoryTracing;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.OutboundMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code varpulis.nats.observation-enabled} (SPEC section 14): off by default, so no trace header is written; on,
+ * every publish carries the configured propagation's headers; a convention bean replaces the default.
+ */
+@BrokerTest
+class NatsObservationAutoConfigurationTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.coreOnly();
+
+    private final InMemoryTracing tracing = new InMemoryTracing();
+    private Connection subscriber;
+
+    @BeforeEach
+    void connect() throws Exception {
+        subscriber = Nats.connect(nats.url());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        subscriber.close();
+        tracing.close();
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class,
+                        SubstrateMetricsAutoConfiguration.class, NatsObservationAutoConfiguration.class,
+                        TransportAutoConfiguration.class))
+                .withBean(ObservationRegistry.class, tracing::registry)
+                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core");
+    }
+
+    @Test
+    void offByDefault_noTraceHeaderIsWritten() {
+        runner().run(context -> assertThat(publishedHeader(context.getBean(ClusterTransport.class), "traceparent"))
+                .isNull());
+    }
+
+    @Test
+    void whenEnabled_everyPublishCarriesTheTraceContext() {
+        runner().withPropertyValues("varpulis.nats.observation-enabled=true").run(context -> {
+            assertThat(publishedHeader(context.getBean(ClusterTransport.class), "traceparent"))
+                    .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+            assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME)
+                    .tag("messaging.destination.name", "svc.orders").timer()).isNotNull();
+        });
+    }
+
+    @Test
+    void aConventionBeanReplacesTheDefault() {
+        runner().withPropertyValues("varpulis.nats.observation-enabled=true")
+                .withBean(NatsSendObservationConvention.class, () -> new DefaultNatsSendObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "orders.sent";
+                    }
+
+                    @Override
+                    public String getContextualName(NatsSendContext context) {
+                        return "orders " + context.subject();
+                    }
+                })
+                .run(context -> {
+                    publishedHeader(context.getBean(ClusterTransport.class), "traceparent");
+                    assertThat(tracing.meters().find("orders.sent").timer()).isNotNull();
+                    assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timer()).isNull();
+                });
+    }
+
+    private String publishedHeader(ClusterTransport transport, String header) throws Exception {
+        Subscription subscription = subscriber.subscribe("svc.orders");
+        subscriber.flush(Duration.ofSeconds(2));
+        transport.publish(OutboundMessage.of("svc.orders", "{\"id\":1}")).get();
+        Message message = subscription.nextMessage(Duration.ofSeconds(5));
+        subscription.unsubscribe();
+        assertThat(message).as("the published message").isNotNull();
+        return message.getHeaders() == null ? null : message.getHeaders().getFirst(header);
+    }
+}

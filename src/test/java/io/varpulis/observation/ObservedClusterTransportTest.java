@@ -1,0 +1,194 @@
+package io.varpulis.observation;
+
+import brave.handler.MutableSpan;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.Observation;
+import io.nats.client.api.MessageInfo;
+import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.delivery.DeployedPipeline;
+import io.varpulis.delivery.OutputEmitter;
+import io.varpulis.delivery.RouteEmitter;
+import io.varpulis.delivery.RouteIngress;
+import io.varpulis.dlq.Caller;
+import io.varpulis.dlq.DeadLetterConsole;
+import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.dlq.ParkedEvent;
+import io.varpulis.dlq.ReplayRequest;
+import io.varpulis.jetstream.DurableNames;
+import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.EventProcessor;
+import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.InMemoryTracing;
+import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.Consumption;
+import io.varpulis.transport.OutboundMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * SPEC section 14 on a real broker with a real tracer: one trace follows an event from its inject through two
+ * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message names the trace
+ * that the console shows and a replay records.
+ */
+@BrokerTest
+class ObservedClusterTransportTest {
+
+    @RegisterExtension
+    static final NatsServerExtension nats = NatsServerExtension.jetStream();
+
+    private final List<Consumption> consumptions = new ArrayList<>();
+    private InMemoryTracing tracing;
+    private SubstrateFixture fixture;
+    private ObservedClusterTransport transport;
+    private DeadLetterParker parker;
+
+    @BeforeEach
+    void connect() throws Exception {
+        tracing = new InMemoryTracing();
+        fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
+        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null);
+        parker = new DeadLetterParker(transport, fixture.codec.mapper(), fixture.metrics,
+                SubstrateFixture.TEST_NAK_DELAY, Clock.systemUTC());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        consumptions.forEach(Consumption::close);
+        fixture.close();
+        tracing.close();
+    }
+
+    @Test
+    void anInjectedEventAndWhatItsPipelinesEmitAreOneTraceInParentOrder() throws Exception {
+        RouteEdge intoParse = new RouteEdge("traced", "_external", "parse");
+        RouteEdge intoDetect = new RouteEdge("traced", "parse", "detect");
+        List<Event> detected = new CopyOnWriteArrayList<>();
+        start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
+                new RouteEmitter("traced", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))),
+                        transport, fixture.codec, fixture.metrics));
+        start(intoDetect, (event, context) -> {
+            detected.add(event);
+            return List.of();
+        }, OutputEmitter.NONE);
+
+        Observation request = Observation.start("http.server.requests", tracing.registry());
+        try (Observation.Scope scope = request.openScope()) {
+            transport.publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw",
+                    Map.of("n", "1"))), "inject:1")).get();
+        } finally {
+            request.stop();
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.named("process " + Destinations.ROUTE).size() == 2);
+        MutableSpan api = tracing.named("http.server.requests").get(0);
+        List<MutableSpan> sends = tracing.named("send " + Destinations.ROUTE);
+        List<MutableSpan> processes = tracing.named("process " + Destinations.ROUTE);
+        assertThat(detected).hasSize(1);
+        assertThat(sends).hasSize(2);
+        MutableSpan inject = span(sends, "messaging.message.id", "inject:1");
+        MutableSpan parse = span(processes, "messaging.consumer.group.name",
+                DurableNames.routeConsumer("parse", intoParse.subject()));
+        MutableSpan emit = sends.stream().filter(s -> s != inject).findFirst().orElseThrow();
+        MutableSpan detect = span(processes, "messaging.consumer.group.name",
+                DurableNames.routeConsumer("detect", intoDetect.subject()));
+        assertThat(List.of(inject, parse, emit, detect)).allSatisfy(s -> assertThat(s.traceId())
+                .isEqualTo(api.traceId()));
+        assertThat(inject.parentId()).as("the publish is the child of the request").isEqualTo(api.id());
+        assertThat(parse.parentId()).as("the delivery continues its publish's trace").isEqualTo(inject.id());
+        assertThat(emit.parentId()).as("an output is published while its input is processed").isEqualTo(parse.id());
+        assertThat(detect.parentId()).isEqualTo(emit.id());
+        assertThat(detect.tags()).containsEntry("messaging.system", "nats")
+                .containsEntry("messaging.operation.type", "process")
+                .containsEntry("messaging.destination.name", "varpulis.cluster.pipeline.{group}.{from}.{to}")
+                .containsEntry("varpulis.delivery.outcome", "acked")
+                .containsEntry("messaging.nats.subject", intoDetect.subject())
+                .containsEntry("messaging.nats.delivery.attempt", "1")
+                .containsKey("messaging.nats.stream.sequence");
+        await().atMost(Duration.ofSeconds(5)).until(() -> tracing.meters().find(
+                DefaultNatsProcessObservationConvention.NAME).tag("varpulis.delivery.outcome", "acked").timers()
+                .stream().mapToLong(Timer::count).sum() == 2);
+        assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME).timers())
+                .as("one timer per durable, with low-cardinality tags only").hasSize(2)
+                .allSatisfy(timer -> assertThat(timer.getId().getTags())
+                        .noneMatch(tag -> tag.getKey().startsWith("messaging.nats.")
+                                || tag.getKey().equals("messaging.message.id")));
+    }
+
+    @Test
+    void aPoisonEventsTraceHoldsItsFiveDeliveriesAndItsParkAndTheParkedMessageNamesIt() throws Exception {
+        RouteEdge intoPoisoned = new RouteEdge("traced", "_external", "poisoned");
+        start(intoPoisoned, (event, context) -> {
+            throw new IllegalStateException("cannot apply " + event.eventType());
+        }, OutputEmitter.NONE);
+
+        transport.publish(new OutboundMessage(intoPoisoned.subject(), fixture.codec.encode(Event.of("Poison",
+                Map.of())), "inject:poison")).get();
+
+        String dlq = DurableNames.dlqSubject("poisoned");
+        await().atMost(Duration.ofSeconds(30)).until(() -> tracing.named("send " + Destinations.DLQ).size() == 1
+                && tracing.named("process " + Destinations.ROUTE).size() == 5);
+        MutableSpan inject = tracing.named("send " + Destinations.ROUTE).get(0);
+        List<MutableSpan> deliveries = tracing.named("process " + Destinations.ROUTE);
+        assertThat(deliveries).allSatisfy(s -> assertThat(s.traceId()).isEqualTo(inject.traceId()))
+                .allSatisfy(s -> assertThat(s.parentId()).isEqualTo(inject.id()));
+        assertThat(deliveries).extracting(s -> s.tag("varpulis.delivery.outcome"))
+                .containsExactly("nak", "nak", "nak", "nak", "parked");
+        assertThat(deliveries).extracting(s -> s.tag("messaging.nats.delivery.attempt"))
+                .containsExactly("1", "2", "3", "4", "5");
+        assertThat(deliveries.get(4).tags()).containsEntry("varpulis.delivery.park.reason", "max_deliver");
+        MutableSpan park = tracing.named("send " + Destinations.DLQ).get(0);
+        assertThat(park.parentId()).as("the park is the child of the delivery that failed last")
+                .isEqualTo(deliveries.get(4).id());
+
+        MessageInfo parked = fixture.jsm().getLastMessage(VarpulisJetStream.DLQ_STREAM, dlq);
+        String traceparent = parked.getHeaders().getFirst("traceparent");
+        assertThat(ObservedClusterTransport.traceId(traceparent)).as("the parked message names the trace")
+                .isEqualTo(inject.traceId());
+        assertThat(transport.inFlight()).as("every observed delivery was ended").isZero();
+
+        DeadLetterProperties properties = new DeadLetterProperties();
+        properties.setWriteEnabled(true);
+        DeadLetterConsole console = new DeadLetterConsole(fixture.connection, transport, fixture.codec.mapper(),
+                properties);
+        ParkedEvent shown = console.show(parked.getSeq());
+        assertThat(shown.envelope()).as("the console shows the trace a parked event kept")
+                .containsEntry("traceparent", traceparent);
+        consumptions.forEach(Consumption::close);
+        consumptions.clear();
+        console.replay(ReplayRequest.ofSequence(parked.getSeq()), Caller.anonymous());
+        MutableSpan replay = tracing.named("send " + Destinations.ROUTE).get(1);
+        assertThat(replay.tags()).as("the replay names the trace that parked the event")
+                .containsEntry("varpulis.parked.trace.id", inject.traceId())
+                .containsEntry("messaging.nats.subject", intoPoisoned.subject());
+    }
+
+    private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
+        RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(), edge.to(),
+                processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker, fixture.metrics,
+                SubstrateFixture.TEST_NAK_DELAY, RouteIngress.OwnershipListener.NONE);
+        consumptions.add(ingress.start(transport, fixture.properties.getJetstream().getConsumer()));
+    }
+
+    private static MutableSpan span(List<MutableSpan> spans, String tag, String value) {
+        return spans.stream().filter(s -> value.equals(s.tag(tag))).findFirst().orElseThrow(() ->
+                new AssertionError("no span with " + tag + "=" + value + " in " + spans));
+    }
+}

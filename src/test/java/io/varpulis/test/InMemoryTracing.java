@@ -1,0 +1,92 @@
+package io.varpulis.test;
+
+import brave.Tracing;
+import brave.handler.MutableSpan;
+import brave.handler.SpanHandler;
+import brave.propagation.ThreadLocalCurrentTraceContext;
+import brave.propagation.TraceContext;
+import brave.sampler.Sampler;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.brave.bridge.BraveCurrentTraceContext;
+import io.micrometer.tracing.brave.bridge.BravePropagator;
+import io.micrometer.tracing.brave.bridge.BraveTracer;
+import io.micrometer.tracing.brave.bridge.W3CPropagation;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A real Brave tracer with W3C propagation, wired to an {@link ObservationRegistry} the way Spring Boot wires it
+ * (the propagating sender and receiver handlers, the default tracing handler, the meter handler), that keeps the
+ * finished spans in memory.
+ */
+public final class InMemoryTracing implements AutoCloseable {
+
+    // A queue, not a copy-on-write list: a benchmark ends tens of thousands of spans.
+    private final Queue<MutableSpan> spans = new ConcurrentLinkedQueue<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final ObservationRegistry registry = ObservationRegistry.create();
+    private final Tracing tracing;
+
+    /** Starts the tracer. */
+    public InMemoryTracing() {
+        ThreadLocalCurrentTraceContext context = ThreadLocalCurrentTraceContext.newBuilder().build();
+        tracing = Tracing.newBuilder().currentTraceContext(context).propagationFactory(new W3CPropagation())
+                .traceId128Bit(true).sampler(Sampler.ALWAYS_SAMPLE).addSpanHandler(new SpanHandler() {
+                    @Override
+                    public boolean end(TraceContext traceContext, MutableSpan span, Cause cause) {
+                        spans.add(span);
+                        return true;
+                    }
+                }).build();
+        BraveTracer tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
+        BravePropagator propagator = new BravePropagator(tracing);
+        registry.observationConfig()
+                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                        new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                        new DefaultTracingObservationHandler(tracer)))
+                .observationHandler(new DefaultMeterObservationHandler(meters));
+    }
+
+    /**
+     * @param name a span name
+     * @return the finished spans of that name, in the order they ended
+     */
+    public List<MutableSpan> named(String name) {
+        return spans.stream().filter(s -> name.equals(s.name())).toList();
+    }
+
+    /**
+     * @return the registry to observe with
+     */
+    public ObservationRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * @return the timers the meter handler recorded
+     */
+    public SimpleMeterRegistry meters() {
+        return meters;
+    }
+
+    /**
+     * @return every finished span, in the order they ended
+     */
+    public Queue<MutableSpan> spans() {
+        return spans;
+    }
+
+    @Override
+    public void close() {
+        tracing.close();
+    }
+}
