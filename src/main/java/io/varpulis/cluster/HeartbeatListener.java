@@ -82,8 +82,10 @@ public class HeartbeatListener implements DeliveryHandler {
          * @param heartbeat the heartbeat
          * @param sentAt    when it was stored (JetStream) or received (core): the worker was alive then, which after a
          *                  coordinator restart can be well before now
+         * @return whether it was applied: {@code false} for a worker not registered here, or of another cluster
+         *         (counted by {@code varpulis.heartbeats.unknown}, not {@code varpulis.heartbeats.applied})
          */
-        void apply(String workerId, WorkerHeartbeat heartbeat, Instant sentAt);
+        boolean apply(String workerId, WorkerHeartbeat heartbeat, Instant sentAt);
     }
 
     @Override
@@ -104,8 +106,12 @@ public class HeartbeatListener implements DeliveryHandler {
             parker.park(delivery, "coordinator:" + coordinatorId, ParkReason.UNDECODABLE, e);
             return;
         }
-        sink.apply(workerId, heartbeat, delivery.storedAt().orElseGet(clock::instant));
+        boolean applied = sink.apply(workerId, heartbeat, delivery.storedAt().orElseGet(clock::instant));
         delivery.ack();
-        metrics.heartbeatApplied();
+        if (applied) {
+            metrics.heartbeatApplied();
+        } else {
+            metrics.heartbeatUnknown();
+        }
     }
 }

@@ -203,7 +203,7 @@ class ClusterStateTest {
 
     private static Registration.Request request(String workerId) {
         return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32),
-                "jetstream", null);
+                "jetstream", null, null);
     }
 
     private static final class MutableClock extends Clock {

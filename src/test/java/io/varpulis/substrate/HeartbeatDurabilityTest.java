@@ -91,7 +91,10 @@ class HeartbeatDurabilityTest {
 
     private static HeartbeatListener listener(SubstrateFixture node, String coordinatorId, Duration timeout,
                                               Map<String, WorkerHeartbeat> seen) {
-        return new HeartbeatListener(coordinatorId, timeout, Clock.systemUTC(), node.codec.mapper(), (worker, beat, sentAt) -> seen.put(worker, beat),
-                node.metrics, node.parker);
+        return new HeartbeatListener(coordinatorId, timeout, Clock.systemUTC(), node.codec.mapper(),
+                (worker, beat, sentAt) -> {
+                    seen.put(worker, beat);
+                    return true;
+                }, node.metrics, node.parker);
     }
 }
