@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import java.io.IOException;
@@ -137,8 +137,11 @@ public final class Registration {
 
         @Override
         public Long deserialize(JsonParser parser, DeserializationContext context) throws IOException {
-            JsonNode value = parser.readValueAsTree();
-            return value != null && value.isIntegralNumber() ? value.asLong() : null;
+            if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+                return parser.getLongValue();
+            }
+            parser.skipChildren();
+            return null;
         }
     }
 }

@@ -2,6 +2,7 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.pipeline.EventCodec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -13,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MixedFleetShapesTest {
 
-    private final ObjectMapper json = new ObjectMapper();
+    /** The nodes' own mapper (trailing tokens refused, as in the application). */
+    private final ObjectMapper json = new EventCodec().mapper();
 
     /**
      * The Rust worker reads the reply as {@code {worker_id: String, status: String, heartbeat_interval_secs:
