@@ -1,6 +1,8 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
 import java.util.List;
@@ -14,6 +16,8 @@ import java.util.TreeSet;
  * from a pipeline group. Its {@code inject} has our shape and is served as ours.
  */
 final class ForeignCommands {
+
+    private static final Logger log = LoggerFactory.getLogger(ForeignCommands.class);
 
     /** The commands this worker serves, in the order its unknown-command error lists them. */
     static final List<String> SUPPORTED = List.of(Commands.DEPLOY, Commands.UNDEPLOY, Commands.INJECT,
@@ -29,9 +33,16 @@ final class ForeignCommands {
      * @return the error for a command in the Rust node's shape, empty for one in ours
      */
     static Optional<String> refusal(String command, JsonNode body, Collection<String> processorTypes) {
-        if (body == null || !body.isObject()) {
-            return Optional.empty();
-        }
+        Optional<String> refusal = body == null || !body.isObject() ? Optional.empty()
+                : rustShaped(command, body, processorTypes);
+        // A Rust 0.11 coordinator reads a deploy's reply as {"id","name","status"} and logs only "missing field id":
+        // the reason is said here, on this worker's side.
+        refusal.ifPresent(reason -> log.warn("refused command {} from a Rust Varpulis coordinator: {}", command,
+                reason));
+        return refusal;
+    }
+
+    private static Optional<String> rustShaped(String command, JsonNode body, Collection<String> processorTypes) {
         if (Commands.DEPLOY.equals(command) && body.has("source") && !body.has("group")) {
             return Optional.of("deploy of a VPL program (pipeline " + body.path("name").asText("?") + "): this "
                     + "worker runs processor types " + new TreeSet<>(processorTypes) + " from pipeline groups, not "
