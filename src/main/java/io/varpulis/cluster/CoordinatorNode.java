@@ -925,7 +925,8 @@ public class CoordinatorNode implements SmartLifecycle {
             placeSoon();
         }
         // Whole seconds, rounded up: a sub-second interval must not read as 0.
-        return Registration.Reply.registered(request.workerId(), (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
+        return Registration.Reply.registered(request.workerId(),
+                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
     }
 
     private void noteOtherCluster(String other, String what) {

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * {@code varpulis.events.stranded{unit}}, {@code varpulis.events.retried{pipeline}},
  * {@code varpulis.state.fenced{pipeline}},
  * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
- * {@code varpulis.heartbeats.unknown}, {@code varpulis.heartbeats.stale}. Consumer lag gauges live in {@link ConsumerLagMetrics}.
+ * {@code varpulis.heartbeats.unknown}, {@code varpulis.heartbeats.stale}. Consumer lag gauges live in
+ * {@link ConsumerLagMetrics}.
  */
 public class SubstrateMetrics {
 
