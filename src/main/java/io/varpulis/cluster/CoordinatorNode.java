@@ -782,9 +782,12 @@ public class CoordinatorNode implements SmartLifecycle {
                                 reply.path("status").asText(), placed.epoch());
                     } else {
                         state.deployFailed(key, placed, failure);
+                        // Only a worker that answered with a refusal is backed off: no answer is a NATS outage or a
+                        // dead worker (its heartbeats tell), which must not keep a healthy worker out for minutes.
                         log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
-                                + "placement round succeeds; no pipeline goes to that worker until {}", key,
-                                placed.worker(), failure, gate.deployFailed(placed.worker(), failure).until());
+                                + "placement round succeeds{}", key, placed.worker(), failure, error != null ? ""
+                                : "; no pipeline goes to that worker until "
+                                + gate.deployFailed(placed.worker(), failure).until());
                     }
                     return null;
                 });

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The coordinator's {@link PlacementFilter} (SPEC section 17): a pipeline goes only to a worker that said it can run
- * it ({@link WorkerCapabilities}), and not to a worker whose deploys keep failing until its backoff is over.
+ * it ({@link WorkerCapabilities}), and not to a worker that keeps refusing deploys until its backoff is over (the
+ * coordinator counts refusals only, not deploys left unanswered: those are a NATS outage or a dead worker).
  * <p>Backoff: after the n-th deploy in a row that failed on a worker, no pipeline is placed there for
  * {@code base * 2^(n-1)}, at most {@link #MAX_BACKOFF}; a deploy that succeeds there ends it. Without it a worker that
  * refuses every deploy gets one every placement round, and a healthy pipeline moves back and forth (issue 26).
@@ -87,7 +88,7 @@ public class PlacementGate implements PlacementFilter {
     }
 
     /**
-     * Records a deploy that failed on a worker: its backoff doubles.
+     * Records a deploy a worker refused: its backoff doubles.
      *
      * @param workerId the worker
      * @param error    what it answered, or why no answer came
