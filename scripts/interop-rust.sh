@@ -15,7 +15,8 @@
 # 5 rust-coord    a Rust coordinator with our worker: registered, heartbeats applied, a VPL deploy refused with the
 #                 reason on our worker's log
 #
-# The nats-server is VARPULIS_NATS_SERVER's (else PATH's), on free 127.0.0.1 ports, its store in a temp dir deleted
+# The Rust binary is VARPULIS_RUST_BIN's when set, else the cached build. The nats-server is VARPULIS_NATS_SERVER's
+# (else PATH's), on free 127.0.0.1 ports, its store in a temp dir deleted
 # at the end. Needs java 17+, curl, python3; cargo only when the Rust binary is not cached yet (a long build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,9 @@ done
 say() { echo "interop-rust: $*" >&2; }
 setup_failed() { say "$*"; exit 2; }
 
-rust=$(scripts/install-varpulis-rust.sh) || setup_failed "no Rust Varpulis binary (scripts/install-varpulis-rust.sh)"
+rust="${VARPULIS_RUST_BIN:-}"
+[ -n "$rust" ] || rust=$(scripts/install-varpulis-rust.sh) \
+  || setup_failed "no Rust Varpulis binary (scripts/install-varpulis-rust.sh, or VARPULIS_RUST_BIN=<path>)"
 nats="${VARPULIS_NATS_SERVER:-$(command -v nats-server || true)}"
 [ -x "$nats" ] || setup_failed "no nats-server: set VARPULIS_NATS_SERVER (scripts/install-nats-server.sh prints paths)"
 if [ -z "$jar" ]; then
@@ -81,7 +84,8 @@ declare -A node_pid node_port
 start_ours() {
   local name=$1 role=$2; shift 2
   local port; port=$(free_port)
-  java -jar "$jar" --varpulis.cluster.role="$role" --varpulis.nats.url="$nats_url" \
+  # Quick to start, small: a functional check, not a benchmark (INTEROP_JAVA_OPTS replaces these).
+  java ${INTEROP_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m} -jar "$jar" --varpulis.cluster.role="$role" --varpulis.nats.url="$nats_url" \
     --varpulis.nats.substrate=jetstream --server.port="$port" --server.address=127.0.0.1 \
     --spring.security.user.password="$password" --varpulis.cluster.heartbeat-interval=1s \
     --varpulis.cluster.heartbeat-timeout=6s --varpulis.cluster.rebalance-delay=2s \
@@ -114,7 +118,7 @@ start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1
 start_ours jw1 worker --varpulis.cluster.worker-id=jw1
 start_ours jw2 worker --varpulis.cluster.worker-id=jw2
 ours_up() { workers_listed | grep -q 'jw1:ready jw2:ready'; }
-wait_for 120 ours_up \
+wait_for 300 ours_up \
   || setup_failed "our coordinator and workers did not come up (logs: $work/c1.log, jw1.log, jw2.log)"
 coord /pipeline-groups -d '{"name": "mixed", "pipelines": [
     {"name": "a", "processor": {"type": "passthrough"}},
@@ -167,7 +171,7 @@ fi
 # 2. restart
 stop c1
 start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1
-if wait_for 120 has_worker 'rw1:'; then relisted=true; else relisted=false; fi
+if wait_for 300 has_worker 'rw1:'; then relisted=true; else relisted=false; fi
 reason=$(coord /workers 2>/dev/null | json "' '.join(w['worker'].get('reason', '') for w in d if w['worker']['worker_id'] == 'rw1')" || true)
 check restart "$relisted" "after our coordinator restarted: $(workers_listed 2>/dev/null || echo 'no answer') ${reason:+(reason: $reason)}"
 
@@ -177,7 +181,7 @@ stop c1
 start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1 --varpulis.cluster.api-key=the-right-key
 start_rust rw2 server --port "$(free_port)" --bind 127.0.0.1 --coordinator "http://127.0.0.1:${node_port[c1]}" \
   --worker-id rw2 --nats "$nats_url" --api-key a-wrong-key
-if wait_for 90 grep -q 'invalid api_key' "$work/rw2.log"; then shown=true; else shown=false; fi
+if wait_for 300 grep -q 'invalid api_key' "$work/rw2.log"; then shown=true; else shown=false; fi
 check refused "$shown" "the Rust worker's log: $(grep -m1 -o 'NATS registration failed.*' "$work/rw2.log" | cut -c1-220 || echo 'no registration failure logged')"
 
 # 5. rust-coord: a Rust coordinator and one worker of ours
@@ -191,7 +195,7 @@ start_rust rc coordinator --port "$rust_port" --bind 127.0.0.1 --nats "$nats_url
 start_ours jw9 worker --varpulis.cluster.worker-id=jw9
 rust_workers() { curl -sf "http://127.0.0.1:$rust_port/api/v1/cluster/workers"; }
 jw9_listed() { rust_workers | grep -q jw9; }
-if wait_for 120 jw9_listed; then
+if wait_for 300 jw9_listed; then
   under_rust=true; else under_rust=false; fi
 check rust-coord-registration "$under_rust" "the Rust coordinator lists: $(rust_workers | cut -c1-300 || echo 'no answer')"
 sleep 3

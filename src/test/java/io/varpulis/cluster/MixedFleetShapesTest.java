@@ -3,11 +3,13 @@ package io.varpulis.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Issue 26, items 1 and 4, without a broker: the registration and command shapes a Rust Varpulis 0.11 node reads.
@@ -81,5 +83,19 @@ class MixedFleetShapesTest {
             assertThat(ForeignCommands.unknown(command)).isEqualTo("unknown command: " + command
                     + "; this worker supports deploy, undeploy, inject, drain, register");
         }
+    }
+
+    @Test
+    void aRouteMayAskForTheFlatShapeAndNothingElse() throws Exception {
+        PipelineGroupSpec.RouteSpec flat = json.readValue("{\"from_pipeline\": \"a\", \"to_pipeline\": \"b\", "
+                + "\"payload_shape\": \"flat\"}", PipelineGroupSpec.RouteSpec.class);
+
+        assertThat(flat.isFlat()).isTrue();
+        assertThat(new PipelineGroupSpec.RouteSpec("a", "b", null).isFlat()).as("nested by default").isFalse();
+        assertThat(json.writeValueAsString(new PipelineGroupSpec.RouteSpec("a", "b", null)))
+                .doesNotContain("payload_shape");
+        assertThatThrownBy(() -> new PipelineGroupSpec.RouteSpec("a", "b", null, "rust"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("payload_shape is 'rust'; it must be nested (the default) or flat");
     }
 }
