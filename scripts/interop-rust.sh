@@ -15,7 +15,8 @@
 # 5 rust-coord    a Rust coordinator with our worker: registered, heartbeats applied, a VPL deploy refused with the
 #                 reason on our worker's log
 #
-# The Rust binary is VARPULIS_RUST_BIN's when set, else the cached build. The nats-server is VARPULIS_NATS_SERVER's
+# The Rust binary is VARPULIS_RUST_BIN's when set, else the cached build; our nodes run with INTEROP_JAVA_OPTS
+# (default: quick start, 256 MB heap). The nats-server is VARPULIS_NATS_SERVER's
 # (else PATH's), on free 127.0.0.1 ports, its store in a temp dir deleted
 # at the end. Needs java 17+, curl, python3; cargo only when the Rust binary is not cached yet (a long build).
 set -euo pipefail
@@ -41,7 +42,7 @@ nats="${VARPULIS_NATS_SERVER:-$(command -v nats-server || true)}"
 [ -x "$nats" ] || setup_failed "no nats-server: set VARPULIS_NATS_SERVER (scripts/install-nats-server.sh prints paths)"
 if [ -z "$jar" ]; then
   executable() { for j in target/varpulis-cluster-*.jar; do
-    [ -f "$j" ] && unzip -l "$j" 2>/dev/null | grep -q 'BOOT-INF/' && { echo "$j"; return; }; done; true; }
+    [ -f "$j" ] && unzip -l "$j" 2>/dev/null | grep 'BOOT-INF/' >/dev/null && { echo "$j"; return; }; done; true; }
   jar=$(executable)
   if [ -z "$jar" ]; then
     say "building the jar (./mvnw package -DskipTests)"
@@ -85,7 +86,8 @@ start_ours() {
   local name=$1 role=$2; shift 2
   local port; port=$(free_port)
   # Quick to start, small: a functional check, not a benchmark (INTEROP_JAVA_OPTS replaces these).
-  java ${INTEROP_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m} -jar "$jar" --varpulis.cluster.role="$role" --varpulis.nats.url="$nats_url" \
+  java ${INTEROP_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m} -jar "$jar" \
+    --varpulis.cluster.role="$role" --varpulis.nats.url="$nats_url" \
     --varpulis.nats.substrate=jetstream --server.port="$port" --server.address=127.0.0.1 \
     --spring.security.user.password="$password" --varpulis.cluster.heartbeat-interval=1s \
     --varpulis.cluster.heartbeat-timeout=6s --varpulis.cluster.rebalance-delay=2s \
@@ -122,7 +124,7 @@ wait_for 300 ours_up \
   || setup_failed "our coordinator and workers did not come up (logs: $work/c1.log, jw1.log, jw2.log)"
 coord /pipeline-groups -d '{"name": "mixed", "pipelines": [
     {"name": "a", "processor": {"type": "passthrough"}},
-    {"name": "b", "processor": {"type": "filter", "settings": {"expression": "fields[''temperature''] != null and fields[''temperature''] > 100"}}},
+    {"name": "b", "processor": {"type": "filter", "settings": {"expression": "fields[\"temperature\"] != null and fields[\"temperature\"] > 100"}}},
     {"name": "c", "processor": {"type": "passthrough"}}],
   "routes": [{"from_pipeline": "_external", "to_pipeline": "a"}, {"from_pipeline": "a", "to_pipeline": "b"},
     {"from_pipeline": "b", "to_pipeline": "c"}]}' >/dev/null || setup_failed "group mixed was not declared"
