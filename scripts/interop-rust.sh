@@ -184,7 +184,7 @@ start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1 --varpulis.cluste
 start_rust rw2 server --port "$(free_port)" --bind 127.0.0.1 --coordinator "http://127.0.0.1:${node_port[c1]}" \
   --worker-id rw2 --nats "$nats_url" --api-key a-wrong-key
 if wait_for 300 grep -q 'invalid api_key' "$work/rw2.log"; then shown=true; else shown=false; fi
-check refused "$shown" "the Rust worker's log: $(grep -m1 -o 'NATS registration failed.*' "$work/rw2.log" | cut -c1-220 || echo 'no registration failure logged')"
+check refused "$shown" "the Rust worker's log: $(grep -m1 -o 'NATS registration failed.*invalid api_key.*' "$work/rw2.log" | cut -c1-220 || echo 'no refusal logged')"
 
 # 5. rust-coord: a Rust coordinator and one worker of ours
 stop rw2
