@@ -43,6 +43,7 @@ public class ClusterState {
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
     /** group/pipeline -> why a worker could not open its state, as the worker reported it, until it runs. */
     private final Map<String, String> stateReasons = new LinkedHashMap<>();
+    private volatile PlacementFilter filter = PlacementFilter.ANY;
 
     /**
      * @param clock the time of registrations and heartbeats, as shown; liveness is measured with
@@ -73,6 +74,14 @@ public class ClusterState {
      */
     public long nanoTime() {
         return liveness.now();
+    }
+
+    /**
+     * @param filter which workers may take which pipeline (capabilities, deploy backoff), asked by {@link #place} and
+     *               {@link #rebalance}
+     */
+    public void placeOnlyWhere(PlacementFilter filter) {
+        this.filter = filter;
     }
 
     /**
@@ -309,8 +318,9 @@ public class ClusterState {
                     continue;
                 }
                 FailedDeploy failed = failures.get(key);
+                PipelineGroupSpec.PipelineSpec spec = group.pipeline(unit.pipeline()).orElseThrow();
                 Optional<String> target = leastLoadedReadyWorker(failed == null ? null : failed.worker(),
-                        siblingHosts(unit), null);
+                        siblingHosts(unit), w -> filter.allows(w.workerId(), spec));
                 if (target.isEmpty()) {
                     continue;
                 }
@@ -462,7 +472,8 @@ public class ClusterState {
      * Finds one move that evens out the load (pipelines per ready worker): from the most loaded ready worker to the
      * least loaded one that has been ready for at least {@code settled}, only when the first runs at least two
      * pipelines more (hysteresis: a move never makes the target the more loaded of the two, so moves never flap),
-     * and only while no placement is still deploying.
+     * and only while no placement is still deploying. Only a target the {@link PlacementFilter} allows for the moved
+     * pipeline counts: a worker that cannot run it is never the least loaded one.
      *
      * @param settled how long a target must have been ready (rebalance-delay)
      * @return {@code group/pipeline} and the target worker, or empty when the load is even enough
@@ -476,14 +487,20 @@ public class ClusterState {
                 .max(Map.Entry.<String, Long>comparingByValue()
                         .thenComparing(Map.Entry.<String, Long>comparingByKey().reversed()))
                 .map(Map.Entry::getKey);
-        Instant settledBefore = clock.instant().minus(settled);
-        Optional<String> target = leastLoadedReadyWorker(null, Set.of(), w -> w.statusSince() != null
-                && !w.statusSince().isAfter(settledBefore));
-        if (busiest.isEmpty() || target.isEmpty() || load.get(busiest.get()) - load.get(target.get()) < 2) {
+        if (busiest.isEmpty() || load.get(busiest.get()) == 0) {
             return Optional.empty();
         }
         List<String> candidates = pipelinesOf(busiest.get());
-        return Optional.of(Map.entry(candidates.get(candidates.size() - 1), target.get()));
+        String candidate = candidates.get(candidates.size() - 1);
+        PipelineUnit unit = PipelineUnit.parse(candidate);
+        Optional<PipelineGroupSpec.PipelineSpec> spec = group(unit.group()).flatMap(g -> g.pipeline(unit.pipeline()));
+        Instant settledBefore = clock.instant().minus(settled);
+        Optional<String> target = spec.flatMap(p -> leastLoadedReadyWorker(null, Set.of(), w -> w.statusSince() != null
+                && !w.statusSince().isAfter(settledBefore) && filter.allows(w.workerId(), p)));
+        if (target.isEmpty() || load.get(busiest.get()) - load.get(target.get()) < 2) {
+            return Optional.empty();
+        }
+        return Optional.of(Map.entry(candidate, target.get()));
     }
 
     /**

@@ -92,6 +92,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final MeterRegistry registry;
     private final Clock clock;
     private final ServerClock serverClock;
+    private final PlacementGate gate;
+    private final UnregisteredWorkers unregistered;
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
@@ -149,6 +151,9 @@ public class CoordinatorNode implements SmartLifecycle {
         this.groups = groups;
         this.election = election;
         this.registry = metrics.registry();
+        this.gate = new PlacementGate(clock, cluster.getHeartbeatInterval(), registry);
+        this.unregistered = new UnregisteredWorkers(clock, cluster.getHeartbeatTimeout());
+        state.placeOnlyWhere(gate);
     }
 
     @Override
@@ -546,14 +551,16 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param workerId  the worker
      * @param heartbeat its heartbeat
      * @param age       how long ago it was stored, on the server's clock: the worker was alive then
+     * @return whether it was applied: {@code false} for another cluster's worker or one not registered here
      */
-    public void onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
+    public boolean onHeartbeat(String workerId, WorkerHeartbeat heartbeat, Duration age) {
         String from = heartbeat.cluster() == null ? ClusterProperties.DEFAULT_NAME : heartbeat.cluster();
         if (!from.equals(cluster.getName())) {
             noteOtherCluster(from, "heartbeats of worker " + workerId);
-            return;
+            return false;
         }
         if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
+            unregistered.heartbeat(workerId);
             // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
             heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null
                             && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
@@ -562,12 +569,13 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
                         workerId);
                 if (isLeader()) {
-                    command(workerId, Commands.REGISTER, Map.of());
+                    command(workerId, Commands.REGISTER, Map.of()).whenComplete((reply, error) ->
+                            unregistered.answered(workerId, reply, error));
                 } else {
                     askToRegister(workerId);
                 }
             }
-            return;
+            return false;
         }
         Set<String> reported = ConcurrentHashMap.newKeySet();
         for (WorkerHeartbeat.PipelineMetric metric : heartbeat.pipelineMetrics()) {
@@ -599,6 +607,7 @@ public class CoordinatorNode implements SmartLifecycle {
                         .ifPresent(p -> deploy(key, p));
             }
         }
+        return true;
     }
 
     /** Stops a superseded copy at once (again after command-timeout), with its epoch: a newer copy there stays. */
@@ -654,6 +663,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 }
             }
             for (String workerId : state.forgetDead(cluster.getDeadWorkerRetention())) {
+                gate.forget(workerId);
                 unknownReported.keySet().removeIf(k -> k.endsWith("@" + workerId));
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
@@ -781,13 +791,18 @@ public class CoordinatorNode implements SmartLifecycle {
                     commandsInFlight.remove(flightKey);
                     String failure = failure(reply, error);
                     if (failure == null) {
+                        gate.deployed(placed.worker());
                         state.deployed(key, placed);
                         log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
                                 reply.path("status").asText(), placed.epoch());
                     } else {
                         state.deployFailed(key, placed, failure);
+                        // Only a worker that answered with a refusal is backed off: no answer is a NATS outage or a
+                        // dead worker (its heartbeats tell), which must not keep a healthy worker out for minutes.
                         log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
-                                + "placement round succeeds", key, placed.worker(), failure);
+                                + "placement round succeeds{}", key, placed.worker(), failure, error != null ? ""
+                                : "; no pipeline goes to that worker until "
+                                + gate.deployFailed(placed.worker(), failure).until());
                     }
                     return null;
                 });
@@ -918,15 +933,18 @@ public class CoordinatorNode implements SmartLifecycle {
             return Registration.Reply.refused(request.workerId(), Registration.Reply.API_KEY, "invalid api_key: "
                     + "set varpulis.cluster.api-key (VARPULIS_CLUSTER_APIKEY) on the worker to the cluster's key");
         }
+        gate.registered(request);
         state.register(request);
-        log.info("worker {} registered ({}, max {} pipelines)", request.workerId(), request.address(),
-                request.capacity() == null ? "?" : request.capacity().maxPipelines());
+        unregistered.registered(request.workerId());
+        log.info("worker {} registered ({}, max {} pipelines, capabilities {})", request.workerId(),
+                request.address(), request.capacity() == null ? "?" : request.capacity().maxPipelines(),
+                WorkerCapabilities.of(request));
         if (running && isLeader()) {
             placeSoon();
         }
         // Whole seconds, rounded up: a sub-second interval must not read as 0.
-        return new Registration.Reply(request.workerId(), "registered",
-                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000, null, null);
+        return Registration.Reply.registered(request.workerId(),
+                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
     }
 
     private void noteOtherCluster(String other, String what) {
@@ -986,48 +1004,24 @@ public class CoordinatorNode implements SmartLifecycle {
         return group.name() != null ? group : new PipelineGroupSpec(key, group.pipelines(), group.routes());
     }
 
-    /** One entry per partition of an edge into a partitioned pipeline: its subject, durable and worker. */
-    private List<Map<String, Object>> partitionsOf(String group, RouteEdge edge, int partitions) {
-        List<Map<String, Object>> entries = new java.util.ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            RouteEdge into = edge.partition(p);
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("partition", p);
-            entry.put("subject", into.subject());
-            entry.put("durable", DurableNames.routeConsumer(into.to(), into.subject()));
-            entry.put("worker", state.placement(new PipelineUnit(group, edge.to(), p).key())
-                    .map(Placement::worker).orElse(null));
-            entries.add(entry);
-        }
-        return entries;
+    /**
+     * @return every group and its placement, for the topology API ({@link GroupTopology})
+     */
+    public List<Map<String, Object>> topology() {
+        return GroupTopology.of(state, this::placementOf);
     }
 
     /**
-     * @return every group and its placement, for the topology API; an edge into a partitioned pipeline also lists
-     * {@code "partition_key"} and {@code "partitions": [{"partition", "subject", "durable", "worker"}]}, its
-     * {@code subject} and {@code durable} being the repartitioner's (external publishers publish there)
+     * @return which workers can take pipelines, and which are backed off after failed deploys (SPEC section 17)
      */
-    public List<Map<String, Object>> topology() {
-        return state.groups().stream().map(group -> {
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("group", group.name());
-            entry.put("placement", placementOf(group.name()));
-            entry.put("edges", group.routes().stream().map(r -> {
-                RouteEdge edge = new RouteEdge(group.name(), r.fromPipeline(), r.toPipeline());
-                Map<String, Object> e = new LinkedHashMap<>();
-                e.put("from", r.fromPipeline());
-                e.put("to", r.toPipeline());
-                e.put("event_types", r.eventTypes());
-                e.put("subject", edge.subject());
-                e.put("durable", DurableNames.routeConsumer(edge.to(), edge.subject()));
-                group.pipeline(r.toPipeline()).flatMap(PipelineGroupSpec.PipelineSpec::partitioning)
-                        .ifPresent(how -> {
-                            e.put("partition_key", how.key());
-                            e.put("partitions", partitionsOf(group.name(), edge, how.partitions()));
-                        });
-                return e;
-            }).toList());
-            return entry;
-        }).toList();
+    public PlacementGate placementGate() {
+        return gate;
+    }
+
+    /**
+     * @return the workers that heartbeat without being registered with this coordinator, with the reason
+     */
+    public List<UnregisteredWorkers.Entry> unregisteredWorkers() {
+        return unregistered.list();
     }
 }

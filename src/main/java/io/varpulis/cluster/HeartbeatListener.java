@@ -82,8 +82,10 @@ public class HeartbeatListener implements DeliveryHandler {
          * @param heartbeat the heartbeat
          * @param age       how long ago the stream stored it, on the server's clock (JetStream), or zero (core): the
          *                  worker was alive that long ago, which after a coordinator restart can be a while
+         * @return whether it was applied: {@code false} for a worker not registered here, or of another cluster
+         *         (counted by {@code varpulis.heartbeats.unknown}, not {@code varpulis.heartbeats.applied})
          */
-        void apply(String workerId, WorkerHeartbeat heartbeat, Duration age);
+        boolean apply(String workerId, WorkerHeartbeat heartbeat, Duration age);
     }
 
     @Override
@@ -104,8 +106,12 @@ public class HeartbeatListener implements DeliveryHandler {
             parker.park(delivery, "coordinator:" + coordinatorId, ParkReason.UNDECODABLE, e);
             return;
         }
-        sink.apply(workerId, heartbeat, age);
+        boolean applied = sink.apply(workerId, heartbeat, age);
         delivery.ack();
-        metrics.heartbeatApplied();
+        if (applied) {
+            metrics.heartbeatApplied();
+        } else {
+            metrics.heartbeatUnknown();
+        }
     }
 }

@@ -375,9 +375,12 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     private Registration.Reply register() throws Exception {
-        Registration.Request request = new Registration.Request(workerId, address, cluster.getApiKey(),
+        // api_key is always there, empty without one: a Rust coordinator refuses a registration without the field.
+        Registration.Request request = new Registration.Request(workerId, address,
+                cluster.getApiKey() == null ? "" : cluster.getApiKey(),
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
-                        cluster.getMaxPipelines()), transport.substrate().id(), cluster.getName());
+                        cluster.getMaxPipelines()), transport.substrate().id(), cluster.getName(),
+                WorkerCapabilities.of(host.processorTypes()));
         Message reply = connection.requestWithTimeout(Subjects.REGISTER, mapper.writeValueAsBytes(request),
                 cluster.getCommandTimeout()).get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {
@@ -409,7 +412,8 @@ public class WorkerNode implements SmartLifecycle {
         Object reply;
         try {
             JsonNode body = mapper.readTree(message.getData());
-            String fenced = fence(command, body == null ? mapper.createObjectNode() : body);
+            String fenced = ForeignCommands.refusal(command, body, host.processorTypes())
+                    .orElseGet(() -> fence(command, body == null ? mapper.createObjectNode() : body));
             reply = fenced != null ? Map.of("error", fenced) : switch (command) {
                 case Commands.DEPLOY -> deploy(mapper.treeToValue(body, Commands.Deploy.class));
                 case Commands.UNDEPLOY -> undeploy(mapper.treeToValue(body, Commands.Undeploy.class));
@@ -419,8 +423,7 @@ public class WorkerNode implements SmartLifecycle {
                     registerInBackground();
                     yield Map.of("status", "registering");
                 }
-                default -> Map.of("error", "unknown command '" + command + "'; expected deploy, undeploy, "
-                        + "inject, drain or register");
+                default -> Map.of("error", ForeignCommands.unknown(command));
             };
         } catch (Exception e) {
             log.warn("command {} on worker {} failed: {}", command, workerId, e.toString());

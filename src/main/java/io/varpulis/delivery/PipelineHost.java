@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -357,6 +358,13 @@ public class PipelineHost implements AutoCloseable {
                         d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
                 .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
                         .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition())).toList();
+    }
+
+    /**
+     * @return the processor types this host can run (its registry's), announced in the worker's registration
+     */
+    public Collection<String> processorTypes() {
+        return processors.names();
     }
 
     /**

@@ -39,6 +39,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code varpulis.cluster.pipeline.{group}.{from}.{to}.{partition}}; one without a text key goes to the unpartitioned
  * subject {@code ...{from}.{to}}, where the pipeline's repartitioner parks it ({@code unprocessable}): the emitter
  * never drops an output, and the park carries the stored message like any other.
+ * <p>A route with {@code payload_shape: flat} gets the flat shape ({@link EventCodec#encodeFlat}), for a Rust
+ * Varpulis consumer (SPEC section 17).
  */
 public class RouteEmitter implements OutputEmitter {
 
@@ -207,7 +209,8 @@ public class RouteEmitter implements OutputEmitter {
                 }
                 RouteEdge edge = edge(route, output);
                 String id = messageId(idSeed, group, route.toPipeline(), outputId);
-                confirmations.add(transport.publish(new OutboundMessage(edge.subject(), payload, id))
+                byte[] shaped = route.isFlat() ? codec.encodeFlat(output) : payload;
+                confirmations.add(transport.publish(new OutboundMessage(edge.subject(), shaped, id))
                         .whenComplete((receipt, error) -> count(edge, receipt, error)));
             }
         }

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * {@code varpulis.events.stranded{unit}}, {@code varpulis.events.retried{pipeline}},
  * {@code varpulis.state.fenced{pipeline}},
  * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
- * {@code varpulis.heartbeats.stale}. Consumer lag gauges live in {@link ConsumerLagMetrics}.
+ * {@code varpulis.heartbeats.unknown}, {@code varpulis.heartbeats.stale}. Consumer lag gauges live in
+ * {@link ConsumerLagMetrics}.
  */
 public class SubstrateMetrics {
 
@@ -194,6 +195,11 @@ public class SubstrateMetrics {
     /** Counts a heartbeat the coordinator applied. */
     public void heartbeatApplied() {
         registry.counter("varpulis.heartbeats.applied").increment();
+    }
+
+    /** Counts a heartbeat of a worker the coordinator has not registered (or of another cluster), not applied. */
+    public void heartbeatUnknown() {
+        registry.counter("varpulis.heartbeats.unknown").increment();
     }
 
     /** Counts a replayed heartbeat older than heartbeat-timeout, acked and discarded. */

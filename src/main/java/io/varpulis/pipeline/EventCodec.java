@@ -2,19 +2,27 @@ package io.varpulis.pipeline;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 import java.io.IOException;
 
 /**
- * Reads and writes routed events as the JSON of SPEC section 6, with Jackson.
+ * Reads and writes routed events as the JSON of SPEC section 6, with Jackson. Reads the flat shape too (SPEC section
+ * 17: the data at the top level, as Varpulis's NATS connector writes it) into {@code fields}; writes the nested shape,
+ * or the flat one with {@link #encodeFlat(Event)} where a route asks for it.
  */
 public class EventCodec {
+
+    private static final String EVENT_TYPE = "event_type";
+    private static final String TIMESTAMP = "timestamp";
+    private static final String FIELDS = "fields";
 
     private final ObjectMapper mapper;
     // Resolved once: mapper.readValue(data, Event.class) looks the type and its deserializer up on every call.
@@ -51,7 +59,7 @@ public class EventCodec {
      */
     public Event decode(byte[] data) {
         try {
-            Event event = streaming != null ? streaming.read(data) : reader.readValue(data);
+            Event event = streaming != null ? streaming.read(data) : reader.readValue(nested(mapper.readTree(data)));
             if (event == null) {
                 throw new UndecodableEventException("the payload is JSON null, not an event", null);
             }
@@ -59,6 +67,57 @@ public class EventCodec {
         } catch (IOException e) {
             String detail = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
             throw new UndecodableEventException("not an event: " + detail, e);
+        }
+    }
+
+    /**
+     * The flat shape made nested for data binding: without {@code fields}, the members other than
+     * {@code event_type} and {@code timestamp} moved into it. Any other tree is returned as it is.
+     */
+    static JsonNode nested(JsonNode tree) {
+        if (!(tree instanceof ObjectNode object) || object.has(FIELDS)) {
+            return tree;
+        }
+        ObjectNode fields = object.objectNode();
+        ObjectNode event = object.objectNode();
+        object.properties().forEach(member -> {
+            boolean envelope = EVENT_TYPE.equals(member.getKey()) || TIMESTAMP.equals(member.getKey());
+            (envelope ? event : fields).set(member.getKey(), member.getValue());
+        });
+        if (!fields.isEmpty()) {
+            event.set(FIELDS, fields);
+        }
+        return event;
+    }
+
+    /**
+     * The flat shape, for a route whose consumer is a Rust Varpulis node: {@code {"event_type","timestamp",<fields
+     * at the top level>}}. A field named {@code event_type}, {@code timestamp} or {@code fields} would be read back
+     * as something else, so it is refused.
+     *
+     * @param event an event
+     * @return its JSON bytes (UTF-8), flat
+     * @throws IllegalArgumentException when a field's name is one of the envelope's, or a value cannot be written
+     */
+    public byte[] encodeFlat(Event event) {
+        ObjectNode flat = mapper.createObjectNode();
+        flat.put(EVENT_TYPE, event.eventType());
+        if (event.timestamp() != null) {
+            flat.set(TIMESTAMP, mapper.valueToTree(event.timestamp()));
+        }
+        event.fields().forEach((name, value) -> {
+            if (EVENT_TYPE.equals(name) || TIMESTAMP.equals(name) || FIELDS.equals(name)) {
+                throw new IllegalArgumentException("event " + event.eventType() + " cannot be written flat: its "
+                        + "field " + name + " would read back as the event's own " + name + "; rename the field, "
+                        + "or keep this route nested");
+            }
+            flat.set(name, mapper.valueToTree(value));
+        });
+        try {
+            return mapper.writeValueAsBytes(flat);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
+                    + e.getOriginalMessage(), e);
         }
     }
 

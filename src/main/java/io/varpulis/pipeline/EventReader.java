@@ -23,6 +23,10 @@ import java.util.Map;
  * {@code event_type}, {@code timestamp} or {@code fields} refused once all three were given (as data binding's record
  * creator refuses it), unknown properties skipped, trailing content refused, and timestamps that are not {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} read by the mapper's own
  * {@link Instant} deserializer.
+ * <p>The flat shape (SPEC section 17): an event without {@code fields} whose other top-level members are its data,
+ * as Varpulis's own NATS connector writes it ({@code {"event_type","timestamp",<fields...>}}), is read with those
+ * members as its fields, never as an event with none. With {@code fields} present, other top-level members are
+ * skipped as before (a newer publisher's additions).
  * <p>Why: data binding's record creator, its deserialization context per call and the second copy of the fields
  * map took most of a route ingress's decode (issue 14, item 3: the routed hop at 0.95 of raw jnats). The codec
  * falls back to data binding when the mapper enables a feature that changes how untyped values are read.
@@ -37,6 +41,9 @@ final class EventReader {
             DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES,
             DeserializationFeature.ACCEPT_EMPTY_ARRAY_AS_NULL_OBJECT,
             DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT, DeserializationFeature.UNWRAP_ROOT_VALUE};
+
+    /** The bit of {@code fields} in the members seen. */
+    private static final int FIELDS = 4;
 
     /** {@code event_type}, {@code timestamp} and {@code fields} all given. */
     private static final int ALL_THREE = 7;
@@ -90,13 +97,14 @@ final class EventReader {
             String eventType = null;
             Instant timestamp = null;
             Map<String, Object> fields = null;
+            Map<String, Object> topLevel = null;
             int seen = 0;
             for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
                 JsonToken value = parser.nextToken();
                 int bit = switch (name) {
                     case "event_type" -> 1;
                     case "timestamp" -> 2;
-                    case "fields" -> 4;
+                    case "fields" -> FIELDS;
                     default -> 0;
                 };
                 if (bit != 0 && seen == ALL_THREE) {
@@ -107,8 +115,18 @@ final class EventReader {
                     case "event_type" -> eventType = text(parser, value);
                     case "timestamp" -> timestamp = value == JsonToken.VALUE_NULL ? null : timestamp(parser, value);
                     case "fields" -> fields = fields(parser, value);
-                    default -> parser.skipChildren();
+                    default -> {
+                        if ((seen & FIELDS) != 0) {
+                            parser.skipChildren();
+                        } else {
+                            topLevel = topLevel == null ? new LinkedHashMap<>() : topLevel;
+                            topLevel.put(name, value(parser, value));
+                        }
+                    }
                 }
+            }
+            if ((seen & FIELDS) == 0 && topLevel != null) {
+                fields = topLevel;
             }
             JsonToken trailing = parser.nextToken();
             if (trailing != null) {
@@ -155,7 +173,8 @@ final class EventReader {
         }
         if (token != JsonToken.START_OBJECT) {
             throw new UndecodableEventException("not an event: fields is a JSON " + kind(token)
-                    + ", not an object", null);
+                    + ", not an object (in the nested shape fields holds the data; in the flat shape the data sits "
+                    + "at the top level and no member may be called fields)", null);
         }
         return object(parser);
     }

@@ -312,21 +312,58 @@ public record PipelineGroupSpec(
      * @param fromPipeline the emitting pipeline, or {@code _external}
      * @param toPipeline   the receiving pipeline
      * @param eventTypes   patterns: {@code *}, {@code Prefix*} or exact; absent means {@code *}
+     * @param payloadShape how the events are written on the route: {@value #NESTED} (the default, absent:
+     *                     {@code {"event_type","timestamp","fields"}}) or {@value #FLAT} (the fields at the top level,
+     *                     for a Rust Varpulis consumer, SPEC section 17); both shapes are read on every route
      */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record RouteSpec(@JsonProperty("from_pipeline") String fromPipeline,
                             @JsonProperty("to_pipeline") String toPipeline,
-                            @JsonProperty("event_types") List<String> eventTypes) {
+                            @JsonProperty("event_types") List<String> eventTypes,
+                            @JsonProperty("payload_shape") String payloadShape) {
+
+        /** The nested shape, ours and the default. */
+        public static final String NESTED = "nested";
+        /** The flat shape Varpulis's NATS connector reads and writes. */
+        public static final String FLAT = "flat";
 
         /**
-         * Defaults the patterns to {@code *}.
+         * Defaults the patterns to {@code *}; the constructor {@code application.yml} binds
+         * ({@code ...routes[i].from-pipeline, to-pipeline, event-types, payload-shape}) and JSON reads.
          *
-         * @throws IllegalArgumentException when a pipeline name is missing
+         * @throws IllegalArgumentException when a pipeline name is missing, or the payload shape is neither
+         *                                  {@value #NESTED} nor {@value #FLAT}
          */
+        @ConstructorBinding
         public RouteSpec {
             if (fromPipeline == null || toPipeline == null) {
                 throw new IllegalArgumentException("a route needs from_pipeline and to_pipeline");
             }
             eventTypes = eventTypes == null || eventTypes.isEmpty() ? List.of("*") : List.copyOf(eventTypes);
+            if (payloadShape != null && !NESTED.equals(payloadShape) && !FLAT.equals(payloadShape)) {
+                throw new IllegalArgumentException("route " + fromPipeline + " -> " + toPipeline + ": payload_shape "
+                        + "is '" + payloadShape + "'; it must be " + NESTED + " (the default) or " + FLAT
+                        + " (fields at the top level, for a Rust Varpulis consumer)");
+            }
+        }
+
+        /**
+         * A route in the nested shape.
+         *
+         * @param fromPipeline the emitting pipeline, or {@code _external}
+         * @param toPipeline   the receiving pipeline
+         * @param eventTypes   patterns; absent means {@code *}
+         */
+        public RouteSpec(String fromPipeline, String toPipeline, List<String> eventTypes) {
+            this(fromPipeline, toPipeline, eventTypes, null);
+        }
+
+        /**
+         * @return whether events are written flat on this route
+         */
+        @JsonIgnore
+        public boolean isFlat() {
+            return FLAT.equals(payloadShape);
         }
 
         /**

@@ -31,6 +31,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,17 +106,21 @@ public class ClusterApiController {
     }
 
     /**
-     * @return the registered workers with status, capacity, last heartbeat and placed pipelines
+     * @return the registered workers with status, capacity, last heartbeat and placed pipelines, then the workers
+     * that heartbeat without being registered here (status {@code heartbeating_unregistered}, with the reason: a Rust
+     * Varpulis worker after this coordinator restarted, SPEC section 17)
      */
     @GetMapping("/workers")
     public List<Map<String, Object>> workers() {
         ClusterState state = coordinator.state();
-        return state.workers().stream().map(w -> {
+        List<Map<String, Object>> workers = new ArrayList<>(state.workers().stream().map(w -> {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("worker", w);
             entry.put("pipelines", state.pipelinesOf(w.workerId()));
             return entry;
-        }).toList();
+        }).toList());
+        coordinator.unregisteredWorkers().forEach(w -> workers.add(Map.of("worker", w, "pipelines", List.of())));
+        return workers;
     }
 
     /**
@@ -243,7 +248,8 @@ public class ClusterApiController {
     }
 
     /**
-     * @return every group's placement and edges (subject and durable consumer of each)
+     * @return every group's placement and edges (subject and durable consumer of each), and by worker what it can
+     * run and any deploy backoff ({@code "placement_gate"}, SPEC section 17)
      */
     @GetMapping("/topology")
     public Map<String, Object> topology() {
@@ -253,6 +259,7 @@ public class ClusterApiController {
         body.put("substrate", transport.substrate().id());
         body.put("workers", coordinator.state().workers().stream().map(WorkerRecord::workerId).toList());
         body.put("groups", coordinator.topology());
+        body.put("placement_gate", coordinator.placementGate().view());
         return body;
     }
 

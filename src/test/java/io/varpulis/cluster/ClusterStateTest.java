@@ -6,10 +6,8 @@ import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -220,36 +218,6 @@ class ClusterStateTest {
 
     private static Registration.Request request(String workerId) {
         return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32),
-                "jetstream", null);
-    }
-
-    private static final class MutableClock extends Clock {
-        private Instant now = Instant.parse("2026-11-30T12:00:00Z");
-
-        private long nanos;
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-            nanos += duration.toNanos();
-        }
-
-        long nanos() {
-            return nanos;
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
+                "jetstream", null, null);
     }
 }

@@ -54,7 +54,7 @@ class CoordinatorGaugesTest {
 
         assertThat(unplaced(registry)).as("three partitions, no worker").isEqualTo(3);
         state.register(new Registration.Request("w1", "host:8080", null, new Registration.Capacity(4, 0, 32),
-                "jetstream", null));
+                "jetstream", null, null));
         state.place(new AtomicLong(1)::incrementAndGet);
         assertThat(unplaced(registry)).as("deploying counts as placed").isZero();
 

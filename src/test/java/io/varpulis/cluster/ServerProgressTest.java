@@ -40,7 +40,7 @@ class ServerProgressTest {
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             ClusterState state = new ClusterState(Clock.systemUTC());
             state.register(new Registration.Request("w1", "w1:8080", null,
-                    new Registration.Capacity(2, 0, 32), null, null));
+                    new Registration.Capacity(2, 0, 32), "jetstream", null, null));
             state.addGroup(TestGroups.threeStages("g"));
             AtomicLong epochs = new AtomicLong();
             state.place(epochs::incrementAndGet);

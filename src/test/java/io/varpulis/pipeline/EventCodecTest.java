@@ -1,5 +1,6 @@
 package io.varpulis.pipeline;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -66,8 +67,8 @@ class EventCodecTest {
     }
 
     @Test
-    void missingFieldsAreAnEmptyMapAndUnknownPropertiesAreIgnored() {
-        Event event = codec.decode(utf8("{\"event_type\": \"A\", \"added_by_a_newer_publisher\": 1}"));
+    void missingFieldsWithNothingElseAtTheTopLevelAreAnEmptyMap() {
+        Event event = codec.decode(utf8("{\"event_type\": \"A\", \"timestamp\": \"2026-11-30T12:00:00Z\"}"));
 
         assertThat(event.fields()).isEmpty();
     }
@@ -111,6 +112,58 @@ class EventCodecTest {
         payload[prefix.length + 2] = '}';
 
         assertThatThrownBy(() -> codec.decode(payload)).isInstanceOf(UndecodableEventException.class);
+    }
+
+    /** Issue 26: Varpulis's NATS connector writes events flat; their data must never be dropped in silence. */
+    @Test
+    void theFlatShapeOfTheRustConnectorIsReadIntoFields() {
+        String flat = "{\"event_type\": \"SensorReading\", \"timestamp\": \"2026-11-30T12:00:00Z\", "
+                + "\"temperature\": 150, \"sensor\": \"s-1\", \"tags\": [\"a\"]}";
+
+        Event event = codec.decode(utf8(flat));
+        Event bound = new EventCodec(codec.mapper().copy().enable(
+                DeserializationFeature.USE_LONG_FOR_INTS)).decode(utf8(flat));
+
+        assertThat(event.eventType()).isEqualTo("SensorReading");
+        assertThat(event.timestamp()).isEqualTo(Instant.parse("2026-11-30T12:00:00Z"));
+        assertThat(event.fields()).containsExactly(Map.entry("temperature", 150), Map.entry("sensor", "s-1"),
+                Map.entry("tags", List.of("a")));
+        assertThat(bound.fields()).containsEntry("temperature", 150L).containsEntry("sensor", "s-1");
+    }
+
+    @Test
+    void theNestedShapeWinsWhenFieldsIsThereAndOtherTopLevelMembersAreSkipped() {
+        Event event = codec.decode(utf8("{\"event_type\": \"A\", \"extra\": 1, \"fields\": {\"n\": 2}}"));
+
+        assertThat(event.fields()).containsExactly(Map.entry("n", 2));
+    }
+
+    @Test
+    void aFlatEventWithAMemberCalledFieldsIsParkedWithAReasonNamingTheShapes() {
+        assertThatThrownBy(() -> codec.decode(utf8("{\"event_type\": \"A\", \"temperature\": 1, "
+                + "\"fields\": \"x\"}")))
+                .isInstanceOf(UndecodableEventException.class)
+                .hasMessageContaining("in the flat shape the data sits at the top level");
+    }
+
+    @Test
+    void encodeFlatWritesTheFieldsAtTheTopLevelAndReadsBackAsTheSameEvent() throws Exception {
+        Event event = new Event("Alert", Instant.parse("2026-11-30T12:05:00Z"), Map.of("src_ip", "10.0.0.9",
+                "failures", 5));
+
+        byte[] flat = codec.encodeFlat(event);
+
+        assertThat(json.readTree(flat)).isEqualTo(json.readTree("{\"event_type\": \"Alert\", \"timestamp\": "
+                + "\"2026-11-30T12:05:00Z\", \"src_ip\": \"10.0.0.9\", \"failures\": 5}"));
+        assertThat(codec.decode(flat)).isEqualTo(event);
+    }
+
+    @Test
+    void encodeFlatRefusesAFieldThatWouldReadBackAsTheEnvelope() {
+        Event event = Event.of("Alert", Map.of("timestamp", "yesterday"));
+
+        assertThatThrownBy(() -> codec.encodeFlat(event)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("field timestamp would read back as the event's own timestamp");
     }
 
     private static byte[] utf8(String text) {

@@ -102,6 +102,9 @@ class HeartbeatDurabilityTest {
             }
         }
         return new HeartbeatListener(coordinatorId, timeout, serverClock, node.codec.mapper(),
-                (worker, beat, age) -> seen.put(worker, beat), node.metrics, node.parker);
+                (worker, beat, age) -> {
+                    seen.put(worker, beat);
+                    return true;
+                }, node.metrics, node.parker);
     }
 }

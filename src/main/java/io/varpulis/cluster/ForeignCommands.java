@@ -1,0 +1,68 @@
+package io.varpulis.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * A Rust Varpulis coordinator's commands to one of our workers (SPEC section 17), answered in its error shape
+ * {@code {"error":"..."}} with what differs, instead of a fencing refusal that says nothing of it. The Rust deploy is
+ * {@code {"name","source"}} (a VPL program), its undeploy {@code {"pipeline_id"}}; our worker runs processor types
+ * from a pipeline group. Its {@code inject} has our shape and is served as ours.
+ */
+final class ForeignCommands {
+
+    private static final Logger log = LoggerFactory.getLogger(ForeignCommands.class);
+
+    /** The commands this worker serves, in the order its unknown-command error lists them. */
+    static final List<String> SUPPORTED = List.of(Commands.DEPLOY, Commands.UNDEPLOY, Commands.INJECT,
+            Commands.DRAIN, Commands.REGISTER);
+
+    private ForeignCommands() {
+    }
+
+    /**
+     * @param command        the command name, from the subject
+     * @param body           its JSON, or {@code null}
+     * @param processorTypes the processor types this worker runs
+     * @return the error for a command in the Rust node's shape, empty for one in ours
+     */
+    static Optional<String> refusal(String command, JsonNode body, Collection<String> processorTypes) {
+        Optional<String> refusal = body == null || !body.isObject() ? Optional.empty()
+                : rustShaped(command, body, processorTypes);
+        // A Rust 0.11 coordinator reads a deploy's reply as {"id","name","status"} and logs only "missing field id":
+        // the reason is said here, on this worker's side.
+        refusal.ifPresent(reason -> log.warn("refused command {} from a Rust Varpulis coordinator: {}", command,
+                reason));
+        return refusal;
+    }
+
+    private static Optional<String> rustShaped(String command, JsonNode body, Collection<String> processorTypes) {
+        if (Commands.DEPLOY.equals(command) && body.has("source") && !body.has("group")) {
+            return Optional.of("deploy of a VPL program (pipeline " + body.path("name").asText("?") + "): this "
+                    + "worker runs processor types " + new TreeSet<>(processorTypes) + " from pipeline groups, not "
+                    + "VPL; deploy VPL programs on a Rust Varpulis worker, or declare a pipeline group on this "
+                    + "worker's coordinator");
+        }
+        if (Commands.UNDEPLOY.equals(command) && body.has("pipeline_id") && !body.has("group")) {
+            return Optional.of("undeploy of pipeline id " + body.path("pipeline_id").asText() + ": this worker runs "
+                    + "no VPL pipelines, only pipeline groups' processors (undeploy takes \"group\" and "
+                    + "\"pipeline\")");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param command a command this worker does not serve ({@code inject_batch}, {@code checkpoint},
+     *                {@code restore}, ...)
+     * @return the error, in the Rust node's words followed by the commands this worker serves
+     */
+    static String unknown(String command) {
+        return "unknown command: " + command + "; this worker supports " + String.join(", ", SUPPORTED);
+    }
+}
