@@ -16,6 +16,9 @@ import io.varpulis.support.AuditLog;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.util.LinkedHashMap;
@@ -142,10 +146,20 @@ public class ClusterApiController {
      * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
      * {@code unplaced} with the error, and is placed again later
      */
+    @ResponseStatus(HttpStatus.CREATED)
+    @ApiResponse(responseCode = "400", description = "an invalid group: names, routes, processor settings")
+    @ApiResponse(responseCode = "409", description = "a group of that name exists in this cluster or another one")
+    @ApiResponse(responseCode = "503", description = "the group store did not confirm the write")
     @PostMapping("/pipeline-groups")
-    public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group,
-                                                      HttpServletRequest request) {
-        coordinator.declare(group);
+    public ResponseEntity<?> create(@RequestBody PipelineGroupSpec group,
+                                    HttpServletRequest request) {
+        try {
+            coordinator.declare(group);
+        } catch (IllegalStateException exists) {
+            // Only the declaration's conflict is a 409: an IllegalStateException elsewhere (Tomcat's malformed query
+            // string, a closed connection) is not the caller's group clashing with another.
+            return refused(HttpStatus.CONFLICT, exists, request);
+        }
         Map<String, Object> body = describe(group);
         AuditLog.done(Principals.caller(request).describe(), "declared group " + group.name() + " ("
                 + group.pipelines().size() + " pipelines), placement " + body.get("placement"));
@@ -156,6 +170,9 @@ public class ClusterApiController {
      * @param id the group name
      * @return the group and its placement, 404 when unknown
      */
+    @ApiResponse(responseCode = "200", description = "the group and its placement",
+            content = @Content(schema = @Schema(type = "object")))
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
     @GetMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> group(@PathVariable String id) {
         return coordinator.state().group(id).<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
@@ -170,6 +187,9 @@ public class ClusterApiController {
      * @param request the request, for the audit line
      * @return 204, or 404 when unknown
      */
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
+    @ApiResponse(responseCode = "503", description = "the group store did not confirm the delete")
     @DeleteMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge,
                                     HttpServletRequest request) {
@@ -199,6 +219,14 @@ public class ClusterApiController {
      *         {@code {"error": "...", "id": "..."}} when the substrate did not confirm in time (retry with that id)
      * @throws InterruptedException when interrupted while waiting for the substrate
      */
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "400", description = "an event over the length limits, of an event type with other "
+            + "characters than letters, digits, . _ : -, or without a route; an ?id= of other characters")
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
+    @ApiResponse(responseCode = "413", description = "a body over varpulis.security.max-request-size, or an event "
+            + "the NATS server can never store (over its max_payload)")
+    @ApiResponse(responseCode = "503", description = "the substrate did not confirm in time: retry with the id",
+            content = @Content(schema = @Schema(implementation = InjectionNotConfirmed.class)))
     @PostMapping("/pipeline-groups/{id}/inject")
     public ResponseEntity<?> inject(@PathVariable String id, @RequestBody Event event,
                                     @RequestParam(name = "id", required = false) String msgId,
@@ -262,11 +290,6 @@ public class ClusterApiController {
     @ExceptionHandler(GroupStoreUnavailableException.class)
     ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e, HttpServletRequest request) {
         return refused(HttpStatus.SERVICE_UNAVAILABLE, e, request);
-    }
-
-    @ExceptionHandler(IllegalStateException.class)
-    ResponseEntity<ApiError> conflict(IllegalStateException e, HttpServletRequest request) {
-        return refused(HttpStatus.CONFLICT, e, request);
     }
 
     /** A refused write is audited too: who tried what, and why it was refused. */
