@@ -146,10 +146,10 @@ class OperatorApiFuzzTest {
                 + "\"to_pipeline\": \"p\"}]}";
         assertThat(send("POST", "/api/v1/cluster/pipeline-groups", "ADMIN", "application/json", group)
                 .statusCode()).isIn(201, 409);
-        HttpResponse<String> delete = send("DELETE", "/api/v1/cluster/pipeline-groups/fuzz-kept?purge=%zz", "ADMIN",
-                null, null);
+        HttpResponse<String> delete = send("DELETE", "/api/v1/cluster/pipeline-groups/fuzz-kept?purge=true&=",
+                "ADMIN", null, null);
         assertThat(delete.statusCode()).as(delete.body()).isEqualTo(400);
-        assertThat(delete.body()).startsWith("{\"error\":").contains("purge");
+        assertThat(delete.body()).startsWith("{\"error\":").contains("Invalid chunk");
         assertThat(get("/api/v1/cluster/pipeline-groups/fuzz-kept", bearer("VIEWER")).statusCode()).isEqualTo(200);
     }
 
