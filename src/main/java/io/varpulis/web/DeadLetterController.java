@@ -80,7 +80,8 @@ public class DeadLetterController {
      * @param sequence the DLQ sequence
      * @return the parked event, 404 when there is none
      */
-    @ApiResponse(responseCode = "200", description = "the parked event with its death envelope", useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "200", description = "the parked event with its death envelope",
+            useReturnTypeSchema = true)
     @ApiResponse(responseCode = "400", description = "a sequence below 1")
     @ApiResponse(responseCode = "404", description = "no parked event at that sequence")
     @ApiResponse(responseCode = "503", description = "JetStream did not answer")

@@ -42,6 +42,9 @@ class OperatorApiFuzzTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Path CACHE = Path.of(System.getProperty("user.home"), ".cache", "varpulis", "schemathesis");
+    private static final String GROUP = "{\"name\": \"fuzz\", \"pipelines\": [{\"name\": \"p\", \"processor\": "
+            + "{\"type\": \"passthrough\"}}], \"routes\": [{\"from_pipeline\": \"_external\", "
+            + "\"to_pipeline\": \"p\"}]}";
     private static final String CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,"
             + "response_schema_conformance";
 
@@ -56,13 +59,15 @@ class OperatorApiFuzzTest {
     private static ConfigurableApplicationContext node;
     private static int port;
     private static Path document;
+    private static Path config;
 
     @BeforeAll
     static void startNode() throws Exception {
         schemathesis = ExternalTool.require("schemathesis", "VARPULIS_SCHEMATHESIS",
                 List.of(CACHE.resolve("bin/schemathesis")), "run scripts/install-schemathesis.sh");
+        long parked;
         try (SubstrateFixture operator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            new ParkedEvents(operator).park("p", "parked-1");
+            parked = new ParkedEvents(operator).park("p", "parked-1");
         }
         idp = TestJwts.create(nats.workDir());
         node = new SpringApplicationBuilder(VarpulisClusterApplication.class).properties(
@@ -82,6 +87,11 @@ class OperatorApiFuzzTest {
         assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
         document = nats.workDir().resolve("operator-api.json");
         Files.writeString(document, served.body());
+        assertThat(send("POST", "/api/v1/cluster/pipeline-groups", "OPERATOR", "application/json", GROUP)
+                .statusCode()).isEqualTo(201);
+        // Path values that exist, so that the fuzzer reaches past the 404s: the group, the parked event.
+        config = nats.workDir().resolve("schemathesis.toml");
+        Files.writeString(config, "[parameters]\n\"path.id\" = \"fuzz\"\n\"path.sequence\" = " + parked + "\n");
     }
 
     @AfterAll
@@ -141,11 +151,8 @@ class OperatorApiFuzzTest {
      */
     @Test
     void aMalformedQueryStringIs400_notAConflict_andDeletesNothing() throws Exception {
-        String group = "{\"name\": \"fuzz-kept\", \"pipelines\": [{\"name\": \"p\", \"processor\": "
-                + "{\"type\": \"passthrough\"}}], \"routes\": [{\"from_pipeline\": \"_external\", "
-                + "\"to_pipeline\": \"p\"}]}";
-        assertThat(send("POST", "/api/v1/cluster/pipeline-groups", "ADMIN", "application/json", group)
-                .statusCode()).isIn(201, 409);
+        assertThat(send("POST", "/api/v1/cluster/pipeline-groups", "ADMIN", "application/json",
+                GROUP.replace("\"fuzz\"", "\"fuzz-kept\"")).statusCode()).isIn(201, 409);
         HttpResponse<String> delete = send("DELETE", "/api/v1/cluster/pipeline-groups/fuzz-kept?purge=true&=",
                 "ADMIN", null, null);
         assertThat(delete.statusCode()).as(delete.body()).isEqualTo(400);
@@ -154,8 +161,9 @@ class OperatorApiFuzzTest {
     }
 
     private static void fuzz(String role, String phases) throws Exception {
-        List<String> arguments = new ArrayList<>(List.of("run", document.toString(),
-                "--url", "http://127.0.0.1:" + port, "--checks", CHECKS, "--phases", phases, "--max-examples", "5",
+        List<String> arguments = new ArrayList<>(List.of("--config-file", config.toString(), "run",
+                document.toString(), "--url", "http://127.0.0.1:" + port, "--checks", CHECKS, "--phases", phases,
+                "--max-examples", "5",
                 "--workers", "1", "--request-timeout", "20", "--no-shrink", "--suppress-health-check", "all"));
         if (role != null) {
             arguments.addAll(List.of("--header", "Authorization: " + bearer(role)));
