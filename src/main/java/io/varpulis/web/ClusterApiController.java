@@ -134,7 +134,7 @@ public class ClusterApiController {
      * @return every group with its placement
      */
     @GetMapping("/pipeline-groups")
-    public List<Map<String, Object>> groups() {
+    public List<GroupView> groups() {
         return coordinator.state().groups().stream().map(this::describe).toList();
     }
 
@@ -147,6 +147,8 @@ public class ClusterApiController {
      * {@code unplaced} with the error, and is placed again later
      */
     @ResponseStatus(HttpStatus.CREATED)
+    @ApiResponse(responseCode = "201", description = "the group, its placement and each pipeline's state",
+            content = @Content(schema = @Schema(implementation = GroupView.class)))
     @ApiResponse(responseCode = "400", description = "an invalid group: names, routes, processor settings")
     @ApiResponse(responseCode = "409", description = "a group of that name exists in this cluster or another one")
     @ApiResponse(responseCode = "503", description = "the group store did not confirm the write")
@@ -160,9 +162,9 @@ public class ClusterApiController {
             // string, a closed connection) is not the caller's group clashing with another.
             return refused(HttpStatus.CONFLICT, exists, request);
         }
-        Map<String, Object> body = describe(group);
+        GroupView body = describe(group);
         AuditLog.done(Principals.caller(request).describe(), "declared group " + group.name() + " ("
-                + group.pipelines().size() + " pipelines), placement " + body.get("placement"));
+                + group.pipelines().size() + " pipelines), placement " + body.placement());
         return ResponseEntity.status(HttpStatus.CREATED).body(body);
     }
 
@@ -171,7 +173,7 @@ public class ClusterApiController {
      * @return the group and its placement, 404 when unknown
      */
     @ApiResponse(responseCode = "200", description = "the group and its placement",
-            content = @Content(schema = @Schema(type = "object")))
+            content = @Content(schema = @Schema(implementation = GroupView.class)))
     @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
     @GetMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> group(@PathVariable String id) {
@@ -220,6 +222,8 @@ public class ClusterApiController {
      * @throws InterruptedException when interrupted while waiting for the substrate
      */
     @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "202", description = "stored on the substrate for every route",
+            content = @Content(schema = @Schema(implementation = InjectionAccepted.class)))
     @ApiResponse(responseCode = "400", description = "an event over the length limits, of an event type with other "
             + "characters than letters, digits, . _ : -, or without a route; an ?id= of other characters")
     @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
@@ -261,11 +265,8 @@ public class ClusterApiController {
                     injection));
         }
         AuditLog.done(who, what + ": stored for " + entries.stream().map(r -> r.toPipeline()).toList());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", "injected");
-        body.put("id", injection);
-        body.put("routes", entries.stream().map(r -> r.toPipeline()).toList());
-        return ResponseEntity.accepted().body(body);
+        return ResponseEntity.accepted().body(new InjectionAccepted("injected", injection,
+                entries.stream().map(r -> r.toPipeline()).toList()));
     }
 
     /**
@@ -359,12 +360,8 @@ public class ClusterApiController {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new ApiError("no pipeline group named " + id));
     }
 
-    private Map<String, Object> describe(PipelineGroupSpec group) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("group", group);
-        body.put("placement", coordinator.placementOf(group.name()));
-        body.put("pipelines", coordinator.pipelinesOf(group.name()));
-        coordinator.adoptingUntil().ifPresent(until -> body.put("adopting_until", until));
-        return body;
+    private GroupView describe(PipelineGroupSpec group) {
+        return new GroupView(group, coordinator.placementOf(group.name()), coordinator.pipelinesOf(group.name()),
+                coordinator.adoptingUntil().orElse(null));
     }
 }
