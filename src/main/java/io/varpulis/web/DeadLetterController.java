@@ -1,5 +1,6 @@
 package io.varpulis.web;
 
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterPage;
@@ -11,7 +12,6 @@ import io.varpulis.dlq.ParkedEventNotFoundException;
 import io.varpulis.dlq.PurgeReport;
 import io.varpulis.dlq.ReplayReport;
 import io.varpulis.dlq.ReplayRequest;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
