@@ -4,6 +4,8 @@ import io.varpulis.web.ApiErrorAdvice;
 import io.varpulis.web.ApiErrorAttributes;
 import io.varpulis.web.ClusterHttpSecurity;
 import io.varpulis.web.NodeSecurityProperties;
+import io.varpulis.web.OperatorApiDocument;
+import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointProperties;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
@@ -85,6 +87,22 @@ public class NodeSecurityAutoConfiguration {
                         + "classpath: add org.springframework.boot:spring-boot-starter-security (and "
                         + "spring-boot-starter-security-oauth2-resource-server for JWT), or leave "
                         + "varpulis.cluster.enabled off to use only the substrate.");
+    }
+
+    /**
+     * The operator API's OpenAPI document, served by springdoc at {@code /v3/api-docs} behind the VIEWER role
+     * ({@link io.varpulis.web.ApiAccessRules}); springdoc is an optional dependency the node jar packages (issue 24).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(OpenApiCustomizer.class)
+    static class OperatorApiDocumentConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OperatorApiDocument operatorApiDocument() {
+            String version = OperatorApiDocument.class.getPackage().getImplementationVersion();
+            return new OperatorApiDocument(version == null ? "development" : version);
+        }
     }
 
     /** The filter chain, unless the application declares its own. */

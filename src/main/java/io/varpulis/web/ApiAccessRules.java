@@ -19,7 +19,8 @@ import java.util.Optional;
  * management port;</li>
  * <li>{@code POST /api/v1/cluster/pipeline-groups}, {@code POST .../pipeline-groups/{id}/inject},
  * {@code POST /api/v1/cluster/dlq/replay}, {@code POST {base}/dlq} (replay): {@link NodeRole#OPERATOR};</li>
- * <li>{@code GET} on {@code /api/v1/cluster/**}, on the Actuator endpoints an operator watches
+ * <li>{@code GET} on {@code /api/v1/cluster/**}, on its OpenAPI document ({@code /v3/api-docs}), on the Actuator
+ * endpoints an operator watches
  * (health, info, metrics, prometheus, dlq, loggers) and on the links page: {@link NodeRole#VIEWER};</li>
  * <li>anything else there ({@code DELETE} of groups, purges, Actuator writes, and reading any other endpoint an
  * operator exposes: heapdump, threaddump, env, configprops, beans, mappings, ..., which show the node's memory,
@@ -32,6 +33,9 @@ public final class ApiAccessRules {
 
     /** The root of the operator API. */
     public static final String API = "/api/v1/cluster";
+
+    /** The operator API's OpenAPI document ({@code springdoc.api-docs.path}); YAML at {@code /v3/api-docs.yaml}. */
+    public static final String API_DOCS = "/v3/api-docs";
 
     /** The Actuator endpoints a viewer may read; every other one an operator exposes needs an admin. */
     private static final String[] VIEWER_ENDPOINTS = {"health", "info", "metrics", "prometheus", "dlq", "loggers"};
@@ -60,6 +64,8 @@ public final class ApiAccessRules {
         }
         rules.add(new Rule(EndpointRequest.to("dlq").withHttpMethod(HttpMethod.POST), NodeRole.OPERATOR));
         rules.add(new Rule(paths.matcher(HttpMethod.GET, API + "/**"), NodeRole.VIEWER));
+        rules.add(new Rule(paths.matcher(HttpMethod.GET, API_DOCS + "/**"), NodeRole.VIEWER));
+        rules.add(new Rule(paths.matcher(HttpMethod.GET, API_DOCS + ".yaml"), NodeRole.VIEWER));
         rules.add(new Rule(EndpointRequest.to(VIEWER_ENDPOINTS).withHttpMethod(HttpMethod.GET), NodeRole.VIEWER));
         rules.add(new Rule(EndpointRequest.toLinks(), NodeRole.VIEWER));
         rules.add(new Rule(paths.matcher(API + "/**"), NodeRole.ADMIN));

@@ -1,5 +1,8 @@
 package io.varpulis.web;
 
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.varpulis.cluster.ClusterState;
 import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.GroupStoreUnavailableException;
@@ -29,6 +32,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.util.ArrayList;
@@ -137,7 +141,7 @@ public class ClusterApiController {
      * @return every group with its placement
      */
     @GetMapping("/pipeline-groups")
-    public List<Map<String, Object>> groups() {
+    public List<GroupView> groups() {
         return coordinator.state().groups().stream().map(this::describe).toList();
     }
 
@@ -149,13 +153,25 @@ public class ClusterApiController {
      * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
      * {@code unplaced} with the error, and is placed again later
      */
+    @ResponseStatus(HttpStatus.CREATED)
+    @ApiResponse(responseCode = "201", description = "the group, its placement and each pipeline's state",
+            content = @Content(schema = @Schema(implementation = GroupView.class)))
+    @ApiResponse(responseCode = "400", description = "an invalid group: names, routes, processor settings")
+    @ApiResponse(responseCode = "409", description = "a group of that name exists in this cluster or another one")
+    @ApiResponse(responseCode = "503", description = "the group store did not confirm the write")
     @PostMapping("/pipeline-groups")
-    public ResponseEntity<Map<String, Object>> create(@RequestBody PipelineGroupSpec group,
-                                                      HttpServletRequest request) {
-        coordinator.declare(group);
-        Map<String, Object> body = describe(group);
+    public ResponseEntity<?> create(@RequestBody PipelineGroupSpec group,
+                                    HttpServletRequest request) {
+        try {
+            coordinator.declare(group);
+        } catch (IllegalStateException exists) {
+            // Only the declaration's conflict is a 409: an IllegalStateException elsewhere (Tomcat's malformed query
+            // string, a closed connection) is not the caller's group clashing with another.
+            return refused(HttpStatus.CONFLICT, exists, request);
+        }
+        GroupView body = describe(group);
         AuditLog.done(Principals.caller(request).describe(), "declared group " + group.name() + " ("
-                + group.pipelines().size() + " pipelines), placement " + body.get("placement"));
+                + group.pipelines().size() + " pipelines), placement " + body.placement());
         return ResponseEntity.status(HttpStatus.CREATED).body(body);
     }
 
@@ -163,6 +179,9 @@ public class ClusterApiController {
      * @param id the group name
      * @return the group and its placement, 404 when unknown
      */
+    @ApiResponse(responseCode = "200", description = "the group and its placement",
+            content = @Content(schema = @Schema(implementation = GroupView.class)))
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
     @GetMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> group(@PathVariable String id) {
         return coordinator.state().group(id).<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
@@ -177,6 +196,9 @@ public class ClusterApiController {
      * @param request the request, for the audit line
      * @return 204, or 404 when unknown
      */
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
+    @ApiResponse(responseCode = "503", description = "the group store did not confirm the delete")
     @DeleteMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge,
                                     HttpServletRequest request) {
@@ -206,6 +228,16 @@ public class ClusterApiController {
      *         {@code {"error": "...", "id": "..."}} when the substrate did not confirm in time (retry with that id)
      * @throws InterruptedException when interrupted while waiting for the substrate
      */
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "202", description = "stored on the substrate for every route",
+            content = @Content(schema = @Schema(implementation = InjectionAccepted.class)))
+    @ApiResponse(responseCode = "400", description = "an event over the length limits, of an event type with other "
+            + "characters than letters, digits, . _ : -, or without a route; an ?id= of other characters")
+    @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
+    @ApiResponse(responseCode = "413", description = "a body over varpulis.security.max-request-size, or an event "
+            + "the NATS server can never store (over its max_payload)")
+    @ApiResponse(responseCode = "503", description = "the substrate did not confirm in time: retry with the id",
+            content = @Content(schema = @Schema(implementation = InjectionNotConfirmed.class)))
     @PostMapping("/pipeline-groups/{id}/inject")
     public ResponseEntity<?> inject(@PathVariable String id, @RequestBody Event event,
                                     @RequestParam(name = "id", required = false) String msgId,
@@ -240,11 +272,8 @@ public class ClusterApiController {
                     injection));
         }
         AuditLog.done(who, what + ": stored for " + entries.stream().map(r -> r.toPipeline()).toList());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", "injected");
-        body.put("id", injection);
-        body.put("routes", entries.stream().map(r -> r.toPipeline()).toList());
-        return ResponseEntity.accepted().body(body);
+        return ResponseEntity.accepted().body(new InjectionAccepted("injected", injection,
+                entries.stream().map(r -> r.toPipeline()).toList()));
     }
 
     /**
@@ -271,11 +300,6 @@ public class ClusterApiController {
     @ExceptionHandler(GroupStoreUnavailableException.class)
     ResponseEntity<ApiError> storeUnavailable(GroupStoreUnavailableException e, HttpServletRequest request) {
         return refused(HttpStatus.SERVICE_UNAVAILABLE, e, request);
-    }
-
-    @ExceptionHandler(IllegalStateException.class)
-    ResponseEntity<ApiError> conflict(IllegalStateException e, HttpServletRequest request) {
-        return refused(HttpStatus.CONFLICT, e, request);
     }
 
     /** A refused write is audited too: who tried what, and why it was refused. */
@@ -346,12 +370,8 @@ public class ClusterApiController {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new ApiError("no pipeline group named " + id));
     }
 
-    private Map<String, Object> describe(PipelineGroupSpec group) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("group", group);
-        body.put("placement", coordinator.placementOf(group.name()));
-        body.put("pipelines", coordinator.pipelinesOf(group.name()));
-        coordinator.adoptingUntil().ifPresent(until -> body.put("adopting_until", until));
-        return body;
+    private GroupView describe(PipelineGroupSpec group) {
+        return new GroupView(group, coordinator.placementOf(group.name()), coordinator.pipelinesOf(group.name()),
+                coordinator.adoptingUntil().orElse(null));
     }
 }

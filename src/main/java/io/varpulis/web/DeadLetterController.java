@@ -1,5 +1,6 @@
 package io.varpulis.web;
 
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterPage;
@@ -63,6 +64,9 @@ public class DeadLetterController {
      * @param limit  page size
      * @return one page, newest first
      */
+    @ApiResponse(responseCode = "200", description = "one page, newest first", useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "400", description = "a bad time, sequence or limit")
+    @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @GetMapping
     public DeadLetterPage list(@RequestParam(required = false) String unit,
                                @RequestParam(required = false) String since,
@@ -76,6 +80,11 @@ public class DeadLetterController {
      * @param sequence the DLQ sequence
      * @return the parked event, 404 when there is none
      */
+    @ApiResponse(responseCode = "200", description = "the parked event with its death envelope",
+            useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "400", description = "a sequence below 1")
+    @ApiResponse(responseCode = "404", description = "no parked event at that sequence")
+    @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @GetMapping("/{sequence}")
     public ParkedEvent show(@PathVariable long sequence) {
         return console.show(sequence);
@@ -86,6 +95,12 @@ public class DeadLetterController {
      * @param request the HTTP request, for the audit line
      * @return what was replayed and what failed
      */
+    @ApiResponse(responseCode = "200", description = "what was replayed and what failed", useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "400", description = "not exactly one of sequence, unit, all: true")
+    @ApiResponse(responseCode = "403", description = "the principal lacks the role, or DLQ writes are disabled "
+            + "(varpulis.dlq.write-enabled)")
+    @ApiResponse(responseCode = "404", description = "no parked event at that sequence")
+    @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @PostMapping("/replay")
     public ReplayReport replay(@RequestBody ReplayRequest replay, HttpServletRequest request) {
         return console.replay(replay, caller(request));
@@ -96,6 +111,12 @@ public class DeadLetterController {
      * @param request  the HTTP request, for the audit line
      * @return {@code purged = 1}, 404 when there is none
      */
+    @ApiResponse(responseCode = "200", description = "purged = 1", useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "400", description = "a sequence below 1")
+    @ApiResponse(responseCode = "403", description = "the principal lacks the role, or DLQ writes are disabled "
+            + "(varpulis.dlq.write-enabled)")
+    @ApiResponse(responseCode = "404", description = "no parked event at that sequence")
+    @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @DeleteMapping("/{sequence}")
     public PurgeReport purge(@PathVariable long sequence, HttpServletRequest request) {
         return console.purge(sequence, caller(request));
@@ -106,6 +127,11 @@ public class DeadLetterController {
      * @param request the HTTP request, for the audit line
      * @return how many were deleted
      */
+    @ApiResponse(responseCode = "200", description = "how many were deleted", useReturnTypeSchema = true)
+    @ApiResponse(responseCode = "400", description = "no unit, or a blank one")
+    @ApiResponse(responseCode = "403", description = "the principal lacks the role, or DLQ writes are disabled "
+            + "(varpulis.dlq.write-enabled)")
+    @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @DeleteMapping
     public PurgeReport purgeUnit(@RequestParam String unit, HttpServletRequest request) {
         return console.purgeUnit(unit, caller(request));
