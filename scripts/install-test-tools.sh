@@ -3,7 +3,8 @@
 #   - Debian's prometheus package: the server and promtool (PromtoolTest, AlertsEndToEndTest);
 #   - Debian's faketime (libfaketime): a coordinator run with its clock ahead (CoordinatorClockAheadTest);
 #   - kubeconform and the Kubernetes and CRD schemas, from the Go module proxy (KubeconformTest);
-#   - Zipkin's server jar, from Maven Central by its coordinates (ZipkinTraceTest).
+#   - Zipkin's server jar, from Maven Central by its coordinates (ZipkinTraceTest);
+#   - schemathesis, from PyPI into a virtual environment (OperatorApiFuzzTest).
 # Each is skipped when already there; the tests fail (never skip) when one is missing.
 #
 #   scripts/install-test-tools.sh
@@ -28,4 +29,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 scripts/install-kubeconform.sh >/dev/null
 scripts/install-zipkin.sh >/dev/null
-say "promtool $(promtool --version 2>&1 | awk 'NR==1{print $3}'), faketime, kubeconform and Zipkin ready"
+scripts/install-schemathesis.sh >/dev/null
+say "promtool $(promtool --version 2>&1 | awk 'NR==1{print $3}'), faketime, kubeconform, Zipkin and schemathesis ready"
