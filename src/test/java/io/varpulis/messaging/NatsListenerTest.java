@@ -134,7 +134,9 @@ class NatsListenerTest {
             SubstrateMetrics metrics = context.getBean(SubstrateMetrics.class);
             assertThat(metrics.count("varpulis.events.applied", "pipeline", "commands")).isEqualTo(2);
             assertThat(metrics.count("varpulis.events.redelivered", "pipeline", "commands")).isEqualTo(2);
+            // Every reason's counter exists from the first apply on (at 0, so that rate() sees the first park).
             assertThat(metrics.registry().find("varpulis.events.parked").tag("unit", "commands").counters())
+                    .filteredOn(c -> c.count() > 0)
                     .extracting(c -> c.getId().getTag("reason") + "=" + c.count())
                     .containsExactlyInAnyOrder("max_deliver=1.0", "unprocessable=1.0", "undecodable=1.0");
         });
