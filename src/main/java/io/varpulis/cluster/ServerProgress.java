@@ -11,13 +11,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * What a JetStream server shows of a worker's activity, for {@link LateWorkers}: the revision of its worker-id lease
  * ({@link WorkerIdLease}, renewed with every heartbeat it sends, stored or not) and, for the pipelines placed on it,
- * their durable consumers' ack floor, delivered sequence and ack-pending count (they move while it applies events).
+ * their durable consumers' ack floors (they move up only when the worker acks what it applied). The delivered
+ * sequence and ack-pending count are left out: the server moves them (redeliveries, ack waits) without the worker.
  * All of it is the server's own bookkeeping, read from the stream and consumer leaders; no clock is compared.
  */
 public final class ServerProgress implements LateWorkers.Evidence {
@@ -39,11 +42,16 @@ public final class ServerProgress implements LateWorkers.Evidence {
         this.state = state;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>Keys: {@code "lease revision"} (the worker-id lease's stream sequence) and {@code "<durable> ack floor"}
+     * (a route consumer's ack floor stream sequence); a read that failed or timed out leaves its key out.
+     */
     @Override
-    public Optional<String> of(String workerId) {
-        List<String> parts = new ArrayList<>();
+    public Map<String, Long> of(String workerId) {
+        Map<String, Long> counters = new LinkedHashMap<>();
         try {
-            parts.add("lease revision " + jsm.getLastMessage("KV_" + WorkerIdLease.BUCKET,
+            counters.put("lease revision", jsm.getLastMessage("KV_" + WorkerIdLease.BUCKET,
                     "$KV." + WorkerIdLease.BUCKET + "." + workerId).getSeq());
         } catch (Exception e) {
             log.debug("worker id lease of {} not read: {}", workerId, e.toString());
@@ -51,13 +59,12 @@ public final class ServerProgress implements LateWorkers.Evidence {
         for (String durable : durablesOf(workerId)) {
             try {
                 ConsumerInfo info = jsm.getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable);
-                parts.add(durable + " ack floor " + info.getAckFloor().getStreamSequence() + ", delivered "
-                        + info.getDelivered().getStreamSequence() + ", ack pending " + info.getNumAckPending());
+                counters.put(durable + " ack floor", info.getAckFloor().getStreamSequence());
             } catch (Exception e) {
                 log.debug("consumer {} not read: {}", durable, e.toString());
             }
         }
-        return parts.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", parts));
+        return counters;
     }
 
     /** The durables of the route edges into the units placed on the worker, at most {@link #MAX_CONSUMERS}. */
