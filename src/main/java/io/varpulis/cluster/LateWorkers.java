@@ -51,6 +51,10 @@ public final class LateWorkers implements LivenessVerdict {
          */
         Map<String, Long> of(String workerId);
 
+        /** A health check starts asking about the silent workers, each once (an evidence may bound its reads). */
+        default void beginRound() {
+        }
+
         /**
          * @return no evidence: silence past the timeout is death (core, where the server keeps nothing)
          */
@@ -72,6 +76,11 @@ public final class LateWorkers implements LivenessVerdict {
         this.extended = Counter.builder("varpulis.cluster.workers.late")
                 .description("workers silent past heartbeat-timeout kept ready because the server showed them "
                         + "progressing").register(registry);
+    }
+
+    @Override
+    public void beginRound() {
+        evidence.beginRound();
     }
 
     @Override
