@@ -92,8 +92,11 @@ public final class ServerProgress implements LateWorkers.Evidence {
         if (last != null && now - last.readAt < CACHED_FOR_MILLIS * 1_000_000) {
             return last.counters;
         }
-        boolean othersFirst = last != null && !leftOutLastRound.isEmpty() && !leftOutLastRound.contains(workerId);
-        if (othersFirst || outOfBudget()) {
+        // A worker read last time waits one round for those the budget left out then (it is not left out itself).
+        if (last != null && !leftOutLastRound.isEmpty() && !leftOutLastRound.contains(workerId)) {
+            return Map.of();
+        }
+        if (outOfBudget()) {
             leftOut.add(workerId);
             return Map.of();
         }
