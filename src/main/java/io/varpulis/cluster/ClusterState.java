@@ -141,6 +141,7 @@ public class ClusterState {
     public List<String> expire(long livenessFromNanos, LivenessVerdict verdict) {
         List<String> expired = new ArrayList<>();
         // The verdict may ask the server (LateWorkers): never while holding the map's locks, which heartbeats need.
+        verdict.beginRound();
         for (WorkerRecord worker : workers()) {
             Duration silence = liveness.silence(worker.workerId(), livenessFromNanos);
             if (!worker.isReady() || verdict.alive(worker.workerId(), silence)) {

@@ -194,7 +194,7 @@ public class CoordinatorNode implements SmartLifecycle {
             heartbeatConsumerAnswers();
         }
         lateWorkers = new LateWorkers(cluster.getHeartbeatTimeout(), probe == null ? LateWorkers.Evidence.none()
-                : new ServerProgress(probe, state), state::nanoTime, registry);
+                : new ServerProgress(probe, state, state::nanoTime), state::nanoTime, registry);
         heartbeatConsumption = heartbeats.start(transport, consumerSettings);
         CoordinatorGauges.register(registry, coordinatorId, cluster.getName(), election, state);
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement

@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -20,7 +20,9 @@ import java.util.function.LongSupplier;
  * a worker's pipelines were moved while it ran them).
  * <p>The evidence is sampled on each health check once a worker has been silent for half the timeout, so that a
  * change can be seen by the time the timeout passes; a worker on time costs nothing. Each extension is logged once
- * per silence and counted ({@code varpulis.cluster.workers.late}). Thread-safe.
+ * per silence and counted ({@code varpulis.cluster.workers.late}). Progress is a counter that went up between two
+ * samples, compared part by part; a part the server did not answer (a read timed out on a slow or electing server)
+ * is left out of that comparison, so a flaky read never counts as progress. Thread-safe.
  */
 public final class LateWorkers implements LivenessVerdict {
 
@@ -43,16 +45,21 @@ public final class LateWorkers implements LivenessVerdict {
 
         /**
          * @param workerId a worker
-         * @return a fingerprint of what the server shows the worker doing (it changes when the worker progresses),
-         * or empty when the server shows nothing or did not answer
+         * @return what the server shows the worker doing, as counters that only the worker's own activity moves
+         * up (such as {@code "lease revision" -> 42}); a counter the server did not answer is absent, and the map is
+         * empty when the server shows nothing or did not answer
          */
-        Optional<String> of(String workerId);
+        Map<String, Long> of(String workerId);
+
+        /** A health check starts asking about the silent workers, each once (an evidence may bound its reads). */
+        default void beginRound() {
+        }
 
         /**
          * @return no evidence: silence past the timeout is death (core, where the server keeps nothing)
          */
         static Evidence none() {
-            return workerId -> Optional.empty();
+            return workerId -> Map.of();
         }
     }
 
@@ -72,18 +79,23 @@ public final class LateWorkers implements LivenessVerdict {
     }
 
     @Override
+    public void beginRound() {
+        evidence.beginRound();
+    }
+
+    @Override
     public boolean alive(String workerId, Duration silence) {
         if (silence.compareTo(timeout.dividedBy(2)) <= 0) {
             samples.remove(workerId);
             return true;
         }
         long now = nanoTime.getAsLong();
-        Optional<String> seen = evidence.of(workerId);
-        Sample sample = samples.computeIfAbsent(workerId, id -> new Sample(seen.orElse(null)));
-        if (seen.isPresent() && !seen.get().equals(sample.fingerprint)) {
-            sample.fingerprint = seen.get();
+        Map<String, Long> seen = evidence.of(workerId);
+        Sample sample = samples.computeIfAbsent(workerId, id -> new Sample());
+        if (sample.wentUp(seen)) {
             sample.changedAt = now;
         }
+        sample.counters.putAll(seen);
         if (silence.compareTo(timeout) <= 0) {
             return true;
         }
@@ -99,20 +111,24 @@ public final class LateWorkers implements LivenessVerdict {
             log.warn("worker {} sent no heartbeat for {} ms (heartbeat-timeout {} ms) but the server shows it "
                             + "progressing ({}): late, not dead; kept ready while it progresses, for at most {} ms of "
                             + "silence. Check the heartbeat stream leader's disk and the worker's connection",
-                    workerId, silence.toMillis(), timeout.toMillis(), sample.fingerprint,
+                    workerId, silence.toMillis(), timeout.toMillis(), sample.counters,
                     timeout.multipliedBy(MAX_TIMEOUTS).toMillis());
         }
         return true;
     }
 
-    /** What the server showed of one silent worker: its last fingerprint and when it last changed. */
+    /** What the server showed of one silent worker: each counter's last value and when one last went up. */
     private static final class Sample {
-        private String fingerprint;
+        private final Map<String, Long> counters = new HashMap<>();
         private Long changedAt;
         private boolean extended;
 
-        private Sample(String fingerprint) {
-            this.fingerprint = fingerprint;
+        /** Whether a counter present in both this sample and the new one went up. */
+        private boolean wentUp(Map<String, Long> seen) {
+            return seen.entrySet().stream().anyMatch(part -> {
+                Long before = counters.get(part.getKey());
+                return before != null && part.getValue() > before;
+            });
         }
     }
 }

@@ -16,6 +16,13 @@ public interface LivenessVerdict {
     boolean alive(String workerId, Duration silence);
 
     /**
+     * Called by {@link ClusterState#expire(long, LivenessVerdict)} before it asks about each ready worker, so that a
+     * verdict that reads the server can bound its reads per health check.
+     */
+    default void beginRound() {
+    }
+
+    /**
      * @param timeout heartbeat-timeout
      * @return the plain rule: alive while silent for no longer than the timeout
      */

@@ -5,6 +5,7 @@ import io.nats.client.api.StreamInfo;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -13,15 +14,21 @@ import java.util.function.LongSupplier;
  * (SPEC section 9: liveness never depends on two hosts' clocks agreeing). A heartbeat's stream timestamp is set by
  * the server's clock; comparing it with this host's wall clock would make every heartbeat stale on a coordinator
  * whose clock runs ahead (issue 25, item 4).
- * <p>It keeps a lower bound of the server's "now": the latest server time seen (a stream timestamp of a delivered
- * heartbeat, the {@code ts} of a stream info on nats-server 2.10 and later, the stream's last message time) plus the
- * time elapsed since it was seen, measured on this host's monotonic clock ({@link System#nanoTime()}), which no
- * wall-clock step or skew moves. A lower bound errs on the safe side: a heartbeat's age is never overstated, so a
- * fresh heartbeat is never discarded; a replayed one is found stale as soon as any newer server time was seen.
- * <p>nats-server 2.9 reports no current time ({@code ts}), so until a server has reported one this host's wall clock
- * also counts as a server time: there, with every worker gone, a replayed heartbeat is still measured against
- * something current, at the price of the clock requirement of earlier versions (hosts' clocks in sync, documented in
- * RELIABILITY.md). Thread-safe.
+ * <p>It keeps an estimate of the server's "now": the latest server time seen plus the time elapsed since it was
+ * seen, measured on this host's monotonic clock ({@link System#nanoTime()}), which no wall-clock step or skew moves.
+ * On nats-server 2.10 and later the server time is the {@code ts} of a stream info, set by the stream's leader
+ * when it answers; stored timestamps are then not used, because a message stored by an earlier leader whose clock
+ * ran ahead would pin the estimate ahead of the current leader for good (every heartbeat it stores would look
+ * stale). The estimate only moves forward while the same server leads; when the leader changes (the stream info's
+ * cluster leader; {@code null} on a single server) it is set to the new leader's {@code ts}, also backwards. So only
+ * the leader's own clock is ever compared with the leader's own timestamps, up to a leader change; the servers of
+ * one cluster are assumed roughly in sync only for the heartbeats stored by one leader and measured against the
+ * next, until the next stream info read (once a second).
+ * <p>nats-server 2.9 reports no current time ({@code ts}): there the estimate is a lower bound raised by stored
+ * timestamps (a delivered heartbeat's, the stream's last message time), and this host's wall clock also counts as
+ * a server time, so with every worker gone a replayed heartbeat is still measured against something current, at
+ * the price of the clock requirement of earlier versions (hosts' clocks in sync, documented in RELIABILITY.md).
+ * Thread-safe.
  */
 public final class ServerClock {
 
@@ -31,6 +38,8 @@ public final class ServerClock {
     private Instant seen;
     private long seenAtNanos;
     private boolean reportsTime;
+    // Guarded by this: the server that led the stream at the last stream info with a ts (null on a single server).
+    private String leader;
 
     /**
      * A server clock measured with {@link System#nanoTime()}.
@@ -51,37 +60,38 @@ public final class ServerClock {
     }
 
     /**
-     * Records a time read from the server, when it is later than what is known already.
+     * Records a stored time read from the server (a delivered message's stream timestamp), when it is later than
+     * what is known already; ignored once the server reported its time (nats-server 2.10 and later), where a time
+     * stored by an earlier leader could be ahead of the current leader's clock.
      *
-     * @param serverTime a time set by the server's clock that has passed (a stored message's timestamp, a stream
-     *                   info's {@code ts}); {@code null} is ignored (a 2.9 server has no {@code ts})
+     * @param serverTime a time set by the server's clock that has passed; {@code null} is ignored
      */
     public synchronized void observe(Instant serverTime) {
-        if (serverTime == null) {
-            return;
-        }
-        long nowNanos = nanoTime.getAsLong();
-        Optional<Instant> known = nowAt(nowNanos);
-        if (known.isEmpty() || serverTime.isAfter(known.get())) {
-            seen = serverTime;
-            seenAtNanos = nowNanos;
+        if (serverTime != null && !reportsTime) {
+            raise(serverTime);
         }
     }
 
     /**
-     * Records the server times a stream info carries: its {@code ts} (nanosecond-exact server time, nats-server 2.10
-     * and later) and the time of the stream's last message (any version).
+     * Records the server time a stream info carries: its {@code ts} (the answering leader's time, nats-server 2.10
+     * and later), which moves the estimate back too when the stream's leader changed; on 2.9, which has no
+     * {@code ts}, the time of the stream's last message as a lower bound.
      *
      * @param info a stream info just received
      */
-    public void observe(StreamInfo info) {
+    public synchronized void observe(StreamInfo info) {
         if (info.getTimestamp() != null) {
-            synchronized (this) {
+            Instant ts = info.getTimestamp().toInstant();
+            String answering = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
+            if (!reportsTime || !Objects.equals(answering, leader)) {
                 reportsTime = true;
+                leader = answering;
+                seen = ts;
+                seenAtNanos = nanoTime.getAsLong();
+            } else {
+                raise(ts);
             }
-            observe(info.getTimestamp().toInstant());
-        }
-        if (info.getStreamState() != null && info.getStreamState().getLastTime() != null) {
+        } else if (info.getStreamState() != null && info.getStreamState().getLastTime() != null) {
             observe(info.getStreamState().getLastTime().toInstant());
         }
     }
@@ -103,7 +113,7 @@ public final class ServerClock {
     }
 
     /**
-     * Records the stored time, then measures how long ago the server stored it.
+     * Records the stored time (as {@link #observe(Instant)} does), then measures how long ago the server stored it.
      *
      * @param storedAt a message's stream timestamp
      * @return its age on the server's clock, never negative
@@ -112,6 +122,15 @@ public final class ServerClock {
         observe(storedAt);
         Duration age = Duration.between(storedAt, now().orElse(storedAt));
         return age.isNegative() ? Duration.ZERO : age;
+    }
+
+    private void raise(Instant serverTime) {
+        long nowNanos = nanoTime.getAsLong();
+        Optional<Instant> known = nowAt(nowNanos);
+        if (known.isEmpty() || serverTime.isAfter(known.get())) {
+            seen = serverTime;
+            seenAtNanos = nowNanos;
+        }
     }
 
     private Optional<Instant> nowAt(long nowNanos) {

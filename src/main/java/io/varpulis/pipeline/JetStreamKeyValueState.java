@@ -398,7 +398,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
             if (error == null) {
                 write.status = Status.STORED;
                 write.sequence = receipt.sequence();
-                backoff.confirmed();
                 advance(confirmed);
             } else {
                 write.status = Status.FAILED;
@@ -418,6 +417,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             Write write = unconfirmed.pollFirst();
             confirmedSequence = Math.max(confirmedSequence, write.sequence);
             confirmedMessageId = write.messageId;
+            backoff.confirmed(write);
             Cached cached = cache.get(write.key);
             if (cached != null) {
                 cached.pending--;
@@ -501,6 +501,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             // refuse a chain anchored on an older one for ever (10070, nats-server 2.9 to 2.12).
             anchorSequence = last;
             recovering = false;
+            backoff.mended(unconfirmed.peekLast());
             for (Write write : unconfirmed) {
                 send(write);
             }

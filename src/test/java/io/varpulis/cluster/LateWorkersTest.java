@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -19,17 +19,17 @@ class LateWorkersTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
 
     private final AtomicLong monotonic = new AtomicLong();
-    private final AtomicReference<String> onServer = new AtomicReference<>("ack floor 10");
+    private final AtomicReference<Map<String, Long>> onServer = new AtomicReference<>(floor(10));
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final LateWorkers late = new LateWorkers(TIMEOUT, w -> Optional.ofNullable(onServer.get()),
+    private final LateWorkers late = new LateWorkers(TIMEOUT, w -> onServer.get(),
             monotonic::get, registry);
 
     @Test
     void aSilentWorkerThatTheServerShowsProgressingIsLateNotDeadAndCountedOnce() {
         assertThat(alive(Duration.ofSeconds(8))).isTrue();
-        progress("ack floor 40");
+        progress(floor(40));
         assertThat(alive(Duration.ofSeconds(16))).as("progress seen in the last timeout").isTrue();
-        progress("ack floor 90");
+        progress(floor(90));
         assertThat(alive(Duration.ofSeconds(30))).isTrue();
 
         assertThat(registry.counter("varpulis.cluster.workers.late").count()).isEqualTo(1.0);
@@ -38,7 +38,7 @@ class LateWorkersTest {
     @Test
     void aSilentWorkerWhoseProgressStoppedIsDeadOneTimeoutAfterItsLastProgress() {
         assertThat(alive(Duration.ofSeconds(8))).isTrue();
-        progress("ack floor 40");
+        progress(floor(40));
         assertThat(alive(Duration.ofSeconds(16))).isTrue();
 
         monotonic.addAndGet(TIMEOUT.plusSeconds(1).toNanos());
@@ -49,7 +49,7 @@ class LateWorkersTest {
     @Test
     void progressNeverKeepsAWorkerPastThreeTimeoutsOfSilence() {
         assertThat(alive(Duration.ofSeconds(8))).isTrue();
-        progress("ack floor 40");
+        progress(floor(40));
 
         assertThat(alive(TIMEOUT.multipliedBy(3).plusSeconds(1))).isFalse();
     }
@@ -71,12 +71,50 @@ class LateWorkersTest {
         assertThat(alive(Duration.ofSeconds(16))).isFalse();
     }
 
+    @Test
+    void aReadThatFailedThisTimeIsNoProgressAndNorIsItsAnswerTheNextTime() {
+        onServer.set(Map.of("lease revision", 5L, "d1 ack floor", 10L));
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress(Map.of("lease revision", 5L));
+        assertThat(alive(Duration.ofSeconds(10))).isTrue();
+        progress(Map.of("lease revision", 5L, "d1 ack floor", 10L));
+        assertThat(alive(Duration.ofSeconds(12))).isTrue();
+        progress(Map.of());
+        assertThat(alive(Duration.ofSeconds(14))).isTrue();
+
+        progress(Map.of("lease revision", 5L, "d1 ack floor", 10L));
+
+        assertThat(alive(Duration.ofSeconds(16))).as("the same numbers, parts missing in between").isFalse();
+    }
+
+    @Test
+    void aFirstSampleWithoutAnswerThenAnAnswerIsNoProgress() {
+        onServer.set(Map.of());
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress(floor(10));
+
+        assertThat(alive(Duration.ofSeconds(16))).isFalse();
+    }
+
+    @Test
+    void oneCounterGoingUpIsProgressEvenWhenAnotherWasNotRead() {
+        onServer.set(Map.of("lease revision", 5L, "d1 ack floor", 10L));
+        assertThat(alive(Duration.ofSeconds(8))).isTrue();
+        progress(Map.of("lease revision", 6L));
+
+        assertThat(alive(Duration.ofSeconds(16))).isTrue();
+    }
+
+    private static Map<String, Long> floor(long ackFloor) {
+        return Map.of("d1 ack floor", ackFloor);
+    }
+
     private boolean alive(Duration silence) {
         return late.alive("w1", silence);
     }
 
-    private void progress(String fingerprint) {
+    private void progress(Map<String, Long> counters) {
         monotonic.addAndGet(Duration.ofSeconds(1).toNanos());
-        onServer.set(fingerprint);
+        onServer.set(counters);
     }
 }

@@ -30,7 +30,7 @@ class ServerClockTest {
     @BeforeEach
     void serverReportsItsTime() throws Exception {
         // A stream info of nats-server 2.10 or later carries "ts", the server's time.
-        clock.observe(new StreamInfo(JsonParser.parse("{\"ts\": \"" + SERVER_T0 + "\"}")));
+        clock.observe(info(SERVER_T0, null));
         assertThat(clock.serverReportsTime()).isTrue();
     }
 
@@ -43,9 +43,32 @@ class ServerClockTest {
 
     @Test
     void aReplayedHeartbeatIsAsOldAsTheNewestServerTimeSeenSays() {
-        clock.observe(SERVER_T0.plusSeconds(60));
+        clock.observe(info(SERVER_T0.plusSeconds(60), null));
 
         assertThat(clock.ageOf(SERVER_T0)).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void whenTheStreamLeaderChangesTheEstimateFollowsTheNewLeadersClockEvenBackwards() {
+        // n1's clock runs 60 s ahead of the others; while it leads, its own stamps are fresh.
+        clock.observe(info(SERVER_T0.plusSeconds(60), "n1"));
+        assertThat(clock.ageOf(SERVER_T0.plusSeconds(60))).isEqualTo(Duration.ZERO);
+
+        clock.observe(info(SERVER_T0.plusSeconds(1), "n2"));
+
+        assertThat(clock.now()).contains(SERVER_T0.plusSeconds(1));
+        assertThat(clock.ageOf(SERVER_T0.plusSeconds(1)))
+                .as("a heartbeat n2 just stored is fresh, not 59 s old").isEqualTo(Duration.ZERO);
+    }
+
+    @Test
+    void aStampFromAnEarlierLeaderWhoseClockRanAheadDoesNotPinTheEstimate() {
+        clock.observe(info(SERVER_T0, "n2"));
+        // A heartbeat stored by n1 (60 s ahead) before n2 took over, delivered only now.
+        assertThat(clock.ageOf(SERVER_T0.plusSeconds(60))).isEqualTo(Duration.ZERO);
+        advance(Duration.ofSeconds(2));
+
+        assertThat(clock.ageOf(SERVER_T0.plusSeconds(2))).as("n2's next heartbeat").isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -58,8 +81,9 @@ class ServerClockTest {
     }
 
     @Test
-    void anOlderServerTimeNeverMovesTheEstimateBack() {
-        clock.observe(SERVER_T0.plusSeconds(30));
+    void whileTheSameServerLeadsAnOlderServerTimeNeverMovesTheEstimateBack() {
+        clock.observe(info(SERVER_T0.plusSeconds(30), null));
+        clock.observe(info(SERVER_T0, null));
         clock.observe(SERVER_T0);
         clock.observe((Instant) null);
 
@@ -73,6 +97,12 @@ class ServerClockTest {
 
         assertThat(v29.serverReportsTime()).isFalse();
         assertThat(v29.ageOf(SERVER_T0.minusSeconds(60))).isEqualTo(Duration.ofSeconds(90));
+    }
+
+    /** A stream info as nats-server 2.10+ answers it: its time and, on a cluster, the stream's leader. */
+    private static StreamInfo info(Instant ts, String leader) {
+        String cluster = leader == null ? "" : ", \"cluster\": {\"name\": \"c\", \"leader\": \"" + leader + "\"}";
+        return new StreamInfo(JsonParser.parseUnchecked("{\"ts\": \"" + ts + "\"" + cluster + "}"));
     }
 
     private void advance(Duration duration) {

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 25, item 3: a state's write retries back off (50 ms doubling to 2 s), are counted, and start over only once a
- * write is confirmed, never after a mended chain whose writes time out again.
+ * Issue 25, item 3: a state's write retries back off (50 ms doubling to 2 s), are counted, and start over only once
+ * every write a mended chain sent again is confirmed, never when only its first ones were.
  */
 class StateWriteBackoffTest {
 
@@ -29,11 +29,36 @@ class StateWriteBackoffTest {
     }
 
     @Test
-    void aConfirmedWriteStartsTheBackoffOver() {
+    void theBackoffStartsOverOnlyOnceTheLastWriteSentAgainIsConfirmed() {
+        Object first = new Object();
+        Object last = new Object();
+        backoff.nextRetryMillis();
+        backoff.nextRetryMillis();
+        backoff.mended(last);
+
+        backoff.confirmed(first);
+        assertThat(backoff.nextRetryMillis()).as("the first writes sent again were stored, the rest timed out")
+                .isEqualTo(200L);
+        backoff.mended(last);
+        backoff.confirmed(first);
+        backoff.confirmed(last);
+
+        assertThat(backoff.nextRetryMillis()).isEqualTo(50L);
+    }
+
+    @Test
+    void aChainMendedWithEveryWriteFoundStoredStartsTheBackoffOver() {
         backoff.nextRetryMillis();
         backoff.nextRetryMillis();
 
-        backoff.confirmed();
+        backoff.mended(null);
+
+        assertThat(backoff.nextRetryMillis()).isEqualTo(50L);
+    }
+
+    @Test
+    void writesConfirmedWithoutAFailureLeaveTheBackoffAtItsFirstWait() {
+        backoff.confirmed(new Object());
 
         assertThat(backoff.nextRetryMillis()).isEqualTo(50L);
     }
