@@ -47,6 +47,18 @@ public final class JetStreamReach {
         public String describe() {
             return reason + " (server " + server + "): " + action;
         }
+
+        /**
+         * @return this leaderless stream's problem as seen from the cluster's majority (the meta leader answers
+         *         through the connected server): a cluster-wide condition that another server would show as well,
+         *         so {@link #leaderUnreachable()} is {@code false} and the node stays where it is
+         */
+        public Problem seenFromTheMajority() {
+            return new Problem(server, stream, reason + "; the cluster's meta leader answers through this server, "
+                    + "so another server would show the same", "start the stopped nats-servers holding its replicas "
+                    + "(an R1 stream's server is gone) or wait for the election to end (a slow disk lengthens it); "
+                    + "events wait until a leader is elected", false);
+        }
     }
 
     /**
@@ -139,7 +151,9 @@ public final class JetStreamReach {
      * @param jsm        the management API, with the request timeout to wait at most per stream
      * @param streams    the stream names this node uses
      * @param connection the connection (server INFO, server name)
-     * @return the first problem, or empty when every stream has a leader the server reaches
+     * @return the first problem, or empty when every stream has a leader the server reaches; a stream without
+     *         leader while the meta leader answers through the server is a problem reconnecting cannot solve
+     *         ({@link Problem#seenFromTheMajority()})
      */
     public static Optional<Problem> probe(JetStreamManagement jsm, Collection<String> streams,
                                           Connection connection) {
@@ -151,6 +165,9 @@ public final class JetStreamReach {
         for (String stream : streams) {
             try {
                 Optional<Problem> problem = ofStream(jsm.getStreamInfo(stream), server);
+                if (problem.isPresent() && problem.get().leaderUnreachable() && metaLeaderAnswers(jsm)) {
+                    return Optional.of(problem.get().seenFromTheMajority());
+                }
                 if (problem.isPresent()) {
                     return problem;
                 }
@@ -163,6 +180,23 @@ public final class JetStreamReach {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether the connected server is on the cluster's majority side: on a cluster only the meta leader answers the
+     * account info request ({@code $JS.API.INFO}); a server without meta leader answers "temporarily unavailable"
+     * (10008) or nothing.
+     *
+     * @param jsm the management API, with the request timeout to wait at most
+     * @return {@code true} when the account info request was answered
+     */
+    static boolean metaLeaderAnswers(JetStreamManagement jsm) {
+        try {
+            jsm.getAccountStatistics();
+            return true;
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static String restartAdvice() {

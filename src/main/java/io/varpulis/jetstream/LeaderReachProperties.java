@@ -17,7 +17,9 @@ public class LeaderReachProperties {
     /**
      * How long the connected server may fail to reach a stream leader (no answer, "JetStream system temporarily
      * unavailable", a stream without leader, JetStream disabled on it) before the node reconnects to another server
-     * of varpulis.nats.url; 0 never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
+     * of varpulis.nats.url; 0 never reconnects. Doubled after each reconnect (up to 8 times), back to this once
+     * the server reaches the leaders again. A stream without leader while the meta leader answers is cluster-wide and
+     * never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
      * so an election never moves a node; short against a partition, which otherwise stalls the node throughout.
      */
     @DurationMin(seconds = 0)
