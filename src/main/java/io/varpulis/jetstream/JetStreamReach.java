@@ -130,7 +130,7 @@ public final class JetStreamReach {
                 return new Problem(server, stream, "JetStream is temporarily unavailable about " + about + " (no "
                         + "meta leader reachable: a partition, or most servers down)", restartAdvice(), true);
             }
-            if (code == NOT_ENABLED || code == NOT_ENABLED_FOR_ACCOUNT) {
+            if (isNotEnabled(e)) {
                 return new Problem(server, stream, "JetStream is not enabled on the connected server ("
                         + api.getMessage() + ")", "free its store and restart it, or check its account's "
                         + "JetStream limits", true);
@@ -143,6 +143,16 @@ public final class JetStreamReach {
                     + ")", restartAdvice(), true);
         }
         return new Problem(server, stream, "asking about " + about + " failed: " + e, "see this node's log", false);
+    }
+
+    /**
+     * @param e what a JetStream request threw
+     * @return {@code true} when JetStream is not enabled on the server (or for the account there): a condition that
+     *         lasts until an operator acts, not a leader election
+     */
+    public static boolean isNotEnabled(Exception e) {
+        return e instanceof JetStreamApiException api
+                && (api.getApiErrorCode() == NOT_ENABLED || api.getApiErrorCode() == NOT_ENABLED_FOR_ACCOUNT);
     }
 
     /**

@@ -32,19 +32,42 @@ public class LeaderReachProperties {
     @DurationMin(millis = 100)
     private Duration checkInterval = Duration.ofSeconds(2);
 
+    /**
+     * How long the connected server may fail to reach a stream leader (or answer) before the jetstream health
+     * component, and so readiness, turns DOWN; 0 turns it DOWN at once. 10 s: longer than a stream leader election
+     * (4-8 s), which every node sees at once and which must not make them all unready together. JetStream disabled on
+     * the server is DOWN at once whatever this says.
+     */
+    @DurationMin(seconds = 0)
+    private Duration downAfter = Duration.ofSeconds(10);
+
+    /** @return how long the server fails to reach a leader before a reconnect; 0 never reconnects */
     public Duration getReconnectAfter() {
         return reconnectAfter;
     }
 
+    /** @param reconnectAfter how long the server fails to reach a leader before a reconnect; 0 never reconnects */
     public void setReconnectAfter(Duration reconnectAfter) {
         this.reconnectAfter = reconnectAfter;
     }
 
+    /** @return how often the connected server is asked, and the longest wait for each answer */
     public Duration getCheckInterval() {
         return checkInterval;
     }
 
+    /** @param checkInterval how often the connected server is asked, and the longest wait for each answer */
     public void setCheckInterval(Duration checkInterval) {
         this.checkInterval = checkInterval;
+    }
+
+    /** @return how long a transient JetStream problem lasts before the jetstream health component turns DOWN */
+    public Duration getDownAfter() {
+        return downAfter;
+    }
+
+    /** @param downAfter how long a transient JetStream problem lasts before the jetstream health turns DOWN */
+    public void setDownAfter(Duration downAfter) {
+        this.downAfter = downAfter;
     }
 }

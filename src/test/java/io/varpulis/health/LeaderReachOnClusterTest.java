@@ -51,7 +51,7 @@ class LeaderReachOnClusterTest {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
             JetStreamAdmin admin = adminWithR3Stream(connection, STREAM, "leader.reach.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
-                    Duration.ofSeconds(1));
+                    Duration.ofSeconds(1), Duration.ZERO);
                  LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 assertThat(health.health(true).getDetails()).containsEntry("server", "n3");
@@ -95,7 +95,7 @@ class LeaderReachOnClusterTest {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
             JetStreamAdmin admin = adminWithR3Stream(connection, STREAM + "_MAJORITY", "leader.majority.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
-                    Duration.ofSeconds(1));
+                    Duration.ofSeconds(1), Duration.ZERO);
                  LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
