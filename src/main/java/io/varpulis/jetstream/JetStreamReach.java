@@ -49,9 +49,9 @@ public final class JetStreamReach {
         }
 
         /**
-         * @return this leaderless stream's problem as seen from the cluster's majority (the meta leader answers
-         *         through the connected server): a cluster-wide condition that another server would show as well,
-         *         so {@link #leaderUnreachable()} is {@code false} and the node stays where it is
+         * @return this stream's problem (no leader, its leader silent) as seen from the cluster's majority (the
+         *         meta leader answers through the connected server): a cluster-wide condition that another server
+         *         would show as well, so {@link #leaderUnreachable()} is {@code false} and the node stays where it is
          */
         public Problem seenFromTheMajority() {
             return new Problem(server, stream, reason + "; the cluster's meta leader answers through this server, "
@@ -162,8 +162,8 @@ public final class JetStreamReach {
      * @param streams    the stream names this node uses
      * @param connection the connection (server INFO, server name)
      * @return the first problem, or empty when every stream has a leader the server reaches; a stream without
-     *         leader while the meta leader answers through the server is a problem reconnecting cannot solve
-     *         ({@link Problem#seenFromTheMajority()})
+     *         leader, or whose leader does not answer, while the meta leader answers through the server is a problem
+     *         reconnecting cannot solve ({@link Problem#seenFromTheMajority()})
      */
     public static Optional<Problem> probe(JetStreamManagement jsm, Collection<String> streams,
                                           Connection connection) {
@@ -173,20 +173,17 @@ public final class JetStreamReach {
             return serverProblem;
         }
         for (String stream : streams) {
+            Optional<Problem> problem;
             try {
-                Optional<Problem> problem = ofStream(jsm.getStreamInfo(stream), server);
-                if (problem.isPresent() && problem.get().leaderUnreachable() && metaLeaderAnswers(jsm)) {
-                    return Optional.of(problem.get().seenFromTheMajority());
-                }
-                if (problem.isPresent()) {
-                    return problem;
-                }
+                problem = ofStream(jsm.getStreamInfo(stream), server);
             } catch (JetStreamApiException e) {
-                if (!JetStreamErrors.isNotFound(e)) {
-                    return Optional.of(ofFailure(stream, server, e));
-                }
+                problem = JetStreamErrors.isNotFound(e) ? Optional.empty() : Optional.of(ofFailure(stream, server, e));
             } catch (IOException | RuntimeException e) {
-                return Optional.of(ofFailure(stream, server, e));
+                problem = Optional.of(ofFailure(stream, server, e));
+            }
+            if (problem.isPresent()) {
+                return problem.get().leaderUnreachable() && metaLeaderAnswers(jsm)
+                        ? Optional.of(problem.get().seenFromTheMajority()) : problem;
             }
         }
         return Optional.empty();

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (jnats tries the other servers before the one it left). Each forced reconnect doubles the wait before the next,
  * up to 8 times {@code reconnect-after} ({@link ReconnectBackoff}), back to {@code reconnect-after} once a check
  * passes: a cluster down everywhere costs fewer and fewer reconnects, each of which drops in-flight PubAcks and
- * pulls. A stream without leader while the cluster's meta leader answers through the connected server is a
- * cluster-wide condition (an R1 stream whose server is gone, a long election) that another server would show too:
- * it never triggers a reconnect ({@link JetStreamReach.Problem#seenFromTheMajority()}). Nothing happens with a
- * single server known, or with {@code reconnect-after=0}.
+ * pulls. A stream without leader (or whose leader does not answer) while the cluster's meta leader answers through
+ * the connected server is a cluster-wide condition (an R1 stream whose server is gone, a long election) that another
+ * server would show too: it never triggers a reconnect ({@link JetStreamReach.Problem#seenFromTheMajority()}).
+ * Nothing happens with a single server known, or with {@code reconnect-after=0}.
  */
 public class LeaderReachReconnect implements AutoCloseable {
 

@@ -64,8 +64,10 @@ class LeaderReachOnClusterTest {
                             .until(() -> health.health(true), h -> h.getStatus().equals(Status.DOWN));
                     long toDown = millisSince(paused);
                     assertThat(down.getDetails()).containsEntry("server", "n3");
+                    // 2.12 times out; 2.9 may answer first with the stream and no leader.
                     assertThat((String) down.getDetails().get("reason")).contains("(server n3)")
-                            .contains("check that the nats-servers of the cluster run");
+                            .containsAnyOf("check that the nats-servers of the cluster run",
+                                    "start or reconnect the stopped nats-servers");
                     long asked = System.nanoTime();
                     health.health(true);
                     assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(1));
