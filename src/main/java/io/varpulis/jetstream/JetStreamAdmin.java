@@ -333,12 +333,13 @@ public class JetStreamAdmin {
             if (!JetStreamErrors.isPlacementRefused(e)) {
                 throw e;
             }
-            if (config.getMaxBytes() <= 0 || !JetStreamErrors.isStorageRefused(e)) {
-                throw unplaceable(config, e);
-            }
             // On a cluster the refusal of a max_bytes that one small store cannot reserve is 10005 "no suitable
             // peers for placement, insufficient storage"; 10005 without that reason (too few servers, a peer
-            // offline) is not about max_bytes, and dropping it for a transient refusal would be for good.
+            // offline) is not about max_bytes, and dropping it for a transient refusal would be for good. With
+            // more replicas than servers the reason may still name one small store: not about max_bytes either.
+            if (config.getMaxBytes() <= 0 || !JetStreamErrors.isStorageRefused(e) || fewerServersThanReplicas(config)) {
+                throw unplaceable(config, e);
+            }
             log.warn("the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
                             + "by max_age={} only. Give every nats-server more JetStream storage (max_file_store) or "
                             + "lower the stream's max_bytes (varpulis.nats.jetstream.routing.max-bytes, or "
@@ -348,6 +349,12 @@ public class JetStreamAdmin {
             StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1).build();
             return create(unbounded);
         }
+    }
+
+    /** @return whether the servers the connected one knows (its INFO's connect_urls, when given) are too few */
+    private boolean fewerServersThanReplicas(StreamConfiguration config) {
+        List<String> servers = connection.getServerInfo().getConnectURLs();
+        return servers != null && !servers.isEmpty() && servers.size() < config.getReplicas();
     }
 
     /** A refusal that is not about room for max_bytes: too few servers (or peers online) for its replicas. */
