@@ -4,8 +4,10 @@ import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -39,6 +41,7 @@ public class VarpulisHealthContributorAutoConfiguration {
      * @param admin      the JetStream admin
      * @param connection the connection
      * @param properties {@code varpulis.nats.jetstream.health-refresh-interval}
+     * @param reach      {@code varpulis.nats.jetstream.leader-reach.down-after} (its default without the bean)
      * @return the {@code jetstream} contributor, asking the server in the background
      */
     @Bean(destroyMethod = "close")
@@ -46,7 +49,9 @@ public class VarpulisHealthContributorAutoConfiguration {
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
     public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
-                                                             NatsProperties properties) {
-        return new JetStreamHealthIndicator(admin, connection, properties.getJetstream().getHealthRefreshInterval());
+                                                             NatsProperties properties,
+                                                             ObjectProvider<LeaderReachProperties> reach) {
+        return new JetStreamHealthIndicator(admin, connection, properties.getJetstream().getHealthRefreshInterval(),
+                reach.getIfAvailable(LeaderReachProperties::new).getDownAfter());
     }
 }

@@ -29,7 +29,10 @@ import java.util.concurrent.TimeUnit;
  * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists and the
  * connected server reaches every stream's leader; DOWN, with the server named in {@code server} and a {@code reason}
  * that says what to do, when JetStream is disabled on that server, a stream has no leader (no quorum), the server's
- * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach}, issue 25).
+ * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach}, issue 25). These last ones
+ * are transient (a stream leader election shows them on every node at once): they turn the component DOWN only once
+ * they have lasted {@code down-after} ({@code varpulis.nats.jetstream.leader-reach.down-after}); meanwhile it stays
+ * UP with the {@code problem} and its {@code since} in its details. JetStream disabled on the server is DOWN at once.
  * Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
  * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
@@ -48,6 +51,7 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
     private final Connection connection;
     private final Duration refreshInterval;
     private final ScheduledExecutorService refresher;
+    private final ProblemGrace grace;
     private volatile Checked last;
 
     /**
@@ -56,12 +60,16 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
      * @param admin           knows the declared streams and consumers and asks the server about them
      * @param connection      the connection, whose state is read without a round trip
      * @param refreshInterval how often the server is asked
+     * @param downAfter       how long a transient problem (no leader reached, no answer) lasts before the component
+     *                        turns DOWN; {@link Duration#ZERO} turns it DOWN at once
      */
-    public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval) {
+    public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval,
+                                    Duration downAfter) {
         super("JetStream health check failed");
         this.admin = admin;
         this.connection = connection;
         this.refreshInterval = refreshInterval;
+        this.grace = new ProblemGrace(downAfter);
         refresh();
         this.refresher = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-jetstream-health"));
         refresher.scheduleWithFixedDelay(this::refresh, refreshInterval.toMillis(), refreshInterval.toMillis(),
@@ -99,16 +107,32 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         }
         String server = JetStreamReach.serverName(connection);
         Health.Builder builder = new Health.Builder().withDetail("server", server);
+        Optional<JetStreamReach.Problem> passing;
         try {
-            ask(builder, server);
+            passing = ask(builder, server);
         } catch (StreamFailure e) {
-            // Down at once, with the server named: a server that lost its majority answers "temporarily
-            // unavailable" or nothing, and the node's events wait meanwhile.
+            // With the server named: a server that lost its majority answers "temporarily unavailable" or nothing,
+            // and the node's events wait meanwhile; one without JetStream stays so until restarted.
             log.debug("jetstream health refresh failed: {}", e.problem.describe());
-            builder = new Health.Builder().down().withDetail("server", server)
-                    .withDetail("reason", e.problem.describe());
+            builder = new Health.Builder().withDetail("server", server);
+            passing = e.lasting ? Optional.empty() : Optional.of(e.problem);
+            if (e.lasting) {
+                builder.down().withDetail("reason", e.problem.describe());
+            }
         }
-        last = new Checked(builder.build(), Instant.now());
+        Instant now = Instant.now();
+        if (passing.isEmpty()) {
+            grace.cleared();
+        } else {
+            Instant since = grace.seen(now);
+            if (grace.elapsed(now)) {
+                builder.down().withDetail("reason", passing.get().describe());
+            } else {
+                builder.up().withDetail("problem", passing.get().describe());
+            }
+            builder.withDetail("since", since.toString());
+        }
+        last = new Checked(builder.build(), now);
     }
 
     /** Asks the server about a stream (or a consumer on it), turning a failure into what it shows. */
@@ -116,18 +140,24 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         try {
             return request.call();
         } catch (Exception e) {
-            throw new StreamFailure(JetStreamReach.ofFailure(stream, server, e));
+            throw new StreamFailure(JetStreamReach.ofFailure(stream, server, e), JetStreamReach.isNotEnabled(e));
         }
     }
 
-    private void ask(Health.Builder builder, String server) throws StreamFailure {
+    /**
+     * Asks the server about every stream and consumer and sets the status, except for a transient problem.
+     *
+     * @return the transient problem (no stream leader, an offline replica), whose status the caller sets
+     */
+    private Optional<JetStreamReach.Problem> ask(Health.Builder builder, String server) throws StreamFailure {
         Map<String, Object> streams = new LinkedHashMap<>();
         Map<String, StreamDrift> drift = admin.drift();
         boolean allPresent = true;
-        Optional<JetStreamReach.Problem> reach = JetStreamReach.ofServer(connection);
+        Optional<JetStreamReach.Problem> disabled = JetStreamReach.ofServer(connection);
+        Optional<JetStreamReach.Problem> reach = Optional.empty();
         for (String name : admin.declaredStreams().keySet()) {
             Optional<StreamInfo> info = asking(name, server, () -> admin.streamInfo(name));
-            if (reach.isEmpty() && info.isPresent()) {
+            if (disabled.isEmpty() && reach.isEmpty() && info.isPresent()) {
                 reach = JetStreamReach.ofStream(info.get(), server);
             }
             Map<String, Object> details = new LinkedHashMap<>();
@@ -157,8 +187,11 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
                     "ackPending", c.getNumAckPending(),
                     "redelivered", c.getRedelivered())).orElse(Map.of("present", false)));
         }
-        if (reach.isPresent()) {
-            builder.down().withDetail("reason", reach.get().describe());
+        builder.withDetail("streams", streams).withDetail("consumers", consumers);
+        if (disabled.isPresent()) {
+            builder.down().withDetail("reason", disabled.get().describe());
+        } else if (reach.isPresent()) {
+            return reach;
         } else if (!allPresent) {
             builder.down().withDetail("reason", "a declared stream is missing; restart a node to recreate it");
         } else if (!consumersPresent) {
@@ -167,19 +200,24 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         } else {
             builder.up();
         }
-        builder.withDetail("streams", streams).withDetail("consumers", consumers);
+        return Optional.empty();
     }
 
     private record Checked(Health health, Instant at) {
     }
 
-    /** A request about a stream that failed, with what it shows about the connected server. */
+    /**
+     * A request about a stream that failed, with what it shows about the connected server, and whether it lasts
+     * (JetStream not enabled there) rather than passes (no answer, no meta leader).
+     */
     private static final class StreamFailure extends Exception {
         private final transient JetStreamReach.Problem problem;
+        private final boolean lasting;
 
-        StreamFailure(JetStreamReach.Problem problem) {
+        StreamFailure(JetStreamReach.Problem problem, boolean lasting) {
             super(problem.describe(), null, false, false);
             this.problem = problem;
+            this.lasting = lasting;
         }
     }
 }

@@ -139,7 +139,7 @@ public class JetStreamAdmin {
      * @return the server's stream info
      * @throws JetStreamPermissionException when the user may not read or create it
      * @throws IllegalStateException        when the server refuses it for another reason (a cluster with fewer
-     *                                      servers able to hold it than its replicas, even without max_bytes: the
+     *                                      servers able to hold it than its replicas, or a peer offline: the
      *                                      message names the replicas and the servers), or does not answer for 30 s
      */
     public StreamInfo declareStream(StreamDeclaration declaration) {
@@ -333,12 +333,13 @@ public class JetStreamAdmin {
             if (!JetStreamErrors.isPlacementRefused(e)) {
                 throw e;
             }
-            if (config.getMaxBytes() <= 0) {
+            // On a cluster the refusal of a max_bytes that one small store cannot reserve is 10005 "no suitable
+            // peers for placement, insufficient storage"; 10005 without that reason (too few servers, a peer
+            // offline) is not about max_bytes, and dropping it for a transient refusal would be for good. With
+            // more replicas than servers the reason may still name one small store: not about max_bytes either.
+            if (config.getMaxBytes() <= 0 || !JetStreamErrors.isStorageRefused(e) || fewerServersThanReplicas(config)) {
                 throw unplaceable(config, e);
             }
-            // On a cluster the refusal of a max_bytes that one small store cannot reserve is 10005 "no suitable
-            // peers for placement, insufficient storage"; the same code also means too few servers, which the
-            // create without max_bytes then tells apart (refused again: unplaceable).
             log.warn("the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
                             + "by max_age={} only. Give every nats-server more JetStream storage (max_file_store) or "
                             + "lower the stream's max_bytes (varpulis.nats.jetstream.routing.max-bytes, or "
@@ -350,12 +351,18 @@ public class JetStreamAdmin {
         }
     }
 
-    /** The refusal of a stream without max_bytes: too few servers with room for its replicas. */
+    /** @return whether the servers the connected one knows (its INFO's connect_urls, when given) are too few */
+    private boolean fewerServersThanReplicas(StreamConfiguration config) {
+        List<String> servers = connection.getServerInfo().getConnectURLs();
+        return servers != null && !servers.isEmpty() && servers.size() < config.getReplicas();
+    }
+
+    /** A refusal that is not about room for max_bytes: too few servers (or peers online) for its replicas. */
     private IllegalStateException unplaceable(StreamConfiguration config, JetStreamApiException e) {
         var server = connection.getServerInfo();
         return new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
                 + " replica(s) and the JetStream " + (server.getCluster() == null ? "server"
-                : "cluster " + server.getCluster()) + " cannot place it even without max_bytes (" + e.getMessage()
+                : "cluster " + server.getCluster()) + " cannot place it (" + e.getMessage()
                 + "; asked through server " + server.getServerName() + ", which knows the servers "
                 + server.getConnectURLs() + "): run at least " + config.getReplicas() + " JetStream servers with "
                 + "free store (max_file_store) in the cluster, or set varpulis.nats.jetstream.replicas (env "

@@ -2,6 +2,8 @@ package io.varpulis.jetstream;
 
 import io.nats.client.JetStreamApiException;
 
+import java.util.Locale;
+
 /**
  * The JetStream API error codes this project reacts to (nats-server's {@code errors.json}).
  */
@@ -57,6 +59,20 @@ public final class JetStreamErrors {
     public static boolean isPlacementRefused(JetStreamApiException e) {
         int code = e.getApiErrorCode();
         return code == NO_SUITABLE_PEERS || code == INSUFFICIENT_RESOURCES || code == STORAGE_RESOURCES_EXCEEDED;
+    }
+
+    /**
+     * @param e an API error to a stream create
+     * @return {@code true} when the refusal is about room for its max_bytes only (10023, 10047, and 10005 whose
+     *         description says {@code insufficient storage}), not about too few servers or a peer offline (10005
+     *         otherwise): a create without max_bytes may then succeed
+     */
+    public static boolean isStorageRefused(JetStreamApiException e) {
+        int code = e.getApiErrorCode();
+        String description = e.getErrorDescription();
+        return code == INSUFFICIENT_RESOURCES || code == STORAGE_RESOURCES_EXCEEDED
+                || code == NO_SUITABLE_PEERS && description != null
+                && description.toLowerCase(Locale.ROOT).contains("insufficient storage");
     }
 
     /**

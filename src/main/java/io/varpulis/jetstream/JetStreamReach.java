@@ -47,6 +47,18 @@ public final class JetStreamReach {
         public String describe() {
             return reason + " (server " + server + "): " + action;
         }
+
+        /**
+         * @return this stream's problem (no leader, its leader silent) as seen from the cluster's majority (the
+         *         meta leader answers through the connected server): a cluster-wide condition that another server
+         *         would show as well, so {@link #leaderUnreachable()} is {@code false} and the node stays where it is
+         */
+        public Problem seenFromTheMajority() {
+            return new Problem(server, stream, reason + "; the cluster's meta leader answers through this server, "
+                    + "so another server would show the same", "start the stopped nats-servers holding its replicas "
+                    + "(an R1 stream's server is gone) or wait for the election to end (a slow disk lengthens it); "
+                    + "events wait until a leader is elected", false);
+        }
     }
 
     /**
@@ -118,7 +130,7 @@ public final class JetStreamReach {
                 return new Problem(server, stream, "JetStream is temporarily unavailable about " + about + " (no "
                         + "meta leader reachable: a partition, or most servers down)", restartAdvice(), true);
             }
-            if (code == NOT_ENABLED || code == NOT_ENABLED_FOR_ACCOUNT) {
+            if (isNotEnabled(e)) {
                 return new Problem(server, stream, "JetStream is not enabled on the connected server ("
                         + api.getMessage() + ")", "free its store and restart it, or check its account's "
                         + "JetStream limits", true);
@@ -134,12 +146,24 @@ public final class JetStreamReach {
     }
 
     /**
+     * @param e what a JetStream request threw
+     * @return {@code true} when JetStream is not enabled on the server (or for the account there): a condition that
+     *         lasts until an operator acts, not a leader election
+     */
+    public static boolean isNotEnabled(Exception e) {
+        return e instanceof JetStreamApiException api
+                && (api.getApiErrorCode() == NOT_ENABLED || api.getApiErrorCode() == NOT_ENABLED_FOR_ACCOUNT);
+    }
+
+    /**
      * Asks the connected server about each stream and returns the first problem.
      *
      * @param jsm        the management API, with the request timeout to wait at most per stream
      * @param streams    the stream names this node uses
      * @param connection the connection (server INFO, server name)
-     * @return the first problem, or empty when every stream has a leader the server reaches
+     * @return the first problem, or empty when every stream has a leader the server reaches; a stream without
+     *         leader, or whose leader does not answer, while the meta leader answers through the server is a problem
+     *         reconnecting cannot solve ({@link Problem#seenFromTheMajority()})
      */
     public static Optional<Problem> probe(JetStreamManagement jsm, Collection<String> streams,
                                           Connection connection) {
@@ -149,20 +173,37 @@ public final class JetStreamReach {
             return serverProblem;
         }
         for (String stream : streams) {
+            Optional<Problem> problem;
             try {
-                Optional<Problem> problem = ofStream(jsm.getStreamInfo(stream), server);
-                if (problem.isPresent()) {
-                    return problem;
-                }
+                problem = ofStream(jsm.getStreamInfo(stream), server);
             } catch (JetStreamApiException e) {
-                if (!JetStreamErrors.isNotFound(e)) {
-                    return Optional.of(ofFailure(stream, server, e));
-                }
+                problem = JetStreamErrors.isNotFound(e) ? Optional.empty() : Optional.of(ofFailure(stream, server, e));
             } catch (IOException | RuntimeException e) {
-                return Optional.of(ofFailure(stream, server, e));
+                problem = Optional.of(ofFailure(stream, server, e));
+            }
+            if (problem.isPresent()) {
+                return problem.get().leaderUnreachable() && metaLeaderAnswers(jsm)
+                        ? Optional.of(problem.get().seenFromTheMajority()) : problem;
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether the connected server is on the cluster's majority side: on a cluster only the meta leader answers the
+     * account info request ({@code $JS.API.INFO}); a server without meta leader answers "temporarily unavailable"
+     * (10008) or nothing.
+     *
+     * @param jsm the management API, with the request timeout to wait at most
+     * @return {@code true} when the account info request was answered
+     */
+    static boolean metaLeaderAnswers(JetStreamManagement jsm) {
+        try {
+            jsm.getAccountStatistics();
+            return true;
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static String restartAdvice() {

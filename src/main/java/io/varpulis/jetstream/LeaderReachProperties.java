@@ -17,7 +17,9 @@ public class LeaderReachProperties {
     /**
      * How long the connected server may fail to reach a stream leader (no answer, "JetStream system temporarily
      * unavailable", a stream without leader, JetStream disabled on it) before the node reconnects to another server
-     * of varpulis.nats.url; 0 never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
+     * of varpulis.nats.url; 0 never reconnects. Doubled after each reconnect (up to 8 times), back to this once
+     * the server reaches the leaders again. A stream without leader while the meta leader answers is cluster-wide and
+     * never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
      * so an election never moves a node; short against a partition, which otherwise stalls the node throughout.
      */
     @DurationMin(seconds = 0)
@@ -30,19 +32,42 @@ public class LeaderReachProperties {
     @DurationMin(millis = 100)
     private Duration checkInterval = Duration.ofSeconds(2);
 
+    /**
+     * How long the connected server may fail to reach a stream leader (or answer) before the jetstream health
+     * component, and so readiness, turns DOWN; 0 turns it DOWN at once. 10 s: longer than a stream leader election
+     * (4-8 s), which every node sees at once and which must not make them all unready together. JetStream disabled on
+     * the server is DOWN at once whatever this says.
+     */
+    @DurationMin(seconds = 0)
+    private Duration downAfter = Duration.ofSeconds(10);
+
+    /** @return how long the server fails to reach a leader before a reconnect; 0 never reconnects */
     public Duration getReconnectAfter() {
         return reconnectAfter;
     }
 
+    /** @param reconnectAfter how long the server fails to reach a leader before a reconnect; 0 never reconnects */
     public void setReconnectAfter(Duration reconnectAfter) {
         this.reconnectAfter = reconnectAfter;
     }
 
+    /** @return how often the connected server is asked, and the longest wait for each answer */
     public Duration getCheckInterval() {
         return checkInterval;
     }
 
+    /** @param checkInterval how often the connected server is asked, and the longest wait for each answer */
     public void setCheckInterval(Duration checkInterval) {
         this.checkInterval = checkInterval;
+    }
+
+    /** @return how long a transient JetStream problem lasts before the jetstream health component turns DOWN */
+    public Duration getDownAfter() {
+        return downAfter;
+    }
+
+    /** @param downAfter how long a transient JetStream problem lasts before the jetstream health turns DOWN */
+    public void setDownAfter(Duration downAfter) {
+        this.downAfter = downAfter;
     }
 }

@@ -23,9 +23,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * are answered "JetStream system temporarily unavailable". Every {@code check-interval} the connected server is
  * asked about each declared stream ({@link JetStreamReach#probe}); once it has failed to reach a leader for
  * {@code reconnect-after}, jnats' {@link Connection#forceReconnect()} reconnects to another server of the URL list
- * (jnats tries the other servers before the one it left). Then it waits a whole {@code reconnect-after} again, so
- * a cluster that is down everywhere costs one reconnect per period, nothing more. Nothing happens with a single
- * server known, or with {@code reconnect-after=0}.
+ * (jnats tries the other servers before the one it left). Each forced reconnect doubles the wait before the next,
+ * up to 8 times {@code reconnect-after} ({@link ReconnectBackoff}), back to {@code reconnect-after} once a check
+ * passes: a cluster down everywhere costs fewer and fewer reconnects, each of which drops in-flight PubAcks and
+ * pulls. A stream without leader (or whose leader does not answer) while the cluster's meta leader answers through
+ * the connected server is a cluster-wide condition (an R1 stream whose server is gone, a long election) that another
+ * server would show too: it never triggers a reconnect ({@link JetStreamReach.Problem#seenFromTheMajority()}).
+ * Nothing happens with a single server known, or with {@code reconnect-after=0}.
  */
 public class LeaderReachReconnect implements AutoCloseable {
 
@@ -33,10 +37,10 @@ public class LeaderReachReconnect implements AutoCloseable {
 
     private final Connection connection;
     private final JetStreamAdmin admin;
-    private final Duration reconnectAfter;
     private final JetStreamManagement jsm;
     private final ScheduledExecutorService checker;
     private final AtomicInteger reconnects = new AtomicInteger();
+    private final ReconnectBackoff backoff;
     private long unreachableSince;
     private String unreachableServer;
 
@@ -51,7 +55,7 @@ public class LeaderReachReconnect implements AutoCloseable {
      */
     public LeaderReachReconnect(Connection connection, JetStreamAdmin admin, LeaderReachProperties properties) {
         Duration interval = properties.getCheckInterval();
-        this.reconnectAfter = properties.getReconnectAfter();
+        Duration reconnectAfter = properties.getReconnectAfter();
         if (!reconnectAfter.isZero() && reconnectAfter.compareTo(interval) < 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.jetstream.leader-reach.reconnect-after",
                     reconnectAfter, "It must be 0 (never reconnect) or at least varpulis.nats.jetstream.leader-reach"
@@ -59,6 +63,7 @@ public class LeaderReachReconnect implements AutoCloseable {
         }
         this.connection = connection;
         this.admin = admin;
+        this.backoff = new ReconnectBackoff(reconnectAfter);
         try {
             this.jsm = connection.jetStreamManagement(JetStreamOptions.builder().requestTimeout(interval).build());
         } catch (IOException e) {
@@ -96,6 +101,7 @@ public class LeaderReachReconnect implements AutoCloseable {
                     log.debug("NATS server {} reaches the stream leaders again", unreachableServer);
                 }
                 unreachableServer = null;
+                backoff.passed();
                 return;
             }
             String server = problem.get().server();
@@ -105,9 +111,11 @@ public class LeaderReachReconnect implements AutoCloseable {
                 return;
             }
             Duration unreachable = Duration.ofNanos(System.nanoTime() - unreachableSince);
-            if (unreachable.compareTo(reconnectAfter) >= 0 && connection.getServers().size() > 1) {
+            if (unreachable.compareTo(backoff.current()) >= 0 && connection.getServers().size() > 1) {
+                backoff.reconnected();
                 log.warn("NATS server {} has not reached a stream leader for {} ms ({}); reconnecting to another "
-                        + "server of varpulis.nats.url", server, unreachable.toMillis(), problem.get().reason());
+                        + "server of varpulis.nats.url (the next reconnect waits {} ms)", server,
+                        unreachable.toMillis(), problem.get().reason(), backoff.current().toMillis());
                 unreachableServer = null;
                 reconnects.incrementAndGet();
                 connection.forceReconnect();

@@ -174,7 +174,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @throws StateFencedException      when a higher epoch holds the bucket, or it keeps being written by another
      *                                   writer while this one opens it
      * @throws StateUnavailableException when the server did not answer within about six timeouts
-     * @throws StateException            when the bucket cannot be created or opened
+     * @throws StateException            when the bucket cannot be created or opened (JetStream cannot place it)
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
                                               long epoch, Settings settings) {
@@ -201,7 +201,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             state.createIfAbsent();
             state.takeOver();
             return state;
-        } catch (IOException | JetStreamApiException e) {
+        } catch (IOException | JetStreamApiException | IllegalStateException e) {
             throw new StateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);
         }
     }

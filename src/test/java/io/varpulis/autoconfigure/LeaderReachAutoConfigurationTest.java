@@ -43,6 +43,16 @@ class LeaderReachAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void aNegativeDownAfterFailsStartupNamingTheProperty() {
+        runner.withPropertyValues("varpulis.nats.url=" + nats.url(),
+                "varpulis.nats.jetstream.leader-reach.down-after=-1s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(messages(context.getStartupFailure()))
+                            .contains("varpulis.nats.jetstream.leader-reach").contains("downAfter");
+                });
+    }
+
     private static String messages(Throwable failure) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {

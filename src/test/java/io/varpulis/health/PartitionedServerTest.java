@@ -54,7 +54,7 @@ class PartitionedServerTest {
             admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM)
                     .subjects("partitioned.>").storageType(StorageType.File).replicas(3).build()));
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
-                    Duration.ofSeconds(1));
+                    Duration.ofSeconds(1), Duration.ZERO);
                  LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 

@@ -30,6 +30,16 @@ class JetStreamReachTest {
     }
 
     @Test
+    void aStreamWithoutLeaderSeenFromTheMajorityIsAProblemNoReconnectSolves() throws Exception {
+        JetStreamReach.Problem problem = JetStreamReach.ofStream(info("\"replicas\":[{\"name\":\"n3\"}]"), "n3")
+                .orElseThrow().seenFromTheMajority();
+        assertThat(problem.leaderUnreachable()).as("an R1 stream whose server is gone: every server shows it")
+                .isFalse();
+        assertThat(problem.describe()).startsWith("stream S has no leader").contains("meta leader answers")
+                .contains("(server n3)").contains("start the stopped nats-servers holding its replicas");
+    }
+
+    @Test
     void theConnectedServersOfflineReplicaIsAProblemThatSaysToFreeItsStore() throws Exception {
         JetStreamReach.Problem problem = JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":"
                 + "[{\"name\":\"n2\",\"current\":true},{\"name\":\"n3\",\"offline\":true}]"), "n3").orElseThrow();

@@ -54,7 +54,8 @@ class SmallStoreOnClusterTest {
     }
 
     @Test
-    void aStreamWithMoreReplicasThanServersStillFails_namingTheReplicasAndTheServers() throws Exception {
+    void aStreamWithMoreReplicasThanServersStillFails_namingTheReplicasAndTheServers(CapturedOutput output)
+            throws Exception {
         try (Connection connection = Nats.connect(cluster.url())) {
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             assertThatThrownBy(() -> admin.declareStream(declaration("FIVE_REPLICAS", 5)))
@@ -64,6 +65,8 @@ class SmallStoreOnClusterTest {
                     .hasMessageContaining("which knows the servers [")
                     .hasMessageContaining("varpulis.nats.jetstream.replicas");
             assertThat(admin.streamInfo("FIVE_REPLICAS")).isEmpty();
+            assertThat(output.getAll()).as("too few servers is not about max_bytes: no fallback, no WARN about it")
+                    .doesNotContain("for stream FIVE_REPLICAS (5 replica(s))");
         }
     }
 
