@@ -152,6 +152,8 @@ public class RouteIngress implements DeliveryHandler {
      * @return the running consumption
      */
     public Consumption start(ClusterTransport transport, NatsProperties.Consumer settings) {
+        // The pipeline's meters exist (at 0) before its first delivery: rate() then sees a first event that is parked.
+        applies = metrics.applies(pipeline.name(), pipeline.partitionTag());
         return transport.consume(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), settings), this);
     }
 
