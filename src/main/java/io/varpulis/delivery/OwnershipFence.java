@@ -68,7 +68,7 @@ public final class OwnershipFence {
 
     /**
      * @return {@code false} once superseded or stopped: what a heartbeat may report as running here (a worker proves
-     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership()})
+     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership(java.time.Duration)})
      */
     public boolean trusted() {
         return superseded == null && !stopped;
@@ -97,6 +97,24 @@ public final class OwnershipFence {
         } catch (KeyValueState.StateException e) {
             return superseded;
         }
+    }
+
+    /**
+     * Why a pipeline just undeployed here is a superseded copy, reading nothing from the server: an undeploy that
+     * reaches a worker resumed from a pause may come before anything else noticed the pause, and stops the pipeline at
+     * once rather than after a read.
+     *
+     * @param unproven whether it was unproven ({@link #unproven()}) when it was stopped
+     * @return the reason it was superseded, one saying it was not proven after a pause when {@code unproven}, else
+     * {@code null} (an ordinary undeploy)
+     */
+    public StateFencedException undeployed(boolean unproven) {
+        StateFencedException lost = superseded;
+        if (lost == null && unproven) {
+            return new StateFencedException("pipeline " + unit + " (placement epoch " + epoch + ") was undeployed "
+                    + "while this process, resumed from a pause, had not yet proven it still owned it", null);
+        }
+        return lost;
     }
 
     /**
