@@ -421,10 +421,13 @@ public class PipelineHost implements AutoCloseable {
             this.epoch = epoch;
         }
 
-        /** Ingresses first (their broker waits give up), then the consumers, then the state. */
+        /**
+         * Ingresses first (their broker waits give up, and what fails from now on is left unacked, never nak'ed),
+         * then the fence (no further effect), the consumers, the state.
+         */
         private void stop() {
-            pipeline.fence().stop();
             ingresses.forEach(RouteIngress::stop);
+            pipeline.fence().stop();
             consumptions.forEach(Consumption::close);
             pipeline.state().close();
         }
