@@ -47,7 +47,8 @@ import java.util.concurrent.TimeoutException;
  * sees its successor's claim writes nothing), then, holding an exclusive lock on the file ({@link FileLock}), reads the
  * file again, checks ownership ({@link ProcessingContext#requireOwnership()}) and appends the line only if it is not
  * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append, force", so a
- * placement paused in between keeps its successor waiting until its line is written, and the successor then finds it. Each line is forced to disk (fdatasync) before {@link #process}
+ * placement paused in between keeps its successor waiting until its line is written (the successor's apply is tried
+ * again every 10 s meanwhile), and the successor then finds it. Each line is forced to disk (fdatasync) before {@link #process}
  * returns, so the route ingress acks an alert only once its line is stored.
  * <p>{@link #process} is synchronized, so one instance may be called from several threads; the processes a pipeline
  * moves between may share the file (one at a time owns the pipeline).
@@ -61,6 +62,8 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final int MAX_TORN_LINE = 4096;
     /** How long a claim may take to be stored before the apply is tried again (the broker may be away). */
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
+    /** How often a held file lock is tried again. */
+    private static final Duration LOCK_POLL = Duration.ofMillis(20);
 
     /** One entry per alert file this process writes (a handful). */
     private static final Map<Path, Object> FILE_LOCKS = new ConcurrentHashMap<>();
@@ -148,7 +151,7 @@ public final class AlertSinkProcessor implements EventProcessor {
         synchronized (lockOf(file)) {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS);
-                 FileLock ignored = channel.lock()) {
+                 FileLock ignored = lock(channel, alert)) {
                 // Under the lock: a placement paused between its check and its write still holds it, so its
                 // successor waits until the line is there and finds it.
                 if (writtenSinceOpened(channel, alert)) {
@@ -202,6 +205,35 @@ public final class AlertSinkProcessor implements EventProcessor {
                 e.addSuppressed(undo);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Takes the exclusive lock on the alert file, waiting while another process holds it (one paused in the middle of
+     * its write holds it until it resumes).
+     *
+     * @throws KeyValueState.StateUnavailableException when it is still held after 10 s: the apply is tried again,
+     *                                                 without spending a delivery
+     */
+    private FileLock lock(FileChannel channel, BruteForceAlert alert) throws IOException {
+        long deadline = System.nanoTime() + CLAIM_TIMEOUT.toNanos();
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new KeyValueState.StateUnavailableException("alert file " + file + " is still locked by another "
+                        + "process after " + CLAIM_TIMEOUT.toSeconds() + " s (one paused while writing); alert "
+                        + alert.id() + " is written once it is released", null);
+            }
+            try {
+                Thread.sleep(LOCK_POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KeyValueState.StateUnavailableException("interrupted while waiting for the lock of " + file,
+                        e);
+            }
         }
     }
 
