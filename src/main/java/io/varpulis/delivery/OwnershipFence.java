@@ -28,6 +28,7 @@ public final class OwnershipFence {
     private final KeyValueState state;
     private final PauseDetector pauses;
     private final AtomicBoolean reported = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
     private volatile StateFencedException superseded;
     private volatile boolean stopped;
     private volatile long provenAt = System.nanoTime();
@@ -43,6 +44,9 @@ public final class OwnershipFence {
         this.epoch = epoch;
         this.state = state;
         this.pauses = pauses;
+        if (pauses != null) {
+            pauses.acquire();
+        }
     }
 
     /**
@@ -130,9 +134,15 @@ public final class OwnershipFence {
         return reported.compareAndSet(false, true);
     }
 
-    /** Marks the pipeline stopped on this worker (undeployed, moved, drained): every later check fails. */
+    /**
+     * Marks the pipeline stopped on this worker (undeployed, moved, drained): every later check fails, and the pause
+     * detector is released (the first call only).
+     */
     public void stop() {
         stopped = true;
+        if (pauses != null && released.compareAndSet(false, true)) {
+            pauses.release();
+        }
     }
 
     /**

@@ -295,9 +295,11 @@ public class PipelineHost implements AutoCloseable {
     public void proveOwnership(Duration budget) {
         Map<String, Runnable> proofs = new HashMap<>();
         deployed.forEach((key, running) -> {
-            if (running.pipeline.fence().unproven()) {
+            OwnershipFence fence = running.pipeline.fence();
+            if (fence.unproven()) {
                 proofs.put(key, () -> proveOwnership(key, running));
-            } else {
+            } else if (!fence.trusted()) {
+                // Known superseded: stopped here without reading anything.
                 proveOwnership(key, running);
             }
         });
