@@ -207,12 +207,13 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     /**
-     * @return the heartbeat this worker would publish now: after a pause of the process, only the pipelines it proved
-     * it still owns (reading their state fences from the server)
+     * @return the heartbeat this worker would publish now: after a pause of the process, without the pipelines it
+     * found superseded (reading their state fences from the server, in parallel, for half a heartbeat-interval at
+     * most, so that a slow server never delays the heartbeat and the id lease renewal it carries)
      */
     public WorkerHeartbeat currentHeartbeat() {
         // After a pause, prove each pipeline is still this worker's before reporting it (SPEC section 9).
-        host.proveOwnership();
+        host.proveOwnership(cluster.getHeartbeatInterval().dividedBy(2));
         var pipelines = host.status();
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
                 .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),

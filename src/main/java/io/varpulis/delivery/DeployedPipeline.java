@@ -8,6 +8,8 @@ import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.pipeline.StateTransaction;
 import io.varpulis.transport.Delivery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,6 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DeployedPipeline {
 
+    private static final Logger log = LoggerFactory.getLogger(DeployedPipeline.class);
+
     private final String group;
     private final String name;
     private final EventProcessor processor;
@@ -38,6 +42,8 @@ public final class DeployedPipeline {
     private final Partitioning partitioning;
     private final OwnershipFence fence;
     private final AtomicLong eventsIn = new AtomicLong();
+    /** Whether the WARN about outputs without a key was said; read and written under the apply's lock. */
+    private boolean warnedUnkeyed;
     private final AtomicLong eventsOut = new AtomicLong();
 
     /**
@@ -125,6 +131,7 @@ public final class DeployedPipeline {
             List<Event> outputs = processor.process(event, context);
             emitted = outputs == null ? List.of() : outputs;
             keys = keysOf(emitted, context.keys);
+            warnOnceWhenUnkeyed(emitted, keys);
         } catch (Exception | Error e) {
             transaction.discard();
             throw e;
@@ -135,6 +142,24 @@ public final class DeployedPipeline {
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
         return new Applied(emitted, keys, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
+    }
+
+    /**
+     * Says once, at WARN, that an apply returned several outputs without a key: their ids then come from their bytes
+     * alone, so a redelivered input whose outputs are not byte for byte the same is emitted twice.
+     */
+    private void warnOnceWhenUnkeyed(List<Event> outputs, List<String> keys) {
+        if (outputs.size() < 2 || warnedUnkeyed) {
+            return;
+        }
+        long unkeyed = keys == null ? outputs.size() : keys.stream().filter(key -> key == null).count();
+        if (unkeyed > 1) {
+            warnedUnkeyed = true;
+            log.warn("pipeline {}/{} returned {} outputs without a key from one apply: each one's message id is the "
+                    + "hash of its bytes, so an output that is not byte-deterministic for its input (a timestamp of "
+                    + "the apply, a random id) is stored again when the input is redelivered; give such outputs a key "
+                    + "with ProcessingContext.keyed (said once per pipeline)", group, name, unkeyed);
+        }
     }
 
     /**

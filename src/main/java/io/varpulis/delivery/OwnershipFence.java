@@ -28,6 +28,7 @@ public final class OwnershipFence {
     private final KeyValueState state;
     private final PauseDetector pauses;
     private final AtomicBoolean reported = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
     private volatile StateFencedException superseded;
     private volatile boolean stopped;
     private volatile long provenAt = System.nanoTime();
@@ -43,6 +44,9 @@ public final class OwnershipFence {
         this.epoch = epoch;
         this.state = state;
         this.pauses = pauses;
+        if (pauses != null) {
+            pauses.acquire();
+        }
     }
 
     /**
@@ -68,7 +72,7 @@ public final class OwnershipFence {
 
     /**
      * @return {@code false} once superseded or stopped: what a heartbeat may report as running here (a worker proves
-     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership()})
+     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership(java.time.Duration)})
      */
     public boolean trusted() {
         return superseded == null && !stopped;
@@ -100,6 +104,24 @@ public final class OwnershipFence {
     }
 
     /**
+     * Why a pipeline just undeployed here is a superseded copy, reading nothing from the server: an undeploy that
+     * reaches a worker resumed from a pause may come before anything else noticed the pause, and stops the pipeline at
+     * once rather than after a read.
+     *
+     * @param unproven whether it was unproven ({@link #unproven()}) when it was stopped
+     * @return the reason it was superseded, one saying it was not proven after a pause when {@code unproven}, else
+     * {@code null} (an ordinary undeploy)
+     */
+    public StateFencedException undeployed(boolean unproven) {
+        StateFencedException lost = superseded;
+        if (lost == null && unproven) {
+            return new StateFencedException("pipeline " + unit + " (placement epoch " + epoch + ") was undeployed "
+                    + "while this process, resumed from a pause, had not yet proven it still owned it", null);
+        }
+        return lost;
+    }
+
+    /**
      * Marks the pipeline superseded: every later check fails with {@code reason}.
      *
      * @param reason who owns it now
@@ -112,9 +134,15 @@ public final class OwnershipFence {
         return reported.compareAndSet(false, true);
     }
 
-    /** Marks the pipeline stopped on this worker (undeployed, moved, drained): every later check fails. */
+    /**
+     * Marks the pipeline stopped on this worker (undeployed, moved, drained): every later check fails, and the pause
+     * detector is released (the first call only).
+     */
     public void stop() {
         stopped = true;
+        if (pauses != null && released.compareAndSet(false, true)) {
+            pauses.release();
+        }
     }
 
     /**

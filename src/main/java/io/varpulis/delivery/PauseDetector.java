@@ -13,7 +13,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@link #PAUSE} or more after the previous one is a pause, and so is a tick that is overdue now (the other threads of
  * a resumed process may run before the ticker does). The monotonic clock ({@link System#nanoTime()}) keeps running
  * while a process is stopped, so a pause shows however the host's wall clock moves.
- * <p>One per process ({@link #shared()}): a stopped process stops all its threads alike.
+ * <p>One per process ({@link #shared()}): a stopped process stops all its threads alike. The ticker runs only while
+ * some fence uses the detector ({@link #acquire()}, {@link #release()}), so a library whose pipelines all stopped (a
+ * service redeployed in its container) leaves no thread behind.
  */
 public final class PauseDetector {
 
@@ -32,17 +34,36 @@ public final class PauseDetector {
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile long lastTick = System.nanoTime();
     private volatile long lastPauseSeenAt = lastTick - PAUSE.toNanos();
+    /** How many fences use the detector; the ticker runs while there is one. Guarded by {@code this}. */
+    private int users;
+    private Thread ticker;
 
     private PauseDetector() {
-        Thread ticker = DaemonThreads.named("varpulis-pause-detector").newThread(this::tick);
-        ticker.start();
     }
 
     /**
-     * @return the process's detector, ticking from its first use
+     * @return the process's detector, ticking while a fence uses it
      */
     public static PauseDetector shared() {
         return SHARED;
+    }
+
+    /** One more fence uses the detector: the ticker starts with the first one. */
+    public synchronized void acquire() {
+        if (users++ == 0) {
+            // A fence only compares with readings taken after it was made: what happened while none ticked is moot.
+            lastTick = System.nanoTime();
+            ticker = DaemonThreads.named("varpulis-pause-detector").newThread(this::tick);
+            ticker.start();
+        }
+    }
+
+    /** A fence given to {@link #acquire()} no longer uses the detector: the ticker stops with the last one. */
+    public synchronized void release() {
+        if (users > 0 && --users == 0) {
+            ticker.interrupt();
+            ticker = null;
+        }
     }
 
     /**
@@ -69,7 +90,7 @@ public final class PauseDetector {
     }
 
     private void tick() {
-        while (true) {
+        while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TICK.toMillis());
             } catch (InterruptedException e) {

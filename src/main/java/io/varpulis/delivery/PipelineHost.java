@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,7 +57,8 @@ public class PipelineHost implements AutoCloseable {
     /** unit key -> why its state could not be opened at its last deploy here. */
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
-    private final Runnable onPause = () -> STOPPER.execute(this::proveOwnership);
+    private final OwnershipProofs proofs = new OwnershipProofs();
+    private final Runnable onPause = () -> proveOwnership(Duration.ZERO);
 
     /**
      * @param transport        the substrate
@@ -241,26 +243,24 @@ public class PipelineHost implements AutoCloseable {
      * @param upToEpoch the newest placement epoch to stop
      * @return {@code true} when it was running with such an epoch, and is stopped
      */
-    public synchronized boolean undeploy(String group, String pipeline, int partition, long upToEpoch) {
+    public boolean undeploy(String group, String pipeline, int partition, long upToEpoch) {
         String key = new PipelineUnit(group, pipeline, partition).key();
-        Deployed running = deployed.get(key);
-        if (running == null || running.epoch > upToEpoch) {
-            return false;
+        Deployed running;
+        boolean unproven;
+        synchronized (this) {
+            running = deployed.get(key);
+            if (running == null || running.epoch > upToEpoch) {
+                return false;
+            }
+            unproven = running.pipeline.fence().unproven();
+            deployed.remove(key);
+            running.stop();
+            retiredEvents.addAndGet(running.pipeline.eventsIn());
         }
-        // An undeploy that reaches a worker resumed from a pause may come before anything else noticed the pause.
-        OwnershipFence fence = running.pipeline.fence();
-        StateFencedException superseded = fence.recheck();
-        if (superseded == null && fence.unproven()) {
-            superseded = new StateFencedException("pipeline " + key + " (placement epoch " + fence.epoch() + ") was "
-                    + "undeployed while this process, resumed from a pause, could not yet prove it still owned it",
-                    null);
-        }
+        StateFencedException superseded = running.pipeline.fence().undeployed(unproven);
         if (superseded != null) {
             RouteIngress.superseded(running.pipeline, superseded, metrics);
         }
-        deployed.remove(key);
-        running.stop();
-        retiredEvents.addAndGet(running.pipeline.eventsIn());
         log.info("undeployed pipeline {}", key);
         return true;
     }
@@ -284,19 +284,34 @@ public class PipelineHost implements AutoCloseable {
 
     /**
      * Proves, after a pause of this process ({@link PauseDetector}), that this worker still owns each pipeline it
-     * runs, by reading each one's state fence from the server; one that a later placement took over meanwhile is
-     * stopped here before any further effect, said once at ERROR and counted. Does nothing for a pipeline whose
-     * ownership was proven since the last pause. Called by the pause detector and before each heartbeat, so that a
-     * heartbeat never reports a pipeline this worker no longer owns.
+     * runs, by reading each one's state fence from the server, all of them in parallel; one that a later placement
+     * took over meanwhile is stopped here before any further effect, said once at ERROR and counted. Does nothing for
+     * a pipeline whose ownership was proven since the last pause. Called by the pause detector and before each
+     * heartbeat, so that a heartbeat never reports a pipeline this worker knows it no longer owns.
+     *
+     * @param budget how long to wait for the proofs, at most: a heartbeat waits half its interval, then reports what
+     *               is not known superseded yet (a proof still running stops its pipeline when it ends)
      */
-    public void proveOwnership() {
-        for (Map.Entry<String, Deployed> entry : deployed.entrySet()) {
-            Deployed running = entry.getValue();
-            StateFencedException superseded = running.pipeline.fence().recheck();
-            if (superseded != null) {
-                RouteIngress.superseded(running.pipeline, superseded, metrics);
-                stopFenced(entry.getKey(), running);
+    public void proveOwnership(Duration budget) {
+        Map<String, Runnable> proofs = new HashMap<>();
+        deployed.forEach((key, running) -> {
+            OwnershipFence fence = running.pipeline.fence();
+            if (fence.unproven()) {
+                proofs.put(key, () -> proveOwnership(key, running));
+            } else if (!fence.trusted()) {
+                // Known superseded: stopped here without reading anything.
+                proveOwnership(key, running);
             }
+        });
+        this.proofs.prove(proofs, budget);
+    }
+
+    /** Reads the pipeline's fence when it is unproven; stops it here when a later placement owns it. */
+    private void proveOwnership(String key, Deployed running) {
+        StateFencedException superseded = running.pipeline.fence().recheck();
+        if (superseded != null) {
+            RouteIngress.superseded(running.pipeline, superseded, metrics);
+            stopFenced(key, running);
         }
     }
 
@@ -350,7 +365,7 @@ public class PipelineHost implements AutoCloseable {
 
     /**
      * @return the running pipelines with their counts, but for one found superseded and not stopped yet (call
-     * {@link #proveOwnership()} first after a pause of the process)
+     * {@link #proveOwnership(Duration)} first after a pause of the process)
      */
     public List<PipelineStatus> status() {
         return deployed.values().stream().filter(d -> d.pipeline.fence().trusted())
@@ -408,10 +423,13 @@ public class PipelineHost implements AutoCloseable {
             this.epoch = epoch;
         }
 
-        /** Ingresses first (their broker waits give up), then the consumers, then the state. */
+        /**
+         * Ingresses first (their broker waits give up, and what fails from now on is left unacked, never nak'ed),
+         * then the fence (no further effect), the consumers, the state.
+         */
         private void stop() {
-            pipeline.fence().stop();
             ingresses.forEach(RouteIngress::stop);
+            pipeline.fence().stop();
             consumptions.forEach(Consumption::close);
             pipeline.state().close();
         }

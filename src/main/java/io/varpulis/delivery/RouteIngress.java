@@ -307,7 +307,8 @@ public class RouteIngress implements DeliveryHandler {
 
     /**
      * Republishes an event to its key's partition and acks it after the PubAck; a broker that is away (no
-     * responders, PubAck timeout) is waited for like an output's (SPEC section 9), any other refusal is a failed
+     * responders, PubAck timeout, ownership not provable after a pause) is waited for like an output's (SPEC section
+     * 9), a later placement's fence stops the pipeline here as in {@link #settle}, any other refusal is a failed
      * delivery.
      */
     private CompletableFuture<Void> reroute(Delivery delivery, Event event, Waiting waiting) {
@@ -327,11 +328,17 @@ public class RouteIngress implements DeliveryHandler {
             }
             Throwable cause = unwrap(error);
             return CompletableFuture.supplyAsync(() -> {
+                if (cause instanceof StateFencedException fencedBy) {
+                    // The emitter's fence: a later placement owns the pipeline.
+                    return lostOwnership(delivery, fencedBy);
+                }
                 if (stopped) {
                     return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped before the republish"
                             + " to its key's partition was confirmed (" + cause + ")");
                 }
-                return PublishException.classify(cause) == PublishException.Kind.UNAVAILABLE
+                // Ownership not provable after a pause is the broker being away too: waited for, never a nak.
+                return cause instanceof StateUnavailableException
+                        || PublishException.classify(cause) == PublishException.Kind.UNAVAILABLE
                         ? brokerWait(delivery, waiting, cause, () -> reroute(delivery, event, waiting))
                         : failed(delivery, cause);
             }, SETTLE).thenCompose(settled -> settled);
@@ -526,6 +533,11 @@ public class RouteIngress implements DeliveryHandler {
     }
 
     private CompletableFuture<Void> failed(Delivery delivery, Throwable error) {
+        if (stopped || !pipeline.fence().trusted()) {
+            // Stopped meanwhile (the fence refuses every effect once the pipeline stops): not a failure of the event.
+            return leftForNextOwner(delivery, "pipeline " + pipeline.name() + " stopped on this worker (" + error
+                    + ")");
+        }
         if (delivery.isLastAttempt()) {
             return parker.park(delivery, pipeline.name(), ParkReason.MAX_DELIVER, error);
         }

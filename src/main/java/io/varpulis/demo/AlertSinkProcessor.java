@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,10 +42,13 @@ import java.util.concurrent.TimeoutException;
  * {@code sink.{window start epoch seconds}.{src_ip as unpadded base64url}}, value
  * {@code {"alert": "...", "message_id": "...", "claimed_at": "..."}}) and waits until the claim is stored. The state
  * has one writer, fenced by the server: a superseded owner (a worker resumed after its pipeline moved) has its claim
- * refused and writes nothing. A claim found stored already means an earlier placement got that far: the file is read
- * again and the line written only if it is not there (that placement stopped between its claim and its write). Right
- * before the write, the pipeline's ownership is checked ({@link ProcessingContext#requireOwnership()}), which proves it
- * against the server after a pause of the process. Each line is forced to disk (fdatasync) before {@link #process}
+ * refused and writes nothing. A claim found stored already means another placement got that far: this one first proves
+ * against the server that it still owns the state ({@link KeyValueState#verifyOwnership()}, so a superseded owner that
+ * sees its successor's claim writes nothing), then, holding an exclusive lock on the file ({@link FileLock}), reads the
+ * file again, checks ownership ({@link ProcessingContext#requireOwnership()}) and appends the line only if it is not
+ * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append, force", so a
+ * placement paused in between keeps its successor waiting until its line is written (the successor's apply is tried
+ * again every 10 s meanwhile), and the successor then finds it. Each line is forced to disk (fdatasync) before {@link #process}
  * returns, so the route ingress acks an alert only once its line is stored.
  * <p>{@link #process} is synchronized, so one instance may be called from several threads; the processes a pipeline
  * moves between may share the file (one at a time owns the pipeline).
@@ -57,6 +62,11 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final int MAX_TORN_LINE = 4096;
     /** How long a claim may take to be stored before the apply is tried again (the broker may be away). */
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
+    /** How often a held file lock is tried again. */
+    private static final Duration LOCK_POLL = Duration.ofMillis(20);
+
+    /** One entry per alert file this process writes (a handful). */
+    private static final Map<Path, Object> FILE_LOCKS = new ConcurrentHashMap<>();
 
     private final Path file;
     private final Set<String> written = new HashSet<>();
@@ -132,32 +142,25 @@ public final class AlertSinkProcessor implements EventProcessor {
         if (state.get(claim).isEmpty()) {
             state.put(claim, JSON.writeValueAsBytes(Map.of("alert", alert.id(), "message_id", context.messageId(),
                     "claimed_at", Instant.now().toString())));
-        } else if (writtenSinceOpened(alert)) {
-            log.info("alert {} was written to {} by an earlier placement of this pipeline; not writing it again",
-                    alert.id(), file);
-            return List.of();
+            awaitStored(state.flush(), alert);
+        } else {
+            // An earlier placement claimed it, or a later one did and is about to write: only the server's fence
+            // tells them apart, so it is read here whether or not a pause was seen.
+            state.verifyOwnership();
         }
-        awaitStored(state.flush(), alert);
-        context.requireOwnership();
-        ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
-                .getBytes(StandardCharsets.UTF_8));
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS)) {
-            long size = channel.size();
-            try {
-                while (line.hasRemaining()) {
-                    channel.write(line);
+        synchronized (lockOf(file)) {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
+                 FileLock ignored = lock(channel, alert)) {
+                // Under the lock: a placement paused between its check and its write still holds it, so its
+                // successor waits until the line is there and finds it.
+                if (writtenSinceOpened(channel, alert)) {
+                    log.info("alert {} was written to {} by another placement of this pipeline; not writing it "
+                            + "again", alert.id(), file);
+                    return List.of();
                 }
-                // fdatasync: the bytes and the new length, which is all a reader of the file needs.
-                channel.force(false);
-            } catch (IOException e) {
-                // Never leave half a line for the next append to glue onto (a full disk, for example).
-                try {
-                    channel.truncate(size);
-                } catch (IOException undo) {
-                    e.addSuppressed(undo);
-                }
-                throw e;
+                context.requireOwnership();
+                append(channel, alert);
             }
         }
         written.add(alert.id());
@@ -176,12 +179,70 @@ public final class AlertSinkProcessor implements EventProcessor {
     }
 
     /** Reads the file's complete lines again (another process may have appended): is the alert among them now? */
-    private boolean writtenSinceOpened(BruteForceAlert alert) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            byte[] bytes = readAll(channel);
-            loadWritten(new String(bytes, 0, lengthOfCompleteLines(bytes), StandardCharsets.UTF_8));
-        }
+    private boolean writtenSinceOpened(FileChannel channel, BruteForceAlert alert) throws IOException {
+        byte[] bytes = readAll(channel);
+        loadWritten(new String(bytes, 0, lengthOfCompleteLines(bytes), StandardCharsets.UTF_8));
         return written.contains(alert.id());
+    }
+
+    /** Appends the alert's line at the end and forces it to disk; on failure cuts the file back to its length. */
+    private static void append(FileChannel channel, BruteForceAlert alert) throws IOException {
+        ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
+                .getBytes(StandardCharsets.UTF_8));
+        long size = channel.size();
+        try {
+            long position = size;
+            while (line.hasRemaining()) {
+                position += channel.write(line, position);
+            }
+            // fdatasync: the bytes and the new length, which is all a reader of the file needs.
+            channel.force(false);
+        } catch (IOException e) {
+            // Never leave half a line for the next append to glue onto (a full disk, for example).
+            try {
+                channel.truncate(size);
+            } catch (IOException undo) {
+                e.addSuppressed(undo);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Takes the exclusive lock on the alert file, waiting while another process holds it (one paused in the middle of
+     * its write holds it until it resumes).
+     *
+     * @throws KeyValueState.StateUnavailableException when it is still held after 10 s: the apply is tried again,
+     *                                                 without spending a delivery
+     */
+    private FileLock lock(FileChannel channel, BruteForceAlert alert) throws IOException {
+        long deadline = System.nanoTime() + CLAIM_TIMEOUT.toNanos();
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new KeyValueState.StateUnavailableException("alert file " + file + " is still locked by another "
+                        + "process after " + CLAIM_TIMEOUT.toSeconds() + " s (one paused while writing); alert "
+                        + alert.id() + " is written once it is released", null);
+            }
+            try {
+                Thread.sleep(LOCK_POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KeyValueState.StateUnavailableException("interrupted while waiting for the lock of " + file,
+                        e);
+            }
+        }
+    }
+
+    /**
+     * A file lock is held by the whole process, and a second lock on it from the same process fails: the sinks of
+     * one process writing the same file (two placements during a move, tests) take turns on this object first.
+     */
+    private static Object lockOf(Path file) {
+        return FILE_LOCKS.computeIfAbsent(file.toAbsolutePath().normalize(), path -> new Object());
     }
 
     /** Waits until the claim is stored; the server refuses it when another placement owns the state. */

@@ -8,6 +8,9 @@ import java.util.List;
  * published on the pipeline's outgoing routes and confirmed (PubAck) before the input is acked (SPEC section 4,
  * emit before ack). A redelivered input is applied again, so an implementation that keeps state makes its updates
  * idempotent per {@link ProcessingContext#messageId()}.
+ * <p>A redelivered input's outputs are dropped as duplicates by their {@code Nats-Msg-Id} (SPEC section 9): an output
+ * given a key ({@link ProcessingContext#keyed}) by that key, one without by the hash of its bytes. An output without a
+ * key must therefore be byte-deterministic for its input (no time of the apply, no random id), or be given a key.
  */
 @FunctionalInterface
 public interface EventProcessor {

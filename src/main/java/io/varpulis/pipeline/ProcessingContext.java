@@ -66,6 +66,9 @@ public interface ProcessingContext {
      * such as an alert's (source, window) or the batch element it was read from; two outputs of one input must not
      * share a key. An output without a key gets {@code h:{hash of its encoded bytes}}, so an id is never reused for
      * a different event either way.
+     * <p>So an output without a key must be byte-deterministic for its input (no time of the apply, random id or
+     * varying order of fields), or be given a key: a re-apply that emits other bytes gets another id, and the copy is
+     * stored twice. An apply that returns more than one output without a key is said once per pipeline at WARN.
      * <p>A context that publishes nothing (a test's, a reference run's) may ignore the key.
      *
      * @param output an event the processor returns from this apply

@@ -79,6 +79,38 @@ class AlertSinkFencingTest {
         }
     }
 
+    @Test
+    void aSupersededPlacementThatFindsAClaimWithoutItsLineWritesNothing_withoutAnyPause() throws Exception {
+        Path file = dir.resolve("alerts.jsonl");
+        String bucket = JetStreamKeyValueState.bucketName("sink-fence", "claimed");
+        String claim = AlertSinkProcessor.claimKey(BruteForceAlert.fromEvent(alert("10.0.0.9")));
+        try (SubstrateFixture first = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
+             SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            // A first placement claimed the alert and stopped before writing its line.
+            KeyValueState firstState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
+                    SETTINGS);
+            firstState.put(claim, "{}".getBytes(StandardCharsets.UTF_8));
+            firstState.flush().get(5, TimeUnit.SECONDS);
+            firstState.close();
+            KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2,
+                    SETTINGS);
+            DeployedPipeline old = new DeployedPipeline("sink-fence", "claimed", new AlertSinkProcessor(file),
+                    oldState);
+            assertThat(oldState.get(claim)).as("the second placement sees the claim").isPresent();
+            // A third placement took over; it will write the line itself.
+            KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 3,
+                    SETTINGS);
+
+            assertThatThrownBy(() -> old.apply(alert("10.0.0.9"), "old-m9", 1))
+                    .as("the second placement, running late but never paused, finds a claim and no line: the "
+                            + "server's fence refuses it before it writes")
+                    .isInstanceOf(KeyValueState.StateFencedException.class);
+            assertThat(Files.readString(file)).as("so it wrote nothing").isEmpty();
+            oldState.close();
+            newState.close();
+        }
+    }
+
     private static Event alert(String ip) {
         return new BruteForceAlert(ip, Instant.parse("2026-12-22T09:10:00Z"), 5).toEvent();
     }
