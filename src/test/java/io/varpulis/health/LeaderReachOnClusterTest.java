@@ -110,10 +110,12 @@ class LeaderReachOnClusterTest {
                     await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
                             .until(() -> health.health(true).getStatus().equals(Status.DOWN));
                     long toDown = millisSince(paused);
+                    // The first answers after the reconnect may still name n3: jnats updates the server's INFO a
+                    // moment after requests already go through the new server.
                     Health up = await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                            .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP));
+                            .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP)
+                                    && List.of("n1", "n2").contains(h.getDetails().get("server")));
                     long toUp = millisSince(paused);
-                    assertThat(up.getDetails().get("server")).isIn("n1", "n2");
                     assertThat(policy.reconnects()).isGreaterThanOrEqualTo(1);
                     System.out.printf("LEADER-REACH connected server paused: jetstream DOWN after %d ms, UP on %s "
                             + "after %d ms (reconnect-after %d ms)%n", toDown, up.getDetails().get("server"), toUp,
