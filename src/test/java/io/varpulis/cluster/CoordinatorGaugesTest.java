@@ -8,15 +8,10 @@ import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,24 +23,8 @@ class CoordinatorGaugesTest {
 
     @Test
     void unplacedCountsEveryPartitionWithoutAReadyWorker_untilOneIsPlaced_andAgainWhenItsWorkerTimesOut() {
-        AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-02T12:00:00Z"));
-        AtomicLong nanos = new AtomicLong();
-        ClusterState state = new ClusterState(new Clock() {
-            @Override
-            public ZoneOffset getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return now.get();
-            }
-        }, nanos::get);
+        MutableClock clock = new MutableClock();
+        ClusterState state = new ClusterState(clock, clock::nanos);
         MeterRegistry registry = new SimpleMeterRegistry();
         CoordinatorGauges.register(registry, "c1", "prod", LeaderElection.solo("c1", "prod"), state);
         state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
@@ -58,8 +37,7 @@ class CoordinatorGaugesTest {
         state.place(new AtomicLong(1)::incrementAndGet);
         assertThat(unplaced(registry)).as("deploying counts as placed").isZero();
 
-        now.set(now.get().plusSeconds(16));
-        nanos.addAndGet(Duration.ofSeconds(16).toNanos());
+        clock.advance(Duration.ofSeconds(16));
         state.expire(0, LivenessVerdict.within(Duration.ofSeconds(15)));
         assertThat(unplaced(registry)).as("placed on a worker that is no longer ready").isEqualTo(3);
         assertThat(registry.get("varpulis.cluster.workers").tag("status", "unhealthy").gauge().value()).isEqualTo(1);
