@@ -561,6 +561,10 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
             unregistered.heartbeat(workerId);
+            if (state.worker(workerId).isPresent()) {
+                // It registered between the lookup above and the line before: listed as both until its timeout.
+                unregistered.registered(workerId);
+            }
             // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
             heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null
                             && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
@@ -1019,9 +1023,10 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     /**
-     * @return the workers that heartbeat without being registered with this coordinator, with the reason
+     * @return the workers that heartbeat without being registered with this coordinator, with the reason: never one
+     * the cluster state knows (a heartbeat racing its registration must not list it twice)
      */
     public List<UnregisteredWorkers.Entry> unregisteredWorkers() {
-        return unregistered.list();
+        return unregistered.list().stream().filter(e -> state.worker(e.workerId()).isEmpty()).toList();
     }
 }
