@@ -1,11 +1,11 @@
 package io.varpulis.bench;
 
-import io.varpulis.jetstream.DurableNames;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -106,60 +106,73 @@ public final class BenchMain {
     private void warmUp(Substrate substrate) throws Exception {
         byte[][] warmup = Payloads.events(options.warmup());
         for (int run = 1; run <= WARM_UP_RUNS; run++) {
-            for (int client = 0; client < clients(substrate); client++) {
+            for (String client : clients(substrate)) {
                 progress("warm-up " + run + " " + substrate.name().toLowerCase(), once(client(substrate, client),
-                        warmup, false));
+                        warmup, null));
             }
         }
     }
 
     /**
      * Each round runs every client of the substrate once, the first of round r being client r (modulo their number),
-     * so that each goes first as often as the others: on JetStream the product, the raw jnats baseline and raw jnats
-     * decoding each event with the product's codec (the decode's own cost, measured in the same round).
+     * so that each goes first as often as the others: on JetStream the product, the raw jnats baseline, raw jnats
+     * decoding each event with the product's codec (the decode's own cost, measured in the same round), the product
+     * observed (issue 23) and a service's listener (issue 22); see {@link HopClients}.
      */
     private void throughput(Substrate substrate, Report report) throws Exception {
         String name = substrate.name().toLowerCase();
         byte[][] payloads = Payloads.events(options.events());
-        int clients = clients(substrate);
+        List<String> names = clients(substrate);
+        int clients = names.size();
+        String loadBefore = Machine.load();
         List<ThroughputRun.Result[]> rounds = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
             ThroughputRun.Result[] results = new ThroughputRun.Result[clients];
             for (int i = 0; i < clients; i++) {
                 int client = (round + i) % clients;
-                results[client] = once(client(substrate, client), payloads, true);
+                results[client] = once(client(substrate, names.get(client)), payloads,
+                        Duration.ofSeconds(options.quietWait()));
                 progress("round " + (round + 1) + " " + name, results[client]);
             }
             rounds.add(results);
         }
-        report.throughput(name, options.events(), rounds, command("throughput")
+        report.throughput(name, options.events(), names, rounds, command("throughput")
                 + " --events=" + options.events() + " --rounds=" + options.rounds()
-                + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
+                + (options.rawDecodes() ? " --baseline=raw-decode" : "") + hopOptions(),
+                loadBefore + " at the start, " + Machine.load() + " at the end");
     }
 
-    private ThroughputRun.Result once(HopClient client, byte[][] payloads, boolean quiet) throws Exception {
+    /** @return the hop options that differ from their defaults, as given */
+    private String hopOptions() {
+        return (options.hopClients().equals(HopClients.ALL) ? "" : " --hop-clients="
+                + String.join(",", options.hopClients()))
+                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait());
+    }
+
+    private ThroughputRun.Result once(HopClient client, byte[][] payloads, Duration quietWait) throws Exception {
         RouteEdge edge = nextEdge();
         try {
-            return ThroughputRun.run(broker, client, edge, payloads, quiet);
+            return ThroughputRun.run(broker, client, edge, payloads, quietWait);
         } finally {
             client.close();
-            cleanUp(client.substrate(), edge);
+            cleanUp(client, edge);
         }
     }
 
     private void latency(Report report) throws Exception {
         List<LatencyRun.Result> results = new ArrayList<>();
         for (int run = 0; run < options.substrates().size() * 2; run++) {
-            HopClient client = client(options.substrates().get(run / 2), run % 2 == 0);
+            HopClient client = client(options.substrates().get(run / 2), run % 2 == 0 ? "product" : "raw");
             RouteEdge edge = nextEdge();
             try {
-                LatencyRun.Result result = LatencyRun.run(client, edge, options.rate(), options.seconds());
+                LatencyRun.Result result = LatencyRun.run(client, edge, options.rate(), options.seconds(),
+                        Duration.ofSeconds(options.quietWait()));
                 System.out.printf("latency %s %s: p99 %.2f ms%n", result.client(), result.substrate(),
                         result.apply().getValueAtPercentile(99) / 1000.0);
                 results.add(result);
             } finally {
                 client.close();
-                cleanUp(client.substrate(), edge);
+                cleanUp(client, edge);
             }
         }
         report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds()
@@ -223,29 +236,13 @@ public final class BenchMain {
                 OUT), command);
     }
 
-    /** @return the clients of a throughput round: product and raw jnats, and on JetStream raw jnats + EventCodec */
-    private static int clients(Substrate substrate) {
-        return substrate == Substrate.JETSTREAM ? 3 : 2;
+    /** @return the clients of a throughput round on the substrate, of those {@code --hop-clients} names */
+    private List<String> clients(Substrate substrate) {
+        return HopClients.on(substrate, options.hopClients());
     }
 
-    /**
-     * @param client 0: the product, 1: the raw jnats baseline ({@code --baseline}), 2: raw jnats decoding with the
-     *               product's {@code EventCodec} (JetStream only)
-     */
-    private HopClient client(Substrate substrate, int client) throws Exception {
-        if (client == 0) {
-            return new ProductHopClient(broker.url(), substrate);
-        }
-        if (substrate == Substrate.CORE) {
-            return new RawCoreHopClient(broker.url());
-        }
-        return new RawJetStreamHopClient(broker.url(), options.rawBatch(), client == 2
-                ? RawJetStreamHopClient.Decode.CODEC
-                : options.rawDecodes() ? RawJetStreamHopClient.Decode.JACKSON : RawJetStreamHopClient.Decode.NONE);
-    }
-
-    private HopClient client(Substrate substrate, boolean product) throws Exception {
-        return client(substrate, product ? 0 : 1);
+    private HopClient client(Substrate substrate, String name) throws Exception {
+        return HopClients.create(name, substrate, broker.url(), options);
     }
 
     /** A fresh edge per run, so each run has its own durable consumer. */
@@ -253,9 +250,9 @@ public final class BenchMain {
         return new RouteEdge("bench", "_external", "p" + ++edges);
     }
 
-    private void cleanUp(Substrate substrate, RouteEdge edge) throws Exception {
-        if (substrate == Substrate.JETSTREAM) {
-            broker.deleteConsumer(DurableNames.routeConsumer(edge.to(), edge.subject()));
+    private void cleanUp(HopClient client, RouteEdge edge) throws Exception {
+        if (client.substrate() == Substrate.JETSTREAM) {
+            broker.deleteConsumer(client.durable(edge));
         }
         broker.purgeRouting();
     }

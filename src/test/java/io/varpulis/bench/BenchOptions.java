@@ -26,9 +26,13 @@ import java.util.Set;
  * @param baseline  the JetStream baseline of the throughput and latency scenarios (and their warm-up): {@code raw}
  *                  (jnats alone, the targets' reference) or {@code raw-decode} (jnats, and each event read with
  *                  Jackson data binding)
+ * @param hopClients the clients of the throughput rounds ({@link HopClients#ALL} by default)
+ * @param quietWait  how long a timed throughput or latency run waits for other processes to take under 10 % of the
+ *                   CPU, seconds (0: measure one second and start; the tables show their share either way)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
-                    List<Substrate> substrates, String jar, int days, int lineRate, String baseline) {
+                    List<Substrate> substrates, String jar, int days, int lineRate, String baseline,
+                    List<String> hopClients, int quietWait) {
 
     static final List<String> BASELINES = List.of("raw", "raw-decode");
 
@@ -41,7 +45,8 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar, days, line-rate, baseline (raw, raw-decode)");
+                        + "substrates (jetstream,core), jar, days, line-rate, baseline (raw, raw-decode), hop-clients ("
+                        + String.join(",", HopClients.ALL) + "), quiet-wait");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -56,13 +61,20 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
                         .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""),
                 number(values, "days", 10), number(values, "line-rate", 20_000),
-                values.getOrDefault("baseline", "raw"));
+                values.getOrDefault("baseline", "raw"),
+                List.of(values.getOrDefault("hop-clients", String.join(",", HopClients.ALL)).split(",")),
+                values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60));
+        if (!HopClients.ALL.containsAll(options.hopClients())) {
+            throw new IllegalArgumentException("unknown hop client in " + options.hopClients() + "; known: "
+                    + HopClients.ALL);
+        }
         if (!BASELINES.contains(options.baseline())) {
             throw new IllegalArgumentException("--baseline must be one of " + BASELINES + ", got '"
                     + options.baseline() + "'");
         }
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
-                "substrates", "jar", "days", "line-rate", "baseline"));
+                "substrates", "jar", "days", "line-rate", "baseline",
+                "hop-clients", "quiet-wait"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }

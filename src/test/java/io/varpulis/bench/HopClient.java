@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import io.varpulis.jetstream.DurableNames;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 
@@ -39,6 +40,15 @@ interface HopClient extends AutoCloseable {
      *                  {@code null}, or with the error when it was not stored
      */
     void publish(String subject, byte[] payload, Confirmation confirmed);
+
+    /**
+     * @param edge the edge
+     * @return the durable consumer (JetStream) or queue group (core) it consumes the edge with: the route edge's, as
+     * a pipeline's
+     */
+    default String durable(RouteEdge edge) {
+        return DurableNames.routeConsumer(edge.to(), edge.subject());
+    }
 
     /** Closes both connections. */
     @Override

@@ -16,7 +16,10 @@ final class LatencyRun {
     private LatencyRun() {
     }
 
-    static Result run(HopClient client, RouteEdge edge, int rate, int seconds) throws Exception {
+    /**
+     * @param quietWait how long to wait at most for other processes to take under 10 % of the CPU first
+     */
+    static Result run(HopClient client, RouteEdge edge, int rate, int seconds, Duration quietWait) throws Exception {
         int count = rate * seconds;
         byte[][] payloads = Payloads.events(count);
         AtomicLongArray due = new AtomicLongArray(count);
@@ -31,7 +34,7 @@ final class LatencyRun {
             }
         });
         String subject = edge.subject();
-        CpuUsage.awaitQuiet(ThroughputRun.QUIET_PERCENT, ThroughputRun.QUIET_WAIT);
+        CpuUsage.awaitQuiet(ThroughputRun.QUIET_PERCENT, quietWait);
         CpuUsage before = CpuUsage.now();
         PacedPublisher.run(rate, count, (i, dueNanos) -> {
             due.set(i, dueNanos);

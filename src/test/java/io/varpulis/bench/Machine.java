@@ -23,6 +23,18 @@ record Machine(int cores, String cpu, long memoryMib, String kernel, String jvm,
                 + natsServer + " (JetStream file store on " + storeFileSystem + ", 127.0.0.1)";
     }
 
+    /**
+     * @return the load averages over 1, 5 and 15 minutes, as {@code uptime} prints them, from /proc/loadavg
+     */
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + ", " + f[1] + ", " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     private static String readCpuModel() {
         return procLine(Path.of("/proc/cpuinfo"), "model name").orElse("unknown CPU");
     }

@@ -5,8 +5,10 @@ import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.observation.ObservedClusterTransport;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 
@@ -18,23 +20,56 @@ import java.util.function.IntConsumer;
  * {@code varpulis.nats.jetstream.max-outstanding-publishes}) on one connection, and on another a {@link RouteIngress}
  * with a no-op processor consuming the edge's durable consumer, deciding and sending the ack, with ADR-007's default
  * settings throughout.
+ * <p>Observed (issue 23): both transports wrapped in the {@link ObservedClusterTransport} that
+ * {@code varpulis.nats.observation-enabled=true} puts around a node's transport, observing with {@link BenchTracing}
+ * (Brave, W3C headers, timers) at the given sampling probability.
  */
 final class ProductHopClient implements HopClient {
 
     private final Substrate substrate;
     private final SubstrateFixture publisher;
     private final SubstrateFixture worker;
+    private final BenchTracing tracing;
+    private final ClusterTransport publishing;
+    private final ClusterTransport consuming;
+    private final String name;
     private Consumption consumption;
 
     ProductHopClient(String url, Substrate substrate) throws Exception {
+        this(url, substrate, Float.NaN);
+    }
+
+    /**
+     * @param sampling the observation's sampling probability (0 to 1), or NaN for no observation (the default)
+     */
+    ProductHopClient(String url, Substrate substrate, float sampling) throws Exception {
         this.substrate = substrate;
         this.publisher = SubstrateFixture.connect(url, substrate, new NatsProperties());
         this.worker = SubstrateFixture.connect(url, substrate, new NatsProperties());
+        if (Float.isNaN(sampling)) {
+            tracing = null;
+            publishing = publisher.transport;
+            consuming = worker.transport;
+            name = "product";
+        } else {
+            tracing = new BenchTracing(sampling);
+            publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null);
+            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null);
+            name = observedName(sampling);
+        }
+    }
+
+    /**
+     * @param sampling the sampling probability
+     * @return the name of the observed product client in the tables
+     */
+    static String observedName(float sampling) {
+        return "product, observed " + Math.round(sampling * 100) + " %";
     }
 
     @Override
     public String name() {
-        return "product";
+        return name;
     }
 
     @Override
@@ -46,7 +81,7 @@ final class ProductHopClient implements HopClient {
     public void consume(RouteEdge edge, IntConsumer applied) {
         RouteIngress ingress = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE);
         // What RouteIngress.start does, with the sequence number reported once onDelivery (apply, then ack) returned.
-        consumption = worker.transport.consume(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+        consumption = consuming.consume(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
                 worker.properties.getJetstream().getConsumer()), delivery -> {
                     ingress.onDelivery(delivery);
                     applied.accept(Payloads.seq(delivery.data()));
@@ -56,7 +91,7 @@ final class ProductHopClient implements HopClient {
 
     @Override
     public void publish(String subject, byte[] payload, Confirmation confirmed) {
-        publisher.transport.publish(new OutboundMessage(subject, payload, null))
+        publishing.publish(new OutboundMessage(subject, payload, null))
                 .whenComplete((receipt, error) -> confirmed.done(error));
     }
 
@@ -64,6 +99,11 @@ final class ProductHopClient implements HopClient {
     public void close() {
         if (consumption != null) {
             consumption.close();
+        }
+        if (tracing != null) {
+            Closing.quietly(consuming);
+            Closing.quietly(publishing);
+            Closing.quietly(tracing);
         }
         Closing.quietly(worker);
         Closing.quietly(publisher);

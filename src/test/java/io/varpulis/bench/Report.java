@@ -17,77 +17,88 @@ final class Report {
     }
 
     /**
-     * @param rounds per round, the results by client: the product, the raw baseline and, when a round has three, raw
-     *               jnats decoding with the product's codec; round r ran client r (modulo their number) first
+     * Two tables: each round's events/s by client, then per client the median events/s, the medians of its per-round
+     * ratios to raw jnats, to raw jnats + EventCodec and to the product (each ratio within one round), and its CPU.
+     *
+     * @param clients the clients' {@link HopClients} names, in the order of each round's results
+     * @param rounds  per round, the results by client; round r ran client r (modulo their number) first
+     * @param load    the machine's load averages (1, 5, 15 min) when the rounds started and ended
      */
-    void throughput(String substrate, int events, List<ThroughputRun.Result[]> rounds, String command) {
+    void throughput(String substrate, int events, List<String> clients, List<ThroughputRun.Result[]> rounds,
+                    String command, String load) {
         heading("Routed hop on " + substrate + ": " + events + " events of " + Payloads.SIZE + " bytes", command);
-        boolean decoding = !rounds.isEmpty() && rounds.get(0).length > 2;
-        String baseline = rounds.isEmpty() ? "raw jnats" : rounds.get(0)[1].client();
-        String codec = decoding ? rounds.get(0)[2].client() : null;
-        line("| round | first | product events/s | " + baseline + " events/s | product/raw | "
-                + (decoding ? codec + " events/s | " + codec + " / raw | product / " + codec + " | " : "")
-                + "product CPU us/event (JVM + server) | raw CPU us/event (JVM + server) | "
-                + (decoding ? codec + " CPU us/event | " : "") + "other processes' CPU % (product / raw) |");
-        line("|---|---|---:|---:|---:|" + (decoding ? "---:|---:|---:|" : "") + "---:|---:|"
-                + (decoding ? "---:|" : "") + "---:|");
-        List<Double> product = new ArrayList<>();
-        List<Double> raw = new ArrayList<>();
-        List<Double> decoded = new ArrayList<>();
-        List<Double> ratios = new ArrayList<>();
-        List<Double> decodeRatios = new ArrayList<>();
-        List<Double> overDecoded = new ArrayList<>();
+        line("Load average (1, 5, 15 min; 2 cores): " + load + ".");
+        line("");
+        if (rounds.isEmpty()) {
+            return;
+        }
+        ThroughputRun.Result[] first = rounds.get(0);
+        StringBuilder header = new StringBuilder("| round | first |");
+        StringBuilder rule = new StringBuilder("|---|---|");
+        for (ThroughputRun.Result r : first) {
+            header.append(' ').append(r.client()).append(" events/s |");
+            rule.append("---:|");
+        }
+        line(header + " other processes' CPU % (per client) |");
+        line(rule + "---|");
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < rounds.size(); i++) {
             ThroughputRun.Result[] round = rounds.get(i);
-            ThroughputRun.Result p = round[0];
-            ThroughputRun.Result r = round[1];
-            product.add(p.eventsPerSecond());
-            raw.add(r.eventsPerSecond());
-            ratios.add(p.eventsPerSecond() / r.eventsPerSecond());
-            String codecColumns = "";
-            String codecCpu = "";
-            if (decoding) {
-                ThroughputRun.Result d = round[2];
-                double decodeRatio = d.eventsPerSecond() / r.eventsPerSecond();
-                double overDecode = p.eventsPerSecond() / d.eventsPerSecond();
-                decoded.add(d.eventsPerSecond());
-                decodeRatios.add(decodeRatio);
-                overDecoded.add(overDecode);
-                codecColumns = rate(d.eventsPerSecond()) + " | " + fixed(decodeRatio, 2) + " | "
-                        + fixed(overDecode, 2) + " | ";
-                codecCpu = cpu(d) + " | ";
-            }
-            line("| " + (i + 1) + " | " + round[i % round.length].client() + " | " + rate(p.eventsPerSecond()) + " | "
-                    + rate(r.eventsPerSecond()) + " | " + fixed(p.eventsPerSecond() / r.eventsPerSecond(), 2) + " | "
-                    + codecColumns + cpu(p) + " | " + cpu(r) + " | " + codecCpu + fixed(p.foreignDuring(), 0) + " / "
-                    + fixed(r.foreignDuring(), 0) + " |");
-            for (ThroughputRun.Result result : round) {
-                if (!result.clean()) {
-                    problems.add("round " + (i + 1) + " " + result.client() + ": " + result.failed()
-                            + " publishes not confirmed, " + result.missing() + " events not applied, "
-                            + result.duplicates() + " applied twice, server saw every ack: " + result.settled());
+            StringBuilder row = new StringBuilder("| " + (i + 1) + " | " + round[i % round.length].client() + " |");
+            List<String> foreign = new ArrayList<>();
+            for (ThroughputRun.Result r : round) {
+                row.append(' ').append(rate(r.eventsPerSecond())).append(" |");
+                foreign.add(fixed(r.foreignDuring(), 0));
+                if (!r.clean()) {
+                    problems.add("round " + (i + 1) + " " + r.client() + ": " + r.failed()
+                            + " publishes not confirmed, " + r.missing() + " events not applied, "
+                            + r.duplicates() + " applied twice, server saw every ack: " + r.settled());
                 }
             }
+            line(row + " " + String.join(" / ", foreign) + " |");
         }
-        line("| **median** | | **" + rate(median(product)) + "** | **" + rate(median(raw)) + "** | **"
-                + fixed(median(ratios), 2) + "** | " + (decoding ? "**" + rate(median(decoded)) + "** | **"
-                + fixed(median(decodeRatios), 2) + "** | **" + fixed(median(overDecoded), 2) + "** | " : "")
-                + "| |" + (decoding ? " |" : "") + " |");
+        line("");
+        int raw = clients.indexOf("raw");
+        int codec = clients.indexOf("raw-codec");
+        int product = clients.indexOf("product");
+        line("| client | events/s (median) | / " + (raw < 0 ? "raw" : first[raw].client()) + " | / "
+                + (codec < 0 ? "raw + decode" : first[codec].client()) + " | / product | CPU us/event, JVM + server "
+                + "(median) | per-round / " + (codec < 0 ? "raw" : first[codec].client()) + " |");
+        line("|---|---:|---:|---:|---:|---:|---|");
+        for (int c = 0; c < first.length; c++) {
+            int client = c;
+            List<Double> rates = rounds.stream().map(r -> r[client].eventsPerSecond()).toList();
+            List<Double> perRound = rounds.stream().map(r -> r[client].eventsPerSecond()
+                    / r[codec < 0 ? Math.max(raw, 0) : codec].eventsPerSecond()).toList();
+            line("| " + first[c].client() + " | " + rate(median(rates)) + " | " + ratio(rounds, c, raw) + " | "
+                    + ratio(rounds, c, codec) + " | " + ratio(rounds, c, product) + " | "
+                    + fixed(median(rounds.stream().map(r -> r[client].jvmMicros() + r[client].serverMicros())
+                    .toList()), 1) + " (" + fixed(median(rounds.stream().map(r -> r[client].jvmMicros()).toList()), 1)
+                    + " + " + fixed(median(rounds.stream().map(r -> r[client].serverMicros()).toList()), 1) + ") | "
+                    + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + " |");
+        }
         line("");
         line(problems.isEmpty() ? "Every run: every publish confirmed, every event applied exactly once"
                 + (substrate.equals("jetstream") ? ", and the consumer left with 0 pending and 0 ack pending." : ".")
                 : "Problems: " + String.join("; ", problems));
-        if (decoding) {
-            line("");
-            line("\"raw\" is the baseline \"" + baseline + "\"" + (baseline.equals("raw jnats")
-                    ? ", and product/raw the issue's figure" : " (--baseline), not issue 14's reference") + ". \""
-                    + codec + "\" is raw jnats whose consumer also decodes each event with the product's own codec "
-                    + "before its ack, as the route ingress must (SPEC section 4): against plain raw jnats its ratio "
-                    + "is what the decode alone costs, and the product's ratio to it is what the product costs besides "
-                    + "the decode (medians of the per-round ratios).");
+        line("");
+        line("Ratios are medians of the per-round ratios (each within one round, the clients taking turns to go "
+                + "first).");
+        if (codec >= 0) {
+            line("\"" + first[codec].client() + "\" is raw jnats whose consumer also decodes each event with the "
+                    + "product's own codec before its ack, as the route ingress must (SPEC section 4): the product's "
+                    + "ratio to it is what the product costs besides the decode.");
         }
         line("");
+    }
+
+    /** @return the median over the rounds of client's events/s over reference's, or "-" without the reference */
+    private static String ratio(List<ThroughputRun.Result[]> rounds, int client, int reference) {
+        if (reference < 0) {
+            return "-";
+        }
+        return fixed(median(rounds.stream().map(r -> r[client].eventsPerSecond() / r[reference].eventsPerSecond())
+                .toList()), 2);
     }
 
     void latency(List<LatencyRun.Result> results, String command) {

@@ -1,6 +1,5 @@
 package io.varpulis.bench;
 
-import io.varpulis.jetstream.DurableNames;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 
@@ -22,21 +21,23 @@ final class ThroughputRun {
     /** A run starts once other processes take less than this share of the machine's CPU... */
     static final double QUIET_PERCENT = 10;
 
-    /** ... or after this long whatever they take; the table shows their share. */
+    /** ... or after this long whatever they take (the default of {@code --quiet-wait}); the table shows their share. */
     static final Duration QUIET_WAIT = Duration.ofSeconds(60);
 
     private ThroughputRun() {
     }
 
     /**
-     * @param quiet whether to wait for the machine to be quiet first (not for warm-up runs)
+     * @param quietWait how long to wait at most for the machine to be quiet first, or {@code null} not to look (warm-up
+     *                  runs)
      */
-    static Result run(Broker broker, HopClient client, RouteEdge edge, byte[][] payloads, boolean quiet)
+    static Result run(Broker broker, HopClient client, RouteEdge edge, byte[][] payloads, Duration quietWait)
             throws Exception {
         Progress progress = new Progress(payloads.length);
         client.consume(edge, progress::applied);
         String subject = edge.subject();
-        double foreignBefore = quiet ? CpuUsage.awaitQuiet(QUIET_PERCENT, QUIET_WAIT) : Double.NaN;
+        double foreignBefore = quietWait != null ? CpuUsage.awaitQuiet(QUIET_PERCENT, quietWait)
+                : Double.NaN;
         CpuUsage cpuBefore = CpuUsage.now();
         long start = System.nanoTime();
         for (byte[] payload : payloads) {
@@ -46,7 +47,7 @@ final class ThroughputRun {
         CpuUsage cpuAfter = CpuUsage.now();
         long end = Math.max(progress.lastConfirmedNanos(), progress.lastAppliedNanos());
         boolean settled = client.substrate() == Substrate.CORE
-                || broker.settled(DurableNames.routeConsumer(edge.to(), subject), Duration.ofSeconds(10));
+                || broker.settled(client.durable(edge), Duration.ofSeconds(10));
         return new Result(client.name(), client.substrate(), payloads.length,
                 complete ? (progress.lastConfirmedNanos() - start) / 1e9 : Double.NaN,
                 complete ? (end - start) / 1e9 : Double.NaN,

@@ -1,0 +1,152 @@
+package io.varpulis.bench;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.messaging.NatsListener;
+import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
+import io.varpulis.messaging.NatsListenerContainerFactory;
+import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsTemplate;
+import io.varpulis.messaging.PayloadConverter;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.Consumption;
+import io.varpulis.transport.DeliveryHandler;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishReceipt;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
+
+/**
+ * A service's own listener (SPEC section 13, issue 22): a {@link NatsTemplate} publishes each event, and a
+ * {@link NatsListener} method consumes it through the library's container exactly as Spring starts it (the annotation
+ * post-processor finds the method, {@link NatsListenerContainerFactory} declares the durable pull consumer with
+ * ADR-007's defaults, {@link NatsListenerRegistry} starts it): each payload converted with Jackson 2 into a record,
+ * the method called, then the ack. The Spring context itself is left out: it is not on the hop. The template is
+ * handed the prepared bytes (a {@code byte[]} payload is published as it is), as the other clients publish prepared
+ * bytes.
+ */
+final class ListenerHopClient implements HopClient {
+
+    /** The listener's id, hence its durable consumer's name. */
+    static final String ID = "bench_listener";
+
+    private final SubstrateFixture publisher;
+    private final SubstrateFixture worker;
+    private final NatsTemplate template;
+    private final PayloadConverter converter = new PayloadConverter(JsonMapper.builder().findAndAddModules().build());
+    private NatsListenerRegistry registry;
+
+    ListenerHopClient(String url) throws Exception {
+        this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
+        this.worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
+        this.template = new NatsTemplate(publisher.transport, converter);
+    }
+
+    /** An SPEC section 6 event as a service would read it: a record. */
+    record SshEvent(@JsonProperty("event_type") String eventType, Instant timestamp, Map<String, String> fields) {
+    }
+
+    /** The service's bean: applies nothing, as the pipelines of the other clients. */
+    static final class Listener {
+
+        /**
+         * @param event the converted payload
+         * @throws IllegalArgumentException when it has no fields (never, here)
+         */
+        @NatsListener(id = ID, subject = "varpulis.cluster.pipeline.bench.>")
+        public void apply(SshEvent event) {
+            if (event.fields().isEmpty()) {
+                throw new IllegalArgumentException("an event without fields");
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return "listener";
+    }
+
+    @Override
+    public Substrate substrate() {
+        return Substrate.JETSTREAM;
+    }
+
+    @Override
+    public String durable(RouteEdge edge) {
+        return ID;
+    }
+
+    @Override
+    public void consume(RouteEdge edge, IntConsumer applied) {
+        NatsListenerProperties listeners = new NatsListenerProperties();
+        NatsListenerProperties.Listener settings = new NatsListenerProperties.Listener();
+        settings.setSubject(edge.subject());
+        listeners.getListeners().put(ID, settings);
+        NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
+        found.postProcessAfterInitialization(new Listener(), "listener");
+        registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(new Reporting(worker.transport,
+                applied), worker.admin, worker.parker, worker.metrics, converter, worker.properties, listeners),
+                Duration.ofSeconds(5));
+        registry.start();
+        Broker.flush(worker.connection);
+    }
+
+    @Override
+    public void publish(String subject, byte[] payload, Confirmation confirmed) {
+        template.send(subject, payload).whenComplete((receipt, error) -> confirmed.done(error));
+    }
+
+    @Override
+    public void close() {
+        if (registry != null) {
+            registry.stop();
+        }
+        Closing.quietly(worker);
+        Closing.quietly(publisher);
+    }
+
+    /**
+     * The worker's transport, reporting each event's sequence number once the container's handler (convert, call,
+     * ack) returned, as the product client does after its ingress.
+     */
+    private record Reporting(ClusterTransport delegate, IntConsumer applied) implements ClusterTransport {
+
+        @Override
+        public Substrate substrate() {
+            return delegate.substrate();
+        }
+
+        @Override
+        public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+            return delegate.publish(message);
+        }
+
+        @Override
+        public long maxPayload() {
+            return delegate.maxPayload();
+        }
+
+        @Override
+        public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
+            return delegate.consume(consumer, delivery -> {
+                handler.onDelivery(delivery);
+                applied.accept(Payloads.seq(delivery.data()));
+            });
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
