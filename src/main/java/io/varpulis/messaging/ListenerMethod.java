@@ -14,15 +14,34 @@ import java.lang.reflect.Type;
  */
 final class ListenerMethod {
 
+    /** Where one parameter's argument comes from, decided once. */
+    private enum Source { PAYLOAD, HEADER, HEADERS, METADATA }
+
     private final Object bean;
     private final Method method;
-    private final Parameter[] parameters;
+    private final Source[] sources;
+    private final String[] headerNames;
     private final Type payloadType;
 
     private ListenerMethod(Object bean, Method method, Type payloadType) {
         this.bean = bean;
         this.method = method;
-        this.parameters = method.getParameters();
+        Parameter[] parameters = method.getParameters();
+        this.sources = new Source[parameters.length];
+        this.headerNames = new String[parameters.length];
+        for (int i = 0; i < parameters.length; i++) {
+            NatsHeader header = parameters[i].getAnnotation(NatsHeader.class);
+            if (header != null) {
+                sources[i] = Source.HEADER;
+                headerNames[i] = header.value();
+            } else if (parameters[i].getType() == Headers.class) {
+                sources[i] = Source.HEADERS;
+            } else if (parameters[i].getType() == DeliveryMetadata.class) {
+                sources[i] = Source.METADATA;
+            } else {
+                sources[i] = Source.PAYLOAD;
+            }
+        }
         this.payloadType = payloadType;
         method.setAccessible(true);
     }
@@ -54,25 +73,28 @@ final class ListenerMethod {
     }
 
     /**
-     * @param delivery  the delivery
-     * @param converter converts the payload
+     * @param converter converts payloads
+     * @return the reader of this method's payload parameter, resolved once (none: a reader that is never called)
+     */
+    PayloadConverter.Reader payloadReader(PayloadConverter converter) {
+        return payloadType == null ? data -> null : converter.reader(payloadType);
+    }
+
+    /**
+     * @param delivery the delivery
+     * @param payload  reads the payload, from {@link #payloadReader}
      * @return the arguments of one call
      * @throws IOException when the payload cannot be converted into the parameter's type
      */
-    Object[] arguments(Delivery delivery, PayloadConverter converter) throws IOException {
-        Object[] arguments = new Object[parameters.length];
-        for (int i = 0; i < parameters.length; i++) {
-            Parameter parameter = parameters[i];
-            NatsHeader header = parameter.getAnnotation(NatsHeader.class);
-            if (header != null) {
-                arguments[i] = delivery.headers() == null ? null : delivery.headers().getLast(header.value());
-            } else if (parameter.getType() == Headers.class) {
-                arguments[i] = delivery.headers() == null ? new Headers() : delivery.headers();
-            } else if (parameter.getType() == DeliveryMetadata.class) {
-                arguments[i] = DeliveryMetadata.of(delivery);
-            } else {
-                arguments[i] = converter.read(delivery.data(), payloadType);
-            }
+    Object[] arguments(Delivery delivery, PayloadConverter.Reader payload) throws IOException {
+        Object[] arguments = new Object[sources.length];
+        for (int i = 0; i < sources.length; i++) {
+            arguments[i] = switch (sources[i]) {
+                case HEADER -> delivery.headers() == null ? null : delivery.headers().getLast(headerNames[i]);
+                case HEADERS -> delivery.headers() == null ? new Headers() : delivery.headers();
+                case METADATA -> DeliveryMetadata.of(delivery);
+                case PAYLOAD -> payload.read(delivery.data());
+            };
         }
         return arguments;
     }

@@ -32,10 +32,12 @@ public class NatsListenerContainer {
     private final ClusterTransport transport;
     private final DeadLetterParker parker;
     private final SubstrateMetrics metrics;
-    private final PayloadConverter converter;
+    private final PayloadConverter.Reader payload;
     private final NatsTemplate template;
     private final Duration nakDelay;
     private final List<Consumption> consumptions = new CopyOnWriteArrayList<>();
+    // The apply meters, looked up on the first apply rather than on each (as a route ingress's).
+    private volatile SubstrateMetrics.Applies applies;
 
     NatsListenerContainer(ListenerEndpoint endpoint, ConsumerDeclaration consumer, ClusterTransport transport,
                           DeadLetterParker parker, SubstrateMetrics metrics, PayloadConverter converter,
@@ -45,7 +47,7 @@ public class NatsListenerContainer {
         this.transport = transport;
         this.parker = parker;
         this.metrics = metrics;
-        this.converter = converter;
+        this.payload = endpoint.method().payloadReader(converter);
         this.template = new NatsTemplate(transport, converter);
         this.nakDelay = nakDelay;
     }
@@ -101,7 +103,7 @@ public class NatsListenerContainer {
         }
         Object[] arguments;
         try {
-            arguments = endpoint.method().arguments(delivery, converter);
+            arguments = endpoint.method().arguments(delivery, payload);
         } catch (IOException e) {
             park(delivery, ParkReason.UNDECODABLE, e);
             return;
@@ -117,7 +119,12 @@ public class NatsListenerContainer {
             return;
         }
         delivery.ack();
-        metrics.applied(endpoint.id(), SubstrateMetrics.UNPARTITIONED, Duration.ofNanos(System.nanoTime() - started));
+        SubstrateMetrics.Applies meters = applies;
+        if (meters == null) {
+            meters = metrics.applies(endpoint.id(), SubstrateMetrics.UNPARTITIONED);
+            applies = meters;
+        }
+        meters.applied(System.nanoTime() - started);
     }
 
     /** Emit before ack: the return value's PubAck, when there is one, comes before the input's ack. */

@@ -3,6 +3,7 @@ package io.varpulis.messaging;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 
 import java.io.IOException;
 import java.lang.reflect.Type;
@@ -30,18 +31,45 @@ public class PayloadConverter {
      * @throws IOException when the bytes are not JSON of that type (the listener parks such a payload at once)
      */
     public Object read(byte[] data, Type type) throws IOException {
+        return reader(type).read(data);
+    }
+
+    /**
+     * Resolves the conversion into one type once, as a listener does for its payload parameter at startup: Jackson's
+     * {@link ObjectReader} for the type is looked up here rather than on every payload (issue 22: the listener's hop).
+     * The mapper's configuration is taken as it is now; configure it before the listeners start.
+     *
+     * @param type the target type (a method parameter's generic type)
+     * @return reads payloads into that type, as {@link #read(byte[], Type)}
+     */
+    public Reader reader(Type type) {
         if (type == byte[].class) {
-            return data;
+            return data -> data;
         }
         if (type == String.class) {
-            return new String(data, StandardCharsets.UTF_8);
+            return data -> new String(data, StandardCharsets.UTF_8);
         }
         JavaType javaType = mapper.getTypeFactory().constructType(type);
-        Object value = mapper.readValue(data, javaType);
-        if (value == null) {
-            throw new IOException("the payload is JSON null, not " + javaType.getTypeName());
-        }
-        return value;
+        ObjectReader reader = mapper.readerFor(javaType);
+        return data -> {
+            Object value = reader.readValue(data);
+            if (value == null) {
+                throw new IOException("the payload is JSON null, not " + javaType.getTypeName());
+            }
+            return value;
+        };
+    }
+
+    /** Reads payloads into one type; made by {@link #reader(Type)}. */
+    @FunctionalInterface
+    public interface Reader {
+
+        /**
+         * @param data the payload bytes
+         * @return the converted payload, never {@code null}
+         * @throws IOException when the bytes are not JSON of the type (JSON {@code null} included)
+         */
+        Object read(byte[] data) throws IOException;
     }
 
     /**
