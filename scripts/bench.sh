@@ -4,13 +4,18 @@
 #
 #   scripts/bench.sh                                    # everything, about 30 minutes on 2 cores (failover: 3 min a round)
 #   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
+#   scripts/bench.sh --scenarios=throughput --rounds=5 --quiet-wait=0   # the hop table (issues 22, 23, 27) on a busy host
 #   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex (issue 14)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
 # Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
 # (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
-# decoding with the product's EventCodec, to show the decode's own cost), and for partitions
+# decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
+# observed-10,observed-100,listener (the clients of a throughput round, all by default: the product observed at 10 %
+# and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22), --quiet-wait=SECONDS (how long a timed
+# run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), and for
+# partitions
 # --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
