@@ -18,7 +18,8 @@ import java.util.Optional;
  * <ol>
  * <li>warm-up: each client five times, unreported;</li>
  * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run (on JetStream
- * also raw jnats decoding with the product's codec), taking turns to go first, for {@code --rounds} rounds;</li>
+ * also raw jnats decoding with the product's codec, the product observed at 10 % and 100 % sampling and a service's
+ * {@code @NatsListener}: {@link HopClients}), taking turns to go first, for {@code --rounds} rounds;</li>
  * <li>latency: product and raw at the paced rate;</li>
  * <li>memory: a worker node started from the jar, under the paced load;</li>
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
@@ -176,7 +177,8 @@ public final class BenchMain {
             }
         }
         report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds()
-                + (options.rawDecodes() ? " --baseline=raw-decode" : ""));
+                + (options.rawDecodes() ? " --baseline=raw-decode" : "")
+                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait()));
     }
 
     private void memory(Report report) throws Exception {
