@@ -20,16 +20,18 @@ final class ObservedDelivery extends ForwardingDelivery {
 
     private final Observation observation;
     private final NatsProcessContext context;
+    private final Traces traces;
     private final Consumer<ObservedDelivery> ended;
     private final long startedNanos = System.nanoTime();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final String parkKey;
 
-    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context,
+    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context, Traces traces,
                      Consumer<ObservedDelivery> ended) {
         super(delegate);
         this.observation = observation;
         this.context = context;
+        this.traces = traces;
         this.ended = ended;
         this.parkKey = delegate.stream() == null ? "core:" + CORE_KEYS.incrementAndGet()
                 : delegate.stream() + ":" + delegate.streamSequence();
@@ -41,6 +43,14 @@ final class ObservedDelivery extends ForwardingDelivery {
 
     NatsProcessContext context() {
         return context;
+    }
+
+    /**
+     * @return the trace id of its process span, or {@code null} without a tracer
+     */
+    @Override
+    public String traceId() {
+        return traces.traceId(observation);
     }
 
     long startedNanos() {

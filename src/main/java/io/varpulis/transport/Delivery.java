@@ -85,6 +85,14 @@ public abstract class Delivery {
     public abstract String messageId();
 
     /**
+     * @return the trace id of this delivery's processing when it is observed with a tracer (SPEC section 14: a park
+     * names it in the death envelope's {@code trace_id}), else {@code null}
+     */
+    public String traceId() {
+        return null;
+    }
+
+    /**
      * @return the delivery attempt, 1 for the first (always 1 on core)
      */
     public abstract long attempt();

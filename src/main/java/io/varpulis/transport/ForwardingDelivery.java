@@ -43,6 +43,11 @@ public abstract class ForwardingDelivery extends Delivery {
     }
 
     @Override
+    public String traceId() {
+        return delegate.traceId();
+    }
+
+    @Override
     public long attempt() {
         return delegate.attempt();
     }
