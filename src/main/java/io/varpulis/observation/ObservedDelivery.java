@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A delivery whose process observation ends when it is settled: on its ack ({@code acked}, or {@code parked} when
@@ -51,6 +52,16 @@ final class ObservedDelivery extends ForwardingDelivery {
     @Override
     public String traceId() {
         return traces.traceId(observation);
+    }
+
+    /**
+     * Runs the code with this delivery's process observation current (and so its span, for the tracer).
+     */
+    @Override
+    public <T> T inContext(Supplier<T> work) {
+        try (Observation.Scope scope = observation.openScope()) {
+            return super.inContext(work);
+        }
     }
 
     long startedNanos() {
