@@ -25,6 +25,7 @@ import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.RequestReply;
 import io.varpulis.web.ClusterApiController;
 import io.varpulis.web.NodeSecurityProperties;
 import org.springframework.beans.factory.BeanFactory;
@@ -123,7 +124,7 @@ public class ClusterAutoConfiguration {
         WorkerNode workerNode(ClusterProperties cluster, Substrate substrate, Connection connection,
                               ClusterTransport transport, PipelineHost host, EventCodec codec,
                               SubstrateMetrics metrics, NatsProperties nats, RefusalExit exit,
-                              Environment environment) {
+                              Environment environment, RequestReply requests) {
             NodeIdentity.checkHeartbeats(cluster);
             NodeIdentity.checkLeases(cluster);
             String clusterName = NodeIdentity.clusterName(cluster);
@@ -133,8 +134,8 @@ public class ClusterAutoConfiguration {
                     ? WorkerIdLease.open(connection, workerId, clusterName, cluster.getWorkerLeaseTtl(),
                     nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
                     : null;
-            return new WorkerNode(workerId, cluster, connection, transport, host, codec.mapper(), metrics, address,
-                    idLease, exit);
+            return new WorkerNode(workerId, cluster, connection, requests, transport, host, codec.mapper(), metrics,
+                    address, idLease, exit);
         }
     }
 
@@ -178,10 +179,10 @@ public class ClusterAutoConfiguration {
                                         ClusterTransport transport, NatsProperties nats, ClusterState state,
                                         ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
                                         DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin,
-                                        GroupStore groups, LeaderElection election) {
+                                        GroupStore groups, LeaderElection election, RequestReply requests) {
             NodeIdentity.checkHeartbeats(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
-            return new CoordinatorNode(coordinatorId, cluster, connection, transport,
+            return new CoordinatorNode(coordinatorId, cluster, connection, requests, transport,
                     nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
                     metrics, parker, groups, election);
         }

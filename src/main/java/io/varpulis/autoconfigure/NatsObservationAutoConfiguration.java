@@ -1,22 +1,27 @@
 package io.varpulis.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.varpulis.observation.MicrometerTraces;
 import io.varpulis.observation.NatsProcessObservationConvention;
 import io.varpulis.observation.NatsSendObservationConvention;
 import io.varpulis.observation.ObservedTransportPostProcessor;
+import io.varpulis.observation.Traces;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Observes the substrate (SPEC section 14) when {@code varpulis.nats.observation-enabled=true}, in the manner of
  * {@code spring.kafka.template.observation-enabled} and {@code spring.kafka.listener.observation-enabled}: every
  * {@code ClusterTransport} bean is wrapped so that each publish and each delivery processed is a Micrometer
  * Observation, which Spring Boot's tracing bridge (Brave or OpenTelemetry, when present) makes spans propagated in
- * NATS headers and its meter handler makes timers. Off by default, as in Spring Kafka: see the README's
- * Observability section for its measured cost.
+ * NATS headers and its meter handler makes timers; commands and registrations ({@code RequestReply}) carry the trace
+ * context too. Off by default, as in Spring Kafka: see the README's Observability section for its measured cost.
  */
 @AutoConfiguration
 @ConditionalOnClass(ObservationRegistry.class)
@@ -29,13 +34,32 @@ public class NatsObservationAutoConfiguration {
      * @param registry          the observation registry, looked up lazily
      * @param sendConvention    the application's {@link NatsSendObservationConvention} bean, if any
      * @param processConvention the application's {@link NatsProcessObservationConvention} bean, if any
+     * @param traces            trace ids and span links ({@link MicrometerTraces} when Micrometer Tracing is there)
      * @return the post-processor
      */
     @Bean
     public static ObservedTransportPostProcessor varpulisObservedTransportPostProcessor(
             ObjectProvider<ObservationRegistry> registry,
             ObjectProvider<NatsSendObservationConvention> sendConvention,
-            ObjectProvider<NatsProcessObservationConvention> processConvention) {
-        return new ObservedTransportPostProcessor(registry, sendConvention, processConvention);
+            ObjectProvider<NatsProcessObservationConvention> processConvention,
+            ObjectProvider<Traces> traces) {
+        return new ObservedTransportPostProcessor(registry, sendConvention, processConvention, traces);
+    }
+
+    /** With Micrometer Tracing: death envelopes name their trace, replays link to it. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Tracer.class)
+    static class TracesConfiguration {
+
+        /**
+         * @param tracer Spring Boot's tracer (Brave or OpenTelemetry), if it made one
+         * @return trace ids and links through it, or {@link Traces#NONE} without one
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        Traces varpulisTraces(ObjectProvider<Tracer> tracer) {
+            Tracer found = tracer.getIfAvailable();
+            return found == null ? Traces.NONE : new MicrometerTraces(found);
+        }
     }
 }

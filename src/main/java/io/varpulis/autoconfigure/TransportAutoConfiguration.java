@@ -9,6 +9,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.RequestReply;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -45,6 +46,15 @@ public class TransportAutoConfiguration {
     /**
      * @return the routed event codec
      */
+    /**
+     * @return core request/reply for commands and registration, observed when observation is on
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RequestReply requestReply() {
+        return RequestReply.PLAIN;
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public EventCodec eventCodec() {

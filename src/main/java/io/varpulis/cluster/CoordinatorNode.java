@@ -25,6 +25,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
+import io.varpulis.transport.RequestReply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -80,6 +81,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private final String coordinatorId;
     private final ClusterProperties cluster;
     private final Connection connection;
+    private final RequestReply requests;
     private final HeartbeatListener heartbeats;
     private final ClusterTransport transport;
     private final NatsProperties.Consumer consumerSettings;
@@ -119,6 +121,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param coordinatorId    the coordinator's stable id
      * @param cluster          cluster settings (name, timeouts, declared groups)
      * @param connection       the connection (registration and commands are core request/reply on it)
+     * @param requests         sends the commands and serves the registrations (with the trace context when observed)
      * @param transport        the substrate (heartbeats)
      * @param consumerSettings durable consumer settings
      * @param state            the cluster bookkeeping
@@ -131,13 +134,14 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param election         decides whether this coordinator leads
      */
     public CoordinatorNode(String coordinatorId, ClusterProperties cluster, Connection connection,
-                           ClusterTransport transport, NatsProperties.Consumer consumerSettings, ClusterState state,
-                           ProcessorRegistry processors, ObjectMapper mapper, JetStreamAdmin admin,
-                           SubstrateMetrics metrics, DeadLetterParker parker, GroupStore groups,
-                           LeaderElection election) {
+                           RequestReply requests, ClusterTransport transport,
+                           NatsProperties.Consumer consumerSettings, ClusterState state, ProcessorRegistry processors,
+                           ObjectMapper mapper, JetStreamAdmin admin, SubstrateMetrics metrics,
+                           DeadLetterParker parker, GroupStore groups, LeaderElection election) {
         this.coordinatorId = coordinatorId;
         this.cluster = cluster;
         this.connection = connection;
+        this.requests = requests;
         this.transport = transport;
         this.consumerSettings = consumerSettings;
         this.clock = state.clock();
@@ -186,7 +190,7 @@ public class CoordinatorNode implements SmartLifecycle {
         placementFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         scheduler = Executors.newSingleThreadScheduledExecutor(
                 DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
-        registrations = connection.createDispatcher(this::onRegistration);
+        registrations = connection.createDispatcher(requests.serving(this::onRegistration));
         registrations.subscribe(Subjects.REGISTER);
         if (admin != null) {
             probe = probe(connection);
@@ -851,7 +855,7 @@ public class CoordinatorNode implements SmartLifecycle {
      */
     private void askToRegister(String workerId) {
         try {
-            connection.requestWithTimeout(Subjects.command(workerId, Commands.REGISTER), mapper.writeValueAsBytes(
+            requests.request(connection, Subjects.command(workerId, Commands.REGISTER), mapper.writeValueAsBytes(
                             Map.of(Commands.CLUSTER, cluster.getName(), "asked_by", coordinatorId)),
                             cluster.getCommandTimeout())
                     .exceptionally(e -> {
@@ -874,7 +878,7 @@ public class CoordinatorNode implements SmartLifecycle {
             body.put(Commands.LEADER, coordinatorId);
             body.put(Commands.LEADER_EPOCH, election.epoch());
             body.put(Commands.CLUSTER, cluster.getName());
-            return connection.requestWithTimeout(Subjects.command(workerId, command), mapper.writeValueAsBytes(body),
+            return requests.request(connection, Subjects.command(workerId, command), mapper.writeValueAsBytes(body),
                             cluster.getCommandTimeout())
                     .thenApply(this::readReply);
         } catch (Exception e) {

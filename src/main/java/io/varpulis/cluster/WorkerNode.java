@@ -17,6 +17,7 @@ import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
+import io.varpulis.transport.RequestReply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -58,6 +59,7 @@ public class WorkerNode implements SmartLifecycle {
     private final String workerId;
     private final ClusterProperties cluster;
     private final Connection connection;
+    private final RequestReply requests;
     private final ClusterTransport transport;
     private final PipelineHost host;
     private final ObjectMapper mapper;
@@ -81,6 +83,7 @@ public class WorkerNode implements SmartLifecycle {
      * @param workerId       this worker's id, a NATS token
      * @param cluster        cluster settings
      * @param connection     the connection (registration and commands use core request/reply on it)
+     * @param requests       sends the registration and serves the commands (with the trace context when observed)
      * @param transport      the substrate (heartbeats, injected events)
      * @param host           runs the pipelines
      * @param mapper         reads and writes the JSON of commands and heartbeats
@@ -91,12 +94,13 @@ public class WorkerNode implements SmartLifecycle {
      * @param onFinalRefusal called with the reason when a coordinator refused this worker for good and
      *                       exit-on-refusal is on (the node exits)
      */
-    public WorkerNode(String workerId, ClusterProperties cluster, Connection connection, ClusterTransport transport,
-                      PipelineHost host, ObjectMapper mapper, SubstrateMetrics metrics, String address,
-                      WorkerIdLease idLease, Consumer<String> onFinalRefusal) {
+    public WorkerNode(String workerId, ClusterProperties cluster, Connection connection, RequestReply requests,
+                      ClusterTransport transport, PipelineHost host, ObjectMapper mapper, SubstrateMetrics metrics,
+                      String address, WorkerIdLease idLease, Consumer<String> onFinalRefusal) {
         this.workerId = Subjects.token("worker id", workerId);
         this.cluster = cluster;
         this.connection = connection;
+        this.requests = requests;
         this.transport = transport;
         this.host = host;
         this.mapper = mapper;
@@ -241,7 +245,7 @@ public class WorkerNode implements SmartLifecycle {
                     }
                     joined = true;
                     idHolder = null;
-                    commands = connection.createDispatcher(this::onCommand);
+                    commands = connection.createDispatcher(requests.serving(this::onCommand));
                     commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
                     long interval = cluster.getHeartbeatInterval().toMillis();
                     heartbeats = scheduler.scheduleAtFixedRate(this::heartbeatTick, interval, interval,
@@ -382,7 +386,7 @@ public class WorkerNode implements SmartLifecycle {
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
                         cluster.getMaxPipelines()), transport.substrate().id(), cluster.getName(),
                 WorkerCapabilities.of(host.processorTypes()));
-        Message reply = connection.requestWithTimeout(Subjects.REGISTER, mapper.writeValueAsBytes(request),
+        Message reply = requests.request(connection, Subjects.REGISTER, mapper.writeValueAsBytes(request),
                 cluster.getCommandTimeout()).get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {
             throw new IllegalStateException("no coordinator of cluster " + cluster.getName() + " answered on "

@@ -17,7 +17,8 @@ import java.util.function.Function;
  * <pre>
  * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Parked-Element,
  * Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At, Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence,
- * Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Last-Error
+ * Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Trace-Id,
+ * Varpulis-Dlq-Last-Error
  * </pre>
  * ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone, the body then being that element.)
  * Values are UTF-8, percent-encoded where a header value may not hold the character ({@code %}, controls, CR, LF,
@@ -51,7 +52,8 @@ public final class DeadLetterHeaders {
             new Field("Varpulis-Dlq-Stream-Sequence", "stream_sequence", e -> text(e.streamSequence())),
             new Field("Varpulis-Dlq-Message-Id", "message_id", DeathEnvelope::messageId),
             new Field("Varpulis-Dlq-Stored-At", "stored_at", e -> text(e.storedAt())),
-            new Field("Varpulis-Dlq-Error-Class", "error_class", DeathEnvelope::errorClass));
+            new Field("Varpulis-Dlq-Error-Class", "error_class", DeathEnvelope::errorClass),
+            new Field("Varpulis-Dlq-Trace-Id", "trace_id", DeathEnvelope::traceId));
 
     private DeadLetterHeaders() {
     }
@@ -122,7 +124,8 @@ public final class DeadLetterHeaders {
                 number(fields.get("dead_at")), error == null ? null : decode(error), text,
                 text == null ? Base64.getEncoder().encodeToString(body) : null, fields.get("reason"),
                 fields.get("error_class"), fields.get("stream"), boxed(fields.get("stream_sequence")),
-                fields.get("message_id"), boxed(fields.get("stored_at")), element(fields.get("parked_element")));
+                fields.get("message_id"), boxed(fields.get("stored_at")), element(fields.get("parked_element")),
+                fields.get("trace_id"));
     }
 
     /**

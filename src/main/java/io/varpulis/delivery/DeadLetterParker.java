@@ -34,6 +34,8 @@ import java.util.concurrent.TimeUnit;
  * form of {@link DeadLetterHeaders}: its original bytes as the body, the envelope's fields as headers.
  * <p>The DLQ publish carries {@code Nats-Msg-Id = dlq:{stream}:{sequence}}, so a park repeated after a crash between
  * the PubAck and the ack is stored once.
+ * <p>When the delivery is observed with a tracer (SPEC section 14) the envelope names its trace in {@code trace_id}
+ * ({@code Varpulis-Dlq-Trace-Id} in the raw form).
  */
 public class DeadLetterParker {
 
@@ -129,7 +131,7 @@ public class DeadLetterParker {
                 clock.instant().getEpochSecond(), reason, text,
                 text == null ? Base64.getEncoder().encodeToString(element) : null, ParkReason.UNPROCESSABLE.tag(),
                 null, delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
-                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), index);
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), index, delivery.traceId());
         if (transport.substrate() == Substrate.CORE) {
             log.error("core substrate: element {} of the event on {} could not be applied ({}) and is lost, core NATS "
                     + "cannot park it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}", index,
@@ -237,7 +239,7 @@ public class DeadLetterParker {
                 describe(error), text, text == null ? Base64.getEncoder().encodeToString(data) : null,
                 reason.tag(), error == null ? null : error.getClass().getName(),
                 delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
-                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null));
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), null, delivery.traceId());
     }
 
     private static String describe(Throwable error) {

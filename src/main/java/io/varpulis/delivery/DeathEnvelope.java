@@ -13,8 +13,11 @@ import java.util.Base64;
  * What a parked event carries into the DLQ (SPEC section 4, ADR-007), published on
  * {@code varpulis.dlq.{sanitised unit}} as JSON:
  * {@code {"original_subject","unit","attempts","dead_at","last_error","payload"|"payload_base64","reason",
- * "error_class","stream","stream_sequence","message_id","stored_at"}}, and {@code "parked_element"} for one element
- * of a batch parked on its own.
+ * "error_class","stream","stream_sequence","message_id","stored_at","trace_id"}}, and {@code "parked_element"} for
+ * one element of a batch parked on its own.
+ * <p>{@code trace_id} (SPEC section 14) is the trace of the delivery that failed, when observation is on with a
+ * tracer ({@code varpulis.nats.observation-enabled}); absent otherwise, so a reader of the older shape reads it
+ * unchanged. The DLQ message's {@code traceparent} header names the park's own span in that trace.
  * <p>The payload travels as UTF-8 text when it is valid UTF-8, otherwise base64 in {@code payload_base64}, so nothing
  * is lost.
  *
@@ -34,6 +37,7 @@ import java.util.Base64;
  * @param parkedElement   for one element of a batch input parked on its own
  *                        ({@link io.varpulis.pipeline.ProcessingContext#park}): its position in the batch, from 0,
  *                        the payload being that element alone; {@code null} when the whole message was parked
+ * @param traceId         the trace id (hex) of the failed delivery's process span, {@code null} when not traced
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DeathEnvelope(
@@ -50,7 +54,8 @@ public record DeathEnvelope(
         @JsonProperty("stream_sequence") Long streamSequence,
         @JsonProperty("message_id") String messageId,
         @JsonProperty("stored_at") Long storedAt,
-        @JsonProperty("parked_element") Integer parkedElement) {
+        @JsonProperty("parked_element") Integer parkedElement,
+        @JsonProperty("trace_id") String traceId) {
 
     /**
      * An envelope of a whole message (no {@code parked_element}); the parameters are the canonical constructor's.
@@ -59,7 +64,17 @@ public record DeathEnvelope(
                          String payload, String payloadBase64, String reason, String errorClass, String stream,
                          Long streamSequence, String messageId, Long storedAt) {
         this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
-                streamSequence, messageId, storedAt, null);
+                streamSequence, messageId, storedAt, null, null);
+    }
+
+    /**
+     * An envelope without a trace (the shape before SPEC section 14); the parameters are the canonical constructor's.
+     */
+    public DeathEnvelope(String originalSubject, String unit, long attempts, long deadAt, String lastError,
+                         String payload, String payloadBase64, String reason, String errorClass, String stream,
+                         Long streamSequence, String messageId, Long storedAt, Integer parkedElement) {
+        this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
+                streamSequence, messageId, storedAt, parkedElement, null);
     }
 
     /**

@@ -401,15 +401,20 @@ public class RouteIngress implements DeliveryHandler {
                 });
     }
 
-    /** Publishes the outputs and the parks of one apply; a failure to start one fails the future. */
+    /**
+     * Publishes the outputs and the parks of one apply; a failure to start one fails the future. In the delivery's
+     * context: after state writes this runs on another thread, and the outputs still continue the input's trace.
+     */
     private CompletableFuture<Void> publish(Delivery delivery, List<Event> outputs, List<String> keys,
                                             List<DeployedPipeline.ParkedElement> parked) {
-        try {
-            CompletableFuture<Void> emitted = emitter.emit(outputs, keys, delivery);
-            return parked.isEmpty() ? emitted : CompletableFuture.allOf(emitted, parkElements(delivery, parked));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return delivery.inContext(() -> {
+            try {
+                CompletableFuture<Void> emitted = emitter.emit(outputs, keys, delivery);
+                return parked.isEmpty() ? emitted : CompletableFuture.allOf(emitted, parkElements(delivery, parked));
+            } catch (RuntimeException e) {
+                return CompletableFuture.<Void>failedFuture(e);
+            }
+        });
     }
 
     private static boolean succeeded(CompletableFuture<Void> future) {

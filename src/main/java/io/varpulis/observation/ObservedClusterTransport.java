@@ -3,6 +3,7 @@ package io.varpulis.observation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.observation.NatsObservationDocumentation.SendKeys;
 import io.varpulis.nats.Substrate;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
@@ -37,13 +38,21 @@ import java.util.regex.Pattern;
  * <li>A park's envelope ({@code Nats-Msg-Id dlq:{stream}:{sequence}}) is published as the child of the failed
  * delivery's observation, so the DLQ message carries that delivery's trace headers, and the delivery's outcome
  * becomes {@code parked} with the envelope's reason once the DLQ has stored it.</li>
- * <li>A replay that carries {@link #PARKED_TRACEPARENT_HEADER} records the parked trace id on its send.</li>
+ * <li>A replay that carries {@link #PARKED_TRACEPARENT_HEADER} is sent under a span {@value #REPLAY_SPAN} linked to
+ * the park's span in the parked trace (a real span link with OpenTelemetry; with Brave and Zipkin, which have no
+ * links, the tags {@code links[0].traceId}/{@code links[0].spanId}), and both it and its send carry the tag
+ * {@code varpulis.parked.trace.id}, which Zipkin can search.</li>
+ * <li>A delivery's {@link io.varpulis.transport.Delivery#traceId()} is its process span's trace id, which the
+ * parker writes into the death envelope ({@code trace_id}).</li>
  * </ul>
  */
 public class ObservedClusterTransport implements ClusterTransport {
 
     /** The header a replay from the DLQ console carries: the {@code traceparent} of the delivery that parked it. */
     public static final String PARKED_TRACEPARENT_HEADER = "Varpulis-Parked-Traceparent";
+
+    /** The name of the span a replay is sent under, linked to the trace that parked the event. */
+    public static final String REPLAY_SPAN = "varpulis.dlq.replay";
 
     /** The header of a parked event's reason in the raw form (the JSON form has {@code "reason"}). */
     private static final String RAW_FORM_REASON = "Varpulis-Dlq-Reason";
@@ -69,6 +78,7 @@ public class ObservedClusterTransport implements ClusterTransport {
     private final ObservationRegistry registry;
     private final NatsSendObservationConvention sendConvention;
     private final NatsProcessObservationConvention processConvention;
+    private final Traces traces;
     private final Map<String, ObservedDelivery> inFlight = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.named("varpulis-observation-sweep"));
@@ -82,10 +92,24 @@ public class ObservedClusterTransport implements ClusterTransport {
     public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
                                     NatsSendObservationConvention sendConvention,
                                     NatsProcessObservationConvention processConvention) {
+        this(delegate, registry, sendConvention, processConvention, Traces.NONE);
+    }
+
+    /**
+     * @param delegate          the transport that publishes and consumes
+     * @param registry          where observations are recorded
+     * @param sendConvention    the application's convention for publishes, or {@code null} for the default
+     * @param processConvention the application's convention for deliveries, or {@code null} for the default
+     * @param traces            the tracer behind the registry: trace ids for death envelopes, links for replays
+     */
+    public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
+                                    NatsSendObservationConvention sendConvention,
+                                    NatsProcessObservationConvention processConvention, Traces traces) {
         this.delegate = delegate;
         this.registry = registry;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
+        this.traces = traces;
         long every = UNSETTLED_LIMIT.toSeconds() / 5;
         sweeper.scheduleWithFixedDelay(this::endUnsettled, every, every, TimeUnit.SECONDS);
     }
@@ -111,15 +135,23 @@ public class ObservedClusterTransport implements ClusterTransport {
         if (registry.isNoop() || Destinations.unobserved(message.subject())) {
             return delegate.publish(message);
         }
-        NatsSendContext context = new NatsSendContext(message.subject(), message.messageId(),
-                traceId(message.headers().get(PARKED_TRACEPARENT_HEADER)), fits(message));
+        String parkedTraceparent = message.headers().get(PARKED_TRACEPARENT_HEADER);
+        String parkedTraceId = traceId(parkedTraceparent);
+        NatsSendContext context = new NatsSendContext(message.subject(), message.messageId(), parkedTraceId,
+                fits(message));
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry);
         ObservedDelivery parking = parking(message.messageId());
         if (parking != null) {
             observation.parentObservation(parking.observation());
         }
-        observation.start();
+        Traces.LinkedSpan replay = parkedTraceId == null ? Traces.LinkedSpan.NONE : traces.startLinked(REPLAY_SPAN,
+                parkedTraceparent, Map.of(SendKeys.PARKED_TRACE_ID.asString(), parkedTraceId));
+        try {
+            observation.start();
+        } finally {
+            replay.closeScope();
+        }
         OutboundMessage traced = context.traceHeaders().isEmpty() ? message
                 : message.withHeaders(merged(message.headers(), context.traceHeaders()));
         CompletableFuture<PublishReceipt> receipt;
@@ -128,6 +160,7 @@ public class ObservedClusterTransport implements ClusterTransport {
         } catch (RuntimeException e) {
             observation.error(e);
             observation.stop();
+            replay.end(e);
             throw e;
         }
         return receipt.whenComplete((stored, error) -> {
@@ -137,6 +170,7 @@ public class ObservedClusterTransport implements ClusterTransport {
                 parking.context().parked(reason(message));
             }
             observation.stop();
+            replay.end(error == null ? null : unwrap(error));
         });
     }
 
@@ -159,7 +193,7 @@ public class ObservedClusterTransport implements ClusterTransport {
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
         Observation observation = NatsObservationDocumentation.PROCESS.observation(processConvention,
                 DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry).start();
-        ObservedDelivery observed = new ObservedDelivery(delivery, observation, context,
+        ObservedDelivery observed = new ObservedDelivery(delivery, observation, context, traces,
                 ended -> inFlight.remove(ended.parkKey(), ended));
         inFlight.put(observed.parkKey(), observed);
         try (Observation.Scope scope = observation.openScope()) {

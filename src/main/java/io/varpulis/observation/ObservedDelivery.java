@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A delivery whose process observation ends when it is settled: on its ack ({@code acked}, or {@code parked} when
@@ -20,16 +21,18 @@ final class ObservedDelivery extends ForwardingDelivery {
 
     private final Observation observation;
     private final NatsProcessContext context;
+    private final Traces traces;
     private final Consumer<ObservedDelivery> ended;
     private final long startedNanos = System.nanoTime();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final String parkKey;
 
-    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context,
+    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context, Traces traces,
                      Consumer<ObservedDelivery> ended) {
         super(delegate);
         this.observation = observation;
         this.context = context;
+        this.traces = traces;
         this.ended = ended;
         this.parkKey = delegate.stream() == null ? "core:" + CORE_KEYS.incrementAndGet()
                 : delegate.stream() + ":" + delegate.streamSequence();
@@ -41,6 +44,24 @@ final class ObservedDelivery extends ForwardingDelivery {
 
     NatsProcessContext context() {
         return context;
+    }
+
+    /**
+     * @return the trace id of its process span, or {@code null} without a tracer
+     */
+    @Override
+    public String traceId() {
+        return traces.traceId(observation);
+    }
+
+    /**
+     * Runs the code with this delivery's process observation current (and so its span, for the tracer).
+     */
+    @Override
+    public <T> T inContext(Supplier<T> work) {
+        try (Observation.Scope scope = observation.openScope()) {
+            return super.inContext(work);
+        }
     }
 
     long startedNanos() {

@@ -2,37 +2,45 @@ package io.varpulis.observation;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.RequestReply;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
  * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in an
- * {@link ObservedClusterTransport}, so route edges, listener containers, the template, parks and replays are all
- * observed without touching them. Leaves it as it is when there is no {@link ObservationRegistry}.
+ * {@link ObservedClusterTransport}, and every {@link RequestReply} bean (commands, registration) in an
+ * {@link ObservedRequestReply}, so route edges, listener containers, the template, parks, replays, commands and
+ * registrations are all observed without touching them. Leaves them as they are when there is no
+ * {@link ObservationRegistry}.
  */
 public class ObservedTransportPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<ObservationRegistry> registry;
     private final ObjectProvider<NatsSendObservationConvention> sendConvention;
     private final ObjectProvider<NatsProcessObservationConvention> processConvention;
+    private final ObjectProvider<Traces> traces;
 
     /**
      * @param registry          the observation registry, resolved when the first transport is created
      * @param sendConvention    the application's convention for publishes, if it declares one
      * @param processConvention the application's convention for deliveries, if it declares one
+     * @param traces            the tracer's trace ids and links, if there is a tracer
      */
     public ObservedTransportPostProcessor(ObjectProvider<ObservationRegistry> registry,
                                           ObjectProvider<NatsSendObservationConvention> sendConvention,
-                                          ObjectProvider<NatsProcessObservationConvention> processConvention) {
+                                          ObjectProvider<NatsProcessObservationConvention> processConvention,
+                                          ObjectProvider<Traces> traces) {
         this.registry = registry;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
+        this.traces = traces;
     }
 
     /**
      * @param bean     a bean
      * @param beanName its name
-     * @return an observed transport when the bean is an unobserved transport and a registry exists, else the bean
+     * @return an observed transport (request/reply) when the bean is an unobserved one and a registry exists, else
+     * the bean
      */
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -40,7 +48,13 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
             ObservationRegistry observations = registry.getIfAvailable();
             if (observations != null) {
                 return new ObservedClusterTransport(transport, observations, sendConvention.getIfAvailable(),
-                        processConvention.getIfAvailable());
+                        processConvention.getIfAvailable(), traces.getIfAvailable(() -> Traces.NONE));
+            }
+        }
+        if (bean instanceof RequestReply requests && !(bean instanceof ObservedRequestReply)) {
+            ObservationRegistry observations = registry.getIfAvailable();
+            if (observations != null) {
+                return new ObservedRequestReply(requests, observations, sendConvention.getIfAvailable());
             }
         }
         return bean;

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
  * written once and durability is a configuration choice (ADR-007). Create one with {@link ClusterTransports} or take
  * the auto-configured bean.
  * <p>Only event paths use it: routed events and heartbeats. Registration and commands are core request/reply on the
- * connection itself, and raft and checkpoint subjects never go through JetStream.
+ * connection itself ({@link RequestReply}), and raft and checkpoint subjects never go through JetStream.
  */
 public interface ClusterTransport extends AutoCloseable {
 

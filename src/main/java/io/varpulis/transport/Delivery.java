@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * One message handed to a consumer, with a one-shot acknowledgement: exactly one of {@link #ack()} or
@@ -83,6 +84,27 @@ public abstract class Delivery {
      * @return the id, the same on every redelivery (on core without a header: unique per process only)
      */
     public abstract String messageId();
+
+    /**
+     * @return the trace id of this delivery's processing when it is observed with a tracer (SPEC section 14: a park
+     * names it in the death envelope's {@code trace_id}), else {@code null}
+     */
+    public String traceId() {
+        return null;
+    }
+
+    /**
+     * Runs code on behalf of this delivery, on whichever thread: an observed delivery (SPEC section 14) makes its
+     * process observation current meanwhile, so what the code publishes (the outputs of an apply, confirmed after its
+     * state writes on another thread) continues the delivery's trace.
+     *
+     * @param work the code
+     * @param <T>  its result's type
+     * @return its result
+     */
+    public <T> T inContext(Supplier<T> work) {
+        return work.get();
+    }
 
     /**
      * @return the delivery attempt, 1 for the first (always 1 on core)

@@ -6,6 +6,7 @@ import io.varpulis.nats.Substrate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A {@link Delivery} that forwards to another one, for code that must see a delivery settled without changing who
@@ -40,6 +41,16 @@ public abstract class ForwardingDelivery extends Delivery {
     @Override
     public String messageId() {
         return delegate.messageId();
+    }
+
+    @Override
+    public String traceId() {
+        return delegate.traceId();
+    }
+
+    @Override
+    public <T> T inContext(Supplier<T> work) {
+        return delegate.inContext(work);
     }
 
     @Override

@@ -2,17 +2,22 @@ package io.varpulis.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Subscription;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
 import io.varpulis.observation.DefaultNatsSendObservationConvention;
 import io.varpulis.observation.NatsSendContext;
 import io.varpulis.observation.NatsSendObservationConvention;
+import io.varpulis.observation.ObservedRequestReply;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.InMemoryTracing;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.RequestReply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,13 +25,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code varpulis.nats.observation-enabled} (SPEC section 14): off by default, so no trace header is written; on,
- * every publish carries the configured propagation's headers; a convention bean replaces the default.
+ * every publish carries the configured propagation's headers, and so does every request (commands, registration),
+ * whose handler continues its trace; a convention bean replaces the default.
  */
 @BrokerTest
 class NatsObservationAutoConfigurationTest {
@@ -71,6 +81,45 @@ class NatsObservationAutoConfigurationTest {
             assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME)
                     .tag("messaging.destination.name", "svc.orders").timer()).isNotNull();
         });
+    }
+
+    @Test
+    void requestsCarryTheTraceContextOnlyWhenEnabled_andAServedRequestContinuesIt() {
+        runner().run(context -> assertThat(requestHeader(context.getBean(RequestReply.class),
+                context.getBean(Connection.class))).isNull());
+        runner().withPropertyValues("varpulis.nats.observation-enabled=true").run(context -> {
+            RequestReply requests = context.getBean(RequestReply.class);
+            assertThat(requests).isInstanceOf(ObservedRequestReply.class);
+            String traceparent = requestHeader(requests, context.getBean(Connection.class));
+            assertThat(traceparent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+
+            Dispatcher served = subscriber.createDispatcher(requests.serving(message -> { }));
+            served.subscribe("svc.served");
+            subscriber.flush(Duration.ofSeconds(2));
+            Headers headers = new Headers().put("traceparent", traceparent);
+            subscriber.publish(NatsMessage.builder().subject("svc.served").headers(headers).data(new byte[0])
+                    .build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> !tracing.named("process svc.served").isEmpty());
+            assertThat(tracing.named("process svc.served").get(0).traceId()).as("the served request continues it")
+                    .isEqualTo(traceparent.split("-")[1]);
+            subscriber.closeDispatcher(served);
+        });
+    }
+
+    /** The {@code traceparent} a request through the bean carries, read by a plain jnats subscriber. */
+    private String requestHeader(RequestReply requests, Connection connection) throws Exception {
+        AtomicReference<Message> seen = new AtomicReference<>();
+        Dispatcher answering = subscriber.createDispatcher(message -> {
+            seen.set(message);
+            subscriber.publish(message.getReplyTo(), "{}".getBytes(StandardCharsets.UTF_8));
+        });
+        answering.subscribe("svc.cmd");
+        subscriber.flush(Duration.ofSeconds(2));
+        requests.request(connection, "svc.cmd", "{}".getBytes(StandardCharsets.UTF_8),
+                Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        subscriber.closeDispatcher(answering);
+        assertThat(seen.get()).as("the request").isNotNull();
+        return seen.get().getHeaders() == null ? null : seen.get().getHeaders().getFirst("traceparent");
     }
 
     @Test

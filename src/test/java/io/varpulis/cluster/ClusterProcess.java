@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -164,10 +165,23 @@ final class ClusterProcess implements AutoCloseable {
      * @return the answer
      */
     ClusterNode.Response post(String path, String json) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                        + path)).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .header("Authorization", TestCredentials.adminBasic())
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        return post(path, json, Map.of());
+    }
+
+    /**
+     * @param path    a path of the operator API
+     * @param json    the body
+     * @param headers more request headers ({@code traceparent}, ...)
+     * @return the answer
+     */
+    ClusterNode.Response post(String path, String json, Map<String, String> headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .header("Authorization", TestCredentials.adminBasic());
+        headers.forEach(request::header);
+        HttpResponse<String> response = HTTP.send(request.POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
         return new ClusterNode.Response(response.statusCode(), response.body().isEmpty() ? JSON.nullNode()
                 : JSON.readTree(response.body()));
     }

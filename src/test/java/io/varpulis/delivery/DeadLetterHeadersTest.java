@@ -1,5 +1,6 @@
 package io.varpulis.delivery;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.impl.Headers;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +34,25 @@ class DeadLetterHeadersTest {
                 ENVELOPE.errorClass(), "VARPULIS_ROUTING", 42L, "g-1", 1796886590L));
         assertThat(read.originalPayload()).isEqualTo(binary);
         assertThat(fields.values()).allSatisfy(v -> assertThat(v).matches("[\\x20-\\x7e]*"));
+    }
+
+    @Test
+    void aTracedParkKeepsItsTraceId_andTheJsonEnvelopeHasItOnlyWhenTraced() throws Exception {
+        DeathEnvelope traced = new DeathEnvelope(ENVELOPE.originalSubject(), "detect", 5, 1796886600, "boom", "{}",
+                null, "max_deliver", null, "VARPULIS_ROUTING", 42L, "g-1", 1796886590L, null,
+                "4bf92f3577b34da6a3ce929d0e0e4736");
+        Map<String, String> fields = DeadLetterHeaders.of(traced, 4096);
+        Headers headers = new Headers();
+        fields.forEach(headers::add);
+
+        assertThat(fields).containsEntry("Varpulis-Dlq-Trace-Id", "4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(DeadLetterHeaders.envelope(headers, "{}".getBytes()).traceId())
+                .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        ObjectMapper json = new ObjectMapper();
+        assertThat(json.readTree(json.writeValueAsString(traced)).path("trace_id").asText())
+                .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(json.readTree(json.writeValueAsString(ENVELOPE)).has("trace_id"))
+                .as("the envelope of an untraced delivery keeps the older shape").isFalse();
     }
 
     @Test

@@ -45,8 +45,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * SPEC section 14 on a real broker with a real tracer: one trace follows an event from its inject through two
- * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message names the trace
- * that the console shows and a replay records.
+ * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message and death envelope
+ * name the trace that the console shows, and to whose park span a replay is linked.
  */
 @BrokerTest
 class ObservedClusterTransportTest {
@@ -64,7 +64,8 @@ class ObservedClusterTransportTest {
     void connect() throws Exception {
         tracing = new InMemoryTracing();
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null);
+        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null,
+                new MicrometerTraces(tracing.tracer()));
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), fixture.metrics,
                 SubstrateFixture.TEST_NAK_DELAY, Clock.systemUTC());
     }
@@ -162,6 +163,8 @@ class ObservedClusterTransportTest {
         String traceparent = parked.getHeaders().getFirst("traceparent");
         assertThat(ObservedClusterTransport.traceId(traceparent)).as("the parked message names the trace")
                 .isEqualTo(inject.traceId());
+        assertThat(fixture.codec.mapper().readTree(parked.getData()).path("trace_id").asText())
+                .as("the death envelope names the trace of the delivery that failed").isEqualTo(inject.traceId());
         assertThat(transport.inFlight()).as("every observed delivery was ended").isZero();
 
         DeadLetterProperties properties = new DeadLetterProperties();
@@ -174,10 +177,19 @@ class ObservedClusterTransportTest {
         consumptions.forEach(Consumption::close);
         consumptions.clear();
         console.replay(ReplayRequest.ofSequence(parked.getSeq()), Caller.anonymous());
+        await().atMost(Duration.ofSeconds(10)).until(() -> tracing.named("send " + Destinations.ROUTE).size() == 2
+                && tracing.named(ObservedClusterTransport.REPLAY_SPAN).size() == 1);
         MutableSpan replay = tracing.named("send " + Destinations.ROUTE).get(1);
         assertThat(replay.tags()).as("the replay names the trace that parked the event")
                 .containsEntry("varpulis.parked.trace.id", inject.traceId())
                 .containsEntry("messaging.nats.subject", intoPoisoned.subject());
+        MutableSpan linked = tracing.named(ObservedClusterTransport.REPLAY_SPAN).get(0);
+        assertThat(replay.parentId()).as("the replay is sent under the linked span").isEqualTo(linked.id());
+        assertThat(linked.traceId()).as("a replay is a trace of its own").isNotEqualTo(inject.traceId());
+        assertThat(linked.tags()).as("Micrometer's Brave bridge records the span link as tags")
+                .containsEntry("links[0].traceId", inject.traceId())
+                .containsEntry("links[0].spanId", park.id())
+                .containsEntry("varpulis.parked.trace.id", inject.traceId());
     }
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {

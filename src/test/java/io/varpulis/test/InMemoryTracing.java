@@ -34,6 +34,7 @@ public final class InMemoryTracing implements AutoCloseable {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final ObservationRegistry registry = ObservationRegistry.create();
     private final Tracing tracing;
+    private final BraveTracer tracer;
 
     /** Starts the tracer. */
     public InMemoryTracing() {
@@ -46,7 +47,7 @@ public final class InMemoryTracing implements AutoCloseable {
                         return true;
                     }
                 }).build();
-        BraveTracer tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
+        tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         BravePropagator propagator = new BravePropagator(tracing);
         registry.observationConfig()
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
@@ -62,6 +63,13 @@ public final class InMemoryTracing implements AutoCloseable {
      */
     public List<MutableSpan> named(String name) {
         return spans.stream().filter(s -> name.equals(s.name())).toList();
+    }
+
+    /**
+     * @return Micrometer Tracing's tracer over the Brave tracer, as Spring Boot makes it
+     */
+    public BraveTracer tracer() {
+        return tracer;
     }
 
     /**

@@ -127,6 +127,23 @@ public final class ZipkinServer implements AutoCloseable {
         return response.statusCode() == 200 ? JSON.readTree(response.body()) : JSON.createArrayNode();
     }
 
+    /**
+     * @param serviceName a node's {@code spring.application.name}
+     * @param spanName    a span name (Zipkin keeps names in lower case)
+     * @return the traces of the last hour holding such a span of that service, each a v2 JSON array of spans
+     */
+    public JsonNode traces(String serviceName, String spanName) throws IOException, InterruptedException {
+        String query = "/api/v2/traces?serviceName=" + encode(serviceName) + "&spanName=" + encode(spanName)
+                + "&lookback=3600000&limit=100";
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri(query)).timeout(Duration.ofSeconds(5))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 ? JSON.readTree(response.body()) : JSON.createArrayNode();
+    }
+
+    private static String encode(String text) {
+        return java.net.URLEncoder.encode(text, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     private URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
     }

@@ -1,0 +1,89 @@
+package io.varpulis.observation;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.tracing.Link;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.TracingObservationHandler;
+
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@link Traces} on Micrometer Tracing's {@link Tracer}, the one Spring Boot builds over Brave or OpenTelemetry: an
+ * observation's trace id is that of the span its tracing handler keeps in the observation's context; a linked span
+ * is built with {@link Span.Builder#addLink(Link)}. Only loaded when Micrometer Tracing is on the classpath.
+ */
+public class MicrometerTraces implements Traces {
+
+    /** W3C: {@code 00-{32 hex trace id}-{16 hex span id}-{2 hex flags}}. */
+    private static final Pattern W3C = Pattern.compile("00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
+
+    /** B3 single header: {@code {16 or 32 hex trace id}-{16 hex span id}[-{sampled}[-{parent span id}]]}. */
+    private static final Pattern B3 = Pattern.compile("([0-9a-f]{16}|[0-9a-f]{32})-([0-9a-f]{16})(?:-([01d]))?(?:-.*)?");
+
+    private final Tracer tracer;
+
+    /**
+     * @param tracer the application's tracer
+     */
+    public MicrometerTraces(Tracer tracer) {
+        this.tracer = tracer;
+    }
+
+    @Override
+    public String traceId(Observation observation) {
+        TracingObservationHandler.TracingContext tracing = observation.getContextView()
+                .get(TracingObservationHandler.TracingContext.class);
+        Span span = tracing == null ? null : tracing.getSpan();
+        String id = span == null ? null : span.context().traceId();
+        return id == null || id.isEmpty() ? null : id;
+    }
+
+    @Override
+    public LinkedSpan startLinked(String name, String traceparent, Map<String, String> tags) {
+        TraceContext linked = context(traceparent);
+        if (linked == null) {
+            return LinkedSpan.NONE;
+        }
+        Span.Builder builder = tracer.spanBuilder().name(name).addLink(new Link(linked));
+        tags.forEach(builder::tag);
+        Span span = builder.start();
+        Tracer.SpanInScope scope = tracer.withSpan(span);
+        return new LinkedSpan() {
+            @Override
+            public void closeScope() {
+                scope.close();
+            }
+
+            @Override
+            public void end(Throwable error) {
+                if (error != null) {
+                    span.error(error);
+                }
+                span.end();
+            }
+        };
+    }
+
+    /** The context a {@code traceparent} or B3 header names, or {@code null} when it is neither. */
+    private TraceContext context(String header) {
+        if (header == null) {
+            return null;
+        }
+        String text = header.trim().toLowerCase(java.util.Locale.ROOT);
+        Matcher w3c = W3C.matcher(text);
+        if (w3c.matches()) {
+            return tracer.traceContextBuilder().traceId(w3c.group(1)).spanId(w3c.group(2))
+                    .sampled((Integer.parseInt(w3c.group(3), 16) & 1) == 1).build();
+        }
+        Matcher b3 = B3.matcher(text);
+        if (b3.matches()) {
+            return tracer.traceContextBuilder().traceId(b3.group(1)).spanId(b3.group(2))
+                    .sampled(b3.group(3) == null ? null : !"0".equals(b3.group(3))).build();
+        }
+        return null;
+    }
+}
