@@ -44,6 +44,7 @@ setup_failed() { say "$*"; exit 2; }
 rust="${VARPULIS_RUST_BIN:-}"
 [ -n "$rust" ] || rust=$(scripts/install-varpulis-rust.sh) \
   || setup_failed "no Rust Varpulis binary (scripts/install-varpulis-rust.sh, or VARPULIS_RUST_BIN=<path>)"
+rust=$(realpath "$rust")
 nats="${VARPULIS_NATS_SERVER:-$(command -v nats-server || true)}"
 [ -x "$nats" ] || setup_failed "no nats-server: set VARPULIS_NATS_SERVER (scripts/install-nats-server.sh prints paths)"
 if [ -z "$jar" ]; then
@@ -103,10 +104,12 @@ start_ours() {
   pids+=($!)
 }
 stop() { kill "${node_pid[$1]}" 2>/dev/null || true; wait "${node_pid[$1]}" 2>/dev/null || true; }
-# start_rust NAME ARGS...: the Rust node, its log in $work/NAME.log
+# start_rust NAME ARGS...: the Rust node, its log in $work/NAME.log; run in its own directory there, where it writes
+# its data/ (audit log), not in the checkout
 start_rust() {
   local name=$1; shift
-  RUST_LOG=info "$rust" "$@" >"$work/$name.log" 2>&1 &
+  mkdir -p "$work/$name"
+  (cd "$work/$name" && RUST_LOG=info exec "$rust" "$@") >"$work/$name.log" 2>&1 &
   node_pid[$name]=$!
   pids+=($!)
 }
