@@ -6,14 +6,20 @@
 #   scripts/interop-rust.sh [--jar=PATH] [--keep]      --keep: leave the node logs in the printed directory
 #
 # 1 mixed-fleet   a Rust worker beside two of ours under our coordinator, a group running and 40 events injected:
-#                 none lost, no pipeline placed or moved onto the Rust worker, no placement change (no flapping)
-# 2 restart       our coordinator restarted: the Rust worker is listed again (registered, or heartbeating
-#                 unregistered with the reason)
+#                 none lost, no pipeline placed or moved onto the Rust worker, no placement change (no flapping);
+#                 the group's route b -> c is flat (payload_shape: flat): written in the connector's shape, and read
+#                 back into fields (c filters on one)
+# 2 restart       our coordinator restarted: the Rust worker, which does not know our register command, is admitted
+#                 again from its heartbeats (no api-key), both sides' logs saying so
 # 3 flat-event    an event in the flat shape of Varpulis's connector, published on a route: read into its fields
 #                 (it passes a filter on a field) or parked with a reason, never applied empty
-# 4 refused       a Rust worker with a wrong api-key: the reason is on the Rust side's log
+# 4 refused       a Rust worker with a wrong api-key: the reason is on the Rust side's log; a Rust worker with the
+#                 right one, our keyed coordinator restarted: listed heartbeating_unregistered with the reason
 # 5 rust-coord    a Rust coordinator with our worker: registered, heartbeats applied, a VPL deploy refused with the
-#                 reason on our worker's log
+#                 reason on the Rust coordinator's log and on our worker's
+#
+# The cached build (feature nats-transport) has no NATS connector (feature nats): the Rust node publishes and reads
+# no routed events, so the flat shapes are checked against the connector's shape, not a Rust pipeline.
 #
 # The Rust binary is VARPULIS_RUST_BIN's when set, else the cached build; our nodes run with INTEROP_JAVA_OPTS
 # (default: quick start, 256 MB heap). The nats-server is VARPULIS_NATS_SERVER's
@@ -38,6 +44,7 @@ setup_failed() { say "$*"; exit 2; }
 rust="${VARPULIS_RUST_BIN:-}"
 [ -n "$rust" ] || rust=$(scripts/install-varpulis-rust.sh) \
   || setup_failed "no Rust Varpulis binary (scripts/install-varpulis-rust.sh, or VARPULIS_RUST_BIN=<path>)"
+rust=$(realpath "$rust")
 nats="${VARPULIS_NATS_SERVER:-$(command -v nats-server || true)}"
 [ -x "$nats" ] || setup_failed "no nats-server: set VARPULIS_NATS_SERVER (scripts/install-nats-server.sh prints paths)"
 if [ -z "$jar" ]; then
@@ -97,10 +104,12 @@ start_ours() {
   pids+=($!)
 }
 stop() { kill "${node_pid[$1]}" 2>/dev/null || true; wait "${node_pid[$1]}" 2>/dev/null || true; }
-# start_rust NAME ARGS...: the Rust node, its log in $work/NAME.log
+# start_rust NAME ARGS...: the Rust node, its log in $work/NAME.log; run in its own directory there, where it writes
+# its data/ (audit log), not in the checkout
 start_rust() {
   local name=$1; shift
-  RUST_LOG=info "$rust" "$@" >"$work/$name.log" 2>&1 &
+  mkdir -p "$work/$name"
+  (cd "$work/$name" && RUST_LOG=info exec "$rust" "$@") >"$work/$name.log" 2>&1 &
   node_pid[$name]=$!
   pids+=($!)
 }
@@ -122,13 +131,14 @@ start_ours jw2 worker --varpulis.cluster.worker-id=jw2
 ours_up() { workers_listed | grep -q 'jw1:ready jw2:ready'; }
 wait_for 300 ours_up \
   || setup_failed "our coordinator and workers did not come up (logs: $work/c1.log, jw1.log, jw2.log)"
+hot='{"type": "filter", "settings": {"expression": "fields[\"temperature\"] != null and fields[\"temperature\"] > 100"}}'
 coord /pipeline-groups -d '{"name": "mixed", "pipelines": [
-    {"name": "a", "processor": {"type": "passthrough"}},
-    {"name": "b", "processor": {"type": "filter", "settings": {"expression": "fields[\"temperature\"] != null and fields[\"temperature\"] > 100"}}},
-    {"name": "c", "processor": {"type": "passthrough"}}],
+    {"name": "a", "processor": {"type": "passthrough"}}, {"name": "b", "processor": '"$hot"'},
+    {"name": "c", "processor": '"$hot"'}, {"name": "d", "processor": {"type": "passthrough"}}],
   "routes": [{"from_pipeline": "_external", "to_pipeline": "a"}, {"from_pipeline": "a", "to_pipeline": "b"},
-    {"from_pipeline": "b", "to_pipeline": "c"}]}' >/dev/null || setup_failed "group mixed was not declared"
-placed() { [ "$(placement | json 'len(d)')" = 3 ]; }
+    {"from_pipeline": "b", "to_pipeline": "c", "payload_shape": "flat"}, {"from_pipeline": "c", "to_pipeline": "d"}]}' \
+  >/dev/null || setup_failed "group mixed was not declared"
+placed() { [ "$(placement | json 'len(d)')" = 4 ]; }
 wait_for 60 placed \
   || setup_failed "group mixed was not placed (log: $work/c1.log)"
 
@@ -138,13 +148,37 @@ start_rust rw1 server --port "$(free_port)" --bind 127.0.0.1 --coordinator "http
 if wait_for 90 has_worker 'rw1:ready'; then rust_joined=true; else rust_joined=false; fi
 check rust-registers "$rust_joined" "the Rust worker is listed by our coordinator: $(workers_listed)"
 settled=$(placement)
+# The first message on the flat route, as a Rust consumer would receive it (a core subscriber sees JetStream's too).
+python3 - "$nats_port" >"$work/flat-sample.json" 2>/dev/null <<'EOF' &
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.settimeout(120)
+s.sendall(b'CONNECT {"verbose": false}\r\nSUB varpulis.cluster.pipeline.mixed.b.c 1\r\n')
+data = b""
+while True:
+    data += s.recv(65536)
+    at = data.find(b"MSG ")
+    if at >= 0 and b"\r\n" in data[at:]:
+        header, rest = data[at:].split(b"\r\n", 1)
+        size = int(header.split()[-1])
+        if len(rest) >= size:
+            print(rest[:size].decode())
+            break
+EOF
+sampler=$!
+pids+=($sampler)
 flapped=false
 for i in $(seq 1 40); do
   inject "{\"event_type\": \"Reading\", \"fields\": {\"n\": $i, \"temperature\": 150}}"
   [ $((i % 4)) -eq 0 ] && { sleep 1; [ "$(placement)" = "$settled" ] || flapped=true; }
 done
-if wait_for 60 count_is c 40; then all_in=true; else all_in=false; fi
-check mixed-fleet-nothing-lost "$all_in" "pipeline c applied $(events_in c) of 40 events"
+if wait_for 60 count_is d 40; then all_in=true; else all_in=false; fi
+check mixed-fleet-nothing-lost "$all_in" "pipeline d applied $(events_in d) of 40 events"
+wait "$sampler" 2>/dev/null || true
+sample=$(cat "$work/flat-sample.json")
+flat_ok=$(echo "$sample" | json "'fields' not in d and d.get('temperature') == 150 and 'event_type' in d" 2>/dev/null || echo False)
+check flat-output "$([ "$flat_ok" = True ] && [ "$all_in" = true ] && echo true || echo false)" \
+  "route b -> c written flat: ${sample:-nothing seen}; read back into fields: c's filter passed $(events_in d) of 40"
 onto_rust=$(grep -cE '(placed on|to) worker rw1' "$work/c1.log" || true)
 check mixed-fleet-no-move-onto-rust "$([ "$onto_rust" = 0 ] && echo true || echo false)" \
   "$onto_rust placement(s) or move(s) onto rw1 in our coordinator's log; Rust log deploys: $(grep -c 'Deploy' "$work/rw1.log" || true)"
@@ -162,20 +196,24 @@ s.sendall(b'CONNECT {"verbose": false}\r\nPUB varpulis.cluster.pipeline.mixed._e
 s.recv(4096)
 s.close()
 EOF
-if wait_for 30 count_is c 41; then
-  check flat-event true "read: it passed the filter on fields['temperature'] and reached c (41 events)"
+if wait_for 30 count_is d 41; then
+  check flat-event true "read: it passed the filters on fields['temperature'] and reached d (41 events)"
 else
   parked=$(coord "/dlq?unit=mixed" 2>/dev/null || true)
   check flat-event "$(echo "$parked" | grep -q 'shape' && echo true || echo false)" \
-    "not read into fields (c applied $(events_in c)); parked: ${parked:-nothing}"
+    "not read into fields (d applied $(events_in d)); parked: ${parked:-nothing}"
 fi
 
 # 2. restart
 stop c1
 start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1
-if wait_for 300 has_worker 'rw1:'; then relisted=true; else relisted=false; fi
-reason=$(coord /workers 2>/dev/null | json "' '.join(w['worker'].get('reason', '') for w in d if w['worker']['worker_id'] == 'rw1')" || true)
-check restart "$relisted" "after our coordinator restarted: $(workers_listed 2>/dev/null || echo 'no answer') ${reason:+(reason: $reason)}"
+if wait_for 300 has_worker 'rw1:ready'; then relisted=true; else relisted=false; fi
+admitted=$(grep -m1 -o 'worker rw1 admitted from its heartbeats[^(]*' "$work/c1.log" | cut -c1-160 || true)
+asked=$(grep -m1 -o 'Unknown command: register' "$work/rw1.log" || true)
+check restart "$([ $relisted = true ] && [ -n "$admitted" ] && [ -n "$asked" ] && echo true || echo false)" \
+  "after our coordinator restarted: $(workers_listed 2>/dev/null || echo 'no answer'); ours: ${admitted:-nothing}; Rust: ${asked:-nothing}"
+moved=$(grep -cE '(placed on|to) worker rw1' "$work/c1.log" || true)
+check restart-no-move-onto-rust "$([ "$moved" = 0 ] && echo true || echo false)" "$moved placement(s) onto rw1 after its admission"
 
 # 4. refused
 stop rw1
@@ -185,9 +223,19 @@ start_rust rw2 server --port "$(free_port)" --bind 127.0.0.1 --coordinator "http
   --worker-id rw2 --nats "$nats_url" --api-key a-wrong-key
 if wait_for 300 grep -q 'invalid api_key' "$work/rw2.log"; then shown=true; else shown=false; fi
 check refused "$shown" "the Rust worker's log: $(grep -m1 -o 'NATS registration failed.*invalid api_key.*' "$work/rw2.log" | cut -c1-220 || echo 'no refusal logged')"
+start_rust rw3 server --port "$(free_port)" --bind 127.0.0.1 --coordinator "http://127.0.0.1:${node_port[c1]}" \
+  --worker-id rw3 --nats "$nats_url" --api-key the-right-key
+wait_for 90 has_worker 'rw3:ready' || say "rw3 did not register with the keyed coordinator"
+stop c1
+start_ours c1 coordinator --varpulis.cluster.coordinator-id=c1 --varpulis.cluster.api-key=the-right-key
+if wait_for 300 has_worker "rw3:heartbeating_unregistered"; then kept_out=true; else kept_out=false; fi
+reason=$(coord /workers 2>/dev/null | json "' '.join(w['worker'].get('reason', '') for w in d if w['worker']['worker_id'] == 'rw3')" || true)
+check restart-keyed "$([ $kept_out = true ] && echo "$reason" | grep -q 'api-key' && echo true || echo false)" \
+  "keyed coordinator restarted: $(workers_listed 2>/dev/null | tr ' ' '\n' | grep rw3 || echo 'rw3 not listed') (reason: ${reason:-none}); Rust: $(grep -m1 -o 'Unknown command: register' "$work/rw3.log" || echo nothing)"
 
 # 5. rust-coord: a Rust coordinator and one worker of ours
 stop rw2
+stop rw3
 stop c1
 stop jw1
 stop jw2
@@ -203,13 +251,14 @@ if wait_for 300 jw9_listed; then
 check rust-coord-registration "$under_rust" "the Rust coordinator lists: $(rust_workers | cut -c1-300 || echo 'no answer')"
 # Past the Rust coordinator's heartbeat-timeout (5 s): still ready only if our heartbeats were applied.
 sleep 10
-jw9_status=$(rust_workers | json "' '.join(w['status'] for w in d['workers'] if w['id'] == 'jw9')" || true)
+jw9_status=$(rust_workers | json "' '.join(w['status'] for w in d['workers'] if w['id'] == 'jw9')" 2>/dev/null || true)
 check rust-coord-heartbeats "$([ "$jw9_status" = ready ] && echo true || echo false)" \
   "jw9 is '$jw9_status' at the Rust coordinator 10 s after its heartbeat-timeout started counting"
 deploy=$(curl -s -H 'Content-Type: application/json' "http://127.0.0.1:$rust_port/api/v1/cluster/pipeline-groups" \
   -d '{"name": "vpl", "pipelines": [{"name": "p1", "source": "stream A = Sensor .where(temperature > 100)"}]}' || true)
-if wait_for 30 grep -q 'deploy of a VPL program' "$work/jw9.log"; then refusedvpl=true; else refusedvpl=false; fi
-check rust-coord-deploy-refused "$refusedvpl" "our worker: $(grep -m1 -o 'deploy of a VPL program[^;]*' "$work/jw9.log" || echo 'no refusal logged'); the Rust coordinator answered: $(echo "$deploy" | cut -c1-200)"
+if wait_for 30 grep -q 'deploy of a VPL program' "$work/rc.log" && grep -q 'deploy of a VPL program' "$work/jw9.log"
+then refusedvpl=true; else refusedvpl=false; fi
+check rust-coord-deploy-refused "$refusedvpl" "the Rust coordinator's log: $(grep -m1 -o 'Failed to deploy pipeline.*' "$work/rc.log" | cut -c1-260 || echo 'no refusal logged'); our worker: $(grep -m1 -o 'deploy of a VPL program[^;]*' "$work/jw9.log" || echo 'no refusal logged'); its HTTP answer: $(echo "$deploy" | cut -c1-160)"
 
 echo "interop-rust: $failures check(s) failed"
 [ "$failures" = 0 ]

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The command payloads on {@code varpulis.cluster.cmd.{worker}.{command}}, core request/reply (SPEC section 6).
- * Replies are JSON objects; a refused command replies {@code {"error":"..."}}.
+ * Replies are JSON objects; a refused command replies {@code {"error":"..."}}, except a Rust Varpulis coordinator's
+ * {@code deploy} or {@code checkpoint}, refused with a bare string its log quotes ({@link ForeignCommands#reply}).
  * <p>Fencing (SPEC section 9): the leader adds {@value #LEADER} (its id), {@value #LEADER_EPOCH} (its epoch) and
  * {@value #CLUSTER} (the cluster name) to every command's JSON object. A worker refuses a command whose leader epoch
  * is older than the newest it has seen, or that comes from another cluster; deploy, undeploy and drain must carry an

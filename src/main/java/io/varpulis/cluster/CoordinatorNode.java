@@ -156,7 +156,8 @@ public class CoordinatorNode implements SmartLifecycle {
         this.election = election;
         this.registry = metrics.registry();
         this.gate = new PlacementGate(clock, cluster.getHeartbeatInterval(), registry);
-        this.unregistered = new UnregisteredWorkers(clock, cluster.getHeartbeatTimeout());
+        this.unregistered = new UnregisteredWorkers(clock, cluster.getHeartbeatTimeout(),
+                cluster.getApiKey() != null);
         state.placeOnlyWhere(gate);
     }
 
@@ -578,7 +579,7 @@ public class CoordinatorNode implements SmartLifecycle {
                         workerId);
                 if (isLeader()) {
                     command(workerId, Commands.REGISTER, Map.of()).whenComplete((reply, error) ->
-                            unregistered.answered(workerId, reply, error));
+                            onRegisterAnswer(workerId, reply, error));
                 } else {
                     askToRegister(workerId);
                 }
@@ -858,12 +859,25 @@ public class CoordinatorNode implements SmartLifecycle {
             requests.request(connection, Subjects.command(workerId, Commands.REGISTER), mapper.writeValueAsBytes(
                             Map.of(Commands.CLUSTER, cluster.getName(), "asked_by", coordinatorId)),
                             cluster.getCommandTimeout())
-                    .exceptionally(e -> {
-                        log.debug("worker {} not asked to register: {}", workerId, e.toString());
-                        return null;
-                    });
+                    .thenApply(this::readReply)
+                    .whenComplete((reply, error) -> onRegisterAnswer(workerId, reply, error));
         } catch (Exception e) {
             log.debug("worker {} not asked to register: {}", workerId, e.toString());
+        }
+    }
+
+    /**
+     * A worker's answer to {@code register}: a worker that cannot register again by itself (a Rust Varpulis 0.11
+     * worker) is admitted from its heartbeats when that skips no check ({@link UnregisteredWorkers#answered}), as one
+     * that runs none of this cluster's pipelines (no capabilities); every coordinator, leader or follower, decides
+     * the same from the same answer.
+     */
+    private void onRegisterAnswer(String workerId, JsonNode reply, Throwable error) {
+        if (unregistered.answered(workerId, reply, error) && state.worker(workerId).isEmpty()) {
+            admit(new Registration.Request(workerId, "", null, null, null, null, null), "admitted from its "
+                    + "heartbeats: it answered \"" + reply.path("error").asText() + "\" (a Rust Varpulis worker "
+                    + "registers only when it starts) and this cluster has no api-key to check; it announced no "
+                    + "capabilities, so no pipeline is placed on it");
         }
     }
 
@@ -941,18 +955,23 @@ public class CoordinatorNode implements SmartLifecycle {
             return Registration.Reply.refused(request.workerId(), Registration.Reply.API_KEY, "invalid api_key: "
                     + "set varpulis.cluster.api-key (VARPULIS_CLUSTER_APIKEY) on the worker to the cluster's key");
         }
+        admit(request, "registered");
+        // Whole seconds, rounded up: a sub-second interval must not read as 0.
+        return Registration.Reply.registered(request.workerId(),
+                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
+    }
+
+    /** Lists the worker as ready with what it can run; the leader places pending pipelines soon after. */
+    private void admit(Registration.Request request, String how) {
         gate.registered(request);
         state.register(request);
         unregistered.registered(request.workerId());
-        log.info("worker {} registered ({}, max {} pipelines, capabilities {})", request.workerId(),
+        log.info("worker {} {} ({}, max {} pipelines, capabilities {})", request.workerId(), how,
                 request.address(), request.capacity() == null ? "?" : request.capacity().maxPipelines(),
                 WorkerCapabilities.of(request));
         if (running && isLeader()) {
             placeSoon();
         }
-        // Whole seconds, rounded up: a sub-second interval must not read as 0.
-        return Registration.Reply.registered(request.workerId(),
-                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
     }
 
     private void noteOtherCluster(String other, String what) {

@@ -6,14 +6,16 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * A Rust Varpulis coordinator's commands to one of our workers (SPEC section 17), answered in its error shape
- * {@code {"error":"..."}} with what differs, instead of a fencing refusal that says nothing of it. The Rust deploy is
- * {@code {"name","source"}} (a VPL program), its undeploy {@code {"pipeline_id"}}; our worker runs processor types
- * from a pipeline group. Its {@code inject} has our shape and is served as ours.
+ * A Rust Varpulis coordinator's commands to one of our workers (SPEC section 17), refused with what differs instead of
+ * a fencing refusal that says nothing of it, in the shape that puts the reason on the Rust coordinator's log
+ * ({@link #reply}). The Rust deploy is {@code {"name","source"}} (a VPL program), its undeploy
+ * {@code {"pipeline_id"}}; our worker runs processor types from a pipeline group. Its {@code inject} has our shape and
+ * is served as ours.
  */
 final class ForeignCommands {
 
@@ -22,6 +24,12 @@ final class ForeignCommands {
     /** The commands this worker serves, in the order its unknown-command error lists them. */
     static final List<String> SUPPORTED = List.of(Commands.DEPLOY, Commands.UNDEPLOY, Commands.INJECT,
             Commands.DRAIN, Commands.REGISTER);
+
+    /** The Rust coordinator's command that reads a pipeline's state before moving it (into an EngineCheckpoint). */
+    static final String CHECKPOINT = "checkpoint";
+
+    /** How a refusal written as a bare string starts, as a refused registration's text does. */
+    static final String REFUSED = "refused: ";
 
     private ForeignCommands() {
     }
@@ -35,8 +43,7 @@ final class ForeignCommands {
     static Optional<String> refusal(String command, JsonNode body, Collection<String> processorTypes) {
         Optional<String> refusal = body == null || !body.isObject() ? Optional.empty()
                 : rustShaped(command, body, processorTypes);
-        // A Rust 0.11 coordinator reads a deploy's reply as {"id","name","status"} and logs only "missing field id":
-        // the reason is said here, on this worker's side.
+        // Said on both sides: here, and in the Rust coordinator's log through reply().
         refusal.ifPresent(reason -> log.warn("refused command {} from a Rust Varpulis coordinator: {}", command,
                 reason));
         return refusal;
@@ -55,6 +62,25 @@ final class ForeignCommands {
                     + "\"pipeline\")");
         }
         return Optional.empty();
+    }
+
+    /**
+     * The reply to a command refused with {@code error}, in the shape whose reading the Rust 0.11 coordinator logs.
+     * <p>Why a bare JSON string for {@code deploy} and {@code checkpoint}: the Rust coordinator reads those replies
+     * into structs ({@code DeployResponse {id, name, status}}, all strings; {@code EngineCheckpoint}) and logs only
+     * its reading's error. An object there reads as {@code missing field `id`}, without the reason; a string fails
+     * with the string quoted: {@code Failed to deploy pipeline 'p1' on worker jw9: deserialization failed: invalid
+     * type: string "refused: deploy of a VPL program ...", expected struct DeployResponse}, and the placement is
+     * recorded {@code Failed}, never running. It reads the other replies as any JSON and prints {@code restore}'s
+     * and {@code inject}'s: those get {@code {"error":"..."}}, the Rust worker's own error shape.
+     *
+     * @param command the command refused
+     * @param error   why, in words with the fix
+     * @return {@code "refused: <error>"} for {@code deploy} and {@code checkpoint}, else {@code {"error": error}}
+     */
+    static Object reply(String command, String error) {
+        return Commands.DEPLOY.equals(command) || CHECKPOINT.equals(command) ? REFUSED + error
+                : Map.of("error", error);
     }
 
     /**

@@ -13,9 +13,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Workers that heartbeat to this coordinator without being registered with it (SPEC section 17): after a coordinator
- * restart, every worker is one until it registers again. Ours do so when asked ({@code register} command); a Rust
- * Varpulis 0.11 worker does not know that command and registers only when it starts, so it stays here, listed as
- * {@value #STATUS} with the reason, for as long as it heartbeats (and heartbeat-timeout after). Thread-safe.
+ * restart, every worker is one until it registers again. Ours do so when asked ({@code register} command). A Rust
+ * Varpulis 0.11 worker registers only when it starts and answers that command {@code unknown command: register}
+ * (nothing else in it registers again: it only publishes heartbeats, and reads no reply to them): {@link #answered}
+ * then tells the coordinator to admit it from its heartbeats when that is safe, or keeps it listed as {@value #STATUS}
+ * with the reason, for as long as it heartbeats (and heartbeat-timeout after). Thread-safe.
  */
 public class UnregisteredWorkers {
 
@@ -24,15 +26,19 @@ public class UnregisteredWorkers {
 
     private final Clock clock;
     private final Duration timeout;
+    private final boolean apiKeyRequired;
     private final Map<String, Entry> workers = new ConcurrentHashMap<>();
 
     /**
-     * @param clock   the time of heartbeats
-     * @param timeout heartbeat-timeout: a worker silent for longer is dropped from the list
+     * @param clock          the time of heartbeats
+     * @param timeout        heartbeat-timeout: a worker silent for longer is dropped from the list
+     * @param apiKeyRequired whether the cluster has an api-key: a worker is then never admitted from its heartbeats,
+     *                       which carry no key
      */
-    public UnregisteredWorkers(Clock clock, Duration timeout) {
+    public UnregisteredWorkers(Clock clock, Duration timeout, boolean apiKeyRequired) {
         this.clock = clock;
         this.timeout = timeout;
+        this.apiKeyRequired = apiKeyRequired;
     }
 
     /**
@@ -49,28 +55,49 @@ public class UnregisteredWorkers {
     }
 
     /**
-     * Records the worker's answer to the {@code register} command.
+     * Records the worker's answer to the {@code register} command, and says whether to admit it from its heartbeats.
+     * <p>Admitted only when both hold: it cannot register again by itself (it answered {@code unknown command:
+     * register}, as a Rust Varpulis 0.11 worker does), and the cluster has no api-key (a registration would have
+     * been accepted without a secret, so admitting it skips no check). It is admitted without capabilities, so no
+     * pipeline is ever placed on it: it runs VPL programs, not this cluster's pipelines. With an api-key it stays
+     * listed, the reason saying why and what to do.
      *
      * @param workerId the worker
      * @param reply    its reply, {@code null} when none came
      * @param failure  why no reply came, or {@code null}
+     * @return whether the coordinator admits it from its heartbeats
      */
-    public void answered(String workerId, JsonNode reply, Throwable failure) {
+    public boolean answered(String workerId, JsonNode reply, Throwable failure) {
         String reason;
-        if (reply != null && reply.path("error").asText("").startsWith("unknown command")) {
+        if (cannotRegisterAgain(reply)) {
+            if (!apiKeyRequired) {
+                return true;
+            }
             reason = "it does not know the register command (it answered \"" + reply.path("error").asText()
-                    + "\"): a Rust Varpulis worker registers only when it starts; restart it to register it with "
-                    + "this coordinator. It runs none of this cluster's pipelines either way";
+                    + "\"): a Rust Varpulis worker registers only when it starts, and this cluster's api-key is "
+                    + "checked only at registration (heartbeats carry none), so it is not admitted from its "
+                    + "heartbeats; restart it to register it with this coordinator. It runs none of this cluster's "
+                    + "pipelines either way";
         } else if (reply != null && reply.has("error")) {
             reason = "it refused to register again: " + reply.path("error").asText();
         } else if (reply == null) {
             reason = "it did not answer the register command (" + (failure == null ? "no reply" : failure.getMessage())
                     + ")";
         } else {
-            return;
+            return false;
         }
         workers.computeIfPresent(workerId, (id, old) -> new Entry(id, STATUS, old.firstHeartbeat(),
                 old.lastHeartbeat(), reason));
+        return false;
+    }
+
+    /**
+     * @param reply a worker's reply to the {@code register} command, or {@code null}
+     * @return whether it says the worker does not know that command (the Rust Varpulis worker's
+     * {@code {"error":"unknown command: register"}})
+     */
+    static boolean cannotRegisterAgain(JsonNode reply) {
+        return reply != null && reply.path("error").asText("").startsWith("unknown command: " + Commands.REGISTER);
     }
 
     /**

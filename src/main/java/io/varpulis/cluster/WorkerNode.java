@@ -417,9 +417,11 @@ public class WorkerNode implements SmartLifecycle {
         Object reply;
         try {
             JsonNode body = mapper.readTree(message.getData());
-            String fenced = ForeignCommands.refusal(command, body, host.processorTypes())
-                    .orElseGet(() -> fence(command, body == null ? mapper.createObjectNode() : body));
-            reply = fenced != null ? Map.of("error", fenced) : switch (command) {
+            Optional<String> foreign = ForeignCommands.refusal(command, body, host.processorTypes());
+            String fenced = foreign.isPresent() ? null
+                    : fence(command, body == null ? mapper.createObjectNode() : body);
+            reply = foreign.isPresent() ? ForeignCommands.reply(command, foreign.get())
+                    : fenced != null ? Map.of("error", fenced) : switch (command) {
                 case Commands.DEPLOY -> deploy(mapper.treeToValue(body, Commands.Deploy.class));
                 case Commands.UNDEPLOY -> undeploy(mapper.treeToValue(body, Commands.Undeploy.class));
                 case Commands.INJECT -> inject(mapper.treeToValue(body, Commands.Inject.class));
@@ -428,7 +430,10 @@ public class WorkerNode implements SmartLifecycle {
                     registerInBackground();
                     yield Map.of("status", "registering");
                 }
-                default -> Map.of("error", ForeignCommands.unknown(command));
+                default -> {
+                    log.warn("worker {} refused command {}: {}", workerId, command, ForeignCommands.unknown(command));
+                    yield ForeignCommands.reply(command, ForeignCommands.unknown(command));
+                }
             };
         } catch (Exception e) {
             log.warn("command {} on worker {} failed: {}", command, workerId, e.toString());

@@ -112,7 +112,8 @@ public class ClusterApiController {
     /**
      * @return the registered workers with status, capacity, last heartbeat and placed pipelines, then the workers
      * that heartbeat without being registered here (status {@code heartbeating_unregistered}, with the reason: a Rust
-     * Varpulis worker after this coordinator restarted, SPEC section 17)
+     * Varpulis worker after this coordinator restarted, when the cluster's api-key keeps it from being admitted from
+     * its heartbeats, SPEC section 17)
      */
     @GetMapping("/workers")
     public List<Map<String, Object>> workers() {

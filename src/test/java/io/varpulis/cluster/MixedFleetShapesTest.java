@@ -6,6 +6,7 @@ import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -75,6 +76,40 @@ class MixedFleetShapesTest {
                 .orElseThrow()).contains("undeploy of pipeline id abc", "no VPL pipelines");
         assertThat(ForeignCommands.refusal(Commands.DEPLOY, json.readTree("{\"group\":{},\"pipeline\":\"a\"}"),
                 List.of())).as("ours goes on to the fence and the deploy").isEmpty();
+    }
+
+    /**
+     * The Rust coordinator reads a deploy's or checkpoint's reply into a struct and logs only its reading's error:
+     * a string is quoted there, an object's missing fields are not. The others it reads as any JSON.
+     */
+    @Test
+    void refusalsAreWrittenInTheShapeWhoseReadingTheRustCoordinatorLogs() throws Exception {
+        JsonNode deploy = json.valueToTree(ForeignCommands.reply(Commands.DEPLOY, "deploy of a VPL program"));
+        JsonNode checkpoint = json.valueToTree(ForeignCommands.reply("checkpoint", ForeignCommands.unknown(
+                "checkpoint")));
+        JsonNode restore = json.valueToTree(ForeignCommands.reply("restore", ForeignCommands.unknown("restore")));
+
+        assertThat(deploy.isTextual()).isTrue();
+        assertThat(deploy.asText()).isEqualTo("refused: deploy of a VPL program");
+        assertThat(checkpoint.asText()).startsWith("refused: unknown command: checkpoint; this worker supports");
+        assertThat(restore.path("error").asText()).startsWith("unknown command: restore; this worker supports");
+    }
+
+    @Test
+    void onlyAWorkerThatDoesNotKnowRegisterIsAdmittedFromItsHeartbeatsAndOnlyWithoutAnApiKey() throws Exception {
+        JsonNode unknown = json.readTree("{\"error\":\"unknown command: register\"}");
+        JsonNode ours = json.readTree("{\"status\":\"registering\"}");
+        MutableClock clock = new MutableClock();
+        UnregisteredWorkers open = new UnregisteredWorkers(clock, Duration.ofSeconds(15), false);
+        UnregisteredWorkers keyed = new UnregisteredWorkers(clock, Duration.ofSeconds(15), true);
+        keyed.heartbeat("rw1");
+
+        assertThat(open.answered("rw1", unknown, null)).isTrue();
+        assertThat(open.answered("jw1", ours, null)).as("ours registers by itself").isFalse();
+        assertThat(open.answered("jw2", null, new IllegalStateException("timeout"))).isFalse();
+        assertThat(keyed.answered("rw1", unknown, null)).isFalse();
+        assertThat(keyed.list()).singleElement().extracting(UnregisteredWorkers.Entry::reason).asString()
+                .contains("api-key", "restart it");
     }
 
     @Test

@@ -27,7 +27,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Issue 26 on a real broker, with a peer that speaks exactly what a Rust Varpulis 0.11 node puts on the wire (its
  * registration, heartbeats and command replies, from its source): it gets none of our pipelines and nothing moves;
- * after our coordinator restarts it is listed with the reason, its heartbeats counted apart; a refusal is in the shape
+ * after our coordinator restarts it is admitted again from its heartbeats (without capabilities), or, with an api-key,
+ * listed with the reason, its heartbeats counted apart; a refusal is in the shape
  * it reads; our worker registers with a Rust-shaped coordinator and answers its commands with the difference.
  * {@code scripts/interop-rust.sh} runs the same against the real binary.
  */
@@ -77,27 +78,46 @@ class MixedFleetTest {
     }
 
     @Test
-    void afterOurCoordinatorRestartsTheRustWorkerIsListedWithTheReasonAndItsHeartbeatsCountedApart()
-            throws Exception {
+    void afterOurCoordinatorRestartsTheRustWorkerIsAdmittedFromItsHeartbeatsWithNoPipelineOnIt() throws Exception {
         try (RustPeer rust = RustPeer.worker(nats.url(), "rw2", "")) {
             try (ClusterNode first = ClusterNode.coordinator(nats, "jetstream", "coord-restart")) {
                 await().atMost(WAIT).until(() -> rust.register().path("status").asText().equals("registered"));
-                rust.heartbeat();
                 await().atMost(WAIT).until(() -> first.coordinator().state().worker("rw2").isPresent());
             }
             try (ClusterNode second = ClusterNode.coordinator(nats, "jetstream", "coord-restart")) {
+                await().atMost(WAIT).until(() -> second.coordinator().state().worker("rw2").isPresent());
+
+                assertThat(rust.commands()).as("asked first; it cannot register again by itself").contains("register");
+                assertThat(second.coordinator().unregisteredWorkers()).isEmpty();
+                JsonNode gate = second.get("/api/v1/cluster/topology").body().path("placement_gate");
+                assertThat(gate.path("rw2").path("capabilities").isNull()).as("no pipeline placed on it").isTrue();
+                assertThat(second.metrics().registry().counter("varpulis.heartbeats.unknown").count())
+                        .as("counted apart until it was admitted").isPositive();
+            }
+        }
+    }
+
+    @Test
+    void withAnApiKeyTheRustWorkerIsNotAdmittedFromItsHeartbeatsAndIsListedWithTheReason() throws Exception {
+        try (RustPeer rust = RustPeer.worker(nats.url(), "rw4", "the-key")) {
+            try (ClusterNode first = ClusterNode.coordinator(nats, "jetstream", "coord-restart-keyed",
+                    "--varpulis.cluster.api-key=the-key")) {
+                await().atMost(WAIT).until(() -> rust.register().path("status").asText().equals("registered"));
+                await().atMost(WAIT).until(() -> first.coordinator().state().worker("rw4").isPresent());
+            }
+            try (ClusterNode second = ClusterNode.coordinator(nats, "jetstream", "coord-restart-keyed",
+                    "--varpulis.cluster.api-key=the-key")) {
                 await().atMost(WAIT).untilAsserted(() -> {
                     JsonNode workers = second.get("/api/v1/cluster/workers").body();
                     JsonNode listed = workers.findParent("worker_id");
                     assertThat(listed).as("workers: %s", workers).isNotNull();
-                    assertThat(listed.path("worker_id").asText()).isEqualTo("rw2");
+                    assertThat(listed.path("worker_id").asText()).isEqualTo("rw4");
                     assertThat(listed.path("status").asText()).isEqualTo(UnregisteredWorkers.STATUS);
                     assertThat(listed.path("reason").asText()).contains("does not know the register command",
-                            "unknown command: register", "restart it");
+                            "unknown command: register", "api-key", "restart it");
                 });
                 assertThat(second.metrics().registry().counter("varpulis.heartbeats.unknown").count()).isPositive();
                 assertThat(second.coordinator().state().workers()).isEmpty();
-                assertThat(rust.commands()).contains("register");
             }
         }
     }
@@ -132,7 +152,8 @@ class MixedFleetTest {
                     "{\"name\":\"p1\",\"source\":\"stream A = Sensor .where(temperature > 100)\"}");
             JsonNode batch = rustCoordinator.command("jw-under-rust", "inject_batch", "{\"events_text\":\"\"}");
 
-            assertThat(deploy.path("error").asText()).startsWith("deploy of a VPL program (pipeline p1): this worker "
+            assertThat(deploy.isTextual()).as("a string: the Rust coordinator's reading of it quotes it").isTrue();
+            assertThat(deploy.asText()).startsWith("refused: deploy of a VPL program (pipeline p1): this worker "
                     + "runs processor types [");
             assertThat(batch.path("error").asText()).isEqualTo("unknown command: inject_batch; this worker supports "
                     + "deploy, undeploy, inject, drain, register");
