@@ -46,7 +46,7 @@ import java.util.concurrent.TimeoutException;
  * against the server that it still owns the state ({@link KeyValueState#verifyOwnership()}, so a superseded owner that
  * sees its successor's claim writes nothing), then, holding an exclusive lock on the file ({@link FileLock}), reads the
  * file again, checks ownership ({@link ProcessingContext#requireOwnership()}) and appends the line only if it is not
- * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append, force", so a
+ * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append", so a
  * placement paused in between keeps its successor waiting until its line is written (the successor's apply is tried
  * again every 10 s meanwhile), and the successor then finds it. The route ingress acks an alert only once its line is
  * on disk: the line is written before {@link #process} returns, and its {@code fdatasync} is one the ack waits for
