@@ -44,7 +44,8 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3), baseline (raw, raw-decode)");
+                        + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3), baseline (raw, "
+                        + "raw-decode)");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
