@@ -5,7 +5,8 @@
 #   scripts/bench.sh                                    # everything, about 30 minutes on 2 cores (failover: 3 min a round)
 #   scripts/bench.sh --scenarios=throughput --rounds=5  # one scenario
 #   scripts/bench.sh --scenarios=throughput --rounds=5 --quiet-wait=0   # the hop table (issues 22, 23, 27) on a busy host
-#   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex (issue 14)
+#   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex and CrowdSec, one server
+#   scripts/bench.sh --scenarios=mainjob --topology=r3  # the same on a 3-server cluster, R3 streams and state (issue 27)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
 # Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
@@ -14,9 +15,9 @@
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
 # observed-10,observed-100,listener (the clients of a throughput round, all by default: the product observed at 10 %
 # and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22), --quiet-wait=SECONDS (how long a timed
-# run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), and for
-# partitions
-# --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000).
+# run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for
+# partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
+# for mainjob --topology=r1|r3 (default r1).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #
@@ -33,6 +34,22 @@ if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! comma
       || echo "bench: could not install fail2ban; the mainjob scenario will be pending" >&2
   else
     echo "bench: fail2ban-regex is missing and apt-get is not here; the mainjob scenario will be pending" >&2
+  fi
+fi
+
+# mainjob runs CrowdSec in replay mode too: Debian's crowdsec when it is missing, offline. Its post-install script
+# registers with CrowdSec's Central API unless online_api_credentials.yaml exists with a comment in it
+# (README.Debian); the benchmark never talks to it (-no-capi), so the opt-out is written first.
+if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! command -v crowdsec >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    mkdir -p /etc/crowdsec
+    [ -s /etc/crowdsec/online_api_credentials.yaml ] \
+      || echo '# no thanks: offline benchmark host (scripts/bench.sh)' >/etc/crowdsec/online_api_credentials.yaml
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq crowdsec >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq crowdsec >/dev/null; } \
+      || echo "bench: could not install crowdsec; the mainjob scenario runs without it" >&2
+  else
+    echo "bench: crowdsec is missing and apt-get is not here; the mainjob scenario runs without it" >&2
   fi
 fi
 

@@ -139,6 +139,11 @@ public final class DeployedPipeline {
             context.closed = true;
         }
         CompletableFuture<Void> stored = transaction.commit();
+        if (context.effects != null) {
+            // The effects' confirmations gate the ack like the state writes (ProcessingContext.ackAfter).
+            context.effects.add(stored);
+            stored = CompletableFuture.allOf(context.effects.toArray(CompletableFuture[]::new));
+        }
         eventsIn.incrementAndGet();
         eventsOut.addAndGet(emitted.size());
         return new Applied(emitted, keys, context.parked == null ? List.of() : List.copyOf(context.parked), stored);
@@ -247,7 +252,8 @@ public final class DeployedPipeline {
      * @param keys    their output keys in the same order ({@code null} entries for outputs given none), or
      *                {@code null} when none was given ({@link ProcessingContext#keyed})
      * @param parked  the elements of a batch input the processor parked on their own ({@link ProcessingContext#park})
-     * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()})
+     * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()}) and the
+     *                effects it asked the ack to wait for are confirmed ({@link ProcessingContext#ackAfter})
      */
     public record Applied(List<Event> outputs, List<String> keys, List<ParkedElement> parked,
                           CompletableFuture<Void> stored) {
@@ -277,6 +283,8 @@ public final class DeployedPipeline {
         private String messageId;
         /** The elements parked on their own, or {@code null} while there is none. */
         private List<ParkedElement> parked;
+        /** The confirmations of effects the ack waits for, or {@code null} while there is none. */
+        private List<CompletableFuture<Void>> effects;
         /** Set when the apply returned: a park after that would never be published. */
         private boolean closed;
 
@@ -335,6 +343,21 @@ public final class DeployedPipeline {
         @Override
         public void requireOwnership() {
             fence.check();
+        }
+
+        @Override
+        public void ackAfter(CompletableFuture<Void> confirmed) {
+            if (closed) {
+                throw new IllegalStateException("ackAfter after the apply of " + messageId() + " returned: the ack "
+                        + "may be sent already");
+            }
+            if (confirmed == null) {
+                throw new IllegalArgumentException("ackAfter needs a future, got null");
+            }
+            if (effects == null) {
+                effects = new ArrayList<>();
+            }
+            effects.add(confirmed);
         }
 
         @Override

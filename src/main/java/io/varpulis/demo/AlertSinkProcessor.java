@@ -46,10 +46,13 @@ import java.util.concurrent.TimeoutException;
  * against the server that it still owns the state ({@link KeyValueState#verifyOwnership()}, so a superseded owner that
  * sees its successor's claim writes nothing), then, holding an exclusive lock on the file ({@link FileLock}), reads the
  * file again, checks ownership ({@link ProcessingContext#requireOwnership()}) and appends the line only if it is not
- * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append, force", so a
+ * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append", so a
  * placement paused in between keeps its successor waiting until its line is written (the successor's apply is tried
- * again every 10 s meanwhile), and the successor then finds it. Each line is forced to disk (fdatasync) before {@link #process}
- * returns, so the route ingress acks an alert only once its line is stored.
+ * again every 10 s meanwhile), and the successor then finds it. The route ingress acks an alert only once its line is
+ * on disk: the line is written before {@link #process} returns, and its {@code fdatasync} is one the ack waits for
+ * ({@link ProcessingContext#ackAfter}), shared by the alerts appended meanwhile ({@link GroupFsync}: one sync per
+ * group instead of one per line, the main job's bound in issue 27). Under the lock only the lines appended since the
+ * sink last read the file are read again.
  * <p>{@link #process} is synchronized, so one instance may be called from several threads; the processes a pipeline
  * moves between may share the file (one at a time owns the pipeline).
  */
@@ -70,6 +73,8 @@ public final class AlertSinkProcessor implements EventProcessor {
 
     private final Path file;
     private final Set<String> written = new HashSet<>();
+    /** The file's length up to which its complete lines are in {@link #written}; guarded by this. */
+    private long known;
 
     /**
      * Opens the alert file, creating it and its directories when absent, and loads the alerts it holds.
@@ -107,6 +112,7 @@ public final class AlertSinkProcessor implements EventProcessor {
                 if (complete < bytes.length) {
                     cutTornLine(channel, complete, bytes.length - complete, bytes[complete]);
                 }
+                known = complete;
             }
             log.info("alert file {} opened with {} alert(s) already recorded; those are not written again", file,
                     written.size());
@@ -125,9 +131,10 @@ public final class AlertSinkProcessor implements EventProcessor {
      * @throws KeyValueState.StateFencedException      when a later placement owns the pipeline: nothing is written
      * @throws KeyValueState.StateUnavailableException when the claim was not stored within 10 s (the broker is away):
      *                                                 nothing is written, the apply is tried again
-     * @throws IOException                             when the line cannot be appended and forced to disk; the file
-     *                                                 is cut back to its previous length and the alert is not marked
-     *                                                 written, so a retry writes it
+     * @throws IOException                             when the line cannot be appended; the file is cut back to its
+     *                                                 previous length and the alert is not marked written, so a retry
+     *                                                 writes it (a failed sync fails the apply through
+     *                                                 {@link ProcessingContext#ackAfter} instead)
      */
     @Override
     public synchronized List<Event> process(Event event, ProcessingContext context) throws IOException {
@@ -135,6 +142,8 @@ public final class AlertSinkProcessor implements EventProcessor {
         if (written.contains(alert.id())) {
             log.debug("alert {} is already in {}; not writing it again (message {}, attempt {})", alert.id(), file,
                     context.messageId(), context.attempt());
+            // Its line may still wait for its sync (written by an apply whose ack waits too): this ack waits as well.
+            context.ackAfter(GroupFsync.of(file).request());
             return List.of();
         }
         KeyValueState state = context.state();
@@ -157,13 +166,21 @@ public final class AlertSinkProcessor implements EventProcessor {
                 if (writtenSinceOpened(channel, alert)) {
                     log.info("alert {} was written to {} by another placement of this pipeline; not writing it "
                             + "again", alert.id(), file);
+                    // That placement may have stopped before its line was synced: the ack waits for a sync.
+                    context.ackAfter(GroupFsync.of(file).request());
                     return List.of();
                 }
                 context.requireOwnership();
-                append(channel, alert);
+                long before = channel.size();
+                long end = append(channel, alert);
+                if (known == before) {
+                    known = end;
+                }
             }
         }
         written.add(alert.id());
+        // Requested after the write returned: the sync it waits for covers the line.
+        context.ackAfter(GroupFsync.of(file).request());
         log.info("brute-force suspected from {}: {} failed passwords in the window starting {}; recorded in {}",
                 alert.srcIp(), alert.failures(), alert.windowStart(), file);
         return List.of();
@@ -178,15 +195,27 @@ public final class AlertSinkProcessor implements EventProcessor {
                 .encodeToString(alert.srcIp().getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Reads the file's complete lines again (another process may have appended): is the alert among them now? */
+    /**
+     * Reads the complete lines appended since the sink last read the file (another process may have appended): is
+     * the alert among them now? The file only grows by whole lines under the lock (a torn last line is cut only when
+     * a sink opens it), so the lines before {@link #known} are read once; a file found shorter is read again whole.
+     */
     private boolean writtenSinceOpened(FileChannel channel, BruteForceAlert alert) throws IOException {
-        byte[] bytes = readAll(channel);
-        loadWritten(new String(bytes, 0, lengthOfCompleteLines(bytes), StandardCharsets.UTF_8));
+        long from = channel.size() < known ? 0 : known;
+        byte[] bytes = readFrom(channel, from);
+        int complete = lengthOfCompleteLines(bytes);
+        loadWritten(new String(bytes, 0, complete, StandardCharsets.UTF_8));
+        known = from + complete;
         return written.contains(alert.id());
     }
 
-    /** Appends the alert's line at the end and forces it to disk; on failure cuts the file back to its length. */
-    private static void append(FileChannel channel, BruteForceAlert alert) throws IOException {
+    /**
+     * Appends the alert's line at the end (not synced: see {@link GroupFsync}); on failure cuts the file back to its
+     * length.
+     *
+     * @return the file's length after the line
+     */
+    private static long append(FileChannel channel, BruteForceAlert alert) throws IOException {
         ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
                 .getBytes(StandardCharsets.UTF_8));
         long size = channel.size();
@@ -195,8 +224,7 @@ public final class AlertSinkProcessor implements EventProcessor {
             while (line.hasRemaining()) {
                 position += channel.write(line, position);
             }
-            // fdatasync: the bytes and the new length, which is all a reader of the file needs.
-            channel.force(false);
+            return position;
         } catch (IOException e) {
             // Never leave half a line for the next append to glue onto (a full disk, for example).
             try {
@@ -265,13 +293,18 @@ public final class AlertSinkProcessor implements EventProcessor {
     }
 
     private static byte[] readAll(FileChannel channel) throws IOException {
-        long size = channel.size();
+        return readFrom(channel, 0);
+    }
+
+    /** @return the file's bytes from {@code from} to its end */
+    private static byte[] readFrom(FileChannel channel, long from) throws IOException {
+        long size = channel.size() - from;
         if (size > Integer.MAX_VALUE - 8) {
             throw new IOException("the file holds " + size + " bytes, more than an alert file can");
         }
-        ByteBuffer buffer = ByteBuffer.allocate((int) size);
+        ByteBuffer buffer = ByteBuffer.allocate((int) Math.max(0, size));
         while (buffer.hasRemaining()) {
-            if (channel.read(buffer, buffer.position()) < 0) {
+            if (channel.read(buffer, from + buffer.position()) < 0) {
                 break;
             }
         }

@@ -1,5 +1,8 @@
 package io.varpulis.pipeline;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
 /**
  * What a processor knows about the delivery it is applying, and what it can do besides emitting: give an output its
  * identity ({@link #keyed}), park one element of a batch input ({@link #park}), and check that this worker still owns
@@ -111,5 +114,27 @@ public interface ProcessingContext {
      *                                                 input is applied again once it is back
      */
     default void requireOwnership() {
+    }
+
+    /**
+     * Makes the input's acknowledgement wait for an effect outside the substrate that this apply made and whose
+     * durability is confirmed later, shared with other applies (a group commit: one {@code fdatasync} for the lines
+     * several alerts appended). The route ingress acks the input only once the effect, the apply's state writes
+     * and its outputs are confirmed (ADR-007, ack after the effect); an effect that fails fails the apply as a state
+     * write does (the input is nak'ed and applied again, or the pipeline stops when the failure is a
+     * {@link KeyValueState.StateFencedException}). The effect itself must already have happened where another
+     * placement would see it (the line is in the file); only its confirmation is deferred.
+     * <p>A context that acknowledges nothing (a test's, a reference run's) waits for it here, which is this default.
+     *
+     * @param confirmed completes when the effect is durable, or exceptionally when it cannot be made so
+     * @throws RuntimeException         this default: the effect's failure, unwrapped
+     * @throws IllegalStateException    when called after the apply returned
+     */
+    default void ackAfter(CompletableFuture<Void> confirmed) {
+        try {
+            confirmed.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
     }
 }

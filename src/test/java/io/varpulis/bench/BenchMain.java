@@ -25,7 +25,8 @@ import java.util.Optional;
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
  * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
  * </li>
- * <li>mainjob: the main job from the jar and fail2ban-regex on the 100 000-line log, side by side (issue 14);</li>
+ * <li>mainjob: the main job from the jar, fail2ban-regex and CrowdSec on the 100 000-line log, side by side, on one
+ * server or a 3-server R3 cluster ({@code --topology}; issues 14 and 27);</li>
  * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
@@ -220,9 +221,10 @@ public final class BenchMain {
     private void mainJob(Report report) throws Exception {
         StringBuilder whyNot = new StringBuilder();
         Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
-        MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(whyNot.toString())
-                : MainJobRun.run(jar.get(), 50, options.rounds(), OUT);
-        report.mainJob(result, command("mainjob") + " --rounds=" + options.rounds());
+        MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(options.topology(), whyNot.toString())
+                : MainJobRun.run(jar.get(), options.topology(), 50, options.rounds(), OUT);
+        report.mainJob(result, command("mainjob") + " --topology=" + options.topology() + " --rounds="
+                + options.rounds());
     }
 
     private void partitions(Report report) throws Exception {

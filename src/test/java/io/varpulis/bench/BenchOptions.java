@@ -23,6 +23,8 @@ import java.util.Set;
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
  * @param days      days of the sample the partitions scenario streams (scripts/make-log.sh: 2 000 lines a day)
  * @param lineRate  lines/s the partitions scenario streams at (the demo's --rate)
+ * @param topology  the mainjob scenario's NATS: {@code r1} (one server, R1 streams and state) or {@code r3} (a
+ *                  3-server cluster the harness starts, R3 streams and state)
  * @param baseline  the JetStream baseline of the throughput and latency scenarios (and their warm-up): {@code raw}
  *                  (jnats alone, the targets' reference) or {@code raw-decode} (jnats, and each event read with
  *                  Jackson data binding)
@@ -31,8 +33,8 @@ import java.util.Set;
  *                   CPU, seconds (0: measure one second and start; the tables show their share either way)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
-                    List<Substrate> substrates, String jar, int days, int lineRate, String baseline,
-                    List<String> hopClients, int quietWait) {
+                    List<Substrate> substrates, String jar, int days, int lineRate, String topology,
+                    String baseline, List<String> hopClients, int quietWait) {
 
     static final List<String> BASELINES = List.of("raw", "raw-decode");
 
@@ -45,8 +47,8 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar, days, line-rate, baseline (raw, raw-decode), hop-clients ("
-                        + String.join(",", HopClients.ALL) + "), quiet-wait");
+                        + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3), baseline (raw, "
+                        + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL) + "), quiet-wait");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -61,9 +63,13 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
                         .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""),
                 number(values, "days", 10), number(values, "line-rate", 20_000),
-                values.getOrDefault("baseline", "raw"),
+                values.getOrDefault("topology", MainJobRun.R1), values.getOrDefault("baseline", "raw"),
                 List.of(values.getOrDefault("hop-clients", String.join(",", HopClients.ALL)).split(",")),
                 values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60));
+        if (!MainJobRun.TOPOLOGIES.contains(options.topology())) {
+            throw new IllegalArgumentException("--topology must be one of " + MainJobRun.TOPOLOGIES + ", got '"
+                    + options.topology() + "'");
+        }
         if (!HopClients.ALL.containsAll(options.hopClients())) {
             throw new IllegalArgumentException("unknown hop client in " + options.hopClients() + "; known: "
                     + HopClients.ALL);
@@ -73,8 +79,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                     + options.baseline() + "'");
         }
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
-                "substrates", "jar", "days", "line-rate", "baseline",
-                "hop-clients", "quiet-wait"));
+                "substrates", "jar", "days", "line-rate", "topology", "baseline", "hop-clients", "quiet-wait"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }

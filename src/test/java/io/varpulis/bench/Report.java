@@ -230,34 +230,60 @@ final class Report {
     }
 
     void mainJob(MainJobRun.Result result, String command) {
-        heading("The main job against fail2ban-regex, 100 000-line log", command);
+        String where = result.topology().equals(MainJobRun.R3) ? "3-server cluster, R3 streams and state"
+                : "one server, R1 streams and state";
+        heading("The main job against fail2ban-regex and CrowdSec, 100 000-line log, " + where, command);
         if (result.pending() != null) {
-            line("| round | job lines/s | fail2ban-regex lines/s | ratio |");
-            line("|---|---:|---:|---:|");
-            line("| **pending**: " + result.pending() + " | - | - | - |");
+            line("| round | job lines/s | fail2ban-regex lines/s | CrowdSec lines/s | ratio |");
+            line("|---|---:|---:|---:|---:|");
+            line("| **pending**: " + result.pending() + " | - | - | - | - |");
             line("");
             return;
         }
-        line(result.lines() + " lines (scripts/make-log.sh, 50 days of the sample); " + result.f2b() + ". The job's "
-                + "rate is from the first publish to the last alert written; fail2ban-regex's includes its start-up. "
-                + "CPU seconds are of each command with its children (the job's include starting four JVMs).");
+        line(result.lines() + " lines (scripts/make-log.sh, 50 days of the sample); " + result.f2b() + "; "
+                + (result.crowdSec() == null ? "CrowdSec not installed" : result.crowdSec() + " (replay mode, sshd "
+                + "parsers, ssh-bf and ssh-slow-bf)") + ". The job is fed unpaced; its rate is from the first publish "
+                + "to the last alert written. fail2ban-regex's and CrowdSec's include their start-up. CPU seconds are "
+                + "of each command with its children (the job's include starting four JVMs). CrowdSec's alerts are "
+                + "its leaky buckets' overflows (ssh-bf / all four scenarios) and its bans: another rule than ours, "
+                + "not compared. Load: the 1-minute load average at the round's start and end.");
         line("");
-        line("| run | nodes | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | ratio | "
-                + "alerts | result |");
-        line("|---|---|---|---:|---:|---:|---:|---:|---|---|");
-        java.util.Map<String, List<Double>> ratios = new java.util.TreeMap<>();
+        line("| round | order | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | CrowdSec "
+                + "lines/s | CrowdSec CPU-s | job / fail2ban | job / CrowdSec | job alerts | CrowdSec alerts "
+                + "(ssh-bf / all), bans | load | result |");
+        line("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|");
+        List<Double> ratios = new java.util.ArrayList<>();
+        List<Double> crowdSecRatios = new java.util.ArrayList<>();
+        List<Double> jobs = new java.util.ArrayList<>();
+        List<Double> f2bs = new java.util.ArrayList<>();
+        List<Double> crowdSecs = new java.util.ArrayList<>();
         for (int i = 0; i < result.rounds().size(); i++) {
             MainJobRun.Round r = result.rounds().get(i);
-            if (r.kill().equals("none") && r.result().equals("OK")) {
-                ratios.computeIfAbsent(r.jit(), jit -> new java.util.ArrayList<>()).add(r.ratio());
+            double crowdSec = r.crowdSecLinesPerSecond(result.lines());
+            if (r.kill().equals("none") && r.counted()) {
+                ratios.add(r.ratio());
+                jobs.add(r.jobLinesPerSecond());
+                f2bs.add(r.f2bLinesPerSecond());
+                if (r.crowdSec() != null) {
+                    crowdSecRatios.add(r.jobLinesPerSecond() / crowdSec);
+                    crowdSecs.add(crowdSec);
+                }
             }
-            line("| " + (i + 1) + " | " + r.jit() + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
+            CrowdSecRun.Replay cs = r.crowdSec();
+            line("| " + (i + 1) + " | " + r.order() + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
                     + fixed(r.jobCpuSeconds(), 1) + " | " + rate(r.f2bLinesPerSecond()) + " | "
-                    + fixed(r.f2bCpuSeconds(), 1) + " | " + fixed(r.ratio(), 2) + " | " + r.alerts() + " | "
-                    + r.result() + " |");
+                    + fixed(r.f2bCpuSeconds(), 1) + " | " + (cs == null ? "-" : rate(crowdSec)) + " | "
+                    + (cs == null ? "-" : fixed(cs.timed().cpuSeconds(), 1)) + " | " + fixed(r.ratio(), 2) + " | "
+                    + (cs == null ? "-" : fixed(r.jobLinesPerSecond() / crowdSec, 1)) + " | " + r.alerts() + " | "
+                    + (cs == null ? "-" : cs.bruteForce() + " / " + cs.overflows() + ", " + cs.decisions()) + " | "
+                    + r.load() + " | " + r.result() + " |");
         }
-        ratios.forEach((jit, of) -> line("| **median ratio, no kill** | " + jit + " | | | | | | **"
-                + fixed(median(of), 2) + "** | | |"));
+        if (!ratios.isEmpty()) {
+            line("| **median, no kill** (" + ratios.size() + " counted) | | | **" + rate(median(jobs)) + "** | | **"
+                    + rate(median(f2bs)) + "** | | **" + (crowdSecs.isEmpty() ? "-" : rate(median(crowdSecs)))
+                    + "** | | **" + fixed(median(ratios), 2) + "** | **" + (crowdSecRatios.isEmpty() ? "-"
+                    : fixed(median(crowdSecRatios), 1)) + "** | | | | |");
+        }
         line("");
     }
 
