@@ -44,9 +44,6 @@ public class TransportAutoConfiguration {
     }
 
     /**
-     * @return the routed event codec
-     */
-    /**
      * @return core request/reply for commands and registration, observed when observation is on
      */
     @Bean
@@ -55,6 +52,9 @@ public class TransportAutoConfiguration {
         return RequestReply.PLAIN;
     }
 
+    /**
+     * @return the routed event codec
+     */
     @Bean
     @ConditionalOnMissingBean
     public EventCodec eventCodec() {

@@ -141,7 +141,9 @@ public final class DeployedPipeline {
         CompletableFuture<Void> stored = transaction.commit();
         if (context.effects != null) {
             // The effects' confirmations gate the ack like the state writes (ProcessingContext.ackAfter).
-            context.effects.add(stored);
+            // First: allOf reports its first failed argument, and a fenced state write must win over an effect's
+            // failure, so that a superseded owner stops instead of nak'ing (or parking) what its successor owns.
+            context.effects.add(0, stored);
             stored = CompletableFuture.allOf(context.effects.toArray(CompletableFuture[]::new));
         }
         eventsIn.incrementAndGet();

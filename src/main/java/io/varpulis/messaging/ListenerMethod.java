@@ -74,10 +74,27 @@ final class ListenerMethod {
 
     /**
      * @param converter converts payloads
-     * @return the reader of this method's payload parameter, resolved once (none: a reader that is never called)
+     * @return the reader of this method's payload parameter, resolved once (none: a reader that is never called); a
+     * converter bean that overrides {@link PayloadConverter#read} but not {@link PayloadConverter#reader} is called
+     * through its {@code read} on every payload, so its conversion (and its choice to refuse a payload) still applies
      */
     PayloadConverter.Reader payloadReader(PayloadConverter converter) {
-        return payloadType == null ? data -> null : converter.reader(payloadType);
+        if (payloadType == null) {
+            return data -> null;
+        }
+        if (overrides(converter, "read", byte[].class, Type.class)
+                && !overrides(converter, "reader", Type.class)) {
+            return data -> converter.read(data, payloadType);
+        }
+        return converter.reader(payloadType);
+    }
+
+    private static boolean overrides(PayloadConverter converter, String name, Class<?>... parameters) {
+        try {
+            return converter.getClass().getMethod(name, parameters).getDeclaringClass() != PayloadConverter.class;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
     }
 
     /**

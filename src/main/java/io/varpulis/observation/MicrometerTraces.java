@@ -38,7 +38,12 @@ public class MicrometerTraces implements Traces {
         TracingObservationHandler.TracingContext tracing = observation.getContextView()
                 .get(TracingObservationHandler.TracingContext.class);
         Span span = tracing == null ? null : tracing.getSpan();
-        String id = span == null ? null : span.context().traceId();
+        // An unsampled span has an id too, but its trace never reaches the backend: naming it would send an operator
+        // looking for a trace that does not exist.
+        if (span == null || !Boolean.TRUE.equals(span.context().sampled())) {
+            return null;
+        }
+        String id = span.context().traceId();
         return id == null || id.isEmpty() ? null : id;
     }
 

@@ -3,6 +3,7 @@ package io.varpulis.demo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,9 +31,11 @@ class GroupFsyncTest {
         CompletableFuture.allOf(requests.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 
         Path gone = dir.resolve("gone.jsonl");
-        GroupFsync broken = GroupFsync.of(gone);
+        List<IOException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        GroupFsync broken = GroupFsync.of(gone, failures::add);
         assertThat(broken.request()).failsWithin(30, TimeUnit.SECONDS);
         Files.writeString(gone, "");
         assertThat(broken.request()).as("no line is called stored after a failed sync").isCompletedExceptionally();
+        assertThat(failures).as("the failure handler (the process halts, by default) ran once").hasSize(1);
     }
 }
