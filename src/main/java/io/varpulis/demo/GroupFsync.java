@@ -106,7 +106,17 @@ final class GroupFsync {
                     return;
                 }
             }
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            FileChannel channel;
+            try {
+                channel = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException | RuntimeException e) {
+                // The file is gone (deleted, moved): its lines are not stored, but nothing says a sync lied. The
+                // round fails, its alerts are nak'ed and written again (the sink sees the file shrink), and a later
+                // round syncs the new file.
+                round.completeExceptionally(new IOException("cannot open " + file + " to sync it: " + e, e));
+                continue;
+            }
+            try (channel) {
                 // fdatasync: the bytes and the new length, which is all a reader of the file needs.
                 channel.force(false);
                 round.complete(null);
