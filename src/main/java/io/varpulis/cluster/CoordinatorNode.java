@@ -42,14 +42,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 /**
@@ -71,9 +70,6 @@ import java.util.stream.Collectors;
 public class CoordinatorNode implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorNode.class);
-
-    /** Placement epochs: the leader's epoch in the upper 32 bits, a counter of its placements in the lower. */
-    private static final int PLACEMENT_BITS = 32;
 
     /** The longest wait between two health checks of the workers. */
     private static final Duration HEALTH_CHECK_PERIOD = Duration.ofSeconds(1);
@@ -99,16 +95,14 @@ public class CoordinatorNode implements SmartLifecycle {
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
-    private final Set<String> moving = ConcurrentHashMap.newKeySet();
     private final Map<String, String> otherClusters = new ConcurrentHashMap<>();
-    private final AtomicLong placements = new AtomicLong();
-    private volatile long placementLeaderEpoch;
+    /** When this coordinator was made, on {@link System#nanoTime()}: the placement rounds count from it. */
+    private final long madeAt = System.nanoTime();
+    private final AtomicReference<PlacementRounds> rounds = new AtomicReference<>();
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
     private volatile long livenessFrom; // when it last regained NATS, on ClusterState.nanoTime()
     private volatile boolean reachable = true;
-    private volatile boolean placeNow;
-    private volatile long lastPlacementRound = System.nanoTime();
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
     private Dispatcher registrations;
@@ -296,7 +290,7 @@ public class CoordinatorNode implements SmartLifecycle {
         state.addGroup(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
         if (isLeader()) {
-            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), this::nextPlacementEpoch).entrySet()
+            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), rounds()::nextPlacementEpoch).entrySet()
                     .stream().map(e -> deploy(e.getKey(), e.getValue())).toArray(CompletableFuture[]::new)));
         }
         return placementOf(group.name());
@@ -402,7 +396,7 @@ public class CoordinatorNode implements SmartLifecycle {
         // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
         // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
         return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                undeployOf(PipelineUnit.parse(e.getKey()), null))
+                Commands.Undeploy.of(PipelineUnit.parse(e.getKey()), null))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
@@ -489,7 +483,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
                 + "undeploying it there", workerId, key, cluster.getName());
-        command(workerId, Commands.UNDEPLOY, undeployOf(unit, epoch));
+        command(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(unit, epoch));
     }
 
     private void onGroupRemoved(String name) {
@@ -499,10 +493,6 @@ public class CoordinatorNode implements SmartLifecycle {
                 undeployAll(name, placed);
             }
         });
-    }
-
-    private static Commands.Undeploy undeployOf(PipelineUnit unit, Long epoch) {
-        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull(), epoch);
     }
 
     /**
@@ -623,7 +613,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
             log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",
                     workerId, key, epoch);
-            command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), epoch));
+            command(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(key), epoch));
         }
     }
 
@@ -632,30 +622,28 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("coordinator {} no longer leads cluster {}", coordinatorId, cluster.getName());
             return;
         }
-        if (election.epoch() != placementLeaderEpoch) {
-            // A lease renewed again after a lapse keeps its epoch, and the placements made under it their order.
-            placementLeaderEpoch = election.epoch();
-            placements.set(0);
-        }
+        rounds().leadAt(election.epoch());
         // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
         Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
         Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
         log.info("coordinator {} leads cluster {} at epoch {}; adopting from heartbeats until {}", coordinatorId,
-                cluster.getName(), placementLeaderEpoch, placementFrom);
+                cluster.getName(), rounds().leaderEpoch(), placementFrom);
         if (running) {
             long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
             scheduler.schedule(this::placeSoon, wait + 10, TimeUnit.MILLISECONDS);
         }
     }
 
-    private long nextPlacementEpoch() {
-        long count = placements.incrementAndGet();
-        if (count >= 1L << PLACEMENT_BITS) {
-            throw new IllegalStateException("this leadership made 2^32 placements; the placement epochs are used up "
-                    + "until the next election");
+    /** The leader's placement rounds, made at first use (every field they need is set by then). */
+    private PlacementRounds rounds() {
+        PlacementRounds made = rounds.get();
+        if (made == null) {
+            rounds.compareAndSet(null, new PlacementRounds(cluster, state, gate, clock, election, this::command,
+                    this::firstCommandIn, commandsInFlight, madeAt));
+            made = rounds.get();
         }
-        return (placementLeaderEpoch << PLACEMENT_BITS) | count;
+        return made;
     }
 
     private void tick() {
@@ -664,7 +652,7 @@ public class CoordinatorNode implements SmartLifecycle {
             if (reachable) {
                 for (String workerId : state.expire(livenessFrom, lateWorkers)) {
                     // Its pipelines are placed elsewhere in this very tick, not at the next round.
-                    placeNow = true;
+                    rounds().requestRound();
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
                             cluster.getHeartbeatTimeout().toMillis(), isLeader() ? "; moving its pipelines "
                                     + state.pipelinesOf(workerId) : "");
@@ -676,15 +664,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
             }
-            long now = System.nanoTime();
-            boolean due = placeNow || now - lastPlacementRound >= cluster.getHeartbeatInterval().toNanos();
-            if (due && isLeader() && !clock.instant().isBefore(placementFrom)) {
-                placeNow = false;
-                lastPlacementRound = now;
-                expireDeploys();
-                state.place(this::nextPlacementEpoch).forEach(this::deploy);
-                rebalance();
-            }
+            rounds().runIfDue(placementFrom);
             Instant forgotten = clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
             commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
@@ -694,52 +674,11 @@ public class CoordinatorNode implements SmartLifecycle {
 
     /** Runs a placement round now (a worker registered, a group was stored, this coordinator was elected). */
     private void placeSoon() {
-        placeNow = true;
+        rounds().requestRound();
         ScheduledExecutorService s = scheduler;
         if (running && s != null && !s.isShutdown()) {
             s.execute(this::tick);
         }
-    }
-
-    /** A deploy that was never answered (leadership lost while it was in flight) is tried again. */
-    private void expireDeploys() {
-        Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
-        for (PipelineGroupSpec group : state.groups()) {
-            for (PipelineUnit unit : PipelineUnit.of(group)) {
-                String key = unit.key();
-                state.placement(key).filter(p -> !p.isRunning() && p.since().isBefore(limit)
-                                && !commandsInFlight.containsKey(flightKey(key, p)))
-                        .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
-            }
-        }
-    }
-
-    private void rebalance() {
-        if (!moving.isEmpty()) {
-            return;
-        }
-        state.rebalance(cluster.getRebalanceDelay()).ifPresent(move -> {
-            String key = move.getKey();
-            Placement from = state.placement(key).orElse(null);
-            if (from == null || !moving.add(key)) {
-                return;
-            }
-            log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
-                    key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
-                    state.pipelinesOf(move.getValue()).size());
-            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), from.epoch()))
-                    .handle((reply, error) -> {
-                        String failure = failure(reply, error);
-                        if (failure == null) {
-                            state.move(key, move.getValue(), nextPlacementEpoch()).ifPresent(p -> deploy(key, p));
-                        } else {
-                            log.warn("rebalancing: worker {} did not undeploy {} ({}); it stays there", from.worker(),
-                                    key, failure);
-                        }
-                        moving.remove(key);
-                        return null;
-                    });
-        });
     }
 
     /**
@@ -787,50 +726,7 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private CompletableFuture<Void> deploy(String key, Placement placed) {
-        PipelineUnit unit = PipelineUnit.parse(key);
-        PipelineGroupSpec group = state.group(unit.group()).orElse(null);
-        String flightKey = flightKey(key, placed);
-        if (group == null || !isLeader() || !firstCommandIn(flightKey, cluster.getCommandTimeout())) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return command(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, unit.pipeline(), placed.epoch(),
-                unit.partitionOrNull()))
-                .handle((reply, error) -> {
-                    commandsInFlight.remove(flightKey);
-                    String failure = failure(reply, error);
-                    if (failure == null) {
-                        gate.deployed(placed.worker());
-                        state.deployed(key, placed);
-                        log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
-                                reply.path("status").asText(), placed.epoch());
-                    } else {
-                        state.deployFailed(key, placed, failure);
-                        // Only a worker that answered with a refusal is backed off: no answer is a NATS outage or a
-                        // dead worker (its heartbeats tell), which must not keep a healthy worker out for minutes.
-                        log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
-                                + "placement round succeeds{}", key, placed.worker(), failure, error != null ? ""
-                                : "; no pipeline goes to that worker until "
-                                + gate.deployFailed(placed.worker(), failure).until());
-                    }
-                    return null;
-                });
-    }
-
-    private static String flightKey(String key, Placement placed) {
-        return key + "@" + placed.worker() + "@" + placed.epoch();
-    }
-
-    /** What went wrong with a command, in words, or {@code null} when the worker confirmed it. */
-    private String failure(JsonNode reply, Throwable error) {
-        if (error == null) {
-            return reply != null && reply.has("error") ? reply.path("error").asText() : null;
-        }
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof TimeoutException || cause instanceof java.util.concurrent.CancellationException) {
-            return "no answer within " + cluster.getCommandTimeout().toMillis() + " ms (the worker is down, cut "
-                    + "off or busy)";
-        }
-        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        return rounds().deploy(key, placed);
     }
 
     /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
