@@ -21,7 +21,6 @@ import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
-import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
@@ -34,7 +33,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -284,8 +282,9 @@ public class CoordinatorNode implements SmartLifecycle {
     public Map<String, String> declare(PipelineGroupSpec group) {
         group.validate(cluster.getMaxPartitions());
         processors.validate(group);
-        rejectDurableNameCollisions(group);
-        rejectNameOfAnotherCluster(group);
+        GroupChecks.rejectDurableNameCollisions(state.groups(), group);
+        GroupChecks.rejectNameOfAnotherCluster(group, groups.otherClusters(),
+                other -> election.otherClusters().containsKey(other));
         groups.create(group);
         state.addGroup(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
@@ -304,52 +303,6 @@ public class CoordinatorNode implements SmartLifecycle {
         } catch (ExecutionException | TimeoutException e) {
             // Each deploy records its own outcome; what has not answered yet shows as deploying.
         }
-    }
-
-    /**
-     * ADR-007's durable names replace every character outside {@code [A-Za-z0-9_-]} with {@code _}, so two edges
-     * can map to one durable ({@code g}/{@code a_b} and {@code g_a}/{@code b}); sharing it would hand one edge's
-     * events to the other. Refused when the group is declared.
-     */
-    private void rejectDurableNameCollisions(PipelineGroupSpec group) {
-        Map<String, String> subjects = new HashMap<>();
-        for (PipelineGroupSpec known : state.groups()) {
-            durables(known).forEach(subjects::put);
-        }
-        durables(group).forEach((durable, subject) -> {
-            String other = subjects.putIfAbsent(durable, subject);
-            if (other != null && !other.equals(subject)) {
-                throw new IllegalArgumentException("route edge " + subject + " would share the durable consumer "
-                        + durable + " with " + other + " (names are sanitised to [A-Za-z0-9_-]); rename the group "
-                        + "or a pipeline");
-            }
-        });
-    }
-
-    /** Route subjects and durables carry the group name, not the cluster's: one name, one cluster per account. */
-    private void rejectNameOfAnotherCluster(PipelineGroupSpec group) {
-        groups.otherClusters().forEach((other, names) -> {
-            if (!names.contains(group.name()) || other.isEmpty()) {
-                return;
-            }
-            if (election.otherClusters().containsKey(other)) {
-                throw new IllegalStateException("pipeline group name " + group.name() + " is used by cluster "
-                        + other + " in this NATS account: both would share its route subjects and durable "
-                        + "consumers; choose another name, or give each cluster its own NATS account");
-            }
-            log.warn("pipeline group name {} is also stored by cluster {}, which has no live leader; its routes and "
-                    + "durable consumers are shared with that group's", group.name(), other);
-        });
-    }
-
-    private static Map<String, String> durables(PipelineGroupSpec group) {
-        Map<String, String> durables = new LinkedHashMap<>();
-        for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-            for (RouteEdge edge : group.consumedEdges(pipeline.name())) {
-                durables.put(DurableNames.routeConsumer(edge.to(), edge.subject()), edge.subject());
-            }
-        }
-        return durables;
     }
 
     /**
@@ -378,7 +331,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (isLeader()) {
             undeployAll(name, removed.get()).join();
         } else if (purge) {
-            awaitStoppedEverywhere(name);
+            GroupChecks.awaitStoppedEverywhere(name, state, clock, cluster);
         }
         if (purge && admin != null) {
             try {
@@ -402,32 +355,6 @@ public class CoordinatorNode implements SmartLifecycle {
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
                     return null;
                 })).toArray(CompletableFuture[]::new));
-    }
-
-    /**
-     * A follower removing a group with purge waits until the leader stopped its pipelines: until no ready worker
-     * reports one in a heartbeat sent after the delete, or command-timeout plus two heartbeats have passed.
-     */
-    private void awaitStoppedEverywhere(String name) {
-        Instant deleted = clock.instant();
-        long deadline = System.nanoTime() + cluster.getCommandTimeout().plus(cluster.getHeartbeatInterval()
-                .multipliedBy(2)).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            boolean stopped = state.workers().stream().filter(WorkerRecord::isReady).allMatch(w ->
-                    w.lastHeartbeat() != null && w.lastHeartbeat().isAfter(deleted) && w.heartbeat() != null
-                            && w.heartbeat().pipelineMetrics().stream().noneMatch(m -> name.equals(m.group())));
-            if (stopped) {
-                return;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        log.warn("pipeline group {}: some of its pipelines were still reported running when the purge started",
-                name);
     }
 
     private void onGroupStored(PipelineGroupSpec group) {
