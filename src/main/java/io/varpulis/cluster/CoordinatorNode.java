@@ -33,7 +33,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +46,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 
 /**
  * A coordinator (SPEC sections 5 and 9). Every coordinator of a cluster answers its registrations on
@@ -428,10 +426,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * each partition of a partitioned pipeline, SPEC section 11): confirmed placements only
      */
     public Map<String, String> placementOf(String group) {
-        Map<String, String> placed = new LinkedHashMap<>();
-        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> state.placement(unit.key())
-                .filter(Placement::isRunning).ifPresent(at -> placed.put(unit.name(), at.worker()))));
-        return placed;
+        return CoordinatorViews.placementOf(state, group);
     }
 
     /**
@@ -440,15 +435,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * in declaration order
      */
     public Map<String, PipelineView> pipelinesOf(String group) {
-        Map<String, PipelineView> views = new LinkedHashMap<>();
-        Optional<Instant> adopting = adoptingUntil();
-        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> {
-            Placement at = state.placement(unit.key()).orElse(null);
-            ClusterState.FailedDeploy failed = state.failure(unit.key()).orElse(null);
-            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId(),
-                    state.stateReason(unit.key()).orElse(null)));
-        }));
-        return views;
+        return CoordinatorViews.pipelinesOf(state, group, adoptingUntil(), this::leaderId);
     }
 
     /**
@@ -801,34 +788,16 @@ public class CoordinatorNode implements SmartLifecycle {
      * @return the leader as {@code GET /api/v1/cluster/leader} shows it
      */
     public LeaderView leader() {
-        Optional<LeaderElection.Leader> current = election.current();
-        return new LeaderView(current.map(LeaderElection.Leader::leader).orElse(null),
-                current.map(LeaderElection.Leader::epoch).orElse(0L), cluster.getName(),
-                current.map(LeaderElection.Leader::expiresAt).orElse(null), coordinatorId, isLeader(),
-                election.ttl().toMillis());
+        return CoordinatorViews.leader(election, cluster.getName(), coordinatorId);
     }
 
     /**
      * @return the {@code cluster} health details of this coordinator
      */
     public Map<String, Object> healthDetails() {
-        Map<String, Object> details = new LinkedHashMap<>();
         LeaderView leader = leader();
-        details.put("cluster", cluster.getName());
-        details.put("coordinator", coordinatorId);
-        details.put("leader", leader.leader() == null ? "none (election under way)" : leader.leader());
-        details.put("epoch", leader.epoch());
-        details.put("this_node_leads", leader.thisNodeLeads());
-        adoptingUntil().ifPresent(until -> details.put("placement", "adopting from heartbeats until " + until));
-        details.put("nats_reachable", reachable);
-        Map<String, Long> workers = state.workers().stream().collect(Collectors.groupingBy(WorkerRecord::status,
-                TreeMap::new, Collectors.counting()));
-        details.put("workers", workers);
-        Map<String, String> others = otherClusters();
-        if (!others.isEmpty()) {
-            details.put("other_clusters", others);
-        }
-        return details;
+        return CoordinatorViews.healthDetails(leader, cluster.getName(), coordinatorId, adoptingUntil(), reachable,
+                state, this::otherClusters);
     }
 
     private static PipelineGroupSpec withName(String key, PipelineGroupSpec group) {
