@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.PipelineUnit;
 
 import java.util.Map;
 
@@ -81,6 +82,11 @@ public final class Commands {
     public record Undeploy(@JsonProperty("group") String group, @JsonProperty("pipeline") String pipeline,
                            @JsonProperty("partition") Integer partition,
                            @JsonProperty("placement_epoch") Long placementEpoch) {
+
+        /** The undeploy of one pipeline unit, stopping copies up to {@code epoch} ({@code null}: any copy). */
+        static Undeploy of(PipelineUnit unit, Long epoch) {
+            return new Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull(), epoch);
+        }
     }
 
     /**

@@ -21,7 +21,6 @@ import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
-import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
@@ -34,23 +33,19 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A coordinator (SPEC sections 5 and 9). Every coordinator of a cluster answers its registrations on
@@ -71,9 +66,6 @@ import java.util.stream.Collectors;
 public class CoordinatorNode implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorNode.class);
-
-    /** Placement epochs: the leader's epoch in the upper 32 bits, a counter of its placements in the lower. */
-    private static final int PLACEMENT_BITS = 32;
 
     /** The longest wait between two health checks of the workers. */
     private static final Duration HEALTH_CHECK_PERIOD = Duration.ofSeconds(1);
@@ -99,16 +91,14 @@ public class CoordinatorNode implements SmartLifecycle {
     private final Map<String, Instant> commandsInFlight = new ConcurrentHashMap<>();
     /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
-    private final Set<String> moving = ConcurrentHashMap.newKeySet();
     private final Map<String, String> otherClusters = new ConcurrentHashMap<>();
-    private final AtomicLong placements = new AtomicLong();
-    private volatile long placementLeaderEpoch;
+    /** When this coordinator was made, on {@link System#nanoTime()}: the placement rounds count from it. */
+    private final long madeAt = System.nanoTime();
+    private final AtomicReference<PlacementRounds> rounds = new AtomicReference<>();
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
     private volatile long livenessFrom; // when it last regained NATS, on ClusterState.nanoTime()
     private volatile boolean reachable = true;
-    private volatile boolean placeNow;
-    private volatile long lastPlacementRound = System.nanoTime();
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
     private Dispatcher registrations;
@@ -291,13 +281,14 @@ public class CoordinatorNode implements SmartLifecycle {
     public Map<String, String> declare(PipelineGroupSpec group) {
         group.validate(cluster.getMaxPartitions());
         processors.validate(group);
-        rejectDurableNameCollisions(group);
-        rejectNameOfAnotherCluster(group);
+        GroupChecks.rejectDurableNameCollisions(state.groups(), group);
+        GroupChecks.rejectNameOfAnotherCluster(group, groups.otherClusters(),
+                other -> election.otherClusters().containsKey(other));
         groups.create(group);
         state.addGroup(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
         if (isLeader()) {
-            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), this::nextPlacementEpoch).entrySet()
+            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), rounds()::nextPlacementEpoch).entrySet()
                     .stream().map(e -> deploy(e.getKey(), e.getValue())).toArray(CompletableFuture[]::new)));
         }
         return placementOf(group.name());
@@ -311,52 +302,6 @@ public class CoordinatorNode implements SmartLifecycle {
         } catch (ExecutionException | TimeoutException e) {
             // Each deploy records its own outcome; what has not answered yet shows as deploying.
         }
-    }
-
-    /**
-     * ADR-007's durable names replace every character outside {@code [A-Za-z0-9_-]} with {@code _}, so two edges
-     * can map to one durable ({@code g}/{@code a_b} and {@code g_a}/{@code b}); sharing it would hand one edge's
-     * events to the other. Refused when the group is declared.
-     */
-    private void rejectDurableNameCollisions(PipelineGroupSpec group) {
-        Map<String, String> subjects = new HashMap<>();
-        for (PipelineGroupSpec known : state.groups()) {
-            durables(known).forEach(subjects::put);
-        }
-        durables(group).forEach((durable, subject) -> {
-            String other = subjects.putIfAbsent(durable, subject);
-            if (other != null && !other.equals(subject)) {
-                throw new IllegalArgumentException("route edge " + subject + " would share the durable consumer "
-                        + durable + " with " + other + " (names are sanitised to [A-Za-z0-9_-]); rename the group "
-                        + "or a pipeline");
-            }
-        });
-    }
-
-    /** Route subjects and durables carry the group name, not the cluster's: one name, one cluster per account. */
-    private void rejectNameOfAnotherCluster(PipelineGroupSpec group) {
-        groups.otherClusters().forEach((other, names) -> {
-            if (!names.contains(group.name()) || other.isEmpty()) {
-                return;
-            }
-            if (election.otherClusters().containsKey(other)) {
-                throw new IllegalStateException("pipeline group name " + group.name() + " is used by cluster "
-                        + other + " in this NATS account: both would share its route subjects and durable "
-                        + "consumers; choose another name, or give each cluster its own NATS account");
-            }
-            log.warn("pipeline group name {} is also stored by cluster {}, which has no live leader; its routes and "
-                    + "durable consumers are shared with that group's", group.name(), other);
-        });
-    }
-
-    private static Map<String, String> durables(PipelineGroupSpec group) {
-        Map<String, String> durables = new LinkedHashMap<>();
-        for (PipelineGroupSpec.PipelineSpec pipeline : group.pipelines()) {
-            for (RouteEdge edge : group.consumedEdges(pipeline.name())) {
-                durables.put(DurableNames.routeConsumer(edge.to(), edge.subject()), edge.subject());
-            }
-        }
-        return durables;
     }
 
     /**
@@ -385,7 +330,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (isLeader()) {
             undeployAll(name, removed.get()).join();
         } else if (purge) {
-            awaitStoppedEverywhere(name);
+            GroupChecks.awaitStoppedEverywhere(name, state, clock, cluster);
         }
         if (purge && admin != null) {
             try {
@@ -403,38 +348,12 @@ public class CoordinatorNode implements SmartLifecycle {
         // A worker that does not confirm (down, or too slow) is not a reason to stop: the pipelines it still runs are
         // undeployed when its next heartbeat reports them, like any pipeline it no longer owns.
         return CompletableFuture.allOf(placed.entrySet().stream().map(e -> command(e.getValue(), Commands.UNDEPLOY,
-                undeployOf(PipelineUnit.parse(e.getKey()), null))
+                Commands.Undeploy.of(PipelineUnit.parse(e.getKey()), null))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
                     return null;
                 })).toArray(CompletableFuture[]::new));
-    }
-
-    /**
-     * A follower removing a group with purge waits until the leader stopped its pipelines: until no ready worker
-     * reports one in a heartbeat sent after the delete, or command-timeout plus two heartbeats have passed.
-     */
-    private void awaitStoppedEverywhere(String name) {
-        Instant deleted = clock.instant();
-        long deadline = System.nanoTime() + cluster.getCommandTimeout().plus(cluster.getHeartbeatInterval()
-                .multipliedBy(2)).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            boolean stopped = state.workers().stream().filter(WorkerRecord::isReady).allMatch(w ->
-                    w.lastHeartbeat() != null && w.lastHeartbeat().isAfter(deleted) && w.heartbeat() != null
-                            && w.heartbeat().pipelineMetrics().stream().noneMatch(m -> name.equals(m.group())));
-            if (stopped) {
-                return;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        log.warn("pipeline group {}: some of its pipelines were still reported running when the purge started",
-                name);
     }
 
     private void onGroupStored(PipelineGroupSpec group) {
@@ -490,7 +409,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
                 + "undeploying it there", workerId, key, cluster.getName());
-        command(workerId, Commands.UNDEPLOY, undeployOf(unit, epoch));
+        command(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(unit, epoch));
     }
 
     private void onGroupRemoved(String name) {
@@ -502,20 +421,13 @@ public class CoordinatorNode implements SmartLifecycle {
         });
     }
 
-    private static Commands.Undeploy undeployOf(PipelineUnit unit, Long epoch) {
-        return new Commands.Undeploy(unit.group(), unit.pipeline(), unit.partitionOrNull(), epoch);
-    }
-
     /**
      * @param group a group name
      * @return where its pipelines run, {@code pipeline -> worker id} ({@code pipeline/partition -> worker id} for
      * each partition of a partitioned pipeline, SPEC section 11): confirmed placements only
      */
     public Map<String, String> placementOf(String group) {
-        Map<String, String> placed = new LinkedHashMap<>();
-        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> state.placement(unit.key())
-                .filter(Placement::isRunning).ifPresent(at -> placed.put(unit.name(), at.worker()))));
-        return placed;
+        return CoordinatorViews.placementOf(state, group);
     }
 
     /**
@@ -524,15 +436,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * in declaration order
      */
     public Map<String, PipelineView> pipelinesOf(String group) {
-        Map<String, PipelineView> views = new LinkedHashMap<>();
-        Optional<Instant> adopting = adoptingUntil();
-        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> {
-            Placement at = state.placement(unit.key()).orElse(null);
-            ClusterState.FailedDeploy failed = state.failure(unit.key()).orElse(null);
-            views.put(unit.name(), PipelineView.of(at, failed, adopting.orElse(null), leaderId(),
-                    state.stateReason(unit.key()).orElse(null)));
-        }));
-        return views;
+        return CoordinatorViews.pipelinesOf(state, group, adoptingUntil(), this::leaderId);
     }
 
     /**
@@ -624,7 +528,7 @@ public class CoordinatorNode implements SmartLifecycle {
         if (isLeader() && firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
             log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",
                     workerId, key, epoch);
-            command(workerId, Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), epoch));
+            command(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(key), epoch));
         }
     }
 
@@ -633,30 +537,28 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("coordinator {} no longer leads cluster {}", coordinatorId, cluster.getName());
             return;
         }
-        if (election.epoch() != placementLeaderEpoch) {
-            // A lease renewed again after a lapse keeps its epoch, and the placements made under it their order.
-            placementLeaderEpoch = election.epoch();
-            placements.set(0);
-        }
+        rounds().leadAt(election.epoch());
         // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
         Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
         Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
         log.info("coordinator {} leads cluster {} at epoch {}; adopting from heartbeats until {}", coordinatorId,
-                cluster.getName(), placementLeaderEpoch, placementFrom);
+                cluster.getName(), rounds().leaderEpoch(), placementFrom);
         if (running) {
             long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
             scheduler.schedule(this::placeSoon, wait + 10, TimeUnit.MILLISECONDS);
         }
     }
 
-    private long nextPlacementEpoch() {
-        long count = placements.incrementAndGet();
-        if (count >= 1L << PLACEMENT_BITS) {
-            throw new IllegalStateException("this leadership made 2^32 placements; the placement epochs are used up "
-                    + "until the next election");
+    /** The leader's placement rounds, made at first use (every field they need is set by then). */
+    private PlacementRounds rounds() {
+        PlacementRounds made = rounds.get();
+        if (made == null) {
+            rounds.compareAndSet(null, new PlacementRounds(cluster, state, gate, clock, election, this::command,
+                    this::firstCommandIn, commandsInFlight, madeAt));
+            made = rounds.get();
         }
-        return (placementLeaderEpoch << PLACEMENT_BITS) | count;
+        return made;
     }
 
     private void tick() {
@@ -665,7 +567,7 @@ public class CoordinatorNode implements SmartLifecycle {
             if (reachable) {
                 for (String workerId : state.expire(livenessFrom, lateWorkers)) {
                     // Its pipelines are placed elsewhere in this very tick, not at the next round.
-                    placeNow = true;
+                    rounds().requestRound();
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
                             cluster.getHeartbeatTimeout().toMillis(), isLeader() ? "; moving its pipelines "
                                     + state.pipelinesOf(workerId) : "");
@@ -677,15 +579,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
             }
-            long now = System.nanoTime();
-            boolean due = placeNow || now - lastPlacementRound >= cluster.getHeartbeatInterval().toNanos();
-            if (due && isLeader() && !clock.instant().isBefore(placementFrom)) {
-                placeNow = false;
-                lastPlacementRound = now;
-                expireDeploys();
-                state.place(this::nextPlacementEpoch).forEach(this::deploy);
-                rebalance();
-            }
+            rounds().runIfDue(placementFrom);
             Instant forgotten = clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
             commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
@@ -695,52 +589,11 @@ public class CoordinatorNode implements SmartLifecycle {
 
     /** Runs a placement round now (a worker registered, a group was stored, this coordinator was elected). */
     private void placeSoon() {
-        placeNow = true;
+        rounds().requestRound();
         ScheduledExecutorService s = scheduler;
         if (running && s != null && !s.isShutdown()) {
             s.execute(this::tick);
         }
-    }
-
-    /** A deploy that was never answered (leadership lost while it was in flight) is tried again. */
-    private void expireDeploys() {
-        Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
-        for (PipelineGroupSpec group : state.groups()) {
-            for (PipelineUnit unit : PipelineUnit.of(group)) {
-                String key = unit.key();
-                state.placement(key).filter(p -> !p.isRunning() && p.since().isBefore(limit)
-                                && !commandsInFlight.containsKey(flightKey(key, p)))
-                        .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
-            }
-        }
-    }
-
-    private void rebalance() {
-        if (!moving.isEmpty()) {
-            return;
-        }
-        state.rebalance(cluster.getRebalanceDelay()).ifPresent(move -> {
-            String key = move.getKey();
-            Placement from = state.placement(key).orElse(null);
-            if (from == null || !moving.add(key)) {
-                return;
-            }
-            log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
-                    key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
-                    state.pipelinesOf(move.getValue()).size());
-            command(from.worker(), Commands.UNDEPLOY, undeployOf(PipelineUnit.parse(key), from.epoch()))
-                    .handle((reply, error) -> {
-                        String failure = failure(reply, error);
-                        if (failure == null) {
-                            state.move(key, move.getValue(), nextPlacementEpoch()).ifPresent(p -> deploy(key, p));
-                        } else {
-                            log.warn("rebalancing: worker {} did not undeploy {} ({}); it stays there", from.worker(),
-                                    key, failure);
-                        }
-                        moving.remove(key);
-                        return null;
-                    });
-        });
     }
 
     /**
@@ -788,50 +641,7 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private CompletableFuture<Void> deploy(String key, Placement placed) {
-        PipelineUnit unit = PipelineUnit.parse(key);
-        PipelineGroupSpec group = state.group(unit.group()).orElse(null);
-        String flightKey = flightKey(key, placed);
-        if (group == null || !isLeader() || !firstCommandIn(flightKey, cluster.getCommandTimeout())) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return command(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, unit.pipeline(), placed.epoch(),
-                unit.partitionOrNull()))
-                .handle((reply, error) -> {
-                    commandsInFlight.remove(flightKey);
-                    String failure = failure(reply, error);
-                    if (failure == null) {
-                        gate.deployed(placed.worker());
-                        state.deployed(key, placed);
-                        log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
-                                reply.path("status").asText(), placed.epoch());
-                    } else {
-                        state.deployFailed(key, placed, failure);
-                        // Only a worker that answered with a refusal is backed off: no answer is a NATS outage or a
-                        // dead worker (its heartbeats tell), which must not keep a healthy worker out for minutes.
-                        log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
-                                + "placement round succeeds{}", key, placed.worker(), failure, error != null ? ""
-                                : "; no pipeline goes to that worker until "
-                                + gate.deployFailed(placed.worker(), failure).until());
-                    }
-                    return null;
-                });
-    }
-
-    private static String flightKey(String key, Placement placed) {
-        return key + "@" + placed.worker() + "@" + placed.epoch();
-    }
-
-    /** What went wrong with a command, in words, or {@code null} when the worker confirmed it. */
-    private String failure(JsonNode reply, Throwable error) {
-        if (error == null) {
-            return reply != null && reply.has("error") ? reply.path("error").asText() : null;
-        }
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof TimeoutException || cause instanceof java.util.concurrent.CancellationException) {
-            return "no answer within " + cluster.getCommandTimeout().toMillis() + " ms (the worker is down, cut "
-                    + "off or busy)";
-        }
-        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        return rounds().deploy(key, placed);
     }
 
     /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
@@ -997,34 +807,16 @@ public class CoordinatorNode implements SmartLifecycle {
      * @return the leader as {@code GET /api/v1/cluster/leader} shows it
      */
     public LeaderView leader() {
-        Optional<LeaderElection.Leader> current = election.current();
-        return new LeaderView(current.map(LeaderElection.Leader::leader).orElse(null),
-                current.map(LeaderElection.Leader::epoch).orElse(0L), cluster.getName(),
-                current.map(LeaderElection.Leader::expiresAt).orElse(null), coordinatorId, isLeader(),
-                election.ttl().toMillis());
+        return CoordinatorViews.leader(election, cluster.getName(), coordinatorId);
     }
 
     /**
      * @return the {@code cluster} health details of this coordinator
      */
     public Map<String, Object> healthDetails() {
-        Map<String, Object> details = new LinkedHashMap<>();
         LeaderView leader = leader();
-        details.put("cluster", cluster.getName());
-        details.put("coordinator", coordinatorId);
-        details.put("leader", leader.leader() == null ? "none (election under way)" : leader.leader());
-        details.put("epoch", leader.epoch());
-        details.put("this_node_leads", leader.thisNodeLeads());
-        adoptingUntil().ifPresent(until -> details.put("placement", "adopting from heartbeats until " + until));
-        details.put("nats_reachable", reachable);
-        Map<String, Long> workers = state.workers().stream().collect(Collectors.groupingBy(WorkerRecord::status,
-                TreeMap::new, Collectors.counting()));
-        details.put("workers", workers);
-        Map<String, String> others = otherClusters();
-        if (!others.isEmpty()) {
-            details.put("other_clusters", others);
-        }
-        return details;
+        return CoordinatorViews.healthDetails(leader, cluster.getName(), coordinatorId, adoptingUntil(), reachable,
+                state, this::otherClusters);
     }
 
     private static PipelineGroupSpec withName(String key, PipelineGroupSpec group) {
