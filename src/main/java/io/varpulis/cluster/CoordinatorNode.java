@@ -45,7 +45,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A coordinator (SPEC sections 5 and 9). Every coordinator of a cluster answers its registrations on
@@ -93,8 +92,8 @@ public class CoordinatorNode implements SmartLifecycle {
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
     private final Map<String, String> otherClusters = new ConcurrentHashMap<>();
     /** When this coordinator was made, on {@link System#nanoTime()}: the placement rounds count from it. */
-    private final long madeAt = System.nanoTime();
-    private final AtomicReference<PlacementRounds> rounds = new AtomicReference<>();
+    private final PlacementRounds rounds;
+    private final WorkerAdmission admission;
     private volatile Instant startedAt = Instant.now();
     private volatile Instant placementFrom = Instant.MAX;
     private volatile long livenessFrom; // when it last regained NATS, on ClusterState.nanoTime()
@@ -149,6 +148,14 @@ public class CoordinatorNode implements SmartLifecycle {
         this.unregistered = new UnregisteredWorkers(clock, cluster.getHeartbeatTimeout(),
                 cluster.getApiKey() != null);
         state.placeOnlyWhere(gate);
+        this.admission = new WorkerAdmission(cluster, connection, mapper, transport.substrate().id(), gate, state,
+                unregistered, this::noteOtherCluster, () -> {
+                    if (running && isLeader()) {
+                        placeSoon();
+                    }
+                });
+        this.rounds = new PlacementRounds(cluster, state, gate, clock, election, this::command, this::firstCommandIn,
+                commandsInFlight, System.nanoTime());
     }
 
     @Override
@@ -181,7 +188,7 @@ public class CoordinatorNode implements SmartLifecycle {
         placementFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         scheduler = Executors.newSingleThreadScheduledExecutor(
                 DaemonThreads.named("varpulis-coordinator-" + coordinatorId));
-        registrations = connection.createDispatcher(requests.serving(this::onRegistration));
+        registrations = connection.createDispatcher(requests.serving(admission::onRegistration));
         registrations.subscribe(Subjects.REGISTER);
         if (admin != null) {
             probe = probe(connection);
@@ -288,7 +295,7 @@ public class CoordinatorNode implements SmartLifecycle {
         state.addGroup(group);
         log.info("pipeline group {} declared with {} pipeline(s)", group.name(), group.pipelines().size());
         if (isLeader()) {
-            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), rounds()::nextPlacementEpoch).entrySet()
+            awaitQuietly(CompletableFuture.allOf(state.place(group.name(), rounds::nextPlacementEpoch).entrySet()
                     .stream().map(e -> deploy(e.getKey(), e.getValue())).toArray(CompletableFuture[]::new)));
         }
         return placementOf(group.name());
@@ -483,7 +490,7 @@ public class CoordinatorNode implements SmartLifecycle {
                         workerId);
                 if (isLeader()) {
                     command(workerId, Commands.REGISTER, Map.of()).whenComplete((reply, error) ->
-                            onRegisterAnswer(workerId, reply, error));
+                            admission.onRegisterAnswer(workerId, reply, error));
                 } else {
                     askToRegister(workerId);
                 }
@@ -537,28 +544,17 @@ public class CoordinatorNode implements SmartLifecycle {
             log.info("coordinator {} no longer leads cluster {}", coordinatorId, cluster.getName());
             return;
         }
-        rounds().leadAt(election.epoch());
+        rounds.leadAt(election.epoch());
         // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
         Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
         Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
         log.info("coordinator {} leads cluster {} at epoch {}; adopting from heartbeats until {}", coordinatorId,
-                cluster.getName(), rounds().leaderEpoch(), placementFrom);
+                cluster.getName(), rounds.leaderEpoch(), placementFrom);
         if (running) {
             long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
             scheduler.schedule(this::placeSoon, wait + 10, TimeUnit.MILLISECONDS);
         }
-    }
-
-    /** The leader's placement rounds, made at first use (every field they need is set by then). */
-    private PlacementRounds rounds() {
-        PlacementRounds made = rounds.get();
-        if (made == null) {
-            rounds.compareAndSet(null, new PlacementRounds(cluster, state, gate, clock, election, this::command,
-                    this::firstCommandIn, commandsInFlight, madeAt));
-            made = rounds.get();
-        }
-        return made;
     }
 
     private void tick() {
@@ -567,7 +563,7 @@ public class CoordinatorNode implements SmartLifecycle {
             if (reachable) {
                 for (String workerId : state.expire(livenessFrom, lateWorkers)) {
                     // Its pipelines are placed elsewhere in this very tick, not at the next round.
-                    rounds().requestRound();
+                    rounds.requestRound();
                     log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
                             cluster.getHeartbeatTimeout().toMillis(), isLeader() ? "; moving its pipelines "
                                     + state.pipelinesOf(workerId) : "");
@@ -579,7 +575,7 @@ public class CoordinatorNode implements SmartLifecycle {
                 log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back",
                         workerId, cluster.getDeadWorkerRetention());
             }
-            rounds().runIfDue(placementFrom);
+            rounds.runIfDue(placementFrom);
             Instant forgotten = clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(10));
             commandsInFlight.values().removeIf(sent -> sent.isBefore(forgotten));
         } catch (RuntimeException e) {
@@ -589,7 +585,7 @@ public class CoordinatorNode implements SmartLifecycle {
 
     /** Runs a placement round now (a worker registered, a group was stored, this coordinator was elected). */
     private void placeSoon() {
-        rounds().requestRound();
+        rounds.requestRound();
         ScheduledExecutorService s = scheduler;
         if (running && s != null && !s.isShutdown()) {
             s.execute(this::tick);
@@ -641,7 +637,7 @@ public class CoordinatorNode implements SmartLifecycle {
     }
 
     private CompletableFuture<Void> deploy(String key, Placement placed) {
-        return rounds().deploy(key, placed);
+        return rounds.deploy(key, placed);
     }
 
     /** Whether no command with this key was sent within the period; records this one. Stops command storms. */
@@ -670,24 +666,9 @@ public class CoordinatorNode implements SmartLifecycle {
                             Map.of(Commands.CLUSTER, cluster.getName(), "asked_by", coordinatorId)),
                             cluster.getCommandTimeout())
                     .thenApply(this::readReply)
-                    .whenComplete((reply, error) -> onRegisterAnswer(workerId, reply, error));
+                    .whenComplete((reply, error) -> admission.onRegisterAnswer(workerId, reply, error));
         } catch (Exception e) {
             log.debug("worker {} not asked to register: {}", workerId, e.toString());
-        }
-    }
-
-    /**
-     * A worker's answer to {@code register}: a worker that cannot register again by itself (a Rust Varpulis 0.11
-     * worker) is admitted from its heartbeats when that skips no check ({@link UnregisteredWorkers#answered}), as one
-     * that runs none of this cluster's pipelines (no capabilities); every coordinator, leader or follower, decides
-     * the same from the same answer.
-     */
-    private void onRegisterAnswer(String workerId, JsonNode reply, Throwable error) {
-        if (unregistered.answered(workerId, reply, error) && state.worker(workerId).isEmpty()) {
-            admit(new Registration.Request(workerId, "", null, null, null, null, null), "admitted from its "
-                    + "heartbeats: it answered \"" + reply.path("error").asText() + "\" (a Rust Varpulis worker "
-                    + "registers only when it starts) and this cluster has no api-key to check; it announced no "
-                    + "capabilities, so no pipeline is placed on it");
         }
     }
 
@@ -719,68 +700,6 @@ public class CoordinatorNode implements SmartLifecycle {
         } catch (Exception e) {
             throw new IllegalStateException("unreadable reply: " + new String(reply.getData(),
                     StandardCharsets.UTF_8), e);
-        }
-    }
-
-    private void onRegistration(Message message) {
-        Registration.Reply reply;
-        try {
-            Registration.Request request = mapper.readValue(message.getData(), Registration.Request.class);
-            String from = request.cluster() == null ? ClusterProperties.DEFAULT_NAME : request.cluster();
-            if (!from.equals(cluster.getName())) {
-                // Not ours to answer: its own cluster's coordinators do (one cluster per account, SPEC section 9).
-                noteOtherCluster(from, "a registration of worker " + request.workerId());
-                return;
-            }
-            reply = answer(request);
-        } catch (Exception e) {
-            reply = Registration.Reply.refused(null, Registration.Reply.UNREADABLE,
-                    "unreadable registration: " + e.getMessage());
-        }
-        if (message.getReplyTo() != null) {
-            try {
-                connection.publish(message.getReplyTo(), mapper.writeValueAsBytes(reply));
-            } catch (Exception e) {
-                log.warn("could not answer a registration: {}", e.toString());
-            }
-        }
-    }
-
-    private Registration.Reply answer(Registration.Request request) {
-        if (!Subjects.isToken(request.workerId())) {
-            return Registration.Reply.refused(request.workerId(), Registration.Reply.WORKER_ID,
-                    "worker_id must be a NATS token (letters, digits, '-', '_')");
-        }
-        if (request.substrate() != null && !request.substrate().equals(transport.substrate().id())) {
-            // A core worker in a jetstream cluster would publish outputs nobody stores and lose them.
-            log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
-                    request.workerId(), request.substrate(), transport.substrate().id());
-            return Registration.Reply.refused(request.workerId(), Registration.Reply.SUBSTRATE, "worker "
-                    + request.workerId() + " runs on the " + request.substrate() + " substrate, this coordinator on "
-                    + transport.substrate().id() + ": set VARPULIS_NATS_SUBSTRATE=" + transport.substrate().id()
-                    + " on the worker");
-        }
-        if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
-            log.warn("refused registration of worker {}: invalid api_key", request.workerId());
-            return Registration.Reply.refused(request.workerId(), Registration.Reply.API_KEY, "invalid api_key: "
-                    + "set varpulis.cluster.api-key (VARPULIS_CLUSTER_APIKEY) on the worker to the cluster's key");
-        }
-        admit(request, "registered");
-        // Whole seconds, rounded up: a sub-second interval must not read as 0.
-        return Registration.Reply.registered(request.workerId(),
-                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
-    }
-
-    /** Lists the worker as ready with what it can run; the leader places pending pipelines soon after. */
-    private void admit(Registration.Request request, String how) {
-        gate.registered(request);
-        state.register(request);
-        unregistered.registered(request.workerId());
-        log.info("worker {} {} ({}, max {} pipelines, capabilities {})", request.workerId(), how,
-                request.address(), request.capacity() == null ? "?" : request.capacity().maxPipelines(),
-                WorkerCapabilities.of(request));
-        if (running && isLeader()) {
-            placeSoon();
         }
     }
 
