@@ -50,6 +50,25 @@ class JetStreamReachTest {
     }
 
     @Test
+    void aLeaderThatHasNotHeardFromAMajorityOfItsReplicasIsWithoutQuorum() throws Exception {
+        // active is in nanoseconds: the leader last heard from n2 and n3 12 s ago (the minority side of a partition).
+        StreamInfo cutOff = info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"current\":true,"
+                + "\"active\":12000000000},{\"name\":\"n3\",\"current\":true,\"active\":12000000000}]");
+        JetStreamReach.Problem problem = JetStreamReach.ofStream(cutOff, "n1").orElseThrow();
+        assertThat(problem.leaderUnreachable()).isTrue();
+        assertThat(problem.describe()).startsWith("stream S's leader n1 has heard from only 0 of its 2 replicas in "
+                + "the last 10 s").contains("(server n1)");
+        assertThat(JetStreamReach.ofQuorum(cutOff, "n1", java.time.Duration.ofSeconds(15))).isEmpty();
+    }
+
+    @Test
+    void aLeaderWithOneReplicaOfTwoRecentlyHeardHasQuorumAsHasOneWithAReplicaBehind() throws Exception {
+        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\","
+                + "\"current\":false,\"active\":300000000},{\"name\":\"n3\",\"offline\":true}]"), "n1"))
+                .as("a replica behind under load is not current but heard from: quorum").isEmpty();
+    }
+
+    @Test
     void aRequestWithoutAnswerIsAProblemThatAnotherServerMaySolve() {
         JetStreamReach.Problem problem = JetStreamReach.ofFailure("S", "n3", new IOException("Timeout or no response"));
         assertThat(problem.leaderUnreachable()).isTrue();
