@@ -11,6 +11,7 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.support.NatsServerBinaries;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +27,8 @@ import java.util.stream.Stream;
  * Scenario {@code partition}: three nats-servers, each in a network namespace of its own that this class creates
  * ({@value #NS}1 to 3, addresses {@value #SUBNET}.11 to .13 on veth pairs to the bridge {@value #BRIDGE}, which
  * holds {@value #SUBNET}.1 for the demo and its nodes in the host's namespace), R3 streams and state. A third into
- * the stream, the routing stream's leader is cut off from the two other servers for {@code --cut} seconds by
+ * the stream, the routing stream's leadership is moved to the server the demo's own connection is on (so that its
+ * publishes and its report start on the minority side), then that leader is cut off from the two other servers for {@code --cut} seconds by
  * iptables DROP rules inside its own namespace, while the clients connected to it stay connected; then the rules
  * are removed. Measured: when the two others elected a new routing leader. Everything created is deleted at the end
  * (and scripts/faults.sh deletes leftovers on exit); no traffic leaves the namespaces and the bridge.
@@ -45,6 +47,7 @@ final class PartitionedCluster implements AutoCloseable {
     private static final int SIZE = 3;
     private static final int CLIENT_PORT = 4222;
     private static final int ROUTE_PORT = 6222;
+    private static final int STEPDOWNS = 5;
 
     private final DemoScenario demo;
     private final FaultOptions options;
@@ -73,9 +76,10 @@ final class PartitionedCluster implements AutoCloseable {
             String url = IntStream.range(0, SIZE).mapToObj(PartitionedCluster::url).collect(Collectors.joining(","));
             return demo.run(new DemoScenario.Setup("partition", run, url, 3, options.rate(), DemoScenario.THREE_WORKERS,
                     Map.of(), 1.0 / 3, false), running -> {
+                        String moved = leadFromDemoServer(running);
                         int leader = streamLeader(-1);
                         return leader < 0 ? DemoScenario.Injected.note("no routing leader a third into the stream")
-                                : cut(leader);
+                                : cut(leader, moved);
                     });
         }
     }
@@ -148,8 +152,43 @@ final class PartitionedCluster implements AutoCloseable {
                 + out);
     }
 
+    /**
+     * Moves the routing stream's leadership to the server the demo's own connection is on (a leader step-down that
+     * prefers it, at most {@value #STEPDOWNS} times), so that the cut leaves the demo's publishes and its report on the
+     * minority side, the case a client staying on the server it connected to must survive; the nodes are spread over
+     * the servers by their own random choice.
+     *
+     * @return what was done, for the notes
+     */
+    private String leadFromDemoServer(RunningDemo running) throws Exception {
+        String server = running.server().orElse(null);
+        if (server == null) {
+            return "the demo's server not known, routing leader left where it was";
+        }
+        int target = Integer.parseInt(server.substring(1)) - 1;
+        for (int attempt = 0; attempt < STEPDOWNS; attempt++) {
+            if (streamLeader(-1) == target) {
+                return attempt == 0 ? "the demo's server " + server + " led the routing stream"
+                        : "routing leadership moved to the demo's server " + server + " (" + attempt + " step-downs)";
+            }
+            try (Connection connection = connect(url(target))) {
+                connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + VarpulisJetStream.ROUTING_STREAM,
+                        ("{\"placement\":{\"preferred\":\"" + server + "\"}}").getBytes(StandardCharsets.UTF_8),
+                        Duration.ofSeconds(5));
+            } catch (Exception e) {
+                // Asked again below.
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (System.nanoTime() < deadline && streamLeader(-1) < 0) {
+                Thread.sleep(250);
+            }
+        }
+        return streamLeader(-1) == target ? "routing leadership moved to the demo's server " + server
+                : "the routing leader could not be moved to the demo's server " + server;
+    }
+
     /** Cuts the leader off from the other servers for {@code --cut} seconds and times the others' election. */
-    private DemoScenario.Injected cut(int leader) throws Exception {
+    private DemoScenario.Injected cut(int leader, String moved) throws Exception {
         List<String> peers = IntStream.range(0, SIZE).filter(j -> j != leader).mapToObj(PartitionedCluster::address)
                 .toList();
         long cutAt = System.nanoTime();
@@ -168,7 +207,7 @@ final class PartitionedCluster implements AutoCloseable {
         } finally {
             inNs(leader, "iptables", "-F");
         }
-        return new DemoScenario.Injected("routing leader n" + (leader + 1) + " cut off from the two other servers "
+        return new DemoScenario.Injected(moved + "; routing leader n" + (leader + 1) + " cut off from the two other servers "
                 + "(iptables DROP in its namespace) for " + options.cut() + " s, its clients still connected; "
                 + (elected < 0 ? "no new leader among the others" : "the others elected a leader after " + elected
                 + " ms"), elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,6 +31,7 @@ final class RunningDemo {
     static final String CLUSTER = "varpulis-demo";
 
     private static final Pattern NODE = Pattern.compile("(\\S+) \\(pid (\\d+)\\)");
+    private static final Pattern CONNECTED = Pattern.compile("NATS connected to \\S+ \\(server (\\S+) ");
     private static final Pattern DEPLOYED = Pattern.compile("group \\S+ deployed: \\{([^}]*)}");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -48,6 +50,21 @@ final class RunningDemo {
     /** @return the servers' URL list */
     String natsUrl() {
         return natsUrl;
+    }
+
+    /**
+     * @return the name of the NATS server the demo's own connection (its publishes and its report) is on, as it last
+     *         logged it, or empty before it connected
+     */
+    Optional<String> server() throws IOException {
+        String server = null;
+        for (String line : Files.readAllLines(log, StandardCharsets.ISO_8859_1)) {
+            Matcher connected = CONNECTED.matcher(line);
+            if (connected.find()) {
+                server = connected.group(1);
+            }
+        }
+        return Optional.ofNullable(server);
     }
 
     /**

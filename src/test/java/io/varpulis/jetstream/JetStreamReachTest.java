@@ -45,8 +45,28 @@ class JetStreamReachTest {
                 + "[{\"name\":\"n2\",\"current\":true},{\"name\":\"n3\",\"offline\":true}]"), "n3").orElseThrow();
         assertThat(problem.leaderUnreachable()).isFalse();
         assertThat(problem.describe()).contains("replica of stream S is offline").contains("will be DISABLED");
-        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"offline\":true}]"),
-                "n3")).as("another server's replica: the cluster's business, not this node's").isEmpty();
+        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"offline\":true},"
+                + "{\"name\":\"n3\",\"current\":true}]"), "n3"))
+                .as("another server's replica, the quorum kept: the cluster's business, not this node's").isEmpty();
+    }
+
+    @Test
+    void aLeaderThatHasNotHeardFromAMajorityOfItsReplicasIsWithoutQuorum() throws Exception {
+        // active is in nanoseconds: the leader last heard from n2 and n3 12 s ago (the minority side of a partition).
+        StreamInfo cutOff = info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"current\":true,"
+                + "\"active\":12000000000},{\"name\":\"n3\",\"current\":true,\"active\":12000000000}]");
+        JetStreamReach.Problem problem = JetStreamReach.ofStream(cutOff, "n1").orElseThrow();
+        assertThat(problem.leaderUnreachable()).isTrue();
+        assertThat(problem.describe()).startsWith("stream S's leader n1 has heard from only 0 of its 2 replicas in "
+                + "the last 10 s").contains("(server n1)");
+        assertThat(JetStreamReach.ofQuorum(cutOff, "n1", java.time.Duration.ofSeconds(15))).isEmpty();
+    }
+
+    @Test
+    void aLeaderWithOneReplicaOfTwoRecentlyHeardHasQuorumAsHasOneWithAReplicaBehind() throws Exception {
+        assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\","
+                + "\"current\":false,\"active\":300000000},{\"name\":\"n3\",\"offline\":true}]"), "n1"))
+                .as("a replica behind under load is not current but heard from: quorum").isEmpty();
     }
 
     @Test
