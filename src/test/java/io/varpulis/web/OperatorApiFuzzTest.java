@@ -1,5 +1,8 @@
 package io.varpulis.web;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.dlq.ParkedEvents;
 import io.varpulis.nats.Substrate;
@@ -177,9 +180,15 @@ class OperatorApiFuzzTest {
     }
 
     /** The pipeline groups and the DLQ's first page, as an admin reads them. */
+    /**
+     * What a write would change: the groups with their placement, and the DLQ. Without each group's
+     * {@code adopting_until}, a view of the clock (shown while the coordinator adopts after its start, gone once that
+     * window passed during the fuzzing), not of anything stored.
+     */
     private static String writableState() throws Exception {
-        return get("/api/v1/cluster/pipeline-groups", bearer("ADMIN")).body() + "\n"
-                + get("/api/v1/cluster/dlq", bearer("ADMIN")).body();
+        JsonNode groups = new ObjectMapper().readTree(get("/api/v1/cluster/pipeline-groups", bearer("ADMIN")).body());
+        groups.forEach(group -> ((ObjectNode) group).remove("adopting_until"));
+        return groups + "\n" + get("/api/v1/cluster/dlq", bearer("ADMIN")).body();
     }
 
     private static String bearer(String role) {
