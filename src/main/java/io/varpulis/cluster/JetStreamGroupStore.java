@@ -2,38 +2,60 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.KeyValueWatcher;
+import io.nats.client.api.StreamInfo;
+import io.nats.client.api.StreamInfoOptions;
+import io.nats.client.api.Subject;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** The JetStream store: {@code create} at revision 0, so that of two coordinators declaring a name, one wins. */
+/**
+ * The JetStream store: {@code create} at revision 0, so that of two coordinators declaring a name, one wins.
+ * <p>The watch is jnats' ordered consumer, which re-creates itself after missed idle heartbeats. That re-creation can
+ * keep failing for minutes after a server of a cluster is killed (seen on nats-server 2.9: every consumer create
+ * from one connection unanswered, while reads were answered), and a coordinator that is not leading would then never
+ * learn of a group declared on the other. So the store is also re-read every {@link #RESYNC_INTERVAL} from the
+ * bucket stream's subjects (stream info, no consumer) and each key's last entry: what the watch missed is told to the
+ * listener then, never older than what it told already (revisions compared under one lock).
+ */
 final class JetStreamGroupStore implements GroupStore {
 
     private static final Logger log = LoggerFactory.getLogger(GroupStore.class);
     private static final Duration INITIAL_LOAD = Duration.ofSeconds(30);
+    /** How often the store is re-read beside the watch. */
+    static final Duration RESYNC_INTERVAL = Duration.ofSeconds(5);
 
     private final KeyValue kv;
+    private final JetStreamManagement jsm;
     private final ObjectMapper mapper;
     private final String cluster;
     private final String prefix;
     private final Map<String, Set<String>> others = new ConcurrentHashMap<>();
+    /** This cluster's groups the listener was told of, by name: the revision of the entry it was told. */
+    private final Map<String, Long> told = new HashMap<>();
 
-    JetStreamGroupStore(KeyValue kv, ObjectMapper mapper, String cluster) {
+    JetStreamGroupStore(KeyValue kv, JetStreamManagement jsm, ObjectMapper mapper, String cluster) {
         this.kv = kv;
+        this.jsm = jsm;
         this.mapper = mapper;
         this.cluster = cluster;
         this.prefix = GroupStore.key(cluster, "");
@@ -59,7 +81,17 @@ final class JetStreamGroupStore implements GroupStore {
                 throw new IllegalStateException("the pipeline groups in " + BUCKET + " did not arrive within "
                         + INITIAL_LOAD.toSeconds() + " s");
             }
-            return watch;
+            ScheduledExecutorService resync = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "varpulis-group-resync-" + cluster);
+                thread.setDaemon(true);
+                return thread;
+            });
+            resync.scheduleWithFixedDelay(() -> resync(listener), RESYNC_INTERVAL.toMillis(),
+                    RESYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            return () -> {
+                resync.shutdownNow();
+                watch.close();
+            };
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot watch the pipeline groups in " + BUCKET + ": "
                     + e.getMessage(), e);
@@ -73,7 +105,61 @@ final class JetStreamGroupStore implements GroupStore {
         }
     }
 
+    /**
+     * Re-reads this cluster's groups from the store and tells the listener what the watch did not: a group stored at
+     * a later revision than told, a group told of whose entry is gone. A store that does not answer is asked again at
+     * the next interval (said at DEBUG: the watch and the API say more).
+     */
+    void resync(Listener listener) {
+        Map<String, Long> before;
+        synchronized (told) {
+            before = new HashMap<>(told);
+        }
+        Map<String, KeyValueEntry> live = new HashMap<>();
+        try {
+            StreamInfo info = jsm.getStreamInfo("KV_" + BUCKET,
+                    StreamInfoOptions.filterSubjects("$KV." + BUCKET + "." + prefix + ">"));
+            List<Subject> subjects = info.getStreamState().getSubjects();
+            for (Subject subject : subjects == null ? List.<Subject>of() : subjects) {
+                String key = subject.getName().substring(("$KV." + BUCKET + ".").length());
+                KeyValueEntry entry = kv.get(key);
+                if (entry != null && entry.getOperation() == KeyValueOperation.PUT) {
+                    live.put(key.substring(prefix.length()), entry);
+                }
+            }
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            log.debug("could not re-read the pipeline groups in {} ({}); trying again in {} s", BUCKET, e.toString(),
+                    RESYNC_INTERVAL.toSeconds());
+            return;
+        }
+        synchronized (told) {
+            live.forEach((name, entry) -> {
+                Long known = told.get(name);
+                if (known == null || known < entry.getRevision()) {
+                    log.info("pipeline group {} (revision {}) found by re-reading {}: its watch missed it", name,
+                            entry.getRevision(), BUCKET);
+                    onEntry(entry, listener);
+                }
+            });
+            before.forEach((name, revision) -> {
+                // Unchanged since the re-read began: a group the watch stored meanwhile is never taken for removed.
+                if (!live.containsKey(name) && revision.equals(told.get(name))) {
+                    log.info("pipeline group {} is gone from {} on re-reading it: its watch missed the delete", name,
+                            BUCKET);
+                    told.remove(name);
+                    listener.removed(name);
+                }
+            });
+        }
+    }
+
     private void onEntry(KeyValueEntry entry, Listener listener) {
+        synchronized (told) {
+            onEntryTold(entry, listener);
+        }
+    }
+
+    private void onEntryTold(KeyValueEntry entry, Listener listener) {
         String key = entry.getKey();
         boolean put = entry.getOperation() == KeyValueOperation.PUT;
         if (!key.startsWith(prefix)) {
@@ -91,10 +177,16 @@ final class JetStreamGroupStore implements GroupStore {
             return;
         }
         String name = key.substring(prefix.length());
+        Long known = told.get(name);
+        if (known != null && known >= entry.getRevision()) {
+            return;
+        }
         if (!put) {
+            told.remove(name);
             listener.removed(name);
             return;
         }
+        told.put(name, entry.getRevision());
         try {
             listener.stored(mapper.readValue(entry.getValue(), PipelineGroupSpec.class));
         } catch (IOException | RuntimeException e) {
