@@ -17,6 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,10 +57,10 @@ class AlertSinkFencingTest {
                     SETTINGS);
             DeployedPipeline old = new DeployedPipeline("sink-fence", "alerts", new AlertSinkProcessor(file),
                     oldState);
-            old.apply(alert("10.0.0.1"), "m1", 1);
+            old.apply(alert("10.0.0.1"), "m1", 1).stored().get(5, TimeUnit.SECONDS);
             // The successor's processor opens the file before the old placement's last alert is written.
             AlertSinkProcessor successorSink = new AlertSinkProcessor(file);
-            old.apply(alert("10.0.0.4"), "m4", 1);
+            old.apply(alert("10.0.0.4"), "m4", 1).stored().get(5, TimeUnit.SECONDS);
             // The old placement claimed an alert, then stopped before writing its line (a crash between the two).
             oldState.put(AlertSinkProcessor.claimKey(BruteForceAlert.fromEvent(alert("10.0.0.3"))),
                     "{}".getBytes(StandardCharsets.UTF_8));
@@ -62,7 +70,9 @@ class AlertSinkFencingTest {
                     SETTINGS);
             DeployedPipeline successor = new DeployedPipeline("sink-fence", "alerts", successorSink, newState);
 
-            assertThatThrownBy(() -> old.apply(alert("10.0.0.2"), "m2", 1))
+            // The claim's refusal arrives with its PubAck: it fails the apply's confirmation (what the ack waits
+            // for), and the line, written only once the claim is stored, is never written.
+            assertThat(failureOf(() -> old.apply(alert("10.0.0.2"), "m2", 1).stored()))
                     .as("the superseded placement's claim is refused by the server")
                     .isInstanceOf(KeyValueState.StateFencedException.class);
             assertThat(Files.readString(file)).as("so it wrote nothing").doesNotContain("10.0.0.2");
@@ -108,6 +118,66 @@ class AlertSinkFencingTest {
             assertThat(Files.readString(file)).as("so it wrote nothing").isEmpty();
             oldState.close();
             newState.close();
+        }
+    }
+
+    @Test
+    void claimsInFlightTogether_eachLineWrittenOnceAfterItsClaim_andEachAckAfterItsLine() throws Exception {
+        Path file = dir.resolve("alerts.jsonl");
+        String bucket = JetStreamKeyValueState.bucketName("sink-fence", "pipelined");
+        try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
+                    SETTINGS);
+            DeployedPipeline sink = new DeployedPipeline("sink-fence", "pipelined", new AlertSinkProcessor(file),
+                    state);
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            Set<String> lineBeforeAck = ConcurrentHashMap.newKeySet();
+            for (int i = 0; i < 60; i++) {
+                // Every fifth alert comes twice in a row (a redelivery while the first copy's line is in flight).
+                for (int copy = 0; copy < (i % 5 == 0 ? 2 : 1); copy++) {
+                    String ip = "10.0.1." + i;
+                    String applied = ip + "/" + copy;
+                    CompletableFuture<Void> ack = sink.apply(alert(ip), "m" + i + "-" + copy, 1 + copy).stored();
+                    acks.add(ack.whenComplete((ok, error) -> {
+                        try {
+                            if (error == null && Files.readString(file).contains("\"" + ip + "\"")) {
+                                lineBeforeAck.add(applied);
+                            }
+                        } catch (java.io.IOException ignored) {
+                            // counted as missing below
+                        }
+                    }));
+                }
+            }
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertThat(lineBeforeAck).as("each confirmation completes only once its alert's line is in the file")
+                    .hasSize(72);
+            assertThat(Files.readAllLines(file)).as("one line per alert, the second copies included once")
+                    .hasSize(60).doesNotHaveDuplicates();
+            state.close();
+        }
+    }
+
+    /**
+     * @return what an apply failed with: thrown by it, or its confirmation's failure (a claim is refused when its
+     * PubAck arrives, after the apply returned)
+     */
+    private static Throwable failureOf(Callable<CompletableFuture<Void>> apply) throws Exception {
+        CompletableFuture<Void> stored;
+        try {
+            stored = apply.call();
+        } catch (Exception thrown) {
+            return thrown;
+        }
+        try {
+            stored.get(5, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException failed) {
+            Throwable cause = failed.getCause();
+            while (cause instanceof CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            return cause;
         }
     }
 
