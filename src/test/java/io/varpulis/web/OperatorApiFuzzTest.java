@@ -38,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nats-server from the document the node serves, without credentials and with a bearer token of each role
  * ({@link TestJwts}): no 5xx, every status, content type and body as documented. A refused call writes nothing: after
  * the runs without credentials and as VIEWER, the pipeline groups and the DLQ are what they were. Each run is bounded
- * (a few examples per operation, the coverage and fuzzing phases; stateful sequences as ADMIN only).
+ * (a few examples per operation, the coverage and fuzzing phases). The ADMIN run asks for the stateful phase too, but
+ * schemathesis reports it "not applicable": the document declares no OpenAPI links to chain calls by.
  */
 @BrokerTest
 class OperatorApiFuzzTest {
@@ -133,7 +134,7 @@ class OperatorApiFuzzTest {
     }
 
     @Test
-    void asAdmin_everyAnswerIsDocumented_evenInSequences() throws Exception {
+    void asAdmin_everyAnswerIsDocumented() throws Exception {
         fuzz("ADMIN", "coverage,fuzzing,stateful");
     }
 
@@ -173,13 +174,16 @@ class OperatorApiFuzzTest {
         }
         ExternalTool.Run run = schemathesis.run(nats.workDir(), arguments.toArray(String[]::new));
         String who = role == null ? "nobody" : role;
+        // The figures (operations, test cases, failures) in the test's log, for the measurements of issue 24.
+        int summary = run.output().lastIndexOf("SUMMARY");
+        System.out.printf("schemathesis as %s:%n%s%n", who,
+                summary < 0 ? run.output() : run.output().substring(summary));
         assertThat(run.exitStatus()).as("schemathesis as %s:%n%s", who, run.output()).isZero();
         Matcher selected = SELECTED.matcher(run.output());
         assertThat(selected.find()).as("schemathesis as %s tested every operation:%n%s", who, run.output()).isTrue();
         assertThat(Integer.parseInt(selected.group(1))).as("operations in the document").isGreaterThanOrEqualTo(13);
     }
 
-    /** The pipeline groups and the DLQ's first page, as an admin reads them. */
     /**
      * What a write would change: the groups with their placement, and the DLQ. Without each group's
      * {@code adopting_until}, a view of the clock (shown while the coordinator adopts after its start, gone once that
