@@ -343,7 +343,8 @@ public final class BruteForceDemo {
                     case WORKER_AND_COORDINATOR -> List.of(worker, coordinator);
                 };
                 Streamed stream = stream(connection, lines, years, runId, victims, killAt);
-                Instant drained = awaitDrained(connection.jetStreamManagement(), majority, group, alertsFile);
+                Instant drained = awaitDrained(connection.jetStreamManagement(), majority, group, alertsFile,
+                        stream.firstPublish());
                 if (stream.killedAt() != null) {
                     for (NodeProcess victim : victims) {
                         victim.awaitReady(READY_TIMEOUT);
@@ -576,12 +577,14 @@ public final class BruteForceDemo {
 
     /**
      * Waits until every edge's consumer has nothing pending or unacknowledged (three polls in a row), printing
-     * progress every 5 s; gives up when nothing moved for {@link #DRAIN_TIMEOUT}.
+     * progress every 5 s and, once drained, when each pipeline was last seen with messages pending (the stage that
+     * finished last is what bounded the run); gives up when nothing moved for {@link #DRAIN_TIMEOUT}.
      *
      * @return when the consumers were first seen drained, or now when they never were
      */
     private Instant awaitDrained(JetStreamManagement jsm, MajorityReads majority, PipelineGroupSpec group,
-                                 Path alertsFile) throws Exception {
+                                 Path alertsFile, Instant firstPublish) throws Exception {
+        Map<String, Instant> busy = new LinkedHashMap<>();
         long lastMove = System.nanoTime();
         long progressAt = lastMove + PROGRESS_NANOS;
         String lastSeen = "";
@@ -595,6 +598,9 @@ public final class BruteForceDemo {
                     ConsumerInfo info = consumer(jsm, edge);
                     long left = info == null ? -1 : info.getNumPending() + info.getNumAckPending();
                     total += Math.max(left, 0);
+                    if (left != 0) {
+                        busy.put(edge.to(), Instant.now());
+                    }
                     pending.add((edge.isPartition() ? edge.to() + "/" + edge.partition() : edge.to()) + " " + (left < 0 ? "not consuming yet" : left + " pending"));
                 }
             } catch (IOException e) {
@@ -614,6 +620,11 @@ public final class BruteForceDemo {
             if (quiet == QUIET_POLLS) {
                 // Drained as the majority sees it, not as a server cut off from it remembers (issue 25, partition).
                 if (majority.view().majority()) {
+                    StringBuilder stages = new StringBuilder();
+                    busy.forEach((to, at) -> stages.append(String.format(Locale.ROOT, " %s +%.2f s", to,
+                            Duration.between(firstPublish, at).toNanos() / 1e9)));
+                    out.printf("where the time went: each pipeline last seen with messages pending, after the first "
+                            + "publish:%s%n", stages);
                     return idleSince;
                 }
                 majority.await(System.nanoTime() + DRAIN_TIMEOUT.toNanos());
