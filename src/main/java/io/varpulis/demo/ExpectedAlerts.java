@@ -82,7 +82,7 @@ final class ExpectedAlerts {
      * @param zone  the zone of RFC 3164 timestamps
      * @return what the log holds and must produce
      */
-    static Reference of(List<BruteForceDemo.LogLine> lines, int[] years, ZoneId zone) {
+    static Reference of(List<LogInput.LogLine> lines, int[] years, ZoneId zone) {
         SshLogIngressProcessor ingress = new SshLogIngressProcessor(years.length == 0 ? 1970 : years[0], zone);
         BruteForceDetector detector = new BruteForceDetector();
         KeyValueState state = new InMemoryKeyValueState();
@@ -100,7 +100,7 @@ final class ExpectedAlerts {
         int malformed = 0;
         long window = BruteForceDetector.DEFAULT_WINDOW.getSeconds();
         for (int i = 0; i < lines.size(); i++) {
-            BruteForceDemo.LogLine line = lines.get(i);
+            LogInput.LogLine line = lines.get(i);
             SshdLogLine parsed = line.utf8() ? SshdLogParser.parse(line.text(), years[i], zone)
                     : new SshdLogLine.Malformed("not valid UTF-8");
             if (parsed instanceof SshdLogLine.Malformed m) {
@@ -126,7 +126,7 @@ final class ExpectedAlerts {
             events.computeIfAbsent(key, k -> new int[1])[0]++;
             identities.putIfAbsent(key, identity(f.srcIp(), Instant.ofEpochSecond(start)));
             String lineId = "line:" + (i + 1);
-            for (Event failure : ingress.process(BruteForceDemo.lineEvent(line, i + 1, years[i]),
+            for (Event failure : ingress.process(LogInput.lineEvent(line, i + 1, years[i]),
                     context(lineId, state))) {
                 for (Event alert : detector.process(failure, context(lineId + "/detect/0", state))) {
                     BruteForceAlert a = BruteForceAlert.fromEvent(alert);

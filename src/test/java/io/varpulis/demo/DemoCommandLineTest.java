@@ -85,13 +85,13 @@ class DemoCommandLineTest {
         byte[] log = "Dec 10 06:55:48 h sshd[1]: Failed password for invalid user \u00e9 from 10.0.0.9 port 1 ssh2\r\n"
                 .getBytes(StandardCharsets.ISO_8859_1);
 
-        List<BruteForceDemo.LogLine> lines = BruteForceDemo.lines(log);
+        List<LogInput.LogLine> lines = LogInput.lines(log);
 
         assertThat(lines).singleElement().satisfies(l -> assertThat(l.utf8()).isFalse());
         ExpectedAlerts.Reference reference = ExpectedAlerts.of(lines, new int[]{2026}, ZoneId.of("UTC"));
         assertThat(reference.malformed()).isEqualTo(1);
         assertThat(reference.malformedSamples()).containsExactly("line 1: not valid UTF-8");
-        assertThat(BruteForceDemo.lineEvent(lines.get(0), 1, 2026).fields()).containsEntry("charset", "ISO-8859-1");
+        assertThat(LogInput.lineEvent(lines.get(0), 1, 2026).fields()).containsEntry("charset", "ISO-8859-1");
     }
 
     /** A line no message can carry stops the run before any node starts, naming it; nothing is retried for ever. */
@@ -136,10 +136,10 @@ class DemoCommandLineTest {
         assertThat(defaults.replicas()).isEqualTo(1);
         assertThat(defaults.zone()).isEqualTo(ZoneId.of("Z"));
         assertThat(defaults.batch()).isEqualTo(500);
-        assertThat(BruteForceDemo.linesPerMessage(defaults)).as("a tenth of a second at 200 lines/s").isEqualTo(20);
-        assertThat(BruteForceDemo.linesPerMessage(DemoOptions.parse(new String[]{"--rate", "1000000"}, Map.of())))
+        assertThat(LogFeeder.linesPerMessage(defaults)).as("a tenth of a second at 200 lines/s").isEqualTo(20);
+        assertThat(LogFeeder.linesPerMessage(DemoOptions.parse(new String[]{"--rate", "1000000"}, Map.of())))
                 .isEqualTo(500);
-        assertThat(BruteForceDemo.linesPerMessage(DemoOptions.parse(new String[]{"--batch", "1", "--rate", "9000"},
+        assertThat(LogFeeder.linesPerMessage(DemoOptions.parse(new String[]{"--batch", "1", "--rate", "9000"},
                 Map.of()))).isEqualTo(1);
         assertThatThrownBy(() -> DemoOptions.parse(new String[]{"--batch", "0"}, Map.of()))
                 .hasMessageContaining("--batch must be between 1 (one line per message) and 5000");

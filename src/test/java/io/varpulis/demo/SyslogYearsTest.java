@@ -33,7 +33,7 @@ class SyslogYearsTest {
                 "Jan  1 00:00:04 host sshd[1]: Failed password for root from 9.9.9.9 port 1 ssh2",
                 "Jan  1 00:00:05 host sshd[1]: Failed password for root from 9.9.9.9 port 1 ssh2");
         ExpectedAlerts.Reference reference = ExpectedAlerts.of(
-                lines.stream().map(l -> new BruteForceDemo.LogLine(l, true)).toList(), SyslogYears.of(lines, 2024),
+                lines.stream().map(l -> new LogInput.LogLine(l, true)).toList(), SyslogYears.of(lines, 2024),
                 ZoneOffset.UTC);
         assertThat(reference.alerts()).containsExactly(Map.entry("9.9.9.9 2025-01-01T00:00:00Z", 5));
     }
