@@ -42,7 +42,7 @@ public class VarpulisClusterApplication {
             return;
         }
         switch (command) {
-            case "demo" -> System.exit(BruteForceDemo.run(rest));
+            case "demo" -> System.exit(BruteForceDemo.launch(rest));
             case "smoke-test" -> System.exit(SmokeTest.run(rest));
             case "help" -> usage(System.out);
             default -> {

@@ -18,6 +18,7 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,6 +83,30 @@ public final class BruteForceDemo {
      */
     public static int run(String[] args) {
         return run(args, System.getenv());
+    }
+
+    /**
+     * The command line's {@code demo}: {@link #run(String[])} in a child JVM with the nodes' JIT flags
+     * ({@link DemoJvm}), or in this one when it was given a tiered-compilation flag, when
+     * {@value DemoJvm#RELAUNCH_VARIABLE} is {@code false}, or when the child cannot be started (said on standard
+     * error).
+     *
+     * @param args see {@link DemoOptions#USAGE}
+     * @return as {@link #run(String[])}
+     */
+    public static int launch(String[] args) {
+        boolean help = args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"));
+        if (!help && DemoJvm.relaunches(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv(),
+                DemoJvm.isChild())) {
+            try {
+                return DemoJvm.relaunch(args);
+            } catch (Exception e) {
+                System.err.println("could not start the demo's JVM with " + String.join(" ", DemoJvm.FLAGS) + " ("
+                        + e + "); running it in this one");
+            }
+        }
+        DemoJvm.exitWithParent();
+        return run(args);
     }
 
     /**
