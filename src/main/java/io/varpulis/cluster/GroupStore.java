@@ -3,7 +3,6 @@ package io.varpulis.cluster;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.StorageType;
@@ -150,17 +149,15 @@ public interface GroupStore {
     static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas, String cluster) {
         String bucket = BUCKET;
         KeyValue kv;
-        JetStreamManagement jsm;
         try {
             KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration.builder()
                     .name(bucket).maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
                     .description("Varpulis pipeline groups, {cluster}.{group}").build());
             kv = connection.keyValue(bucket);
-            jsm = connection.jetStreamManagement();
+            return new JetStreamGroupStore(kv, connection, mapper, cluster);
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);
         }
-        return new JetStreamGroupStore(kv, jsm, mapper, cluster);
     }
 
     /**

@@ -1,16 +1,20 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.KeyValueWatcher;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
+import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import io.varpulis.pipeline.StateReads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +38,9 @@ import java.util.concurrent.TimeUnit;
  * keep failing for minutes after a server of a cluster is killed (seen on nats-server 2.9: every consumer create
  * from one connection unanswered, while reads were answered), and a coordinator that is not leading would then never
  * learn of a group declared on the other. So the store is also re-read every {@link #RESYNC_INTERVAL} from the
- * bucket stream's subjects (stream info, no consumer) and each key's last entry: what the watch missed is told to the
- * listener then, never older than what it told already (revisions compared under one lock).
+ * bucket stream's subjects (stream info, no consumer) and each key's last message, read from the stream leader, when
+ * the stream holds a message past the last one the watch delivered: what the watch missed is told to the listener
+ * then, never a revision it delivered (revisions compared under one lock).
  */
 final class JetStreamGroupStore implements GroupStore {
 
@@ -44,7 +49,12 @@ final class JetStreamGroupStore implements GroupStore {
     /** How often the store is re-read beside the watch. */
     static final Duration RESYNC_INTERVAL = Duration.ofSeconds(5);
 
+    private static final String STREAM = "KV_" + BUCKET;
+    /** How long the stream leader may take to answer one read of the re-read. */
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
     private final KeyValue kv;
+    private final Connection connection;
     private final JetStreamManagement jsm;
     private final ObjectMapper mapper;
     private final String cluster;
@@ -52,10 +62,13 @@ final class JetStreamGroupStore implements GroupStore {
     private final Map<String, Set<String>> others = new ConcurrentHashMap<>();
     /** This cluster's groups the listener was told of, by name: the revision of the entry it was told. */
     private final Map<String, Long> told = new HashMap<>();
+    /** The highest revision (stream sequence, any key) the watch delivered; guarded by {@link #told}. */
+    private long watermark;
 
-    JetStreamGroupStore(KeyValue kv, JetStreamManagement jsm, ObjectMapper mapper, String cluster) {
+    JetStreamGroupStore(KeyValue kv, Connection connection, ObjectMapper mapper, String cluster) throws IOException {
         this.kv = kv;
-        this.jsm = jsm;
+        this.connection = connection;
+        this.jsm = connection.jetStreamManagement();
         this.mapper = mapper;
         this.cluster = cluster;
         this.prefix = GroupStore.key(cluster, "");
@@ -90,6 +103,8 @@ final class JetStreamGroupStore implements GroupStore {
                     RESYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             return () -> {
                 resync.shutdownNow();
+                // A re-read under way tells nothing after the watch was stopped.
+                resync.awaitTermination(READ_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
                 watch.close();
             };
         } catch (IOException | JetStreamApiException e) {
@@ -106,26 +121,34 @@ final class JetStreamGroupStore implements GroupStore {
     }
 
     /**
-     * Re-reads this cluster's groups from the store and tells the listener what the watch did not: a group stored at
-     * a later revision than told, a group told of whose entry is gone. A store that does not answer is asked again at
-     * the next interval (said at DEBUG: the watch and the API say more).
+     * Re-reads this cluster's groups from the store and tells the listener what the watch did not, when the watch is
+     * behind: only when the bucket's stream holds a message past the last one the watch delivered, and only what is
+     * past it (a revision the watch delivered, or one it will deliver after a later one, is never told again, so a
+     * group deleted meanwhile is never brought back). Each key's last message is read from the stream leader
+     * ({@link StateReads#leaderRead}), never a replica that may answer from behind. A store that does not answer is
+     * asked again at the next interval (said at DEBUG: the watch and the API say more).
      */
     void resync(Listener listener) {
         Map<String, Long> before;
+        long watched;
         synchronized (told) {
             before = new HashMap<>(told);
+            watched = watermark;
         }
-        Map<String, KeyValueEntry> live = new HashMap<>();
+        String subjects = "$KV." + BUCKET + ".";
+        Map<String, MessageInfo> last = new HashMap<>();
         try {
-            StreamInfo info = jsm.getStreamInfo("KV_" + BUCKET,
-                    StreamInfoOptions.filterSubjects("$KV." + BUCKET + "." + prefix + ">"));
-            List<Subject> subjects = info.getStreamState().getSubjects();
-            for (Subject subject : subjects == null ? List.<Subject>of() : subjects) {
-                String key = subject.getName().substring(("$KV." + BUCKET + ".").length());
-                KeyValueEntry entry = kv.get(key);
-                if (entry != null && entry.getOperation() == KeyValueOperation.PUT) {
-                    live.put(key.substring(prefix.length()), entry);
-                }
+            StreamInfo info = jsm.getStreamInfo(STREAM,
+                    StreamInfoOptions.filterSubjects(subjects + prefix + ">"));
+            if (info.getStreamState().getLastSequence() <= watched) {
+                return;
+            }
+            List<Subject> listed = info.getStreamState().getSubjects();
+            for (Subject subject : listed == null ? List.<Subject>of() : listed) {
+                String key = subject.getName().substring(subjects.length());
+                StateReads.leaderRead(connection, STREAM, BUCKET, READ_TIMEOUT,
+                                MessageGetRequest.lastForSubject(subject.getName()), "read group " + key)
+                        .ifPresent(message -> last.put(key.substring(prefix.length()), message));
             }
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             log.debug("could not re-read the pipeline groups in {} ({}); trying again in {} s", BUCKET, e.toString(),
@@ -133,19 +156,28 @@ final class JetStreamGroupStore implements GroupStore {
             return;
         }
         synchronized (told) {
-            live.forEach((name, entry) -> {
+            last.forEach((name, message) -> {
                 Long known = told.get(name);
-                if (known == null || known < entry.getRevision()) {
-                    log.info("pipeline group {} (revision {}) found by re-reading {}: its watch missed it", name,
-                            entry.getRevision(), BUCKET);
-                    onEntry(entry, listener);
+                if (message.getSeq() <= watermark || (known != null && known >= message.getSeq())) {
+                    return;
+                }
+                if (StateReads.isValue(message)) {
+                    log.info("pipeline group {} (revision {}) found by re-reading {}: its watch had not delivered "
+                            + "it", name, message.getSeq(), BUCKET);
+                    told.put(name, message.getSeq());
+                    tellStored(name, message.getData(), listener);
+                } else if (known != null) {
+                    log.info("pipeline group {} was deleted (revision {}), found by re-reading {}: its watch had not "
+                            + "delivered it", name, message.getSeq(), BUCKET);
+                    told.remove(name);
+                    listener.removed(name);
                 }
             });
             before.forEach((name, revision) -> {
-                // Unchanged since the re-read began: a group the watch stored meanwhile is never taken for removed.
-                if (!live.containsKey(name) && revision.equals(told.get(name))) {
-                    log.info("pipeline group {} is gone from {} on re-reading it: its watch missed the delete", name,
-                            BUCKET);
+                // Gone without a trace (purged), and unchanged since the re-read began.
+                if (!last.containsKey(name) && revision.equals(told.get(name)) && watermark == watched) {
+                    log.info("pipeline group {} is gone from {} on re-reading it: its watch had not delivered the "
+                            + "delete", name, BUCKET);
                     told.remove(name);
                     listener.removed(name);
                 }
@@ -160,6 +192,7 @@ final class JetStreamGroupStore implements GroupStore {
     }
 
     private void onEntryTold(KeyValueEntry entry, Listener listener) {
+        watermark = Math.max(watermark, entry.getRevision());
         String key = entry.getKey();
         boolean put = entry.getOperation() == KeyValueOperation.PUT;
         if (!key.startsWith(prefix)) {
@@ -187,8 +220,12 @@ final class JetStreamGroupStore implements GroupStore {
             return;
         }
         told.put(name, entry.getRevision());
+        tellStored(name, entry.getValue(), listener);
+    }
+
+    private void tellStored(String name, byte[] value, Listener listener) {
         try {
-            listener.stored(mapper.readValue(entry.getValue(), PipelineGroupSpec.class));
+            listener.stored(mapper.readValue(value, PipelineGroupSpec.class));
         } catch (IOException | RuntimeException e) {
             log.warn("pipeline group {} in {} is not readable and is ignored: {}", name, BUCKET, e.toString());
         }

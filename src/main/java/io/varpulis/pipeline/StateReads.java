@@ -28,9 +28,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * How {@link JetStreamKeyValueState} reads its bucket: from the stream leader ({@code $JS.API.STREAM.MSG.GET}), never
  * by a direct get that a replica may answer from behind, and how it reads and writes its fence value
- * ({@code {"epoch": N, "writer": "...", "opened_at": "..."}}).
+ * ({@code {"epoch": N, "writer": "...", "opened_at": "..."}}). Public for the control plane's buckets, which read
+ * through their stream leader the same way ({@code GroupStore}'s re-read).
  */
-final class StateReads {
+public final class StateReads {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -51,7 +52,7 @@ final class StateReads {
      * @throws StateFencedException      when the bucket is gone
      * @throws StateException            when the server refused the read
      */
-    static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
+    public static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
                                                     Duration timeout, MessageGetRequest request, String what) {
         Message reply;
         try {
@@ -91,7 +92,7 @@ final class StateReads {
      * @param message a message of a bucket
      * @return whether it is a value ({@code KV-Operation} PUT or none), not a delete or purge marker
      */
-    static boolean isValue(MessageInfo message) {
+    public static boolean isValue(MessageInfo message) {
         Headers headers = message.getHeaders();
         KeyValueOperation operation = headers == null ? KeyValueOperation.PUT : NatsKeyValueUtil.getOperation(headers);
         return operation == KeyValueOperation.PUT;
