@@ -29,8 +29,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code alerts} pipeline of {@code ssh-bruteforce}: records each {@value SshEvents#BRUTE_FORCE_SUSPECTED} as
@@ -47,8 +49,8 @@ import java.util.concurrent.Executors;
  * sees its successor's claim writes nothing), then, holding an exclusive lock on the file ({@link FileLock}), reads the
  * file again, checks ownership ({@link ProcessingContext#requireOwnership()}) and appends the line only if it is not
  * there (its predecessor stopped between its claim and its write). The lock covers "read, check, append", so a
- * placement paused in between keeps its successor waiting until its line is written (the successor's apply is tried
- * again every 10 s meanwhile), and the successor then finds it. The route ingress acks an alert only once its line is
+ * placement paused in between keeps its successor waiting until its line is written (the successor tries again
+ * meanwhile, without spending a delivery), and the successor then finds it. The route ingress acks an alert only once its line is
  * on disk: the ack waits ({@link ProcessingContext#ackAfter}) for the claim, then the line, written on the sink's
  * writer thread once the claim is stored (so the claims of consecutive alerts are in flight together), then an
  * {@code fdatasync} shared by the alerts appended meanwhile ({@link GroupFsync}: one sync per group instead of one per
@@ -64,7 +66,7 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Longer than any alert line (a host name is at most 253 characters): a longer tail is no torn alert. */
     private static final int MAX_TORN_LINE = 4096;
-    /** How long a claim may take to be stored before the apply is tried again (the broker may be away). */
+    /** How long the synchronous path waits for a file lock before the apply is tried again. */
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
     /** How often a held file lock is tried again. */
     private static final Duration LOCK_POLL = Duration.ofMillis(20);
@@ -76,8 +78,11 @@ public final class AlertSinkProcessor implements EventProcessor {
      * Writes the lines of new claims once they are stored, in the order their PubAcks arrive: one thread for the
      * process, since the lines of one file are written one at a time under its lock anyway.
      */
-    private static final Executor WRITER = Executors.newSingleThreadExecutor(
+    private static final ScheduledExecutorService WRITER = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.named("varpulis-alert-writer"));
+    /** The first and the longest wait before a line is tried again (file locked by another process, broker away). */
+    private static final long RETRY_FIRST_MILLIS = 20;
+    private static final long RETRY_MAX_MILLIS = 1000;
 
     private final Path file;
     /** Guards {@link #written} and {@link #known}; taken after the file's lock, never the other way round. */
@@ -185,49 +190,94 @@ public final class AlertSinkProcessor implements EventProcessor {
                     "claimed_at", Instant.now().toString())));
             CompletableFuture<Void> claimed = state.flush();
             if (!claimed.isDone()) {
-                CompletableFuture<Void> line = claimed
-                        .thenRunAsync(() -> writeClaimedUnchecked(alert, context), WRITER)
-                        .thenCompose(written -> GroupFsync.of(file).request());
+                CompletableFuture<Void> written = new CompletableFuture<>();
+                claimed.whenComplete((stored, refused) -> {
+                    if (refused != null) {
+                        written.completeExceptionally(refused);
+                    } else {
+                        WRITER.execute(() -> tryWrite(alert, context, written, 0));
+                    }
+                });
+                CompletableFuture<Void> line = written.thenCompose(done -> GroupFsync.of(file).request());
                 lines.put(alert.id(), line);
                 line.whenComplete((ok, error) -> lines.remove(alert.id(), line));
                 context.ackAfter(line);
                 return List.of();
             }
             // Stored already (the in-memory state of core): written here; a refused claim throws here.
-            claimed.join();
+            try {
+                claimed.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException refused ? refused : e;
+            }
         } else {
             // An earlier placement claimed it, or a later one did and is about to write: only the server's fence
             // tells them apart, so it is read here whether or not a pause was seen.
             state.verifyOwnership();
         }
-        writeClaimed(alert, context, false);
+        writeClaimed(alert, context);
         // Requested after the write returned: the sync it waits for covers the line.
         context.ackAfter(GroupFsync.of(file).request());
         return List.of();
     }
 
-    /** {@link #writeClaimed} on the writer thread: waits for a held file lock as long as the pipeline is owned. */
-    private void writeClaimedUnchecked(BruteForceAlert alert, ProcessingContext context) {
+    /**
+     * On the writer thread: writes the line of an alert whose claim is stored, or tries again later, never blocking
+     * the thread (it serves every sink of the process): after {@value #RETRY_FIRST_MILLIS} ms, doubling up to
+     * {@value #RETRY_MAX_MILLIS} ms, while the file is locked by another process (one paused in the middle of its
+     * write) or ownership cannot be proven (the broker away after a pause). Neither spends a delivery, as the
+     * synchronous path's broker wait does not; a later placement's fence, the pipeline stopped or an I/O error ends
+     * it with that failure (WARN every 10 s meanwhile).
+     */
+    private void tryWrite(BruteForceAlert alert, ProcessingContext context, CompletableFuture<Void> written,
+                          int tries) {
+        String waitingFor;
         try {
-            writeClaimed(alert, context, true);
+            if (write(alert, context, false)) {
+                written.complete(null);
+                return;
+            }
+            waitingFor = "the file is locked by another process (one paused while writing?)";
+        } catch (KeyValueState.StateUnavailableException e) {
+            waitingFor = e.getMessage();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot append alert " + alert.id() + " to " + file, e);
+            written.completeExceptionally(new UncheckedIOException("cannot append alert " + alert.id() + " to "
+                    + file, e));
+            return;
+        } catch (RuntimeException | Error e) {
+            written.completeExceptionally(e);
+            return;
         }
+        long delay = Math.min(RETRY_MAX_MILLIS, RETRY_FIRST_MILLIS << Math.min(tries, 10));
+        if (tries > 0 && (tries * RETRY_MAX_MILLIS) % CLAIM_TIMEOUT.toMillis() == 0) {
+            log.warn("alert {} is claimed but not written to {} yet: {}; trying again", alert.id(), file, waitingFor);
+        }
+        WRITER.schedule(() -> tryWrite(alert, context, written, tries + 1), delay, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Appends the line of an alert whose claim is stored, unless another placement wrote it: under the file's lock,
-     * reads what the file gained, checks ownership, appends.
+     * Appends the line of an alert whose claim is stored, unless another placement wrote it: under the file's lock
+     * (waiting up to 10 s for another process to release it), reads what the file gained, checks ownership, appends.
      *
-     * @param untilReleased wait for a lock held by another process as long as this worker owns the pipeline (checked
-     *                      every 10 s), rather than give up after 10 s
+     * @throws KeyValueState.StateUnavailableException when the file is still locked by another process after 10 s
      */
-    private void writeClaimed(BruteForceAlert alert, ProcessingContext context, boolean untilReleased)
-            throws IOException {
+    private void writeClaimed(BruteForceAlert alert, ProcessingContext context) throws IOException {
+        write(alert, context, true);
+    }
+
+    /**
+     * @param wait wait up to 10 s for a file lock another process holds, rather than return at once
+     * @return whether the line is in the file (written now or found there); {@code false} when the file is locked by
+     * another process and {@code wait} is false
+     */
+    private boolean write(BruteForceAlert alert, ProcessingContext context, boolean wait) throws IOException {
         synchronized (lockOf(file)) {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS);
-                 FileLock ignored = lock(channel, alert, context, untilReleased)) {
+                 FileLock held = wait ? lock(channel, alert) : channel.tryLock()) {
+                if (held == null) {
+                    return false;
+                }
                 synchronized (ledger) {
                     // Under the lock: a placement paused between its check and its write still holds it, so its
                     // successor waits until the line is there and finds it.
@@ -236,7 +286,7 @@ public final class AlertSinkProcessor implements EventProcessor {
                         // sync either way.
                         log.info("alert {} was written to {} by another placement of this pipeline; not writing "
                                 + "it again", alert.id(), file);
-                        return;
+                        return true;
                     }
                     context.requireOwnership();
                     long before = channel.size();
@@ -250,6 +300,7 @@ public final class AlertSinkProcessor implements EventProcessor {
         }
         log.info("brute-force suspected from {}: {} failed passwords in the window starting {}; recorded in {}",
                 alert.srcIp(), alert.failures(), alert.windowStart(), file);
+        return true;
     }
 
     /**
@@ -306,13 +357,10 @@ public final class AlertSinkProcessor implements EventProcessor {
      * Takes the exclusive lock on the alert file, waiting while another process holds it (one paused in the middle of
      * its write holds it until it resumes).
      *
-     * @param untilReleased keep waiting after 10 s, as long as {@link ProcessingContext#requireOwnership()} passes
-     *                      (said at WARN every 10 s)
-     * @throws KeyValueState.StateUnavailableException when it is still held after 10 s and not {@code untilReleased}:
-     *                                                 the apply is tried again, without spending a delivery
+     * @throws KeyValueState.StateUnavailableException when it is still held after 10 s: the apply is tried again,
+     *                                                 without spending a delivery
      */
-    private FileLock lock(FileChannel channel, BruteForceAlert alert, ProcessingContext context,
-                          boolean untilReleased) throws IOException {
+    private FileLock lock(FileChannel channel, BruteForceAlert alert) throws IOException {
         long deadline = System.nanoTime() + CLAIM_TIMEOUT.toNanos();
         while (true) {
             FileLock lock = channel.tryLock();
@@ -320,15 +368,9 @@ public final class AlertSinkProcessor implements EventProcessor {
                 return lock;
             }
             if (System.nanoTime() - deadline > 0) {
-                if (!untilReleased) {
-                    throw new KeyValueState.StateUnavailableException("alert file " + file + " is still locked by "
-                            + "another process after " + CLAIM_TIMEOUT.toSeconds() + " s (one paused while writing); "
-                            + "alert " + alert.id() + " is written once it is released", null);
-                }
-                log.warn("alert file {} is still locked by another process after {} s (one paused while writing?); "
-                        + "alert {} is written once it is released", file, CLAIM_TIMEOUT.toSeconds(), alert.id());
-                context.requireOwnership();
-                deadline = System.nanoTime() + CLAIM_TIMEOUT.toNanos();
+                throw new KeyValueState.StateUnavailableException("alert file " + file + " is still locked by another "
+                        + "process after " + CLAIM_TIMEOUT.toSeconds() + " s (one paused while writing); alert "
+                        + alert.id() + " is written once it is released", null);
             }
             try {
                 Thread.sleep(LOCK_POLL.toMillis());

@@ -122,8 +122,10 @@ public interface ProcessingContext {
      * several alerts appended). The route ingress acks the input only once the effect, the apply's state writes
      * and its outputs are confirmed (ADR-007, ack after the effect); an effect that fails fails the apply as a state
      * write does (the input is nak'ed and applied again, or the pipeline stops when the failure is a
-     * {@link KeyValueState.StateFencedException}). The effect itself must already have happened where another
-     * placement would see it (the line is in the file); only its confirmation is deferred.
+     * {@link KeyValueState.StateFencedException}). The effect must have happened where another placement would see
+     * it (the line is in the file) by the time the future completes, and only while this worker owns the pipeline:
+     * made after {@link #requireOwnership()} passed, or after a state write that the server's fence accepted (the
+     * alert sink writes its line once its claim is stored).
      * <p>A context that acknowledges nothing (a test's, a reference run's) waits for it here, which is this default.
      *
      * @param confirmed completes when the effect is durable, or exceptionally when it cannot be made so

@@ -158,6 +158,29 @@ class AlertSinkFencingTest {
         }
     }
 
+    @Test
+    void aLineWhoseFileAnotherProcessHoldsLockedWaitsForItWithoutFailingTheApply() throws Exception {
+        Path file = dir.resolve("alerts.jsonl");
+        String bucket = JetStreamKeyValueState.bucketName("sink-fence", "locked");
+        try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
+                    SETTINGS);
+            DeployedPipeline sink = new DeployedPipeline("sink-fence", "locked", new AlertSinkProcessor(file), state);
+            // Another process (fcntl, the lock Java's FileChannel takes) holds the file for 1.5 s, as one paused in
+            // the middle of its write would.
+            Process holder = new ProcessBuilder("python3", "-c", "import fcntl,sys,time\n"
+                    + "f=open(sys.argv[1],'r+'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True)\n"
+                    + "time.sleep(1.5)", file.toString()).redirectErrorStream(true).start();
+            assertThat(new String(holder.getInputStream().readNBytes(6))).isEqualTo("locked");
+            CompletableFuture<Void> ack = sink.apply(alert("10.0.2.1"), "m-locked", 1).stored();
+            assertThat(failureOf(() -> ack)).as("the line waits for the lock, then is written: no failure, no "
+                    + "delivery spent").isNull();
+            assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(Files.readAllLines(file)).hasSize(1).allMatch(line -> line.contains("10.0.2.1"));
+            state.close();
+        }
+    }
+
     /**
      * @return what an apply failed with: thrown by it, or its confirmation's failure (a claim is refused when its
      * PubAck arrives, after the apply returned)
