@@ -12,12 +12,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * The demo's own JVM: it feeds the log and reads the report, a short run like its nodes', so it runs with the nodes'
  * JIT and collector choice (C1 only, serial collector; {@link NodeProcess}). {@code java -jar ... demo} therefore
- * starts the demo in a child JVM with {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC} before the flags it was given
- * itself, and waits for it: on this project's 2-core machines the feeder's C2 compilations took CPU from the nodes
+ * starts the demo in a child JVM with {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC} (the latter only when no
+ * collector was chosen) before the flags it was given itself, and waits for it: on this project's 2-core machines the feeder's C2 compilations took CPU from the nodes
  * while they processed the log (issue 27: the main job 15-25 % slower end to end, BENCHMARKS.md).
  * <p>Not relaunched: when the JVM was given a tiered-compilation flag itself ({@code -XX:TieredStopAtLevel=...},
- * {@code -XX:-TieredCompilation}: the user chose), when {@value #RELAUNCH_VARIABLE} is {@code false}, and in the
- * child. The child gets the parent's arguments, standard streams and exit status; a parent stopped by a signal stops
+ * {@code -XX:-TieredCompilation}: the user chose) or something a second JVM would take from the first (an agent, a
+ * debugger or JMX port, a flight recording or log file), when {@value #RELAUNCH_VARIABLE} is {@code false}, and in
+ * the child. {@code JAVA_TOOL_OPTIONS} and {@code JDK_JAVA_OPTIONS} are not passed on in the environment (their flags
+ * are on the child's command line already). The child gets the parent's arguments, standard streams and exit status; a parent stopped by a signal stops
  * the child (SIGTERM, then SIGKILL after {@link #STOP_GRACE_SECONDS} s), and a child whose parent disappeared
  * (SIGKILL) stops itself, so the demo's clean-up of its nodes runs either way.
  */
@@ -45,8 +47,19 @@ final class DemoJvm {
         if (child || "false".equalsIgnoreCase(env.getOrDefault(RELAUNCH_VARIABLE, "true").trim())) {
             return false;
         }
-        return jvmArguments.stream().noneMatch(flag -> flag.startsWith("-XX:TieredStopAtLevel")
-                || flag.equals("-XX:-TieredCompilation") || flag.equals("-XX:+TieredCompilation"));
+        return jvmArguments.stream().noneMatch(DemoJvm::keepsTheDemoHere);
+    }
+
+    /**
+     * A flag that says the user set this JVM up themselves: a tiered-compilation choice, or something a second JVM
+     * would take from the first (a debugger or JMX port, an agent, a flight recording or log file written at exit).
+     */
+    private static boolean keepsTheDemoHere(String flag) {
+        return flag.startsWith("-XX:TieredStopAtLevel") || flag.equals("-XX:-TieredCompilation")
+                || flag.equals("-XX:+TieredCompilation") || flag.startsWith("-agentlib") || flag.startsWith("-agentpath")
+                || flag.startsWith("-javaagent") || flag.startsWith("-XX:StartFlightRecording")
+                || flag.startsWith("-XX:FlightRecorderOptions") || flag.startsWith("-Xlog")
+                || flag.startsWith("-Xrunjdwp") || flag.startsWith("-Dcom.sun.management.jmxremote");
     }
 
     /**
@@ -67,7 +80,11 @@ final class DemoJvm {
         List<String> command = command(ManagementFactory.getRuntimeMXBean().getInputArguments(),
                 System.getProperty("java.home"), System.getProperty("java.class.path"),
                 ProcessHandle.current().pid(), args);
-        Process child = new ProcessBuilder(command).inheritIO().start();
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        // Their flags are in this JVM's input arguments, which the child gets on its command line: not twice.
+        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        builder.environment().remove("JDK_JAVA_OPTIONS");
+        Process child = builder.start();
         Thread stop = new Thread(() -> stop(child), "varpulis-demo-stop-child");
         Runtime.getRuntime().addShutdownHook(stop);
         int status = child.waitFor();
@@ -91,7 +108,11 @@ final class DemoJvm {
                                 String[] args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(javaHome, "bin", "java").toString());
-        command.addAll(FLAGS);
+        command.add(FLAGS.get(0));
+        if (jvmArguments.stream().noneMatch(flag -> flag.matches("-XX:\\+Use\\w+GC"))) {
+            // A collector of the user's wins: the JVM refuses two.
+            command.add(FLAGS.get(1));
+        }
         command.addAll(jvmArguments);
         command.add("-D" + PARENT_PROPERTY + "=" + parentPid);
         if (!classPath.contains(File.pathSeparator) && classPath.endsWith(".jar")) {
@@ -109,10 +130,16 @@ final class DemoJvm {
      * every second on a daemon thread.
      */
     static void exitWithParent() {
-        Optional<ProcessHandle> parent = Optional.ofNullable(System.getProperty(PARENT_PROPERTY))
-                .flatMap(pid -> ProcessHandle.of(Long.parseLong(pid)));
-        if (parent.isEmpty()) {
+        String parentPid = System.getProperty(PARENT_PROPERTY);
+        if (parentPid == null) {
             return;
+        }
+        // Gone already when this JVM looks (or a process under another id): the demo does not start without it.
+        Optional<ProcessHandle> parent = ProcessHandle.current().parent()
+                .filter(handle -> String.valueOf(handle.pid()).equals(parentPid.trim()));
+        if (parent.isEmpty() || !parent.get().isAlive()) {
+            System.err.println("the demo's parent process is gone: not starting the demo");
+            System.exit(130);
         }
         Thread watch = new Thread(() -> {
             try {
