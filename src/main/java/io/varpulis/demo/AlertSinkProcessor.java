@@ -1,6 +1,5 @@
 package io.varpulis.demo;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
@@ -12,7 +11,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -64,15 +62,9 @@ public final class AlertSinkProcessor implements EventProcessor {
     private static final Logger log = LoggerFactory.getLogger(AlertSinkProcessor.class);
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Longer than any alert line (a host name is at most 253 characters): a longer tail is no torn alert. */
-    private static final int MAX_TORN_LINE = 4096;
-    /** How long the synchronous path waits for a file lock before the apply is tried again. */
-    private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(10);
-    /** How often a held file lock is tried again. */
-    private static final Duration LOCK_POLL = Duration.ofMillis(20);
+    /** How often the writer says at WARN that a line still waits. */
+    private static final Duration CLAIM_TIMEOUT = AlertFile.LOCK_TIMEOUT;
 
-    /** One entry per alert file this process writes (a handful). */
-    private static final Map<Path, Object> FILE_LOCKS = new ConcurrentHashMap<>();
 
     /**
      * Writes the lines of new claims once they are stored, in the order their PubAcks arrive: one thread for the
@@ -123,11 +115,11 @@ public final class AlertSinkProcessor implements EventProcessor {
             }
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS)) {
-                byte[] bytes = readAll(channel);
-                int complete = lengthOfCompleteLines(bytes);
+                byte[] bytes = AlertFile.readFrom(channel, 0);
+                int complete = AlertFile.lengthOfCompleteLines(bytes);
                 loadWritten(new String(bytes, 0, complete, StandardCharsets.UTF_8));
                 if (complete < bytes.length) {
-                    cutTornLine(channel, complete, bytes.length - complete, bytes[complete]);
+                    AlertFile.cutTornLine(channel, file, complete, bytes.length - complete, bytes[complete]);
                 }
                 known = complete;
             }
@@ -271,10 +263,10 @@ public final class AlertSinkProcessor implements EventProcessor {
      * another process and {@code wait} is false
      */
     private boolean write(BruteForceAlert alert, ProcessingContext context, boolean wait) throws IOException {
-        synchronized (lockOf(file)) {
+        synchronized (AlertFile.lockOf(file)) {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS);
-                 FileLock held = wait ? lock(channel, alert) : channel.tryLock()) {
+                 FileLock held = wait ? AlertFile.lock(channel, file, alert) : channel.tryLock()) {
                 if (held == null) {
                     return false;
                 }
@@ -290,7 +282,7 @@ public final class AlertSinkProcessor implements EventProcessor {
                     }
                     context.requireOwnership();
                     long before = channel.size();
-                    long end = append(channel, alert);
+                    long end = AlertFile.append(channel, alert);
                     if (known == before) {
                         known = end;
                     }
@@ -319,131 +311,14 @@ public final class AlertSinkProcessor implements EventProcessor {
      */
     private boolean writtenSinceOpened(FileChannel channel, BruteForceAlert alert) throws IOException {
         long from = channel.size() < known ? 0 : known;
-        byte[] bytes = readFrom(channel, from);
-        int complete = lengthOfCompleteLines(bytes);
+        byte[] bytes = AlertFile.readFrom(channel, from);
+        int complete = AlertFile.lengthOfCompleteLines(bytes);
         loadWritten(new String(bytes, 0, complete, StandardCharsets.UTF_8));
         known = from + complete;
         return written.contains(alert.id());
     }
 
-    /**
-     * Appends the alert's line at the end (not synced: see {@link GroupFsync}); on failure cuts the file back to its
-     * length.
-     *
-     * @return the file's length after the line
-     */
-    private static long append(FileChannel channel, BruteForceAlert alert) throws IOException {
-        ByteBuffer line = ByteBuffer.wrap((JSON.writeValueAsString(alert.fields()) + "\n")
-                .getBytes(StandardCharsets.UTF_8));
-        long size = channel.size();
-        try {
-            long position = size;
-            while (line.hasRemaining()) {
-                position += channel.write(line, position);
-            }
-            return position;
-        } catch (IOException e) {
-            // Never leave half a line for the next append to glue onto (a full disk, for example).
-            try {
-                channel.truncate(size);
-            } catch (IOException undo) {
-                e.addSuppressed(undo);
-            }
-            throw e;
-        }
-    }
-
-    /**
-     * Takes the exclusive lock on the alert file, waiting while another process holds it (one paused in the middle of
-     * its write holds it until it resumes).
-     *
-     * @throws KeyValueState.StateUnavailableException when it is still held after 10 s: the apply is tried again,
-     *                                                 without spending a delivery
-     */
-    private FileLock lock(FileChannel channel, BruteForceAlert alert) throws IOException {
-        long deadline = System.nanoTime() + CLAIM_TIMEOUT.toNanos();
-        while (true) {
-            FileLock lock = channel.tryLock();
-            if (lock != null) {
-                return lock;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new KeyValueState.StateUnavailableException("alert file " + file + " is still locked by another "
-                        + "process after " + CLAIM_TIMEOUT.toSeconds() + " s (one paused while writing); alert "
-                        + alert.id() + " is written once it is released", null);
-            }
-            try {
-                Thread.sleep(LOCK_POLL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new KeyValueState.StateUnavailableException("interrupted while waiting for the lock of " + file,
-                        e);
-            }
-        }
-    }
-
-    /**
-     * A file lock is held by the whole process, and a second lock on it from the same process fails: the sinks of
-     * one process writing the same file (two placements during a move, tests) take turns on this object first.
-     */
-    private static Object lockOf(Path file) {
-        return FILE_LOCKS.computeIfAbsent(file.toAbsolutePath().normalize(), path -> new Object());
-    }
-
-    private static byte[] readAll(FileChannel channel) throws IOException {
-        return readFrom(channel, 0);
-    }
-
-    /** @return the file's bytes from {@code from} to its end */
-    private static byte[] readFrom(FileChannel channel, long from) throws IOException {
-        long size = channel.size() - from;
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IOException("the file holds " + size + " bytes, more than an alert file can");
-        }
-        ByteBuffer buffer = ByteBuffer.allocate((int) Math.max(0, size));
-        while (buffer.hasRemaining()) {
-            if (channel.read(buffer, from + buffer.position()) < 0) {
-                break;
-            }
-        }
-        return buffer.array();
-    }
-
-    /** Cuts a last line a crash left half written; refuses to when it cannot be the start of an alert line. */
-    private void cutTornLine(FileChannel channel, int complete, int length, byte first) throws IOException {
-        if (first != '{' || length > MAX_TORN_LINE) {
-            throw new IllegalStateException("alert file " + file + " ends with " + length + " bytes without a "
-                    + "newline that are not the start of an alert; fix or move the file");
-        }
-        log.warn("alert file {} ends with an incomplete line of {} bytes, left by a crash during a write: removing "
-                + "it; its alert is written again when its unacked input is redelivered", file, length);
-        channel.truncate(complete);
-        channel.force(false);
-    }
-
-    private static int lengthOfCompleteLines(byte[] bytes) {
-        int end = bytes.length;
-        while (end > 0 && bytes[end - 1] != '\n') {
-            end--;
-        }
-        return end;
-    }
-
     private void loadWritten(String content) {
-        List<String> lines = content.lines().toList();
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).isBlank()) {
-                continue;
-            }
-            try {
-                Map<String, Object> fields = JSON.readValue(lines.get(i), new TypeReference<>() {
-                });
-                written.add(BruteForceAlert.fromEvent(new Event(SshEvents.BRUTE_FORCE_SUSPECTED, null, fields)).id());
-            } catch (IOException | IllegalArgumentException e) {
-                throw new IllegalStateException("alert file " + file + " line " + (i + 1) + " is not an alert "
-                        + "{\"src_ip\",\"window_start\",\"failures\"}: " + e.getMessage() + "; fix or move the file",
-                        e);
-            }
-        }
+        written.addAll(AlertFile.alertIds(content, file));
     }
 }
