@@ -106,8 +106,13 @@ final class DrainWatch {
                     StringBuilder stages = new StringBuilder();
                     busy.forEach((to, at) -> stages.append(String.format(Locale.ROOT, " %s +%.2f s", to,
                             Duration.between(firstPublish, at).toNanos() / 1e9)));
-                    out.printf("where the time went: each pipeline last seen with messages pending, after the first "
-                            + "publish:%s%n", stages);
+                    if (busy.isEmpty()) {
+                        out.printf("where the time went: every pipeline had caught up when the feed ended (the feed "
+                                + "set the pace)%n");
+                    } else {
+                        out.printf("where the time went: each pipeline last seen with messages pending, after the "
+                                + "first publish:%s%n", stages);
+                    }
                     return idleSince;
                 }
                 majority.await(System.nanoTime() + DRAIN_TIMEOUT.toNanos());
