@@ -182,15 +182,15 @@ public final class AlertSinkProcessor implements EventProcessor {
                     "claimed_at", Instant.now().toString())));
             CompletableFuture<Void> claimed = state.flush();
             if (!claimed.isDone()) {
-                CompletableFuture<Void> written = new CompletableFuture<>();
+                CompletableFuture<Void> appended = new CompletableFuture<>();
                 claimed.whenComplete((stored, refused) -> {
                     if (refused != null) {
-                        written.completeExceptionally(refused);
+                        appended.completeExceptionally(refused);
                     } else {
-                        WRITER.execute(() -> tryWrite(alert, context, written, 0));
+                        WRITER.execute(() -> tryWrite(alert, context, appended, 0));
                     }
                 });
-                CompletableFuture<Void> line = written.thenCompose(done -> GroupFsync.of(file).request());
+                CompletableFuture<Void> line = appended.thenCompose(done -> GroupFsync.of(file).request());
                 lines.put(alert.id(), line);
                 line.whenComplete((ok, error) -> lines.remove(alert.id(), line));
                 context.ackAfter(line);
@@ -221,30 +221,30 @@ public final class AlertSinkProcessor implements EventProcessor {
      * synchronous path's broker wait does not; a later placement's fence, the pipeline stopped or an I/O error ends
      * it with that failure (WARN every 10 s meanwhile).
      */
-    private void tryWrite(BruteForceAlert alert, ProcessingContext context, CompletableFuture<Void> written,
+    private void tryWrite(BruteForceAlert alert, ProcessingContext context, CompletableFuture<Void> appended,
                           int tries) {
         String waitingFor;
         try {
             if (write(alert, context, false)) {
-                written.complete(null);
+                appended.complete(null);
                 return;
             }
             waitingFor = "the file is locked by another process (one paused while writing?)";
         } catch (KeyValueState.StateUnavailableException e) {
             waitingFor = e.getMessage();
         } catch (IOException e) {
-            written.completeExceptionally(new UncheckedIOException("cannot append alert " + alert.id() + " to "
+            appended.completeExceptionally(new UncheckedIOException("cannot append alert " + alert.id() + " to "
                     + file, e));
             return;
         } catch (RuntimeException | Error e) {
-            written.completeExceptionally(e);
+            appended.completeExceptionally(e);
             return;
         }
         long delay = Math.min(RETRY_MAX_MILLIS, RETRY_FIRST_MILLIS << Math.min(tries, 10));
         if (tries > 0 && (tries * RETRY_MAX_MILLIS) % CLAIM_TIMEOUT.toMillis() == 0) {
             log.warn("alert {} is claimed but not written to {} yet: {}; trying again", alert.id(), file, waitingFor);
         }
-        WRITER.schedule(() -> tryWrite(alert, context, written, tries + 1), delay, TimeUnit.MILLISECONDS);
+        WRITER.schedule(() -> tryWrite(alert, context, appended, tries + 1), delay, TimeUnit.MILLISECONDS);
     }
 
     /**
