@@ -42,8 +42,10 @@ final class ClusterProcess implements AutoCloseable {
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
-                "cluster-process-reaper"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(process -> {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }), "cluster-process-reaper"));
     }
 
     private final String name;
