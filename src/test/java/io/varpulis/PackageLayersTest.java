@@ -27,8 +27,9 @@ class PackageLayersTest {
             "metrics",        // Micrometer meters of the event paths
             "observation",    // Micrometer Observation of publishes and deliveries (traces, SPEC section 14)
             "health",         // the nats and jetstream health indicators
+            "container",      // the delivery container every durable consumer runs in: settlement, DLQ parker
             "pipeline",       // events, processors, group specs, route edges, key-value state
-            "delivery",       // route ingress (ack / nak / park), emitter, DLQ parker, pipeline host
+            "delivery",       // route ingress (a route edge's adapter), emitter, pipeline host, fencing
             "messaging",      // a service's @NatsListener methods and NatsTemplate (SPEC section 13)
             "cluster",        // coordinator, worker, registration, heartbeats, placement
             "dlq",            // the dead-letter console

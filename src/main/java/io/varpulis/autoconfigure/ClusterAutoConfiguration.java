@@ -12,7 +12,7 @@ import io.varpulis.cluster.NodeIdentity;
 import io.varpulis.cluster.RefusalExit;
 import io.varpulis.cluster.WorkerIdLease;
 import io.varpulis.cluster.WorkerNode;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -106,10 +106,10 @@ public class ClusterAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
-        PipelineHost pipelineHost(ClusterTransport transport, ProcessorRegistry processors,
-                                  KeyValueStateFactory states, EventCodec codec, DeadLetterParker parker,
-                                  SubstrateMetrics metrics, NatsProperties nats) {
-            return new PipelineHost(transport, processors, states, codec, parker, metrics,
+        PipelineHost pipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors,
+                                  KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics,
+                                  NatsProperties nats) {
+            return new PipelineHost(containers, processors, states, codec, metrics,
                     nats.getJetstream().getConsumer());
         }
 
@@ -176,15 +176,15 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         CoordinatorNode coordinatorNode(ClusterProperties cluster, Substrate substrate, Connection connection,
-                                        ClusterTransport transport, NatsProperties nats, ClusterState state,
+                                        DeliveryContainerFactory containers, NatsProperties nats, ClusterState state,
                                         ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
-                                        DeadLetterParker parker, ObjectProvider<JetStreamAdmin> admin,
-                                        GroupStore groups, LeaderElection election, RequestReply requests) {
+                                        ObjectProvider<JetStreamAdmin> admin, GroupStore groups,
+                                        LeaderElection election, RequestReply requests) {
             NodeIdentity.checkHeartbeats(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
-            return new CoordinatorNode(coordinatorId, cluster, connection, requests, transport,
+            return new CoordinatorNode(coordinatorId, cluster, connection, requests, containers,
                     nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
-                    metrics, parker, groups, election);
+                    metrics, groups, election);
         }
 
         @Bean

@@ -2,7 +2,7 @@ package io.varpulis.autoconfigure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
@@ -27,7 +27,7 @@ import org.springframework.context.annotation.Bean;
  * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains the listeners).
  */
 @AutoConfiguration(after = TransportAutoConfiguration.class)
-@ConditionalOnBean({ClusterTransport.class, DeadLetterParker.class})
+@ConditionalOnBean({ClusterTransport.class, DeliveryContainerFactory.class})
 @EnableConfigurationProperties(NatsListenerProperties.class)
 public class NatsListenerAutoConfiguration {
 
@@ -62,9 +62,8 @@ public class NatsListenerAutoConfiguration {
     }
 
     /**
-     * @param transport  consumes and publishes
+     * @param containers runs each listener's durable consumer
      * @param admin      finds a listener's stream (jetstream only)
-     * @param parker     parks what cannot be applied
      * @param metrics    the meters
      * @param converter  converts payloads
      * @param nats       the consumer defaults
@@ -73,12 +72,12 @@ public class NatsListenerAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public NatsListenerContainerFactory natsListenerContainerFactory(ClusterTransport transport,
+    public NatsListenerContainerFactory natsListenerContainerFactory(DeliveryContainerFactory containers,
                                                                      ObjectProvider<JetStreamAdmin> admin,
-                                                                     DeadLetterParker parker, SubstrateMetrics metrics,
+                                                                     SubstrateMetrics metrics,
                                                                      PayloadConverter converter, NatsProperties nats,
                                                                      NatsListenerProperties listeners) {
-        return new NatsListenerContainerFactory(transport, admin.getIfAvailable(), parker, metrics, converter, nats,
+        return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter, nats,
                 listeners);
     }
 

@@ -4,6 +4,8 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.varpulis.observation.MicrometerTraces;
 import io.varpulis.observation.NatsProcessObservationConvention;
+import io.varpulis.observation.ObservedDeliveries;
+import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.observation.NatsSendObservationConvention;
 import io.varpulis.observation.ObservedTransportPostProcessor;
 import io.varpulis.observation.Traces;
@@ -18,8 +20,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Observes the substrate (SPEC section 14) when {@code varpulis.nats.observation-enabled=true}, in the manner of
  * {@code spring.kafka.template.observation-enabled} and {@code spring.kafka.listener.observation-enabled}: every
- * {@code ClusterTransport} bean is wrapped so that each publish and each delivery processed is a Micrometer
- * Observation, which Spring Boot's tracing bridge (Brave or OpenTelemetry, when present) makes spans propagated in
+ * {@code ClusterTransport} bean is wrapped so that each publish is a Micrometer Observation, and every delivery a
+ * container processes is one ({@link ObservedDeliveries}), which Spring Boot's tracing bridge (Brave or OpenTelemetry, when present) makes spans propagated in
  * NATS headers and its meter handler makes timers; commands and registrations ({@code RequestReply}) carry the trace
  * context too. Off by default, as in Spring Kafka: see the README's Observability section for its measured cost.
  */
@@ -44,6 +46,21 @@ public class NatsObservationAutoConfiguration {
             ObjectProvider<NatsProcessObservationConvention> processConvention,
             ObjectProvider<Traces> traces) {
         return new ObservedTransportPostProcessor(registry, sendConvention, processConvention, traces);
+    }
+
+    /**
+     * @param registry   the observation registry
+     * @param convention the application's {@link NatsProcessObservationConvention} bean, if any
+     * @param traces     trace ids for death envelopes
+     * @return the process observation of every delivery a container processes
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public DeliveryDecorator varpulisObservedDeliveries(ObjectProvider<ObservationRegistry> registry,
+                                                       ObjectProvider<NatsProcessObservationConvention> convention,
+                                                       ObjectProvider<Traces> traces) {
+        return new ObservedDeliveries(registry.getIfAvailable(() -> ObservationRegistry.NOOP),
+                convention.getIfAvailable(), traces.getIfAvailable(() -> Traces.NONE));
     }
 
     /** With Micrometer Tracing: death envelopes name their trace, replays link to it. */

@@ -1,14 +1,15 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.RequestReply;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,8 +21,8 @@ import org.springframework.context.annotation.Bean;
 import java.time.Clock;
 
 /**
- * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of what every ingress shares:
- * the {@link EventCodec} and the {@link DeadLetterParker}.
+ * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of what every durable consumer
+ * shares: the {@link EventCodec}, the {@link DeadLetterParker} and the {@link DeliveryContainerFactory}.
  */
 @AutoConfiguration(after = {NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
         SubstrateMetricsAutoConfiguration.class})
@@ -62,17 +63,29 @@ public class TransportAutoConfiguration {
     }
 
     /**
-     * @param transport  publishes envelopes
-     * @param codec      its mapper writes them
-     * @param metrics    counts parked events
-     * @param properties the nak delay when a park fails
+     * @param transport publishes envelopes
+     * @param codec     its mapper writes them
      * @return the DLQ parker
      */
     @Bean
     @ConditionalOnMissingBean
-    public DeadLetterParker deadLetterParker(ClusterTransport transport, EventCodec codec, SubstrateMetrics metrics,
-                                             NatsProperties properties) {
-        return new DeadLetterParker(transport, codec.mapper(), metrics,
-                properties.getJetstream().getConsumer().getNakDelay(), Clock.systemUTC());
+    public DeadLetterParker deadLetterParker(ClusterTransport transport, EventCodec codec) {
+        return new DeadLetterParker(transport, codec.mapper(), Clock.systemUTC());
+    }
+
+    /**
+     * @param transport  consumes and publishes
+     * @param parker     parks what cannot be applied
+     * @param properties the nak delay
+     * @param decorator  the process observation of each delivery, when observation is on
+     * @return the factory of every durable consumer's container (route edges, listeners, heartbeats)
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
+                                                             NatsProperties properties,
+                                                             ObjectProvider<DeliveryDecorator> decorator) {
+        return new DeliveryContainerFactory(transport, parker, properties.getJetstream().getConsumer().getNakDelay(),
+                decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
     }
 }

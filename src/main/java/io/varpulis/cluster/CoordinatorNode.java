@@ -11,7 +11,8 @@ import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.StreamInfo;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeliveryContainer;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -23,7 +24,6 @@ import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
-import io.varpulis.transport.Consumption;
 import io.varpulis.transport.RequestReply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +75,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private final RequestReply requests;
     private final HeartbeatListener heartbeats;
     private final ClusterTransport transport;
+    private final DeliveryContainerFactory containers;
     private final NatsProperties.Consumer consumerSettings;
     private final ClusterState state;
     private final ProcessorRegistry processors;
@@ -101,7 +102,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private volatile boolean running;
     private ScheduledExecutorService scheduler;
     private Dispatcher registrations;
-    private Consumption heartbeatConsumption;
+    private DeliveryContainer heartbeatConsumption;
     private AutoCloseable groupWatch;
     private JetStreamManagement probe;
     private LateWorkers lateWorkers;
@@ -111,32 +112,32 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param cluster          cluster settings (name, timeouts, declared groups)
      * @param connection       the connection (registration and commands are core request/reply on it)
      * @param requests         sends the commands and serves the registrations (with the trace context when observed)
-     * @param transport        the substrate (heartbeats)
+     * @param containers       runs the heartbeat consumer on the substrate
      * @param consumerSettings durable consumer settings
      * @param state            the cluster bookkeeping
      * @param processors       validates the processors of declared groups
      * @param mapper           JSON of commands and replies
      * @param admin            the JetStream admin, to delete a purged group's consumers and state; null on core
      * @param metrics          counts applied and stale heartbeats; its registry gets the cluster gauges
-     * @param parker           parks undecodable heartbeats
      * @param groups           the cluster's groups, shared by its coordinators
      * @param election         decides whether this coordinator leads
      */
     public CoordinatorNode(String coordinatorId, ClusterProperties cluster, Connection connection,
-                           RequestReply requests, ClusterTransport transport,
+                           RequestReply requests, DeliveryContainerFactory containers,
                            NatsProperties.Consumer consumerSettings, ClusterState state, ProcessorRegistry processors,
                            ObjectMapper mapper, JetStreamAdmin admin, SubstrateMetrics metrics,
-                           DeadLetterParker parker, GroupStore groups, LeaderElection election) {
+                           GroupStore groups, LeaderElection election) {
         this.coordinatorId = coordinatorId;
         this.cluster = cluster;
         this.connection = connection;
         this.requests = requests;
-        this.transport = transport;
+        this.containers = containers;
+        this.transport = containers.transport();
         this.consumerSettings = consumerSettings;
         this.clock = state.clock();
         this.serverClock = new ServerClock(clock);
         this.heartbeats = new HeartbeatListener(coordinatorId, cluster.getHeartbeatTimeout(), serverClock,
-                mapper, this::onHeartbeat, metrics, parker);
+                mapper, this::onHeartbeat, metrics);
         this.state = state;
         this.processors = processors;
         this.mapper = mapper;
@@ -197,7 +198,7 @@ public class CoordinatorNode implements SmartLifecycle {
         }
         lateWorkers = new LateWorkers(cluster.getHeartbeatTimeout(), probe == null ? LateWorkers.Evidence.none()
                 : new ServerProgress(probe, state, state::nanoTime), state::nanoTime, registry);
-        heartbeatConsumption = heartbeats.start(transport, consumerSettings);
+        heartbeatConsumption = heartbeats.start(containers, consumerSettings);
         CoordinatorGauges.register(registry, coordinatorId, cluster.getName(), election, state);
         // Health is checked every second (at most), so a worker is unhealthy within a second of its timeout; placement
         // rounds run every heartbeat-interval, or at once when something asks for one.
@@ -227,7 +228,7 @@ public class CoordinatorNode implements SmartLifecycle {
         running = false;
         election.close();
         scheduler.shutdownNow();
-        heartbeatConsumption.close();
+        heartbeatConsumption.stop();
         try {
             groupWatch.close();
         } catch (Exception e) {

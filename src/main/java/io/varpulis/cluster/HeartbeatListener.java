@@ -1,21 +1,23 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.varpulis.delivery.DeadLetterParker;
-import io.varpulis.delivery.ParkReason;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Subjects;
-import io.varpulis.transport.ClusterTransport;
-import io.varpulis.transport.Consumption;
+import io.varpulis.container.DeliveryAdapter;
+import io.varpulis.container.DeliveryContainer;
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.container.Outcome;
 import io.varpulis.transport.Delivery;
-import io.varpulis.transport.DeliveryHandler;
+import io.varpulis.transport.ParkReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The coordinator's side of the heartbeat path: consumes every worker's heartbeats with its durable
@@ -24,9 +26,10 @@ import java.time.Duration;
  * applied: replayed after a restart, it would mark a dead worker alive (ADR-007). The age is measured on the server's
  * clock ({@link ServerClock}), never against this host's wall clock: a coordinator whose clock runs ahead would find
  * every heartbeat stale (SPEC section 9).
- * <p>An undecodable heartbeat is parked under unit {@code coordinator:{id}}.
+ * <p>An undecodable heartbeat is parked under unit {@code coordinator:{id}}. Runs in a
+ * {@link DeliveryContainer} like every durable consumer (SPEC section 18), unobserved (heartbeats have no traces).
  */
-public class HeartbeatListener implements DeliveryHandler {
+public class HeartbeatListener implements DeliveryAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatListener.class);
 
@@ -36,7 +39,6 @@ public class HeartbeatListener implements DeliveryHandler {
     private final ObjectMapper mapper;
     private final HeartbeatSink sink;
     private final SubstrateMetrics metrics;
-    private final DeadLetterParker parker;
 
     /**
      * @param coordinatorId    the coordinator's stable id (names the durable)
@@ -45,30 +47,28 @@ public class HeartbeatListener implements DeliveryHandler {
      * @param mapper           reads the heartbeat JSON
      * @param sink             applies a fresh heartbeat
      * @param metrics          counts applied and stale heartbeats
-     * @param parker           parks undecodable heartbeats
      */
     public HeartbeatListener(String coordinatorId, Duration heartbeatTimeout, ServerClock serverClock,
-                             ObjectMapper mapper,
-                             HeartbeatSink sink, SubstrateMetrics metrics,
-                             DeadLetterParker parker) {
+                             ObjectMapper mapper, HeartbeatSink sink, SubstrateMetrics metrics) {
         this.coordinatorId = coordinatorId;
         this.heartbeatTimeout = heartbeatTimeout;
         this.serverClock = serverClock;
         this.mapper = mapper;
         this.sink = sink;
         this.metrics = metrics;
-        this.parker = parker;
     }
 
     /**
      * Starts consuming {@code varpulis.cluster.heartbeat.>} with the durable {@code hb_{coordinator id}}.
      *
-     * @param transport the transport
-     * @param settings  consumer settings
-     * @return the running consumption
+     * @param containers runs the durable consumer
+     * @param settings   consumer settings
+     * @return the running container; stop it to stop consuming
      */
-    public Consumption start(ClusterTransport transport, NatsProperties.Consumer settings) {
-        return transport.consume(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), this);
+    public DeliveryContainer start(DeliveryContainerFactory containers, NatsProperties.Consumer settings) {
+        String unit = "coordinator:" + coordinatorId;
+        return containers.create(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), unit,
+                metrics.deliveries(unit, SubstrateMetrics.UNPARTITIONED, false), 1, this).start();
     }
 
     /**
@@ -89,29 +89,26 @@ public class HeartbeatListener implements DeliveryHandler {
     }
 
     @Override
-    public void onDelivery(Delivery delivery) {
+    public CompletionStage<Outcome> handle(Delivery delivery) {
         Duration age = delivery.storedAt().map(serverClock::ageOf).orElse(Duration.ZERO);
         if (age.compareTo(heartbeatTimeout) > 0) {
-            delivery.ack();
             metrics.heartbeatStale();
             log.debug("discarded a stale heartbeat on {} ({} ms old on the server's clock, timeout {} ms)",
                     delivery.subject(), age.toMillis(), heartbeatTimeout.toMillis());
-            return;
+            return CompletableFuture.completedFuture(Outcome.applied());
         }
         String workerId = delivery.subject().substring(Subjects.HEARTBEAT_ROOT.length() + 1);
         WorkerHeartbeat heartbeat;
         try {
             heartbeat = mapper.readValue(delivery.data(), WorkerHeartbeat.class);
         } catch (IOException e) {
-            parker.park(delivery, "coordinator:" + coordinatorId, ParkReason.UNDECODABLE, e);
-            return;
+            return CompletableFuture.completedFuture(Outcome.poison(ParkReason.UNDECODABLE, e));
         }
-        boolean applied = sink.apply(workerId, heartbeat, age);
-        delivery.ack();
-        if (applied) {
+        if (sink.apply(workerId, heartbeat, age)) {
             metrics.heartbeatApplied();
         } else {
             metrics.heartbeatUnknown();
         }
+        return CompletableFuture.completedFuture(Outcome.applied());
     }
 }

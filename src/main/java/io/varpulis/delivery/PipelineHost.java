@@ -1,5 +1,8 @@
 package io.varpulis.delivery;
 
+import io.varpulis.container.DeliveryContainer;
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
@@ -16,7 +19,6 @@ import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
-import io.varpulis.transport.Consumption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +34,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The pipelines a worker runs (each an unpartitioned pipeline or one partition, SPEC section 11): for each one
- * {@link RouteIngress} per input route edge, a processor
+ * The pipelines a worker runs (each an unpartitioned pipeline or one partition, SPEC section 11): for each one a
+ * {@link DeliveryContainer} per input route edge running its {@link RouteIngress}, a processor
  * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
  * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
  * ERROR) and is no longer reported in {@link #status()}.
@@ -50,7 +52,7 @@ public class PipelineHost implements AutoCloseable {
     private final ProcessorRegistry processors;
     private final KeyValueStateFactory states;
     private final EventCodec codec;
-    private final DeadLetterParker parker;
+    private final DeliveryContainerFactory containers;
     private final SubstrateMetrics metrics;
     private final NatsProperties.Consumer consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
@@ -61,22 +63,20 @@ public class PipelineHost implements AutoCloseable {
     private final Runnable onPause = () -> proveOwnership(Duration.ZERO);
 
     /**
-     * @param transport        the substrate
+     * @param containers       runs each input edge's durable consumer (and gives the transport and the parker)
      * @param processors       the processor types
      * @param states           opens each pipeline's state
      * @param codec            the event codec
-     * @param parker           parks poison events
      * @param metrics          substrate meters
      * @param consumerSettings durable consumer settings
      */
-    public PipelineHost(ClusterTransport transport, ProcessorRegistry processors, KeyValueStateFactory states,
-                        EventCodec codec, DeadLetterParker parker, SubstrateMetrics metrics,
-                        NatsProperties.Consumer consumerSettings) {
-        this.transport = transport;
+    public PipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors, KeyValueStateFactory states,
+                        EventCodec codec, SubstrateMetrics metrics, NatsProperties.Consumer consumerSettings) {
+        this.containers = containers;
+        this.transport = containers.transport();
         this.processors = processors;
         this.states = states;
         this.codec = codec;
-        this.parker = parker;
         this.metrics = metrics;
         this.consumerSettings = consumerSettings;
         PauseDetector.shared().onPause(onPause);
@@ -171,17 +171,24 @@ public class PipelineHost implements AutoCloseable {
             throw e;
         }
         deployed.put(key, running);
-        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.consumptions.size(),
+        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.containers.size(),
                 epoch);
         return true;
     }
 
     private RouteIngress consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
                                  OutputEmitter emitter, String key) {
-        RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, parker, metrics,
-                consumerSettings.getNakDelay(), (lost, reason) -> stopFenced(key, running));
+        RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, containers.parker(),
+                (lost, reason) -> {
+                    if (superseded(applier, reason, metrics)) {
+                        stopFenced(key, running);
+                    }
+                });
         running.ingresses.add(ingress);
-        running.consumptions.add(ingress.start(transport, consumerSettings));
+        // The pipeline's meters exist (at 0) before its first delivery: rate() then sees a first event that is parked.
+        running.containers.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+                        consumerSettings), applier.name(), metrics.deliveries(applier.name(), applier.partitionTag(),
+                        true), 1, ingress).start());
         return ingress;
     }
 
@@ -259,7 +266,7 @@ public class PipelineHost implements AutoCloseable {
         }
         StateFencedException superseded = running.pipeline.fence().undeployed(unproven);
         if (superseded != null) {
-            RouteIngress.superseded(running.pipeline, superseded, metrics);
+            superseded(running.pipeline, superseded, metrics);
         }
         log.info("undeployed pipeline {}", key);
         return true;
@@ -273,7 +280,7 @@ public class PipelineHost implements AutoCloseable {
         STOPPER.execute(() -> {
             synchronized (this) {
                 if (deployed.remove(key, running)) {
-                    running.stop();
+                    running.fence();
                     retiredEvents.addAndGet(running.pipeline.eventsIn());
                     log.info("pipeline {} stopped on this worker: another writer owns its state (see the ERROR "
                             + "above); it runs again here only when it is deployed again", key);
@@ -310,7 +317,7 @@ public class PipelineHost implements AutoCloseable {
     private void proveOwnership(String key, Deployed running) {
         StateFencedException superseded = running.pipeline.fence().recheck();
         if (superseded != null) {
-            RouteIngress.superseded(running.pipeline, superseded, metrics);
+            superseded(running.pipeline, superseded, metrics);
             stopFenced(key, running);
         }
     }
@@ -327,17 +334,7 @@ public class PipelineHost implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<Deployed> all = new ArrayList<>(deployed.values());
         for (Deployed d : all) {
-            d.consumptions.forEach(c -> c.drain(remaining(deadline)));
-        }
-        for (Deployed d : all) {
-            while (d.ingresses.stream().anyMatch(i -> i.inFlight() > 0) && System.nanoTime() < deadline) {
-                sleepBriefly();
-            }
-            int unfinished = d.ingresses.stream().mapToInt(RouteIngress::inFlight).sum();
-            if (unfinished > 0) {
-                log.warn("pipeline {}/{}: {} delivery(ies) still in flight after the drain timeout; left unacked "
-                        + "for redelivery", d.pipeline.group(), d.pipeline.name(), unfinished);
-            }
+            d.containers.forEach(c -> c.drain(remaining(deadline)));
             undeploy(d.unit.group(), d.unit.pipeline(), d.unit.partition());
         }
         return all.size();
@@ -347,12 +344,26 @@ public class PipelineHost implements AutoCloseable {
         return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /**
+     * Says once per pipeline, at ERROR, that it stops on this worker because a later placement owns it, and counts it
+     * ({@code varpulis.state.fenced{pipeline,partition}}, the meter OPERATING.md's alert watches).
+     *
+     * @param pipeline the superseded pipeline
+     * @param reason   who owns it now
+     * @param metrics  the meters
+     * @return whether this call said it (the first for the pipeline)
+     */
+    static boolean superseded(DeployedPipeline pipeline, StateFencedException reason, SubstrateMetrics metrics) {
+        if (!pipeline.fence().supersede(reason)) {
+            return false;
         }
+        log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further effect: {}. "
+                        + "Nothing to do here: its unacked events stay in the stream for the worker that owns it now; "
+                        + "if this repeats, look for long pauses of this process (GC, a frozen VM) or a slow network "
+                        + "to NATS.", pipeline.group(), pipeline.name(), pipeline.fence().epoch(),
+                reason.getMessage());
+        metrics.fenced(pipeline.name(), pipeline.partitionTag());
+        return true;
     }
 
     /**
@@ -409,12 +420,12 @@ public class PipelineHost implements AutoCloseable {
                                  Integer partition) {
     }
 
-    /** A running pipeline: what it applies with, its ingresses and their consumptions. */
+    /** A running pipeline: what it applies with, its ingresses and their containers. */
     private static final class Deployed {
         private final PipelineUnit unit;
         private final DeployedPipeline pipeline;
         private final long epoch;
-        private final List<Consumption> consumptions = new ArrayList<>();
+        private final List<DeliveryContainer> containers = new ArrayList<>();
         private final List<RouteIngress> ingresses = new ArrayList<>();
 
         private Deployed(PipelineUnit unit, DeployedPipeline pipeline, long epoch) {
@@ -425,12 +436,20 @@ public class PipelineHost implements AutoCloseable {
 
         /**
          * Ingresses first (their broker waits give up, and what fails from now on is left unacked, never nak'ed),
-         * then the fence (no further effect), the consumers, the state.
+         * then the fence (no further effect), the containers, the state.
          */
         private void stop() {
             ingresses.forEach(RouteIngress::stop);
             pipeline.fence().stop();
-            consumptions.forEach(Consumption::close);
+            containers.forEach(DeliveryContainer::stop);
+            pipeline.state().close();
+        }
+
+        /** As {@link #stop()}, another writer owning the pipeline: its containers leave everything they hold. */
+        private void fence() {
+            ingresses.forEach(RouteIngress::stop);
+            pipeline.fence().stop();
+            containers.forEach(DeliveryContainer::fence);
             pipeline.state().close();
         }
     }

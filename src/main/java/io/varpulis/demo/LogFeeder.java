@@ -1,7 +1,7 @@
 package io.varpulis.demo;
 
 import io.nats.client.Connection;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;

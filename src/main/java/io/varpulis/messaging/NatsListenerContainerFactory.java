@@ -4,13 +4,13 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedListener;
-import io.varpulis.transport.ClusterTransport;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -24,33 +24,37 @@ import java.util.List;
  */
 public class NatsListenerContainerFactory {
 
-    private final ClusterTransport transport;
+    private final DeliveryContainerFactory containers;
     private final JetStreamAdmin admin;
-    private final DeadLetterParker parker;
     private final SubstrateMetrics metrics;
     private final PayloadConverter converter;
     private final NatsProperties nats;
     private final NatsListenerProperties listeners;
 
     /**
-     * @param transport  consumes and publishes
+     * @param containers runs each listener's durable consumer (and gives the transport)
      * @param admin      finds streams by subject, or {@code null} on core
-     * @param parker     parks what cannot be applied
      * @param metrics    the meters of the event paths
      * @param converter  converts payloads
-     * @param nats       the consumer defaults and nak delay
+     * @param nats       the consumer defaults
      * @param listeners  the overrides from {@code application.yml}
      */
-    public NatsListenerContainerFactory(ClusterTransport transport, JetStreamAdmin admin, DeadLetterParker parker,
+    public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
                                         SubstrateMetrics metrics, PayloadConverter converter, NatsProperties nats,
                                         NatsListenerProperties listeners) {
-        this.transport = transport;
+        this.containers = containers;
         this.admin = admin;
-        this.parker = parker;
         this.metrics = metrics;
         this.converter = converter;
         this.nats = nats;
         this.listeners = listeners;
+    }
+
+    /**
+     * @return the substrate the listeners consume on
+     */
+    public Substrate substrate() {
+        return containers.transport().substrate();
     }
 
     /**
@@ -72,8 +76,8 @@ public class NatsListenerContainerFactory {
                 .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.getMaxAckPending())
                 .inactiveThreshold(defaults.getInactiveThreshold())
                 .build();
-        return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), transport,
-                parker, metrics, converter, defaults.getNakDelay());
+        return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), containers,
+                metrics, converter);
     }
 
     private ListenerEndpoint endpoint(AnnotatedListener found) {

@@ -50,7 +50,7 @@ public class NatsListenerRegistry implements SmartLifecycle {
                         + "; each needs its own (it names the durable consumer)");
             }
             NatsListenerContainer container = factory.create(found);
-            container.start();
+            container.start(factory.substrate());
             containers.add(container);
         }
         running = true;

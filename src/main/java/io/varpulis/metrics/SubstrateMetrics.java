@@ -1,11 +1,13 @@
 package io.varpulis.metrics;
 
+import io.varpulis.transport.ParkReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,8 +33,7 @@ public class SubstrateMetrics {
     public static final String REPARTITION = "repartition";
 
     /** The {@code reason} tags of {@code varpulis.events.parked}: the death envelope's reasons (delivery's ParkReason). */
-    public static final List<String> PARK_REASONS = List.of("undecodable", "unprocessable", "unroutable",
-            "max_deliver");
+    public static final List<String> PARK_REASONS = Arrays.stream(ParkReason.values()).map(ParkReason::tag).toList();
 
     private final MeterRegistry registry;
     // Meters of the per-event paths, looked up once per tag value: registering builds and hashes a meter id, which
@@ -142,7 +143,20 @@ public class SubstrateMetrics {
         PARK_REASONS.forEach(reason -> registry.counter("varpulis.events.parked", "unit", pipeline, "reason", reason));
     }
 
-    private Counter redeliveredCounter(String pipeline, String partition) {
+    /**
+     * The meters of one consumer's deliveries, resolved once.
+     *
+     * @param unit         the pipeline, the listener, or {@code coordinator:{id}}
+     * @param partition    its partition tag ({@value #UNPARTITIONED} when it has none)
+     * @param countApplies whether it counts applies, redeliveries and retries (heartbeats do not: they have
+     *                     {@code varpulis.heartbeats.*})
+     * @return its meters
+     */
+    public DeliveryMeters deliveries(String unit, String partition, boolean countApplies) {
+        return new DeliveryMeters(this, unit, partition, countApplies);
+    }
+
+    Counter redeliveredCounter(String pipeline, String partition) {
         return redelivered.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter(
                 "varpulis.events.redelivered", "pipeline", pipeline, "partition", partition));
     }
@@ -156,8 +170,12 @@ public class SubstrateMetrics {
      * @param partition its partition tag
      */
     public void retried(String pipeline, String partition) {
-        retried.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.retried",
-                "pipeline", pipeline, "partition", partition)).increment();
+        retriedCounter(pipeline, partition).increment();
+    }
+
+    Counter retriedCounter(String pipeline, String partition) {
+        return retried.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.retried",
+                "pipeline", pipeline, "partition", partition));
     }
 
     /**

@@ -3,39 +3,29 @@ package io.varpulis.observation;
 import io.micrometer.observation.Observation;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.ForwardingDelivery;
+import io.varpulis.transport.ParkReason;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A delivery whose process observation ends when it is settled: on its ack ({@code acked}, or {@code parked} when
- * the ack follows the DLQ's PubAck of its death envelope), on its nak ({@code nak}), or when given up unsettled
- * ({@code left}). The handler settles it exactly as it would the transport's delivery.
+ * A delivery whose process observation ends when it is settled, with the settlement as its outcome: {@code acked},
+ * {@code nak}, {@code parked} (with the park's reason, read from the settlement, never from the DLQ message) or
+ * {@code left} (given up unsettled). The container settles it exactly as it would the transport's delivery.
  */
 final class ObservedDelivery extends ForwardingDelivery {
-
-    private static final AtomicLong CORE_KEYS = new AtomicLong();
 
     private final Observation observation;
     private final NatsProcessContext context;
     private final Traces traces;
-    private final Consumer<ObservedDelivery> ended;
-    private final long startedNanos = System.nanoTime();
     private final AtomicBoolean stopped = new AtomicBoolean();
-    private final String parkKey;
 
-    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context, Traces traces,
-                     Consumer<ObservedDelivery> ended) {
+    ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context, Traces traces) {
         super(delegate);
         this.observation = observation;
         this.context = context;
         this.traces = traces;
-        this.ended = ended;
-        this.parkKey = delegate.stream() == null ? "core:" + CORE_KEYS.incrementAndGet()
-                : delegate.stream() + ":" + delegate.streamSequence();
     }
 
     Observation observation() {
@@ -64,18 +54,6 @@ final class ObservedDelivery extends ForwardingDelivery {
         }
     }
 
-    long startedNanos() {
-        return startedNanos;
-    }
-
-    /**
-     * The key a park's {@code Nats-Msg-Id} ({@code dlq:{stream}:{sequence}}) names this delivery by; on core, where
-     * nothing is parked, one of its own.
-     */
-    String parkKey() {
-        return parkKey;
-    }
-
     @Override
     protected void doAck() {
         try {
@@ -98,6 +76,24 @@ final class ObservedDelivery extends ForwardingDelivery {
         end("nak", null);
     }
 
+    @Override
+    protected void doParked(ParkReason reason) {
+        context.parked(reason.tag());
+        try {
+            super.doParked(reason);
+        } catch (RuntimeException e) {
+            end("parked", e);
+            throw e;
+        }
+        end("parked", null);
+    }
+
+    @Override
+    protected void doLeave(String why) {
+        super.doLeave(why);
+        end("left", null);
+    }
+
     /**
      * Ends the observation once, whatever ends it first (a settle, a handler's failure, a delivery given up).
      *
@@ -110,7 +106,6 @@ final class ObservedDelivery extends ForwardingDelivery {
             if (error != null) {
                 observation.error(error);
             }
-            ended.accept(this);
             observation.stop();
         }
     }

@@ -45,7 +45,7 @@ public final class ClusterTransports {
     public static ClusterTransport create(Connection connection, Substrate substrate, JetStreamAdmin admin,
                                           TransportSettings settings) {
         return switch (substrate) {
-            case CORE -> new CoreTransport(connection, settings.nakDelay());
+            case CORE -> new CoreTransport(connection);
             case JETSTREAM -> {
                 if (admin == null) {
                     throw new IllegalArgumentException("the jetstream substrate needs a JetStreamAdmin");

@@ -27,13 +27,11 @@ final class CoreTransport implements ClusterTransport {
     private static final Logger log = LoggerFactory.getLogger(CoreTransport.class);
 
     private final Connection connection;
-    private final Duration nakDelay;
     private final AtomicLong localIds = new AtomicLong();
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
-    CoreTransport(Connection connection, Duration nakDelay) {
+    CoreTransport(Connection connection) {
         this.connection = connection;
-        this.nakDelay = nakDelay;
     }
 
     @Override
@@ -66,8 +64,7 @@ final class CoreTransport implements ClusterTransport {
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
         Dispatcher dispatcher = connection.createDispatcher();
         dispatcher.subscribe(consumer.filterSubject(), consumer.durable(),
-                msg -> Deliveries.dispatch(new CoreDelivery(msg, "core:" + localIds.incrementAndGet()), handler,
-                        nakDelay));
+                msg -> handler.onDelivery(new CoreDelivery(msg, "core:" + localIds.incrementAndGet())));
         Consumption consumption = new Consumption() {
             @Override
             public String name() {

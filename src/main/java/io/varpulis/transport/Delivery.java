@@ -14,9 +14,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One message handed to a consumer, with a one-shot acknowledgement: exactly one of {@link #ack()} or
- * {@link #nak(Duration)} takes effect; a second call throws. Parking (DLQ) is a publish followed by {@link #ack()},
- * done by the dead-letter parker.
+ * One message handed to a consumer, with a one-shot settlement: exactly one of {@link #ack()},
+ * {@link #nak(Duration)}, {@link #parked(ParkReason)} (an ack once the DLQ stored the death envelope) or
+ * {@link #leave(String)} (given up unsettled, for the server to redeliver) takes effect; a second call throws. How it
+ * was settled is part of the delivery ({@link #settlement()}, {@link #parkReason()}), so meters, traces and logs read
+ * it from here rather than from the DLQ's message ids or envelopes (SPEC section 18).
  * <p>On JetStream an unacknowledged delivery comes back after ack_wait, up to max_deliver times. On core there is no
  * redelivery: ack is a no-op and nak logs that the event is lost.
  */
@@ -40,6 +42,12 @@ public abstract class Delivery {
 
     @SuppressWarnings("unused") // written through SETTLED_BY
     private volatile String settledBy;
+
+    /** Why it was parked, once {@link #parked} settled it. */
+    private volatile ParkReason parkReason;
+
+    /** When it was received, or last told the server it was in progress ({@link System#nanoTime()}). */
+    private volatile long progressNanos = System.nanoTime();
 
     /**
      * @param message the client's message
@@ -164,7 +172,7 @@ public abstract class Delivery {
      * @throws IllegalStateException when the delivery was already acked or nak'ed
      */
     public final void ack() {
-        settle("ack");
+        settle("acked");
         doAck();
     }
 
@@ -180,13 +188,41 @@ public abstract class Delivery {
     }
 
     /**
+     * Acknowledges a delivery whose death envelope the DLQ stored (the dead-letter parker's PubAck came): the message
+     * is done, and is not delivered again. ADR-007: the original is acked only after the DLQ's PubAck.
+     *
+     * @param reason why it was parked
+     * @throws IllegalStateException when the delivery was already settled
+     */
+    public final void parked(ParkReason reason) {
+        settle("parked");
+        parkReason = reason;
+        doParked(reason);
+    }
+
+    /**
+     * Gives the delivery up without settling it on the server: nothing is sent, and JetStream delivers it again after
+     * ack_wait (to wherever its consumer runs next). What a stopped or fenced owner does with what it can no longer
+     * finish; recorded so that its observation ends.
+     *
+     * @param why why it is given up, for the log and the trace
+     * @throws IllegalStateException when the delivery was already settled
+     */
+    public final void leave(String why) {
+        settle("left");
+        doLeave(why);
+    }
+
+    /**
      * Tells the server the delivery is still being worked on, which restarts its ack_wait (JetStream; no-op on core).
-     * Used while the broker is waited for (outputs, state, a park), so the message is not redelivered meanwhile and
-     * no delivery of its max_deliver budget is spent on the broker's absence. Ignored once settled; a connection
+     * Sent for every delivery a container holds (queued, applied, or waiting for the broker) once it has waited a
+     * third of ack_wait, so that nothing a live process holds is redelivered and no delivery of its max_deliver
+     * budget is spent on slowness or on the broker's absence (SPEC section 9). Ignored once settled; a connection
      * that cannot send it now (closed) is not an error: the server then redelivers after ack_wait.
      */
     public void inProgress() {
         if (!isSettled()) {
+            progressNanos = System.nanoTime();
             try {
                 doInProgress();
             } catch (IllegalStateException notSent) {
@@ -196,10 +232,32 @@ public abstract class Delivery {
     }
 
     /**
-     * @return {@code true} once ack or nak was called
+     * @return when it was received, or last told the server it was in progress ({@link System#nanoTime()} units)
+     */
+    public long progressNanos() {
+        return progressNanos;
+    }
+
+    /**
+     * @return {@code true} once it was acked, nak'ed, parked or left
      */
     public boolean isSettled() {
         return settledBy != null;
+    }
+
+    /**
+     * @return how it was settled: {@code ack}, {@code nak}, {@code parked}, {@code left}, or {@code null} while it is
+     * not
+     */
+    public String settlement() {
+        return settledBy;
+    }
+
+    /**
+     * @return why it was parked, or {@code null} when it was not (yet)
+     */
+    public ParkReason parkReason() {
+        return parkReason;
     }
 
     /**
@@ -211,6 +269,23 @@ public abstract class Delivery {
 
     /** Sends the ack. */
     protected abstract void doAck();
+
+    /**
+     * Sends the ack of a parked delivery.
+     *
+     * @param reason why it was parked
+     */
+    protected void doParked(ParkReason reason) {
+        doAck();
+    }
+
+    /**
+     * Gives it up: nothing to send.
+     *
+     * @param why why
+     */
+    protected void doLeave(String why) {
+    }
 
     /** Sends a work-in-progress acknowledgement (resets ack_wait); nothing on core. */
     protected void doInProgress() {
@@ -227,7 +302,7 @@ public abstract class Delivery {
         String earlier = (String) SETTLED_BY.compareAndExchange(this, null, how);
         if (earlier != null) {
             throw new IllegalStateException("delivery " + messageId() + " on " + subject() + " was already "
-                    + earlier + "'ed; " + how + " is refused (acknowledgement is one-shot)");
+                    + earlier + "; " + how + " is refused (settlement is one-shot)");
         }
     }
 

@@ -10,9 +10,8 @@ import java.util.function.Supplier;
 
 /**
  * A {@link Delivery} that forwards to another one, for code that must see a delivery settled without changing who
- * settles it (an observation that ends on the ack, nak or park). Acknowledgement stays one-shot on both: this one's
- * {@link #ack()} or {@link #nak(Duration)} settles the delivery it wraps, so the transport that made that delivery
- * sees it settled too.
+ * settles it (an observation that ends on the ack, nak, park or leave). Settlement stays one-shot on both: settling
+ * this one settles the delivery it wraps the same way, so the transport that made that delivery sees it settled too.
  */
 public abstract class ForwardingDelivery extends Delivery {
 
@@ -99,8 +98,23 @@ public abstract class ForwardingDelivery extends Delivery {
     }
 
     @Override
+    protected void doParked(ParkReason reason) {
+        delegate.parked(reason);
+    }
+
+    @Override
+    protected void doLeave(String why) {
+        delegate.leave(why);
+    }
+
+    @Override
     protected void doInProgress() {
         delegate.inProgress();
+    }
+
+    @Override
+    public long progressNanos() {
+        return delegate.progressNanos();
     }
 
     @Override

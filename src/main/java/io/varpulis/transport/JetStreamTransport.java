@@ -55,6 +55,7 @@ final class JetStreamTransport implements ClusterTransport {
     private final TransportSettings settings;
     private final Semaphore window;
     private final PubAckDeadlines deadlines;
+    private final GivenUpAdvisories advisories;
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
     JetStreamTransport(Connection connection, JetStreamAdmin admin, TransportSettings settings) {
@@ -68,6 +69,7 @@ final class JetStreamTransport implements ClusterTransport {
             throw new IllegalStateException("cannot open the JetStream context: " + e.getMessage(), e);
         }
         this.deadlines = new PubAckDeadlines(settings.publishTimeout());
+        this.advisories = new GivenUpAdvisories(connection, admin);
     }
 
     @Override
@@ -146,23 +148,16 @@ final class JetStreamTransport implements ClusterTransport {
         ConsumerConfiguration server = admin.declareConsumer(consumer).getConsumerConfiguration();
         long maxDeliver = server.getMaxDeliver();
         Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
-        long maxAckPending = server.getMaxAckPending();
-        PullBatchPace pace = new PullBatchPace(consumer.durable(), (int) (maxAckPending > 0
-                ? Math.min(settings.batchSize(), maxAckPending) : settings.batchSize()), ackWait);
+        GivenUpAdvisories.Watch givenUp = advisories.watch(consumer, handler, maxDeliver, ackWait);
         try {
+            // The handler hands each message over and returns (the container queues it and keeps it in progress):
+            // jnats pulls the next batch as soon as the last one is handed over, so the server's max_ack_pending is
+            // what bounds the messages this client holds, and none waits here, untracked, past its ack_wait.
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                     .getConsumerContext(consumer.durable())
                     .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
                                     .expiresIn(PULL_EXPIRES.toMillis()).build(),
-                            msg -> {
-                                boolean timed = pace.timeNext();
-                                long started = timed ? System.nanoTime() : 0;
-                                Deliveries.dispatch(new JetStreamDelivery(msg, maxDeliver, ackWait), handler,
-                                        settings.nakDelay());
-                                if (timed) {
-                                    pace.handled(System.nanoTime() - started);
-                                }
-                            });
+                            msg -> handler.onDelivery(new JetStreamDelivery(msg, maxDeliver, ackWait)));
             Consumption consumption = new Consumption() {
                 @Override
                 public String name() {
@@ -188,6 +183,7 @@ final class JetStreamTransport implements ClusterTransport {
                 public void close() {
                     if (consumptions.remove(this)) {
                         stop(messages, consumer.durable());
+                        givenUp.close();
                         admin.forgetConsumer(consumer);
                     }
                 }
@@ -197,6 +193,7 @@ final class JetStreamTransport implements ClusterTransport {
                     consumer.stream());
             return consumption;
         } catch (IOException | JetStreamApiException e) {
+            givenUp.close();
             throw new IllegalStateException("cannot bind durable consumer " + consumer.durable() + " on stream "
                     + consumer.stream() + ": " + e.getMessage(), e);
         }
@@ -205,6 +202,7 @@ final class JetStreamTransport implements ClusterTransport {
     @Override
     public void close() {
         consumptions.forEach(Consumption::close);
+        advisories.close();
         deadlines.close();
     }
 

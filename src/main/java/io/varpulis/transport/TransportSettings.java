@@ -10,10 +10,8 @@ import java.time.Duration;
  * @param maxOutstandingPublishes most PubAcks awaited at once (JetStream)
  * @param publishTimeout          how long a publish waits for its PubAck, and for a slot in a full window
  * @param batchSize               messages requested per pull (JetStream)
- * @param nakDelay                redelivery delay when a handler throws
  */
-public record TransportSettings(int maxOutstandingPublishes, Duration publishTimeout, int batchSize,
-                                Duration nakDelay) {
+public record TransportSettings(int maxOutstandingPublishes, Duration publishTimeout, int batchSize) {
 
     /**
      * @throws IllegalArgumentException when a number is not positive
@@ -33,12 +31,11 @@ public record TransportSettings(int maxOutstandingPublishes, Duration publishTim
         // A pull of more than max_ack_pending would only wait for acks: the batch is capped by it.
         int batchSize = consumer.getMaxAckPending() > 0 ? Math.min(consumer.getBatchSize(), consumer.getMaxAckPending())
                 : consumer.getBatchSize();
-        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(), batchSize,
-                consumer.getNakDelay());
+        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(), batchSize);
     }
 
     /**
-     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 500, 2 s nak delay
+     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 500
      */
     public static TransportSettings defaults() {
         return from(new NatsProperties.JetStream());

@@ -8,7 +8,7 @@ import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.GroupStoreUnavailableException;
 import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;

@@ -5,7 +5,7 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamUnavailableException;
@@ -48,6 +48,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The auto-configuration against real nats-server processes: substrate selection, refusal to start without
@@ -213,9 +214,13 @@ class NatsAutoConfigurationTest {
                             .run(coreNode -> coreNode.getBean(ClusterTransport.class)
                                     .publish(OutboundMessage.of(subject, event)).get(5, TimeUnit.SECONDS));
 
+                    // A core publish is fire-and-forget: the stream stores it shortly after the publisher's flush.
                     JetStreamAdmin admin = jetStreamNode.getBean(JetStreamAdmin.class);
-                    MessageInfo stored = admin.management().getLastMessage(VarpulisJetStream.ROUTING_STREAM, subject);
-                    assertThat(new String(stored.getData(), StandardCharsets.UTF_8)).isEqualTo(event);
+                    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                        MessageInfo stored = admin.management().getLastMessage(VarpulisJetStream.ROUTING_STREAM,
+                                subject);
+                        assertThat(new String(stored.getData(), StandardCharsets.UTF_8)).isEqualTo(event);
+                    });
                 });
     }
 

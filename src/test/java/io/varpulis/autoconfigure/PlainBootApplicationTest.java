@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
 import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.WorkerNode;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;

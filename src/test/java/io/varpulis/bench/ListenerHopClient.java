@@ -2,6 +2,7 @@ package io.varpulis.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
@@ -14,16 +15,13 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
-import io.varpulis.transport.ClusterTransport;
-import io.varpulis.transport.Consumption;
-import io.varpulis.transport.DeliveryHandler;
-import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.PublishReceipt;
+import io.varpulis.transport.Delivery;
+import io.varpulis.transport.DeliveryDecorator;
+import io.varpulis.transport.ForwardingDelivery;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
 
 /**
@@ -45,6 +43,7 @@ final class ListenerHopClient implements HopClient {
     private final NatsTemplate template;
     private final PayloadConverter converter = new PayloadConverter(JsonMapper.builder().findAndAddModules().build());
     private NatsListenerRegistry registry;
+    private DeliveryContainerFactory containers;
 
     ListenerHopClient(String url) throws Exception {
         this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
@@ -94,9 +93,10 @@ final class ListenerHopClient implements HopClient {
         listeners.getListeners().put(ID, settings);
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
-        registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(new Reporting(worker.transport,
-                applied), worker.admin, worker.parker, worker.metrics, converter, worker.properties, listeners),
-                Duration.ofSeconds(5));
+        containers = new DeliveryContainerFactory(worker.transport, worker.parker,
+                worker.properties.getJetstream().getConsumer().getNakDelay(), new Reporting(applied));
+        registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
+                worker.metrics, converter, worker.properties, listeners), Duration.ofSeconds(5));
         registry.start();
         Broker.flush(worker.connection);
     }
@@ -111,42 +111,28 @@ final class ListenerHopClient implements HopClient {
         if (registry != null) {
             registry.stop();
         }
+        if (containers != null) {
+            containers.close();
+        }
         Closing.quietly(worker);
         Closing.quietly(publisher);
     }
 
     /**
-     * The worker's transport, reporting each event's sequence number once the container's handler (convert, call,
-     * ack) returned, as the product client does after its ingress.
+     * Reports each event's sequence number once the container acked it (convert, call, ack), as the product client
+     * does once its ingress's outcome is known.
      */
-    private record Reporting(ClusterTransport delegate, IntConsumer applied) implements ClusterTransport {
+    private record Reporting(IntConsumer applied) implements DeliveryDecorator {
 
         @Override
-        public Substrate substrate() {
-            return delegate.substrate();
-        }
-
-        @Override
-        public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
-            return delegate.publish(message);
-        }
-
-        @Override
-        public long maxPayload() {
-            return delegate.maxPayload();
-        }
-
-        @Override
-        public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
-            return delegate.consume(consumer, delivery -> {
-                handler.onDelivery(delivery);
-                applied.accept(Payloads.seq(delivery.data()));
-            });
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
+        public Delivery decorate(ConsumerDeclaration consumer, Delivery delivery) {
+            return new ForwardingDelivery(delivery) {
+                @Override
+                protected void doAck() {
+                    super.doAck();
+                    applied.accept(Payloads.seq(delivery.data()));
+                }
+            };
         }
     }
 }

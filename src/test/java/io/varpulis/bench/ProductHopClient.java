@@ -5,7 +5,11 @@ import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.observation.ObservedClusterTransport;
+import io.varpulis.observation.ObservedDeliveries;
+import io.varpulis.observation.Traces;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.ClusterTransport;
@@ -32,6 +36,7 @@ final class ProductHopClient implements HopClient {
     private final BenchTracing tracing;
     private final ClusterTransport publishing;
     private final ClusterTransport consuming;
+    private final DeliveryContainerFactory containers;
     private final String name;
     private Consumption consumption;
 
@@ -50,11 +55,15 @@ final class ProductHopClient implements HopClient {
             tracing = null;
             publishing = publisher.transport;
             consuming = worker.transport;
+            containers = worker.containers;
             name = "product";
         } else {
             tracing = new BenchTracing(sampling);
             publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null);
             consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null);
+            containers = new DeliveryContainerFactory(consuming, worker.parker,
+                    worker.properties.getJetstream().getConsumer().getNakDelay(),
+                    new ObservedDeliveries(tracing.registry(), null, Traces.NONE));
             name = observedName(sampling);
         }
     }
@@ -79,13 +88,15 @@ final class ProductHopClient implements HopClient {
 
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
-        RouteIngress ingress = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE);
-        // What RouteIngress.start does, with the sequence number reported once onDelivery (apply, then ack) returned.
-        consumption = consuming.consume(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                worker.properties.getJetstream().getConsumer()), delivery -> {
-                    ingress.onDelivery(delivery);
+        RouteIngress ingress = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE).adapter();
+        // What the pipeline host runs, with the sequence number reported once the outcome is known (the ack follows).
+        consumption = containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+                        worker.properties.getJetstream().getConsumer()), edge.to(),
+                worker.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
+                delivery -> ingress.handle(delivery).thenApply(outcome -> {
                     applied.accept(Payloads.seq(delivery.data()));
-                });
+                    return outcome;
+                })).start();
         Broker.flush(worker.connection);
     }
 
@@ -101,6 +112,7 @@ final class ProductHopClient implements HopClient {
             consumption.close();
         }
         if (tracing != null) {
+            Closing.quietly(containers);
             Closing.quietly(consuming);
             Closing.quietly(publishing);
             Closing.quietly(tracing);

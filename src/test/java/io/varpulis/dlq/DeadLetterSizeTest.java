@@ -3,7 +3,7 @@ package io.varpulis.dlq;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.api.MessageInfo;
 import io.varpulis.VarpulisClusterApplication;
-import io.varpulis.delivery.DeathEnvelope;
+import io.varpulis.container.DeathEnvelope;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;

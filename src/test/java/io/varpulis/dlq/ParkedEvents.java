@@ -1,6 +1,6 @@
 package io.varpulis.dlq;
 
-import io.varpulis.delivery.DeathEnvelope;
+import io.varpulis.container.DeathEnvelope;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.RouteEdge;

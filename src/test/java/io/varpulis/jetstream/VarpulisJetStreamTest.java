@@ -130,7 +130,6 @@ class VarpulisJetStreamTest {
     @Test
     void defaultNakDelayIsTwoSeconds() {
         assertThat(new NatsProperties().getJetstream().getConsumer().getNakDelay()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(TransportSettings.defaults().nakDelay()).isEqualTo(Duration.ofSeconds(2));
     }
 
     private static void assertAdrConsumerSettings(ConsumerConfiguration c) {

@@ -2,7 +2,7 @@ package io.varpulis.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.varpulis.delivery.ParkReason;
+import io.varpulis.transport.ParkReason;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

@@ -4,7 +4,10 @@ import brave.handler.MutableSpan;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.nats.client.api.MessageInfo;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.DeliveryContainer;
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteEmitter;
@@ -59,6 +62,7 @@ class ObservedClusterTransportTest {
     private SubstrateFixture fixture;
     private ObservedClusterTransport transport;
     private DeadLetterParker parker;
+    private DeliveryContainerFactory containers;
 
     @BeforeEach
     void connect() throws Exception {
@@ -66,13 +70,16 @@ class ObservedClusterTransportTest {
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
         transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null,
                 new MicrometerTraces(tracing.tracer()));
-        parker = new DeadLetterParker(transport, fixture.codec.mapper(), fixture.metrics,
-                SubstrateFixture.TEST_NAK_DELAY, Clock.systemUTC());
+        parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
+        MicrometerTraces traces = new MicrometerTraces(tracing.tracer());
+        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
+                new ObservedDeliveries(tracing.registry(), null, traces));
     }
 
     @AfterEach
     void close() throws Exception {
         consumptions.forEach(Consumption::close);
+        containers.close();
         fixture.close();
         tracing.close();
     }
@@ -165,7 +172,8 @@ class ObservedClusterTransportTest {
                 .isEqualTo(inject.traceId());
         assertThat(fixture.codec.mapper().readTree(parked.getData()).path("trace_id").asText())
                 .as("the death envelope names the trace of the delivery that failed").isEqualTo(inject.traceId());
-        assertThat(transport.inFlight()).as("every observed delivery was ended").isZero();
+        assertThat(consumptions).as("every delivery was settled").allSatisfy(c -> assertThat(
+                ((DeliveryContainer) c).inFlight()).isZero());
 
         DeadLetterProperties properties = new DeadLetterProperties();
         properties.setWriteEnabled(true);
@@ -194,9 +202,11 @@ class ObservedClusterTransportTest {
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
         RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(), edge.to(),
-                processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker, fixture.metrics,
-                SubstrateFixture.TEST_NAK_DELAY, RouteIngress.OwnershipListener.NONE);
-        consumptions.add(ingress.start(transport, fixture.properties.getJetstream().getConsumer()));
+                processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker,
+                RouteIngress.OwnershipListener.NONE);
+        consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
+                        fixture.properties.getJetstream().getConsumer()), edge.to(),
+                fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, ingress).start());
     }
 
     private static MutableSpan span(List<MutableSpan> spans, String tag, String value) {

@@ -180,8 +180,8 @@ class GracefulDrainTest {
                 return processor;
             }
         };
-        return new PipelineHost(node.transport, new ProcessorRegistry(List.of(recording)),
-                KeyValueStateFactory.inMemory(), node.codec, node.parker, node.metrics,
+        return new PipelineHost(node.containers, new ProcessorRegistry(List.of(recording)),
+                KeyValueStateFactory.inMemory(), node.codec, node.metrics,
                 node.properties.getJetstream().getConsumer());
     }
 

@@ -275,7 +275,7 @@ class JetStreamKeyValueStateTest {
 
     private static ClusterTransport transport(Connection connection) {
         return ClusterTransports.create(connection, Substrate.JETSTREAM, new JetStreamAdmin(connection, null),
-                new TransportSettings(1024, Duration.ofSeconds(2), 64, Duration.ofMillis(100)));
+                new TransportSettings(1024, Duration.ofSeconds(2), 64));
     }
 
     private static byte[] bytes(String text) {

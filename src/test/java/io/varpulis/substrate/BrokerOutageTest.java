@@ -17,6 +17,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestIngress;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.Test;
@@ -91,9 +92,8 @@ class BrokerOutageTest {
                     .toArray(CompletableFuture[]::new));
             DeployedPipeline pipeline = new DeployedPipeline(edge.group(), edge.to(), (event, context) -> List.of(),
                     new InMemoryKeyValueState(), "0", partitioning);
-            RouteIngress ingress = new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE, worker.codec,
-                    worker.parker, worker.metrics, properties.getJetstream().getConsumer().getNakDelay(),
-                    RouteIngress.OwnershipListener.NONE).reroutingTo(toPartitions);
+            TestIngress ingress = new TestIngress(new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE,
+                    worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker).reroutingTo(toPartitions);
             long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
                     .getMsgCount();
             try (Consumption ignored = ingress.start(worker.transport, properties.getJetstream().getConsumer())) {

@@ -4,7 +4,8 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.PipelineHost;
@@ -25,6 +26,7 @@ import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.TransportSettings;
 
 import java.time.Clock;
@@ -49,6 +51,7 @@ public final class SubstrateFixture implements AutoCloseable {
     public final SubstrateMetrics metrics = SubstrateMetrics.inMemory();
     public final EventCodec codec = new EventCodec();
     public final DeadLetterParker parker;
+    public final DeliveryContainerFactory containers;
 
     private SubstrateFixture(String url, Substrate substrate, NatsProperties properties) throws Exception {
         this.connection = Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
@@ -65,8 +68,9 @@ public final class SubstrateFixture implements AutoCloseable {
             admin = null;
         }
         transport = ClusterTransports.create(connection, substrate, admin, TransportSettings.from(js));
-        parker = new DeadLetterParker(transport, codec.mapper(), metrics, js.getConsumer().getNakDelay(),
-                Clock.systemUTC());
+        parker = new DeadLetterParker(transport, codec.mapper(), Clock.systemUTC());
+        containers = new DeliveryContainerFactory(transport, parker, js.getConsumer().getNakDelay(),
+                DeliveryDecorator.NONE);
     }
 
     /**
@@ -99,7 +103,7 @@ public final class SubstrateFixture implements AutoCloseable {
      * @param emitter   where outputs go
      * @return the ingress, not started
      */
-    public RouteIngress ingress(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
+    public TestIngress ingress(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
         return ingress(edge, List.of("*"), processor, new InMemoryKeyValueState(), emitter);
     }
 
@@ -111,11 +115,10 @@ public final class SubstrateFixture implements AutoCloseable {
      * @param emitter    where outputs go
      * @return the ingress, not started
      */
-    public RouteIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
-                                KeyValueState state, OutputEmitter emitter) {
-        return new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(), processor, state),
-                emitter, codec, parker, metrics, properties.getJetstream().getConsumer().getNakDelay(),
-                RouteIngress.OwnershipListener.NONE);
+    public TestIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
+                               KeyValueState state, OutputEmitter emitter) {
+        return new TestIngress(new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(),
+                processor, state), emitter, codec, parker, RouteIngress.OwnershipListener.NONE), this);
     }
 
     /**
@@ -137,7 +140,7 @@ public final class SubstrateFixture implements AutoCloseable {
                 return processor;
             }
         };
-        return new PipelineHost(transport, new ProcessorRegistry(List.of(type)), states, codec, parker, metrics,
+        return new PipelineHost(containers, new ProcessorRegistry(List.of(type)), states, codec, metrics,
                 properties.getJetstream().getConsumer());
     }
 
@@ -152,6 +155,7 @@ public final class SubstrateFixture implements AutoCloseable {
     @Override
     public void close() throws Exception {
         transport.close();
+        containers.close();
         connection.close();
     }
 }

@@ -33,7 +33,7 @@ class PublishTimeoutTest {
             // A core subscriber that never replies: the publish request gets neither a PubAck nor "no responders".
             connection.createDispatcher().subscribe("silent.subject", msg -> { });
             connection.flush(Duration.ofSeconds(2));
-            TransportSettings settings = new TransportSettings(1, Duration.ofMillis(300), 16, Duration.ofSeconds(2));
+            TransportSettings settings = new TransportSettings(1, Duration.ofMillis(300), 16);
             try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                     new JetStreamAdmin(connection, null), settings)) {
                 long started = System.nanoTime();

@@ -4,7 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
-import io.varpulis.delivery.DeadLetterParker;
+import io.varpulis.container.DeadLetterParker;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterQuery;

@@ -1,4 +1,4 @@
-package io.varpulis.delivery;
+package io.varpulis.container;
 
 import io.nats.client.impl.Headers;
 
@@ -17,7 +17,7 @@ import java.util.function.Function;
  * <pre>
  * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Parked-Element,
  * Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At, Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence,
- * Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Trace-Id,
+ * Varpulis-Dlq-Durable, Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Trace-Id,
  * Varpulis-Dlq-Last-Error
  * </pre>
  * ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone, the body then being that element.)
@@ -50,6 +50,7 @@ public final class DeadLetterHeaders {
             new Field("Varpulis-Dlq-Dead-At", "dead_at", e -> Long.toString(e.deadAt())),
             new Field("Varpulis-Dlq-Stream", "stream", DeathEnvelope::stream),
             new Field("Varpulis-Dlq-Stream-Sequence", "stream_sequence", e -> text(e.streamSequence())),
+            new Field("Varpulis-Dlq-Durable", "durable", DeathEnvelope::durable),
             new Field("Varpulis-Dlq-Message-Id", "message_id", DeathEnvelope::messageId),
             new Field("Varpulis-Dlq-Stored-At", "stored_at", e -> text(e.storedAt())),
             new Field("Varpulis-Dlq-Error-Class", "error_class", DeathEnvelope::errorClass),
@@ -125,7 +126,7 @@ public final class DeadLetterHeaders {
                 text == null ? Base64.getEncoder().encodeToString(body) : null, fields.get("reason"),
                 fields.get("error_class"), fields.get("stream"), boxed(fields.get("stream_sequence")),
                 fields.get("message_id"), boxed(fields.get("stored_at")), element(fields.get("parked_element")),
-                fields.get("trace_id"));
+                fields.get("trace_id"), fields.get("durable"));
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.varpulis.delivery;
+package io.varpulis.container;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -13,8 +13,8 @@ import java.util.Base64;
  * What a parked event carries into the DLQ (SPEC section 4, ADR-007), published on
  * {@code varpulis.dlq.{sanitised unit}} as JSON:
  * {@code {"original_subject","unit","attempts","dead_at","last_error","payload"|"payload_base64","reason",
- * "error_class","stream","stream_sequence","message_id","stored_at","trace_id"}}, and {@code "parked_element"} for
- * one element of a batch parked on its own.
+ * "error_class","stream","stream_sequence","message_id","stored_at","trace_id","durable"}}, and
+ * {@code "parked_element"} for one element of a batch parked on its own.
  * <p>{@code trace_id} (SPEC section 14) is the trace of the delivery that failed, when observation is on with a
  * tracer ({@code varpulis.nats.observation-enabled}); absent otherwise, so a reader of the older shape reads it
  * unchanged. The DLQ message's {@code traceparent} header names the park's own span in that trace.
@@ -28,7 +28,8 @@ import java.util.Base64;
  * @param lastError       the last failure's message
  * @param payload         the original payload as text, or {@code null} when it is not valid UTF-8
  * @param payloadBase64   the original payload in base64 when it is not valid UTF-8, else {@code null}
- * @param reason          why: {@code undecodable} or {@code max_deliver}
+ * @param reason          why: a {@link io.varpulis.transport.ParkReason}'s tag ({@code undecodable},
+ *                        {@code unprocessable}, {@code unroutable}, {@code max_deliver}, {@code server_gave_up})
  * @param errorClass      the failure's Java class
  * @param stream          the stream that held it, {@code null} on core
  * @param streamSequence  its stream sequence, {@code null} on core
@@ -38,6 +39,7 @@ import java.util.Base64;
  *                        ({@link io.varpulis.pipeline.ProcessingContext#park}): its position in the batch, from 0,
  *                        the payload being that element alone; {@code null} when the whole message was parked
  * @param traceId         the trace id (hex) of the failed delivery's process span, {@code null} when not traced
+ * @param durable         the durable consumer it was delivered through, {@code null} on core
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DeathEnvelope(
@@ -55,7 +57,8 @@ public record DeathEnvelope(
         @JsonProperty("message_id") String messageId,
         @JsonProperty("stored_at") Long storedAt,
         @JsonProperty("parked_element") Integer parkedElement,
-        @JsonProperty("trace_id") String traceId) {
+        @JsonProperty("trace_id") String traceId,
+        @JsonProperty("durable") String durable) {
 
     /**
      * An envelope of a whole message (no {@code parked_element}); the parameters are the canonical constructor's.
@@ -64,7 +67,7 @@ public record DeathEnvelope(
                          String payload, String payloadBase64, String reason, String errorClass, String stream,
                          Long streamSequence, String messageId, Long storedAt) {
         this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
-                streamSequence, messageId, storedAt, null, null);
+                streamSequence, messageId, storedAt, null, null, null);
     }
 
     /**
@@ -74,7 +77,7 @@ public record DeathEnvelope(
                          String payload, String payloadBase64, String reason, String errorClass, String stream,
                          Long streamSequence, String messageId, Long storedAt, Integer parkedElement) {
         this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
-                streamSequence, messageId, storedAt, parkedElement, null);
+                streamSequence, messageId, storedAt, parkedElement, null, null);
     }
 
     /**

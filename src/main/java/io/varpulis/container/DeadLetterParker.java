@@ -1,49 +1,39 @@
-package io.varpulis.delivery;
+package io.varpulis.container;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.jetstream.DurableNames;
-import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
-import io.varpulis.pipeline.ProcessingContext;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
-import io.varpulis.transport.PublishException;
+import io.varpulis.transport.ParkReason;
+import io.varpulis.transport.PublishReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Parks an event: publishes its {@link DeathEnvelope} on {@code varpulis.dlq.{unit}} and acks the original only after
- * the DLQ's PubAck; when the park fails the original is nak'ed instead (ADR-007). On its last delivery a nak would
- * strand it (the server delivers nothing past max_deliver), so while the DLQ is unavailable the park is tried again
- * for up to {@link #LAST_DELIVERY_PARK_PATIENCE} (longer than a leader election or a short outage), the delivery
- * kept in progress; if the DLQ still does not take it, or refuses it, an ERROR names the stream sequence to recover
- * by hand and {@code varpulis.events.stranded{unit}} counts it. On core nothing can be stored: the envelope is logged
- * at ERROR as lost.
+ * Publishes death envelopes (ADR-007): a parked event's {@link DeathEnvelope} on {@code varpulis.dlq.{unit}}, and
+ * reports the DLQ's PubAck. It never settles the delivery: the {@link DeliveryContainer} acks it once the envelope is
+ * stored ({@link Delivery#parked}), and decides what a failed park becomes ({@link Settlement}). On core nothing can
+ * be stored: the envelope is logged at ERROR as lost.
  * <p>An event that fit the routing stream always fits the DLQ (SPEC section 4): when the JSON envelope would exceed
  * the server's max_payload (a 900 KB binary event is a 1.2 MB envelope in base64), the event is parked in the raw
  * form of {@link DeadLetterHeaders}: its original bytes as the body, the envelope's fields as headers.
  * <p>The DLQ publish carries {@code Nats-Msg-Id = dlq:{stream}:{sequence}}, so a park repeated after a crash between
- * the PubAck and the ack is stored once.
+ * the PubAck and the ack (or by the server's max-deliveries advisory while its last delivery was being parked) is
+ * stored once.
  * <p>When the delivery is observed with a tracer (SPEC section 14) the envelope names its trace in {@code trace_id}
- * ({@code Varpulis-Dlq-Trace-Id} in the raw form).
+ * ({@code Varpulis-Dlq-Trace-Id} in the raw form), and the publish, made in the delivery's context, is a child of its
+ * process observation.
  */
 public class DeadLetterParker {
-
-    /** How long the park of an event on its last delivery is tried again while the DLQ is unavailable. */
-    static final Duration LAST_DELIVERY_PARK_PATIENCE = Duration.ofMinutes(2);
-
-    /** Longest wait between two tries of a last-delivery park. */
-    private static final long MAX_PARK_WAIT_MILLIS = 8000;
 
     /** The {@code Nats-Msg-Id} header line without its value ({@code name: value\r\n}), bytes. */
     private static final int MESSAGE_ID_HEADER_BYTES = "Nats-Msg-Id".length() + 4;
@@ -62,54 +52,46 @@ public class DeadLetterParker {
 
     private final ClusterTransport transport;
     private final ObjectMapper mapper;
-    private final SubstrateMetrics metrics;
-    private final Duration nakDelay;
     private final Clock clock;
 
     /**
      * @param transport publishes the envelope
      * @param mapper    writes the envelope JSON
-     * @param metrics   counts {@code varpulis.events.parked{unit,reason}}
-     * @param nakDelay  redelivery delay when the park itself fails
      * @param clock     gives {@code dead_at}
      */
-    public DeadLetterParker(ClusterTransport transport, ObjectMapper mapper, SubstrateMetrics metrics,
-                            Duration nakDelay, Clock clock) {
+    public DeadLetterParker(ClusterTransport transport, ObjectMapper mapper, Clock clock) {
         this.transport = transport;
         this.mapper = mapper;
-        this.metrics = metrics;
-        this.nakDelay = nakDelay;
         this.clock = clock;
     }
 
     /**
-     * Parks a delivery and settles it: ack after the DLQ PubAck, nak when the park failed.
+     * Publishes a delivery's death envelope; settles nothing.
      *
-     * @param delivery the delivery to park (not yet acked or nak'ed)
-     * @param unit     the pipeline, or {@code coordinator:{id}} for heartbeats
+     * @param delivery the delivery to park (not settled)
+     * @param unit     the pipeline, the listener, or {@code coordinator:{id}} for heartbeats
+     * @param durable  the durable consumer it came through, or {@code null}
      * @param reason   why
-     * @param error    the last failure
-     * @return completes when the delivery is settled: normally when parked, exceptionally with the publish error
-     * when the park failed (the delivery was then nak'ed)
+     * @param error    the last failure, or {@code null}
+     * @return the DLQ's receipt (on core: a receipt without stream, the envelope logged as lost); exceptionally with
+     * the publish's {@link io.varpulis.transport.PublishException} when the DLQ did not store it
      */
-    public CompletableFuture<Void> park(Delivery delivery, String unit, ParkReason reason, Throwable error) {
-        DeathEnvelope envelope = envelope(delivery, unit, reason, error);
+    public CompletableFuture<PublishReceipt> publish(Delivery delivery, String unit, String durable,
+                                                     ParkReason reason, Throwable error) {
+        DeathEnvelope envelope = envelope(delivery, unit, durable, reason, error);
         String subject = DurableNames.dlqSubject(unit);
         if (transport.substrate() == Substrate.CORE) {
             log.error("core substrate: event on {} could not be applied ({}: {}) and is lost, core NATS cannot park "
                             + "it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}",
                     delivery.subject(), reason.tag(), envelope.lastError(), json(envelope));
-            delivery.ack();
-            metrics.parked(unit, reason.tag());
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(new PublishReceipt(subject, null, 0, false));
         }
         String messageId = "dlq:" + delivery.stream() + ":" + delivery.streamSequence();
-        return publish(delivery, unit, reason, envelope, message(delivery, envelope, subject, messageId), 1,
-                System.nanoTime());
+        return transport.publish(message(delivery, envelope, subject, messageId));
     }
 
     /**
-     * Publishes the death envelope of one element of a batch input ({@link ProcessingContext#park}), without settling
+     * Publishes the death envelope of one element of a batch input (a processor's {@code ProcessingContext.park}), without settling
      * the input: the caller acks it once this and the apply's outputs are confirmed. The envelope's payload is the
      * element alone (an event's JSON), its {@code parked_element} the element's index; the message id
      * {@code dlq:{stream}:{sequence}:{index}} makes a park repeated after a redelivery of the batch stored once. The
@@ -131,7 +113,7 @@ public class DeadLetterParker {
                 clock.instant().getEpochSecond(), reason, text,
                 text == null ? Base64.getEncoder().encodeToString(element) : null, ParkReason.UNPROCESSABLE.tag(),
                 null, delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
-                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), index, delivery.traceId());
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), index, delivery.traceId(), null);
         if (transport.substrate() == Substrate.CORE) {
             log.error("core substrate: element {} of the event on {} could not be applied ({}) and is lost, core NATS "
                     + "cannot park it; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it. Envelope: {}", index,
@@ -189,49 +171,8 @@ public class DeadLetterParker {
         return new OutboundMessage(subject, original, id, headers, null, null);
     }
 
-    private CompletableFuture<Void> publish(Delivery delivery, String unit, ParkReason reason, DeathEnvelope envelope,
-                                            OutboundMessage message, int attempt, long started) {
-        return transport.publish(message).handle((receipt, publishError) -> {
-            if (publishError == null) {
-                delivery.ack();
-                metrics.parked(unit, reason.tag());
-                log.warn("parked {} in {} at DLQ sequence {} ({}: {})", delivery, message.subject(),
-                        receipt.sequence(), reason.tag(), envelope.lastError());
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (!delivery.isLastAttempt()) {
-                log.error("could not park {} in {} ({}); nak'ed it for redelivery", delivery, message.subject(),
-                        publishError.getMessage());
-                delivery.nak(nakDelay);
-                return CompletableFuture.<Void>failedFuture(parkFailed(publishError));
-            }
-            boolean unavailable = PublishException.classify(publishError) == PublishException.Kind.UNAVAILABLE;
-            if (unavailable && System.nanoTime() - started < LAST_DELIVERY_PARK_PATIENCE.toNanos()) {
-                // A nak now would strand it (the server never delivers past max_deliver): keep it in progress and
-                // try the DLQ again, waiting 1, 2, 4, 8, 8... s.
-                delivery.inProgress();
-                long waitMs = Math.min(MAX_PARK_WAIT_MILLIS, 1000L << Math.min(attempt - 1, 10));
-                log.warn("could not park {} in {} ({}); it is on its last delivery: trying again in {} ms", delivery,
-                        message.subject(), publishError.getMessage(), waitMs);
-                return CompletableFuture.runAsync(() -> { },
-                                CompletableFuture.delayedExecutor(waitMs, TimeUnit.MILLISECONDS))
-                        .thenCompose(ignored -> publish(delivery, unit, reason, envelope, message, attempt + 1,
-                                started));
-            }
-            log.error("could not park {} in {} after {} tries ({}); the server will not deliver it again: recover "
-                            + "it by hand from stream {} sequence {}", delivery, message.subject(), attempt,
-                    publishError.getMessage(), delivery.stream(), delivery.streamSequence());
-            metrics.stranded(unit);
-            delivery.nak(nakDelay);
-            return CompletableFuture.<Void>failedFuture(parkFailed(publishError));
-        }).thenCompose(settled -> settled);
-    }
-
-    private static IllegalStateException parkFailed(Throwable publishError) {
-        return new IllegalStateException("park failed: " + publishError.getMessage(), publishError);
-    }
-
-    private DeathEnvelope envelope(Delivery delivery, String unit, ParkReason reason, Throwable error) {
+    private DeathEnvelope envelope(Delivery delivery, String unit, String durable, ParkReason reason,
+                                   Throwable error) {
         byte[] data = delivery.data();
         String text = DeathEnvelope.utf8OrNull(data);
         boolean stored = delivery.stream() != null;
@@ -239,7 +180,7 @@ public class DeadLetterParker {
                 describe(error), text, text == null ? Base64.getEncoder().encodeToString(data) : null,
                 reason.tag(), error == null ? null : error.getClass().getName(),
                 delivery.stream(), stored ? delivery.streamSequence() : null, delivery.messageId(),
-                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), null, delivery.traceId());
+                delivery.storedAt().map(t -> t.getEpochSecond()).orElse(null), null, delivery.traceId(), durable);
     }
 
     private static String describe(Throwable error) {

@@ -1,4 +1,4 @@
-package io.varpulis.delivery;
+package io.varpulis.container;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.impl.Headers;
@@ -40,12 +40,13 @@ class DeadLetterHeadersTest {
     void aTracedParkKeepsItsTraceId_andTheJsonEnvelopeHasItOnlyWhenTraced() throws Exception {
         DeathEnvelope traced = new DeathEnvelope(ENVELOPE.originalSubject(), "detect", 5, 1796886600, "boom", "{}",
                 null, "max_deliver", null, "VARPULIS_ROUTING", 42L, "g-1", 1796886590L, null,
-                "4bf92f3577b34da6a3ce929d0e0e4736");
+                "4bf92f3577b34da6a3ce929d0e0e4736", "route_detect__varpulis_cluster_pipeline_g__external_detect");
         Map<String, String> fields = DeadLetterHeaders.of(traced, 4096);
         Headers headers = new Headers();
         fields.forEach(headers::add);
 
-        assertThat(fields).containsEntry("Varpulis-Dlq-Trace-Id", "4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(fields).containsEntry("Varpulis-Dlq-Trace-Id", "4bf92f3577b34da6a3ce929d0e0e4736")
+                .containsEntry("Varpulis-Dlq-Durable", "route_detect__varpulis_cluster_pipeline_g__external_detect");
         assertThat(DeadLetterHeaders.envelope(headers, "{}".getBytes()).traceId())
                 .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
         ObjectMapper json = new ObjectMapper();
