@@ -2,6 +2,7 @@ package io.varpulis.smoke;
 
 import io.varpulis.cluster.WorkerIdLease;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.transport.GivenUpMessage;
 import io.varpulis.nats.Subjects;
 
 import java.util.ArrayList;
@@ -56,6 +57,7 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
     private static final String HEARTBEAT = VarpulisJetStream.HEARTBEAT_STREAM;
     private static final String DLQ = VarpulisJetStream.DLQ_STREAM;
     private static final List<String> STREAMS = List.of(ROUTING, HEARTBEAT, DLQ);
+    private static final String MAX_DELIVERIES = GivenUpMessage.ADVISORY_ROOT;
     private static final List<String> COORDINATOR_BUCKETS = List.of(GROUPS_BUCKET, LEADER_BUCKET);
 
     /**
@@ -78,8 +80,10 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
      */
     public static NatsPermissions worker(String workerId) {
         String inbox = Subjects.inbox("worker", workerId);
+        // The server's max-deliveries advisories of its route consumers: a message given up is parked from the stream.
         return new NatsPermissions("worker", inbox, workerPublish(workerId), workerDeny(),
-                List.of(inbox + ".>", Subjects.COMMAND_ROOT + "." + workerId + ".*"), true);
+                List.of(inbox + ".>", Subjects.COMMAND_ROOT + "." + workerId + ".*",
+                        MAX_DELIVERIES + "." + ROUTING + ".*"), true);
     }
 
     private static List<String> workerPublish(String workerId) {
@@ -123,7 +127,7 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
     public static NatsPermissions coordinator(String coordinatorId) {
         String inbox = Subjects.inbox("coordinator", coordinatorId);
         return new NatsPermissions("coordinator", inbox, coordinatorPublish(), coordinatorDeny(),
-                List.of(inbox + ".>", Subjects.REGISTER), true);
+                List.of(inbox + ".>", Subjects.REGISTER, MAX_DELIVERIES + "." + HEARTBEAT + ".*"), true);
     }
 
     private static List<String> coordinatorPublish() {
@@ -138,11 +142,13 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
             publish.add("$JS.API.STREAM.CREATE." + stream);
         });
         publish.addAll(List.of(
-                // Its durable heartbeat consumer hb_{id}: create, info, fetch, ack.
+                // Its durable heartbeat consumer hb_{id}: create, info, fetch, ack, and a heartbeat the server gave
+                // up read from the stream to be parked.
                 "$JS.API.CONSUMER.CREATE." + HEARTBEAT + ".*.>",
                 "$JS.API.CONSUMER.INFO." + HEARTBEAT + ".*",
                 "$JS.API.CONSUMER.MSG.NEXT." + HEARTBEAT + ".*",
                 "$JS.ACK." + HEARTBEAT + ".>",
+                "$JS.API.STREAM.MSG.GET." + HEARTBEAT,
                 // A late worker's progress (LateWorkers): its route consumers' ack floors, its worker-id lease.
                 "$JS.API.CONSUMER.INFO." + ROUTING + ".*",
                 "$JS.API.STREAM.INFO.KV_" + WorkerIdLease.BUCKET,

@@ -30,9 +30,6 @@ import java.util.Optional;
  */
 final class GivenUpAdvisories implements AutoCloseable {
 
-    /** The advisories' subject root; the stream and the durable follow. */
-    static final String SUBJECT_ROOT = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES";
-
     /** The queue group every consumer of a durable reads its advisories in. */
     static final String QUEUE = "varpulis-max-deliveries";
 
@@ -65,7 +62,7 @@ final class GivenUpAdvisories implements AutoCloseable {
         if (dispatcher == null) {
             dispatcher = connection.createDispatcher();
         }
-        String subject = SUBJECT_ROOT + "." + consumer.stream() + "." + consumer.durable();
+        String subject = GivenUpMessage.ADVISORY_ROOT + "." + consumer.stream() + "." + consumer.durable();
         Subscription subscription = dispatcher.subscribe(subject, QUEUE, advisory -> {
             Advisory read = read(consumer, advisory);
             if (read != null) {

@@ -10,6 +10,9 @@ import java.util.Optional;
  */
 public interface GivenUpMessage {
 
+    /** The advisories' subject root; {@code .{stream}.{durable}} follow. */
+    String ADVISORY_ROOT = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES";
+
     /**
      * @return the stream that holds it
      */
