@@ -13,6 +13,7 @@ import io.varpulis.cluster.RefusalExit;
 import io.varpulis.cluster.WorkerIdLease;
 import io.varpulis.cluster.WorkerNode;
 import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -87,6 +88,18 @@ public class ClusterAutoConfiguration {
         return new ClusterHealthIndicator(coordinator.getIfAvailable(), worker.getIfAvailable());
     }
 
+    /**
+     * @param transport publishes
+     * @param codec     encodes events
+     * @param metrics   counts published events
+     * @return the one way an outside event enters a group: the operator API's inject, the worker's inject command
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EventInjector eventInjector(ClusterTransport transport, EventCodec codec, SubstrateMetrics metrics) {
+        return new EventInjector(transport, codec, metrics);
+    }
+
     /** The worker part. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
@@ -123,7 +136,7 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         WorkerNode workerNode(ClusterProperties cluster, Substrate substrate, Connection connection,
                               ClusterTransport transport, PipelineHost host, EventCodec codec,
-                              SubstrateMetrics metrics, NatsProperties nats, RefusalExit exit,
+                              EventInjector injector, NatsProperties nats, RefusalExit exit,
                               Environment environment, RequestReply requests) {
             NodeIdentity.checkHeartbeats(cluster);
             NodeIdentity.checkLeases(cluster);
@@ -134,7 +147,7 @@ public class ClusterAutoConfiguration {
                     ? WorkerIdLease.open(connection, workerId, clusterName, cluster.getWorkerLeaseTtl(),
                     nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
                     : null;
-            return new WorkerNode(workerId, cluster, connection, requests, transport, host, codec.mapper(), metrics,
+            return new WorkerNode(workerId, cluster, connection, requests, transport, host, codec.mapper(), injector,
                     address, idLease, exit);
         }
     }
@@ -190,11 +203,9 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-        ClusterApiController clusterApiController(CoordinatorNode coordinator, ClusterTransport transport,
-                                                  EventCodec codec, SubstrateMetrics metrics,
-                                                  NodeSecurityProperties limits, Connection connection) {
-            return new ClusterApiController(coordinator, transport, codec, metrics, limits,
-                    connection::getMaxPayload);
+        ClusterApiController clusterApiController(CoordinatorNode coordinator, EventInjector injector,
+                                                  ClusterTransport transport, NodeSecurityProperties limits) {
+            return new ClusterApiController(coordinator, injector, transport, limits);
         }
     }
 }

@@ -90,15 +90,19 @@ public final class Commands {
     }
 
     /**
-     * {@code {"pipeline_id": "ssh-bruteforce/ingress", "event_type": "SshLogLine", "fields": {...}}}.
+     * {@code {"pipeline_id": "ssh-bruteforce/ingress", "event_type": "SshLogLine", "fields": {...}, "id": "..."}}.
      *
      * @param pipelineId {@code {group}/{pipeline}}
      * @param eventType  the event type
      * @param fields     the event fields
+     * @param id         the injection's id (letters, digits, {@code . _ : -}), so that a retried command is stored
+     *                   once within the routing stream's duplicate window; absent (a Rust coordinator's command): a
+     *                   new one, and a retry is stored again
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Inject(@JsonProperty("pipeline_id") String pipelineId,
                          @JsonProperty("event_type") String eventType,
-                         @JsonProperty("fields") Map<String, Object> fields) {
+                         @JsonProperty("fields") Map<String, Object> fields,
+                         @JsonProperty("id") String id) {
     }
 }

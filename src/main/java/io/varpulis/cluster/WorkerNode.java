@@ -6,13 +6,12 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
+import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
-import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
-import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
@@ -28,7 +27,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,7 +39,7 @@ import java.util.function.Consumer;
 /**
  * A worker: takes its worker id's lease ({@link WorkerIdLease}, JetStream), then registers with the coordinators
  * over core request/reply (backoff 1 s doubling to 30 s), publishes its heartbeat through the substrate every
- * heartbeat-interval (renewing the id lease with it), and serves its commands on {@code varpulis.cluster.cmd.{worker}.*}
+ * heartbeat-interval (renewing the id lease on a thread of its own), and serves its commands on {@code varpulis.cluster.cmd.{worker}.*}
  * (deploy, undeploy, inject, drain, register) over core request/reply.
  * <p>A process whose worker id is held by another live process subscribes to nothing and runs nothing: it waits,
  * unready with the holder in its {@code cluster} health details, until the id is free; a worker whose id is taken
@@ -63,7 +61,7 @@ public class WorkerNode implements SmartLifecycle {
     private final ClusterTransport transport;
     private final PipelineHost host;
     private final ObjectMapper mapper;
-    private final SubstrateMetrics metrics;
+    private final EventInjector injector;
     private final String address;
     private final WorkerIdLease idLease;
     private final Consumer<String> onFinalRefusal;
@@ -76,7 +74,9 @@ public class WorkerNode implements SmartLifecycle {
     private volatile String refusal;
     private volatile WorkerIdLease.Holder idHolder;
     private ScheduledExecutorService scheduler;
+    private ScheduledExecutorService leases;
     private ScheduledFuture<?> heartbeats;
+    private ScheduledFuture<?> renewals;
     private Dispatcher commands;
 
     /**
@@ -84,10 +84,10 @@ public class WorkerNode implements SmartLifecycle {
      * @param cluster        cluster settings
      * @param connection     the connection (registration and commands use core request/reply on it)
      * @param requests       sends the registration and serves the commands (with the trace context when observed)
-     * @param transport      the substrate (heartbeats, injected events)
+     * @param transport      the substrate (heartbeats)
      * @param host           runs the pipelines
      * @param mapper         reads and writes the JSON of commands and heartbeats
-     * @param metrics        substrate meters
+     * @param injector       puts the events of inject commands into their pipeline
      * @param address        the address announced in the registration
      * @param idLease        the lease of this worker id, or {@code null} on core (no key-value store: duplicates are
      *                       not detected)
@@ -95,7 +95,7 @@ public class WorkerNode implements SmartLifecycle {
      *                       exit-on-refusal is on (the node exits)
      */
     public WorkerNode(String workerId, ClusterProperties cluster, Connection connection, RequestReply requests,
-                      ClusterTransport transport, PipelineHost host, ObjectMapper mapper, SubstrateMetrics metrics,
+                      ClusterTransport transport, PipelineHost host, ObjectMapper mapper, EventInjector injector,
                       String address, WorkerIdLease idLease, Consumer<String> onFinalRefusal) {
         this.workerId = Subjects.token("worker id", workerId);
         this.cluster = cluster;
@@ -104,7 +104,7 @@ public class WorkerNode implements SmartLifecycle {
         this.transport = transport;
         this.host = host;
         this.mapper = mapper;
-        this.metrics = metrics;
+        this.injector = injector;
         this.address = address;
         this.idLease = idLease;
         this.onFinalRefusal = onFinalRefusal;
@@ -112,7 +112,10 @@ public class WorkerNode implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-worker-" + workerId));
+        // Heartbeats on a thread of their own, and the id lease on another: a slow write to the lease's bucket (a slow
+        // disk behind its leader) never delays a heartbeat (SPEC section 9: slow is not dead).
+        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-heartbeat-" + workerId));
+        leases = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-id-lease-" + workerId));
         running = true;
         joinInBackground();
         log.info("worker {} of cluster {} started on {} (substrate {})", workerId, cluster.getName(),
@@ -132,7 +135,11 @@ public class WorkerNode implements SmartLifecycle {
         if (heartbeats != null) {
             heartbeats.cancel(false);
         }
+        if (renewals != null) {
+            renewals.cancel(false);
+        }
         scheduler.shutdownNow();
+        leases.shutdownNow();
         if (idLease != null && joined) {
             idLease.release();
         }
@@ -213,7 +220,7 @@ public class WorkerNode implements SmartLifecycle {
     /**
      * @return the heartbeat this worker would publish now: after a pause of the process, without the pipelines it
      * found superseded (reading their state fences from the server, in parallel, for half a heartbeat-interval at
-     * most, so that a slow server never delays the heartbeat and the id lease renewal it carries)
+     * most, so that a slow server never delays the heartbeat)
      */
     public WorkerHeartbeat currentHeartbeat() {
         // After a pause, prove each pipeline is still this worker's before reporting it (SPEC section 9).
@@ -248,8 +255,12 @@ public class WorkerNode implements SmartLifecycle {
                     commands = connection.createDispatcher(requests.serving(this::onCommand));
                     commands.subscribe(Subjects.COMMAND_ROOT + "." + workerId + ".*");
                     long interval = cluster.getHeartbeatInterval().toMillis();
-                    heartbeats = scheduler.scheduleAtFixedRate(this::heartbeatTick, interval, interval,
+                    heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, interval, interval,
                             TimeUnit.MILLISECONDS);
+                    if (idLease != null) {
+                        renewals = leases.scheduleAtFixedRate(this::renewId, interval, interval,
+                                TimeUnit.MILLISECONDS);
+                    }
                 }
                 registerInBackground();
             }
@@ -281,15 +292,13 @@ public class WorkerNode implements SmartLifecycle {
         return false;
     }
 
-    private void heartbeatTick() {
-        if (idLease != null) {
-            Optional<WorkerIdLease.Holder> taken = idLease.renew();
-            if (taken.isPresent()) {
-                lostId(taken.get());
-                return;
-            }
+    private void renewId() {
+        try {
+            idLease.renew().ifPresent(this::lostId);
+        } catch (RuntimeException e) {
+            log.warn("worker id {}: its lease was not renewed ({}); trying again in {} ms", workerId, e.toString(),
+                    cluster.getHeartbeatInterval().toMillis());
         }
-        heartbeat();
     }
 
     /** Another process took this worker's id (its lease lapsed meanwhile): stop everything, wait for it again. */
@@ -302,6 +311,9 @@ public class WorkerNode implements SmartLifecycle {
         closeCommands();
         if (heartbeats != null) {
             heartbeats.cancel(false);
+        }
+        if (renewals != null) {
+            renewals.cancel(false);
         }
         host.drain(Duration.ZERO);
         joinInBackground();
@@ -493,18 +505,16 @@ public class WorkerNode implements SmartLifecycle {
         if (id.length != 2) {
             throw new IllegalArgumentException("pipeline_id must be {group}/{pipeline}, got " + inject.pipelineId());
         }
-        RouteEdge edge = new RouteEdge(id[0], Subjects.EXTERNAL, id[1]);
         Event event = Event.of(inject.eventType(), inject.fields());
-        PublishReceipt receipt = transport.publish(new OutboundMessage(edge.subject(), mapper.writeValueAsBytes(event),
-                "inject:" + UUID.randomUUID())).get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        if (!receipt.duplicate()) {
-            metrics.published(edge.name());
-        }
+        String injection = inject.id() == null ? EventInjector.newId() : EventInjector.checkedId(inject.id());
+        PublishReceipt receipt = injector.injectInto(id[0], id[1], host.group(id[0]), event, injection)
+                .get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("status", "injected");
         reply.put("subject", receipt.subject());
         reply.put("stream", receipt.stream());
         reply.put("sequence", receipt.sequence());
+        reply.put("id", injection);
         return reply;
     }
 

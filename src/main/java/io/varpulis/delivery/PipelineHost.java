@@ -28,6 +28,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -148,7 +149,7 @@ public class PipelineHost implements AutoCloseable {
             throw e;
         }
         OwnershipFence fence = new OwnershipFence(key, epoch, state, PauseDetector.shared());
-        Deployed running = new Deployed(unit, new DeployedPipeline(group.name(), pipeline, processor, state,
+        Deployed running = new Deployed(unit, group, new DeployedPipeline(group.name(), pipeline, processor, state,
                 unit.partitionTag(), spec.partitioning().orElse(null), fence), epoch);
         RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics)
                 .fencedBy(fence);
@@ -387,6 +388,14 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
+     * @param name a group's name
+     * @return the group, when a pipeline of it runs here (an injection into it then goes to its partitions)
+     */
+    public Optional<PipelineGroupSpec> group(String name) {
+        return deployed.values().stream().filter(d -> d.group.name().equals(name)).map(d -> d.group).findFirst();
+    }
+
+    /**
      * @return the processor types this host can run (its registry's), announced in the worker's registration
      */
     public Collection<String> processorTypes() {
@@ -423,13 +432,15 @@ public class PipelineHost implements AutoCloseable {
     /** A running pipeline: what it applies with, its ingresses and their containers. */
     private static final class Deployed {
         private final PipelineUnit unit;
+        private final PipelineGroupSpec group;
         private final DeployedPipeline pipeline;
         private final long epoch;
         private final List<DeliveryContainer> containers = new ArrayList<>();
         private final List<RouteIngress> ingresses = new ArrayList<>();
 
-        private Deployed(PipelineUnit unit, DeployedPipeline pipeline, long epoch) {
+        private Deployed(PipelineUnit unit, PipelineGroupSpec group, DeployedPipeline pipeline, long epoch) {
             this.unit = unit;
+            this.group = group;
             this.pipeline = pipeline;
             this.epoch = epoch;
         }

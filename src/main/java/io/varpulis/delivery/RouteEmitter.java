@@ -180,7 +180,30 @@ public class RouteEmitter implements OutputEmitter {
         if (outputs.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        List<CompletableFuture<?>> confirmations = new ArrayList<>();
+        List<CompletableFuture<PublishReceipt>> confirmations = new ArrayList<>();
+        publish(outputs, keys, idSeed, confirmations);
+        return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Publishes events on the matching routes, as {@link #emit(List, List, String)}, and gives their receipts.
+     *
+     * @param outputs the events
+     * @param keys    their output keys, or {@code null}
+     * @param idSeed  the seed of their {@code Nats-Msg-Id}s
+     * @return the receipts, one per route an event went on, once every publish is confirmed; exceptionally as
+     * {@link #emit(List, List, String)}
+     */
+    public CompletableFuture<List<PublishReceipt>> receipts(List<Event> outputs, List<String> keys, String idSeed) {
+        List<CompletableFuture<PublishReceipt>> confirmations = new ArrayList<>();
+        publish(outputs, keys, idSeed, confirmations);
+        return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new))
+                .thenApply(done -> confirmations.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Publishes each output on its matching routes, its confirmation added to {@code confirmations}. */
+    private void publish(List<Event> outputs, List<String> keys, String idSeed,
+                         List<CompletableFuture<PublishReceipt>> confirmations) {
         Map<String, Integer> sameBytes = null;
         for (int i = 0; i < outputs.size(); i++) {
             Event output = outputs.get(i);
@@ -205,7 +228,7 @@ public class RouteEmitter implements OutputEmitter {
                     fence.check();
                 } catch (RuntimeException e) {
                     confirmations.add(CompletableFuture.failedFuture(e));
-                    return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
+                    return;
                 }
                 RouteEdge edge = edge(route, output);
                 String id = messageId(idSeed, group, route.toPipeline(), outputId);
@@ -214,7 +237,6 @@ public class RouteEmitter implements OutputEmitter {
                         .whenComplete((receipt, error) -> count(edge, receipt, error)));
             }
         }
-        return CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
     }
 
     /** The partition's edge for a partitioned pipeline; the unpartitioned one otherwise, or without a text key. */

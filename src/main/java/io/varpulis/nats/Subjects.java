@@ -47,6 +47,15 @@ public final class Subjects {
     }
 
     /**
+     * @param subject a subject
+     * @return whether it is a worker's heartbeat subject, {@code varpulis.cluster.heartbeat.{worker}}
+     */
+    public static boolean isHeartbeat(String subject) {
+        return subject.startsWith(HEARTBEAT_ROOT) && subject.length() > HEARTBEAT_ROOT.length()
+                && subject.charAt(HEARTBEAT_ROOT.length()) == '.';
+    }
+
+    /**
      * @param workerId the worker's id
      * @return {@code varpulis.cluster.heartbeat.{worker}}
      */

@@ -41,6 +41,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A pipeline's state in a JetStream key-value bucket ({@code varpulis_state_{group}_{pipeline}_{hash}}, one per
@@ -88,6 +90,12 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private static final int WRONG_LAST_SEQUENCE = 10071;
     /** {@code JSStreamWrongLastMsgIDErr}: the bucket's last message was not the write a write expected. */
     private static final int WRONG_LAST_MESSAGE_ID = 10070;
+    /** "duplicate message id is in process": an earlier copy of the write is being stored (nats-server 2.12). */
+    private static final int IN_PROCESS = 10158;
+    /** How many times the chain's mending waits for a write the server has in process before sending it again. */
+    private static final int IN_PROCESS_CHECKS = 10;
+    /** The sequence a 10071 refusal names: {@code wrong last sequence: N}. */
+    private static final Pattern LAST_SEQUENCE = Pattern.compile("wrong last sequence: (\\d+)");
     /** Opens that find the bucket written meanwhile try again this often before giving up. */
     private static final int OPEN_ATTEMPTS = 20;
     private static final long FIRST_RETRY_MILLIS = 100;
@@ -390,6 +398,15 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private void settled(Write write, PublishReceipt receipt, Throwable error) {
+        PublishException failed = error == null ? null : PublishException.find(error).orElse(null);
+        if (failed != null && failed.lateMayCome() && !write.awaitedLate) {
+            // No PubAck within the publish timeout is not a refusal: behind a slow disk the write is usually still
+            // being stored. Its late PubAck settles it; another copy sent now would only meet it in process (10158),
+            // and a backlog sent again and again was issue 30's resend storm.
+            write.awaitedLate = true;
+            failed.late().whenCompleteAsync((late, lateError) -> settled(write, late, lateError), CONFIRM);
+            return;
+        }
         List<Write> confirmed = new ArrayList<>();
         synchronized (this) {
             if (write.status != Status.SENT) {
@@ -495,6 +512,16 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 refuse(head, confirmed);
                 return;
             }
+            if (head != null && head.status == Status.FAILED && inProcess(head.failure)
+                    && head.inProcessChecks++ < IN_PROCESS_CHECKS) {
+                // The server is still storing an earlier copy: wait for it to land rather than send a third.
+                RECOVERY.schedule(this::recover, backoff.nextRetryMillis(), TimeUnit.MILLISECONDS);
+                if (!confirmed.isEmpty()) {
+                    List<Write> done = List.copyOf(confirmed);
+                    RECOVERY.execute(() -> done.forEach(w -> w.confirmed.complete(null)));
+                }
+                return;
+            }
             sentMessageId = confirmedMessageId;
             // The first write sent again expects the sequence just read, not the message id: a server that restarted
             // (or a new stream leader) knows the last message id only when it is in the duplicate window, and would
@@ -542,6 +569,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
             confirmed.forEach(w -> w.confirmed.complete(null));
             dropped.forEach(w -> w.confirmed.completeExceptionally(error));
         });
+    }
+
+    private static boolean inProcess(Throwable failure) {
+        return PublishException.find(failure).map(p -> p.apiErrorCode() == IN_PROCESS).orElse(false);
     }
 
     private static boolean refusedForItself(Throwable failure) {
@@ -601,6 +632,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private void takeOver() throws IOException, JetStreamApiException {
         long deadline = System.nanoTime() + settings.timeout().multipliedBy(6).toNanos();
         long wait = FIRST_RETRY_MILLIS;
+        // The last sequence a 10071 refusal named: the fence is written again expecting it at once. A stream info read
+        // after a refusal can keep answering an older sequence while the leader still applies writes it has accepted
+        // (a slow disk behind it: issue 30, 44 fences refused for 105 s with nothing else writing).
+        Long reported = null;
         for (int attempt = 1; ; attempt++) {
             String failure;
             try {
@@ -613,15 +648,17 @@ public final class JetStreamKeyValueState implements KeyValueState {
                             + " (" + current.map(m -> new String(m.getData(), StandardCharsets.UTF_8)).orElse("")
                             + "); this placement has epoch " + epoch + " and must not write it", null);
                 }
+                long expected = reported != null ? reported : before.getLastSequence();
                 PublishReceipt receipt = transport.publish(new OutboundMessage(subject(FENCE_KEY), fenceValue(),
-                        writer + ":0", DELETE_MARKER, before.getLastSequence(), null))
+                        writer + ":0", DELETE_MARKER, expected, null))
                         .get(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                 long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
                 synchronized (this) {
                     confirmedSequence = receipt.sequence();
                     confirmedMessageId = writer + ":0";
                     sentMessageId = confirmedMessageId;
-                    complete = keys == 0;
+                    // Known empty only when the count read is the count the fence landed on.
+                    complete = keys == 0 && expected == before.getLastSequence();
                 }
                 log.info("opened state bucket {} as writer {} (placement epoch {}, {} key(s), fence at sequence {})",
                         bucket, writer, epoch, keys, receipt.sequence());
@@ -633,7 +670,14 @@ public final class JetStreamKeyValueState implements KeyValueState {
                         throw new StateFencedException("state bucket " + bucket + " kept being written by another "
                                 + "writer while placement epoch " + epoch + " opened it (" + attempt + " tries)", e);
                     }
+                    Long named = reportedLastSequence(e);
                     failure = "written meanwhile";
+                    if (named != null && !named.equals(reported)) {
+                        // Another writer's message landed, or the read was behind: expect what the leader has now.
+                        reported = named;
+                        continue;
+                    }
+                    reported = null;
                 } else if (refused != null && !refused.isUnavailable()) {
                     throw new StateException("cannot write the fence of bucket " + bucket + ": "
                             + refused.getMessage(), e);
@@ -652,6 +696,19 @@ public final class JetStreamKeyValueState implements KeyValueState {
             sleep(wait);
             wait = Math.min(MAX_RETRY_MILLIS, wait * 2);
         }
+    }
+
+    /** The last sequence a 10071 refusal names ({@code wrong last sequence: N}), or {@code null}. */
+    private static Long reportedLastSequence(Throwable refusal) {
+        for (Throwable t = refusal; t != null; t = t.getCause()) {
+            if (t instanceof JetStreamApiException api && api.getErrorDescription() != null) {
+                Matcher matcher = LAST_SEQUENCE.matcher(api.getErrorDescription());
+                if (matcher.find()) {
+                    return Long.parseLong(matcher.group(1));
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -713,7 +770,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
         private Status status = Status.QUEUED;
         private long sequence;
         private int refusals;
+        private int inProcessChecks;
         private Throwable failure;
+        /** Set once its late PubAck is awaited (read and written on the settling path only). */
+        private volatile boolean awaitedLate;
 
         private Write(String key, byte[] value, String messageId) {
             this.key = key;

@@ -13,6 +13,7 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsJetStreamMetaData;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,9 @@ import java.util.function.BiConsumer;
  * unacked messages come back after ack_wait, up to max_deliver times (ADR-007).
  * <p>Publishing pipelines confirmations: up to {@code maxOutstanding} PubAcks may be awaited at once, which keeps
  * throughput near the raw client's; a full window makes the publisher wait rather than buffer without bound.
+ * Heartbeats take no slot: a window full of slow PubAcks (a slow disk behind a stream's leader, a state writer mending
+ * its chain) must never hold a worker's liveness back (SPEC section 9: slow is not dead); they are one message per
+ * worker per heartbeat-interval, so they cannot grow without bound.
  */
 final class JetStreamTransport implements ClusterTransport {
 
@@ -80,8 +84,9 @@ final class JetStreamTransport implements ClusterTransport {
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
         String subject = message.subject();
+        boolean windowed = !Subjects.isHeartbeat(subject);
         try {
-            if (!window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            if (windowed && !window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 return CompletableFuture.failedFuture(new PublishException(subject, settings.maxOutstandingPublishes()
                         + " PubAcks were outstanding for " + settings.publishTimeout().toMillis() + " ms", null,
                         PublishException.Kind.UNAVAILABLE, null));
@@ -95,13 +100,15 @@ final class JetStreamTransport implements ClusterTransport {
         try {
             pubAck = jetStream.publishAsync(subject, headers(message), message.data(), options(message));
         } catch (RuntimeException e) {
-            window.release();
+            if (windowed) {
+                window.release();
+            }
             return CompletableFuture.failedFuture(new PublishException(subject, e.getMessage(), e));
         }
         // The deadline fails the caller's future, not jnats' own: a PubAck that comes after the publish timeout (the
         // message sat in the reconnect buffer, the stream elected a leader) still completes pubAck, and late() tells
         // the caller the message was stored after all.
-        Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow()));
+        Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow(), windowed));
         pubAck.whenComplete(pending);
         return pending;
     }
@@ -247,13 +254,15 @@ final class JetStreamTransport implements ClusterTransport {
         private final String subject;
         private final CompletableFuture<PublishAck> pubAck;
         private final long deadline;
+        private final boolean windowed;
         @SuppressWarnings("unused") // set once through CLAIMED
         private volatile int claimed;
 
-        private Pending(String subject, CompletableFuture<PublishAck> pubAck, long deadline) {
+        private Pending(String subject, CompletableFuture<PublishAck> pubAck, long deadline, boolean windowed) {
             this.subject = subject;
             this.pubAck = pubAck;
             this.deadline = deadline;
+            this.windowed = windowed;
         }
 
         /** The PubAck came, or jnats failed it. */
@@ -297,7 +306,9 @@ final class JetStreamTransport implements ClusterTransport {
             if (!CLAIMED.compareAndSet(this, 0, 1)) {
                 return false;
             }
-            window.release();
+            if (windowed) {
+                window.release();
+            }
             return true;
         }
 

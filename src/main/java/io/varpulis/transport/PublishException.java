@@ -42,6 +42,7 @@ public class PublishException extends RuntimeException {
     private final Kind kind;
     private final int apiErrorCode;
     private final transient CompletableFuture<PublishReceipt> late;
+    private final boolean lateMayCome;
 
     /**
      * A failure classified from its cause (see {@link #classify(Throwable)}), with no late receipt to wait for.
@@ -67,8 +68,17 @@ public class PublishException extends RuntimeException {
         super("publish to " + subject + " was not confirmed: " + reason, cause);
         this.kind = kind;
         this.apiErrorCode = apiError(cause).map(JetStreamApiException::getApiErrorCode).orElse(0);
+        this.lateMayCome = late != null;
         this.late = late != null ? late
                 : CompletableFuture.failedFuture(new IllegalStateException("no late PubAck can come"));
+    }
+
+    /**
+     * @return whether the publish timed out with its PubAck still able to come ({@link #late()}): the message may
+     * still be stored, and publishing another copy now would only meet it in process
+     */
+    public boolean lateMayCome() {
+        return lateMayCome;
     }
 
     /**

@@ -8,17 +8,11 @@ import io.varpulis.cluster.CoordinatorNode;
 import io.varpulis.cluster.GroupStoreUnavailableException;
 import io.varpulis.cluster.LeaderView;
 import io.varpulis.cluster.WorkerRecord;
-import io.varpulis.container.DeadLetterParker;
-import io.varpulis.delivery.RouteEmitter;
-import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.Subjects;
+import io.varpulis.delivery.EventInjector;
 import io.varpulis.pipeline.Event;
-import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.support.AuditLog;
 import io.varpulis.transport.ClusterTransport;
-import io.varpulis.transport.ClusterTransports;
-import io.varpulis.transport.OutboundMessage;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +38,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
@@ -58,49 +51,33 @@ import java.util.regex.Pattern;
 @RequestMapping("/api/v1/cluster")
 public class ClusterApiController {
 
-    /** The longest injection id: it goes into every event's {@code Nats-Msg-Id}. */
-    public static final int MAX_INJECTION_ID_LENGTH = 128;
-
-    private static final Pattern INJECTION_ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_INJECTION_ID_LENGTH + "}");
 
     /** An injected event's type: it goes into audit lines, logs and metrics tags, so no control or odd character. */
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:-]+");
 
-    /** What an injection's id is prefixed with to seed its events' {@code Nats-Msg-Id}s. */
-    private static final String INJECTION_SEED = "inject:";
-    /** The output key of an injected event: one event per injection, so its id is the injection's. */
-    private static final List<String> INJECTED_KEY = List.of("injected");
-
     private static final Logger log = LoggerFactory.getLogger(ClusterApiController.class);
 
     private final CoordinatorNode coordinator;
-    private final ClusterTransport transport;
-    private final EventCodec codec;
-    private final SubstrateMetrics metrics;
+    private final EventInjector injector;
+    private final String substrate;
     private final NodeSecurityProperties limits;
-    private final LongSupplier maxPayload;
 
     /**
      * Warns when {@code varpulis.security.max-request-size} is above the server's {@code max_payload}: bodies between
      * the two are read, then answered 413.
      *
      * @param coordinator the coordinator
-     * @param transport   publishes injected events
-     * @param codec       encodes them
-     * @param metrics     counts them
+     * @param injector    puts injected events into their group
+     * @param transport   the substrate: its {@code max_payload} (a larger event can never be stored), its name
      * @param limits      the longest event type and field name an injected event may carry, the body limit
-     * @param maxPayload  the connected server's {@code max_payload} (bytes, headers included; 0 or less when
-     *                    unknown): a larger event can never be stored
      */
-    public ClusterApiController(CoordinatorNode coordinator, ClusterTransport transport, EventCodec codec,
-                                SubstrateMetrics metrics, NodeSecurityProperties limits, LongSupplier maxPayload) {
+    public ClusterApiController(CoordinatorNode coordinator, EventInjector injector, ClusterTransport transport,
+                                NodeSecurityProperties limits) {
         this.coordinator = coordinator;
-        this.transport = transport;
-        this.codec = codec;
-        this.metrics = metrics;
+        this.injector = injector;
+        this.substrate = transport.substrate().id();
         this.limits = limits;
-        this.maxPayload = maxPayload;
-        long server = maxPayload.getAsLong();
+        long server = transport.maxPayload();
         if (server > 0 && limits.getMaxRequestSize().toBytes() > server) {
             log.warn("varpulis.security.max-request-size ({} bytes) is above the NATS server's max_payload ({} bytes): "
                     + "an injected event larger than max_payload is read, then answered 413; lower "
@@ -219,7 +196,7 @@ public class ClusterApiController {
      *
      * @param id      the group name
      * @param event   the event
-     * @param msgId   the injection's id (1 to {@value #MAX_INJECTION_ID_LENGTH} letters, digits, {@code . _ : -}),
+     * @param msgId   the injection's id (1 to {@value EventInjector#MAX_ID_LENGTH} letters, digits, {@code . _ : -}),
      *                or none for a new one
      * @param request the request, for the audit line
      * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for an event over the length
@@ -248,23 +225,21 @@ public class ClusterApiController {
             return notFound(id);
         }
         checkLimits(event);
-        String injection = msgId == null ? UUID.randomUUID().toString() : injectionId(msgId);
-        List<PipelineGroupSpec.RouteSpec> entries = group.outputRoutes(Subjects.EXTERNAL).stream()
-                .filter(r -> r.matches(event.eventType())).toList();
+        String injection = msgId == null ? EventInjector.newId() : EventInjector.checkedId(msgId);
+        List<PipelineGroupSpec.RouteSpec> entries = injector.entries(group, event);
         if (entries.isEmpty()) {
             return ResponseEntity.badRequest().body(new ApiError("no route from _external in group " + id
                     + " accepts event type " + event.eventType()));
         }
         String who = Principals.caller(request).describe();
         String what = "inject " + event.eventType() + " into group " + id + " (id " + injection + ")";
-        String tooLarge = neverStored(event, id, injection, entries);
+        String tooLarge = injector.neverStored(id, entries, event, injection);
         if (tooLarge != null) {
             AuditLog.refused(who, what + ": 413 " + tooLarge);
             return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(new ApiError(tooLarge));
         }
         try {
-            RouteEmitter.of(group, entries, transport, codec, metrics)
-                    .emit(List.of(event), INJECTED_KEY, INJECTION_SEED + injection).get(10, TimeUnit.SECONDS);
+            injector.inject(group, entries, event, injection).get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | CompletionException e) {
             AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");
             return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new InjectionNotConfirmed(
@@ -286,7 +261,7 @@ public class ClusterApiController {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("coordinator_id", coordinator.coordinatorId());
         body.put("leader", coordinator.leader().leader());
-        body.put("substrate", transport.substrate().id());
+        body.put("substrate", substrate);
         body.put("workers", coordinator.state().workers().stream().map(WorkerRecord::workerId).toList());
         body.put("groups", coordinator.topology());
         body.put("placement_gate", coordinator.placementGate().view());
@@ -326,45 +301,6 @@ public class ClusterApiController {
                                 + " (varpulis.security.max-field-name-length)");
                     });
         }
-    }
-
-    /**
-     * @return why the event is refused, or {@code null} when it is not: its largest message (the JSON and, on
-     *         JetStream, the {@code Nats-Msg-Id} of the longest route) over {@code max_payload}, or within
-     *         {@link DeadLetterParker#RAW_FORM_HEADER_RESERVE} of it (it could not be parked with its metadata)
-     */
-    private String neverStored(Event event, String group, String injection,
-                               List<PipelineGroupSpec.RouteSpec> entries) {
-        long server = maxPayload.getAsLong();
-        byte[] payload = codec.encode(event);
-        long largest = 0;
-        for (PipelineGroupSpec.RouteSpec route : entries) {
-            String messageId = RouteEmitter.messageId(INJECTION_SEED + injection, group, route.toPipeline(),
-                    RouteEmitter.keyId(INJECTED_KEY.get(0)));
-            largest = Math.max(largest, ClusterTransports.payloadSize(transport.substrate(), new OutboundMessage(
-                    Subjects.route(group, Subjects.EXTERNAL, route.toPipeline()), payload, messageId)));
-        }
-        if (server <= 0 || largest <= server - DeadLetterParker.RAW_FORM_HEADER_RESERVE) {
-            return null;
-        }
-        String size = "the event is " + payload.length + " bytes" + (largest > payload.length ? " (" + largest
-                + " with its Nats-Msg-Id header)" : "");
-        if (largest > server) {
-            return size + ", more than the NATS server's max_payload " + server + " bytes: it can never be stored; "
-                    + "send a smaller event or raise the server's max_payload";
-        }
-        return size + ", within " + (server - largest) + " bytes of the NATS server's max_payload " + server
-                + " bytes: at least " + DeadLetterParker.RAW_FORM_HEADER_RESERVE + " must stay free for the headers "
-                + "of its death envelope, should it ever be parked (nothing is stranded in the DLQ for its size); "
-                + "send a smaller event or raise the server's max_payload";
-    }
-
-    private static String injectionId(String id) {
-        if (!INJECTION_ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("?id= must be 1 to " + MAX_INJECTION_ID_LENGTH + " letters, digits, "
-                    + "'.', '_', ':' or '-'; got '" + (id.length() > 40 ? id.substring(0, 40) + "..." : id) + "'");
-        }
-        return id;
     }
 
     private ResponseEntity<ApiError> notFound(String id) {
