@@ -234,7 +234,8 @@ public final class BruteForceDemo {
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
             // The demo publishes like a node: away from a server that cannot reach the stream leaders.
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin,
-                    new LeaderReachProperties())) {
+                    new LeaderReachProperties());
+                 GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                         NodeApi.PASSWORD);
                 NodeProcess coordinator = run.coordinator();
@@ -264,7 +265,7 @@ public final class BruteForceDemo {
                 };
                 LogFeeder.Streamed stream = new LogFeeder(options, out).stream(connection, lines, years, runId,
                         victims, killAt);
-                Instant drained = new DrainWatch(out, majority, expected).awaitDrained(
+                Instant drained = new DrainWatch(out, majority, expected, givenUp).awaitDrained(
                         connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
                 if (stream.killedAt() != null) {
                     for (NodeProcess victim : victims) {
@@ -280,7 +281,7 @@ public final class BruteForceDemo {
                         .map(NodeProcess::name).toList()) + (victims.size() > 1 ? " were" : " was")
                         + " killed (SIGKILL) after line " + killAt + " and restarted";
                 Report report = new RunReport(options, expected, out).read(connection, majority, group,
-                        parkedBefore, alertsFile, stream, drained, killed);
+                        parkedBefore, alertsFile, stream, drained, killed, givenUp);
                 report.print(out);
                 writeSummary(report.summary());
                 // Leave a shared server as it was found: the group, its consumers, state and routed events go; the

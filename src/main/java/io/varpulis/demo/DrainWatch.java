@@ -25,7 +25,9 @@ import java.util.stream.Stream;
 
 /**
  * Watches the group's durable consumers on the routing stream until the run has drained: nothing pending nor
- * unacknowledged on any edge, as the cluster's majority sees it (issue 25), and says which stage finished last.
+ * unacknowledged on any edge, and every message the server gave up on (max_deliver) parked, as the cluster's
+ * majority sees it (issues 25 and 30: a message the server gave up on is neither pending nor unacknowledged, so
+ * counts alone call a run drained while it is not), and says which stage finished last.
  */
 final class DrainWatch {
 
@@ -39,16 +41,19 @@ final class DrainWatch {
     private final PrintStream out;
     private final MajorityReads majority;
     private final ExpectedAlerts.Reference expected;
+    private final GivenUpWatch givenUp;
 
     /**
      * @param out      where progress and the stages' times are printed
      * @param majority the reads' majority check
      * @param expected the reference, whose alert count the progress lines show
+     * @param givenUp  the messages the server gave up on since before the run
      */
-    DrainWatch(PrintStream out, MajorityReads majority, ExpectedAlerts.Reference expected) {
+    DrainWatch(PrintStream out, MajorityReads majority, ExpectedAlerts.Reference expected, GivenUpWatch givenUp) {
         this.out = out;
         this.majority = majority;
         this.expected = expected;
+        this.givenUp = givenUp;
     }
 
     /**
@@ -85,6 +90,11 @@ final class DrainWatch {
                     }
                     pending.add((edge.isPartition() ? edge.to() + "/" + edge.partition() : edge.to()) + " "
                             + (left < 0 ? "not consuming yet" : left + " pending"));
+                }
+                List<Long> unparked = givenUp.unparked(jsm);
+                if (!unparked.isEmpty()) {
+                    total += unparked.size();
+                    pending.add(unparked.size() + " given up by the server, not parked yet");
                 }
             } catch (IOException e) {
                 // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.

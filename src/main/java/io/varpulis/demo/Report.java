@@ -1,5 +1,6 @@
 package io.varpulis.demo;
 
+import io.varpulis.jetstream.VarpulisJetStream;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,9 +36,19 @@ import java.util.TreeSet;
  * @param timing     how long it took
  * @param alertsFile the alert file
  * @param killed     what was killed and when, for the result line, or {@code null}
+ * @param givenUp    the routing stream's messages the server gave up on during the run, and those not parked
  */
 record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String, Integer> alerts, Set<String> doubled,
-              StateAudit state, Timing timing, Path alertsFile, String killed) {
+              StateAudit state, Timing timing, Path alertsFile, String killed, GivenUp givenUp) {
+
+    /**
+     * The messages of the routing stream the server stopped delivering during the run (max-deliveries advisories).
+     *
+     * @param sequences their stream sequences
+     * @param unparked  those no death envelope in the DLQ carries: they left without being applied or parked
+     */
+    record GivenUp(List<Long> sequences, List<Long> unparked) {
+    }
 
     /** Alerts listed in the printed report, at most (all of them are in the alert file). */
     static final int LISTED = 20;
@@ -165,6 +176,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                 problems.add(edge(to).parked() + " events parked by " + to + " (see the DLQ console)");
             }
         }
+        if (!givenUp.unparked().isEmpty()) {
+            problems.add(givenUp.unparked().size() + " messages the server gave up on (max_deliver) and nobody "
+                    + "parked: stream " + VarpulisJetStream.ROUTING_STREAM + " sequences " + givenUp.unparked());
+        }
         if (state.failuresApplied() != failureEvents()) {
             problems.add((failureEvents() - state.failuresApplied()) + " failures whose window in detect's state is"
                     + " not the reference's: " + String.join("; ", state.wrong()));
@@ -224,6 +239,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
         }
         out.println("  (messages stored, and the events they carry: a batch's elements; applied, parked: events;"
                 + " redelivered, duplicated: messages)");
+        if (!givenUp.sequences().isEmpty()) {
+            out.printf("given up by the server (max_deliver): %d message(s), %d parked from the stream%n",
+                    givenUp.sequences().size(), givenUp.sequences().size() - givenUp.unparked().size());
+        }
         out.printf("failures: %d expected, %d as the reference in detect's state: %d counted once each in windows"
                         + " below the threshold, %d in the %d windows alerted (counts frozen at the crossing)%n",
                 failureEvents(), state.failuresApplied(), state.countedOnce(),

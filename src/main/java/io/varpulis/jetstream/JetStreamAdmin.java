@@ -35,6 +35,13 @@ import java.util.regex.Pattern;
  */
 public class JetStreamAdmin {
 
+    /**
+     * The description of a stream created bounded by max_age only, a server being unable to reserve its max_bytes
+     * (SPEC section 3); the bytes asked for follow.
+     */
+    static final String SMALL_STORE_FALLBACK = "Varpulis: created bounded by max_age only, a server could not reserve "
+            + "max_bytes=";
+
     private static final Logger log = LoggerFactory.getLogger(JetStreamAdmin.class);
 
     /**
@@ -346,7 +353,9 @@ public class JetStreamAdmin {
                             + "varpulis.nats.jetstream.streams.<name>.max-bytes) to restore the byte ceiling",
                     config.getMaxBytes(), config.getName(), config.getReplicas(), e.getErrorDescription(),
                     StreamDrift.duration(config.getMaxAge()));
-            StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1).build();
+            // Marked, so that a later node reading it names the fallback, not an operator, as the reason for the drift.
+            StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1)
+                    .description(SMALL_STORE_FALLBACK + config.getMaxBytes()).build();
             return create(unbounded);
         }
     }
@@ -376,8 +385,18 @@ public class JetStreamAdmin {
             return;
         }
         if (!found.equals(drift.put(declaration.name(), found))) {
-            log.warn("stream {} exists with {}; leaving it as the operator set it", declaration.name(),
-                    found.describe());
+            boolean fallback = actual.getDescription() != null && actual.getDescription()
+                    .startsWith(SMALL_STORE_FALLBACK) && found.differences().stream()
+                    .allMatch(d -> d.setting().equals("max_bytes"));
+            if (fallback) {
+                log.warn("stream {} exists with {}: a node created it bounded by max_age only because a server "
+                        + "could not reserve its max_bytes (its description says so); give every nats-server more "
+                        + "JetStream storage (max_file_store) and set max_bytes by hand (nats stream edit) to restore "
+                        + "the byte ceiling", declaration.name(), found.describe());
+            } else {
+                log.warn("stream {} exists with {}; leaving it as the operator set it", declaration.name(),
+                        found.describe());
+            }
         }
     }
 
