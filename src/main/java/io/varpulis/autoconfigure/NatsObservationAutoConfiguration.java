@@ -1,21 +1,28 @@
 package io.varpulis.autoconfigure;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.varpulis.observation.MicrometerTraces;
+import io.varpulis.observation.NatsMeterObservationHandler;
 import io.varpulis.observation.NatsProcessObservationConvention;
-import io.varpulis.observation.ObservedDeliveries;
-import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.observation.NatsSendObservationConvention;
+import io.varpulis.observation.ObservedDeliveries;
 import io.varpulis.observation.ObservedTransportPostProcessor;
 import io.varpulis.observation.Traces;
+import io.varpulis.observation.UnsampledTracingHandler;
+import io.varpulis.transport.DeliveryDecorator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * Observes the substrate (SPEC section 14) when {@code varpulis.nats.observation-enabled=true}, in the manner of
@@ -24,6 +31,11 @@ import org.springframework.context.annotation.Configuration;
  * container processes is one ({@link ObservedDeliveries}), which Spring Boot's tracing bridge (Brave or OpenTelemetry, when present) makes spans propagated in
  * NATS headers and its meter handler makes timers; commands and registrations ({@code RequestReply}) carry the trace
  * context too. Off by default, as in Spring Kafka: see the README's Observability section for its measured cost.
+ * <p>What each observation costs is kept near Micrometer's own (issue 32): the substrate's timers by a meter handler of
+ * their own ({@link NatsMeterObservationHandler}: timers looked up once, no long-task timer per message unless
+ * {@code varpulis.nats.observation-long-task-timers=true}), and no span for a delivery whose trace is not sampled nor
+ * for what it publishes ({@link UnsampledTracingHandler}); both ordered first, so that Spring Boot's first-matching
+ * handler groups leave every other observation to Boot's own handlers.
  */
 @AutoConfiguration
 @ConditionalOnClass(ObservationRegistry.class)
@@ -63,6 +75,28 @@ public class NatsObservationAutoConfiguration {
                 convention.getIfAvailable(), traces.getIfAvailable(() -> Traces.NONE));
     }
 
+    /** With Micrometer's meters: the substrate's timers at their cost. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class MetersConfiguration {
+
+        /**
+         * @param registry       Spring Boot's meter registry
+         * @param longTaskTimers {@code varpulis.nats.observation-long-task-timers}: a long-task timer per message
+         *                       ({@code varpulis.nats.send.active}, {@code varpulis.nats.process.active}), off by
+         *                       default
+         * @return the substrate's meter handler, first of Boot's meter handlers
+         */
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        @ConditionalOnBean(MeterRegistry.class)
+        @ConditionalOnMissingBean
+        NatsMeterObservationHandler varpulisMeterObservationHandler(MeterRegistry registry,
+                @Value("${varpulis.nats.observation-long-task-timers:false}") boolean longTaskTimers) {
+            return new NatsMeterObservationHandler(registry, longTaskTimers);
+        }
+    }
+
     /** With Micrometer Tracing: death envelopes name their trace, replays link to it. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Tracer.class)
@@ -77,6 +111,18 @@ public class NatsObservationAutoConfiguration {
         Traces varpulisTraces(ObjectProvider<Tracer> tracer) {
             Tracer found = tracer.getIfAvailable();
             return found == null ? Traces.NONE : new MicrometerTraces(found);
+        }
+
+        /**
+         * @param tracer Spring Boot's tracer
+         * @return no span for an unsampled delivery and what it publishes, first of Boot's tracing handlers
+         */
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        @ConditionalOnBean(Tracer.class)
+        @ConditionalOnMissingBean
+        UnsampledTracingHandler varpulisUnsampledTracingHandler(Tracer tracer) {
+            return new UnsampledTracingHandler(tracer);
         }
     }
 }

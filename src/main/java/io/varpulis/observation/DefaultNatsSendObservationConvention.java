@@ -19,6 +19,8 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     /** The observation's (and so the meter's) name. */
     public static final String NAME = "varpulis.nats.send";
 
+    private final KeyValuesCache<Tags> cache = new KeyValuesCache<>(DefaultNatsSendObservationConvention::build);
+
     @Override
     public String getName() {
         return NAME;
@@ -29,16 +31,29 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
         return "send " + Destinations.of(context.subject());
     }
 
+    /** The low-cardinality key values, built once per destination template and error type and kept (issue 32). */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsSendContext context) {
-        return KeyValues.of(CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
-                CommonKeys.OPERATION_TYPE.withValue("send"),
-                CommonKeys.DESTINATION_NAME.withValue(Destinations.of(context.subject())),
-                CommonKeys.ERROR_TYPE.withValue(errorType(context.getError())));
+        String destination = Destinations.of(context.subject());
+        String error = errorType(context.getError());
+        Tags key = new Tags(destination, error);
+        return cache.get(key);
     }
 
+    private static KeyValues build(Tags tags) {
+        return KeyValues.of(
+                CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
+                CommonKeys.OPERATION_TYPE.withValue("send"),
+                CommonKeys.DESTINATION_NAME.withValue(tags.destination()),
+                CommonKeys.ERROR_TYPE.withValue(tags.error()));
+    }
+
+    /** Span tags: none for an unsampled publish, which has no span. */
     @Override
     public KeyValues getHighCardinalityKeyValues(NatsSendContext context) {
+        if (context.unsampled()) {
+            return KeyValues.empty();
+        }
         KeyValues values = KeyValues.of(MessageKeys.SUBJECT.withValue(context.subject()));
         if (context.messageId() != null) {
             values = values.and(MessageKeys.MESSAGE_ID.withValue(context.messageId()));
@@ -55,5 +70,9 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
      */
     static String errorType(Throwable error) {
         return error == null ? "none" : error.getClass().getSimpleName();
+    }
+
+    /** What the low-cardinality key values of a publish depend on. */
+    private record Tags(String destination, String error) {
     }
 }

@@ -5,16 +5,23 @@ import io.nats.client.impl.Headers;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.transport.Delivery;
 
+import java.util.Map;
+
 /**
  * The context of one delivery processed: its carrier is the delivery, whose NATS headers Spring Boot's configured
  * propagation reads the publisher's trace context from, so the process span is the child of the send span. It ends
  * when the delivery is settled, with the outcome set here.
+ * <p>Whether the incoming trace is sampled is read from the headers when the context is made
+ * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span ({@link UnsampledTracingHandler}), and what it
+ * publishes carries its trace headers through unchanged ({@link #carried()}).
  */
 public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final ConsumerDeclaration consumer;
+    private final Boolean sampled;
     private volatile String outcome = "left";
     private volatile String parkReason = "none";
+    private long startedNanos;
 
     /**
      * @param consumer the durable consumer it came through
@@ -23,6 +30,7 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     public NatsProcessContext(ConsumerDeclaration consumer, Delivery delivery) {
         super(NatsProcessContext::header);
         this.consumer = consumer;
+        this.sampled = TraceHeaders.sampled(delivery.headers());
         setCarrier(delivery);
         setRemoteServiceName("nats");
     }
@@ -30,6 +38,31 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     private static String header(Delivery delivery, String key) {
         Headers headers = delivery.headers();
         return headers == null ? null : headers.getFirst(key);
+    }
+
+    /**
+     * @return {@code true} when the delivery's headers say its trace is not sampled: it gets no span
+     */
+    public boolean unsampled() {
+        return Boolean.FALSE.equals(sampled);
+    }
+
+    /**
+     * @return the trace headers the delivery came with, for what it publishes while it is not sampled
+     */
+    public Map<String, String> carried() {
+        return TraceHeaders.of(getCarrier().headers());
+    }
+
+    /**
+     * @return when the observation started ({@link System#nanoTime()}), for its timer
+     */
+    long startedNanos() {
+        return startedNanos;
+    }
+
+    void started(long nanos) {
+        startedNanos = nanos;
     }
 
     /**

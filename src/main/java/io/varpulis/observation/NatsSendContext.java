@@ -8,13 +8,17 @@ import java.util.Map;
 /**
  * The context of one publish: its carrier is the header map of the outbound message, into which Spring Boot's
  * configured propagation (W3C {@code traceparent}/{@code tracestate}/{@code baggage}, or B3) writes through the
- * tracing bridge when the observation starts.
+ * tracing bridge when the observation starts. A publish made while processing an unsampled delivery is unsampled too:
+ * it gets no span, and the delivery's trace headers are written on it unchanged ({@link UnsampledTracingHandler}).
  */
 public class NatsSendContext extends SenderContext<Map<String, String>> {
 
     private final String subject;
     private final String messageId;
     private final String parkedTraceId;
+    private final boolean propagate;
+    private Map<String, String> carried;
+    private long startedNanos;
 
     /**
      * @param subject       the subject published on
@@ -25,6 +29,7 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
      */
     public NatsSendContext(String subject, String messageId, String parkedTraceId, boolean propagate) {
         super(propagate ? Map::put : (carrier, key, value) -> { });
+        this.propagate = propagate;
         this.subject = subject;
         this.messageId = messageId;
         this.parkedTraceId = parkedTraceId;
@@ -58,5 +63,38 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
      */
     public Map<String, String> traceHeaders() {
         return getCarrier();
+    }
+
+    /**
+     * Marks the publish as made while processing an unsampled delivery, whose trace headers it carries through.
+     *
+     * @param headers the delivery's trace headers
+     */
+    void carry(Map<String, String> headers) {
+        this.carried = headers;
+    }
+
+    /**
+     * @return {@code true} when it is published while processing an unsampled delivery: no span
+     */
+    public boolean unsampled() {
+        return carried != null;
+    }
+
+    /**
+     * Writes the unsampled delivery's trace headers on the message, unless it is too close to max_payload for any.
+     */
+    void writeCarried() {
+        if (carried != null && propagate) {
+            getCarrier().putAll(carried);
+        }
+    }
+
+    long startedNanos() {
+        return startedNanos;
+    }
+
+    void started(long nanos) {
+        startedNanos = nanos;
     }
 }

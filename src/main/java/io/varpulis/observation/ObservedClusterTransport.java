@@ -106,6 +106,12 @@ public class ObservedClusterTransport implements ClusterTransport {
         String parkedTraceId = traceId(parkedTraceparent);
         NatsSendContext context = new NatsSendContext(message.subject(), message.messageId(), parkedTraceId,
                 fits(message));
+        Observation current = registry.getCurrentObservation();
+        if (current != null && current.getContext() instanceof NatsProcessContext processing
+                && processing.unsampled()) {
+            // Published while an unsampled delivery is processed: no span, its trace headers carried through.
+            context.carry(processing.carried());
+        }
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry);
         Traces.LinkedSpan replay = parkedTraceId == null ? Traces.LinkedSpan.NONE : traces.startLinked(REPLAY_SPAN,

@@ -7,6 +7,9 @@ import brave.propagation.ThreadLocalCurrentTraceContext;
 import brave.propagation.TraceContext;
 import brave.sampler.Sampler;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
+import io.varpulis.observation.NatsMeterObservationHandler;
+import io.varpulis.observation.UnsampledTracingHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -24,8 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
  * The observation a Spring Boot 4.1 service gets with {@code varpulis.nats.observation-enabled=true}, Actuator and
  * the Brave bridge (issue 23): an {@link ObservationRegistry} with the propagating sender and receiver handlers and
  * the default tracing handler over a Brave tracer (W3C {@code traceparent}, 128-bit trace ids), plus the meter
- * handler (a timer per observation). {@code management.tracing.sampling.probability} is the sampler's probability
- * (Boot's default 0.1); an unsampled delivery still carries its {@code traceparent}. Finished spans are counted and
+ * handlers (a timer per observation), grouped first-matching as Boot 4.1 groups them, with the substrate's own meter
+ * and unsampled tracing handlers first (issue 32). {@code management.tracing.sampling.probability} is the sampler's probability
+ * (Boot's default 0.1); an unsampled delivery gets no span and carries its {@code traceparent} through. Finished spans are counted and
  * dropped, where Boot would hand them to a reporter (Zipkin, OTLP) on its own thread.
  */
 final class BenchTracing implements AutoCloseable {
@@ -49,12 +53,20 @@ final class BenchTracing implements AutoCloseable {
                 }).build();
         BraveTracer tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         BravePropagator propagator = new BravePropagator(tracing);
+        // As Spring Boot 4.1 groups them (TracingAndMeterObservationHandlerGroup): the tracing handlers first-matching
+        // in bean order, the substrate's own first; the meter handlers likewise, each wrapped for exemplars.
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
         registry.observationConfig()
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new UnsampledTracingHandler(tracer),
                         new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                         new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                         new DefaultTracingObservationHandler(tracer)))
-                .observationHandler(new DefaultMeterObservationHandler(new SimpleMeterRegistry()));
+                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new TracingAwareMeterObservationHandler<>(new NatsMeterObservationHandler(meters, false),
+                                tracer),
+                        new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters),
+                                tracer)));
     }
 
     /**

@@ -141,6 +141,44 @@ class ObservedClusterTransportTest {
     }
 
     @Test
+    void anUnsampledDeliveryMakesNoSpan_itsOutputCarriesItsTraceparentThrough_andTheTimersStillCount()
+            throws Exception {
+        RouteEdge intoParse = new RouteEdge("unsampled", "_external", "parse");
+        RouteEdge intoDetect = new RouteEdge("unsampled", "parse", "detect");
+        List<String> detectedWith = new CopyOnWriteArrayList<>();
+        start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
+                new RouteEmitter("unsampled", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect",
+                        List.of("*"))), transport, fixture.codec, fixture.metrics));
+        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"), new DeployedPipeline(intoDetect.group(),
+                intoDetect.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
+                fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(intoDetect.to(),
+                        intoDetect.subject(), fixture.properties.getJetstream().getConsumer()), intoDetect.to(),
+                fixture.metrics.deliveries(intoDetect.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
+                delivery -> {
+                    detectedWith.add(delivery.headers() == null ? "none"
+                            : String.valueOf(delivery.headers().getFirst("traceparent")));
+                    return detect.handle(delivery);
+                }).start());
+
+        // A publisher whose trace was sampled out upstream: flags 00.
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+        fixture.transport.publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw",
+                Map.of("n", "1"))), "unsampled:1", Map.of("traceparent", traceparent), null, null)).get();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.meters().find(
+                DefaultNatsProcessObservationConvention.NAME).timers().stream().mapToLong(Timer::count).sum() == 2);
+        assertThat(detectedWith).as("the output carries its input's trace context through, unchanged")
+                .containsExactly(traceparent);
+        assertThat(tracing.spans()).as("no span for an unsampled delivery or its output").isEmpty();
+        assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timers())
+                .as("the output's publish is timed").singleElement()
+                .satisfies(timer -> assertThat(timer.count()).isOne());
+        assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME + ".active")
+                .longTaskTimers()).as("no long-task timer per message").isEmpty();
+    }
+
+    @Test
     void aPoisonEventsTraceHoldsItsFiveDeliveriesAndItsParkAndTheParkedMessageNamesIt() throws Exception {
         RouteEdge intoPoisoned = new RouteEdge("traced", "_external", "poisoned");
         start(intoPoisoned, (event, context) -> {

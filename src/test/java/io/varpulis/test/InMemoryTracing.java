@@ -7,6 +7,9 @@ import brave.propagation.ThreadLocalCurrentTraceContext;
 import brave.propagation.TraceContext;
 import brave.sampler.Sampler;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
+import io.varpulis.observation.NatsMeterObservationHandler;
+import io.varpulis.observation.UnsampledTracingHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -24,8 +27,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A real Brave tracer with W3C propagation, wired to an {@link ObservationRegistry} the way Spring Boot wires it
- * (the propagating sender and receiver handlers, the default tracing handler, the meter handler), that keeps the
- * finished spans in memory.
+ * (the propagating sender and receiver handlers, the default tracing handler, the meter handler, and the substrate's
+ * own meter and unsampled tracing handlers first), that keeps the finished spans in memory.
  */
 public final class InMemoryTracing implements AutoCloseable {
 
@@ -49,12 +52,19 @@ public final class InMemoryTracing implements AutoCloseable {
                 }).build();
         tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         BravePropagator propagator = new BravePropagator(tracing);
+        // As Spring Boot 4.1 groups the beans varpulis.nats.observation-enabled adds (the substrate's own meter and
+        // unsampled tracing handlers, ordered first) with its own: first-matching, meter handlers wrapped for exemplars.
         registry.observationConfig()
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new UnsampledTracingHandler(tracer),
                         new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                         new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                         new DefaultTracingObservationHandler(tracer)))
-                .observationHandler(new DefaultMeterObservationHandler(meters));
+                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new TracingAwareMeterObservationHandler<>(new NatsMeterObservationHandler(meters, false),
+                                tracer),
+                        new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters),
+                                tracer)));
     }
 
     /**
