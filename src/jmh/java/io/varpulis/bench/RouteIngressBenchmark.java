@@ -5,7 +5,11 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nats.client.impl.NatsMessage;
+import io.varpulis.container.Decision;
+import io.varpulis.container.Outcome;
+import io.varpulis.container.Settlement;
 import io.varpulis.delivery.DeployedPipeline;
+import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -31,9 +35,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The product's CPU per routed event on the consumer side, without the network: {@link RouteIngress#onDelivery}
- * (decode, a no-op processor, emit nothing, ack, meters on a Prometheus registry as in the node) on a delivery whose
- * ack goes nowhere. Next to it, the meters alone: as {@link SubstrateMetrics} records them now (meters resolved once
+ * The product's CPU per routed event on the consumer side, without the network: {@link RouteIngress#handle} (decode,
+ * a no-op processor, emit nothing), the container's {@link Settlement} of its outcome and the ack, and the apply's
+ * meters on a Prometheus registry as in the node, on a delivery whose ack goes nowhere (the container's hand-over
+ * between the client's thread and its applying thread is not in it). Next to it, the meters alone: as {@link SubstrateMetrics} records them now (meters resolved once
  * per pipeline) and as it did before (a registry lookup per event).
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -50,14 +55,23 @@ public class RouteIngressBenchmark {
     // The parker is never called: every payload decodes and applies.
     private final RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(),
             edge.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
-            new EventCodec(), null, metrics, Duration.ofSeconds(2), RouteIngress.OwnershipListener.NONE);
+            new EventCodec(), null, RouteIngress.OwnershipListener.NONE);
+    private final Settlement settlement = new Settlement(Duration.ofSeconds(2));
+    private final DeliveryMeters meters = metrics.deliveries("sink", SubstrateMetrics.UNPARTITIONED, true);
     private final NatsMessage message = NatsMessage.builder().subject(edge.subject()).data(Payloads.event(42))
             .build();
     private final Duration applyTime = Duration.ofNanos(25_000);
 
     @Benchmark
-    public void ingressOnDelivery() {
-        ingress.onDelivery(new AckedNowhere(message));
+    public void ingressHandledSettledAndAcked() {
+        Delivery delivery = new AckedNowhere(message);
+        long started = System.nanoTime();
+        Outcome outcome = ingress.handle(delivery).toCompletableFuture().join();
+        if (settlement.decide(outcome, delivery.attempt(), delivery.maxDeliver(), Settlement.State.RUNNING).action()
+                == Decision.Action.ACK) {
+            delivery.ack();
+            meters.applied(System.nanoTime() - started, 0);
+        }
     }
 
     @Benchmark
