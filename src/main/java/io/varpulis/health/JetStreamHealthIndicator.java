@@ -32,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach}, issue 25). These last ones
  * are transient (a stream leader election shows them on every node at once): they turn the component DOWN only once
  * they have lasted {@code down-after} ({@code varpulis.nats.jetstream.leader-reach.down-after}); meanwhile it stays
- * UP with the {@code problem} and its {@code since} in its details. JetStream disabled on the server is DOWN at once.
+ * UP with the {@code problem} and its {@code since} in its details. JetStream disabled on the server is DOWN at once:
+ * its INFO says so, or (a server whose JetStream was disabled under a live connection, issue 30) the leader of a
+ * stream has not heard from the server's replica for {@link JetStreamReach#REPLICA_SILENT}.
  * Details: {@code streams} (per stream:
  * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
  * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
@@ -157,6 +159,11 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         Optional<JetStreamReach.Problem> reach = Optional.empty();
         for (String name : admin.declaredStreams().keySet()) {
             Optional<StreamInfo> info = asking(name, server, () -> admin.streamInfo(name));
+            if (disabled.isEmpty() && info.isPresent()) {
+                // The connected server's own replica silent or offline: its JetStream disabled (a full disk) or its
+                // store failing, which lasts until an operator acts: DOWN at once, as JetStream off in its INFO.
+                disabled = JetStreamReach.ofConnectedReplica(info.get(), server);
+            }
             if (disabled.isEmpty() && reach.isEmpty() && info.isPresent()) {
                 reach = JetStreamReach.ofStream(info.get(), server);
             }

@@ -35,6 +35,17 @@ public final class JetStreamReach {
      */
     public static final Duration LOST_QUORUM = Duration.ofSeconds(10);
 
+    /**
+     * How long a stream's leader may go without hearing from the connected server's replica, behind, before that
+     * server counts as unable to serve the stream: raft heartbeats come every second, so 5 s is five missed in a
+     * row, beyond what a busy follower shows.
+     */
+    public static final Duration REPLICA_SILENT = Duration.ofSeconds(5);
+
+    private static final String DISABLED_ADVICE = "check the server's log: if it says 'out of resources, will be "
+            + "DISABLED', free its store (the disk, max_file_store) and restart it; this node moves to another "
+            + "server of varpulis.nats.url after varpulis.nats.jetstream.leader-reach.reconnect-after";
+
     private JetStreamReach() {
     }
 
@@ -116,13 +127,40 @@ public final class JetStreamReach {
         if (quorum.isPresent()) {
             return quorum;
         }
-        if (cluster.getReplicas() != null) {
-            for (Replica replica : cluster.getReplicas()) {
-                if (server.equals(replica.getName()) && replica.isOffline()) {
-                    return Optional.of(new Problem(server, stream, "the connected server's replica of stream "
-                            + stream + " is offline", "check its log: if it says 'out of resources, will be "
-                            + "DISABLED', free its store and restart it", false));
-                }
+        return ofConnectedReplica(info, server);
+    }
+
+    /**
+     * The connected server's own replica of a stream, as the stream's leader reports it: offline, or not heard from
+     * for more than {@link #REPLICA_SILENT} and behind. That is what a server whose JetStream was disabled under it
+     * looks like to its clients (issue 30: "out of resources, will be DISABLED" after a full disk; its INFO still
+     * says JetStream is on, and the account and stream requests are answered by the other servers), and a server
+     * whose store fails: the node's events would wait on it, so it moves to another server.
+     *
+     * @param info   a stream's info, as its leader answered it
+     * @param server the connected server's name
+     * @return the problem, or empty when the connected server leads the stream, is no peer of it, or keeps up
+     */
+    public static Optional<Problem> ofConnectedReplica(StreamInfo info, String server) {
+        ClusterInfo cluster = info.getClusterInfo();
+        if (cluster == null || cluster.getReplicas() == null) {
+            return Optional.empty();
+        }
+        String stream = info.getConfiguration().getName();
+        for (Replica replica : cluster.getReplicas()) {
+            if (!server.equals(replica.getName())) {
+                continue;
+            }
+            if (replica.isOffline()) {
+                return Optional.of(new Problem(server, stream, "the connected server's replica of stream " + stream
+                        + " is offline", DISABLED_ADVICE, true));
+            }
+            Duration silent = replica.getActive();
+            if (!replica.isCurrent() && silent != null && silent.compareTo(REPLICA_SILENT) > 0) {
+                return Optional.of(new Problem(server, stream, "the connected server's replica of stream " + stream
+                        + " has not been heard from by its leader " + cluster.getLeader() + " for "
+                        + silent.toSeconds() + " s and is " + replica.getLag() + " operation(s) behind: its "
+                        + "JetStream may be disabled, or its store failing", DISABLED_ADVICE, true));
             }
         }
         return Optional.empty();
@@ -222,7 +260,13 @@ public final class JetStreamReach {
         for (String stream : streams) {
             Optional<Problem> problem;
             try {
-                problem = ofStream(jsm.getStreamInfo(stream), server);
+                StreamInfo info = jsm.getStreamInfo(stream);
+                Optional<Problem> replica = ofConnectedReplica(info, server);
+                if (replica.isPresent()) {
+                    // The connected server's own: another server would not show it, whatever the meta leader says.
+                    return replica;
+                }
+                problem = ofStream(info, server);
             } catch (JetStreamApiException e) {
                 problem = JetStreamErrors.isNotFound(e) ? Optional.empty() : Optional.of(ofFailure(stream, server, e));
             } catch (IOException | RuntimeException e) {

@@ -21,8 +21,12 @@ import java.time.Duration;
  */
 public final class KeyValueBuckets {
 
-    /** How long a bucket created by this or another node may stay invisible while a cluster places its stream. */
-    static final int VISIBLE_WITHIN_SECONDS = 10;
+    /**
+     * How long a bucket created by this or another node may stay invisible while a cluster places its stream and
+     * elects its leader: behind a slow disk (issue 30: 100 ms per fsync on one server) that took over 10 s, and a
+     * worker starting meanwhile exited.
+     */
+    static final int VISIBLE_WITHIN_SECONDS = 30;
 
     private static final long POLL_MILLIS = 100;
     private static final Logger log = LoggerFactory.getLogger(KeyValueBuckets.class);

@@ -48,10 +48,10 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
                 CommonKeys.ERROR_TYPE.withValue(tags.error()));
     }
 
-    /** Span tags: none for an unsampled publish, which has no span. */
+    /** Span tags: none for a publish no sampled span records. */
     @Override
     public KeyValues getHighCardinalityKeyValues(NatsSendContext context) {
-        if (context.unsampled()) {
+        if (context.untraced()) {
             return KeyValues.empty();
         }
         KeyValues values = KeyValues.of(MessageKeys.SUBJECT.withValue(context.subject()));

@@ -33,6 +33,9 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
     private final MeterRegistry registry;
     private final boolean longTaskTimers;
     private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
+    // By the identity of the key values: the default conventions return one instance per tag set, so a timer is
+    // found without hashing its tags (a convention bean that builds them anew falls back on the map above).
+    private final Map<Identity, Timer> known = new ConcurrentHashMap<>();
 
     /**
      * @param registry       where the timers are registered
@@ -67,9 +70,17 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
         long started = context instanceof NatsSendContext send ? send.startedNanos()
                 : ((NatsProcessContext) context).startedNanos();
         String error = context.getError() == null ? "none" : context.getError().getClass().getSimpleName();
-        timers.computeIfAbsent(new Key(context.getName(), context.getLowCardinalityKeyValues(), error),
-                        key -> Timer.builder(key.name()).tags(tags(key.tags(), key.error())).register(registry))
-                .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        KeyValues tags = context.getLowCardinalityKeyValues();
+        Identity identity = new Identity(context.getName(), tags, error);
+        Timer timer = known.get(identity);
+        if (timer == null) {
+            timer = timers.computeIfAbsent(new Key(context.getName(), tags, error), key -> Timer.builder(key.name())
+                    .tags(tags(key.tags(), key.error())).register(registry));
+            if (known.size() < KeyValuesCache.MAX_CACHED) {
+                known.put(identity, timer);
+            }
+        }
+        timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         LongTaskTimer.Sample active = context.get(LongTaskTimer.Sample.class);
         if (active != null) {
             active.stop();
@@ -89,5 +100,19 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
 
     /** One timer's identity: the observation's name, its low-cardinality key values and its error. */
     private record Key(String name, KeyValues tags, String error) {
+    }
+
+    /** A key by the identity of its key values and name. */
+    private record Identity(String name, KeyValues tags, String error) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Identity that && that.name == name && that.tags == tags
+                    && that.error.equals(error);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(tags) * 31 + error.hashCode();
+        }
     }
 }

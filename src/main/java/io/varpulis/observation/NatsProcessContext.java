@@ -1,5 +1,8 @@
 package io.varpulis.observation;
 
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.transport.ReceiverContext;
 import io.nats.client.impl.Headers;
 import io.varpulis.jetstream.ConsumerDeclaration;
@@ -19,6 +22,7 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final ConsumerDeclaration consumer;
     private final Boolean sampled;
+    private final HeldKeyValues lowCardinality = new HeldKeyValues();
     private volatile String outcome = "left";
     private volatile String parkReason = "none";
     private long startedNanos;
@@ -102,5 +106,45 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     void parked(String reason) {
         outcome = "parked";
         parkReason = reason == null ? "unknown" : reason;
+    }
+
+    // Key values held as the convention returned them (HeldKeyValues): no copy into Micrometer's map, no sort per read.
+
+    @Override
+    public Observation.Context addLowCardinalityKeyValues(KeyValues keyValues) {
+        return lowCardinality.hold(keyValues) ? this : super.addLowCardinalityKeyValues(keyValues);
+    }
+
+    @Override
+    public Observation.Context addLowCardinalityKeyValue(KeyValue keyValue) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.addLowCardinalityKeyValue(keyValue);
+    }
+
+    @Override
+    public Observation.Context removeLowCardinalityKeyValue(String key) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.removeLowCardinalityKeyValue(key);
+    }
+
+    @Override
+    public Observation.Context removeLowCardinalityKeyValues(String... keys) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.removeLowCardinalityKeyValues(keys);
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues() {
+        return lowCardinality.get(super::getLowCardinalityKeyValues);
+    }
+
+    @Override
+    public KeyValue getLowCardinalityKeyValue(String key) {
+        return lowCardinality.get(key, super::getLowCardinalityKeyValue);
+    }
+
+    @Override
+    public KeyValues getAllKeyValues() {
+        return getLowCardinalityKeyValues().and(getHighCardinalityKeyValues());
     }
 }

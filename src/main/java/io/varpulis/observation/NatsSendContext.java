@@ -1,5 +1,8 @@
 package io.varpulis.observation;
 
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.transport.SenderContext;
 
 import java.util.LinkedHashMap;
@@ -17,7 +20,9 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
     private final String messageId;
     private final String parkedTraceId;
     private final boolean propagate;
+    private final HeldKeyValues lowCardinality = new HeldKeyValues();
     private Map<String, String> carried;
+    private boolean sampledOut;
     private long startedNanos;
 
     /**
@@ -82,6 +87,22 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
     }
 
     /**
+     * Notes, once the observation started, whether the tracer sampled it: a publish outside any delivery (a root)
+     * whose trace the tracer sampled out gets no span tags.
+     */
+    void started() {
+        sampledOut = carried == null && Boolean.FALSE.equals(TraceHeaders.sampled(getCarrier()));
+    }
+
+    /**
+     * @return {@code true} when no sampled span records it: an unsampled delivery's output, or a root the tracer
+     * sampled out (its span tags are not built)
+     */
+    public boolean untraced() {
+        return carried != null || sampledOut;
+    }
+
+    /**
      * Writes the unsampled delivery's trace headers on the message, unless it is too close to max_payload for any.
      */
     void writeCarried() {
@@ -96,5 +117,45 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
 
     void started(long nanos) {
         startedNanos = nanos;
+    }
+
+    // Key values held as the convention returned them (HeldKeyValues): no copy into Micrometer's map, no sort per read.
+
+    @Override
+    public Observation.Context addLowCardinalityKeyValues(KeyValues keyValues) {
+        return lowCardinality.hold(keyValues) ? this : super.addLowCardinalityKeyValues(keyValues);
+    }
+
+    @Override
+    public Observation.Context addLowCardinalityKeyValue(KeyValue keyValue) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.addLowCardinalityKeyValue(keyValue);
+    }
+
+    @Override
+    public Observation.Context removeLowCardinalityKeyValue(String key) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.removeLowCardinalityKeyValue(key);
+    }
+
+    @Override
+    public Observation.Context removeLowCardinalityKeyValues(String... keys) {
+        lowCardinality.move(super::addLowCardinalityKeyValues);
+        return super.removeLowCardinalityKeyValues(keys);
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues() {
+        return lowCardinality.get(super::getLowCardinalityKeyValues);
+    }
+
+    @Override
+    public KeyValue getLowCardinalityKeyValue(String key) {
+        return lowCardinality.get(key, super::getLowCardinalityKeyValue);
+    }
+
+    @Override
+    public KeyValues getAllKeyValues() {
+        return getLowCardinalityKeyValues().and(getHighCardinalityKeyValues());
     }
 }

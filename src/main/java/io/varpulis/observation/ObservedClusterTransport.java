@@ -118,6 +118,7 @@ public class ObservedClusterTransport implements ClusterTransport {
                 parkedTraceparent, Map.of(SendKeys.PARKED_TRACE_ID.asString(), parkedTraceId));
         try {
             observation.start();
+            context.started();
         } finally {
             replay.closeScope();
         }

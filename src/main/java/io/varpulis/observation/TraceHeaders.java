@@ -5,6 +5,7 @@ import io.nats.client.impl.Headers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The trace context a message carries in its NATS headers, as Spring Boot's propagation writes it: W3C
@@ -28,22 +29,30 @@ public final class TraceHeaders {
      * none does (no context: a root, whose sampling the tracer decides; or a B3 context that defers the decision)
      */
     public static Boolean sampled(Headers headers) {
-        if (headers == null || headers.isEmpty()) {
-            return null;
-        }
-        String traceparent = headers.getFirst("traceparent");
+        return headers == null || headers.isEmpty() ? null : sampled(headers::getFirst);
+    }
+
+    /**
+     * @param headers the trace headers a propagation wrote on an outbound message
+     * @return whether they say the trace is sampled, as {@link #sampled(Headers)}
+     */
+    public static Boolean sampled(Map<String, String> headers) {
+        return headers.isEmpty() ? null : sampled(headers::get);
+    }
+
+    private static Boolean sampled(Function<String, String> header) {
+        String traceparent = header.apply("traceparent");
         if (traceparent != null) {
             return w3cSampled(traceparent.trim());
         }
-        String b3 = headers.getFirst("b3");
+        String b3 = header.apply("b3");
         if (b3 != null) {
             return b3Sampled(b3.trim());
         }
-        String flags = headers.getFirst("X-B3-Flags");
-        if ("1".equals(flags)) {
+        if ("1".equals(header.apply("X-B3-Flags"))) {
             return true;
         }
-        String sampled = headers.getFirst("X-B3-Sampled");
+        String sampled = header.apply("X-B3-Sampled");
         if (sampled == null) {
             return null;
         }

@@ -476,9 +476,23 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 return;
             }
             if (stored > 0) {
-                String id = leaderRead(MessageGetRequest.forSequence(last), "read sequence " + last)
-                        .map(MessageInfo::getHeaders).map(h -> h.getFirst(Delivery.MSG_ID_HEADER)).orElse(null);
-                if (!pending.get((int) stored - 1).messageId.equals(id)) {
+                Optional<MessageInfo> lastMessage = leaderRead(MessageGetRequest.forSequence(last),
+                        "read sequence " + last);
+                String id = lastMessage.map(MessageInfo::getHeaders).map(h -> h.getFirst(Delivery.MSG_ID_HEADER))
+                        .orElse(null);
+                if (lastMessage.isEmpty()) {
+                    // Gone already (its key written again since: one message per key; or expired): the fence tells
+                    // whether another writer took the bucket over. While it is this writer's, nobody else could
+                    // write (every other writer's write expects its own last message, which the fence followed), so
+                    // the messages since the last confirmed one are this writer's, in order (issue 30: such a read
+                    // made a live owner fence itself).
+                    String holder = leaderRead(MessageGetRequest.lastForSubject(subject(FENCE_KEY)), "read the fence")
+                            .map(m -> StateReads.fenceField(m, "writer")).orElse("");
+                    if (!writer.equals(holder)) {
+                        fence("sequence " + last + " is gone and the fence names writer " + holder, null);
+                        return;
+                    }
+                } else if (!pending.get((int) stored - 1).messageId.equals(id)) {
                     fence("sequence " + last + " was written by another writer (message id " + id + ")", null);
                     return;
                 }

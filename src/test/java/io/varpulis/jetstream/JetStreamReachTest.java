@@ -43,11 +43,28 @@ class JetStreamReachTest {
     void theConnectedServersOfflineReplicaIsAProblemThatSaysToFreeItsStore() throws Exception {
         JetStreamReach.Problem problem = JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":"
                 + "[{\"name\":\"n2\",\"current\":true},{\"name\":\"n3\",\"offline\":true}]"), "n3").orElseThrow();
-        assertThat(problem.leaderUnreachable()).isFalse();
+        assertThat(problem.leaderUnreachable()).as("another server of the URL list may serve the node").isTrue();
         assertThat(problem.describe()).contains("replica of stream S is offline").contains("will be DISABLED");
         assertThat(JetStreamReach.ofStream(info("\"leader\":\"n1\",\"replicas\":[{\"name\":\"n2\",\"offline\":true},"
                 + "{\"name\":\"n3\",\"current\":true}]"), "n3"))
                 .as("another server's replica, the quorum kept: the cluster's business, not this node's").isEmpty();
+    }
+
+    @Test
+    void theConnectedServersReplicaNotHeardFromAndBehindIsItsJetStreamDisabled() throws Exception {
+        // As issue 30's disk-full showed it to a client of the server whose JetStream was disabled (nats-server
+        // 2.12.15): its INFO still says JetStream is on; the leader last heard from its replica 7 s ago, 7 behind.
+        JetStreamReach.Problem problem = JetStreamReach.ofConnectedReplica(info("\"leader\":\"n2\",\"replicas\":"
+                + "[{\"name\":\"n1\",\"current\":true,\"active\":718000000},{\"name\":\"n3\",\"current\":false,"
+                + "\"active\":7426000000,\"lag\":7}]"), "n3").orElseThrow();
+        assertThat(problem.leaderUnreachable()).isTrue();
+        assertThat(problem.describe()).startsWith("the connected server's replica of stream S has not been heard "
+                + "from by its leader n2 for 7 s and is 7 operation(s) behind").contains("will be DISABLED");
+        assertThat(JetStreamReach.ofConnectedReplica(info("\"leader\":\"n2\",\"replicas\":[{\"name\":\"n3\","
+                + "\"current\":false,\"active\":1200000000,\"lag\":40}]"), "n3"))
+                .as("a busy follower behind but heard from within a second").isEmpty();
+        assertThat(JetStreamReach.ofConnectedReplica(info("\"leader\":\"n3\",\"replicas\":[{\"name\":\"n1\","
+                + "\"current\":false,\"active\":9000000000}]"), "n3")).as("another server's replica").isEmpty();
     }
 
     @Test
