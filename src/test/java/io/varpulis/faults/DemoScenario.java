@@ -225,14 +225,22 @@ final class DemoScenario {
             return failed(scenario, run, done.recovery(), "the fault outlasted the stream, so the report did not "
                     + "see its end: stream a longer log (--days) or at a lower --rate; " + done.note());
         }
-        Row row = row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
-                done.recovery(), join(done.note(), nodes.text(), "log " + log));
-        if (setup.workersLive() && nodes.unhealthy() > 0) {
-            return new Row(row.scenario(), row.run(), false, row.expected(), row.applied(), row.parked(),
-                    row.duplicated(), row.alertsExpected(), row.alertsGot(), row.twice(), row.recovery(),
-                    "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times; " + row.notes());
-        }
-        return row;
+        JsonNode report = JSON.readTree(summary.toFile());
+        Row row = row(scenario, run, demo.exitValue(), report, writtenTwice(alerts), done.recovery(),
+                join(done.note(), nodes.text(), "log " + log));
+        boolean unhealthyFails = setup.workersLive() && nodes.unhealthy() > 0;
+        return row.with(new Row.Watched(-1, -1, nodes.unhealthy(), -1,
+                        report.path("seconds_end_to_end").asDouble(-1)), !unhealthyFails,
+                unhealthyFails ? "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times" : "",
+                "");
+    }
+
+    /**
+     * @param name the run's name ({@code <scenario>-<run>})
+     * @return where its node logs are kept once it ended
+     */
+    Path nodeLogs(String name) {
+        return out.resolve(name + "-nodes");
     }
 
     private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,
