@@ -59,7 +59,8 @@ fi
 cleanup() {
   for ns in vf25-n1 vf25-n2 vf25-n3; do ip netns del "$ns" 2>/dev/null || true; done
   ip link del vf25br 2>/dev/null || true
-  findmnt -rn -t tmpfs -o TARGET 2>/dev/null | grep '/faults-disk-' | while read -r mount; do
+  # (|| true: under set -e a failing pipeline here would turn the script's exit status into 1)
+  { findmnt -rn -t tmpfs -o TARGET 2>/dev/null | grep '/faults-disk-' || true; } | while read -r mount; do
     umount -l "$mount" 2>/dev/null || true
   done
 }

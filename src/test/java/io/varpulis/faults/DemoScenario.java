@@ -172,6 +172,7 @@ final class DemoScenario {
         Path log = out.resolve(name + "-demo.log");
         Path alerts = out.resolve(name + "-alerts.jsonl");
         Files.deleteIfExists(summary);
+        deleteTree(nodeLogs(name)); // an earlier run's node logs would be read as this one's
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-jar", jar.toString(), "demo", "--nats-url", setup.natsUrl(), "--rate",
                 String.valueOf(setup.rate()), "--summary-json", summary.toString(), "--alerts-out",
@@ -368,16 +369,23 @@ final class DemoScenario {
                         Files.move(node, kept.resolve(node.getFileName()), StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
-                try (Stream<Path> files = Files.walk(runDir)) {
-                    for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(file);
-                    }
-                }
+                deleteTree(runDir);
             }
             return new NodeNotes("broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
                     + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy, unhealthy);
         } catch (IOException | RuntimeException e) {
             return new NodeNotes("", 0);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 

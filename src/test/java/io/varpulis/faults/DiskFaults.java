@@ -3,7 +3,9 @@ package io.varpulis.faults;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.NatsProperties;
 
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -90,6 +92,7 @@ final class DiskFaults {
                 .wrap(SLOW, slowFsync(options.diskDelay()))) {
             cluster.start();
             System.out.printf("%s: n2 runs under %s%n", label, String.join(" ", slowFsync(options.diskDelay())));
+            String routing = routingLedBySlowServer(cluster, label);
             try (Connection watcher = connectAvoiding(cluster, SLOW);
                  MaxDeliveriesWatch advisories = new MaxDeliveriesWatch(watcher);
                  StateWriteWatch writes = new StateWriteWatch(watcher);
@@ -108,9 +111,10 @@ final class DiskFaults {
                         && hold.heldThroughout(DETECT_STREAM);
                 String leaders = leaders(cluster.urls());
                 StateWriteWatch.Result written = writes.result();
-                return finish(row, label, watcher, advisories, beats, written.publishes(), List.of(
-                        (held ? "n2 led the routing stream and detect's state throughout: " : "NOT HELD THROUGHOUT by n2: ")
-                                + hold.note(), "leaders at the end " + leaders, written.note()));
+                return finish(row, label, watcher, advisories, beats, written.publishes(), List.of(routing,
+                        (held ? "n2 led the routing stream and detect's state throughout: "
+                                : "NOT HELD THROUGHOUT by n2: ") + hold.note(), "leaders at the end " + leaders,
+                        written.note()));
             }
         }
     }
@@ -157,6 +161,31 @@ final class DiskFaults {
                 return finish(row, label, watcher, advisories, beats, -1, notes);
             }
         }
+    }
+
+    /**
+     * Creates the job's three streams as the demo does (the product's own declarations, R3) and moves the routing
+     * stream's leadership to n2 while nothing else runs: the demo then finds them as it would create them (created if
+     * absent, never updated) and only purges them. Moved later, the election made the demo's own start-up purge time
+     * out ("Timeout or no response waiting for NATS JetStream server"), a failure of the demo, not of the fault.
+     *
+     * @return what was done, for the notes
+     */
+    private static String routingLedBySlowServer(LoopbackCluster cluster, String label) throws Exception {
+        try (Connection connection = Nats.connect(new Options.Builder().server(cluster.url(0))
+                .connectionTimeout(Duration.ofSeconds(2)).build())) {
+            NatsProperties.JetStream streams = new NatsProperties.JetStream();
+            streams.setReplicas(3);
+            new JetStreamAdmin(connection, null).provision(List.of(VarpulisJetStream.routing(streams),
+                    VarpulisJetStream.heartbeat(streams), VarpulisJetStream.deadLetters(streams)), List.of());
+        }
+        StreamLeaders.Move move = StreamLeaders.moveTo(cluster.urls(), VarpulisJetStream.ROUTING_STREAM, SLOW,
+                MAX_STEP_DOWNS);
+        String what = VarpulisJetStream.ROUTING_STREAM + " created by the harness as the demo creates it and "
+                + (move.held() ? "led by n2 before the demo started (" + move.stepDowns() + " step-downs)"
+                : "NOT moved to n2 (" + move.stepDowns() + " step-downs)");
+        System.out.printf("%s: %s%n", label, what);
+        return what;
     }
 
     /** Two coordinators, three workers with one pipeline each (issue 30's topology). */

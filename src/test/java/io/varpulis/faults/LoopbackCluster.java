@@ -12,6 +12,7 @@ import io.varpulis.test.Processes;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -167,8 +168,12 @@ final class LoopbackCluster implements AutoCloseable {
                 throw new IllegalStateException(name(index) + " exited at start: " + String.join(" ", command)
                         + "; see " + log(index));
             }
-            try (Connection ignored = connect(url(index))) {
-                return;
+            // A socket, not a NATS client: jnats logs every refused connection at SEVERE.
+            try (Socket socket = new Socket("127.0.0.1", clientPorts[index])) {
+                socket.setSoTimeout(1000);
+                if (new String(socket.getInputStream().readNBytes(4), StandardCharsets.US_ASCII).equals("INFO")) {
+                    return;
+                }
             } catch (IOException notYet) {
                 Thread.sleep(100);
             }

@@ -18,12 +18,14 @@ import java.util.stream.Collectors;
 
 /**
  * Every state write as the wire shows it, from the product's own state code but not through it: a core subscription on
- * {@code $KV.>} receives each publish to a state bucket (the pipelines' writes, fences and the sink's claims, retries
- * included) with its {@code Nats-Msg-Id} and reply subject, and one on {@code _INBOX.>} the answers sent to those reply
- * subjects (the PubAcks: stored, duplicate, or refused with an API error such as 10158 "duplicate message id is in
- * process" or 10071 "wrong last sequence"). A publish whose answer the harness never saw timed out at the writer (or
- * the answer was lost to the harness). The inbox subscription also receives every pull delivery, so the harness copes
- * with the stream's whole traffic once more; it keeps only small answers without headers.
+ * {@code $KV.>} receives each publish to a bucket (the pipelines' writes, fences and the sink's claims, retries
+ * included) with its {@code Nats-Msg-Id} and reply subject, and the answers sent to those reply subjects (the
+ * PubAcks: stored, duplicate, or refused with an API error such as 10158 "duplicate message id is in process" or 10071
+ * "wrong last sequence") are received by subscribing to each writer's inbox ({@code <first token of the reply>.>}:
+ * a node's inbox prefix is {@code _INBOX_{role}_{id}}) once its first write is seen; the answers to a writer's first
+ * writes may be missed meanwhile. A publish whose answer the harness never saw timed out at the writer, or its answer
+ * came before the inbox subscription. The inbox subscriptions also receive every pull delivery of that node, so the
+ * harness copes with much of the stream's traffic once more; it keeps only small answers without headers.
  */
 final class StateWriteWatch implements AutoCloseable {
 
@@ -41,6 +43,7 @@ final class StateWriteWatch implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final List<Write> writes = new CopyOnWriteArrayList<>();
     private final Map<String, String> answers = new ConcurrentHashMap<>();
+    private final Set<String> inboxes = ConcurrentHashMap.newKeySet();
 
     /**
      * @param connection the harness's connection, owned by the caller
@@ -50,7 +53,6 @@ final class StateWriteWatch implements AutoCloseable {
         this.dispatcher = connection.createDispatcher(this::received);
         dispatcher.setPendingLimits(0, 0); // no limit: a drop would make the figures low
         dispatcher.subscribe("$KV.>");
-        dispatcher.subscribe("_INBOX.>");
     }
 
     private void received(Message message) {
@@ -58,8 +60,12 @@ final class StateWriteWatch implements AutoCloseable {
         if (subject.startsWith("$KV.")) {
             String[] tokens = subject.split("\\.", 3);
             String messageId = message.hasHeaders() ? message.getHeaders().getFirst("Nats-Msg-Id") : null;
+            String reply = message.getReplyTo();
             writes.add(new Write(tokens.length > 1 ? tokens[1] : "?", tokens.length > 2
-                    && tokens[2].endsWith("fence"), messageId, message.getReplyTo()));
+                    && tokens[2].endsWith("fence"), messageId, reply));
+            if (reply != null && reply.indexOf('.') > 0 && inboxes.add(reply.substring(0, reply.indexOf('.')))) {
+                dispatcher.subscribe(reply.substring(0, reply.indexOf('.')) + ".>");
+            }
         } else if (!message.hasHeaders() && message.getData() != null
                 && message.getData().length < MAX_ANSWER_BYTES && message.getData().length > 0
                 && message.getData()[0] == '{') {
