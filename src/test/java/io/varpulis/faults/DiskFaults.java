@@ -109,7 +109,7 @@ final class DiskFaults {
                 }
                 boolean held = hold.heldThroughout(VarpulisJetStream.ROUTING_STREAM)
                         && hold.heldThroughout(DETECT_STREAM);
-                String leaders = leaders(cluster.urls());
+                String leaders = leaders(cluster.urls()) + ", meta leader " + cluster.metaLeader();
                 StateWriteWatch.Result written = writes.result();
                 return finish(row, label, watcher, advisories, beats, written.publishes(), List.of(routing,
                         (held ? "n2 led the routing stream and detect's state throughout: "
@@ -181,7 +181,8 @@ final class DiskFaults {
         }
         StreamLeaders.Move move = StreamLeaders.moveTo(cluster.urls(), VarpulisJetStream.ROUTING_STREAM, SLOW,
                 MAX_STEP_DOWNS);
-        String what = VarpulisJetStream.ROUTING_STREAM + " created by the harness as the demo creates it and "
+        String what = "meta leader " + cluster.metaLeader() + "; " + VarpulisJetStream.ROUTING_STREAM
+                + " created by the harness as the demo creates it and "
                 + (move.held() ? "led by n2 before the demo started (" + move.stepDowns() + " step-downs)"
                 : "NOT moved to n2 (" + move.stepDowns() + " step-downs)");
         System.out.printf("%s: %s%n", label, what);

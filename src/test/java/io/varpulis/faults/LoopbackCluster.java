@@ -1,5 +1,6 @@
 package io.varpulis.faults;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -44,6 +45,7 @@ final class LoopbackCluster implements AutoCloseable {
     /** The prefix of this class's temp dirs, which scripts/faults.sh unmounts if a run killed earlier left them. */
     static final String ROOT_PREFIX = "faults-disk-";
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Path out;
@@ -210,6 +212,27 @@ final class LoopbackCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** @return the JetStream meta leader as {@code /jsz} names it ({@code meta_cluster.leader}), or {@code ?} */
+    String metaLeader() {
+        for (int i = 0; i < SIZE; i++) {
+            try {
+                HttpResponse<String> jsz = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + monitorPorts[i] + "/jsz")).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                String leader = JSON.readTree(jsz.body()).path("meta_cluster").path("leader").asText("");
+                if (!leader.isEmpty()) {
+                    return leader;
+                }
+            } catch (IOException e) {
+                // Ask the next one.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "?";
+            }
+        }
+        return "?";
     }
 
     /**
