@@ -303,14 +303,19 @@ final class DiskFaults {
                 + " max-deliveries advisories without a parked event" : "", String.join("; ", notes));
     }
 
-    /** @return every stream's and bucket's leader, as n1 (or the next server) names them */
+    /** @return every stream's and bucket's leader, and every consumer's, as the servers name them */
     private static String leaders(List<String> urls) {
         try (Connection connection = Nats.connect(new Options.Builder().servers(urls.toArray(String[]::new))
                 .connectionTimeout(Duration.ofSeconds(2)).build())) {
             Map<String, String> leaders = new LinkedHashMap<>();
-            for (String stream : connection.jetStreamManagement().getStreamNames()) {
+            var jsm = connection.jetStreamManagement();
+            for (String stream : jsm.getStreamNames()) {
                 int leader = StreamLeaders.leader(urls, stream, -1);
                 leaders.put(stream, leader < 0 ? "none" : LoopbackCluster.name(leader));
+                for (var consumer : jsm.getConsumers(stream)) {
+                    leaders.put(stream + " > " + consumer.getName(), consumer.getClusterInfo() == null ? "?"
+                            : String.valueOf(consumer.getClusterInfo().getLeader()));
+                }
             }
             return leaders.toString();
         } catch (Exception e) {

@@ -119,7 +119,8 @@ final class StateWriteWatch implements AutoCloseable {
                     Collectors.counting()));
             Set<String> ids = list.stream().map(Write::messageId).filter(id -> id != null)
                     .collect(Collectors.toSet());
-            byBucket.put(bucket, list.size() + " publishes, " + ids.size() + " message ids, "
+            byBucket.put(bucket, list.size() + " publishes, " + ids.size() + " message ids ("
+                    + list.stream().filter(w -> w.messageId() == null).count() + " publishes without one), "
                     + list.stream().filter(Write::fence).count() + " on the fence; answers " + outcomes);
         });
         Map<String, Long> others = writes.stream().filter(w -> !w.bucket().startsWith(STATE_PREFIX))
