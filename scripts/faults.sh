@@ -26,7 +26,7 @@
 # lines/s, each a row with alerts written twice, stored twice, state missing and the recovery time; issue 30's
 # slow-disk (three servers with sync_interval: always, n2 run from its start under strace with every fsync delayed
 # --disk-delay=100 ms and made to lead the routing stream and detect's state; two coordinators, three workers) and
-# disk-full (three servers on --store-mb=256 MB tmpfs stores; a third into the stream the store of a worker's server
+# disk-full (three servers on --store-mb=2048 MB tmpfs stores; a third into the stream the store of a worker's server
 # filled for --full-for=20 s, that worker's readiness polled), each row with the max-deliveries advisories and how
 # many were parked, workers declared unhealthy, state-write publishes and the end-to-end time. Options: --runs --days
 # (the log: the bundled sample over that many days, 50 by default,

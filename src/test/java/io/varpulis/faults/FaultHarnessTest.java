@@ -51,7 +51,7 @@ class FaultHarnessTest {
         assertThat(defaults.rates().get("disk-full")).isEqualTo(3000);
         assertThat(defaults.days()).as("the main job's 100 000 lines").isEqualTo(50);
         assertThat(defaults.diskDelay()).as("100 ms per fsync").isEqualTo(100);
-        assertThat(defaults.storeMegabytes()).isEqualTo(256);
+        assertThat(defaults.storeMegabytes()).as("75 % of it holds a 1 GiB max_bytes").isEqualTo(2048);
         assertThat(defaults.fullFor()).isEqualTo(20);
 
         FaultOptions set = FaultOptions.parse(new String[]{"--scenarios=disk-full", "--disk-delay=20",

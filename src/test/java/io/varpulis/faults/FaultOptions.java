@@ -33,7 +33,10 @@ import java.util.Set;
  * @param cut         how long the routing leader stays cut off ({@code partition}), seconds
  * @param jar         the node jar (empty: target/varpulis-cluster-*.jar)
  * @param diskDelay   each fsync's delay on n2 in {@code slow-disk}, ms, from its start to the end
- * @param storeMegabytes every server's tmpfs store in {@code disk-full}, MB
+ * @param storeMegabytes every server's tmpfs store in {@code disk-full}, MB: 2 GB by default, whose 75 % (nats-server's
+ *                    store limit) holds the routing stream's 1 GiB max_bytes, so that the streams are created as in
+ *                    production rather than bounded by max_age (SPEC section 3's small-store fallback); a tmpfs takes
+ *                    memory only for what is written, the filled one about 1.5 GB
  * @param fullFor     how long the store stays full in {@code disk-full}, seconds
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
@@ -81,7 +84,7 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 values.getOrDefault("input", ""), Map.copyOf(rates), number(values, "outage", 60),
                 number(values, "restart", 20), number(values, "pause", 20), number(values, "skew", 30), delays,
                 number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""),
-                positive(values, "disk-delay", 100), positive(values, "store-mb", 256),
+                positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
                 positive(values, "full-for", 20));
     }
 

@@ -40,6 +40,7 @@ final class HealthPoll implements AutoCloseable {
     private volatile boolean closed;
     private volatile long polls;
     private volatile long down;
+    private volatile long unanswered;
 
     /**
      * @param node the node's name
@@ -64,7 +65,8 @@ final class HealthPoll implements AutoCloseable {
             long asked = System.nanoTime();
             String text = answer();
             polls++;
-            down += text.contains("jetstream UP") ? 0 : 1;
+            down += text.contains("jetstream DOWN") ? 1 : 0;
+            unanswered += text.startsWith("no answer") ? 1 : 0;
             if (!text.equals(last)) {
                 changes.add(new Answer((asked - zero) / 1e9, text));
                 last = text;
@@ -99,7 +101,8 @@ final class HealthPoll implements AutoCloseable {
 
     /** @return the answers as they changed, for the notes */
     String note() {
-        return node + "'s readiness polled " + polls + " times (jetstream not UP in " + down + "): "
+        return node + "'s readiness polled " + polls + " times (jetstream DOWN in " + down + ", no answer in "
+                + unanswered + "): "
                 + changes.stream().map(a -> String.format(Locale.ROOT, "%+.1f s %s", a.seconds(), a.text()))
                 .collect(Collectors.joining(" -> "));
     }
