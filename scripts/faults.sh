@@ -10,6 +10,8 @@
 #   scripts/faults.sh --scenarios=a,b --days=5          # a development run on 10 000 lines
 #   scripts/faults.sh --scenarios=pause-alerts,pause-detect,pause-leader --runs=3   # issue 25's node faults
 #   scripts/faults.sh --scenarios=slow-fsync --fsync-delays=20,100                  # a slow disk on the leader
+#   scripts/faults.sh --scenarios=slow-disk --runs=2                                # issue 30: n2's fsyncs 100 ms
+#   scripts/faults.sh --scenarios=disk-full                                         # issue 30: a store fills
 #
 # Scenarios: a (one server, file storage, killed -9 a third into the stream, restarted 5 s later), b (three servers,
 # R3, the routing stream's leader killed -9 a third into the stream at 20 000 lines/s, restarted 20 s later; the
@@ -21,7 +23,13 @@
 # always, every fsync of the routing and state leader delayed by each of --fsync-delays=20,100 ms for --slow-for=60 s
 # with strace), small-store (three servers, one with max_file_store 64MB), partition (three servers in network
 # namespaces of the script's own, the routing leader cut off from the others for --cut=30 s), all at --rate=3000
-# lines/s, each a row with alerts written twice, stored twice, state missing and the recovery time. Options: --runs --days (the log: the bundled sample over that many days, 50 by default,
+# lines/s, each a row with alerts written twice, stored twice, state missing and the recovery time; issue 30's
+# slow-disk (three servers with sync_interval: always, n2 run from its start under strace with every fsync delayed
+# --disk-delay=100 ms and made to lead the routing stream and detect's state; two coordinators, three workers) and
+# disk-full (three servers on --store-mb=2048 MB tmpfs stores; a third into the stream the store of a worker's server
+# filled for --full-for=20 s, that worker's readiness polled), each row with the max-deliveries advisories and how
+# many were parked, workers declared unhealthy, state-write publishes and the end-to-end time. Options: --runs --days
+# (the log: the bundled sample over that many days, 50 by default,
 # made once by scripts/make-log.sh into target/faults) --input=PATH (another log) --rate-a --rate-b --rate-c --rate-d
 # --outage=SECONDS --restart=SECONDS --jar=PATH. The main job keeps its node logs (--keep-logs) for the harness to
 # count broker waits, mended state chains and fenced pipelines, then the harness removes them.
@@ -46,10 +54,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# Scenario partition's namespaces and bridge (PartitionedCluster), removed however the run ends.
+# Scenario partition's namespaces and bridge (PartitionedCluster) and disk-full's tmpfs stores (LoopbackCluster,
+# under a temp dir faults-disk-*), removed however the run ends.
 cleanup() {
   for ns in vf25-n1 vf25-n2 vf25-n3; do ip netns del "$ns" 2>/dev/null || true; done
   ip link del vf25br 2>/dev/null || true
+  # (|| true: under set -e a failing pipeline here would turn the script's exit status into 1)
+  { findmnt -rn -t tmpfs -o TARGET 2>/dev/null | grep '/faults-disk-' || true; } | while read -r mount; do
+    umount -l "$mount" 2>/dev/null || true
+  done
 }
 trap cleanup EXIT
 

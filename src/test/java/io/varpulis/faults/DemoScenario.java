@@ -172,6 +172,7 @@ final class DemoScenario {
         Path log = out.resolve(name + "-demo.log");
         Path alerts = out.resolve(name + "-alerts.jsonl");
         Files.deleteIfExists(summary);
+        deleteTree(nodeLogs(name)); // an earlier run's node logs would be read as this one's
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-jar", jar.toString(), "demo", "--nats-url", setup.natsUrl(), "--rate",
                 String.valueOf(setup.rate()), "--summary-json", summary.toString(), "--alerts-out",
@@ -225,14 +226,22 @@ final class DemoScenario {
             return failed(scenario, run, done.recovery(), "the fault outlasted the stream, so the report did not "
                     + "see its end: stream a longer log (--days) or at a lower --rate; " + done.note());
         }
-        Row row = row(scenario, run, demo.exitValue(), JSON.readTree(summary.toFile()), writtenTwice(alerts),
-                done.recovery(), join(done.note(), nodes.text(), "log " + log));
-        if (setup.workersLive() && nodes.unhealthy() > 0) {
-            return new Row(row.scenario(), row.run(), false, row.expected(), row.applied(), row.parked(),
-                    row.duplicated(), row.alertsExpected(), row.alertsGot(), row.twice(), row.recovery(),
-                    "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times; " + row.notes());
-        }
-        return row;
+        JsonNode report = JSON.readTree(summary.toFile());
+        Row row = row(scenario, run, demo.exitValue(), report, writtenTwice(alerts), done.recovery(),
+                join(done.note(), nodes.text(), "log " + log));
+        boolean unhealthyFails = setup.workersLive() && nodes.unhealthy() > 0;
+        return row.with(new Row.Watched(-1, -1, nodes.unhealthy(), -1,
+                        report.path("seconds_end_to_end").asDouble(-1)), !unhealthyFails,
+                unhealthyFails ? "a coordinator declared live workers unhealthy " + nodes.unhealthy() + " times" : "",
+                "");
+    }
+
+    /**
+     * @param name the run's name ({@code <scenario>-<run>})
+     * @return where its node logs are kept once it ended
+     */
+    Path nodeLogs(String name) {
+        return out.resolve(name + "-nodes");
     }
 
     private static Row row(String scenario, int run, int exit, JsonNode summary, long writtenTwice, String recovery,
@@ -360,16 +369,23 @@ final class DemoScenario {
                         Files.move(node, kept.resolve(node.getFileName()), StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
-                try (Stream<Path> files = Files.walk(runDir)) {
-                    for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(file);
-                    }
-                }
+                deleteTree(runDir);
             }
             return new NodeNotes("broker waits " + outages + " (" + tries + " tries), state chains mended " + mended
                     + ", pipelines fenced " + fenced + ", workers declared unhealthy " + unhealthy, unhealthy);
         } catch (IOException | RuntimeException e) {
             return new NodeNotes("", 0);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 

@@ -30,7 +30,8 @@ import java.util.Optional;
  * <li>e: bad input on a routing subject ({@link BadInputScenario});</li>
  * <li>sync: what {@code sync_interval: always} costs ({@link SyncIntervalCost});</li>
  * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead ({@link NodeFaults}), slow-fsync, small-store
- * and partition ({@link ServerFaults}).</li>
+ * and partition ({@link ServerFaults});</li>
+ * <li>issue 30's slow-disk and disk-full ({@link DiskFaults}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
  */
@@ -63,6 +64,7 @@ public final class FaultMain {
         System.out.println(Row.header());
         NodeFaults nodeFaults = new NodeFaults(demo, options, OUT);
         ServerFaults serverFaults = new ServerFaults(demo, options, OUT);
+        DiskFaults diskFaults = new DiskFaults(demo, options, OUT);
         for (String scenario : options.scenarios()) {
             int runs = scenario.equals("sync") ? 1 : options.runs();
             for (int run = 1; run <= runs; run++) {
@@ -76,6 +78,8 @@ public final class FaultMain {
                     case "slow-fsync" -> slowFsync(serverFaults, run, options);
                     case "small-store" -> List.of(serverFaults.smallStore(run));
                     case "partition" -> List.of(new PartitionedCluster(demo, options, OUT).run(run));
+                    case "slow-disk" -> List.of(diskFaults.slowDisk(run));
+                    case "disk-full" -> List.of(diskFaults.diskFull(run));
                     default -> List.of(nodeFaults.run(scenario, run));
                 };
                 for (Row row : done) {

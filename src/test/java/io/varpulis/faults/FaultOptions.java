@@ -16,7 +16,8 @@ import java.util.Set;
  *                    input on a routing subject), {@code sync} (what {@code sync_interval: always} costs on three
  *                    servers), and issue 25's {@code pause-alerts}, {@code pause-detect}, {@code pause-leader},
  *                    {@code clock-ahead} ({@link NodeFaults}), {@code slow-fsync}, {@code small-store},
- *                    {@code partition} ({@link ServerFaults})
+ *                    {@code partition} ({@link ServerFaults}), and issue 30's {@code slow-disk} and
+ *                    {@code disk-full} ({@link DiskFaults})
  * @param runs        runs of each demo scenario ({@code b} is "5 runs of 5" when done)
  * @param days        the log: the sample over that many consecutive days (2 000 lines a day), made by
  *                    {@code scripts/make-log.sh --days}
@@ -31,20 +32,30 @@ import java.util.Set;
  * @param slowFor     how long the fsyncs stay slow ({@code slow-fsync}), seconds
  * @param cut         how long the routing leader stays cut off ({@code partition}), seconds
  * @param jar         the node jar (empty: target/varpulis-cluster-*.jar)
+ * @param diskDelay   each fsync's delay on n2 in {@code slow-disk}, ms, from its start to the end
+ * @param storeMegabytes every server's tmpfs store in {@code disk-full}, MB: 2 GB by default, whose 75 % (nats-server's
+ *                    store limit) holds the routing stream's 1 GiB max_bytes, so that the streams are created as in
+ *                    production rather than bounded by max_age (SPEC section 3's small-store fallback); a tmpfs takes
+ *                    memory only for what is written, the filled one about 1.5 GB
+ * @param fullFor     how long the store stays full in {@code disk-full}, seconds
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
-                    int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar) {
+                    int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar,
+                    int diskDelay, int storeMegabytes, int fullFor) {
 
     /** Issue 25's scenarios, streamed at {@code --rate}. */
     static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
             "slow-fsync", "small-store", "partition");
 
+    /** Issue 30's scenarios, streamed at {@code --rate} too. */
+    static final List<String> ISSUE_30 = List.of("slow-disk", "disk-full");
+
     static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync", "pause-alerts", "pause-detect",
-            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition");
+            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full");
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b",
             "rate-c", "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut",
-            "jar");
+            "jar", "disk-delay", "store-mb", "full-for");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -66,17 +77,28 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 number(values, "rate-d", 1_000)));
         int rate = number(values, "rate", 3_000);
         ISSUE_25.forEach(s -> rates.put(s, rate));
+        ISSUE_30.forEach(s -> rates.put(s, rate));
         List<Integer> delays = Arrays.stream(values.getOrDefault("fsync-delays", "20,100").split(","))
                 .map(d -> number(Map.of("fsync-delays", d.trim()), "fsync-delays", 0)).toList();
         return new FaultOptions(scenarios, number(values, "runs", 1), number(values, "days", 50),
                 values.getOrDefault("input", ""), Map.copyOf(rates), number(values, "outage", 60),
                 number(values, "restart", 20), number(values, "pause", 20), number(values, "skew", 30), delays,
-                number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""));
+                number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""),
+                positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
+                positive(values, "full-for", 20));
     }
 
     /** @return lines/s of issue 25's scenarios ({@code --rate}) */
     int rate() {
         return rates.get("pause-alerts");
+    }
+
+    private static int positive(Map<String, String> values, String name, int fallback) {
+        int value = number(values, name, fallback);
+        if (value < 1) {
+            throw new IllegalArgumentException("--" + name + " must be at least 1, got " + value);
+        }
+        return value;
     }
 
     private static int number(Map<String, String> values, String name, int fallback) {

@@ -4,14 +4,12 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.support.NatsServerBinaries;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -166,25 +164,13 @@ final class PartitionedCluster implements AutoCloseable {
             return "the demo's server not known, routing leader left where it was";
         }
         int target = Integer.parseInt(server.substring(1)) - 1;
-        for (int attempt = 0; attempt < STEPDOWNS; attempt++) {
-            if (streamLeader(-1) == target) {
-                return attempt == 0 ? "the demo's server " + server + " led the routing stream"
-                        : "routing leadership moved to the demo's server " + server + " (" + attempt + " step-downs)";
-            }
-            try (Connection connection = connect(url(target))) {
-                connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + VarpulisJetStream.ROUTING_STREAM,
-                        ("{\"placement\":{\"preferred\":\"" + server + "\"}}").getBytes(StandardCharsets.UTF_8),
-                        Duration.ofSeconds(5));
-            } catch (Exception e) {
-                // Asked again below.
-            }
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (System.nanoTime() < deadline && streamLeader(-1) < 0) {
-                Thread.sleep(250);
-            }
+        StreamLeaders.Move move = StreamLeaders.moveTo(urls(), VarpulisJetStream.ROUTING_STREAM, target, STEPDOWNS);
+        if (!move.held()) {
+            return "the routing leader could not be moved to the demo's server " + server;
         }
-        return streamLeader(-1) == target ? "routing leadership moved to the demo's server " + server
-                : "the routing leader could not be moved to the demo's server " + server;
+        return move.stepDowns() == 0 ? "the demo's server " + server + " led the routing stream"
+                : "routing leadership moved to the demo's server " + server + " (" + move.stepDowns()
+                + " step-downs)";
     }
 
     /** Cuts the leader off from the other servers for {@code --cut} seconds and times the others' election. */
@@ -218,21 +204,11 @@ final class PartitionedCluster implements AutoCloseable {
      * @return the index of the routing stream's leader as another server names it, or -1 when none does
      */
     private int streamLeader(int not) {
-        for (int i = 0; i < SIZE; i++) {
-            if (i == not) {
-                continue;
-            }
-            try (Connection connection = connect(url(i))) {
-                ClusterInfo info = connection.jetStreamManagement().getStreamInfo(VarpulisJetStream.ROUTING_STREAM)
-                        .getClusterInfo();
-                if (info != null && info.getLeader() != null && !info.getLeader().equals("n" + (not + 1))) {
-                    return Integer.parseInt(info.getLeader().substring(1)) - 1;
-                }
-            } catch (Exception e) {
-                // Ask the next one.
-            }
-        }
-        return -1;
+        return StreamLeaders.leader(urls(), VarpulisJetStream.ROUTING_STREAM, not);
+    }
+
+    private static List<String> urls() {
+        return IntStream.range(0, SIZE).mapToObj(PartitionedCluster::url).toList();
     }
 
     private static Connection connect(String url) throws IOException, InterruptedException {

@@ -1,5 +1,8 @@
 package io.varpulis.faults;
 
+import java.util.Locale;
+import java.util.stream.Stream;
+
 /**
  * One run's figures, a row of the results table.
  *
@@ -17,9 +20,19 @@ package io.varpulis.faults;
  * @param twice          alerts written twice, stored twice, state missing ({@link Twice#NONE} where not measured)
  * @param recovery       how long the cluster took to recover (a new placement, a new leader), or {@code -}
  * @param notes          what else was measured (election time, retries, the fault's timing) or why it failed
+ * @param watched        what issue 30 asks of every run: max-deliveries advisories and their parked events, workers
+ *                       declared unhealthy, state-write publishes, the job's end-to-end time ({@link Watched#NONE}
+ *                       where not measured)
  */
 record Row(String scenario, int run, boolean passed, long expected, long applied, String parked, long duplicated,
-           long alertsExpected, long alertsGot, Twice twice, String recovery, String notes) {
+           long alertsExpected, long alertsGot, Twice twice, String recovery, String notes, Watched watched) {
+
+    /** A row without issue 30's figures; the parameters are the canonical constructor's. */
+    Row(String scenario, int run, boolean passed, long expected, long applied, String parked, long duplicated,
+        long alertsExpected, long alertsGot, Twice twice, String recovery, String notes) {
+        this(scenario, run, passed, expected, applied, parked, duplicated, alertsExpected, alertsGot, twice, recovery,
+                notes, Watched.NONE);
+    }
 
     /**
      * What exactly-once forbids, counted from the demo's report and alert file.
@@ -40,18 +53,57 @@ record Row(String scenario, int run, boolean passed, long expected, long applied
         }
     }
 
+    /**
+     * What issue 30 counts in a run, -1 where not measured.
+     *
+     * @param advisories  {@code $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>} advisories seen from before the job
+     *                    started until after its report
+     * @param parked      those of them with a parked event of the same stream sequence in {@code VARPULIS_DLQ}
+     * @param unhealthy   times a coordinator logged a worker unhealthy ("missed its heartbeats")
+     * @param stateWrites publishes on the state buckets' subjects ({@code $KV.>}), retries included
+     * @param seconds     the job's end-to-end time ({@code seconds_end_to_end}), or a negative number
+     */
+    record Watched(long advisories, long parked, long unhealthy, long stateWrites, double seconds) {
+
+        /** Not measured. */
+        static final Watched NONE = new Watched(-1, -1, -1, -1, -1);
+
+        /** @return an advisory whose message the DLQ does not hold: the server gave it up and nothing parked it */
+        boolean silentlyDropped() {
+            return advisories > 0 && parked < advisories;
+        }
+    }
+
+    /**
+     * @param more    issue 30's figures
+     * @param passed  whether the run still passes (false: the reason is put first in the notes)
+     * @param why     why it fails, or empty
+     * @param note    more notes, or empty
+     * @return this row with those figures
+     */
+    Row with(Watched more, boolean passed, String why, String note) {
+        String notes = String.join("; ", Stream.of(why, this.notes, note)
+                .filter(s -> !s.isBlank()).toList());
+        return new Row(scenario, run, this.passed && passed, expected, applied, parked, duplicated, alertsExpected,
+                alertsGot, twice, recovery, notes, more);
+    }
+
     static String header() {
         return "| scenario | run | result | events expected | applied | parked | duplicated | alerts expected | "
-                + "alerts got | written twice | stored twice | state missing | recovery | notes |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+                + "alerts got | written twice | stored twice | state missing | max-deliveries advisories "
+                + "(parked) | workers declared unhealthy | state-write publishes | end-to-end | recovery | notes |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
     }
 
     String line() {
         return "| " + scenario + " | " + run + " | " + (passed ? "PASS" : "FAIL") + " | " + expected + " | " + applied
                 + " | " + parked + " | " + duplicated + " | " + (alertsExpected < 0 ? "-" : alertsExpected) + " | "
                 + (alertsExpected < 0 ? "-" : alertsGot) + " | " + figure(twice.written()) + " | "
-                + figure(twice.stored()) + " | " + figure(twice.stateMissing()) + " | " + recovery + " | "
-                + notes.replace("|", "/") + " |";
+                + figure(twice.stored()) + " | " + figure(twice.stateMissing()) + " | "
+                + (watched.advisories() < 0 ? "-" : watched.advisories() + " (" + watched.parked() + ")") + " | "
+                + figure(watched.unhealthy()) + " | " + figure(watched.stateWrites()) + " | "
+                + (watched.seconds() < 0 ? "-" : String.format(Locale.ROOT, "%.1f s", watched.seconds()))
+                + " | " + recovery + " | " + notes.replace("|", "/") + " |";
     }
 
     private static String figure(long value) {

@@ -33,6 +33,7 @@ final class RunningDemo {
     private static final Pattern NODE = Pattern.compile("(\\S+) \\(pid (\\d+)\\)");
     private static final Pattern CONNECTED = Pattern.compile("NATS connected to \\S+ \\(server (\\S+) ");
     private static final Pattern DEPLOYED = Pattern.compile("group \\S+ deployed: \\{([^}]*)}");
+    private static final Pattern NODE_LOGS = Pattern.compile("node logs: (\\S+)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path log;
@@ -65,6 +66,45 @@ final class RunningDemo {
             }
         }
         return Optional.ofNullable(server);
+    }
+
+    /**
+     * @param node a node of the run
+     * @return the NATS server (n1, ...) it last logged being connected to ({@code NATS connected to ... (server nX}),
+     *         from its log in the run directory, or empty
+     */
+    Optional<String> serverOf(String node) throws IOException {
+        Matcher dir = NODE_LOGS.matcher(Files.readString(log, StandardCharsets.ISO_8859_1));
+        if (!dir.find()) {
+            return Optional.empty();
+        }
+        Path nodeLog = Path.of(dir.group(1)).resolve(node + ".log");
+        String server = null;
+        if (Files.isRegularFile(nodeLog)) {
+            for (String line : Files.readAllLines(nodeLog, StandardCharsets.ISO_8859_1)) {
+                Matcher connected = CONNECTED.matcher(line);
+                if (connected.find()) {
+                    server = connected.group(1);
+                }
+            }
+        }
+        return Optional.ofNullable(server);
+    }
+
+    /**
+     * @param node a node of the run
+     * @return its HTTP port, from its command line ({@code --server.port=N}, which the demo passes)
+     * @throws IllegalStateException when the process or the argument is gone
+     */
+    int httpPort(String node) throws IOException {
+        String[] arguments = ProcessHandle.of(pids().get(node)).flatMap(p -> p.info().arguments())
+                .orElseThrow(() -> new IllegalStateException(node + " is not running"));
+        for (String argument : arguments) {
+            if (argument.startsWith("--server.port=")) {
+                return Integer.parseInt(argument.substring("--server.port=".length()));
+            }
+        }
+        throw new IllegalStateException(node + " has no --server.port argument");
     }
 
     /**

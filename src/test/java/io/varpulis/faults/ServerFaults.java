@@ -28,7 +28,7 @@ import java.util.Set;
 final class ServerFaults {
 
     /** The demo's group and its stateful pipeline, whose bucket's leader is slowed too. */
-    private static final String DETECT_BUCKET = "KV_" + JetStreamKeyValueState.bucketName("ssh-bruteforce",
+    static final String DETECT_BUCKET = "KV_" + JetStreamKeyValueState.bucketName("ssh-bruteforce",
             "detect", Partitioning.NONE);
 
     private final DemoScenario demo;
