@@ -17,8 +17,10 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.RequestReply;
+import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.context.SmartLifecycle;
 
 import java.io.IOException;
@@ -334,7 +336,8 @@ public class WorkerNode implements SmartLifecycle {
     }
 
     private void registrationLoop() {
-        Duration backoff = cluster.getRegistrationBackoff();
+        BackOffExecution waits = Backoffs.start(cluster.getRegistrationBackoff(), cluster.getRegistrationMaxBackoff());
+        Duration backoff = Duration.ofMillis(waits.nextBackOff());
         try {
             while (running && joined && !registered.get()) {
                 try {
@@ -360,8 +363,7 @@ public class WorkerNode implements SmartLifecycle {
                             backoff.toMillis());
                 }
                 Thread.sleep(backoff.toMillis());
-                backoff = backoff.multipliedBy(2).compareTo(cluster.getRegistrationMaxBackoff()) > 0
-                        ? cluster.getRegistrationMaxBackoff() : backoff.multipliedBy(2);
+                backoff = Duration.ofMillis(waits.nextBackOff());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

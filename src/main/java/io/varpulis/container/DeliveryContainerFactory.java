@@ -2,6 +2,7 @@ package io.varpulis.container;
 
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
+import io.varpulis.support.Backoffs;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.DeliveryDecorator;
@@ -41,8 +42,7 @@ public class DeliveryContainerFactory implements AutoCloseable {
                                     DeliveryDecorator decorator) {
         this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-in-progress"));
         this.settling = Executors.newCachedThreadPool(DaemonThreads.named("varpulis-settle"));
-        ExponentialBackOff backOff = new ExponentialBackOff(FIRST_BROKER_WAIT.toMillis(), 2.0);
-        backOff.setMaxInterval(MAX_BROKER_WAIT.toMillis());
+        ExponentialBackOff backOff = Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT);
         this.runtime = new ContainerRuntime(transport, parker, new Settlement(nakDelay), decorator,
                 new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settling,
                         DaemonThreads.named("varpulis-apply")), backOff);

@@ -8,8 +8,10 @@ import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.varpulis.nats.NatsConnectionEvents;
+import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.BackOffExecution;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -154,7 +156,7 @@ public class JetStreamAdmin {
         declaredStreams.put(name, declaration);
         Instant started = Instant.now();
         long deadline = System.nanoTime() + UNANSWERED_PROVISIONING_WAIT.toNanos();
-        long waitMillis = 250;
+        BackOffExecution waits = Backoffs.start(Duration.ofMillis(250), Duration.ofSeconds(2));
         while (true) {
             try {
                 Optional<StreamInfo> existing = streamInfo(name);
@@ -168,13 +170,13 @@ public class JetStreamAdmin {
                 if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
                     throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
                 }
-                waitMillis = askAgain(name, e, waitMillis, deadline);
+                askAgain(name, e, waits, deadline);
             } catch (IOException e) {
                 // No answer in time: a permission violation (said at once), or a JetStream cluster still electing
                 // its meta leader or busy placing replicas; asked again (a create that was done meanwhile is found
                 // by the info, never made twice) until the wait is over.
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
-                waitMillis = askAgain(name, e, waitMillis, deadline);
+                askAgain(name, e, waits, deadline);
             }
         }
     }
@@ -183,10 +185,10 @@ public class JetStreamAdmin {
      * Waits before asking again about a stream JetStream did not answer for, or answered "temporarily
      * unavailable" (no meta leader).
      *
-     * @return the next wait, ms (doubling up to 2 s)
-     * @throws IllegalStateException when the next wait would pass the deadline
+     * @throws IllegalStateException when the next wait (250 ms doubling to 2 s) would pass the deadline
      */
-    private static long askAgain(String name, Exception e, long waitMillis, long deadline) {
+    private static void askAgain(String name, Exception e, BackOffExecution waits, long deadline) {
+        long waitMillis = waits.nextBackOff();
         if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
             throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
                     + " (no answer for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
@@ -194,7 +196,6 @@ public class JetStreamAdmin {
         log.warn("no answer from JetStream while provisioning stream {} ({}); asking again in {} ms", name,
                 e.getMessage(), waitMillis);
         sleep(waitMillis);
-        return Math.min(2_000, waitMillis * 2);
     }
 
     private static void sleep(long millis) {

@@ -4,8 +4,10 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValueManagement;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueStatus;
+import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.BackOffExecution;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -48,7 +50,7 @@ public final class KeyValueBuckets {
     public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config)
             throws IOException, JetStreamApiException {
         long deadline = System.nanoTime() + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT.toNanos();
-        long waitMillis = 250;
+        BackOffExecution waits = Backoffs.start(Duration.ofMillis(250), Duration.ofSeconds(2));
         while (true) {
             try {
                 try {
@@ -62,6 +64,7 @@ public final class KeyValueBuckets {
             } catch (IOException e) {
                 // No answer: a cluster electing the bucket stream's leader (a server killed as a node starts) or its
                 // meta leader. Asked again, as stream provisioning does; a create done meanwhile is then read.
+                long waitMillis = waits.nextBackOff();
                 if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
                     throw new IOException(e.getMessage() + " (no answer about key-value bucket "
                             + config.getBucketName() + " for " + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT
@@ -70,7 +73,6 @@ public final class KeyValueBuckets {
                 log.warn("no answer from JetStream about key-value bucket {} ({}); asking again in {} ms",
                         config.getBucketName(), e.getMessage(), waitMillis);
                 sleep(waitMillis, config.getBucketName());
-                waitMillis = Math.min(2_000, waitMillis * 2);
             }
         }
     }

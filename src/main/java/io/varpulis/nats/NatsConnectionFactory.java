@@ -4,8 +4,10 @@ import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -126,7 +128,7 @@ public final class NatsConnectionFactory {
     public static Connection connect(Options options, String url, Duration startupRetryTimeout,
                                      NatsConnectionEvents events) {
         long deadline = System.nanoTime() + startupRetryTimeout.toNanos();
-        Duration wait = FIRST_RETRY_WAIT;
+        BackOffExecution waits = Backoffs.start(FIRST_RETRY_WAIT, MAX_RETRY_WAIT);
         int attempts = 0;
         while (true) {
             attempts++;
@@ -138,6 +140,7 @@ public final class NatsConnectionFactory {
                         + "username/password against the server's accounts.", e);
             } catch (IOException e) {
                 tlsFailure(url, e, events == null ? null : events.lastException());
+                Duration wait = Duration.ofMillis(waits.nextBackOff());
                 if (System.nanoTime() + wait.toNanos() > deadline) {
                     throw new NatsStartupException("NATS server at " + url + " is unreachable after " + attempts
                             + " attempts in " + startupRetryTimeout.toSeconds() + " s: " + e.getMessage(),
@@ -147,7 +150,6 @@ public final class NatsConnectionFactory {
                 log.warn("NATS server at {} not reachable yet ({}); retrying in {} ms", url, e.getMessage(),
                         wait.toMillis());
                 sleep(wait, url);
-                wait = wait.multipliedBy(2).compareTo(MAX_RETRY_WAIT) > 0 ? MAX_RETRY_WAIT : wait.multipliedBy(2);
             } catch (InterruptedException e) {
                 throw interrupted(url, e);
             }

@@ -18,8 +18,10 @@ import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
 import io.varpulis.transport.PublishReceipt;
+import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.BackOffExecution;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -645,7 +647,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
      */
     private void takeOver() throws IOException, JetStreamApiException {
         long deadline = System.nanoTime() + settings.timeout().multipliedBy(6).toNanos();
-        long wait = FIRST_RETRY_MILLIS;
+        BackOffExecution waits = Backoffs.start(Duration.ofMillis(FIRST_RETRY_MILLIS),
+                Duration.ofMillis(MAX_RETRY_MILLIS));
         // The last sequence a 10071 refusal named: the fence is written again expecting it at once. A stream info read
         // after a refusal can keep answering an older sequence while the leader still applies writes it has accepted
         // (a slow disk behind it: issue 30, 44 fences refused for 105 s with nothing else writing).
@@ -704,11 +707,11 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 Thread.currentThread().interrupt();
                 throw new StateUnavailableException("interrupted while opening bucket " + bucket, e);
             }
+            long wait = waits.nextBackOff();
             if (System.nanoTime() + wait * 1_000_000 > deadline) {
                 throw new StateUnavailableException("cannot open state bucket " + bucket + ": " + failure, null);
             }
             sleep(wait);
-            wait = Math.min(MAX_RETRY_MILLIS, wait * 2);
         }
     }
 
