@@ -23,7 +23,9 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     /** The observation's (and so the meter's) name. */
     public static final String NAME = "varpulis.nats.process";
 
-    private final KeyValuesCache<Tags> cache = new KeyValuesCache<>(DefaultNatsProcessObservationConvention::build);
+    // The span names by destination template: a string built per message was a few % of observation's allocation.
+    private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "process " + destination);
+    private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsProcessObservationConvention::build);
 
     @Override
     public String getName() {
@@ -32,7 +34,7 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
 
     @Override
     public String getContextualName(NatsProcessContext context) {
-        return "process " + Destinations.of(context.consumer().filterSubject());
+        return names.get(Destinations.of(context.consumer().filterSubject()));
     }
 
     /**
@@ -41,6 +43,10 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
      */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsProcessContext context) {
+        if (!context.running()) {
+            // Asked again when the observation stops, and only used then.
+            return KeyValues.empty();
+        }
         String error = DefaultNatsSendObservationConvention.errorType(context.getError());
         Tags key = new Tags(context.consumer().durable(), context.consumer().filterSubject(),
                 context.outcome(), context.parkReason(), error);
@@ -61,6 +67,9 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     /** Span tags: none for an unsampled delivery, which has no span. */
     @Override
     public KeyValues getHighCardinalityKeyValues(NatsProcessContext context) {
+        if (!context.running()) {
+            return KeyValues.empty();
+        }
         if (context.unsampled()) {
             return KeyValues.empty();
         }

@@ -19,7 +19,9 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     /** The observation's (and so the meter's) name. */
     public static final String NAME = "varpulis.nats.send";
 
-    private final KeyValuesCache<Tags> cache = new KeyValuesCache<>(DefaultNatsSendObservationConvention::build);
+    // The span names by destination template: a string built per message was a few % of observation's allocation.
+    private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "send " + destination);
+    private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsSendObservationConvention::build);
 
     @Override
     public String getName() {
@@ -28,12 +30,16 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
 
     @Override
     public String getContextualName(NatsSendContext context) {
-        return "send " + Destinations.of(context.subject());
+        return names.get(Destinations.of(context.subject()));
     }
 
     /** The low-cardinality key values, built once per destination template and error type and kept (issue 32). */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsSendContext context) {
+        if (!context.running()) {
+            // Asked again when the observation stops, and only used then.
+            return KeyValues.empty();
+        }
         String destination = Destinations.of(context.subject());
         String error = errorType(context.getError());
         Tags key = new Tags(destination, error);
@@ -51,6 +57,9 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     /** Span tags: none for a publish no sampled span records. */
     @Override
     public KeyValues getHighCardinalityKeyValues(NatsSendContext context) {
+        if (!context.running()) {
+            return KeyValues.empty();
+        }
         if (context.untraced()) {
             return KeyValues.empty();
         }

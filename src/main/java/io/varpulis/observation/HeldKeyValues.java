@@ -16,6 +16,8 @@ import java.util.function.Function;
  */
 final class HeldKeyValues {
 
+    private static final KeyValues NONE = KeyValues.empty();
+
     private KeyValues held;
     private boolean moved;
 
@@ -27,7 +29,8 @@ final class HeldKeyValues {
         if (moved) {
             return false;
         }
-        held = held == null ? keyValues : held.and(keyValues);
+        // The default conventions give nothing before the observation stops, then their whole set once.
+        held = held == null || held == NONE ? keyValues : keyValues == NONE ? held : held.and(keyValues);
         return true;
     }
 

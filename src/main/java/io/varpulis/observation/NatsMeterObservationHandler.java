@@ -60,8 +60,15 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
             process.started(now);
         }
         if (longTaskTimers) {
-            context.put(LongTaskTimer.Sample.class, LongTaskTimer.builder(context.getName() + ".active")
-                    .tags(tags(context.getLowCardinalityKeyValues(), null)).register(registry).start());
+            // Tagged with what is known at the start: the destination template (and the durable), not the outcome.
+            String destination = context instanceof NatsSendContext send ? Destinations.of(send.subject())
+                    : Destinations.of(((NatsProcessContext) context).consumer().filterSubject());
+            LongTaskTimer.Builder active = LongTaskTimer.builder(context.getName() + ".active")
+                    .tag("messaging.system", "nats").tag("messaging.destination.name", destination);
+            if (context instanceof NatsProcessContext process) {
+                active.tag("messaging.consumer.group.name", process.consumer().durable());
+            }
+            context.put(LongTaskTimer.Sample.class, active.register(registry).start());
         }
     }
 
@@ -76,7 +83,7 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
         if (timer == null) {
             timer = timers.computeIfAbsent(new Key(context.getName(), tags, error), key -> Timer.builder(key.name())
                     .tags(tags(key.tags(), key.error())).register(registry));
-            if (known.size() < KeyValuesCache.MAX_CACHED) {
+            if (known.size() < BoundedCache.MAX_CACHED) {
                 known.put(identity, timer);
             }
         }

@@ -106,9 +106,8 @@ public class ObservedClusterTransport implements ClusterTransport {
         String parkedTraceId = traceId(parkedTraceparent);
         NatsSendContext context = new NatsSendContext(message.subject(), message.messageId(), parkedTraceId,
                 fits(message));
-        Observation current = registry.getCurrentObservation();
-        if (current != null && current.getContext() instanceof NatsProcessContext processing
-                && processing.unsampled()) {
+        NatsProcessContext processing = ObservedDelivery.unsampledInContext();
+        if (processing != null) {
             // Published while an unsampled delivery is processed: no span, its trace headers carried through.
             context.carry(processing.carried());
         }
@@ -123,7 +122,8 @@ public class ObservedClusterTransport implements ClusterTransport {
             replay.closeScope();
         }
         OutboundMessage traced = context.traceHeaders().isEmpty() ? message
-                : message.withHeaders(merged(message.headers(), context.traceHeaders()));
+                : message.withHeaders(message.headers().isEmpty() ? context.traceHeaders()
+                : merged(message.headers(), context.traceHeaders()));
         CompletableFuture<PublishReceipt> receipt;
         try {
             receipt = delegate.publish(traced);

@@ -39,6 +39,7 @@ public class ObservedDeliveries implements DeliveryDecorator {
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
         Observation observation = NatsObservationDocumentation.PROCESS.observation(convention,
                 DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry).start();
+        context.running(true);
         return new ObservedDelivery(delivery, observation, context, traces);
     }
 }

@@ -44,14 +44,39 @@ final class ObservedDelivery extends ForwardingDelivery {
         return traces.traceId(observation);
     }
 
+    /** The unsampled delivery being processed on this thread, whose trace headers its publishes carry through. */
+    private static final ThreadLocal<NatsProcessContext> UNSAMPLED = new ThreadLocal<>();
+
     /**
-     * Runs the code with this delivery's process observation current (and so its span, for the tracer).
+     * Runs the code with this delivery's process observation current (and so its span, for the tracer). An unsampled
+     * delivery opens no scope, which would only put a span-less observation in Micrometer's thread-locals (a tenth of
+     * observation's cost per message, issue 32): its publishes find it here ({@link #unsampledInContext()}).
      */
     @Override
     public <T> T inContext(Supplier<T> work) {
+        if (context.unsampled()) {
+            NatsProcessContext outer = UNSAMPLED.get();
+            UNSAMPLED.set(context);
+            try {
+                return super.inContext(work);
+            } finally {
+                if (outer == null) {
+                    UNSAMPLED.remove();
+                } else {
+                    UNSAMPLED.set(outer);
+                }
+            }
+        }
         try (Observation.Scope scope = observation.openScope()) {
             return super.inContext(work);
         }
+    }
+
+    /**
+     * @return the unsampled delivery whose processing runs on this thread, or {@code null}
+     */
+    static NatsProcessContext unsampledInContext() {
+        return UNSAMPLED.get();
     }
 
     @Override

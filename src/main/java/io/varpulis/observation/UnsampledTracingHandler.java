@@ -32,15 +32,20 @@ public class UnsampledTracingHandler implements TracingObservationHandler<Observ
                 || context instanceof NatsSendContext send && send.unsampled();
     }
 
+    /** What Micrometer's exemplar-aware meter handler finds on an unsampled observation: a context without span. */
+    private static final TracingContext NO_SPAN = new TracingContext();
+
     /**
      * Writes a publish's carried trace headers; leaves an empty tracing context on the observation, which Micrometer's
      * exemplar-aware meter handler (Spring Boot wraps every meter handler in it) requires and finds without a span.
      */
     @Override
     public void onStart(Observation.Context context) {
-        context.put(TracingContext.class, new TracingContext());
         if (context instanceof NatsSendContext send) {
+            send.attach(TracingContext.class, NO_SPAN);
             send.writeCarried();
+        } else if (context instanceof NatsProcessContext process) {
+            process.attach(TracingContext.class, NO_SPAN);
         }
     }
 
