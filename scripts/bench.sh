@@ -13,8 +13,9 @@
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
 # (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
-# observed-10,observed-100,listener (the clients of a throughput round, all by default: the product observed at 10 %
-# and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22), --quiet-wait=SECONDS (how long a timed
+# observed-10,observed-100,listener,raw-listener (the clients of a throughput round, all by default: the product observed at 10 %
+# and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22, and a plain jnats consumer doing its
+# work, issue 34), --quiet-wait=SECONDS (how long a timed
 # run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for
 # partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
 # for mainjob --topology=r1|r3 (default r1).

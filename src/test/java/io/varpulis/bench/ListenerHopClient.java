@@ -1,6 +1,7 @@
 package io.varpulis.bench;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.ConsumerDeclaration;
@@ -53,6 +54,25 @@ final class ListenerHopClient implements HopClient {
 
     /** An SPEC section 6 event as a service would read it: a record. */
     record SshEvent(@JsonProperty("event_type") String eventType, Instant timestamp, Map<String, String> fields) {
+    }
+
+    private static final ObjectReader RECORDS = JsonMapper.builder().findAndAddModules().build()
+            .readerFor(SshEvent.class);
+
+    /**
+     * What the listener does with a payload, by hand: the baseline of the listener's hop (issue 34).
+     *
+     * @param payload an event's JSON
+     */
+    static void work(byte[] payload) {
+        try {
+            SshEvent event = RECORDS.readValue(payload);
+            if (event.fields().isEmpty()) {
+                throw new IllegalArgumentException("an event without fields");
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** The service's bean: applies nothing, as the pipelines of the other clients. */

@@ -30,7 +30,7 @@ import java.util.function.IntConsumer;
  * Jackson data binding before the ack, what a hand-written consumer that looks at its events does;
  * {@link Decode#CODEC} reads it with the product's own {@link EventCodec}, as its route ingress always does (SPEC
  * section 4: undecodable events are parked, the event type is checked), so that the product's cost over this client
- * is all but the decode.
+ * is all but the decode; {@link Decode#RECORD} does by hand what the listener client's method and conversion do.
  */
 final class RawJetStreamHopClient implements HopClient {
 
@@ -55,7 +55,13 @@ final class RawJetStreamHopClient implements HopClient {
         /** Jackson data binding into a {@code Map}. */
         JACKSON("raw jnats + Jackson"),
         /** The product's {@link EventCodec#decode}. */
-        CODEC("raw jnats + EventCodec");
+        CODEC("raw jnats + EventCodec"),
+        /**
+         * What the listener client's method does, by hand: Jackson 2 data binding into the same record, with the same
+         * mapper, and the same check (issue 34: a {@code @NatsListener} against a plain jnats pull consumer doing the
+         * same work).
+         */
+        RECORD("raw jnats + the listener's work");
 
         private final String client;
 
@@ -102,6 +108,7 @@ final class RawJetStreamHopClient implements HopClient {
                         switch (decode) {
                             case JACKSON -> decoded(msg.getData());
                             case CODEC -> codec.decode(msg.getData());
+                            case RECORD -> ListenerHopClient.work(msg.getData());
                             case NONE -> { }
                         }
                         msg.ack();
