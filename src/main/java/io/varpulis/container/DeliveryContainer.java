@@ -1,29 +1,20 @@
 package io.varpulis.container;
 
-import io.varpulis.container.Outcome.Applied;
-import io.varpulis.container.Outcome.BrokerAway;
-import io.varpulis.container.Outcome.ParkFailed;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryHandler;
 import io.varpulis.transport.GivenUpMessage;
-import io.varpulis.transport.ParkReason;
-import io.varpulis.transport.PublishReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.util.backoff.BackOffExecution;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -62,12 +53,11 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     private final DeliveryAdapter adapter;
     private final DeliveryMeters meters;
     private final ContainerRuntime runtime;
-    private final BrokerOutage outage;
     private final Set<Delivery> held = ConcurrentHashMap.newKeySet();
     private final BlockingQueue<Delivery> queue = new LinkedBlockingQueue<>();
     private final List<Thread> appliers = new ArrayList<>();
-    private volatile Settlement.State state = Settlement.State.RUNNING;
-    private volatile boolean closed;
+    private final ContainerState state = new ContainerState();
+    private final Settler settler;
     private volatile Consumption consumption;
 
     /**
@@ -89,7 +79,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         this.adapter = adapter;
         this.meters = meters;
         this.runtime = runtime;
-        this.outage = new BrokerOutage(unit, consumer.durable(), runtime.backOffDescription());
+        this.settler = new Settler(consumer, unit, meters, runtime, state, held);
     }
 
     /**
@@ -99,7 +89,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @throws IllegalStateException when the consumer cannot be created or bound (the container is then closed)
      */
     public synchronized DeliveryContainer start() {
-        if (consumption != null || closed) {
+        if (consumption != null || state.closed()) {
             throw new IllegalStateException("container of " + consumer.durable() + " was started already");
         }
         runtime.keeper().keep(held);
@@ -151,18 +141,23 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @return whether it consumes
      */
     public boolean isRunning() {
-        return consumption != null && state == Settlement.State.RUNNING && !closed;
+        return consumption != null && state.get() == Settlement.State.RUNNING && !state.closed();
     }
 
     @Override
     public void onDelivery(Delivery delivery) {
+        if (state.closed()) {
+            // Pulled before the consumption closed and handed over after: left for the consumer's next owner.
+            delivery.leave("its container closed");
+            return;
+        }
         held.add(delivery);
         queue.add(delivery);
     }
 
     @Override
     public void onGivenUp(GivenUpMessage message) {
-        runtime.executor().execute(() -> parkGivenUp(message, null));
+        runtime.executor().execute(() -> settler.parkGivenUp(message, null));
     }
 
     /**
@@ -207,9 +202,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * Idempotent.
      */
     public void stop() {
-        if (state == Settlement.State.RUNNING) {
-            state = Settlement.State.STOPPED;
-        }
+        state.stop();
         shutdown();
     }
 
@@ -218,17 +211,13 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * section 9), so everything it holds is left, unsettled, for the rightful owner.
      */
     public void fence() {
-        state = Settlement.State.FENCED;
+        state.fence();
         shutdown();
     }
 
     private synchronized void shutdown() {
-        if (closed) {
+        if (!state.close()) {
             return;
-        }
-        closed = true;
-        if (state == Settlement.State.RUNNING) {
-            state = Settlement.State.STOPPED;
         }
         Consumption running = consumption;
         if (running != null) {
@@ -247,7 +236,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             }
             if (delivery != null) {
                 process(delivery);
-            } else if (closed && queue.isEmpty()) {
+            } else if (state.closed() && queue.isEmpty()) {
                 return;
             }
         }
@@ -257,10 +246,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         if (received.attempt() > 1) {
             meters.redelivered();
         }
-        Work work = new Work(received, runtime.decorator().decorate(consumer, received));
-        if (state != Settlement.State.RUNNING) {
-            settle(work, state == Settlement.State.FENCED ? Outcome.fenced(null)
-                    : Outcome.stopped("its consumer stopped on this node"));
+        DeliveryWork work = new DeliveryWork(received, runtime.decorator().decorate(consumer, received));
+        if (state.get() != Settlement.State.RUNNING) {
+            settler.settle(work, state.notApplied());
             return;
         }
         CompletionStage<Outcome> outcome;
@@ -272,188 +260,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         } catch (RuntimeException | Error e) {
             outcome = CompletableFuture.completedFuture(Outcome.failed(e));
         }
-        settleWhenDone(work, outcome);
-    }
-
-    private void settleWhenDone(Work work, CompletionStage<Outcome> stage) {
-        CompletableFuture<Outcome> future = stage == null
-                ? CompletableFuture.completedFuture(Outcome.failed(new IllegalStateException("no outcome")))
-                : stage.toCompletableFuture();
-        if (future.isDone()) {
-            settle(work, outcomeOf(future));
-        } else {
-            future.whenComplete((outcome, error) -> settle(work, outcome != null ? outcome
-                    : Outcome.failed(error == null ? new IllegalStateException("no outcome") : unwrap(error))));
-        }
-    }
-
-    private static Outcome outcomeOf(CompletableFuture<Outcome> done) {
-        try {
-            Outcome outcome = done.join();
-            return outcome != null ? outcome : Outcome.failed(new IllegalStateException("no outcome"));
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            return Outcome.failed(unwrap(e));
-        }
-    }
-
-    private void settle(Work work, Outcome outcome) {
-        Delivery delivery = work.delivery;
-        Decision decision = runtime.settlement().decide(outcome, delivery.attempt(), delivery.maxDeliver(), state);
-        switch (decision.action()) {
-            case ACK -> ack(work, ((Applied) outcome).elementsParked());
-            case NAK -> nak(work, decision);
-            case RETRY -> retry(work, outcome, decision);
-            case PARK -> runtime.executor().execute(() -> park(work, decision));
-            case LEAVE -> leave(work, decision);
-            case STRANDED -> stranded(work, decision);
-            default -> throw new IllegalStateException("no rule for " + decision);
-        }
-    }
-
-    private void ack(Work work, int elementsParked) {
-        try {
-            work.delivery.ack();
-        } catch (IllegalStateException e) {
-            // Settled meanwhile, or the connection is closed: ack_wait redelivers it, applied idempotently.
-            log.debug("{}: the ack of {} was not sent: {}", unit, work.delivery, e.toString());
-        } finally {
-            held.remove(work.received);
-        }
-        meters.applied(System.nanoTime() - work.started, elementsParked);
-        work.gotThrough(outage);
-    }
-
-    private void nak(Work work, Decision decision) {
-        log.warn("{}: {} failed ({}); nak'ed, redelivered in {} ms", unit, work.delivery, describe(decision.cause()),
-                decision.delay().toMillis());
-        try {
-            work.delivery.nak(decision.delay());
-        } catch (IllegalStateException e) {
-            log.debug("{}: the nak of {} was not sent: {}", unit, work.delivery, e.toString());
-        } finally {
-            held.remove(work.received);
-        }
-    }
-
-    private void leave(Work work, Decision decision) {
-        log.debug("{}: {} left unacked for redelivery: {}", unit, work.delivery, decision.why());
-        try {
-            work.delivery.leave(decision.why());
-        } catch (IllegalStateException settled) {
-            log.debug("{}: {} was settled already", unit, work.delivery);
-        } finally {
-            held.remove(work.received);
-        }
-    }
-
-    private void stranded(Work work, Decision decision) {
-        log.error("{}: {} was neither applied nor parked ({}: {}), and the server will not deliver it again: recover "
-                        + "it by hand from stream {} sequence {}", unit, work.delivery, decision.why(),
-                describe(decision.cause()), work.delivery.stream(), work.delivery.streamSequence());
-        meters.stranded();
-        leave(work, decision);
-    }
-
-    /** Waits for the broker, keeping the delivery in progress, then runs again the step that met its absence. */
-    private void retry(Work work, Outcome outcome, Decision decision) {
-        meters.retried();
-        outage.waiting(work.delivery, decision.cause());
-        long wait = work.nextWait(runtime);
-        CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, runtime.executor())
-                .execute(() -> resume(work, outcome));
-    }
-
-    private void resume(Work work, Outcome waited) {
-        boolean givenUp = waited instanceof ParkFailed failed && failed.reason() == ParkReason.SERVER_GAVE_UP;
-        if (state != Settlement.State.RUNNING && !givenUp) {
-            settle(work, state == Settlement.State.FENCED ? Outcome.fenced(null)
-                    : Outcome.stopped("its consumer stopped while waiting for the broker"));
-            return;
-        }
-        if (waited instanceof ParkFailed failed) {
-            park(work, Decision.park(failed.reason(), failed.cause(), "the DLQ may be back"));
-            return;
-        }
-        CompletionStage<Outcome> again;
-        try {
-            again = work.delivery.inContext(((BrokerAway) waited).resume());
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (RuntimeException | Error e) {
-            again = CompletableFuture.completedFuture(Outcome.failed(e));
-        }
-        settleWhenDone(work, again);
-    }
-
-    /** Publishes the death envelope, in the delivery's context; acks once the DLQ stored it. */
-    private void park(Work work, Decision decision) {
-        Delivery delivery = work.delivery;
-        CompletableFuture<PublishReceipt> receipt;
-        try {
-            receipt = delivery.inContext(() -> runtime.parker().publish(delivery, unit, consumer.durable(),
-                    decision.reason(), decision.cause()));
-        } catch (RuntimeException e) {
-            receipt = CompletableFuture.failedFuture(e);
-        }
-        receipt.whenComplete((stored, error) -> {
-            if (error != null) {
-                settle(work, new ParkFailed(decision.reason(), decision.cause(), unwrap(error)));
-                return;
-            }
-            try {
-                delivery.parked(decision.reason());
-            } catch (IllegalStateException e) {
-                log.debug("{}: the ack of parked {} was not sent: {}", unit, delivery, e.toString());
-            } finally {
-                held.remove(work.received);
-            }
-            meters.parked(decision.reason());
-            work.gotThrough(outage);
-            log.warn("{}: parked {} in {} at DLQ sequence {} ({}: {})", unit, delivery, stored.subject(),
-                    stored.sequence(), decision.reason().tag(), describe(decision.cause()));
-        });
-    }
-
-    /** Reads the message the server gave up on from its stream, and parks it; the broker away is waited out. */
-    private void parkGivenUp(GivenUpMessage message, BackOffExecution waits) {
-        Optional<Delivery> stored;
-        try {
-            stored = message.load();
-        } catch (IOException | RuntimeException e) {
-            BackOffExecution next = waits != null ? waits : runtime.backOff().start();
-            long wait = next.nextBackOff();
-            log.warn("{}: the server gave up on {}, which cannot be read yet ({}); trying again in {} ms", unit,
-                    message, e.getMessage(), wait);
-            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, runtime.executor())
-                    .execute(() -> parkGivenUp(message, next));
-            return;
-        }
-        if (stored.isEmpty()) {
-            meters.stranded();
-            log.error("{}: the server gave up on {} without an ack, and the stream no longer holds it (its max_age "
-                    + "passed, or it was deleted): it was neither applied nor parked", unit, message);
-            return;
-        }
-        log.warn("{}: the server gave up on {} without an ack; parking it from the stream", unit, message);
-        Work work = new Work(stored.get(), stored.get());
-        settle(work, Outcome.poison(ParkReason.SERVER_GAVE_UP, new IllegalStateException("the server stopped "
-                + "delivering it after " + message.deliveries() + " deliveries without an ack (durable "
-                + message.durable() + ")")));
-    }
-
-    private static String describe(Throwable cause) {
-        if (cause == null) {
-            return "no error";
-        }
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.toString();
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        settler.settleWhenDone(work, outcome);
     }
 
     @Override
@@ -461,33 +268,4 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         return "container of " + unit + " on " + consumer.durable();
     }
 
-    /** One delivery's way through the container. */
-    private static final class Work {
-        /** As the transport delivered it (what the container holds). */
-        private final Delivery received;
-        /** As decorated for processing (what is settled). */
-        private final Delivery delivery;
-        private final long started = System.nanoTime();
-        private BackOffExecution waits;
-        private volatile boolean waited;
-
-        private Work(Delivery received, Delivery delivery) {
-            this.received = received;
-            this.delivery = delivery;
-        }
-
-        private long nextWait(ContainerRuntime runtime) {
-            if (waits == null) {
-                waits = runtime.backOff().start();
-            }
-            waited = true;
-            return waits.nextBackOff();
-        }
-
-        private void gotThrough(BrokerOutage outage) {
-            if (waited) {
-                outage.recovered();
-            }
-        }
-    }
 }

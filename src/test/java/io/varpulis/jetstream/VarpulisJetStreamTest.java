@@ -8,7 +8,6 @@ import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.nats.NatsProperties;
-import io.varpulis.transport.TransportSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
