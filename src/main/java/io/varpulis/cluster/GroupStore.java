@@ -153,7 +153,7 @@ public interface GroupStore {
             KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration.builder()
                     .name(bucket).maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
                     .description("Varpulis pipeline groups, {cluster}.{group}").build());
-            kv = connection.keyValue(bucket);
+            kv = KeyValueBuckets.open(connection, bucket, null);
             return new JetStreamGroupStore(kv, connection, mapper, cluster);
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);

@@ -92,8 +92,8 @@ public final class KeyValueLease {
                         + "as the bucket says", bucket, status.getTtl().toMillis(), ttl.toMillis(),
                         status.getTtl().toMillis());
             }
-            KeyValue kv = connection.keyValue(bucket, KeyValueOptions.builder().jsRequestTimeout(requestTimeout)
-                    .build());
+            KeyValue kv = KeyValueBuckets.open(connection, bucket, KeyValueOptions.builder()
+                    .jsRequestTimeout(requestTimeout).build());
             boolean markers = status.getLimitMarkerTtl() != null && !status.getLimitMarkerTtl().isZero();
             return new KeyValueLease(kv, key, status.getTtl(), markers);
         } catch (IOException | JetStreamApiException e) {

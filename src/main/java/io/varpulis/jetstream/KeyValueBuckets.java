@@ -1,7 +1,10 @@
 package io.varpulis.jetstream;
 
+import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
+import io.nats.client.KeyValueOptions;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueStatus;
 import io.varpulis.support.Backoffs;
@@ -98,6 +101,34 @@ public final class KeyValueBuckets {
                         + "VARPULIS_NATS_JETSTREAM_REPLICAS) to the number of servers", refused);
             }
             return whenVisible(kvm, config.getBucketName(), refused);
+        }
+    }
+
+    /**
+     * Opens a bucket that {@link #createIfAbsent} made or found, as jnats' {@code Connection.keyValue} does: with a
+     * read of its stream info. A bucket just created on a three-server cluster can be unknown for a moment to the
+     * server that answers that read (its stream's leader still being elected: "stream not found", 10059, which jnats
+     * reports as an {@link IOException}); issue 30's slow-disk runs saw a worker exit at start-up on it, 1.2 s after
+     * its connection. The read is made again for up to {@value #VISIBLE_WITHIN_SECONDS} s.
+     *
+     * @param connection the connection
+     * @param bucket     the bucket
+     * @param options    the key-value options, or {@code null} for jnats' defaults
+     * @return the bucket
+     * @throws IOException when JetStream does not answer, or the bucket stays unknown
+     */
+    public static KeyValue open(Connection connection, String bucket, KeyValueOptions options) throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(VISIBLE_WITHIN_SECONDS).toNanos();
+        while (true) {
+            try {
+                return options == null ? connection.keyValue(bucket) : connection.keyValue(bucket, options);
+            } catch (IOException e) {
+                if (!(e.getCause() instanceof JetStreamApiException api)
+                        || api.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            sleep(POLL_MILLIS, bucket);
         }
     }
 
