@@ -33,6 +33,7 @@ class PackageLayersTest {
             "messaging",      // a service's @NatsListener methods and NatsTemplate (SPEC section 13)
             "cluster",        // coordinator, worker, registration, heartbeats, placement
             "dlq",            // the dead-letter console
+            "aot",            // the library's RuntimeHints: listener methods, JSON records, properties
             "web",            // the operator API
             "smoke",          // the smoke-test command
             "demo",           // the main job

@@ -10,6 +10,7 @@ import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
@@ -17,53 +18,28 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the three ADR-007 streams as
- * {@link StreamDeclaration} beans, the streams of {@code varpulis.nats.jetstream.streams.*}, the
- * {@link JetStreamAdmin} that verifies JetStream and provisions every declaration at startup, and the
- * {@link LeaderReachReconnect} that leaves a server cut off from the stream leaders.
+ * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the streams of
+ * {@code varpulis.nats.jetstream.streams.*}, the {@link JetStreamAdmin} that verifies JetStream and provisions every
+ * declaration at startup, and the {@link LeaderReachReconnect} that leaves a server cut off from the stream leaders.
+ * <p>A service gets what it declares (SPEC section 13): its own streams and consumers, and {@code VARPULIS_DLQ} only
+ * when it declares something or runs a {@code @NatsListener} (the stream its listeners park into). The three ADR-007
+ * streams are {@link StreamDeclaration} beans only on a cluster node ({@code varpulis.cluster.enabled=true}): a
+ * service never reserves {@code VARPULIS_ROUTING}'s 1 GiB, nor creates {@code VARPULIS_HEARTBEAT}.
  */
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
 @ConditionalOnBean(Connection.class)
 @EnableConfigurationProperties(LeaderReachProperties.class)
 public class JetStreamAutoConfiguration {
-
-    /**
-     * @param properties the settings
-     * @return {@code VARPULIS_ROUTING}
-     */
-    @Bean
-    @ConditionalOnMissingBean(name = "varpulisRoutingStream")
-    public StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
-        return VarpulisJetStream.routing(properties.getJetstream());
-    }
-
-    /**
-     * @param properties the settings
-     * @return {@code VARPULIS_HEARTBEAT}
-     */
-    @Bean
-    @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
-    public StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
-        return VarpulisJetStream.heartbeat(properties.getJetstream());
-    }
-
-    /**
-     * @param properties the settings
-     * @return {@code VARPULIS_DLQ}
-     */
-    @Bean
-    @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
-    public StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
-        return VarpulisJetStream.deadLetters(properties.getJetstream());
-    }
 
     /**
      * @param properties the settings
@@ -95,20 +71,24 @@ public class JetStreamAutoConfiguration {
 
     /**
      * @param admin        the admin
-     * @param properties   the settings ({@code provision})
+     * @param properties   the settings ({@code provision}, the DLQ's limits)
      * @param streams      every {@link StreamDeclaration} bean
      * @param consumers    every {@link ConsumerDeclaration} bean
      * @param declarations every {@link JetStreamDeclarations} bean
-     * @return the provisioner, which creates what is absent once all singletons exist
+     * @param listeners    the {@code @NatsListener} methods found, once every singleton exists
+     * @return the provisioner, which creates what is absent once all singletons exist, {@code VARPULIS_DLQ} only
+     * where something parks into it
      */
     @Bean
     @ConditionalOnMissingBean
     public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, NatsProperties properties,
                                                      ObjectProvider<StreamDeclaration> streams,
                                                      ObjectProvider<ConsumerDeclaration> consumers,
-                                                     ObjectProvider<JetStreamDeclarations> declarations) {
+                                                     ObjectProvider<JetStreamDeclarations> declarations,
+                                                     ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
         return new JetStreamProvisioner(admin, streams, consumers, declarations,
-                properties.getJetstream().isProvision());
+                properties.getJetstream().isProvision(), VarpulisJetStream.deadLetters(properties.getJetstream()),
+                () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
     }
 
     /**
@@ -122,5 +102,32 @@ public class JetStreamAutoConfiguration {
     public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
                                                      LeaderReachProperties properties) {
         return new LeaderReachReconnect(connection, admin, properties);
+    }
+
+    /**
+     * The three ADR-007 streams of a cluster node: routed events, heartbeats and parked events. Each is a bean a node
+     * may replace by name.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
+    static class ClusterStreamsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "varpulisRoutingStream")
+        StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
+            return VarpulisJetStream.routing(properties.getJetstream());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
+        StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
+            return VarpulisJetStream.heartbeat(properties.getJetstream());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
+        StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
+            return VarpulisJetStream.deadLetters(properties.getJetstream());
+        }
     }
 }

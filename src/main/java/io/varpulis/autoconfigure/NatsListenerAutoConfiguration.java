@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.JetStreamDeclarations;
+import io.varpulis.jetstream.StreamDeclaration;
+import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
 import io.varpulis.messaging.NatsListenerProperties;
@@ -12,19 +15,25 @@ import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import java.util.stream.Stream;
 
 /**
  * Auto-configuration of a service's messaging on the substrate (SPEC section 13): the {@link NatsTemplate}, the
  * {@link PayloadConverter} (Jackson 2: the application's one {@code com.fasterxml.jackson.databind.ObjectMapper} bean
  * when it has one, else a mapper with every module on the classpath), and the {@code @NatsListener} machinery (the
- * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains the listeners).
+ * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains the listeners), and the
+ * {@link ImplicitCoreSubstrateGuard} that refuses a service with listeners or streams on a substrate it did not choose.
  */
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnBean({ClusterTransport.class, DeliveryContainerFactory.class})
@@ -38,6 +47,33 @@ public class NatsListenerAutoConfiguration {
     @ConditionalOnMissingBean
     public static NatsListenerAnnotationBeanPostProcessor natsListenerAnnotationBeanPostProcessor() {
         return new NatsListenerAnnotationBeanPostProcessor();
+    }
+
+    /**
+     * @param substrate    the substrate in use
+     * @param environment  tells whether {@code varpulis.nats.substrate} was set, and whether this is a cluster node
+     * @param listeners    the {@code @NatsListener} methods found
+     * @param nats         the streams of {@code varpulis.nats.jetstream.streams.*}
+     * @param streams      the {@link StreamDeclaration} beans
+     * @param declarations the {@link JetStreamDeclarations} beans
+     * @return the check that refuses a service with listeners or streams on a substrate it did not choose
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ImplicitCoreSubstrateGuard implicitCoreSubstrateGuard(Substrate substrate, Environment environment,
+                                                                 NatsListenerAnnotationBeanPostProcessor listeners,
+                                                                 NatsProperties nats,
+                                                                 ObjectProvider<StreamDeclaration> streams,
+                                                                 ObjectProvider<JetStreamDeclarations> declarations) {
+        Binder binder = Binder.get(environment);
+        return new ImplicitCoreSubstrateGuard(substrate,
+                binder.bind(ImplicitCoreSubstrateGuard.PROPERTY, String.class).isBound(),
+                binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false), listeners,
+                () -> Stream.of(nats.getJetstream().getStreams().keySet().stream(),
+                                streams.orderedStream().map(StreamDeclaration::name),
+                                declarations.orderedStream().flatMap(d -> d.streams().stream())
+                                        .map(StreamDeclaration::name))
+                        .flatMap(names -> names).distinct().toList());
     }
 
     /**

@@ -1,8 +1,9 @@
 package io.varpulis.jetstream;
 
-import org.hibernate.validator.constraints.time.DurationMin;
+import io.varpulis.support.PropertyChecks;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.validation.annotation.Validated;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import java.time.Duration;
 
@@ -11,8 +12,7 @@ import java.time.Duration;
  * leaders (issue 25, SPEC section 9), see {@link LeaderReachReconnect}.
  */
 @ConfigurationProperties(prefix = "varpulis.nats.jetstream.leader-reach")
-@Validated
-public class LeaderReachProperties {
+public class LeaderReachProperties implements Validator {
 
     /**
      * How long the connected server may fail to reach a stream leader (no answer, "JetStream system temporarily
@@ -22,14 +22,12 @@ public class LeaderReachProperties {
      * never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
      * so an election never moves a node; short against a partition, which otherwise stalls the node throughout.
      */
-    @DurationMin(seconds = 0)
     private Duration reconnectAfter = Duration.ofSeconds(15);
 
     /**
      * How often the connected server is asked (one stream info per stream the node uses); also the longest wait for
      * each answer. 2 s: a stall is seen within 4 s, at a cost of a few small requests per interval.
      */
-    @DurationMin(millis = 100)
     private Duration checkInterval = Duration.ofSeconds(2);
 
     /**
@@ -38,7 +36,6 @@ public class LeaderReachProperties {
      * (4-8 s), which every node sees at once and which must not make them all unready together. JetStream disabled on
      * the server is DOWN at once whatever this says.
      */
-    @DurationMin(seconds = 0)
     private Duration downAfter = Duration.ofSeconds(10);
 
     /** @return how long the server fails to reach a leader before a reconnect; 0 never reconnects */
@@ -69,5 +66,26 @@ public class LeaderReachProperties {
     /** @param downAfter how long a transient JetStream problem lasts before the jetstream health turns DOWN */
     public void setDownAfter(Duration downAfter) {
         this.downAfter = downAfter;
+    }
+
+    /**
+     * @param type a class being bound
+     * @return whether it is this class, which validates itself while Spring Boot binds it
+     */
+    @Override
+    public boolean supports(Class<?> type) {
+        return LeaderReachProperties.class.isAssignableFrom(type);
+    }
+
+    /**
+     * @param target the bound properties
+     * @param errors where a negative duration, or a check interval under 100 ms, goes
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        LeaderReachProperties properties = (LeaderReachProperties) target;
+        PropertyChecks.atLeast(errors, "reconnectAfter", properties.getReconnectAfter(), Duration.ZERO);
+        PropertyChecks.atLeast(errors, "checkInterval", properties.getCheckInterval(), Duration.ofMillis(100));
+        PropertyChecks.atLeast(errors, "downAfter", properties.getDownAfter(), Duration.ZERO);
     }
 }

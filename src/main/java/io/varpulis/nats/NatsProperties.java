@@ -3,13 +3,11 @@ package io.varpulis.nats;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
-import jakarta.validation.Valid;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
-import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import io.varpulis.support.PropertyChecks;
 import org.springframework.util.unit.DataSize;
-import org.springframework.validation.annotation.Validated;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +21,7 @@ import java.util.Map;
  * to ADR-007's values; the reasons for each number sit next to it.
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
-@Validated
-public class NatsProperties {
+public class NatsProperties implements Validator {
 
     /** NATS server URL, or a comma-separated list of them ({@code nats://} or {@code tls://}). */
     private String url = "nats://localhost:4222";
@@ -77,7 +74,6 @@ public class NatsProperties {
     private final Tls tls = new Tls();
 
     /** JetStream settings, used when the substrate is {@code jetstream}. */
-    @Valid
     private final JetStream jetstream = new JetStream();
 
     public String getUrl() {
@@ -184,6 +180,38 @@ public class NatsProperties {
         return jetstream;
     }
 
+    /**
+     * @param type a class being bound
+     * @return whether it is this class, which validates itself while Spring Boot binds it
+     */
+    @Override
+    public boolean supports(Class<?> type) {
+        return NatsProperties.class.isAssignableFrom(type);
+    }
+
+    /**
+     * Checks the ranges of the JetStream settings; Spring Boot fails startup with each violation, naming the property,
+     * its value and its origin.
+     *
+     * @param target the bound properties
+     * @param errors where violations go
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        JetStream js = ((NatsProperties) target).getJetstream();
+        PropertyChecks.inRange(errors, "jetstream.replicas", js.getReplicas(), 1, 5);
+        PropertyChecks.atLeast(errors, "jetstream.maxOutstandingPublishes", js.getMaxOutstandingPublishes(), 1);
+        PropertyChecks.atLeast(errors, "jetstream.publishTimeout", js.getPublishTimeout(), Duration.ofMillis(1));
+        PropertyChecks.atLeast(errors, "jetstream.latePubAckWindow", js.getLatePubAckWindow(), Duration.ofSeconds(1));
+        PropertyChecks.atLeast(errors, "jetstream.healthRefreshInterval", js.getHealthRefreshInterval(),
+                Duration.ofMillis(100));
+        Consumer consumer = js.getConsumer();
+        PropertyChecks.atLeast(errors, "jetstream.consumer.maxDeliver", consumer.getMaxDeliver(), 1);
+        PropertyChecks.atLeast(errors, "jetstream.consumer.maxAckPending", consumer.getMaxAckPending(), 1);
+        PropertyChecks.atLeast(errors, "jetstream.consumer.nakDelay", consumer.getNakDelay(), Duration.ZERO);
+        PropertyChecks.atLeast(errors, "jetstream.consumer.batchSize", consumer.getBatchSize(), 1);
+    }
+
     /** PEM files for TLS; the client always verifies the server. */
     public static class Tls {
 
@@ -250,35 +278,29 @@ public class NatsProperties {
     public static class JetStream {
 
         /** Stream replicas: 1 on a single development server, 3 on a production cluster. */
-        @Min(1)
-    @Max(5)
-    private int replicas = 1;
+        private int replicas = 1;
 
         /**
          * Most PubAcks one publisher may wait for at once. Pipelining confirmations keeps throughput near the raw
          * client's; a full window makes the publisher wait (back-pressure) instead of buffering without bound.
          */
-        @Min(1)
-    private int maxOutstandingPublishes = 1024;
+        private int maxOutstandingPublishes = 1024;
 
         /** How long a publish waits for its PubAck before the caller sees it failed. */
-        @DurationMin(millis = 1)
-    private Duration publishTimeout = Duration.ofSeconds(5);
+        private Duration publishTimeout = Duration.ofSeconds(5);
 
         /**
          * How long a PubAck that comes after the publish timeout is still awaited (the connection's request cleanup
          * interval): a message held in the reconnect buffer or published during a leader election is often stored
          * late, and is then counted in {@code varpulis.events.published}. Beyond it a late PubAck is dropped.
          */
-        @DurationMin(seconds = 1)
-    private Duration latePubAckWindow = Duration.ofMinutes(2);
+        private Duration latePubAckWindow = Duration.ofMinutes(2);
 
         /**
          * How often the {@code jetstream} health component asks the server about streams and consumers, in the
          * background: a health check answers from the last answer at once, whatever NATS is doing.
          */
-        @DurationMin(millis = 100)
-    private Duration healthRefreshInterval = Duration.ofSeconds(5);
+        private Duration healthRefreshInterval = Duration.ofSeconds(5);
 
         /** Whether the application creates the streams it declares when they are absent (never updates them). */
         private boolean provision = true;
@@ -293,8 +315,7 @@ public class NatsProperties {
         private final Dlq dlq = new Dlq();
 
         /** Durable consumer settings, one consumer per route edge and the coordinator's heartbeat consumer. */
-        @Valid
-    private final Consumer consumer = new Consumer();
+        private final Consumer consumer = new Consumer();
 
         /**
          * More streams a service declares from configuration, by stream name, created if absent like the defaults
@@ -465,12 +486,10 @@ public class NatsProperties {
         private Duration ackWait = Duration.ofSeconds(30);
 
         /** Deliveries before an event is poison: enough for a transient failure, few enough not to loop forever. */
-        @Min(1)
-    private int maxDeliver = 5;
+        private int maxDeliver = 5;
 
         /** Unacked messages one consumer may hold at once. */
-        @Min(1)
-    private int maxAckPending = 1024;
+        private int maxAckPending = 1024;
 
         /**
          * How long a durable survives with nobody pulling: a deleted route edge does not hold messages forever, and
@@ -479,8 +498,7 @@ public class NatsProperties {
         private Duration inactiveThreshold = Duration.ofDays(7);
 
         /** Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does not apply to naks). */
-        @DurationMin(millis = 0)
-    private Duration nakDelay = Duration.ofSeconds(2);
+        private Duration nakDelay = Duration.ofSeconds(2);
 
         /**
          * Messages requested per pull; capped by {@code max-ack-pending}. 500 is jnats' default. A pulled message's
@@ -489,8 +507,7 @@ public class NatsProperties {
          * 117 ms, and about 6 % less routed-hop throughput). A consumer whose pipeline is slower than half that logs
          * a WARN naming the batch size that fits.
          */
-        @Min(1)
-    private int batchSize = 500;
+        private int batchSize = 500;
 
         public Duration getAckWait() {
             return ackWait;

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.MapPropertySource;
@@ -53,6 +54,19 @@ class LibraryJarTest {
                             .doesNotHaveBean(NodeSecurityAutoConfiguration.class)
                             .doesNotHaveBean(DeadLetterApiAutoConfiguration.class);
                 });
+    }
+
+    @Test
+    void withoutBeanValidationOnTheClasspathABadValueStillFailsStartupNamingTheProperty() {
+        new ApplicationContextRunner().withUserConfiguration(Service.class)
+                .withClassLoader(new FilteredClassLoader("io.varpulis.cluster.", "io.varpulis.web.",
+                        "io.varpulis.demo.", "io.varpulis.smoke.", "jakarta.validation.", "org.hibernate.validator."))
+                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                        "varpulis.nats.jetstream.replicas=7")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(BindValidationException.class)
+                        .hasMessageContaining("varpulis.nats").hasMessageContaining("jetstream.replicas")
+                        .hasMessageContaining("must be between 1 and 5, got 7"));
     }
 
     @Test

@@ -45,7 +45,7 @@ class PlainBootApplicationTest {
             .withPropertyValues("varpulis.nats.url=" + nats.url());
 
     @Test
-    void onJetStreamItGetsTheConnectionTheStreamsTheTransportTheParkerTheConsoleTheHealthAndTheMeters() {
+    void onJetStreamItGetsTheConnectionTheTransportTheParkerTheConsoleTheHealthAndTheMetersButNoStreamItDidNotDeclare() {
         runner.withPropertyValues("varpulis.nats.substrate=jetstream").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(Substrate.class)).isEqualTo(Substrate.JETSTREAM);
@@ -54,9 +54,9 @@ class PlainBootApplicationTest {
                     PropertiesNatsConnectionDetails.class);
             assertThat(context.getBean(Connection.class).getStatus()).isEqualTo(Connection.Status.CONNECTED);
             assertThat(context).hasSingleBean(JetStreamAdmin.class).hasSingleBean(JetStreamProvisioner.class);
-            assertThat(context.getBeansOfType(StreamDeclaration.class).values()).extracting(StreamDeclaration::name)
-                    .containsExactlyInAnyOrder("VARPULIS_ROUTING", "VARPULIS_HEARTBEAT", "VARPULIS_DLQ");
-            assertThat(context.getBean(JetStreamAdmin.class).streamInfo("VARPULIS_ROUTING")).isPresent();
+            // A service gets what it declares (issue 33): this one declares nothing, so no stream is created.
+            assertThat(context).doesNotHaveBean(StreamDeclaration.class);
+            assertThat(context.getBean(JetStreamAdmin.class).declaredStreams()).isEmpty();
             assertThat(context.getBean(ClusterTransport.class).substrate()).isEqualTo(Substrate.JETSTREAM);
             assertThat(context).hasSingleBean(EventCodec.class).hasSingleBean(DeadLetterParker.class)
                     .hasSingleBean(DeadLetterConsole.class);
@@ -81,11 +81,14 @@ class PlainBootApplicationTest {
     }
 
     @Test
-    void theClusterNodeComesOnlyWhenTheApplicationAsksForIt() {
+    void theClusterNodeAndItsThreeStreamsComeOnlyWhenTheApplicationAsksForIt() {
         runner.withPropertyValues("varpulis.nats.substrate=jetstream", "varpulis.cluster.enabled=true",
                 "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=plain-app").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(WorkerNode.class).doesNotHaveBean(CoordinatorNode.class);
+            assertThat(context.getBeansOfType(StreamDeclaration.class).values()).extracting(StreamDeclaration::name)
+                    .containsExactlyInAnyOrder("VARPULIS_ROUTING", "VARPULIS_HEARTBEAT", "VARPULIS_DLQ");
+            assertThat(context.getBean(JetStreamAdmin.class).streamInfo("VARPULIS_ROUTING")).isPresent();
         });
     }
 

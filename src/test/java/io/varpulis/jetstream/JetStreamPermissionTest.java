@@ -35,7 +35,9 @@ class JetStreamPermissionTest {
             .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
                     SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class))
             .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                    "varpulis.nats.connect-timeout=2s");
+                    "varpulis.nats.connect-timeout=2s",
+                    // A cluster node's streams: ClusterAutoConfiguration itself is not in this context.
+                    "varpulis.cluster.enabled=true");
 
     @Test
     void userWithoutPermissionToCreateTheStreamsFailsStartupNamingTheStreamAndTheRefusedSubject() {

@@ -1,7 +1,5 @@
 package com.example.stellar;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-
-/** A telecommand as submitted on {@code stellar.tc.submit.<target>}. */
-public record Telecommand(@JsonProperty("tc_id") String tcId, String target, String command) {
+/** A telecommand as submitted on {@code stellar.tc.submit.<target>}: {@code {"tc_id", "target", "command"}}. */
+public record Telecommand(String tcId, String target, String command) {
 }

@@ -1,0 +1,29 @@
+package com.example.stellar;
+
+import io.varpulis.messaging.NatsTemplate;
+import io.varpulis.messaging.OutboundEvent;
+import io.varpulis.transport.PublishReceipt;
+import org.springframework.stereotype.Service;
+
+import java.util.concurrent.CompletableFuture;
+
+/** Submits telecommands: publishing with the template. */
+@Service
+public class GroundStation {
+
+    private final NatsTemplate nats;
+
+    public GroundStation(NatsTemplate nats) {
+        this.nats = nats;
+    }
+
+    /**
+     * @return completes once TC_COMMANDS stored the command (its PubAck); {@code duplicate()} when that tc_id was
+     * already stored within the stream's duplicate window, so a retried submit is applied once
+     */
+    public CompletableFuture<PublishReceipt> submit(Telecommand tc, String operator) {
+        return nats.send(OutboundEvent.to("stellar.tc.submit." + tc.target(), tc)
+                .withMessageId(tc.tcId())
+                .withHeader("Operator", operator));
+    }
+}

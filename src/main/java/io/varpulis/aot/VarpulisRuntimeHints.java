@@ -1,0 +1,49 @@
+package io.varpulis.aot;
+
+import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeadLetterPage;
+import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.dlq.ParkedEvent;
+import io.varpulis.dlq.PurgeReport;
+import io.varpulis.dlq.ReplayReport;
+import io.varpulis.dlq.ReplayRequest;
+import io.varpulis.jetstream.LeaderReachProperties;
+import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.pipeline.Event;
+import io.varpulis.pipeline.PipelineGroupSpec;
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
+
+import java.util.List;
+
+/**
+ * The reflection the library itself needs in a native image or an AOT-processed application (SPEC section 13),
+ * registered through {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads and writes
+ * (death envelopes, routed events, pipeline groups, the DLQ console's pages and reports), and the binding of its
+ * {@code @ConfigurationProperties} with their nested types. A service's own listener methods and payload types are
+ * {@link NatsListenerBeanRegistrationAotProcessor}'s.
+ */
+public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
+
+    /** Read and written with Jackson 2 by the library, each with the types of its components. */
+    static final List<Class<?>> JSON_TYPES = List.of(DeathEnvelope.class, Event.class, PipelineGroupSpec.class,
+            ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class);
+
+    /** Bound from {@code varpulis.*}. */
+    static final List<Class<?>> PROPERTIES = List.of(NatsProperties.class, NatsListenerProperties.class,
+            LeaderReachProperties.class, DeadLetterProperties.class);
+
+    /**
+     * @param hints       where the hints go
+     * @param classLoader the application's class loader
+     */
+    @Override
+    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+        new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+                JSON_TYPES.toArray(Class<?>[]::new));
+        BindableRuntimeHintsRegistrar.forTypes(PROPERTIES.toArray(Class<?>[]::new)).registerHints(hints, classLoader);
+    }
+}
