@@ -404,9 +404,13 @@ public final class JetStreamKeyValueState implements KeyValueState {
         if (failed != null && failed.lateMayCome() && !write.awaitedLate) {
             // No PubAck within the publish timeout is not a refusal: behind a slow disk the write is usually still
             // being stored. Its late PubAck settles it; another copy sent now would only meet it in process (10158),
-            // and a backlog sent again and again was issue 30's resend storm.
+            // and a backlog sent again and again was issue 30's resend storm. The late PubAck is awaited one timeout
+            // more, not until the client gives up on it: a stream leader that stepped down while storing the write
+            // dropped it and never answers, and jnats fails such a PubAck only at its request cleanup, minutes later
+            // (issue 30: a pipeline stalled that long, silently). Then the chain is looked up and mended.
             write.awaitedLate = true;
-            failed.late().whenCompleteAsync((late, lateError) -> settled(write, late, lateError), CONFIRM);
+            failed.late().orTimeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenCompleteAsync((late, lateError) -> settled(write, late, lateError), CONFIRM);
             return;
         }
         List<Write> confirmed = new ArrayList<>();
