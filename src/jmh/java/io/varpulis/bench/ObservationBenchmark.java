@@ -8,7 +8,6 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.observation.ObservedClusterTransport;
 import io.varpulis.observation.ObservedDeliveries;
-import io.varpulis.observation.Traces;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.Delivery;
@@ -72,8 +71,9 @@ public class ObservationBenchmark {
             return;
         }
         tracing = new BenchTracing(Integer.parseInt(mode) / 100f);
-        transport = new ObservedClusterTransport(stored, tracing.registry(), null, null);
-        decorator = new ObservedDeliveries(tracing.registry(), null, Traces.NONE);
+        transport = new ObservedClusterTransport(stored, tracing.registry(), null, null, tracing.traces(),
+                tracing.untraced());
+        decorator = new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced());
     }
 
     @TearDown(Level.Trial)

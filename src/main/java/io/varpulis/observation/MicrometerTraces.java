@@ -14,7 +14,9 @@ import java.util.regex.Pattern;
 /**
  * {@link Traces} on Micrometer Tracing's {@link Tracer}, the one Spring Boot builds over Brave or OpenTelemetry: an
  * observation's trace id is that of the span its tracing handler keeps in the observation's context; a linked span
- * is built with {@link Span.Builder#addLink(Link)}. Only loaded when Micrometer Tracing is on the classpath.
+ * is built with {@link Span.Builder#addLink(Link)}; a publish's sampling is decided by Micrometer's own sender handler
+ * ({@link NatsSenderTracingObservationHandler}) before its observation is built. Only loaded when Micrometer Tracing
+ * is on the classpath.
  */
 public class MicrometerTraces implements Traces {
 
@@ -25,12 +27,45 @@ public class MicrometerTraces implements Traces {
     private static final Pattern B3 = Pattern.compile("([0-9a-f]{16}|[0-9a-f]{32})-([0-9a-f]{16})(?:-([01d]))?(?:-.*)?");
 
     private final Tracer tracer;
+    private final NatsSenderTracingObservationHandler senders;
 
     /**
+     * Trace ids and links only: every publish and delivery is observed, its sampling decided as it starts.
+     *
      * @param tracer the application's tracer
      */
     public MicrometerTraces(Tracer tracer) {
+        this(tracer, null);
+    }
+
+    /**
+     * @param tracer  the application's tracer
+     * @param senders the sender tracing handler registered first on the observation registry, which decides a
+     *                publish's sampling before its observation, or {@code null} for none
+     */
+    public MicrometerTraces(Tracer tracer, NatsSenderTracingObservationHandler senders) {
         this.tracer = tracer;
+        this.senders = senders;
+    }
+
+    @Override
+    public boolean decides() {
+        return senders != null;
+    }
+
+    @Override
+    public Sampling decide(NatsSendContext context) {
+        if (senders == null) {
+            return Sampling.UNDECIDED;
+        }
+        return senders.decide(context) ? Sampling.SAMPLED : Sampling.UNSAMPLED;
+    }
+
+    @Override
+    public void abandon(NatsSendContext context) {
+        if (senders != null) {
+            senders.abandon(context);
+        }
     }
 
     @Override

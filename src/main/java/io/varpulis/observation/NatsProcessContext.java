@@ -15,16 +15,15 @@ import java.util.Map;
  * propagation reads the publisher's trace context from, so the process span is the child of the send span. It ends
  * when the delivery is settled, with the outcome set here.
  * <p>Whether the incoming trace is sampled is read from the headers when the context is made
- * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span ({@link UnsampledTracingHandler}), and what it
- * publishes carries its trace headers through unchanged ({@link #carried()}).
+ * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span, only its timer, without an Observation
+ * ({@link UntracedObservations}), and what it publishes carries its trace headers through unchanged
+ * ({@link #carried()}).
  */
 public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final ConsumerDeclaration consumer;
     private final Boolean sampled;
     private final HeldKeyValues lowCardinality = new HeldKeyValues();
-    private volatile Object attachedKey;
-    private Object attachedValue;
     private volatile String outcome = "left";
     private volatile String parkReason = "none";
     private long startedNanos;
@@ -161,40 +160,12 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     @Override
     public KeyValues getAllKeyValues() {
-        return untracedTags() ? getLowCardinalityKeyValues()
+        return unsampled() ? getLowCardinalityKeyValues()
                 : getLowCardinalityKeyValues().and(getHighCardinalityKeyValues());
     }
 
     @Override
-    @SuppressWarnings("unchecked")
-    public <T> T get(Object key) {
-        return key == attachedKey ? (T) attachedValue : super.get(key);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getRequired(Object key) {
-        return key == attachedKey ? (T) attachedValue : super.getRequired(key);
-    }
-
-    /**
-     * Attaches a value without Micrometer's map (an unsampled observation's empty tracing context: one per message
-     * in the map was a tenth of what observation allocated, issue 32).
-     *
-     * @param key   its key
-     * @param value the value, never changed by whoever reads it
-     */
-    void attach(Object key, Object value) {
-        attachedValue = value;
-        attachedKey = key;
-    }
-
-    @Override
     public KeyValues getHighCardinalityKeyValues() {
-        return untracedTags() ? KeyValues.empty() : super.getHighCardinalityKeyValues();
-    }
-
-    private boolean untracedTags() {
-        return unsampled();
+        return unsampled() ? KeyValues.empty() : super.getHighCardinalityKeyValues();
     }
 }

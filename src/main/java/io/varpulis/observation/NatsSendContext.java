@@ -11,8 +11,9 @@ import java.util.Map;
 /**
  * The context of one publish: its carrier is the header map of the outbound message, into which Spring Boot's
  * configured propagation (W3C {@code traceparent}/{@code tracestate}/{@code baggage}, or B3) writes through the
- * tracing bridge when the observation starts. A publish made while processing an unsampled delivery is unsampled too:
- * it gets no span, and the delivery's trace headers are written on it unchanged ({@link UnsampledTracingHandler}).
+ * tracing bridge. A publish whose trace is known not to be sampled (made while processing an unsampled delivery, or a
+ * root the tracer sampled out) is timed without an Observation ({@link UntracedObservations}): the delivery's trace
+ * headers, or the sampled-out root's, are written on it and no span is made.
  */
 public class NatsSendContext extends SenderContext<Map<String, String>> {
 
@@ -21,10 +22,9 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
     private final String parkedTraceId;
     private final boolean propagate;
     private final HeldKeyValues lowCardinality = new HeldKeyValues();
-    private volatile Object attachedKey;
-    private Object attachedValue;
     private Map<String, String> carried;
-    private boolean sampledOut;
+    private boolean untraced;
+    private Object span;
     private volatile boolean running;
     private long startedNanos;
 
@@ -74,28 +74,52 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
     }
 
     /**
-     * Marks the publish as made while processing an unsampled delivery, whose trace headers it carries through.
+     * Marks the publish as made while processing an unsampled delivery, whose trace headers it carries through: they
+     * are written on it, unless it is too close to max_payload for any.
      *
      * @param headers the delivery's trace headers
      */
     void carry(Map<String, String> headers) {
-        this.carried = headers;
+        carried = headers;
+        untraced = true;
+        if (propagate) {
+            getCarrier().putAll(headers);
+        }
     }
 
     /**
-     * @return {@code true} when it is published while processing an unsampled delivery: no span
+     * @return {@code true} when it is published while processing an unsampled delivery, whose trace headers it carries
      */
     public boolean unsampled() {
         return carried != null;
     }
 
+    /** Marks the publish as one that no span records: the tracer sampled out its trace (its headers are written). */
+    void sampledOut() {
+        untraced = true;
+    }
+
     /**
-     * Notes, once the observation started, whether the tracer sampled it: a publish outside any delivery (a root)
-     * whose trace the tracer sampled out gets no span tags.
+     * Keeps the span the tracer started for this publish, before its observation starts, for the tracing handler to
+     * use ({@link NatsSenderTracingObservationHandler}).
+     *
+     * @param decided the tracer's span (Micrometer Tracing's {@code Span}, typed loosely so that this class loads
+     *                without Micrometer Tracing)
      */
-    void started() {
-        sampledOut = carried == null && Boolean.FALSE.equals(TraceHeaders.sampled(getCarrier()));
-        running = true;
+    void decided(Object decided) {
+        span = decided;
+    }
+
+    /**
+     * @return the span the tracer started for it before its observation, or {@code null}
+     */
+    Object decided() {
+        return span;
+    }
+
+    /** Notes whether it is being timed: its convention's key values are asked for from then on. */
+    void running(boolean value) {
+        running = value;
     }
 
     /**
@@ -107,20 +131,11 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
     }
 
     /**
-     * @return {@code true} when no sampled span records it: an unsampled delivery's output, or a root the tracer
-     * sampled out (its span tags are not built)
+     * @return {@code true} when no span records it: an unsampled delivery's output, or a root the tracer sampled out
+     * (its span tags are not built)
      */
     public boolean untraced() {
-        return carried != null || sampledOut;
-    }
-
-    /**
-     * Writes the unsampled delivery's trace headers on the message, unless it is too close to max_payload for any.
-     */
-    void writeCarried() {
-        if (carried != null && propagate) {
-            getCarrier().putAll(carried);
-        }
+        return untraced;
     }
 
     long startedNanos() {
@@ -168,40 +183,12 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
 
     @Override
     public KeyValues getAllKeyValues() {
-        return untracedTags() ? getLowCardinalityKeyValues()
+        return untraced ? getLowCardinalityKeyValues()
                 : getLowCardinalityKeyValues().and(getHighCardinalityKeyValues());
     }
 
     @Override
-    @SuppressWarnings("unchecked")
-    public <T> T get(Object key) {
-        return key == attachedKey ? (T) attachedValue : super.get(key);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getRequired(Object key) {
-        return key == attachedKey ? (T) attachedValue : super.getRequired(key);
-    }
-
-    /**
-     * Attaches a value without Micrometer's map (an unsampled observation's empty tracing context: one per message
-     * in the map was a tenth of what observation allocated, issue 32).
-     *
-     * @param key   its key
-     * @param value the value, never changed by whoever reads it
-     */
-    void attach(Object key, Object value) {
-        attachedValue = value;
-        attachedKey = key;
-    }
-
-    @Override
     public KeyValues getHighCardinalityKeyValues() {
-        return untracedTags() ? KeyValues.empty() : super.getHighCardinalityKeyValues();
-    }
-
-    private boolean untracedTags() {
-        return untraced();
+        return untraced ? KeyValues.empty() : super.getHighCardinalityKeyValues();
     }
 }

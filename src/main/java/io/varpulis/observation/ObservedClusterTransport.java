@@ -1,6 +1,7 @@
 package io.varpulis.observation;
 
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.observation.NatsObservationDocumentation.SendKeys;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 /**
  * A {@link ClusterTransport} that observes every publish ({@code send}) with Micrometer's Observation API (SPEC
@@ -51,6 +53,7 @@ public class ObservedClusterTransport implements ClusterTransport {
     private final NatsSendObservationConvention sendConvention;
     private final NatsProcessObservationConvention processConvention;
     private final Traces traces;
+    private final UntracedObservations untraced;
 
     /**
      * @param delegate          the transport that publishes and consumes
@@ -74,11 +77,29 @@ public class ObservedClusterTransport implements ClusterTransport {
     public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
                                     NatsSendObservationConvention sendConvention,
                                     NatsProcessObservationConvention processConvention, Traces traces) {
+        this(delegate, registry, sendConvention, processConvention, traces, UntracedObservations.NONE);
+    }
+
+    /**
+     * @param delegate          the transport that publishes and consumes
+     * @param registry          where observations are recorded
+     * @param sendConvention    the application's convention for publishes, or {@code null} for the default
+     * @param processConvention the application's convention for deliveries, or {@code null} for the default
+     * @param traces            the tracer behind the registry: trace ids for death envelopes, links for replays, and
+     *                          a publish's sampling decided before its observation
+     * @param untraced          what times a publish whose trace is not sampled, or {@link UntracedObservations#NONE}
+     *                          to observe it too
+     */
+    public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
+                                    NatsSendObservationConvention sendConvention,
+                                    NatsProcessObservationConvention processConvention, Traces traces,
+                                    UntracedObservations untraced) {
         this.delegate = delegate;
         this.registry = registry;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
         this.traces = traces;
+        this.untraced = untraced;
     }
 
     @Override
@@ -92,10 +113,13 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * Publishes through the delegate inside a {@code send} observation, with the trace headers added.
+     * Publishes through the delegate inside a {@code send} observation, with the trace headers added; a publish whose
+     * trace is not sampled (made while an unsampled delivery is processed, or a root the tracer sampled out) is only
+     * timed, without an Observation ({@link UntracedObservations}), with the trace headers that say so.
      *
      * @param message the message
-     * @return the delegate's receipt; the observation ends with it (with {@code error.type} when it failed)
+     * @return the delegate's receipt; the observation (or the timer) ends with it, with {@code error.type} when it
+     * failed
      */
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
@@ -106,21 +130,71 @@ public class ObservedClusterTransport implements ClusterTransport {
         String parkedTraceId = traceId(parkedTraceparent);
         NatsSendContext context = new NatsSendContext(message.subject(), message.messageId(), parkedTraceId,
                 fits(message));
-        NatsProcessContext processing = ObservedDelivery.unsampledInContext();
-        if (processing != null) {
-            // Published while an unsampled delivery is processed: no span, its trace headers carried through.
-            context.carry(processing.carried());
+        if (parkedTraceId == null && untraced.enabled() && traces.decides()) {
+            return publishDecided(message, context);
         }
+        return publishObserved(message, context, parkedTraceparent, parkedTraceId);
+    }
+
+    /**
+     * A publish whose sampling is known before any observation is built (issue 32): an unsampled delivery's output
+     * carries its trace headers; otherwise the tracer starts its span, observed when it records and only timed when
+     * it does not.
+     */
+    private CompletableFuture<PublishReceipt> publishDecided(OutboundMessage message, NatsSendContext context) {
+        ObservationConvention<NatsSendContext> convention = untraced.convention(context, sendConvention,
+                DefaultNatsSendObservationConvention.INSTANCE);
+        if (convention == null) {
+            // Turned off by a predicate: as with a no-op observation, no trace header.
+            return delegate.publish(message);
+        }
+        UntracedDelivery processing = UntracedDelivery.current();
+        if (processing != null) {
+            context.carry(processing.carried());
+        } else {
+            context.setParentObservation(registry.getCurrentObservation());
+            if (traces.decide(context) != Traces.Sampling.UNSAMPLED) {
+                return publishObserved(message, context, null, null);
+            }
+        }
+        context.running(true);
+        untraced.start(context);
+        return send(message, context, error -> {
+            if (error != null) {
+                context.setError(error);
+            }
+            untraced.stop(context, convention);
+        });
+    }
+
+    private CompletableFuture<PublishReceipt> publishObserved(OutboundMessage message, NatsSendContext context,
+                                                              String parkedTraceparent, String parkedTraceId) {
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry);
+        if (observation.isNoop()) {
+            // A predicate of the registry's own turned it off after the tracer started its span.
+            traces.abandon(context);
+        }
         Traces.LinkedSpan replay = parkedTraceId == null ? Traces.LinkedSpan.NONE : traces.startLinked(REPLAY_SPAN,
                 parkedTraceparent, Map.of(SendKeys.PARKED_TRACE_ID.asString(), parkedTraceId));
         try {
             observation.start();
-            context.started();
+            context.running(true);
         } finally {
             replay.closeScope();
         }
+        return send(message, context, error -> {
+            if (error != null) {
+                observation.error(error);
+            }
+            observation.stop();
+            replay.end(error);
+        });
+    }
+
+    /** Publishes with the context's trace headers added, and ends its observation (or timer) with the receipt. */
+    private CompletableFuture<PublishReceipt> send(OutboundMessage message, NatsSendContext context,
+                                                   Consumer<Throwable> end) {
         OutboundMessage traced = context.traceHeaders().isEmpty() ? message
                 : message.withHeaders(message.headers().isEmpty() ? context.traceHeaders()
                 : merged(message.headers(), context.traceHeaders()));
@@ -128,18 +202,10 @@ public class ObservedClusterTransport implements ClusterTransport {
         try {
             receipt = delegate.publish(traced);
         } catch (RuntimeException e) {
-            observation.error(e);
-            observation.stop();
-            replay.end(e);
+            end.accept(e);
             throw e;
         }
-        return receipt.whenComplete((stored, error) -> {
-            if (error != null) {
-                observation.error(unwrap(error));
-            }
-            observation.stop();
-            replay.end(error == null ? null : unwrap(error));
-        });
+        return receipt.whenComplete((stored, error) -> end.accept(error == null ? null : unwrap(error)));
     }
 
     /**

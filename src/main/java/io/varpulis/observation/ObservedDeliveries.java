@@ -1,6 +1,7 @@
 package io.varpulis.observation;
 
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.transport.Delivery;
@@ -12,23 +13,42 @@ import io.varpulis.transport.DeliveryDecorator;
  * opens its scope through {@link Delivery#inContext}), so what the adapter publishes continues the trace, and it ends
  * when the delivery is settled, with the settlement as its outcome ({@link ObservedDelivery}). Heartbeats are not
  * observed.
+ * <p>A delivery whose headers say its trace is not sampled gets no span, so no Observation either when the tracer
+ * decides sampling first ({@link Traces#decides()}, issue 32): it is only timed, with the tags its convention gives
+ * ({@link UntracedObservations}), and what it publishes carries its trace headers through ({@link UntracedDelivery}).
  */
 public class ObservedDeliveries implements DeliveryDecorator {
 
     private final ObservationRegistry registry;
     private final NatsProcessObservationConvention convention;
     private final Traces traces;
+    private final UntracedObservations untraced;
 
     /**
+     * Every delivery observed with an Observation, sampled or not.
+     *
      * @param registry   where observations are recorded
      * @param convention the application's convention for deliveries, or {@code null} for the default
      * @param traces     the tracer behind the registry (trace ids for death envelopes), or {@link Traces#NONE}
      */
     public ObservedDeliveries(ObservationRegistry registry, NatsProcessObservationConvention convention,
                               Traces traces) {
+        this(registry, convention, traces, UntracedObservations.NONE);
+    }
+
+    /**
+     * @param registry   where observations are recorded
+     * @param convention the application's convention for deliveries, or {@code null} for the default
+     * @param traces     the tracer behind the registry (trace ids for death envelopes), or {@link Traces#NONE}
+     * @param untraced   what times a delivery whose trace is not sampled, or {@link UntracedObservations#NONE} to
+     *                   observe it too
+     */
+    public ObservedDeliveries(ObservationRegistry registry, NatsProcessObservationConvention convention,
+                              Traces traces, UntracedObservations untraced) {
         this.registry = registry;
         this.convention = convention;
         this.traces = traces;
+        this.untraced = untraced;
     }
 
     @Override
@@ -37,6 +57,16 @@ public class ObservedDeliveries implements DeliveryDecorator {
             return delivery;
         }
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
+        if (context.unsampled() && untraced.enabled() && traces.decides()) {
+            ObservationConvention<NatsProcessContext> chosen = untraced.convention(context, convention,
+                    DefaultNatsProcessObservationConvention.INSTANCE);
+            if (chosen == null) {
+                return delivery;
+            }
+            context.running(true);
+            untraced.start(context);
+            return new UntracedDelivery(delivery, context, chosen, untraced);
+        }
         Observation observation = NatsObservationDocumentation.PROCESS.observation(convention,
                 DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry).start();
         context.running(true);

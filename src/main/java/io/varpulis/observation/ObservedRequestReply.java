@@ -55,6 +55,8 @@ public class ObservedRequestReply implements RequestReply {
         NatsSendContext context = new NatsSendContext(subject, null, null, true);
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry).start();
+        // The convention's key values are asked again when it stops, and only then built.
+        context.running(true);
         CompletableFuture<Message> reply;
         try {
             Headers headers = new Headers();

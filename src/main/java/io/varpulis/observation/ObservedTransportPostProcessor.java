@@ -19,21 +19,25 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
     private final ObjectProvider<NatsSendObservationConvention> sendConvention;
     private final ObjectProvider<NatsProcessObservationConvention> processConvention;
     private final ObjectProvider<Traces> traces;
+    private final ObjectProvider<UntracedObservations> untraced;
 
     /**
      * @param registry          the observation registry, resolved when the first transport is created
      * @param sendConvention    the application's convention for publishes, if it declares one
      * @param processConvention the application's convention for deliveries, if it declares one
-     * @param traces            the tracer's trace ids and links, if there is a tracer
+     * @param traces            the tracer's trace ids, links and sampling decisions, if there is a tracer
+     * @param untraced          what times a publish whose trace is not sampled, if declared
      */
     public ObservedTransportPostProcessor(ObjectProvider<ObservationRegistry> registry,
                                           ObjectProvider<NatsSendObservationConvention> sendConvention,
                                           ObjectProvider<NatsProcessObservationConvention> processConvention,
-                                          ObjectProvider<Traces> traces) {
+                                          ObjectProvider<Traces> traces,
+                                          ObjectProvider<UntracedObservations> untraced) {
         this.registry = registry;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
         this.traces = traces;
+        this.untraced = untraced;
     }
 
     /**
@@ -48,7 +52,8 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
             ObservationRegistry observations = registry.getIfAvailable();
             if (observations != null) {
                 return new ObservedClusterTransport(transport, observations, sendConvention.getIfAvailable(),
-                        processConvention.getIfAvailable(), traces.getIfAvailable(() -> Traces.NONE));
+                        processConvention.getIfAvailable(), traces.getIfAvailable(() -> Traces.NONE),
+                        untraced.getIfAvailable(() -> UntracedObservations.NONE));
             }
         }
         if (bean instanceof RequestReply requests && !(bean instanceof ObservedRequestReply)) {

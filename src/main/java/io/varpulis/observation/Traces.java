@@ -6,8 +6,10 @@ import java.util.Map;
 
 /**
  * What the substrate needs from the tracer behind its observations, beyond Micrometer's Observation API (SPEC section
- * 14): the trace id of an observation's span, which a parked event's death envelope names ({@code trace_id}), and a
- * span linked to another trace, with which a replay from the DLQ points back at the trace that parked the event.
+ * 14): the trace id of an observation's span, which a parked event's death envelope names ({@code trace_id}); a
+ * span linked to another trace, with which a replay from the DLQ points back at the trace that parked the event; and
+ * whether a publish's trace is sampled, decided before its observation is built (issue 32), so that a publish no span
+ * records is only timed ({@link UntracedObservations}).
  * {@link #NONE} without a tracer (observations then only time); {@link MicrometerTraces} with Micrometer Tracing's
  * {@code Tracer} (Brave or OpenTelemetry, as Spring Boot configures it).
  */
@@ -25,6 +27,42 @@ public interface Traces {
             return LinkedSpan.NONE;
         }
     };
+
+    /** What the tracer decided about a publish's trace before its observation was built. */
+    enum Sampling {
+        /** Sampled: its span is started and kept in the context; the observation must start (and end it). */
+        SAMPLED,
+        /** Sampled out: its trace headers are written in the context's carrier; no span, no observation needed. */
+        UNSAMPLED,
+        /** Not decided (no tracer that decides first): the observation decides as it starts. */
+        UNDECIDED
+    }
+
+    /**
+     * @return whether {@link #decide} decides: then a delivery whose headers say its trace is not sampled is only
+     * timed too, and what it publishes carries its trace headers through
+     */
+    default boolean decides() {
+        return false;
+    }
+
+    /**
+     * Starts the span of a publish, or learns that its trace is not sampled, before its observation is built.
+     *
+     * @param context the publish's context, its parent observation set
+     * @return what was decided
+     */
+    default Sampling decide(NatsSendContext context) {
+        return Sampling.UNDECIDED;
+    }
+
+    /**
+     * Abandons the span that {@link #decide} started for a publish whose observation then did not start.
+     *
+     * @param context the publish's context
+     */
+    default void abandon(NatsSendContext context) {
+    }
 
     /**
      * @param observation a started observation

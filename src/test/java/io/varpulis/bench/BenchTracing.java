@@ -9,7 +9,10 @@ import brave.sampler.Sampler;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.varpulis.observation.NatsMeterObservationHandler;
-import io.varpulis.observation.UnsampledTracingHandler;
+import io.varpulis.observation.MicrometerTraces;
+import io.varpulis.observation.Traces;
+import io.varpulis.observation.NatsSenderTracingObservationHandler;
+import io.varpulis.observation.UntracedObservations;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -21,6 +24,7 @@ import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -28,15 +32,20 @@ import java.util.concurrent.atomic.LongAdder;
  * the Brave bridge (issue 23): an {@link ObservationRegistry} with the propagating sender and receiver handlers and
  * the default tracing handler over a Brave tracer (W3C {@code traceparent}, 128-bit trace ids), plus the meter
  * handlers (a timer per observation), grouped first-matching as Boot 4.1 groups them, with the substrate's own meter
- * and unsampled tracing handlers first (issue 32). {@code management.tracing.sampling.probability} is the sampler's probability
- * (Boot's default 0.1); an unsampled delivery gets no span and carries its {@code traceparent} through. Finished spans are counted and
- * dropped, where Boot would hand them to a reporter (Zipkin, OTLP) on its own thread.
+ * and sender tracing handlers first, and the {@link #traces()} and {@link #untraced()} the auto-configuration gives
+ * the observed transport and deliveries (issue 32). {@code management.tracing.sampling.probability} is the sampler's
+ * probability (Boot's default 0.1); a publish or delivery whose trace is not sampled gets no span, only its timer, and
+ * carries its {@code traceparent} on. Finished spans are counted and dropped, where Boot would hand them to a
+ * reporter (Zipkin, OTLP) on its own thread.
  */
 final class BenchTracing implements AutoCloseable {
 
     private final ObservationRegistry registry = ObservationRegistry.create();
     private final LongAdder spans = new LongAdder();
     private final Tracing tracing;
+    private final BraveTracer tracer;
+    private final Traces traces;
+    private final UntracedObservations untraced;
 
     /**
      * @param probability the sampling probability, 0 to 1
@@ -51,22 +60,39 @@ final class BenchTracing implements AutoCloseable {
                         return true;
                     }
                 }).build();
-        BraveTracer tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
+        tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         BravePropagator propagator = new BravePropagator(tracing);
+        NatsSenderTracingObservationHandler senders = new NatsSenderTracingObservationHandler(tracer, propagator);
         // As Spring Boot 4.1 groups them (TracingAndMeterObservationHandlerGroup): the tracing handlers first-matching
         // in bean order, the substrate's own first; the meter handlers likewise, each wrapped for exemplars.
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        NatsMeterObservationHandler timers = new NatsMeterObservationHandler(meters, false);
+        traces = new MicrometerTraces(tracer, senders);
+        untraced = new UntracedObservations(timers, List.of(), List.of(), List.of());
         registry.observationConfig()
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new UnsampledTracingHandler(tracer),
+                        senders,
                         new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                         new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                         new DefaultTracingObservationHandler(tracer)))
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new TracingAwareMeterObservationHandler<>(new NatsMeterObservationHandler(meters, false),
-                                tracer),
+                        new TracingAwareMeterObservationHandler<>(timers, tracer),
                         new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters),
                                 tracer)));
+    }
+
+    /**
+     * @return trace ids, links and sampling decisions through the tracer, as the auto-configuration makes them
+     */
+    Traces traces() {
+        return traces;
+    }
+
+    /**
+     * @return what times a message whose trace is not sampled, as the auto-configuration makes it
+     */
+    UntracedObservations untraced() {
+        return untraced;
     }
 
     /**
@@ -74,6 +100,13 @@ final class BenchTracing implements AutoCloseable {
      */
     ObservationRegistry registry() {
         return registry;
+    }
+
+    /**
+     * @return Micrometer Tracing's tracer over the Brave tracer, as Spring Boot makes it
+     */
+    BraveTracer tracer() {
+        return tracer;
     }
 
     /**

@@ -9,7 +9,6 @@ import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.observation.ObservedClusterTransport;
 import io.varpulis.observation.ObservedDeliveries;
-import io.varpulis.observation.Traces;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.transport.ClusterTransport;
@@ -59,11 +58,13 @@ final class ProductHopClient implements HopClient {
             name = "product";
         } else {
             tracing = new BenchTracing(sampling);
-            publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null);
-            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null);
+            publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null,
+                    tracing.traces(), tracing.untraced());
+            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null,
+                    tracing.traces(), tracing.untraced());
             containers = new DeliveryContainerFactory(consuming, worker.parker,
                     worker.properties.getJetstream().getConsumer().getNakDelay(),
-                    new ObservedDeliveries(tracing.registry(), null, Traces.NONE));
+                    new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
             name = observedName(sampling);
         }
     }

@@ -68,12 +68,12 @@ class ObservedClusterTransportTest {
     void connect() throws Exception {
         tracing = new InMemoryTracing();
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
+        // As the auto-configuration wires them: the tracer decides sampling first, untraced messages are only timed.
         transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null,
-                new MicrometerTraces(tracing.tracer()));
+                tracing.traces(), tracing.untraced());
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
-        MicrometerTraces traces = new MicrometerTraces(tracing.tracer());
         containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
-                new ObservedDeliveries(tracing.registry(), null, traces));
+                new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
     }
 
     @AfterEach

@@ -9,7 +9,9 @@ import brave.sampler.Sampler;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.varpulis.observation.NatsMeterObservationHandler;
-import io.varpulis.observation.UnsampledTracingHandler;
+import io.varpulis.observation.MicrometerTraces;
+import io.varpulis.observation.NatsSenderTracingObservationHandler;
+import io.varpulis.observation.UntracedObservations;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -28,7 +30,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * A real Brave tracer with W3C propagation, wired to an {@link ObservationRegistry} the way Spring Boot wires it
  * (the propagating sender and receiver handlers, the default tracing handler, the meter handler, and the substrate's
- * own meter and unsampled tracing handlers first), that keeps the finished spans in memory.
+ * own meter and sender tracing handlers first), that keeps the finished spans in memory; with the {@link #traces()}
+ * and {@link #untraced()} that the auto-configuration gives the observed transport and deliveries.
  */
 public final class InMemoryTracing implements AutoCloseable {
 
@@ -38,6 +41,8 @@ public final class InMemoryTracing implements AutoCloseable {
     private final ObservationRegistry registry = ObservationRegistry.create();
     private final Tracing tracing;
     private final BraveTracer tracer;
+    private final MicrometerTraces traces;
+    private final UntracedObservations untraced;
 
     /** Starts the tracer. */
     public InMemoryTracing() {
@@ -51,18 +56,21 @@ public final class InMemoryTracing implements AutoCloseable {
                     }
                 }).build();
         tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
+        NatsMeterObservationHandler timers = new NatsMeterObservationHandler(meters, false);
         BravePropagator propagator = new BravePropagator(tracing);
+        NatsSenderTracingObservationHandler senders = new NatsSenderTracingObservationHandler(tracer, propagator);
+        traces = new MicrometerTraces(tracer, senders);
+        untraced = new UntracedObservations(timers, List.of(), List.of(), List.of());
         // As Spring Boot 4.1 groups the beans varpulis.nats.observation-enabled adds (the substrate's own meter and
-        // unsampled tracing handlers, ordered first) with its own: first-matching, meter handlers wrapped for exemplars.
+        // sender tracing handlers, ordered first) with its own: first-matching, meter handlers wrapped for exemplars.
         registry.observationConfig()
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new UnsampledTracingHandler(tracer),
+                        senders,
                         new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                         new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                         new DefaultTracingObservationHandler(tracer)))
                 .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new TracingAwareMeterObservationHandler<>(new NatsMeterObservationHandler(meters, false),
-                                tracer),
+                        new TracingAwareMeterObservationHandler<>(timers, tracer),
                         new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters),
                                 tracer)));
     }
@@ -80,6 +88,20 @@ public final class InMemoryTracing implements AutoCloseable {
      */
     public BraveTracer tracer() {
         return tracer;
+    }
+
+    /**
+     * @return trace ids, links and sampling decisions through the tracer, as the auto-configuration makes them
+     */
+    public MicrometerTraces traces() {
+        return traces;
+    }
+
+    /**
+     * @return what times a message whose trace is not sampled, as the auto-configuration makes it
+     */
+    public UntracedObservations untraced() {
+        return untraced;
     }
 
     /**
