@@ -5,7 +5,11 @@ import io.varpulis.observation.NatsObservationDocumentation.CommonKeys;
 import io.varpulis.observation.NatsObservationDocumentation.DeliveryKeys;
 import io.varpulis.observation.NatsObservationDocumentation.MessageKeys;
 import io.varpulis.observation.NatsObservationDocumentation.ProcessKeys;
+import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.transport.Delivery;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default names and tags of a delivery processed: meter {@code varpulis.nats.process}, span
@@ -26,6 +30,8 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     // The span names by destination template: a string built per message was a few % of observation's allocation.
     private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "process " + destination);
     private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsProcessObservationConvention::build);
+    // A delivery acked without error, by its consumer's durable: found without a key object per message.
+    private final Map<String, Acked> acked = new ConcurrentHashMap<>();
 
     @Override
     public String getName() {
@@ -47,10 +53,27 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
             // Asked again when the observation stops, and only used then.
             return KeyValues.empty();
         }
+        if (context.getError() == null && "acked".equals(context.outcome())) {
+            return ackedKeyValues(context.consumer());
+        }
         String error = DefaultNatsSendObservationConvention.errorType(context.getError());
         Tags key = new Tags(context.consumer().durable(), context.consumer().filterSubject(),
                 context.outcome(), context.parkReason(), error);
         return cache.get(key);
+    }
+
+    /** Those of an acked delivery: resolved once per consumer (its durable and filter subject) and reused. */
+    private KeyValues ackedKeyValues(ConsumerDeclaration consumer) {
+        Acked known = acked.get(consumer.durable());
+        if (known != null && known.filterSubject().equals(consumer.filterSubject())) {
+            return known.keyValues();
+        }
+        KeyValues keyValues = cache.get(new Tags(consumer.durable(), consumer.filterSubject(), "acked", "none",
+                DefaultNatsSendObservationConvention.errorType(null)));
+        if (acked.size() < BoundedCache.MAX_CACHED) {
+            acked.put(consumer.durable(), new Acked(consumer.filterSubject(), keyValues));
+        }
+        return keyValues;
     }
 
     private static KeyValues build(Tags tags) {
@@ -78,6 +101,10 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
                 MessageKeys.MESSAGE_ID.withValue(delivery.messageId()),
                 DeliveryKeys.STREAM_SEQUENCE.withValue(Long.toString(delivery.streamSequence())),
                 DeliveryKeys.DELIVERY_ATTEMPT.withValue(Long.toString(delivery.attempt())));
+    }
+
+    /** The key values of an acked delivery of the consumer with that filter subject. */
+    private record Acked(String filterSubject, KeyValues keyValues) {
     }
 
     /** What the low-cardinality key values of a delivery depend on. */

@@ -22,6 +22,9 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     // The span names by destination template: a string built per message was a few % of observation's allocation.
     private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "send " + destination);
     private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsSendObservationConvention::build);
+    // A publish that succeeded, by its subject: found without a key object per message.
+    private final BoundedCache<String, KeyValues> succeeded = new BoundedCache<>(
+            subject -> cache.get(new Tags(Destinations.of(subject), errorType(null))));
 
     @Override
     public String getName() {
@@ -33,12 +36,18 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
         return names.get(Destinations.of(context.subject()));
     }
 
-    /** The low-cardinality key values, built once per destination template and error type and kept (issue 32). */
+    /**
+     * The low-cardinality key values, built once per destination template and error type and kept (issue 32); those of
+     * a publish that succeeded found by its subject alone.
+     */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsSendContext context) {
         if (!context.running()) {
             // Asked again when the observation stops, and only used then.
             return KeyValues.empty();
+        }
+        if (context.getError() == null) {
+            return succeeded.get(context.subject());
         }
         String destination = Destinations.of(context.subject());
         String error = errorType(context.getError());

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import io.micrometer.observation.Observation;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +35,10 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
     private final boolean longTaskTimers;
     private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
     // By the identity of the key values: the default conventions return one instance per tag set, so a timer is
-    // found without hashing its tags (a convention bean that builds them anew falls back on the map above).
+    // found without hashing its tags (a convention bean that builds them anew falls back on the map above). Copied on
+    // write and never changed once published, so read without a lock and without a key object: that of an observation
+    // without error, the message's usual case.
+    private volatile Map<KeyValues, Timer> succeeded = new IdentityHashMap<>();
     private final Map<Identity, Timer> known = new ConcurrentHashMap<>();
 
     /**
@@ -76,8 +80,16 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
     public void onStop(Observation.Context context) {
         long started = context instanceof NatsSendContext send ? send.startedNanos()
                 : ((NatsProcessContext) context).startedNanos();
-        String error = context.getError() == null ? "none" : context.getError().getClass().getSimpleName();
         KeyValues tags = context.getLowCardinalityKeyValues();
+        if (context.getError() == null) {
+            Timer timer = succeeded.get(tags);
+            if (timer != null && timer.getId().getName().equals(context.getName())) {
+                timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                stopLongTask(context);
+                return;
+            }
+        }
+        String error = context.getError() == null ? "none" : context.getError().getClass().getSimpleName();
         Identity identity = new Identity(context.getName(), tags, error);
         Timer timer = known.get(identity);
         if (timer == null) {
@@ -86,11 +98,28 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
             if (known.size() < BoundedCache.MAX_CACHED) {
                 known.put(identity, timer);
             }
+        } else if (context.getError() == null && !succeeded.containsKey(tags)) {
+            // The same instance seen twice: a convention that keeps its key values (a new one each time never is).
+            remember(tags, timer);
         }
         timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        LongTaskTimer.Sample active = context.get(LongTaskTimer.Sample.class);
-        if (active != null) {
-            active.stop();
+        stopLongTask(context);
+    }
+
+    private synchronized void remember(KeyValues tags, Timer timer) {
+        if (succeeded.size() < BoundedCache.MAX_CACHED) {
+            Map<KeyValues, Timer> copy = new IdentityHashMap<>(succeeded);
+            copy.put(tags, timer);
+            succeeded = copy;
+        }
+    }
+
+    private void stopLongTask(Observation.Context context) {
+        if (longTaskTimers) {
+            LongTaskTimer.Sample active = context.get(LongTaskTimer.Sample.class);
+            if (active != null) {
+                active.stop();
+            }
         }
     }
 

@@ -41,8 +41,21 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
         this.subject = subject;
         this.messageId = messageId;
         this.parkedTraceId = parkedTraceId;
-        setCarrier(new LinkedHashMap<>());
         setRemoteServiceName("nats");
+    }
+
+    /**
+     * @return the header map the propagation writes into, made when first asked for (an untraced publish carries its
+     * delivery's trace headers instead, and needs none of its own)
+     */
+    @Override
+    public Map<String, String> getCarrier() {
+        Map<String, String> carrier = super.getCarrier();
+        if (carrier == null) {
+            carrier = new LinkedHashMap<>();
+            setCarrier(carrier);
+        }
+        return carrier;
     }
 
     /**
@@ -70,20 +83,22 @@ public class NatsSendContext extends SenderContext<Map<String, String>> {
      * @return the trace headers the propagation wrote (empty when observation has no tracer or does not propagate)
      */
     public Map<String, String> traceHeaders() {
-        return getCarrier();
+        Map<String, String> carrier = super.getCarrier();
+        return carrier == null ? Map.of() : carrier;
     }
 
     /**
      * Marks the publish as made while processing an unsampled delivery, whose trace headers it carries through: they
-     * are written on it, unless it is too close to max_payload for any.
+     * are written on it, unless it is too close to max_payload for any. The delivery's map is used as it is (no copy
+     * per publish): no propagation writes into an untraced publish's carrier.
      *
-     * @param headers the delivery's trace headers
+     * @param headers the delivery's trace headers, never changed
      */
     void carry(Map<String, String> headers) {
         carried = headers;
         untraced = true;
         if (propagate) {
-            getCarrier().putAll(headers);
+            setCarrier(headers);
         }
     }
 

@@ -30,10 +30,11 @@ public class UntracedObservations {
     public static final UntracedObservations NONE = new UntracedObservations(null, List.of(), List.of(), List.of(),
             false);
 
+    // Arrays, not lists: walked for every message, and a list's iterator is an object per walk.
     private final NatsMeterObservationHandler timers;
-    private final List<ObservationPredicate> predicates;
-    private final List<ObservationFilter> filters;
-    private final List<GlobalObservationConvention<?>> conventions;
+    private final ObservationPredicate[] predicates;
+    private final ObservationFilter[] filters;
+    private final GlobalObservationConvention<?>[] conventions;
     private final boolean enabled;
 
     /**
@@ -52,9 +53,9 @@ public class UntracedObservations {
                                  List<ObservationFilter> filters, List<GlobalObservationConvention<?>> conventions,
                                  boolean enabled) {
         this.timers = timers;
-        this.predicates = List.copyOf(predicates);
-        this.filters = List.copyOf(filters);
-        this.conventions = List.copyOf(conventions);
+        this.predicates = predicates.toArray(ObservationPredicate[]::new);
+        this.filters = filters.toArray(ObservationFilter[]::new);
+        this.conventions = conventions.toArray(GlobalObservationConvention<?>[]::new);
         this.enabled = enabled;
     }
 

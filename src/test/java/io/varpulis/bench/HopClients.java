@@ -14,6 +14,7 @@ import java.util.List;
  * <li>{@code observed-10}, {@code observed-100}: the product with observation on (issue 23), Brave sampling 10 %
  * (Spring Boot's default) and 100 % (JetStream);</li>
  * <li>{@code listener}: a service's {@code @NatsListener} fed by its {@code NatsTemplate} (issue 22; JetStream);</li>
+ * <li>{@code listener-observed-10}: the same with observation on, Brave sampling 10 % (issue 32; JetStream);</li>
  * <li>{@code raw-listener}: a plain jnats pull consumer doing the listener's work by hand (issue 34; JetStream).</li>
  * </ul>
  */
@@ -21,7 +22,7 @@ final class HopClients {
 
     /** Every client, in the order of a round (round r starts with the r-th). */
     static final List<String> ALL = List.of("product", "raw", "raw-codec", "observed-10", "observed-100", "listener",
-            "raw-listener");
+            "listener-observed-10", "raw-listener");
 
     /** The clients that also run on core. */
     private static final List<String> ON_CORE = List.of("product", "raw");
@@ -58,6 +59,7 @@ final class HopClients {
             case "observed-10" -> new ProductHopClient(url, substrate, 0.1f);
             case "observed-100" -> new ProductHopClient(url, substrate, 1f);
             case "listener" -> new ListenerHopClient(url);
+            case "listener-observed-10" -> new ListenerHopClient(url, 0.1f);
             case "raw-listener" -> new RawJetStreamHopClient(url, options.rawBatch(),
                     RawJetStreamHopClient.Decode.RECORD);
             default -> throw new IllegalArgumentException("unknown hop client '" + name + "'; known: " + ALL);

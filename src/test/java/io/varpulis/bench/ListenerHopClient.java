@@ -14,8 +14,11 @@ import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.observation.ObservedClusterTransport;
+import io.varpulis.observation.ObservedDeliveries;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.ForwardingDelivery;
@@ -33,6 +36,9 @@ import java.util.function.IntConsumer;
  * the method called, then the ack. The Spring context itself is left out: it is not on the hop. The template is
  * handed the prepared bytes (a {@code byte[]} payload is published as it is), as the other clients publish prepared
  * bytes.
+ * <p>Observed (issue 32): the template's and the container's transports wrapped in the {@link ObservedClusterTransport}
+ * and every delivery in the process observation ({@link ObservedDeliveries}) that
+ * {@code varpulis.nats.observation-enabled=true} adds, observing with {@link BenchTracing} at the given sampling.
  */
 final class ListenerHopClient implements HopClient {
 
@@ -43,13 +49,38 @@ final class ListenerHopClient implements HopClient {
     private final SubstrateFixture worker;
     private final NatsTemplate template;
     private final PayloadConverter converter = new PayloadConverter(JsonMapper.builder().findAndAddModules().build());
+    private final BenchTracing tracing;
+    private final ClusterTransport consuming;
+    private final DeliveryDecorator observed;
+    private final String name;
     private NatsListenerRegistry registry;
     private DeliveryContainerFactory containers;
 
     ListenerHopClient(String url) throws Exception {
+        this(url, Float.NaN);
+    }
+
+    /**
+     * @param sampling the observation's sampling probability (0 to 1), or NaN for no observation (the default)
+     */
+    ListenerHopClient(String url, float sampling) throws Exception {
         this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
         this.worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
-        this.template = new NatsTemplate(publisher.transport, converter);
+        if (Float.isNaN(sampling)) {
+            tracing = null;
+            template = new NatsTemplate(publisher.transport, converter);
+            consuming = worker.transport;
+            observed = DeliveryDecorator.NONE;
+            name = "listener";
+        } else {
+            tracing = new BenchTracing(sampling);
+            template = new NatsTemplate(new ObservedClusterTransport(publisher.transport, tracing.registry(), null,
+                    null, tracing.traces(), tracing.untraced()), converter);
+            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null,
+                    tracing.traces(), tracing.untraced());
+            observed = new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced());
+            name = "listener, observed " + Math.round(sampling * 100) + " %";
+        }
     }
 
     /** An SPEC section 6 event as a service would read it: a record. */
@@ -92,7 +123,7 @@ final class ListenerHopClient implements HopClient {
 
     @Override
     public String name() {
-        return "listener";
+        return name;
     }
 
     @Override
@@ -113,8 +144,8 @@ final class ListenerHopClient implements HopClient {
         listeners.getListeners().put(ID, settings);
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
-        containers = new DeliveryContainerFactory(worker.transport, worker.parker,
-                worker.properties.getJetstream().getConsumer().getNakDelay(), new Reporting(applied));
+        containers = new DeliveryContainerFactory(consuming, worker.parker,
+                worker.properties.getJetstream().getConsumer().getNakDelay(), new Reporting(observed, applied));
         registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
                 worker.metrics, converter, worker.properties, listeners), Duration.ofSeconds(5));
         registry.start();
@@ -136,17 +167,20 @@ final class ListenerHopClient implements HopClient {
         }
         Closing.quietly(worker);
         Closing.quietly(publisher);
+        if (tracing != null) {
+            Closing.quietly(tracing);
+        }
     }
 
     /**
      * Reports each event's sequence number once the container acked it (convert, call, ack), as the product client
-     * does once its ingress's outcome is known.
+     * does once its ingress's outcome is known; around the process observation when observed.
      */
-    private record Reporting(IntConsumer applied) implements DeliveryDecorator {
+    private record Reporting(DeliveryDecorator observed, IntConsumer applied) implements DeliveryDecorator {
 
         @Override
         public Delivery decorate(ConsumerDeclaration consumer, Delivery delivery) {
-            return new ForwardingDelivery(delivery) {
+            return new ForwardingDelivery(observed.decorate(consumer, delivery)) {
                 @Override
                 protected void doAck() {
                     super.doAck();
