@@ -13,7 +13,7 @@
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
 # (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
-# observed-10,observed-100,listener,listener-observed-10,raw-listener (the clients of a throughput round, all by default: the product observed at 10 %
+# product-traceparent,observed-10,observed-100,listener,listener-observed-10,raw-listener (the clients of a throughput round, all by default: the product observed at 10 %
 # and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22, and a plain jnats consumer doing its
 # work, issue 34), --quiet-wait=SECONDS (how long a timed
 # run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for

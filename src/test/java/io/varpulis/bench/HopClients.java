@@ -9,6 +9,8 @@ import java.util.List;
  * over one route edge with, so that one run measures them side by side.
  * <ul>
  * <li>{@code product}: the cluster's own hop, {@link ProductHopClient};</li>
+ * <li>{@code product-traceparent}: the same, each event with a sampled-out {@code traceparent} header and no
+ * observation: what the trace context costs on the wire (issue 32; JetStream);</li>
  * <li>{@code raw}: raw jnats ({@link RawJetStreamHopClient}, {@link RawCoreHopClient} on core), the baseline;</li>
  * <li>{@code raw-codec}: raw jnats decoding each event with the product's codec, as the ingress must (JetStream);</li>
  * <li>{@code observed-10}, {@code observed-100}: the product with observation on (issue 23), Brave sampling 10 %
@@ -21,8 +23,8 @@ import java.util.List;
 final class HopClients {
 
     /** Every client, in the order of a round (round r starts with the r-th). */
-    static final List<String> ALL = List.of("product", "raw", "raw-codec", "observed-10", "observed-100", "listener",
-            "listener-observed-10", "raw-listener");
+    static final List<String> ALL = List.of("product", "raw", "raw-codec", "product-traceparent", "observed-10",
+            "observed-100", "listener", "listener-observed-10", "raw-listener");
 
     /** The clients that also run on core. */
     private static final List<String> ON_CORE = List.of("product", "raw");
@@ -56,6 +58,7 @@ final class HopClients {
                     ? RawJetStreamHopClient.Decode.JACKSON : RawJetStreamHopClient.Decode.NONE);
             case "raw-codec" -> new RawJetStreamHopClient(url, options.rawBatch(),
                     RawJetStreamHopClient.Decode.CODEC);
+            case "product-traceparent" -> ProductHopClient.withTraceparent(url, substrate);
             case "observed-10" -> new ProductHopClient(url, substrate, 0.1f);
             case "observed-100" -> new ProductHopClient(url, substrate, 1f);
             case "listener" -> new ListenerHopClient(url);

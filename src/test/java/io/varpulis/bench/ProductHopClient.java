@@ -16,6 +16,7 @@ import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntConsumer;
 
 /**
@@ -37,6 +38,7 @@ final class ProductHopClient implements HopClient {
     private final ClusterTransport consuming;
     private final DeliveryContainerFactory containers;
     private final String name;
+    private final Map<String, String> headers;
     private Consumption consumption;
 
     ProductHopClient(String url, Substrate substrate) throws Exception {
@@ -47,6 +49,29 @@ final class ProductHopClient implements HopClient {
      * @param sampling the observation's sampling probability (0 to 1), or NaN for no observation (the default)
      */
     ProductHopClient(String url, Substrate substrate, float sampling) throws Exception {
+        this(url, substrate, sampling, Map.of());
+    }
+
+    /**
+     * The product unobserved, each event published with a sampled-out {@code traceparent} as an observed publisher
+     * writes it (issue 32): what carrying the trace context costs on the wire (jnats' header encoding and parsing,
+     * the server's), apart from observation's own work.
+     *
+     * @param url       the server
+     * @param substrate the substrate
+     * @return the client, connected
+     * @throws Exception when the server is unreachable
+     */
+    static ProductHopClient withTraceparent(String url, Substrate substrate) throws Exception {
+        return new ProductHopClient(url, substrate, Float.NaN, Map.of("traceparent", UNSAMPLED_TRACEPARENT));
+    }
+
+    /** A W3C context whose trace is not sampled (flags 00). */
+    private static final String UNSAMPLED_TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+
+    private ProductHopClient(String url, Substrate substrate, float sampling, Map<String, String> headers)
+            throws Exception {
+        this.headers = headers;
         this.substrate = substrate;
         this.publisher = SubstrateFixture.connect(url, substrate, new NatsProperties());
         this.worker = SubstrateFixture.connect(url, substrate, new NatsProperties());
@@ -55,7 +80,7 @@ final class ProductHopClient implements HopClient {
             publishing = publisher.transport;
             consuming = worker.transport;
             containers = worker.containers;
-            name = "product";
+            name = headers.isEmpty() ? "product" : "product + traceparent";
         } else {
             tracing = new BenchTracing(sampling);
             publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null,
@@ -103,7 +128,8 @@ final class ProductHopClient implements HopClient {
 
     @Override
     public void publish(String subject, byte[] payload, Confirmation confirmed) {
-        publishing.publish(new OutboundMessage(subject, payload, null))
+        publishing.publish(headers.isEmpty() ? new OutboundMessage(subject, payload, null)
+                        : new OutboundMessage(subject, payload, null, headers, null, null))
                 .whenComplete((receipt, error) -> confirmed.done(error));
     }
 
