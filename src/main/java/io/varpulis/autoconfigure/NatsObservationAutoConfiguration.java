@@ -19,15 +19,19 @@ import io.varpulis.observation.UntracedObservations;
 import io.varpulis.transport.DeliveryDecorator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+
+import java.util.Set;
 
 /**
  * Observes the substrate (SPEC section 14) when {@code varpulis.nats.observation-enabled=true}, in the manner of
@@ -113,20 +117,28 @@ public class NatsObservationAutoConfiguration {
     @ConditionalOnClass(MeterRegistry.class)
     static class MetersConfiguration {
 
+        /** Boot's list of the meters its observation handler leaves out ({@code long-task-timer}). */
+        static final String IGNORED_METERS = "management.metrics.observations.ignored-meters";
+
         /**
-         * @param registry       Spring Boot's meter registry
-         * @param longTaskTimers {@code varpulis.nats.observation-long-task-timers}: a long-task timer per message
-         *                       ({@code varpulis.nats.send.active}, {@code varpulis.nats.process.active}), off by
-         *                       default
+         * @param registry    Spring Boot's meter registry
+         * @param environment {@code varpulis.nats.observation-long-task-timers}: a long-task timer per message
+         *                    ({@code varpulis.nats.send.active}, {@code varpulis.nats.process.active}), off by default;
+         *                    Boot's {@code management.metrics.observations.ignored-meters=long-task-timer} turns them
+         *                    off too, as it does for Boot's own observations
          * @return the substrate's meter handler, first of Boot's meter handlers
          */
         @Bean
         @Order(Ordered.HIGHEST_PRECEDENCE)
         @ConditionalOnBean(MeterRegistry.class)
         @ConditionalOnMissingBean
-        NatsMeterObservationHandler varpulisMeterObservationHandler(MeterRegistry registry,
-                @Value("${varpulis.nats.observation-long-task-timers:false}") boolean longTaskTimers) {
-            return new NatsMeterObservationHandler(registry, longTaskTimers);
+        NatsMeterObservationHandler varpulisMeterObservationHandler(MeterRegistry registry, Environment environment) {
+            boolean asked = environment.getProperty("varpulis.nats.observation-long-task-timers", Boolean.class,
+                    false);
+            boolean ignored = Binder.get(environment).bind(IGNORED_METERS, Bindable.setOf(String.class))
+                    .orElse(Set.of()).stream()
+                    .anyMatch(meter -> meter.replace('-', '_').equalsIgnoreCase("long_task_timer"));
+            return new NatsMeterObservationHandler(registry, asked && !ignored);
         }
     }
 

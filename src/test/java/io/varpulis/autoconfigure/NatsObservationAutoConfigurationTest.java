@@ -1,5 +1,7 @@
 package io.varpulis.autoconfigure;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
@@ -9,6 +11,7 @@ import io.nats.client.Subscription;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import io.varpulis.observation.DefaultNatsSendObservationConvention;
+import io.varpulis.observation.NatsMeterObservationHandler;
 import io.varpulis.observation.NatsSendContext;
 import io.varpulis.observation.NatsSendObservationConvention;
 import io.varpulis.observation.ObservedRequestReply;
@@ -36,7 +39,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@code varpulis.nats.observation-enabled} (SPEC section 14): off by default, so no trace header is written; on,
  * every publish carries the configured propagation's headers, and so does every request (commands, registration),
- * whose handler continues its trace; a convention bean replaces the default.
+ * whose handler continues its trace; a convention bean replaces the default; a long-task timer per message only when
+ * asked, and never when Boot's {@code ignored-meters} leaves them out.
  */
 @BrokerTest
 class NatsObservationAutoConfigurationTest {
@@ -141,6 +145,31 @@ class NatsObservationAutoConfigurationTest {
                     assertThat(tracing.meters().find("orders.sent").timer()).isNotNull();
                     assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timer()).isNull();
                 });
+    }
+
+    @Test
+    void aLongTaskTimerPerMessageOnlyWhenAsked_andNotWhenBootIgnoresThem() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ApplicationContextRunner observed = runner().withBean(MeterRegistry.class, () -> meters)
+                .withPropertyValues("varpulis.nats.observation-enabled=true");
+        observed.run(context -> assertThat(activeAfterStart(context.getBean(NatsMeterObservationHandler.class),
+                meters)).as("off by default").isZero());
+        observed.withPropertyValues("varpulis.nats.observation-long-task-timers=true").run(context ->
+                assertThat(activeAfterStart(context.getBean(NatsMeterObservationHandler.class), meters)).isOne());
+        observed.withPropertyValues("varpulis.nats.observation-long-task-timers=true",
+                "management.metrics.observations.ignored-meters=long-task-timer").run(context ->
+                assertThat(activeAfterStart(context.getBean(NatsMeterObservationHandler.class), meters))
+                        .as("Boot's ignored-meters wins").isZero());
+    }
+
+    /** Starts a publish's timing with the handler: how many long-task timers then run. */
+    private static int activeAfterStart(NatsMeterObservationHandler handler, SimpleMeterRegistry meters) {
+        meters.clear();
+        NatsSendContext context = new NatsSendContext("svc.orders", null, null, true);
+        context.setName(DefaultNatsSendObservationConvention.NAME);
+        handler.onStart(context);
+        return meters.find(DefaultNatsSendObservationConvention.NAME + ".active").longTaskTimers().stream()
+                .mapToInt(timer -> timer.activeTasks()).sum();
     }
 
     private String publishedHeader(ClusterTransport transport, String header) throws Exception {
