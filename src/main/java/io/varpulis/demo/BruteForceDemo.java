@@ -237,7 +237,7 @@ public final class BruteForceDemo {
                     new LeaderReachProperties());
                  GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
-                        NodeApi.PASSWORD);
+                        NodeApi.PASSWORD, lines.size());
                 NodeProcess coordinator = run.coordinator();
                 NodeApi api = new NodeApi(coordinator);
                 synchronized (this) {
