@@ -8,7 +8,7 @@
 #   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex and CrowdSec, one server
 #   scripts/bench.sh --scenarios=mainjob --topology=r3  # the same on a 3-server cluster, R3 streams and state (issue 27)
 #   scripts/bench.sh --scenarios=steady --rounds=3      # the main job at steady state: 1 000 000 lines, R1 then R3,
-#                                                       # fail2ban-regex and CrowdSec each round, nats-server 2.12.15
+#                                                       # fail2ban-regex each round, CrowdSec in the first, nats-server 2.12.15
 #                                                       # (issue 34; about 40 minutes on 2 cores)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #

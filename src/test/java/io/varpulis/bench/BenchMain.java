@@ -225,25 +225,26 @@ public final class BenchMain {
 
     /** The main job, 100 000 lines by default, each topology with a round with a worker killed (issues 14, 27). */
     private void mainJob(Report report) throws Exception {
-        mainJob(report, "mainjob", List.of(MainJobRun.R1), 50, true);
+        mainJob(report, "mainjob", List.of(MainJobRun.R1), 50, true, options.rounds());
     }
 
     /**
      * The main job at steady state (issue 34): the 1 000 000-line log, every topology of {@code --topology} (R1 and
-     * R3 by default) one after the other in the same run, no kill round.
+     * R3 by default) one after the other in the same run, no kill round; CrowdSec in the first round of each
+     * topology only (3 to 15 minutes a round on 2 cores), fail2ban-regex in every round.
      */
     private void steady(Report report) throws Exception {
-        mainJob(report, "steady", MainJobRun.TOPOLOGIES, BenchOptions.STEADY_LOG_DAYS, false);
+        mainJob(report, "steady", MainJobRun.TOPOLOGIES, BenchOptions.STEADY_LOG_DAYS, false, 1);
     }
 
-    private void mainJob(Report report, String scenario, List<String> topologies, int days, boolean killRound)
-            throws Exception {
+    private void mainJob(Report report, String scenario, List<String> topologies, int days, boolean killRound,
+                         int crowdSecRounds) throws Exception {
         StringBuilder whyNot = new StringBuilder();
         Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
         int logDays = options.logDays(days);
         for (String topology : options.topologies(topologies)) {
             MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(topology, logDays, whyNot.toString())
-                    : MainJobRun.run(jar.get(), topology, logDays, options.rounds(), killRound, OUT);
+                    : MainJobRun.run(jar.get(), topology, logDays, options.rounds(), killRound, crowdSecRounds, OUT);
             report.mainJob(result, command(scenario) + " --topology=" + topology + " --rounds=" + options.rounds()
                     + (logDays == days ? "" : " --log-days=" + logDays));
         }

@@ -72,6 +72,9 @@ final class MainJobRun {
      * @param kill              what was killed ({@code none} or {@code worker})
      * @param jobLinesPerSecond the job's end-to-end rate
      * @param jobSteady         the job's rate over its steady part, NaN when the demo could not cut one
+     * @param jobFirstPart      the job's rate before its steady part: the first 20 % of the lines over the seconds
+     *                          from the first publish until 20 % of detect's input was acknowledged (the JVMs'
+     *                          warm-up), NaN when the demo could not cut one
      * @param jobCpuSeconds     the job's CPU seconds, its JVMs' start-up included
      * @param alerts            alerts written / expected
      * @param result            the job's result ({@code OK} or what went wrong)
@@ -80,7 +83,8 @@ final class MainJobRun {
      * @param crowdSec          CrowdSec's replay, or {@code null} in the kill round
      * @param load              the 1-minute load average at the round's start and end
      */
-    record Round(String order, String kill, double jobLinesPerSecond, double jobSteady, double jobCpuSeconds,
+    record Round(String order, String kill, double jobLinesPerSecond, double jobSteady, double jobFirstPart,
+                 double jobCpuSeconds,
                  String alerts,
                  String result, double f2bLinesPerSecond, double f2bCpuSeconds, CrowdSecRun.Replay crowdSec,
                  String load) {
@@ -127,12 +131,14 @@ final class MainJobRun {
      * @param days     days of the sample in the log (50: 100 000 lines; 500: 1 000 000)
      * @param rounds   rounds without a kill
      * @param killRound whether a round with the worker hosting {@code detect} killed follows them
+     * @param crowdSecRounds how many of the rounds, from the first, run CrowdSec too (it takes 3 to 15 minutes for
+     *                  1 000 000 lines on 2 cores; fail2ban-regex, the targets' reference, runs in every round)
      * @param out      where the log, the summaries and the alert files go
      * @return the figures
      * @throws IOException when a command cannot be started
      */
-    static Result run(Path jar, String topology, int days, int rounds, boolean killRound, Path out)
-            throws Exception {
+    static Result run(Path jar, String topology, int days, int rounds, boolean killRound, int crowdSecRounds,
+                      Path out) throws Exception {
         Path dir = Files.createDirectories(out.resolve("mainjob"));
         Timed version = bash("fail2ban-regex --version 2>&1 | head -n 1", dir);
         if (!version.output().toLowerCase(Locale.ROOT).contains("fail2ban")) {
@@ -159,7 +165,7 @@ final class MainJobRun {
             for (int round = 1; round <= rounds; round++) {
                 List<String> order = new ArrayList<>(CONTENDERS);
                 Collections.rotate(order, -((round - 1) % CONTENDERS.size()));
-                if (crowdSec == null) {
+                if (crowdSec == null || round > crowdSecRounds) {
                     order.remove("crowdsec");
                 }
                 results.add(round(jar, natsUrl, log, lines, dir, topology + "-" + days + "d-" + round, order,
@@ -198,6 +204,7 @@ final class MainJobRun {
         Round r = new Round(String.join(", ", order), kill,
                 summary == null ? Double.NaN : summary.path("lines_per_second_end_to_end").asDouble(Double.NaN),
                 summary == null ? Double.NaN : summary.path("lines_per_second_steady").asDouble(Double.NaN),
+                summary == null ? Double.NaN : 0.2 * lines / summary.path("steady_from_seconds").asDouble(Double.NaN),
                 job.cpuSeconds(), summary == null ? "-" : summary.path("alerts_got").asLong() + " / "
                 + summary.path("alerts_expected").asLong(), result, f2bLines / f2b.wallSeconds(), f2b.cpuSeconds(),
                 crowdSec, loadBefore + "-" + load());

@@ -78,6 +78,19 @@ final class Report {
                     + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + " |");
         }
         line("");
+        int listener = clients.indexOf("listener");
+        int rawListener = clients.indexOf("raw-listener");
+        if (listener >= 0 && rawListener >= 0) {
+            // Issue 34: the listener's hop against a plain jnats pull consumer doing the same work, round by round.
+            List<Double> perRound = rounds.stream().map(r -> r[listener].eventsPerSecond()
+                    / r[rawListener].eventsPerSecond()).toList();
+            line("**" + first[listener].client() + " / " + first[rawListener].client() + "**, per round: "
+                    + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + "; median **"
+                    + fixed(median(perRound), 2) + "**. JVM CPU us/event per round (listener / raw): "
+                    + String.join(", ", rounds.stream().map(r -> fixed(r[listener].jvmMicros(), 1) + " / "
+                    + fixed(r[rawListener].jvmMicros(), 1)).toList()) + ".");
+            line("");
+        }
         line(problems.isEmpty() ? "Every run: every publish confirmed, every event applied exactly once"
                 + (substrate.equals("jetstream") ? ", and the consumer left with 0 pending and 0 ack pending." : ".")
                 : "Problems: " + String.join("; ", problems));
@@ -245,16 +258,18 @@ final class Report {
                 + result.f2b() + "; " + (result.crowdSec() == null ? "CrowdSec not installed" : result.crowdSec()
                 + " (replay mode, sshd parsers, ssh-bf and ssh-slow-bf)") + ". The job is fed unpaced; its rate is "
                 + "from the first publish to the last alert written (end to end), and over its steady part: from 20 % "
-                + "to 80 % of detect's input acknowledged, sampled every 50 ms. fail2ban-regex's and CrowdSec's "
+                + "to 80 % of detect's input acknowledged, sampled every 50 ms; and over its first 20 % of lines, "
+                + "before the steady part (the JVMs' warm-up). fail2ban-regex's and CrowdSec's "
                 + "include their start-up. CPU seconds are "
                 + "of each command with its children (the job's include starting four JVMs). CrowdSec's alerts are "
                 + "its leaky buckets' overflows (ssh-bf / all four scenarios) and its bans: another rule than ours, "
                 + "not compared. Load: the 1-minute load average at the round's start and end.");
         line("");
-        line("| round | order | kill | job lines/s | job steady lines/s | job CPU-s | fail2ban-regex lines/s | "
+        line("| round | order | kill | job lines/s | job steady lines/s | job first 20 % lines/s | job CPU-s | "
+                + "fail2ban-regex lines/s | "
                 + "fail2ban CPU-s | CrowdSec lines/s | CrowdSec CPU-s | job / fail2ban | steady / fail2ban | "
                 + "job / CrowdSec | job alerts | CrowdSec alerts (ssh-bf / all), bans | load | result |");
-        line("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|");
+        line("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|");
         List<Double> ratios = new java.util.ArrayList<>();
         List<Double> steadyRatios = new java.util.ArrayList<>();
         List<Double> steadies = new java.util.ArrayList<>();
@@ -281,6 +296,7 @@ final class Report {
             CrowdSecRun.Replay cs = r.crowdSec();
             line("| " + (i + 1) + " | " + r.order() + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
                     + (Double.isNaN(r.jobSteady()) ? "-" : rate(r.jobSteady())) + " | "
+                    + (Double.isNaN(r.jobFirstPart()) ? "-" : rate(r.jobFirstPart())) + " | "
                     + fixed(r.jobCpuSeconds(), 1) + " | " + rate(r.f2bLinesPerSecond()) + " | "
                     + fixed(r.f2bCpuSeconds(), 1) + " | " + (cs == null ? "-" : rate(crowdSec)) + " | "
                     + (cs == null ? "-" : fixed(cs.timed().cpuSeconds(), 1)) + " | " + fixed(r.ratio(), 2) + " | "
@@ -291,12 +307,12 @@ final class Report {
         }
         if (!ratios.isEmpty()) {
             line("| **median, no kill** (" + ratios.size() + " counted) | | | **" + rate(median(jobs)) + "** | **"
-                    + (steadies.isEmpty() ? "-" : rate(median(steadies))) + "** | | **"
+                    + (steadies.isEmpty() ? "-" : rate(median(steadies))) + "** | | | **"
                     + rate(median(f2bs)) + "** | | **" + (crowdSecs.isEmpty() ? "-" : rate(median(crowdSecs)))
                     + "** | | **" + fixed(median(ratios), 2) + "** | **"
                     + (steadyRatios.isEmpty() ? "-" : fixed(median(steadyRatios), 2)) + "** | **"
                     + (crowdSecRatios.isEmpty() ? "-" : fixed(median(crowdSecRatios), 1)) + "** | | | | |");
-            line("| **spread, no kill** | | | " + spread(jobs) + " | " + spread(steadies) + " | | " + spread(f2bs)
+            line("| **spread, no kill** | | | " + spread(jobs) + " | " + spread(steadies) + " | | | " + spread(f2bs)
                     + " | | " + spread(crowdSecs) + " | | " + spread2(ratios) + " | " + spread2(steadyRatios) + " | "
                     + spread2(crowdSecRatios) + " | | | | |");
         }
