@@ -18,7 +18,8 @@
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
 # observed-10,observed-100,listener,raw-listener (the clients of a throughput round, all by default: the product observed at 10 %
 # and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22, and a plain jnats consumer doing its
-# work, issue 34), --quiet-wait=SECONDS (how long a timed
+# work, issue 34), --hop-mode=live|stored (stored: every event stored first, the consumer timed alone, as a service
+# reads a backlog; issue 34's listener target), --quiet-wait=SECONDS (how long a timed
 # run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for
 # partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
 # for mainjob and steady --topology=r1|r3|r1,r3 (default r1 for mainjob, r1,r3 for steady) and --log-days (days of

@@ -153,13 +153,15 @@ public final class BenchMain {
     private String hopOptions() {
         return (options.hopClients().equals(HopClients.ALL) ? "" : " --hop-clients="
                 + String.join(",", options.hopClients()))
-                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait());
+                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait())
+                + (options.storedHop() ? " --hop-mode=stored" : "");
     }
 
     private ThroughputRun.Result once(HopClient client, byte[][] payloads, Duration quietWait) throws Exception {
         RouteEdge edge = nextEdge();
         try {
-            return ThroughputRun.run(broker, client, edge, payloads, quietWait);
+            return ThroughputRun.run(broker, client, edge, payloads, quietWait,
+                    options.storedHop() && client.substrate() == Substrate.JETSTREAM);
         } finally {
             client.close();
             cleanUp(client, edge);

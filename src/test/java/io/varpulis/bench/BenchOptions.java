@@ -34,10 +34,12 @@ import java.util.Set;
  * @param hopClients the clients of the throughput rounds ({@link HopClients#ALL} by default)
  * @param quietWait  how long a timed throughput or latency run waits for other processes to take under 10 % of the
  *                   CPU, seconds (0: measure one second and start; the tables show their share either way)
+ * @param hopMode    {@code live} (publisher and consumer at once, timed together) or {@code stored} (every event
+ *                   stored first, the consumer timed alone; JetStream)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
                     List<Substrate> substrates, String jar, int days, int lineRate, String topology, int logDays,
-                    String baseline, List<String> hopClients, int quietWait) {
+                    String baseline, List<String> hopClients, int quietWait, String hopMode) {
 
     /** The steady scenario's log: 1 000 000 lines, 8 000 alerts (issue 34). */
     static final int STEADY_LOG_DAYS = 500;
@@ -55,7 +57,8 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
                         + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3, r1,r3), log-days, "
                         + "baseline (raw, "
-                        + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL) + "), quiet-wait");
+                        + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL) + "), quiet-wait, "
+                        + "hop-mode (live, stored)");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -73,7 +76,11 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 values.getOrDefault("topology", ""), number(values, "log-days", 0),
                 values.getOrDefault("baseline", "raw"),
                 List.of(values.getOrDefault("hop-clients", String.join(",", HopClients.ALL)).split(",")),
-                values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60));
+                values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60),
+                values.getOrDefault("hop-mode", "live"));
+        if (!List.of("live", "stored").contains(options.hopMode())) {
+            throw new IllegalArgumentException("--hop-mode must be live or stored, got '" + options.hopMode() + "'");
+        }
         if (!options.topology().isEmpty()
                 && !MainJobRun.TOPOLOGIES.containsAll(List.of(options.topology().split(",")))) {
             throw new IllegalArgumentException("--topology must be one of " + MainJobRun.TOPOLOGIES + " or both ("
@@ -89,7 +96,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
         }
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
                 "substrates", "jar", "days", "line-rate", "topology", "log-days", "baseline", "hop-clients",
-                "quiet-wait"));
+                "quiet-wait", "hop-mode"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }
@@ -110,6 +117,11 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
      */
     int logDays(int fallback) {
         return logDays == 0 ? fallback : logDays;
+    }
+
+    /** @return whether the throughput rounds time the consumer alone, on events stored first */
+    boolean storedHop() {
+        return hopMode.equals("stored");
     }
 
     /** @return whether the JetStream baseline decodes each event */
