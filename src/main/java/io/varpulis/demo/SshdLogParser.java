@@ -65,8 +65,7 @@ public final class SshdLogParser {
      * The user is matched greedily up to the last {@code from}, so a user name containing " from " (attackers try
      * odd names) cannot be mistaken for the source: sshd appends the real one last.
      */
-    private static final Pattern FAILED =
-            Pattern.compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
+    private static final String INVALID_USER = "invalid user ";
 
     /** What every message {@link #FAILED} matches starts with. */
     private static final String FAILED_PREFIX = "Failed ";
@@ -208,12 +207,9 @@ public final class SshdLogParser {
             return NO_MATCH;
         }
         int rest = i + 10;
-        for (int j = rest; j < n; j++) {
-            if (isLineTerminator(text.charAt(j))) {
-                return NO_MATCH;
-            }
-        }
-        return rest;
+        // indexOf is vectorised; a Latin-1 line cannot hold U+2028 or U+2029, and answers those at once.
+        return text.indexOf('\n', rest) < 0 && text.indexOf('\r', rest) < 0 && text.indexOf('\u0085', rest) < 0
+                && text.indexOf('\u2028', rest) < 0 && text.indexOf('\u2029', rest) < 0 ? rest : NO_MATCH;
     }
 
     /**
@@ -289,11 +285,6 @@ public final class SshdLogParser {
         return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
     }
 
-    /** What {@code .} of {@link Pattern} does not match (no {@code DOTALL}, no {@code UNIX_LINES}). */
-    private static boolean isLineTerminator(char c) {
-        return c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029';
-    }
-
     /**
      * @param source a failure's source as logged
      * @return whether it is an IPv4 or IPv6 address or a host name
@@ -316,17 +307,88 @@ public final class SshdLogParser {
             message = repeated.group(2);
             form = SshdLogLine.Form.MESSAGE_REPEATED;
         }
-        Matcher failed = FAILED.matcher(message);
-        if (!failed.matches() || failed.group(1).equals("publickey")) {
+        String[] failed = failedGroups(message);
+        if (failed == null || failed[0].equals("publickey")) {
             return new SshdLogLine.Other(timestamp, true);
         }
-        String source = failed.group(4);
+        String source = failed[3];
         if (!isSource(source)) {
             return new SshdLogLine.Malformed("failed authentication from '" + source + "', which is neither an "
                     + "address nor a host name: " + text);
         }
-        return new SshdLogLine.AuthFailure(timestamp, source, failed.group(3), failed.group(2) != null, failures,
-                form);
+        return new SshdLogLine.AuthFailure(timestamp, source, failed[2], failed[1] != null, failures, form);
+    }
+
+    /**
+     * What {@code Failed (\S+) for (invalid user )?(.*) from (\S+) port \d+(?: ssh2)?} matches on the whole
+     * message, by hand (issue 34: the pattern's backtracking was the largest part of the parse of a failure line):
+     * the method runs to the first white space, the user greedily up to the last {@code " from "} that the source,
+     * the port and an optional {@code " ssh2"} end the message after, with {@code "invalid user "} taken when a match
+     * remains with it (the pattern tries it first). The message holds no line terminator.
+     *
+     * @param message an sshd message
+     * @return the four groups (the second {@code null} when absent), or {@code null} when it does not match
+     */
+    static String[] failedGroups(String message) {
+        if (!message.startsWith(FAILED_PREFIX)) {
+            return null;
+        }
+        int methodEnd = FAILED_PREFIX.length();
+        while (methodEnd < message.length() && !isWhitespace(message.charAt(methodEnd))) {
+            methodEnd++;
+        }
+        if (methodEnd == FAILED_PREFIX.length() || !message.startsWith(" for ", methodEnd)) {
+            return null;
+        }
+        int userAt = methodEnd + " for ".length();
+        String method = message.substring(FAILED_PREFIX.length(), methodEnd);
+        if (message.startsWith(INVALID_USER, userAt)) {
+            int from = lastFrom(message, userAt + INVALID_USER.length());
+            if (from != NO_MATCH) {
+                return groups(message, method, INVALID_USER, userAt + INVALID_USER.length(), from);
+            }
+        }
+        int from = lastFrom(message, userAt);
+        return from == NO_MATCH ? null : groups(message, method, null, userAt, from);
+    }
+
+    private static String[] groups(String message, String method, String invalid, int userAt, int from) {
+        int sourceAt = from + " from ".length();
+        return new String[] {method, invalid, message.substring(userAt, from),
+                message.substring(sourceAt, nextWhitespace(message, sourceAt))};
+    }
+
+    /** @return the last {@code " from "} at or after {@code userAt} that a valid tail follows, or {@link #NO_MATCH} */
+    private static int lastFrom(String message, int userAt) {
+        for (int from = message.lastIndexOf(" from "); from >= userAt; from = message.lastIndexOf(" from ", from - 1)) {
+            if (portTail(message, from + " from ".length())) {
+                return from;
+            }
+        }
+        return NO_MATCH;
+    }
+
+    /** Whether {@code (\S+) port \d+(?: ssh2)?} matches from {@code at} to the end. */
+    private static boolean portTail(String message, int at) {
+        int n = message.length();
+        int end = nextWhitespace(message, at);
+        if (end == at || !message.startsWith(" port ", end)) {
+            return false;
+        }
+        int i = end + " port ".length();
+        int digits = i;
+        while (i < n && isDigit(message.charAt(i))) {
+            i++;
+        }
+        return i > digits && (i == n || (i + " ssh2".length() == n && message.startsWith(" ssh2", i)));
+    }
+
+    private static int nextWhitespace(String text, int from) {
+        int i = from;
+        while (i < text.length() && !isWhitespace(text.charAt(i))) {
+            i++;
+        }
+        return i;
     }
 
     private static SshdLogLine legacyPam(Instant timestamp, String message, String text) {

@@ -27,6 +27,14 @@ class SshdLogParserHandMatchTest {
     private static final Pattern SSHD_MESSAGE =
             Pattern.compile("\\S+ (sshd(?:-session|-auth)?|sshd\\(pam_unix\\))(?:\\[\\d+])?: ?(.*)");
 
+    private static final Pattern FAILED =
+            Pattern.compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
+
+    /** What the failure pattern turns on: its literals, white space, digits, a user called like its pieces. */
+    private static final String[] FAILURE_PIECES = {"Failed ", "Failed", "password", "publickey", " for ", "for",
+            "invalid user ", "invalid user", " from ", "from", " port ", "port", " ssh2", "ssh2", "22", "1.2.3.4",
+            "::1", "host.example", " ", "  ", "\t", "\f", "x", "é", "\uD83D\uDE00", "7", ":"};
+
     private static final String[] PIECES = {"Dec", "Jan", "dec", "DEC", " ", " ", "  ", "\t", "1", "10", "5", "123",
             "07", ":", "07:13:43", "LabSZ", "host", "sshd", "sshd-session", "sshd-auth", "sshd(pam_unix)",
             "sshd-sessionx", "sshd(pam_unix", "[", "]", "[24227]", "[]", "[x]", ":", ": ", "::", "Failed password",
@@ -48,6 +56,43 @@ class SshdLogParserHandMatchTest {
         Random random = new Random(34);
         for (int i = 0; i < 200_000; i++) {
             assertSameAsPatterns(madeUp(random));
+        }
+    }
+
+    @Test
+    void madeUpFailureMessagesAreCutAsThePatternCutsThem() {
+        Random random = new Random(34);
+        for (int i = 0; i < 200_000; i++) {
+            StringBuilder message = new StringBuilder(random.nextInt(4) == 0 ? ""
+                    : "Failed password for " + (random.nextBoolean() ? "invalid user " : ""));
+            for (int p = random.nextInt(10); p > 0; p--) {
+                message.append(FAILURE_PIECES[random.nextInt(FAILURE_PIECES.length)]);
+            }
+            if (random.nextBoolean()) {
+                message.append(" from 10.0.0.").append(random.nextInt(300)).append(" port ")
+                        .append(random.nextInt(70000)).append(random.nextBoolean() ? " ssh2" : "");
+            }
+            assertFailureSameAsPattern(message.toString());
+        }
+    }
+
+    @Test
+    void sampleFailureMessagesAreCutAsThePatternCutsThem() throws IOException {
+        try (InputStream in = SshdLogParserHandMatchTest.class.getResourceAsStream("/sample/OpenSSH_2k.log")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                int at = line.indexOf(": ");
+                assertFailureSameAsPattern(at < 0 ? line : line.substring(at + 2).stripTrailing());
+            }
+        }
+    }
+
+    private static void assertFailureSameAsPattern(String message) {
+        Matcher failed = FAILED.matcher(message);
+        String[] groups = SshdLogParser.failedGroups(message);
+        assertThat(groups != null).as("failure [%s]", message).isEqualTo(failed.matches());
+        if (groups != null) {
+            assertThat(groups).as("groups of [%s]", message)
+                    .containsExactly(failed.group(1), failed.group(2), failed.group(3), failed.group(4));
         }
     }
 
