@@ -131,6 +131,10 @@ public final class BenchMain {
         byte[][] payloads = Payloads.events(options.events());
         List<String> names = clients(substrate);
         int clients = names.size();
+        if (clients == 0) {
+            // --hop-clients named none of this substrate's (listener and raw-listener are JetStream's): no table.
+            return;
+        }
         String loadBefore = Machine.load();
         List<ThroughputRun.Result[]> rounds = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
