@@ -7,18 +7,23 @@
 #   scripts/bench.sh --scenarios=throughput --rounds=5 --quiet-wait=0   # the hop table (issues 22, 23, 27) on a busy host
 #   scripts/bench.sh --scenarios=mainjob --rounds=3     # the main job against fail2ban-regex and CrowdSec, one server
 #   scripts/bench.sh --scenarios=mainjob --topology=r3  # the same on a 3-server cluster, R3 streams and state (issue 27)
+#   scripts/bench.sh --scenarios=steady --rounds=3      # the main job at steady state: 1 000 000 lines, R1 then R3,
+#                                                       # fail2ban-regex each round, CrowdSec in the first, nats-server 2.12.15
+#                                                       # (issue 34; about 40 minutes on 2 cores)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
 #
-# Scenarios: throughput, latency, memory, startup, failover, mainjob, partitions, micro (default: all). Options:
+# Scenarios: throughput, latency, memory, startup, failover, mainjob, steady, partitions, micro (default: all). Options:
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
 # (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
 # product-traceparent,observed-10,observed-100,listener,listener-observed-10,raw-listener (the clients of a throughput round, all by default: the product observed at 10 %
 # and 100 % sampling, issue 23; a @NatsListener fed by NatsTemplate, issue 22, and a plain jnats consumer doing its
-# work, issue 34), --quiet-wait=SECONDS (how long a timed
+# work, issue 34), --hop-mode=live|stored (stored: every event stored first, the consumer timed alone, as a service
+# reads a backlog; issue 34's listener target), --quiet-wait=SECONDS (how long a timed
 # run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for
 # partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
-# for mainjob --topology=r1|r3 (default r1).
+# for mainjob and steady --topology=r1|r3|r1,r3 (default r1 for mainjob, r1,r3 for steady) and --log-days (days of
+# the sample in the log: 50 for mainjob, 500 for steady).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #
@@ -29,7 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # mainjob runs fail2ban-regex side by side with the job: Debian's fail2ban when it is missing.
-if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! command -v fail2ban-regex >/dev/null 2>&1; then
+if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]] || [[ " $* " == *steady* ]]; } && ! command -v fail2ban-regex >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fail2ban >/dev/null \
       || echo "bench: could not install fail2ban; the mainjob scenario will be pending" >&2
@@ -41,7 +46,7 @@ fi
 # mainjob runs CrowdSec in replay mode too: Debian's crowdsec when it is missing, offline. Its post-install script
 # registers with CrowdSec's Central API unless online_api_credentials.yaml exists with a comment in it
 # (README.Debian); the benchmark never talks to it (-no-capi), so the opt-out is written first.
-if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! command -v crowdsec >/dev/null 2>&1; then
+if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]] || [[ " $* " == *steady* ]]; } && ! command -v crowdsec >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
     mkdir -p /etc/crowdsec
     [ -s /etc/crowdsec/online_api_credentials.yaml ] \
@@ -52,6 +57,15 @@ if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *mainjob* ]]; } && ! comma
   else
     echo "bench: crowdsec is missing and apt-get is not here; the mainjob scenario runs without it" >&2
   fi
+fi
+
+# steady's figures are held to nats-server 2.12.15 (the release Stellar pins): built into the cache by
+# scripts/install-nats-server.sh when VARPULIS_NATS_SERVER does not name a binary, and named for the harness and the
+# demo it starts.
+if { [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *steady* ]]; } && [ -z "${VARPULIS_NATS_SERVER:-}" ]; then
+  VARPULIS_NATS_SERVER="$(scripts/install-nats-server.sh 2.12.15 | awk '{print $3}')"
+  export VARPULIS_NATS_SERVER
+  echo "bench: nats-server $VARPULIS_NATS_SERVER" >&2
 fi
 
 # The node jar (memory, start-up, failover and mainjob scenarios) and the test classes, JMH included.

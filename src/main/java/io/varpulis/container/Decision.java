@@ -31,8 +31,11 @@ public record Decision(Action action, Duration delay, ParkReason reason, Throwab
         STRANDED
     }
 
+    /** The decision of every applied delivery: one instance, not one per delivery. */
+    private static final Decision ACK = new Decision(Action.ACK, Duration.ZERO, null, null, "applied");
+
     static Decision ack() {
-        return new Decision(Action.ACK, Duration.ZERO, null, null, "applied");
+        return ACK;
     }
 
     static Decision nak(Duration delay, Throwable cause) {

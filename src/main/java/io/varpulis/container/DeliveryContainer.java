@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,7 +52,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     private final DeliveryMeters meters;
     private final ContainerRuntime runtime;
     private final HeldDeliveries held;
-    private final BlockingQueue<Delivery> queue = new LinkedBlockingQueue<>();
+    // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for its take lock on every
+    // delivery, the client's dispatcher signalling the applier (a twentieth of the listener's applying thread).
+    private final BlockingQueue<Delivery> queue = new LinkedTransferQueue<>();
     private final List<Thread> appliers = new ArrayList<>();
     private final ContainerState state = new ContainerState();
     private final Settler settler;

@@ -237,7 +237,7 @@ public final class BruteForceDemo {
                     new LeaderReachProperties());
                  GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
-                        NodeApi.PASSWORD);
+                        NodeApi.PASSWORD, lines.size());
                 NodeProcess coordinator = run.coordinator();
                 NodeApi api = new NodeApi(coordinator);
                 synchronized (this) {
@@ -263,10 +263,15 @@ public final class BruteForceDemo {
                     case WORKER -> List.of(worker);
                     case WORKER_AND_COORDINATOR -> List.of(worker, coordinator);
                 };
-                LogFeeder.Streamed stream = new LogFeeder(options, out).stream(connection, lines, years, runId,
-                        victims, killAt);
-                Instant drained = new DrainWatch(out, majority, expected, givenUp).awaitDrained(
-                        connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
+                SteadyWatch steadyWatch = new SteadyWatch(connection.jetStreamManagement(),
+                        group.inputEdges("detect"));
+                LogFeeder.Streamed stream;
+                Instant drained;
+                try (steadyWatch) {
+                    stream = new LogFeeder(options, out).stream(connection, lines, years, runId, victims, killAt);
+                    drained = new DrainWatch(out, majority, expected, givenUp).awaitDrained(
+                            connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
+                }
                 if (stream.killedAt() != null) {
                     for (NodeProcess victim : victims) {
                         victim.awaitReady(NodeApi.READY_TIMEOUT);
@@ -281,7 +286,8 @@ public final class BruteForceDemo {
                         .map(NodeProcess::name).toList()) + (victims.size() > 1 ? " were" : " was")
                         + " killed (SIGKILL) after line " + killAt + " and restarted";
                 Report report = new RunReport(options, expected, out).read(connection, majority, group,
-                        parkedBefore, alertsFile, stream, drained, killed, givenUp);
+                        parkedBefore, alertsFile, stream, drained, killed, givenUp,
+                        steadyWatch.steady(lines.size(), stream.firstPublish()));
                 report.print(out);
                 writeSummary(report.summary());
                 // Leave a shared server as it was found: the group, its consumers, state and routed events go; the

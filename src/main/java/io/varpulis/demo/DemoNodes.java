@@ -28,11 +28,13 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
      * @param alertDir the one directory the alert sink may write in
      * @param apiKey   the run's api-key: only its workers may register
      * @param password the nodes' operator API password (environment, never the command line)
+     * @param lines    the input's lines: a long run's nodes compile with C2 too ({@link NodeProcess#C2_FROM_LINES})
      * @return the nodes, on distinct free loopback ports
      * @throws IOException when no free port is found
      */
     static DemoNodes of(DemoOptions options, long pid, String url, Path runDir, Path alertDir, String apiKey,
-                        String password) throws IOException {
+                        String password, long lines) throws IOException {
+        boolean c2 = lines >= NodeProcess.C2_FROM_LINES;
         int count = options.coordinators();
         int[] ports = NodeProcess.freePorts(count + options.workers());
         Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", password,
@@ -42,12 +44,12 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
         for (int i = 0; i < count; i++) {
             String id = i == 0 ? first : first + "-" + (i + 1);
             coordinators.add(NodeProcess.of(id, properties(options, "coordinator", id, alertDir), secrets, runDir,
-                    ports[i]));
+                    ports[i], c2));
         }
         List<NodeProcess> workers = new ArrayList<>();
         for (int i = 0; i < options.workers(); i++) {
             workers.add(worker("demo-" + pid + "-worker-" + (i + 1), options, first, secrets, runDir, alertDir,
-                    ports[count + i]));
+                    ports[count + i], c2));
         }
         return new DemoNodes(List.copyOf(coordinators), List.copyOf(workers));
     }
@@ -78,10 +80,11 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
     }
 
     private static NodeProcess worker(String name, DemoOptions options, String coordinatorId,
-                                      Map<String, String> secrets, Path runDir, Path alertDir, int port) {
+                                      Map<String, String> secrets, Path runDir, Path alertDir, int port,
+                                      boolean c2) {
         List<String> properties = new ArrayList<>(properties(options, "worker", coordinatorId, alertDir));
         properties.add("--varpulis.cluster.worker-id=" + name);
-        return NodeProcess.of(name, properties, secrets, runDir, port);
+        return NodeProcess.of(name, properties, secrets, runDir, port, c2);
     }
 
     private static List<String> properties(DemoOptions options, String role, String coordinatorId, Path alertDir) {

@@ -96,7 +96,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
 
             Environment: VARPULIS_NATS_SERVER names the nats-server binary to start; VARPULIS_NATS_JETSTREAM_REPLICAS
             the replicas of the streams and state the run creates on a shared cluster (3 on three servers);
-            VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up);
+            VARPULIS_DEMO_NODE_JAVA_OPTS adds JVM flags to the nodes (default: C1 only, for start-up, and C2
+            too from 500 000 input lines on);
             VARPULIS_DEMO_RELAUNCH=false keeps the demo in the JVM started (else it runs again with C1 only);
             VARPULIS_DEMO_NODE_ENV adds environment variables to the nodes (NAME=VALUE ..., {node} replaced by the
             node's name: the fault suite runs them under libfaketime with it)."""

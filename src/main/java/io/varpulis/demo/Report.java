@@ -95,8 +95,9 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param endToEndSeconds  first publish until every line was processed (the consumers drained, seen within a
      *                         0.5 s poll) and the last alert written
      * @param rate             the requested lines per second
+     * @param steady           the run's steady part ({@link SteadyWatch}), or {@code null} when it could not be cut
      */
-    record Timing(double streamSeconds, double endToEndSeconds, int rate) {
+    record Timing(double streamSeconds, double endToEndSeconds, int rate, SteadyWatch.Steady steady) {
     }
 
     /**
@@ -259,6 +260,12 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                 expected.lines(),
                 timing.endToEndSeconds(), expected.lines() / Math.max(timing.endToEndSeconds(), 0.001),
                 timing.streamSeconds(), timing.rate());
+        if (timing.steady() != null) {
+            out.printf(Locale.ROOT, "steady part: %.0f lines/s from %.2f s to %.2f s after the first publish (%.0f %% "
+                            + "to %.0f %% of detect's input acknowledged)%n", timing.steady().linesPerSecond(),
+                    timing.steady().fromSeconds(), timing.steady().toSeconds(), SteadyWatch.FROM * 100,
+                    SteadyWatch.TO * 100);
+        }
         List<String> problems = problems();
         if (problems.isEmpty()) {
             out.println("RESULT: OK, every line accounted for, every failure applied, every alert written once"
@@ -284,7 +291,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                 alerts.size(), List.copyOf(missing()), List.copyOf(unexpected()), ok() ? "OK" : "FAILED", problems(),
                 new Summary.Lines(expected.failureLineCount(), expected.otherLines(), expected.malformed()),
                 expected.failures(), timing.endToEndSeconds(),
-                expected.lines() / Math.max(timing.endToEndSeconds(), 0.001), null);
+                expected.lines() / Math.max(timing.endToEndSeconds(), 0.001),
+                timing.steady() == null ? null : timing.steady().linesPerSecond(),
+                timing.steady() == null ? null : timing.steady().fromSeconds(),
+                timing.steady() == null ? null : timing.steady().toSeconds(), null);
     }
 
     /**
@@ -296,7 +306,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      *             "redelivered": 0, "parked": 0, "duplicated": 0}, ...],
      *  "alerts_expected": 15, "alerts_got": 15, "alerts_missing": [], "alerts_unexpected": [],
      *  "result": "OK", "problems": [], "lines_expected": {"parsed": 520, "other": 1480, "parked": 0},
-     *  "failures_counted": 528, "seconds_end_to_end": 12.3, "lines_per_second_end_to_end": 162.6}
+     *  "failures_counted": 528, "seconds_end_to_end": 12.3, "lines_per_second_end_to_end": 162.6,
+     *  "lines_per_second_steady": 171.0, "steady_from_seconds": 2.1, "steady_to_seconds": 9.4}
      * </pre>
      * Failures are counted as events (one per failure line), except {@code failures_counted}, where a
      * {@code message repeated N times} line counts N. Alerts are named {@code "src_ip window_start"}.
@@ -323,6 +334,10 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param failuresCounted      failures of the reference, {@code message repeated N times} counting N
      * @param secondsEndToEnd      first publish until every line was processed and the last alert written
      * @param linesPerSecond       lines read / secondsEndToEnd
+     * @param linesPerSecondSteady lines per second over the run's steady part ({@link SteadyWatch}: from 20 % to
+     *                             80 % of detect's input acknowledged), absent when it could not be cut
+     * @param steadyFromSeconds    the steady part's start, seconds after the first publish
+     * @param steadyToSeconds      its end, seconds after the first publish
      * @param error                why the run stopped early, or {@code null}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -346,6 +361,9 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
             @JsonProperty("failures_counted") Integer failuresCounted,
             @JsonProperty("seconds_end_to_end") Double secondsEndToEnd,
             @JsonProperty("lines_per_second_end_to_end") Double linesPerSecond,
+            @JsonProperty("lines_per_second_steady") Double linesPerSecondSteady,
+            @JsonProperty("steady_from_seconds") Double steadyFromSeconds,
+            @JsonProperty("steady_to_seconds") Double steadyToSeconds,
             @JsonProperty("error") String error) {
 
         /**
@@ -362,7 +380,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                     expected == null ? 0 : expected.failureLineCount(), 0, 0, 0, List.of(),
                     expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", List.of(error),
                     expected == null ? null : new Lines(expected.failureLineCount(), expected.otherLines(),
-                            expected.malformed()), expected == null ? null : expected.failures(), null, null, error);
+                            expected.malformed()), expected == null ? null : expected.failures(), null, null, null,
+                    null, null, error);
         }
 
         /**

@@ -85,20 +85,21 @@ final class RunReport {
      * @param drained      when the consumers were first seen drained
      * @param killed       what was killed, for the report, or {@code null}
      * @param givenUp      the messages the server gave up on, and whether each was parked
+     * @param steady       the run's steady part, or {@code null} when it could not be cut
      * @return the report, not printed
      * @throws IOException when NATS still does not answer {@link DrainWatch#DRAIN_TIMEOUT} after the first reading
      *                     (likewise a {@link JetStreamApiException} or {@link StateUnavailableException})
      */
     Report read(Connection connection, MajorityReads majority, PipelineGroupSpec group, Map<String, Long> parkedBefore,
-                Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed, GivenUpWatch givenUp)
-            throws Exception {
+                Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed, GivenUpWatch givenUp,
+                SteadyWatch.Steady steady) throws Exception {
         long giveUp = System.nanoTime() + DrainWatch.DRAIN_TIMEOUT.toNanos();
         while (true) {
             try {
                 // Read between two majority views: a server cut off meanwhile would have answered from a stale one.
                 majority.await(giveUp);
                 Report report = report(connection, group, parkedBefore, alertsFile, stream, drained, killed,
-                        givenUp);
+                        givenUp, steady);
                 View after = majority.view();
                 if (after.majority()) {
                     return report;
@@ -117,7 +118,7 @@ final class RunReport {
 
     private Report report(Connection connection, PipelineGroupSpec group, Map<String, Long> parkedBefore,
                           Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed,
-                          GivenUpWatch givenUp) throws Exception {
+                          GivenUpWatch givenUp, SteadyWatch.Steady steady) throws Exception {
         JetStreamManagement jsm = connection.jetStreamManagement();
         Map<String, Long> stored = storedPerSubject(jsm);
         Map<String, Long> parkedAfter = parked(jsm, group);
@@ -156,7 +157,7 @@ final class RunReport {
         Instant end = alerts.isEmpty() ? drained : Collections.max(List.of(drained,
                 Files.getLastModifiedTime(alertsFile).toInstant()));
         Report.Timing timing = new Report.Timing(stream.seconds(),
-                Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate());
+                Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate(), steady);
         return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed,
                 new Report.GivenUp(givenUp.givenUp(), givenUp.unparked(jsm)));
     }

@@ -36,9 +36,11 @@ public final class SshdLogParser {
     private static final List<String> MONTHS =
             List.of("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec");
 
-    /** RFC 3164: month, day (1 or 2 digits, padded with one space or not), time, then the rest of the line. */
-    private static final Pattern RFC3164 =
-            Pattern.compile("([A-Z][a-z]{2}) {1,2}(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (.*)");
+    /**
+     * RFC 3164: month, day (1 or 2 digits, padded with one space or not), time, then the rest of the line, as
+     * {@code ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (.*)} would match it, matched by hand
+     * ({@link #rfc3164Rest}).
+     */
 
     /**
      * RFC 3339: date, {@code T} (or {@code t}, section 5.6), time with up to nanoseconds, its offset ({@code Z},
@@ -47,18 +49,23 @@ public final class SshdLogParser {
     private static final Pattern RFC3339 = Pattern.compile(
             "(\\d{4}-\\d{2}-\\d{2})[Tt](\\d{2}:\\d{2}):(\\d{2})(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:?\\d{2}) (.*)");
 
-    /** Host, one of sshd's tags with an optional pid, then the message. */
-    private static final Pattern SSHD_MESSAGE =
-            Pattern.compile("\\S+ (sshd(?:-session|-auth)?|sshd\\(pam_unix\\))(?:\\[\\d+])?: ?(.*)");
-
     private static final String LEGACY_PAM_TAG = "sshd(pam_unix)";
+
+    /**
+     * Host, one of sshd's tags with an optional pid, then the message, as
+     * {@code \S+ (sshd(?:-session|-auth)?|sshd\(pam_unix\))(?:\[\d+])?: ?(.*)} would match it, matched by hand
+     * ({@link #sshdTagAt}, {@link #sshdTag}): the tags in that pattern's order.
+     */
+    private static final List<String> SSHD_TAGS = List.of("sshd-session", "sshd-auth", "sshd", LEGACY_PAM_TAG);
+
+    /** No match at all. */
+    private static final int NO_MATCH = -1;
 
     /**
      * The user is matched greedily up to the last {@code from}, so a user name containing " from " (attackers try
      * odd names) cannot be mistaken for the source: sshd appends the real one last.
      */
-    private static final Pattern FAILED =
-            Pattern.compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
+    private static final String INVALID_USER = "invalid user ";
 
     /** What every message {@link #FAILED} matches starts with. */
     private static final String FAILED_PREFIX = "Failed ";
@@ -129,8 +136,8 @@ public final class SshdLogParser {
         // The first character tells the headers apart (a digit starts only RFC 3339, a letter only RFC 3164), so
         // each line is matched against one of them.
         boolean digit = !text.isEmpty() && text.charAt(0) >= '0' && text.charAt(0) <= '9';
-        Matcher rfc3339 = RFC3339.matcher(text);
-        Matcher rfc3164 = RFC3164.matcher(text);
+        Matcher rfc3339 = digit ? RFC3339.matcher(text) : null;
+        int restAt = digit ? NO_MATCH : rfc3164Rest(text);
         if (digit && rfc3339.matches()) {
             // A leap second (23:59:60, RFC 3339 section 5.7) is counted in the second before it: same window.
             String second = rfc3339.group(3).equals("60") ? "59" : rfc3339.group(3);
@@ -143,30 +150,139 @@ public final class SshdLogParser {
                 return new SshdLogLine.Malformed("invalid RFC 3339 timestamp (" + e.getMessage() + "): " + text);
             }
             rest = rfc3339.group(6);
-        } else if (!digit && rfc3164.matches()) {
-            int month = MONTHS.indexOf(rfc3164.group(1)) + 1;
+        } else if (restAt != NO_MATCH) {
+            int month = MONTHS.indexOf(text.substring(0, 3)) + 1;
             if (month == 0) {
-                return new SshdLogLine.Malformed("unknown month '" + rfc3164.group(1) + "' in: " + text);
+                return new SshdLogLine.Malformed("unknown month '" + text.substring(0, 3) + "' in: " + text);
             }
+            // restAt - 9 is the time's first digit (hh:mm:ss and a space); the day's last digit is two before it.
+            int time = restAt - 9;
+            int day = isDigit(text.charAt(time - 3)) ? digitAt(text, time - 3) * 10 + digitAt(text, time - 2)
+                    : digitAt(text, time - 2);
             try {
-                timestamp = LocalDateTime.of(year, month, Integer.parseInt(rfc3164.group(2)),
-                        Integer.parseInt(rfc3164.group(3)), Integer.parseInt(rfc3164.group(4)),
-                        Integer.parseInt(rfc3164.group(5))).atZone(zone).toInstant();
+                timestamp = LocalDateTime.of(year, month, day,
+                        digitAt(text, time) * 10 + digitAt(text, time + 1),
+                        digitAt(text, time + 3) * 10 + digitAt(text, time + 4),
+                        digitAt(text, time + 6) * 10 + digitAt(text, time + 7)).atZone(zone).toInstant();
             } catch (DateTimeException e) {
                 return new SshdLogLine.Malformed("invalid syslog timestamp in year " + year + " (" + e.getMessage()
                         + "): " + text);
             }
-            rest = rfc3164.group(6);
+            rest = text.substring(restAt);
         } else {
             return new SshdLogLine.Malformed("no RFC 3164 (Mmm dd hh:mm:ss) or RFC 3339 (YYYY-MM-DDThh:mm:ss[.f]Z) "
                     + "timestamp at the start of: " + text);
         }
-        Matcher sshd = SSHD_MESSAGE.matcher(rest);
-        if (!sshd.matches()) {
+        int tagAt = sshdTagAt(rest);
+        String tag = tagAt == NO_MATCH ? null : sshdTag(rest, tagAt);
+        if (tag == null) {
             return new SshdLogLine.Other(timestamp, false);
         }
-        return sshd.group(1).equals(LEGACY_PAM_TAG) ? legacyPam(timestamp, sshd.group(2), text)
-                : failed(timestamp, sshd.group(2), text);
+        String message = rest.substring(messageAt(rest, tagAt + tag.length()));
+        return tag.equals(LEGACY_PAM_TAG) ? legacyPam(timestamp, message, text) : failed(timestamp, message, text);
+    }
+
+    /**
+     * What {@code RFC3164.matcher(text).matches()} decides, by hand (issue 34: the two patterns every line went
+     * through were a sixth of the ingress's time): {@code Mmm}, one or two spaces, a day of one or two digits, a
+     * space, {@code hh:mm:ss}, a space, then the rest, which holds no line terminator ({@code .} does not match one).
+     *
+     * @return where the rest starts, or {@link #NO_MATCH}
+     */
+    static int rfc3164Rest(String text) {
+        int n = text.length();
+        if (n < 3 + 1 + 1 + 1 + 8 + 1 || !isUpper(text.charAt(0)) || !isLower(text.charAt(1))
+                || !isLower(text.charAt(2)) || text.charAt(3) != ' ') {
+            return NO_MATCH;
+        }
+        int i = text.charAt(4) == ' ' ? 5 : 4;
+        if (!isDigit(text.charAt(i))) {
+            return NO_MATCH;
+        }
+        i = i + 1 < n && isDigit(text.charAt(i + 1)) ? i + 2 : i + 1;
+        if (i + 10 > n || text.charAt(i) != ' ' || !isDigit(text.charAt(i + 1)) || !isDigit(text.charAt(i + 2))
+                || text.charAt(i + 3) != ':' || !isDigit(text.charAt(i + 4)) || !isDigit(text.charAt(i + 5))
+                || text.charAt(i + 6) != ':' || !isDigit(text.charAt(i + 7)) || !isDigit(text.charAt(i + 8))
+                || text.charAt(i + 9) != ' ') {
+            return NO_MATCH;
+        }
+        int rest = i + 10;
+        // indexOf is vectorised; a Latin-1 line cannot hold U+2028 or U+2029, and answers those at once.
+        return text.indexOf('\n', rest) < 0 && text.indexOf('\r', rest) < 0 && text.indexOf('\u0085', rest) < 0
+                && text.indexOf('\u2028', rest) < 0 && text.indexOf('\u2029', rest) < 0 ? rest : NO_MATCH;
+    }
+
+    /**
+     * The start of {@code SSHD_MESSAGE}'s tag, {@code \S+ } by hand: the host runs to the first white space
+     * ({@code \s}: space, tab, line feed, vertical tab, form feed, carriage return), which must be a space.
+     *
+     * @param rest what follows the header (no line terminator in it)
+     * @return where the tag starts, or {@link #NO_MATCH}
+     */
+    static int sshdTagAt(String rest) {
+        int n = rest.length();
+        int i = 0;
+        while (i < n && !isWhitespace(rest.charAt(i))) {
+            i++;
+        }
+        return i == 0 || i == n || rest.charAt(i) != ' ' ? NO_MATCH : i + 1;
+    }
+
+    /**
+     * The tag of {@code (sshd(?:-session|-auth)?|sshd\(pam_unix\))(?:\[\d+])?:}, tried in the pattern's order,
+     * each one only if an optional {@code [pid]} and a colon follow it.
+     *
+     * @return the tag, or {@code null}
+     */
+    static String sshdTag(String rest, int at) {
+        for (String tag : SSHD_TAGS) {
+            if (rest.startsWith(tag, at) && colonAfterPid(rest, at + tag.length()) != NO_MATCH) {
+                return tag;
+            }
+        }
+        return null;
+    }
+
+    /** @return where the message starts: after the optional {@code [pid]}, the colon and one optional space */
+    static int messageAt(String rest, int afterTag) {
+        int colon = colonAfterPid(rest, afterTag);
+        return colon + 1 < rest.length() && rest.charAt(colon + 1) == ' ' ? colon + 2 : colon + 1;
+    }
+
+    /** @return where the colon after an optional {@code [digits]} is, or {@link #NO_MATCH} */
+    private static int colonAfterPid(String rest, int i) {
+        int n = rest.length();
+        if (i < n && rest.charAt(i) == '[') {
+            int j = i + 1;
+            while (j < n && isDigit(rest.charAt(j))) {
+                j++;
+            }
+            if (j > i + 1 && j + 1 < n && rest.charAt(j) == ']' && rest.charAt(j + 1) == ':') {
+                return j + 1;
+            }
+        }
+        return i < n && rest.charAt(i) == ':' ? i : NO_MATCH;
+    }
+
+    private static int digitAt(String text, int i) {
+        return text.charAt(i) - '0';
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isUpper(char c) {
+        return c >= 'A' && c <= 'Z';
+    }
+
+    private static boolean isLower(char c) {
+        return c >= 'a' && c <= 'z';
+    }
+
+    /** {@code \s} of {@link Pattern} without {@code UNICODE_CHARACTER_CLASS}. */
+    private static boolean isWhitespace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
     }
 
     /**
@@ -191,17 +307,88 @@ public final class SshdLogParser {
             message = repeated.group(2);
             form = SshdLogLine.Form.MESSAGE_REPEATED;
         }
-        Matcher failed = FAILED.matcher(message);
-        if (!failed.matches() || failed.group(1).equals("publickey")) {
+        String[] failed = failedGroups(message);
+        if (failed == null || failed[0].equals("publickey")) {
             return new SshdLogLine.Other(timestamp, true);
         }
-        String source = failed.group(4);
+        String source = failed[3];
         if (!isSource(source)) {
             return new SshdLogLine.Malformed("failed authentication from '" + source + "', which is neither an "
                     + "address nor a host name: " + text);
         }
-        return new SshdLogLine.AuthFailure(timestamp, source, failed.group(3), failed.group(2) != null, failures,
-                form);
+        return new SshdLogLine.AuthFailure(timestamp, source, failed[2], failed[1] != null, failures, form);
+    }
+
+    /**
+     * What {@code Failed (\S+) for (invalid user )?(.*) from (\S+) port \d+(?: ssh2)?} matches on the whole
+     * message, by hand (issue 34: the pattern's backtracking was the largest part of the parse of a failure line):
+     * the method runs to the first white space, the user greedily up to the last {@code " from "} that the source,
+     * the port and an optional {@code " ssh2"} end the message after, with {@code "invalid user "} taken when a match
+     * remains with it (the pattern tries it first). The message holds no line terminator.
+     *
+     * @param message an sshd message
+     * @return the four groups (the second {@code null} when absent), or {@code null} when it does not match
+     */
+    static String[] failedGroups(String message) {
+        if (!message.startsWith(FAILED_PREFIX)) {
+            return null;
+        }
+        int methodEnd = FAILED_PREFIX.length();
+        while (methodEnd < message.length() && !isWhitespace(message.charAt(methodEnd))) {
+            methodEnd++;
+        }
+        if (methodEnd == FAILED_PREFIX.length() || !message.startsWith(" for ", methodEnd)) {
+            return null;
+        }
+        int userAt = methodEnd + " for ".length();
+        String method = message.substring(FAILED_PREFIX.length(), methodEnd);
+        if (message.startsWith(INVALID_USER, userAt)) {
+            int from = lastFrom(message, userAt + INVALID_USER.length());
+            if (from != NO_MATCH) {
+                return groups(message, method, INVALID_USER, userAt + INVALID_USER.length(), from);
+            }
+        }
+        int from = lastFrom(message, userAt);
+        return from == NO_MATCH ? null : groups(message, method, null, userAt, from);
+    }
+
+    private static String[] groups(String message, String method, String invalid, int userAt, int from) {
+        int sourceAt = from + " from ".length();
+        return new String[] {method, invalid, message.substring(userAt, from),
+                message.substring(sourceAt, nextWhitespace(message, sourceAt))};
+    }
+
+    /** @return the last {@code " from "} at or after {@code userAt} that a valid tail follows, or {@link #NO_MATCH} */
+    private static int lastFrom(String message, int userAt) {
+        for (int from = message.lastIndexOf(" from "); from >= userAt; from = message.lastIndexOf(" from ", from - 1)) {
+            if (portTail(message, from + " from ".length())) {
+                return from;
+            }
+        }
+        return NO_MATCH;
+    }
+
+    /** Whether {@code (\S+) port \d+(?: ssh2)?} matches from {@code at} to the end. */
+    private static boolean portTail(String message, int at) {
+        int n = message.length();
+        int end = nextWhitespace(message, at);
+        if (end == at || !message.startsWith(" port ", end)) {
+            return false;
+        }
+        int i = end + " port ".length();
+        int digits = i;
+        while (i < n && isDigit(message.charAt(i))) {
+            i++;
+        }
+        return i > digits && (i == n || (i + " ssh2".length() == n && message.startsWith(" ssh2", i)));
+    }
+
+    private static int nextWhitespace(String text, int from) {
+        int i = from;
+        while (i < text.length() && !isWhitespace(text.charAt(i))) {
+            i++;
+        }
+        return i;
     }
 
     private static SshdLogLine legacyPam(Instant timestamp, String message, String text) {

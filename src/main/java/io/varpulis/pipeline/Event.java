@@ -41,9 +41,10 @@ public record Event(
     }
 
     /**
-     * The event a codec read, taking its fields map over instead of copying it ({@link EventReader}).
+     * The event a codec read, taking its fields map over instead of copying it ({@link EventReader}), or an element
+     * of a decoded batch ({@link EventBatch#elements}).
      *
-     * @param fields a map nothing else holds, or {@code null}
+     * @param fields a map nobody changes afterwards (one the codec made), or {@code null}
      * @throws IllegalArgumentException when {@code eventType} is null or blank
      */
     static Event decoded(String eventType, Instant timestamp, Map<String, Object> fields) {

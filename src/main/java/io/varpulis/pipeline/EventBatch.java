@@ -127,7 +127,10 @@ public final class EventBatch {
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> values = (Map<String, Object>) fields;
-        return new Element(index, new Event(type, timestamp, values), null, raw);
+        // Not copied (issue 34: the copy was a twentieth of the ingress's time): the element's fields are the batch's
+        // own nested value, which the batch event already shares with whoever built it; the event wraps them
+        // read-only as it wraps a decoded event's.
+        return new Element(index, Event.decoded(type, timestamp, values), null, raw);
     }
 
     private static Instant timestamp(String text) {

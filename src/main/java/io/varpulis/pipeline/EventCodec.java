@@ -30,6 +30,8 @@ public class EventCodec {
     private final ObjectWriter writer;
     // The streaming reader, or null when the mapper reads untyped values differently (then data binding).
     private final EventReader streaming;
+    // The streaming writer, or null when the mapper writes events otherwise (then data binding).
+    private final EventWriter streamingWriter;
 
     /** Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored (newer publishers). */
     public EventCodec() {
@@ -49,6 +51,7 @@ public class EventCodec {
         this.reader = mapper.readerFor(Event.class);
         this.writer = mapper.writerFor(Event.class);
         this.streaming = EventReader.forMapper(mapper);
+        this.streamingWriter = EventWriter.forMapper(mapper, writer);
     }
 
     /**
@@ -127,10 +130,13 @@ public class EventCodec {
      */
     public byte[] encode(Event event) {
         try {
-            return writer.writeValueAsBytes(event);
+            return streamingWriter != null ? streamingWriter.write(event) : writer.writeValueAsBytes(event);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
                     + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
+                    + e.getMessage(), e);
         }
     }
 

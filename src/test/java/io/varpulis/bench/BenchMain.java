@@ -27,6 +27,8 @@ import java.util.Optional;
  * </li>
  * <li>mainjob: the main job from the jar, fail2ban-regex and CrowdSec on the 100 000-line log, side by side, on one
  * server or a 3-server R3 cluster ({@code --topology}; issues 14 and 27);</li>
+ * <li>steady: the same on the 1 000 000-line log, on one server and then on three, without a kill round: the job's
+ * steady state, not its JVMs' warm-up (issue 34);</li>
  * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
  * </ol>
@@ -91,6 +93,9 @@ public final class BenchMain {
         if (options.runs("mainjob")) {
             mainJob(report);
         }
+        if (options.runs("steady")) {
+            steady(report);
+        }
         if (options.runs("partitions")) {
             partitions(report);
         }
@@ -126,6 +131,10 @@ public final class BenchMain {
         byte[][] payloads = Payloads.events(options.events());
         List<String> names = clients(substrate);
         int clients = names.size();
+        if (clients == 0) {
+            // --hop-clients named none of this substrate's (listener and raw-listener are JetStream's): no table.
+            return;
+        }
         String loadBefore = Machine.load();
         List<ThroughputRun.Result[]> rounds = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
@@ -148,13 +157,15 @@ public final class BenchMain {
     private String hopOptions() {
         return (options.hopClients().equals(HopClients.ALL) ? "" : " --hop-clients="
                 + String.join(",", options.hopClients()))
-                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait());
+                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait())
+                + (options.storedHop() ? " --hop-mode=stored" : "");
     }
 
     private ThroughputRun.Result once(HopClient client, byte[][] payloads, Duration quietWait) throws Exception {
         RouteEdge edge = nextEdge();
         try {
-            return ThroughputRun.run(broker, client, edge, payloads, quietWait);
+            return ThroughputRun.run(broker, client, edge, payloads, quietWait,
+                    options.storedHop() && client.substrate() == Substrate.JETSTREAM);
         } finally {
             client.close();
             cleanUp(client, edge);
@@ -218,13 +229,31 @@ public final class BenchMain {
         report.failover(result, command("failover") + " --rounds=" + options.rounds());
     }
 
+    /** The main job, 100 000 lines by default, each topology with a round with a worker killed (issues 14, 27). */
     private void mainJob(Report report) throws Exception {
+        mainJob(report, "mainjob", List.of(MainJobRun.R1), 50, true, options.rounds());
+    }
+
+    /**
+     * The main job at steady state (issue 34): the 1 000 000-line log, every topology of {@code --topology} (R1 and
+     * R3 by default) one after the other in the same run, no kill round; CrowdSec in the first round of each
+     * topology only (3 to 15 minutes a round on 2 cores), fail2ban-regex in every round.
+     */
+    private void steady(Report report) throws Exception {
+        mainJob(report, "steady", MainJobRun.TOPOLOGIES, BenchOptions.STEADY_LOG_DAYS, false, 1);
+    }
+
+    private void mainJob(Report report, String scenario, List<String> topologies, int days, boolean killRound,
+                         int crowdSecRounds) throws Exception {
         StringBuilder whyNot = new StringBuilder();
         Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
-        MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(options.topology(), whyNot.toString())
-                : MainJobRun.run(jar.get(), options.topology(), 50, options.rounds(), OUT);
-        report.mainJob(result, command("mainjob") + " --topology=" + options.topology() + " --rounds="
-                + options.rounds());
+        int logDays = options.logDays(days);
+        for (String topology : options.topologies(topologies)) {
+            MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(topology, logDays, whyNot.toString())
+                    : MainJobRun.run(jar.get(), topology, logDays, options.rounds(), killRound, crowdSecRounds, OUT);
+            report.mainJob(result, command(scenario) + " --topology=" + topology + " --rounds=" + options.rounds()
+                    + (logDays == days ? "" : " --log-days=" + logDays));
+        }
     }
 
     private void partitions(Report report) throws Exception {

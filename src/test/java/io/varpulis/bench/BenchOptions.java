@@ -23,23 +23,31 @@ import java.util.Set;
  * @param jar       the node jar for the start-up scenario (empty: look for target/varpulis-cluster-*.jar)
  * @param days      days of the sample the partitions scenario streams (scripts/make-log.sh: 2 000 lines a day)
  * @param lineRate  lines/s the partitions scenario streams at (the demo's --rate)
- * @param topology  the mainjob scenario's NATS: {@code r1} (one server, R1 streams and state) or {@code r3} (a
- *                  3-server cluster the harness starts, R3 streams and state)
+ * @param topology  the mainjob and steady scenarios' NATS: {@code r1} (one server, R1 streams and state), {@code r3}
+ *                  (a 3-server cluster the harness starts, R3 streams and state), or both ({@code r1,r3}, each in
+ *                  turn); empty: the scenario's default ({@code r1} for mainjob, {@code r1,r3} for steady)
+ * @param logDays   days of the sample in the mainjob scenario's log (50: 100 000 lines; the steady scenario's is
+ *                  500 unless given)
  * @param baseline  the JetStream baseline of the throughput and latency scenarios (and their warm-up): {@code raw}
  *                  (jnats alone, the targets' reference) or {@code raw-decode} (jnats, and each event read with
  *                  Jackson data binding)
  * @param hopClients the clients of the throughput rounds ({@link HopClients#ALL} by default)
  * @param quietWait  how long a timed throughput or latency run waits for other processes to take under 10 % of the
  *                   CPU, seconds (0: measure one second and start; the tables show their share either way)
+ * @param hopMode    {@code live} (publisher and consumer at once, timed together) or {@code stored} (every event
+ *                   stored first, the consumer timed alone; JetStream)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
-                    List<Substrate> substrates, String jar, int days, int lineRate, String topology,
-                    String baseline, List<String> hopClients, int quietWait) {
+                    List<Substrate> substrates, String jar, int days, int lineRate, String topology, int logDays,
+                    String baseline, List<String> hopClients, int quietWait, String hopMode) {
+
+    /** The steady scenario's log: 1 000 000 lines, 8 000 alerts (issue 34). */
+    static final int STEADY_LOG_DAYS = 500;
 
     static final List<String> BASELINES = List.of("raw", "raw-decode");
 
     static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "mainjob",
-            "partitions", "micro");
+            "steady", "partitions", "micro");
 
     static BenchOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -47,8 +55,10 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
             if (!arg.startsWith("--") || !arg.contains("=")) {
                 throw new IllegalArgumentException("expected --name=value, got '" + arg + "'; names: events, "
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
-                        + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3), baseline (raw, "
-                        + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL) + "), quiet-wait");
+                        + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3, r1,r3), log-days, "
+                        + "baseline (raw, "
+                        + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL) + "), quiet-wait, "
+                        + "hop-mode (live, stored)");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -63,12 +73,18 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 Arrays.stream(values.getOrDefault("substrates", "jetstream,core").split(","))
                         .map(Substrate::parse).distinct().toList(), values.getOrDefault("jar", ""),
                 number(values, "days", 10), number(values, "line-rate", 20_000),
-                values.getOrDefault("topology", MainJobRun.R1), values.getOrDefault("baseline", "raw"),
+                values.getOrDefault("topology", ""), number(values, "log-days", 0),
+                values.getOrDefault("baseline", "raw"),
                 List.of(values.getOrDefault("hop-clients", String.join(",", HopClients.ALL)).split(",")),
-                values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60));
-        if (!MainJobRun.TOPOLOGIES.contains(options.topology())) {
-            throw new IllegalArgumentException("--topology must be one of " + MainJobRun.TOPOLOGIES + ", got '"
-                    + options.topology() + "'");
+                values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60),
+                values.getOrDefault("hop-mode", "live"));
+        if (!List.of("live", "stored").contains(options.hopMode())) {
+            throw new IllegalArgumentException("--hop-mode must be live or stored, got '" + options.hopMode() + "'");
+        }
+        if (!options.topology().isEmpty()
+                && !MainJobRun.TOPOLOGIES.containsAll(List.of(options.topology().split(",")))) {
+            throw new IllegalArgumentException("--topology must be one of " + MainJobRun.TOPOLOGIES + " or both ("
+                    + String.join(",", MainJobRun.TOPOLOGIES) + "), got '" + options.topology() + "'");
         }
         if (!HopClients.ALL.containsAll(options.hopClients())) {
             throw new IllegalArgumentException("unknown hop client in " + options.hopClients() + "; known: "
@@ -79,11 +95,33 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                     + options.baseline() + "'");
         }
         values.keySet().removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios",
-                "substrates", "jar", "days", "line-rate", "topology", "baseline", "hop-clients", "quiet-wait"));
+                "substrates", "jar", "days", "line-rate", "topology", "log-days", "baseline", "hop-clients",
+                "quiet-wait", "hop-mode"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }
         return options;
+    }
+
+    /**
+     * @param fallback the scenario's default topologies
+     * @return the topologies {@code --topology} names, or the fallback
+     */
+    List<String> topologies(List<String> fallback) {
+        return topology.isEmpty() ? fallback : List.of(topology.split(","));
+    }
+
+    /**
+     * @param fallback the scenario's default
+     * @return {@code --log-days}, or the fallback
+     */
+    int logDays(int fallback) {
+        return logDays == 0 ? fallback : logDays;
+    }
+
+    /** @return whether the throughput rounds time the consumer alone, on events stored first */
+    boolean storedHop() {
+        return hopMode.equals("stored");
     }
 
     /** @return whether the JetStream baseline decodes each event */

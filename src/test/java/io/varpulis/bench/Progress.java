@@ -75,6 +75,15 @@ final class Progress {
         return true;
     }
 
+    /**
+     * Waits for every publish to be answered (the stored mode publishes everything before it consumes).
+     *
+     * @return {@code true} when every publish was answered in time
+     */
+    boolean awaitConfirmed(Duration timeout) throws InterruptedException {
+        return allConfirmed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     long lastConfirmedNanos() {
         return lastConfirmedNanos;
     }

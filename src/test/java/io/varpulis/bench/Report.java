@@ -78,6 +78,19 @@ final class Report {
                     + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + " |");
         }
         line("");
+        int listener = clients.indexOf("listener");
+        int rawListener = clients.indexOf("raw-listener");
+        if (listener >= 0 && rawListener >= 0) {
+            // Issue 34: the listener's hop against a plain jnats pull consumer doing the same work, round by round.
+            List<Double> perRound = rounds.stream().map(r -> r[listener].eventsPerSecond()
+                    / r[rawListener].eventsPerSecond()).toList();
+            line("**" + first[listener].client() + " / " + first[rawListener].client() + "**, per round: "
+                    + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + "; median **"
+                    + fixed(median(perRound), 2) + "**. JVM CPU us/event per round (listener / raw): "
+                    + String.join(", ", rounds.stream().map(r -> fixed(r[listener].jvmMicros(), 1) + " / "
+                    + fixed(r[rawListener].jvmMicros(), 1)).toList()) + ".");
+            line("");
+        }
         line(problems.isEmpty() ? "Every run: every publish confirmed, every event applied exactly once"
                 + (substrate.equals("jetstream") ? ", and the consumer left with 0 pending and 0 ack pending." : ".")
                 : "Problems: " + String.join("; ", problems));
@@ -232,7 +245,8 @@ final class Report {
     void mainJob(MainJobRun.Result result, String command) {
         String where = result.topology().equals(MainJobRun.R3) ? "3-server cluster, R3 streams and state"
                 : "one server, R1 streams and state";
-        heading("The main job against fail2ban-regex and CrowdSec, 100 000-line log, " + where, command);
+        heading(String.format(Locale.ROOT, "The main job against fail2ban-regex and CrowdSec, %,d-day log, %s",
+                result.days(), where), command);
         if (result.pending() != null) {
             line("| round | job lines/s | fail2ban-regex lines/s | CrowdSec lines/s | ratio |");
             line("|---|---:|---:|---:|---:|");
@@ -240,19 +254,25 @@ final class Report {
             line("");
             return;
         }
-        line(result.lines() + " lines (scripts/make-log.sh, 50 days of the sample); " + result.f2b() + "; "
-                + (result.crowdSec() == null ? "CrowdSec not installed" : result.crowdSec() + " (replay mode, sshd "
-                + "parsers, ssh-bf and ssh-slow-bf)") + ". The job is fed unpaced; its rate is from the first publish "
-                + "to the last alert written. fail2ban-regex's and CrowdSec's include their start-up. CPU seconds are "
+        line(result.lines() + " lines (scripts/make-log.sh, " + result.days() + " days of the sample); "
+                + result.f2b() + "; " + (result.crowdSec() == null ? "CrowdSec not installed" : result.crowdSec()
+                + " (replay mode, sshd parsers, ssh-bf and ssh-slow-bf)") + ". The job is fed unpaced; its rate is "
+                + "from the first publish to the last alert written (end to end), and over its steady part: from 20 % "
+                + "to 80 % of detect's input acknowledged, sampled every 50 ms; and over its first 20 % of lines, "
+                + "before the steady part (the JVMs' warm-up). fail2ban-regex's and CrowdSec's "
+                + "include their start-up. CPU seconds are "
                 + "of each command with its children (the job's include starting four JVMs). CrowdSec's alerts are "
                 + "its leaky buckets' overflows (ssh-bf / all four scenarios) and its bans: another rule than ours, "
                 + "not compared. Load: the 1-minute load average at the round's start and end.");
         line("");
-        line("| round | order | kill | job lines/s | job CPU-s | fail2ban-regex lines/s | fail2ban CPU-s | CrowdSec "
-                + "lines/s | CrowdSec CPU-s | job / fail2ban | job / CrowdSec | job alerts | CrowdSec alerts "
-                + "(ssh-bf / all), bans | load | result |");
-        line("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|");
+        line("| round | order | kill | job lines/s | job steady lines/s | job first 20 % lines/s | job CPU-s | "
+                + "fail2ban-regex lines/s | "
+                + "fail2ban CPU-s | CrowdSec lines/s | CrowdSec CPU-s | job / fail2ban | steady / fail2ban | "
+                + "job / CrowdSec | job alerts | CrowdSec alerts (ssh-bf / all), bans | load | result |");
+        line("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|");
         List<Double> ratios = new java.util.ArrayList<>();
+        List<Double> steadyRatios = new java.util.ArrayList<>();
+        List<Double> steadies = new java.util.ArrayList<>();
         List<Double> crowdSecRatios = new java.util.ArrayList<>();
         List<Double> jobs = new java.util.ArrayList<>();
         List<Double> f2bs = new java.util.ArrayList<>();
@@ -263,6 +283,10 @@ final class Report {
             if (r.kill().equals("none") && r.counted()) {
                 ratios.add(r.ratio());
                 jobs.add(r.jobLinesPerSecond());
+                if (!Double.isNaN(r.jobSteady())) {
+                    steadyRatios.add(r.steadyRatio());
+                    steadies.add(r.jobSteady());
+                }
                 f2bs.add(r.f2bLinesPerSecond());
                 if (r.crowdSec() != null) {
                     crowdSecRatios.add(r.jobLinesPerSecond() / crowdSec);
@@ -271,18 +295,26 @@ final class Report {
             }
             CrowdSecRun.Replay cs = r.crowdSec();
             line("| " + (i + 1) + " | " + r.order() + " | " + r.kill() + " | " + rate(r.jobLinesPerSecond()) + " | "
+                    + (Double.isNaN(r.jobSteady()) ? "-" : rate(r.jobSteady())) + " | "
+                    + (Double.isNaN(r.jobFirstPart()) ? "-" : rate(r.jobFirstPart())) + " | "
                     + fixed(r.jobCpuSeconds(), 1) + " | " + rate(r.f2bLinesPerSecond()) + " | "
                     + fixed(r.f2bCpuSeconds(), 1) + " | " + (cs == null ? "-" : rate(crowdSec)) + " | "
                     + (cs == null ? "-" : fixed(cs.timed().cpuSeconds(), 1)) + " | " + fixed(r.ratio(), 2) + " | "
+                    + (Double.isNaN(r.jobSteady()) ? "-" : fixed(r.steadyRatio(), 2)) + " | "
                     + (cs == null ? "-" : fixed(r.jobLinesPerSecond() / crowdSec, 1)) + " | " + r.alerts() + " | "
                     + (cs == null ? "-" : cs.bruteForce() + " / " + cs.overflows() + ", " + cs.decisions()) + " | "
                     + r.load() + " | " + r.result() + " |");
         }
         if (!ratios.isEmpty()) {
-            line("| **median, no kill** (" + ratios.size() + " counted) | | | **" + rate(median(jobs)) + "** | | **"
+            line("| **median, no kill** (" + ratios.size() + " counted) | | | **" + rate(median(jobs)) + "** | **"
+                    + (steadies.isEmpty() ? "-" : rate(median(steadies))) + "** | | | **"
                     + rate(median(f2bs)) + "** | | **" + (crowdSecs.isEmpty() ? "-" : rate(median(crowdSecs)))
-                    + "** | | **" + fixed(median(ratios), 2) + "** | **" + (crowdSecRatios.isEmpty() ? "-"
-                    : fixed(median(crowdSecRatios), 1)) + "** | | | | |");
+                    + "** | | **" + fixed(median(ratios), 2) + "** | **"
+                    + (steadyRatios.isEmpty() ? "-" : fixed(median(steadyRatios), 2)) + "** | **"
+                    + (crowdSecRatios.isEmpty() ? "-" : fixed(median(crowdSecRatios), 1)) + "** | | | | |");
+            line("| **spread, no kill** | | | " + spread(jobs) + " | " + spread(steadies) + " | | | " + spread(f2bs)
+                    + " | | " + spread(crowdSecs) + " | | " + spread2(ratios) + " | " + spread2(steadyRatios) + " | "
+                    + spread2(crowdSecRatios) + " | | | | |");
         }
         line("");
     }
@@ -326,6 +358,18 @@ final class Report {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** @return "min-max" of rates, or "-" for none */
+    private static String spread(List<Double> values) {
+        return values.isEmpty() ? "-" : rate(values.stream().min(Double::compare).orElseThrow()) + "-"
+                + rate(values.stream().max(Double::compare).orElseThrow());
+    }
+
+    /** @return "min-max" of ratios with two decimals, or "-" for none */
+    private static String spread2(List<Double> values) {
+        return values.isEmpty() ? "-" : fixed(values.stream().min(Double::compare).orElseThrow(), 2) + "-"
+                + fixed(values.stream().max(Double::compare).orElseThrow(), 2);
     }
 
     private static String rate(double eventsPerSecond) {

@@ -9,6 +9,9 @@ import java.time.Duration;
  * The routed hop at full speed: one thread publishes every event as fast as the publisher's window allows, while the
  * consumer applies and acks them. Timed from the first publish to the later of the last PubAck and the last apply;
  * then, on JetStream, the consumer must show nothing pending and nothing awaiting an ack (not timed).
+ * <p>Stored mode ({@code --hop-mode=stored}, JetStream; issue 34): every event is published and stored first, untimed,
+ * and the run times the consumer alone, from the start of its consumption to its last apply: what a service's
+ * listener costs against a plain consumer, whatever either client publishes with.
  */
 final class ThroughputRun {
 
@@ -31,25 +34,37 @@ final class ThroughputRun {
      * @param quietWait how long to wait at most for the machine to be quiet first, or {@code null} not to look (warm-up
      *                  runs)
      */
-    static Result run(Broker broker, HopClient client, RouteEdge edge, byte[][] payloads, Duration quietWait)
-            throws Exception {
+    static Result run(Broker broker, HopClient client, RouteEdge edge, byte[][] payloads, Duration quietWait,
+                      boolean stored) throws Exception {
         Progress progress = new Progress(payloads.length);
-        client.consume(edge, progress::applied);
         String subject = edge.subject();
+        if (stored) {
+            for (byte[] payload : payloads) {
+                client.publish(subject, payload, progress::confirmed);
+            }
+            progress.awaitConfirmed(TIMEOUT);
+        } else {
+            client.consume(edge, progress::applied);
+        }
         double foreignBefore = quietWait != null ? CpuUsage.awaitQuiet(QUIET_PERCENT, quietWait)
                 : Double.NaN;
         CpuUsage cpuBefore = CpuUsage.now();
         long start = System.nanoTime();
-        for (byte[] payload : payloads) {
-            client.publish(subject, payload, progress::confirmed);
+        if (stored) {
+            client.consume(edge, progress::applied);
+        } else {
+            for (byte[] payload : payloads) {
+                client.publish(subject, payload, progress::confirmed);
+            }
         }
         boolean complete = progress.await(TIMEOUT, STALL);
         CpuUsage cpuAfter = CpuUsage.now();
-        long end = Math.max(progress.lastConfirmedNanos(), progress.lastAppliedNanos());
+        long end = stored ? progress.lastAppliedNanos()
+                : Math.max(progress.lastConfirmedNanos(), progress.lastAppliedNanos());
         boolean settled = client.substrate() == Substrate.CORE
                 || broker.settled(client.durable(edge), Duration.ofSeconds(10));
         return new Result(client.name(), client.substrate(), payloads.length,
-                complete ? (progress.lastConfirmedNanos() - start) / 1e9 : Double.NaN,
+                !complete ? Double.NaN : stored ? 0 : (progress.lastConfirmedNanos() - start) / 1e9,
                 complete ? (end - start) / 1e9 : Double.NaN,
                 progress.failed(), payloads.length - progress.applied(), progress.duplicates(), settled,
                 cpuAfter.jvmMicrosSince(cpuBefore) / payloads.length,
