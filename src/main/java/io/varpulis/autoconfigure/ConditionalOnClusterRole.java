@@ -1,6 +1,6 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.cluster.Registration;
+import io.varpulis.cluster.protocol.Registration;
 import org.springframework.context.annotation.Conditional;
 
 import java.lang.annotation.Documented;

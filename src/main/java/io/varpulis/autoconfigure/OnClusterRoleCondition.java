@@ -1,7 +1,7 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.cluster.ClusterProperties;
-import io.varpulis.cluster.ClusterRole;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.node.ClusterRole;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;

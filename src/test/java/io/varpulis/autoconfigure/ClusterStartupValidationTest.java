@@ -1,8 +1,8 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.cluster.ClusterProperties;
-import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;

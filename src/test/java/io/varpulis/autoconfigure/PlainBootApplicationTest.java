@@ -2,8 +2,8 @@ package io.varpulis.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
-import io.varpulis.cluster.CoordinatorNode;
-import io.varpulis.cluster.WorkerNode;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.worker.WorkerNode;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.health.JetStreamHealthIndicator;

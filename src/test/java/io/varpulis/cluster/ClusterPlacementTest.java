@@ -8,6 +8,8 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
+import io.varpulis.cluster.coordinator.WorkerRecord;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;

@@ -3,6 +3,10 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.GroupStore;
+import io.varpulis.cluster.coordinator.LeaderElection;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
+import io.varpulis.cluster.worker.WorkerIdLease;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -54,7 +58,8 @@ class ControlPlaneOnNatsClusterTest {
             await().atMost(WAIT).until(() -> workers.stream().allMatch(w -> w.worker().isRegistered()));
             try (Connection admin = Nats.connect(cluster.url(0))) {
                 JetStreamManagement jsm = admin.jetStreamManagement();
-                for (String bucket : List.of(LeaderElection.BUCKET, WorkerIdLease.BUCKET, GroupStore.BUCKET)) {
+                for (String bucket : List.of(ControlPlaneBuckets.LEADER, ControlPlaneBuckets.WORKER_IDS,
+                        ControlPlaneBuckets.GROUPS)) {
                     assertThat(jsm.getStreamInfo("KV_" + bucket).getConfiguration().getReplicas())
                             .as("replicas of %s", bucket).isEqualTo(3);
                 }
@@ -63,7 +68,7 @@ class ControlPlaneOnNatsClusterTest {
             assertThat(leader.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("before"))
                     .status()).isEqualTo(201);
 
-            int victim = cluster.streamLeader("KV_" + LeaderElection.BUCKET);
+            int victim = cluster.streamLeader("KV_" + ControlPlaneBuckets.LEADER);
             cluster.kill(victim);
             try {
                 Thread.sleep(ClusterNode.LEADER_LEASE_TTL.multipliedBy(2).toMillis());

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.nats.Subjects;
 import io.varpulis.test.BrokerTest;

@@ -3,6 +3,9 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.GroupStore;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -37,7 +40,7 @@ class GroupRemovalTest {
         try {
             declareThenKillTheCoordinator(worker, "jetstream", "coord-zombie", "zombie");
             try (Connection operator = Nats.connect(nats.url())) {
-                operator.keyValue(GroupStore.BUCKET).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
+                operator.keyValue(ControlPlaneBuckets.GROUPS).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
                         "zombie"));
             }
             assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).as("still running, unknowing")

@@ -2,6 +2,11 @@ package io.varpulis.cluster;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.coordinator.GroupStore;
+import io.varpulis.cluster.coordinator.WorkerRecord;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -96,7 +101,7 @@ class NatsOutageTest {
                         .extracting(PipelineHost.PipelineStatus::epoch).doesNotHaveDuplicates();
 
                 try (Connection operator = Nats.connect(nats.url())) {
-                    operator.keyValue(GroupStore.BUCKET).delete(ClusterProperties.DEFAULT_NAME + ".outage");
+                    operator.keyValue(ControlPlaneBuckets.GROUPS).delete(ClusterProperties.DEFAULT_NAME + ".outage");
                 }
                 await("the group store is still watched after the outage").atMost(WAIT)
                         .until(() -> node.state().group("outage").isEmpty()

@@ -8,6 +8,7 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.impl.Headers;
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;

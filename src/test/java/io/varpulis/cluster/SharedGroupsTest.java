@@ -1,5 +1,6 @@
 package io.varpulis.cluster;
 
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.AfterAll;

@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;

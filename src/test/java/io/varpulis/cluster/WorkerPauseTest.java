@@ -4,6 +4,8 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
 import io.nats.client.impl.Headers;
+import io.varpulis.cluster.coordinator.Placement;
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.demo.BruteForceAlert;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.EventCodec;

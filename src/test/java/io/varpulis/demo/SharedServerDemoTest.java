@@ -1,7 +1,7 @@
 package io.varpulis.demo;
 
 import io.varpulis.VarpulisClusterApplication;
-import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;

@@ -1,8 +1,8 @@
 package io.varpulis.substrate;
 
-import io.varpulis.cluster.HeartbeatListener;
-import io.varpulis.cluster.ServerClock;
-import io.varpulis.cluster.WorkerHeartbeat;
+import io.varpulis.cluster.coordinator.HeartbeatListener;
+import io.varpulis.cluster.coordinator.ServerClock;
+import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
