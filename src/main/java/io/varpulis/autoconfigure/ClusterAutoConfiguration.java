@@ -1,17 +1,40 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.cluster.node.ClusterHealthIndicator;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.cluster.coordinator.ClusterState;
+import io.varpulis.cluster.coordinator.CoordinatorCommands;
+import io.varpulis.cluster.coordinator.CoordinatorGauges;
 import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.coordinator.GroupDeclarations;
+import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.cluster.coordinator.GroupStore;
 import io.varpulis.cluster.coordinator.HeartbeatListener;
+import io.varpulis.cluster.coordinator.HeartbeatReconciliation;
+import io.varpulis.cluster.coordinator.LateWorkers;
 import io.varpulis.cluster.coordinator.LeaderElection;
+import io.varpulis.cluster.coordinator.OtherClusters;
+import io.varpulis.cluster.coordinator.PlacementGate;
+import io.varpulis.cluster.coordinator.PlacementLoop;
+import io.varpulis.cluster.coordinator.ReachabilityProbe;
+import io.varpulis.cluster.coordinator.RegistrationResponder;
+import io.varpulis.cluster.coordinator.ServerClock;
+import io.varpulis.cluster.coordinator.ServerProgress;
+import io.varpulis.cluster.coordinator.UnregisteredWorkers;
+import io.varpulis.cluster.coordinator.WorkerAdmission;
+import io.varpulis.cluster.coordinator.WorkerHealthCheck;
+import io.varpulis.cluster.node.ClusterHealthIndicator;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.node.CoreRequests;
+import io.varpulis.cluster.node.KeyValueLease;
 import io.varpulis.cluster.node.NodeIdentity;
+import io.varpulis.cluster.worker.CommandResponder;
+import io.varpulis.cluster.worker.HeartbeatPublisher;
 import io.varpulis.cluster.worker.RefusalExit;
 import io.varpulis.cluster.worker.WorkerIdLease;
+import io.varpulis.cluster.worker.WorkerIdentity;
 import io.varpulis.cluster.worker.WorkerNode;
+import io.varpulis.cluster.worker.WorkerRegistration;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
@@ -25,12 +48,14 @@ import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.RequestReply;
 import io.varpulis.web.ClusterApiController;
 import io.varpulis.web.NodeSecurityProperties;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -42,6 +67,8 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -50,8 +77,8 @@ import java.util.List;
 /**
  * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the jar's own
  * {@code application.yml} sets it; a service that only wants the substrate leaves it off): the worker part
- * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link ClusterState},
- * {@link HeartbeatListener}, {@link CoordinatorNode}) by {@code varpulis.cluster.role}.
+ * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link CoordinatorNode} and its parts) by
+ * {@code varpulis.cluster.role}.
  */
 @ConditionalOnClass(ClusterProperties.class) // the node's classes: absent from the library jar (issue 22)
 @AutoConfiguration(after = TransportAutoConfiguration.class)
@@ -83,7 +110,7 @@ public class ClusterAutoConfiguration {
     @ConditionalOnMissingBean(name = "clusterHealthIndicator")
     @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("cluster")
-    public ClusterHealthIndicator clusterHealthIndicator(ObjectProvider<CoordinatorNode> coordinator,
+    public ClusterHealthIndicator clusterHealthIndicator(ObjectProvider<ClusterQueries> coordinator,
                                                          ObjectProvider<WorkerNode> worker) {
         return new ClusterHealthIndicator(coordinator.getIfAvailable(), worker.getIfAvailable());
     }
@@ -98,6 +125,18 @@ public class ClusterAutoConfiguration {
     @ConditionalOnMissingBean
     public EventInjector eventInjector(ClusterTransport transport, EventCodec codec, SubstrateMetrics metrics) {
         return new EventInjector(transport, codec, metrics);
+    }
+
+    /**
+     * @param connection the node's connection
+     * @param requests   core request/reply, observed when observation is on
+     * @param codec      its mapper writes and reads the JSON bodies
+     * @return how registrations and commands travel between coordinators and workers
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public CoreRequests coreRequests(Connection connection, RequestReply requests, EventCodec codec) {
+        return new CoreRequests(connection, requests, codec.mapper());
     }
 
     /** The worker part. */
@@ -132,80 +171,282 @@ public class ClusterAutoConfiguration {
             return new RefusalExit();
         }
 
+        /** One thread that nothing else uses: a heartbeat never waits behind a state write or the id lease. */
+        @Bean(name = "varpulisHeartbeatScheduler")
+        @ConditionalOnMissingBean(name = "varpulisHeartbeatScheduler")
+        ThreadPoolTaskScheduler varpulisHeartbeatScheduler() {
+            return DaemonThreads.scheduler("varpulis-heartbeat");
+        }
+
+        /** The id lease's renewals, on a thread of their own: a slow bucket never delays a heartbeat. */
+        @Bean(name = "varpulisIdLeaseScheduler")
+        @ConditionalOnMissingBean(name = "varpulisIdLeaseScheduler")
+        ThreadPoolTaskScheduler varpulisIdLeaseScheduler() {
+            return DaemonThreads.scheduler("varpulis-id-lease");
+        }
+
         @Bean
         @ConditionalOnMissingBean
-        WorkerNode workerNode(ClusterProperties cluster, Substrate substrate, Connection connection,
-                              ClusterTransport transport, PipelineHost host, EventCodec codec,
-                              EventInjector injector, NatsProperties nats, RefusalExit exit,
-                              Environment environment, RequestReply requests) {
+        WorkerIdentity workerIdentity(ClusterProperties cluster, ClusterTransport transport,
+                                      Environment environment) {
+            return new WorkerIdentity(NodeIdentity.workerId(cluster), NodeIdentity.address(cluster,
+                    environment.getProperty("server.port", "8080")), transport.substrate().id());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatPublisher heartbeatPublisher(WorkerIdentity identity, ClusterProperties cluster,
+                                              ClusterTransport transport, PipelineHost host, EventCodec codec,
+                                              @Qualifier("varpulisHeartbeatScheduler") TaskScheduler scheduler) {
+            return new HeartbeatPublisher(identity.workerId(), cluster, transport, host, codec.mapper(), scheduler);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerRegistration workerRegistration(WorkerIdentity identity, ClusterProperties cluster,
+                                              CoreRequests requests, PipelineHost host, HeartbeatPublisher heartbeats,
+                                              RefusalExit exit) {
+            return new WorkerRegistration(identity, cluster, requests, host, heartbeats, exit);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CommandResponder commandResponder(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
+                                          PipelineHost host, EventInjector injector,
+                                          WorkerRegistration registration) {
+            return new CommandResponder(identity.workerId(), cluster, requests, host, injector, registration);
+        }
+
+        /** On JetStream, the worker id is held by one live process ({@link WorkerIdLease}); on core it is not. */
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerNode workerNode(WorkerIdentity identity, ClusterProperties cluster, Substrate substrate,
+                              Connection connection, PipelineHost host, EventCodec codec, NatsProperties nats,
+                              @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler,
+                              CommandResponder commands, HeartbeatPublisher heartbeats,
+                              WorkerRegistration registration) {
             NodeIdentity.checkHeartbeats(cluster);
             NodeIdentity.checkLeases(cluster);
             String clusterName = NodeIdentity.clusterName(cluster);
-            String workerId = NodeIdentity.workerId(cluster);
-            String address = NodeIdentity.address(cluster, environment.getProperty("server.port", "8080"));
             WorkerIdLease idLease = substrate == Substrate.JETSTREAM
-                    ? WorkerIdLease.open(connection, workerId, clusterName, cluster.getWorkerLeaseTtl(),
-                    nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
+                    ? WorkerIdLease.open(connection, identity.workerId(), clusterName, new KeyValueLease.Settings(
+                    cluster.getWorkerLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
+                    codec.mapper())
                     : null;
-            return new WorkerNode(workerId, cluster, connection, requests, transport, host, codec.mapper(), injector,
-                    address, idLease, exit);
+            return new WorkerNode(identity, cluster, connection, host, idLease, leaseScheduler,
+                    new WorkerNode.Parts(commands, heartbeats, registration));
         }
     }
 
-    /** The coordinator part. */
+    /** The coordinator part: its parts, each a bean, and the lifecycle that starts them ({@link CoordinatorNode}). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)
     static class CoordinatorConfiguration {
 
-        @Bean
-        @ConditionalOnMissingBean
-        ClusterState clusterState() {
-            return new ClusterState(Clock.systemUTC());
+        /** One thread: the coordinator's ticks and placement rounds never run at once. */
+        @Bean(name = "varpulisCoordinatorScheduler")
+        @ConditionalOnMissingBean(name = "varpulisCoordinatorScheduler")
+        ThreadPoolTaskScheduler varpulisCoordinatorScheduler() {
+            return DaemonThreads.scheduler("varpulis-coordinator");
         }
 
-        @Bean
-        @ConditionalOnMissingBean
-        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
-                              ClusterProperties cluster) {
-            return substrate == Substrate.JETSTREAM
-                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas(),
-                    NodeIdentity.clusterName(cluster))
-                    : GroupStore.inMemory();
+        /** The leader lease's rounds, on a thread of their own: a slow tick never delays a renewal. */
+        @Bean(name = "varpulisElectionScheduler")
+        @ConditionalOnMissingBean(name = "varpulisElectionScheduler")
+        ThreadPoolTaskScheduler varpulisElectionScheduler() {
+            return DaemonThreads.scheduler("varpulis-election");
+        }
+
+        /** The group store's re-reads beside its watch, on a thread of their own (JetStream). */
+        @Bean(name = "varpulisGroupResyncScheduler")
+        @ConditionalOnMissingBean(name = "varpulisGroupResyncScheduler")
+        ThreadPoolTaskScheduler varpulisGroupResyncScheduler() {
+            return DaemonThreads.scheduler("varpulis-group-resync");
         }
 
         @Bean
         @ConditionalOnMissingBean
         LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
-                                      NatsProperties nats, EventCodec codec) {
+                                      NatsProperties nats, EventCodec codec,
+                                      @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
             NodeIdentity.checkLeases(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
             String clusterName = NodeIdentity.clusterName(cluster);
             return substrate == Substrate.JETSTREAM
-                    ? LeaderElection.lease(connection, coordinatorId, clusterName, cluster.getLeaderLeaseTtl(),
-                    nats.getJetstream().getReplicas(), cluster.getCommandTimeout(), codec.mapper())
+                    ? LeaderElection.lease(connection, coordinatorId, clusterName, new KeyValueLease.Settings(
+                    cluster.getLeaderLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
+                    codec.mapper(), scheduler)
                     : LeaderElection.solo(coordinatorId, clusterName);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        CoordinatorNode coordinatorNode(ClusterProperties cluster, Substrate substrate, Connection connection,
-                                        DeliveryContainerFactory containers, NatsProperties nats, ClusterState state,
-                                        ProcessorRegistry processors, EventCodec codec, SubstrateMetrics metrics,
-                                        ObjectProvider<JetStreamAdmin> admin, GroupStore groups,
-                                        LeaderElection election, RequestReply requests) {
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
+                              ClusterProperties cluster,
+                              @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
+            return substrate == Substrate.JETSTREAM
+                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas(),
+                    NodeIdentity.clusterName(cluster), resyncs)
+                    : GroupStore.inMemory();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        PlacementGate placementGate(ClusterProperties cluster, SubstrateMetrics metrics) {
+            return new PlacementGate(Clock.systemUTC(), cluster.getHeartbeatInterval(), metrics.registry());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterState clusterState(PlacementGate gate) {
+            return new ClusterState(Clock.systemUTC(), gate);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        UnregisteredWorkers unregisteredWorkers(ClusterProperties cluster) {
+            return new UnregisteredWorkers(Clock.systemUTC(), cluster.getHeartbeatTimeout(),
+                    cluster.getApiKey() != null);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ServerClock serverClock() {
+            return new ServerClock(Clock.systemUTC());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorCommands coordinatorCommands(ClusterProperties cluster, CoreRequests requests,
+                                                LeaderElection election) {
+            return new CoordinatorCommands(cluster, requests, election);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        OtherClusters otherClusters(ClusterProperties cluster, LeaderElection election, GroupStore groups) {
+            return new OtherClusters(cluster.getName(), election, groups);
+        }
+
+        /** On JetStream (a {@link JetStreamAdmin}), the heartbeat stream and consumer are asked too. */
+        @Bean
+        @ConditionalOnMissingBean
+        ReachabilityProbe reachabilityProbe(ClusterProperties cluster, Connection connection, ServerClock serverClock,
+                                            ClusterState state, LeaderElection election,
+                                            ObjectProvider<JetStreamAdmin> admin) {
+            return new ReachabilityProbe(election.coordinatorId(), cluster.getHeartbeatTimeout(), connection,
+                    admin.getIfAvailable() == null ? null : ReachabilityProbe.management(connection), serverClock,
+                    state::nanoTime);
+        }
+
+        /** On JetStream, a silent worker the server shows progressing is late, not dead; on core it is dead. */
+        @Bean
+        @ConditionalOnMissingBean
+        LateWorkers lateWorkers(ClusterProperties cluster, ClusterState state, Connection connection,
+                                SubstrateMetrics metrics, ObjectProvider<JetStreamAdmin> admin) {
+            LateWorkers.Evidence evidence = admin.getIfAvailable() == null ? LateWorkers.Evidence.none()
+                    : new ServerProgress(ReachabilityProbe.management(connection), state, state::nanoTime);
+            return new LateWorkers(cluster.getHeartbeatTimeout(), evidence, state::nanoTime, metrics.registry());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        PlacementLoop placementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate,
+                                    LeaderElection election, CoordinatorCommands commands,
+                                    @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
+            return new PlacementLoop(cluster, state, gate, election, commands, scheduler);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerAdmission workerAdmission(ClusterProperties cluster, ClusterTransport transport, PlacementGate gate,
+                                        ClusterState state, UnregisteredWorkers unregistered,
+                                        PlacementLoop placement, CoordinatorCommands commands) {
+            return new WorkerAdmission(cluster, transport.substrate().id(), gate, state, unregistered, placement,
+                    commands);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RegistrationResponder registrationResponder(ClusterProperties cluster, CoreRequests requests,
+                                                    OtherClusters otherClusters, WorkerAdmission admission) {
+            return new RegistrationResponder(cluster, requests, otherClusters, admission);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatReconciliation heartbeatReconciliation(ClusterProperties cluster, ClusterState state,
+                                                        GroupStore groups, OtherClusters otherClusters,
+                                                        PlacementLoop placement, WorkerAdmission admission) {
+            return new HeartbeatReconciliation(cluster, state, groups, otherClusters, placement, admission);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatListener heartbeatListener(ClusterProperties cluster, LeaderElection election,
+                                            ServerClock serverClock, EventCodec codec,
+                                            HeartbeatReconciliation reconciliation, SubstrateMetrics metrics) {
+            return new HeartbeatListener(election.coordinatorId(), cluster.getHeartbeatTimeout(), serverClock,
+                    codec.mapper(), reconciliation, metrics);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerHealthCheck workerHealthCheck(ClusterProperties cluster, ClusterState state, ReachabilityProbe probe,
+                                            LateWorkers lateWorkers, PlacementGate gate,
+                                            HeartbeatReconciliation reconciliation, LeaderElection election) {
+            return new WorkerHealthCheck(cluster, state, probe, lateWorkers, gate, reconciliation, election);
+        }
+
+        /** On JetStream, a purged group's consumers, state and routed events are deleted too. */
+        @Bean
+        @ConditionalOnMissingBean
+        GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state,
+                                            ProcessorRegistry processors, GroupStore groups,
+                                            OtherClusters otherClusters, PlacementLoop placement,
+                                            Connection connection, ObjectProvider<JetStreamAdmin> admin) {
+            return new GroupDeclarations(cluster, state, processors, groups, otherClusters, placement,
+                    admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
+                            : GroupResources.jetStream(connection));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterQueries clusterQueries(ClusterState state, LeaderElection election, PlacementLoop placement,
+                                      PlacementGate gate, UnregisteredWorkers unregistered, ReachabilityProbe probe,
+                                      OtherClusters otherClusters) {
+            return new ClusterQueries(state, election, placement, gate, unregistered, probe, otherClusters);
+        }
+
+        /** The gauges the chart's alert rules read, registered with the node's meter registry. */
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorGauges coordinatorGauges(LeaderElection election, ClusterState state, SubstrateMetrics metrics) {
+            CoordinatorGauges gauges = new CoordinatorGauges(election, state);
+            gauges.bindTo(metrics.registry());
+            return gauges;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorNode coordinatorNode(ClusterProperties cluster, Connection connection,
+                                        @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler,
+                                        DeliveryContainerFactory containers, NatsProperties nats,
+                                        ReachabilityProbe probe, GroupDeclarations groups, PlacementLoop placement,
+                                        RegistrationResponder registrations, HeartbeatListener heartbeats,
+                                        WorkerHealthCheck health, LeaderElection election) {
             NodeIdentity.checkHeartbeats(cluster);
-            String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
-            return new CoordinatorNode(coordinatorId, cluster, connection, requests, containers,
-                    nats.getJetstream().getConsumer(), state, processors, codec.mapper(), admin.getIfAvailable(),
-                    metrics, groups, election);
+            return new CoordinatorNode(cluster, connection, scheduler, containers, nats.getJetstream().getConsumer(),
+                    new CoordinatorNode.Parts(probe, groups, placement, registrations, heartbeats, health, election));
         }
 
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-        ClusterApiController clusterApiController(CoordinatorNode coordinator, EventInjector injector,
-                                                  ClusterTransport transport, NodeSecurityProperties limits) {
-            return new ClusterApiController(coordinator, injector, transport, limits);
+        ClusterApiController clusterApiController(ClusterQueries cluster, GroupDeclarations groups,
+                                                  EventInjector injector, ClusterTransport transport,
+                                                  NodeSecurityProperties limits) {
+            return new ClusterApiController(cluster, groups, injector, transport, limits);
         }
     }
 }

@@ -85,7 +85,7 @@ class ControlPlaneOnNatsClusterTest {
                         "/api/v1/cluster/pipeline-groups", TestGroups.threeStages("after")), r -> r.status() != 503);
                 assertThat(after.status()).as("answer %s", after.body()).isEqualTo(201);
                 ClusterNode other = coordinators.get(0) == now ? coordinators.get(1) : coordinators.get(0);
-                await().atMost(WAIT).until(() -> other.coordinator().state().group("after").isPresent());
+                await().atMost(WAIT).until(() -> other.coordinator().group("after").isPresent());
                 await().atMost(WAIT).until(() -> now.coordinator().placementOf("after").size() == 3);
                 assertThat(other.post("/api/v1/cluster/pipeline-groups/after/inject",
                         Map.of("event_type", "Probe", "fields", Map.of("n", 1))).status()).isEqualTo(202);

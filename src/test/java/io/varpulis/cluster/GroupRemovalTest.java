@@ -67,7 +67,7 @@ class GroupRemovalTest {
         try {
             declareThenKillTheCoordinator(worker, "core", "coord-core-kept", "kept");
             try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept-2")) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator()
                         .worker("worker-core-kept").map(w -> w.heartbeat() != null).orElse(false));
                 Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(6).toMillis());
                 assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).isEqualTo(3);
@@ -85,7 +85,7 @@ class GroupRemovalTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
                 assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("gone"))
                         .status()).isEqualTo(201);
-                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator()
                         .worker("worker-gone").map(w -> w.heartbeat() != null
                                 && w.heartbeat().pipelinesRunning() == 3).orElse(false));
                 JetStreamManagement jsm = coordinator.context().getBean(Connection.class).jetStreamManagement();

@@ -24,7 +24,8 @@ import java.util.function.Predicate;
 /**
  * The coordinator's view of the cluster: registered workers, their health, the pipeline groups and where each
  * pipeline is placed ({@link Placement}), with the last failed deploy of a pipeline that is not placed. Pure
- * bookkeeping, no I/O; {@link CoordinatorNode} acts on it. Thread-safe.
+ * bookkeeping, no I/O; the coordinator's parts act on it ({@link PlacementLoop} places in it,
+ * {@link WorkerAdmission} and {@link HeartbeatReconciliation} record what the workers say). Thread-safe.
  * <p>The unit of placement is a {@link PipelineUnit}: an unpartitioned pipeline ({@code group/pipeline}) or one
  * partition of a partitioned one ({@code group/pipeline/partition}, SPEC section 11), each with its own placement
  * and epoch; the "pipelines" of a worker below are such units.
@@ -32,6 +33,9 @@ import java.util.function.Predicate;
  * section 9): a worker's last sign of life is the moment its heartbeat was received minus the heartbeat's age on the
  * server's clock ({@link ServerClock}). The instants shown (registered, last heartbeat, status since) are on this
  * coordinator's wall clock.
+ * <p>One class, longer than most: every placement decision reads the workers (ready, load, capacity) and the groups'
+ * units together, and forgetting a worker or removing a group unplaces pipelines in the same step; split in two, each
+ * half would call the other for every change.
  */
 public class ClusterState {
 
@@ -45,23 +49,37 @@ public class ClusterState {
     private final Map<String, FailedDeploy> failures = new LinkedHashMap<>();
     /** group/pipeline -> why a worker could not open its state, as the worker reported it, until it runs. */
     private final Map<String, String> stateReasons = new LinkedHashMap<>();
-    private volatile PlacementFilter filter = PlacementFilter.ANY;
+    private final PlacementFilter filter;
 
     /**
+     * Bookkeeping that places on every ready worker ({@link PlacementFilter#ANY}).
+     *
      * @param clock the time of registrations and heartbeats, as shown; liveness is measured with
      *              {@link System#nanoTime()}
      */
     public ClusterState(Clock clock) {
-        this(clock, System::nanoTime);
+        this(clock, PlacementFilter.ANY);
+    }
+
+    /**
+     * @param clock  the time of registrations and heartbeats, as shown; liveness is measured with
+     *               {@link System#nanoTime()}
+     * @param filter which workers may take which pipeline (capabilities, deploy backoff), asked by {@link #place}
+     *               and {@link #rebalance}
+     */
+    public ClusterState(Clock clock, PlacementFilter filter) {
+        this(clock, System::nanoTime, filter);
     }
 
     /**
      * @param clock    the time of registrations and heartbeats, as shown
      * @param nanoTime the monotonic clock liveness is measured with, in nanoseconds
+     * @param filter   which workers may take which pipeline, asked by {@link #place} and {@link #rebalance}
      */
-    public ClusterState(Clock clock, LongSupplier nanoTime) {
+    public ClusterState(Clock clock, LongSupplier nanoTime, PlacementFilter filter) {
         this.clock = clock;
         this.liveness = new WorkerLiveness(nanoTime);
+        this.filter = filter;
     }
 
     /**
@@ -76,14 +94,6 @@ public class ClusterState {
      */
     public long nanoTime() {
         return liveness.now();
-    }
-
-    /**
-     * @param filter which workers may take which pipeline (capabilities, deploy backoff), asked by {@link #place} and
-     *               {@link #rebalance}
-     */
-    public void placeOnlyWhere(PlacementFilter filter) {
-        this.filter = filter;
     }
 
     /**

@@ -14,13 +14,28 @@ import java.util.List;
  * with no ready worker: unplaced, or placed on a worker that is no longer ready). Only the leader places, so only
  * the leader's unplaced count means anything; the rules join it with {@code varpulis.cluster.leader}.
  */
-final class CoordinatorGauges {
+public final class CoordinatorGauges {
 
-    private CoordinatorGauges() {
+    private final LeaderElection election;
+    private final ClusterState state;
+
+    /**
+     * @param election this coordinator's id, cluster and leadership
+     * @param state    the bookkeeping the worker and placement gauges read
+     */
+    public CoordinatorGauges(LeaderElection election, ClusterState state) {
+        this.election = election;
+        this.state = state;
     }
 
-    static void register(MeterRegistry registry, String coordinatorId, String clusterName, LeaderElection election,
-                         ClusterState state) {
+    /**
+     * Registers the gauges, tagged with this coordinator's id and cluster name.
+     *
+     * @param registry the node's meter registry
+     */
+    public void bindTo(MeterRegistry registry) {
+        String coordinatorId = election.coordinatorId();
+        String clusterName = election.cluster();
         Gauge.builder("varpulis.cluster.leader", election, e -> e.isLeader() ? 1 : 0)
                 .description("1 while this coordinator leads its cluster, else 0").tag("coordinator", coordinatorId)
                 .tag("cluster", clusterName).register(registry);

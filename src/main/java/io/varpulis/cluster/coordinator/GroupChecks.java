@@ -23,8 +23,7 @@ import java.util.function.Predicate;
  */
 final class GroupChecks {
 
-    /** The coordinator's log category: what a check logs reads as before. */
-    private static final Logger log = LoggerFactory.getLogger(CoordinatorNode.class);
+    private static final Logger log = LoggerFactory.getLogger(GroupChecks.class);
 
     private GroupChecks() {
     }

@@ -27,7 +27,31 @@ public final class GroupResources {
 
     private static final Logger log = LoggerFactory.getLogger(GroupResources.class);
 
+    /** Deletes what a removed group leaves on the server, when it is purged: nothing on core. */
+    @FunctionalInterface
+    public interface Purger {
+
+        /** Nothing is left on the server (core). */
+        Purger NOTHING = group -> { };
+
+        /**
+         * @param group the removed group
+         * @throws IOException           when the server does not answer
+         * @throws JetStreamApiException when the server refuses a deletion for a reason other than absence
+         */
+        void purge(PipelineGroupSpec group) throws IOException, JetStreamApiException;
+    }
+
     private GroupResources() {
+    }
+
+    /**
+     * @param connection the connection
+     * @return deletes a group's consumers and state and purges its routed events on JetStream
+     * ({@link #purgeObjects}); its group store entry is left to the coordinator
+     */
+    public static Purger jetStream(Connection connection) {
+        return group -> purgeObjects(connection, group);
     }
 
     /**

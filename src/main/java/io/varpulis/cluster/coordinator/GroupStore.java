@@ -9,6 +9,7 @@ import io.nats.client.api.StorageType;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.KeyValueBuckets;
 import io.varpulis.pipeline.PipelineGroupSpec;
+import org.springframework.scheduling.TaskScheduler;
 
 import java.io.IOException;
 import java.util.List;
@@ -141,10 +142,12 @@ public interface GroupStore {
      * @param mapper     writes and reads the group JSON
      * @param replicas   bucket replicas, like the streams'
      * @param cluster    this cluster's name, the key prefix
+     * @param resyncs    re-reads the store beside its watch, every few seconds (a thread of its own)
      * @return the store
      * @throws IllegalStateException when the bucket cannot be created or opened
      */
-    static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas, String cluster) {
+    static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas, String cluster,
+                                TaskScheduler resyncs) {
         String bucket = ControlPlaneBuckets.GROUPS;
         KeyValue kv;
         try {
@@ -152,7 +155,7 @@ public interface GroupStore {
                     .name(bucket).maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
                     .description("Varpulis pipeline groups, {cluster}.{group}").build());
             kv = KeyValueBuckets.open(connection, bucket, null);
-            return new JetStreamGroupStore(kv, connection, mapper, cluster);
+            return new JetStreamGroupStore(kv, connection, mapper, cluster, resyncs);
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);
         }

@@ -19,9 +19,11 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.StateReads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.TaskScheduler;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +32,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The JetStream store: {@code create} at revision 0, so that of two coordinators declaring a name, one wins.
@@ -42,11 +44,12 @@ import java.util.concurrent.TimeUnit;
  * learn of a group declared on the other. So the store is also re-read every {@link #RESYNC_INTERVAL} from the
  * bucket stream's subjects (stream info, no consumer) and each key's last message, read from the stream leader, when
  * the stream holds a message past the last one the watch delivered: what the watch missed is told to the listener
- * then, never a revision it delivered (revisions compared under one lock).
+ * then, never a revision it delivered (revisions compared under one lock). The re-reads run on the
+ * {@code varpulisGroupResyncScheduler}, a thread of their own (a slow stream leader never delays a tick).
  */
 final class JetStreamGroupStore implements GroupStore {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupStore.class);
+    private static final Logger log = LoggerFactory.getLogger(JetStreamGroupStore.class);
     private static final Duration INITIAL_LOAD = Duration.ofSeconds(30);
     /** How often the store is re-read beside the watch. */
     static final Duration RESYNC_INTERVAL = Duration.ofSeconds(5);
@@ -62,14 +65,17 @@ final class JetStreamGroupStore implements GroupStore {
     private final ObjectMapper mapper;
     private final String cluster;
     private final String prefix;
+    private final TaskScheduler scheduler;
     private final Map<String, Set<String>> others = new ConcurrentHashMap<>();
     /** This cluster's groups the listener was told of, by name: the revision of the entry it was told. */
     private final Map<String, Long> told = new HashMap<>();
     /** The highest revision (stream sequence, any key) the watch delivered; guarded by {@link #told}. */
     private long watermark;
 
-    JetStreamGroupStore(KeyValue kv, Connection connection, ObjectMapper mapper, String cluster) throws IOException {
+    JetStreamGroupStore(KeyValue kv, Connection connection, ObjectMapper mapper, String cluster,
+                        TaskScheduler scheduler) throws IOException {
         this.kv = kv;
+        this.scheduler = scheduler;
         this.connection = connection;
         this.jsm = connection.jetStreamManagement();
         this.mapper = mapper;
@@ -97,17 +103,15 @@ final class JetStreamGroupStore implements GroupStore {
                 throw new IllegalStateException("the pipeline groups in " + BUCKET + " did not arrive within "
                         + INITIAL_LOAD.toSeconds() + " s");
             }
-            ScheduledExecutorService resync = Executors.newSingleThreadScheduledExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "varpulis-group-resync-" + cluster);
-                thread.setDaemon(true);
-                return thread;
-            });
-            resync.scheduleWithFixedDelay(() -> resync(listener), RESYNC_INTERVAL.toMillis(),
-                    RESYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            AtomicBoolean stopped = new AtomicBoolean();
+            ScheduledFuture<?> resyncs = scheduler.scheduleWithFixedDelay(() -> resync(listener, stopped),
+                    Instant.now().plus(RESYNC_INTERVAL), RESYNC_INTERVAL);
             return () -> {
-                resync.shutdownNow();
-                // A re-read under way tells nothing after the watch was stopped.
-                resync.awaitTermination(READ_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+                resyncs.cancel(false);
+                synchronized (told) {
+                    // A re-read under way tells nothing after the watch was stopped.
+                    stopped.set(true);
+                }
                 watch.close();
             };
         } catch (IOException | JetStreamApiException e) {
@@ -132,6 +136,10 @@ final class JetStreamGroupStore implements GroupStore {
      * asked again at the next interval (said at DEBUG: the watch and the API say more).
      */
     void resync(Listener listener) {
+        resync(listener, new AtomicBoolean());
+    }
+
+    private void resync(Listener listener, AtomicBoolean stopped) {
         Map<String, Long> before;
         long watched;
         synchronized (told) {
@@ -159,6 +167,9 @@ final class JetStreamGroupStore implements GroupStore {
             return;
         }
         synchronized (told) {
+            if (stopped.get()) {
+                return;
+            }
             last.forEach((name, message) -> {
                 Long known = told.get(name);
                 if (message.getSeq() <= watermark || (known != null && known >= message.getSeq())) {

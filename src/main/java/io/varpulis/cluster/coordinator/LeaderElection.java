@@ -10,9 +10,9 @@ import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.KeyValueWatcher;
 import io.varpulis.cluster.node.KeyValueLease;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
-import io.varpulis.support.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.TaskScheduler;
 
 import java.io.IOException;
 import java.time.Clock;
@@ -22,10 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Which coordinator of a cluster leads (SPEC section 9): the one holding the lease on key {@code {cluster name}} of
@@ -40,10 +39,14 @@ import java.util.function.Consumer;
  * readers take its revision. Never delete the bucket: that starts the sequence again, workers refuse the new
  * leader's (smaller) epochs until they restart, and every pipeline's state stays fenced by the older placement epochs
  * until its bucket expires (docs/OPERATING.md says how to recover).
- * <p>Every coordinator contends: the holder renews every third of the TTL on its own thread; the others try to take
- * the key at the same pace, and at once when the bucket announces an expiry (nats-server 2.11+). A leader that cannot
- * renew stops leading at its deadline ({@link #isLeader()}), before the server lets anyone else take the key. On the
- * core substrate (no key-value store) the coordinator is the leader alone, at epoch 1: run one.
+ * <p>Every coordinator contends: the holder renews every third of the TTL on its own thread (the
+ * {@code varpulisElectionScheduler}, which nothing else uses: a slow tick never delays a renewal); the others try to
+ * take the key at the same pace, and at once when the bucket announces an expiry (nats-server 2.11+). A leader that
+ * cannot renew stops leading at its deadline ({@link #isLeader()}), before the server lets anyone else take the key.
+ * On the core substrate (no key-value store) the coordinator is the leader alone, at epoch 1: run one.
+ * <p>One class, longer than most: taking, renewing, reclaiming and releasing the lease and watching its bucket all
+ * read and write one state (revision, epoch, deadline, the leader seen) on the election's thread; split, a renewal
+ * and a watch event could disagree about who leads.
  */
 public class LeaderElection implements AutoCloseable {
 
@@ -61,36 +64,41 @@ public class LeaderElection implements AutoCloseable {
     private volatile Leader current;
     private volatile long epoch;
     private volatile boolean leading;
-    private volatile Consumer<Boolean> onChange = leads -> { };
-    private ScheduledExecutorService scheduler;
+    private final TaskScheduler scheduler;
+    /** Held by a contention round; {@link #close()} waits for the one under way. */
+    private final ReentrantLock round = new ReentrantLock();
+    private volatile Listener listener = leads -> { };
+    private volatile boolean contending;
+    private ScheduledFuture<?> rounds;
     private AutoCloseable watch;
 
     private LeaderElection(String coordinatorId, String cluster, KeyValueLease lease, ObjectMapper mapper,
-                           Clock clock) {
+                           TaskScheduler scheduler) {
         this.coordinatorId = coordinatorId;
         this.cluster = cluster;
         this.lease = lease;
         this.mapper = mapper;
-        this.clock = clock;
+        this.scheduler = scheduler;
+        this.clock = Clock.systemUTC();
     }
 
     /**
      * An election over the {@value ControlPlaneBuckets#LEADER} bucket (created when absent).
      *
-     * @param connection     the connection
-     * @param coordinatorId  this coordinator
-     * @param cluster        the cluster name, the lease's key
-     * @param ttl            the lease TTL of a new bucket
-     * @param replicas       bucket replicas
-     * @param requestTimeout how long one lease request may take
-     * @param mapper         writes and reads the lease value
+     * @param connection    the connection
+     * @param coordinatorId this coordinator
+     * @param cluster       the cluster name, the lease's key
+     * @param settings      the lease TTL of a new bucket (leader-lease-ttl), its replicas, the requests' timeout
+     * @param mapper        writes and reads the lease value
+     * @param scheduler     runs the contention rounds (one thread of their own)
      * @return the election, not started
+     * @throws IllegalStateException when the bucket cannot be created or opened
      */
-    public static LeaderElection lease(Connection connection, String coordinatorId, String cluster, Duration ttl,
-                                       int replicas, Duration requestTimeout, ObjectMapper mapper) {
-        KeyValueLease lease = KeyValueLease.open(connection, ControlPlaneBuckets.LEADER, cluster, ttl, replicas,
-                requestTimeout, "Varpulis coordinator leader leases, one key per cluster");
-        return new LeaderElection(coordinatorId, cluster, lease, mapper, Clock.systemUTC());
+    public static LeaderElection lease(Connection connection, String coordinatorId, String cluster,
+                                       KeyValueLease.Settings settings, ObjectMapper mapper, TaskScheduler scheduler) {
+        KeyValueLease lease = KeyValueLease.open(connection, ControlPlaneBuckets.LEADER, cluster, settings,
+                "Varpulis coordinator leader leases, one key per cluster");
+        return new LeaderElection(coordinatorId, cluster, lease, mapper, scheduler);
     }
 
     /**
@@ -99,26 +107,37 @@ public class LeaderElection implements AutoCloseable {
      * @return an election that this coordinator always wins, at {@link #SOLO_EPOCH}: the core substrate
      */
     public static LeaderElection solo(String coordinatorId, String cluster) {
-        return new LeaderElection(coordinatorId, cluster, null, null, Clock.systemUTC());
+        return new LeaderElection(coordinatorId, cluster, null, null, null);
+    }
+
+    /**
+     * Told when this coordinator starts or stops leading.
+     */
+    @FunctionalInterface
+    public interface Listener {
+
+        /**
+         * @param leads {@code true} when this coordinator starts leading, {@code false} when it stops; on the
+         *              election's thread
+         */
+        void leadershipChanged(boolean leads);
     }
 
     /**
      * Starts contending (at once, then every third of the TTL) and watching the bucket.
      *
-     * @param onChange called with {@code true} when this coordinator starts leading, {@code false} when it stops,
-     *                 on the election's thread
+     * @param listener told when this coordinator starts or stops leading
      */
-    public synchronized void start(Consumer<Boolean> onChange) {
-        this.onChange = onChange;
+    public synchronized void start(Listener listener) {
+        this.listener = listener;
         if (lease == null) {
             epoch = SOLO_EPOCH;
             current = new Leader(coordinatorId, SOLO_EPOCH, cluster, clock.instant(), null);
             leading = true;
-            onChange.accept(true);
+            listener.leadershipChanged(true);
             return;
         }
-        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-election-"
-                + coordinatorId));
+        contending = true;
         try {
             watch = lease.bucket().watchAll(new KeyValueWatcher() {
                 @Override
@@ -137,8 +156,7 @@ public class LeaderElection implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        long period = renewInterval().toMillis();
-        scheduler.scheduleWithFixedDelay(this::contend, 0, period, TimeUnit.MILLISECONDS);
+        rounds = scheduler.scheduleWithFixedDelay(this::contend, Instant.now(), renewInterval());
     }
 
     /**
@@ -214,13 +232,23 @@ public class LeaderElection implements AutoCloseable {
 
     /** Runs a contention round now (a marker said the lease expired). */
     private void contendSoon() {
-        ScheduledExecutorService s = scheduler;
-        if (s != null && !s.isShutdown()) {
-            s.execute(this::contend);
+        if (contending) {
+            scheduler.schedule(this::contend, Instant.now());
         }
     }
 
     private void contend() {
+        round.lock();
+        try {
+            if (contending) {
+                contendOnce();
+            }
+        } finally {
+            round.unlock();
+        }
+    }
+
+    private void contendOnce() {
         try {
             if (lease.revision() != 0) {
                 renew();
@@ -297,7 +325,7 @@ public class LeaderElection implements AutoCloseable {
     private void changed(boolean leads) {
         leading = leads;
         try {
-            onChange.accept(leads);
+            listener.leadershipChanged(leads);
         } catch (RuntimeException e) {
             log.warn("leadership change handler failed: {}", e.toString());
         }
@@ -356,14 +384,18 @@ public class LeaderElection implements AutoCloseable {
     /** Stops contending; a leader gives its lease up so that another coordinator leads at once. */
     @Override
     public synchronized void close() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
+        contending = false;
+        if (rounds != null) {
+            rounds.cancel(false);
+            rounds = null;
             try {
-                scheduler.awaitTermination(5, TimeUnit.SECONDS);
+                // The round under way ends before the lease is given up, or this waits no longer than it did.
+                if (round.tryLock(5, TimeUnit.SECONDS)) {
+                    round.unlock();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            scheduler = null;
         }
         if (watch != null) {
             try {

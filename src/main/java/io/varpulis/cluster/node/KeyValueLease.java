@@ -70,30 +70,40 @@ public final class KeyValueLease {
     }
 
     /**
+     * How a lease's bucket is made and used.
+     *
+     * @param ttl            the TTL of a new bucket (its max_age): a holder that stops renewing loses the key this
+     *                       long after its last write
+     * @param replicas       bucket replicas, like the streams'
+     * @param requestTimeout how long one key-value request may take
+     */
+    public record Settings(Duration ttl, int replicas, Duration requestTimeout) {
+    }
+
+    /**
      * Opens the lease on one key, creating the bucket when absent (file storage, one version per key, max_age the
      * TTL, limit markers on nats-server 2.11+).
      *
-     * @param connection     the connection
-     * @param bucket         the bucket
-     * @param key            the key this lease holds
-     * @param ttl            the TTL of a new bucket
-     * @param replicas       bucket replicas, like the streams'
-     * @param requestTimeout how long one key-value request may take
-     * @param description    the bucket's description
+     * @param connection  the connection
+     * @param bucket      the bucket
+     * @param key         the key this lease holds
+     * @param settings    the bucket's TTL and replicas, the requests' timeout
+     * @param description the bucket's description
      * @return the lease, not held yet
      * @throws IllegalStateException when the bucket cannot be created or opened
      */
-    public static KeyValueLease open(Connection connection, String bucket, String key, Duration ttl, int replicas,
-                                     Duration requestTimeout, String description) {
+    public static KeyValueLease open(Connection connection, String bucket, String key, Settings settings,
+                                     String description) {
+        Duration ttl = settings.ttl();
         try {
-            KeyValueStatus status = bucket(connection, bucket, ttl, replicas, description);
+            KeyValueStatus status = bucket(connection, bucket, ttl, settings.replicas(), description);
             if (!status.getTtl().equals(ttl)) {
                 log.warn("key-value bucket {} exists with max_age {} ms (configured {} ms); leases in it live {} ms, "
                         + "as the bucket says", bucket, status.getTtl().toMillis(), ttl.toMillis(),
                         status.getTtl().toMillis());
             }
             KeyValue kv = KeyValueBuckets.open(connection, bucket, KeyValueOptions.builder()
-                    .jsRequestTimeout(requestTimeout).build());
+                    .jsRequestTimeout(settings.requestTimeout()).build());
             boolean markers = status.getLimitMarkerTtl() != null && !status.getLimitMarkerTtl().isZero();
             return new KeyValueLease(kv, key, status.getTtl(), markers);
         } catch (IOException | JetStreamApiException e) {

@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
@@ -45,19 +44,18 @@ public final class WorkerIdLease {
     }
 
     /**
-     * @param connection     the connection
-     * @param workerId       the worker id, the key
-     * @param cluster        this worker's cluster, recorded in the value
-     * @param ttl            the TTL of a new bucket
-     * @param replicas       bucket replicas
-     * @param requestTimeout how long one request may take
-     * @param mapper         writes and reads the value
+     * @param connection the connection
+     * @param workerId   the worker id, the key
+     * @param cluster    this worker's cluster, recorded in the value
+     * @param settings   the bucket's TTL (worker-lease-ttl) and replicas, the requests' timeout
+     * @param mapper     writes and reads the value
      * @return the lease of this process, not held yet
+     * @throws IllegalStateException when the bucket cannot be created or opened
      */
-    public static WorkerIdLease open(Connection connection, String workerId, String cluster, Duration ttl,
-                                     int replicas, Duration requestTimeout, ObjectMapper mapper) {
-        KeyValueLease lease = KeyValueLease.open(connection, ControlPlaneBuckets.WORKER_IDS, workerId, ttl,
-                replicas, requestTimeout, "Varpulis worker ids held by live processes");
+    public static WorkerIdLease open(Connection connection, String workerId, String cluster,
+                                     KeyValueLease.Settings settings, ObjectMapper mapper) {
+        KeyValueLease lease = KeyValueLease.open(connection, ControlPlaneBuckets.WORKER_IDS, workerId, settings,
+                "Varpulis worker ids held by live processes");
         ProcessHandle me = ProcessHandle.current();
         Holder self = new Holder(workerId, cluster, UUID.randomUUID().toString(), WorkerIds.hostName(), me.pid(),
                 me.info().startInstant().orElse(null));

@@ -27,7 +27,7 @@ class ClusterStateTest {
     private static final long REACHED_NATS_AT_START = 0;
 
     private final MutableClock clock = new MutableClock();
-    private final ClusterState state = new ClusterState(clock, clock::nanos);
+    private final ClusterState state = new ClusterState(clock, clock::nanos, PlacementFilter.ANY);
     private final AtomicLong epochs = new AtomicLong(100);
 
     @Test

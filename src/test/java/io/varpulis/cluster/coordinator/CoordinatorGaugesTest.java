@@ -25,9 +25,9 @@ class CoordinatorGaugesTest {
     @Test
     void unplacedCountsEveryPartitionWithoutAReadyWorker_untilOneIsPlaced_andAgainWhenItsWorkerTimesOut() {
         MutableClock clock = new MutableClock();
-        ClusterState state = new ClusterState(clock, clock::nanos);
+        ClusterState state = new ClusterState(clock, clock::nanos, PlacementFilter.ANY);
         MeterRegistry registry = new SimpleMeterRegistry();
-        CoordinatorGauges.register(registry, "c1", "prod", LeaderElection.solo("c1", "prod"), state);
+        new CoordinatorGauges(LeaderElection.solo("c1", "prod"), state).bindTo(registry);
         state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
                 new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
                 List.of(new RouteSpec("_external", "detect", null))));

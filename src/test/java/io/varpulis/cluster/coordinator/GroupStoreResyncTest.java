@@ -7,6 +7,7 @@ import io.varpulis.cluster.TestGroups;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,8 +32,9 @@ class GroupStoreResyncTest {
     void aReReadTellsWhatTheWatchMissedOnceAndNothingOfOtherClusters() throws Exception {
         try (Connection connection = Nats.connect(nats.url())) {
             ObjectMapper mapper = new ObjectMapper();
-            JetStreamGroupStore store = (JetStreamGroupStore) GroupStore.jetStream(connection, mapper, 1, "east");
-            GroupStore other = GroupStore.jetStream(connection, mapper, 1, "west");
+            JetStreamGroupStore store = (JetStreamGroupStore) GroupStore.jetStream(connection, mapper, 1, "east",
+                    TestThreads.scheduler());
+            GroupStore other = GroupStore.jetStream(connection, mapper, 1, "west", TestThreads.scheduler());
             Recorder told = new Recorder();
 
             store.create(TestGroups.threeStages("g1"));
@@ -54,7 +56,7 @@ class GroupStoreResyncTest {
     void aGroupTheWatchToldIsNotToldAgainByTheReRead() throws Exception {
         try (Connection connection = Nats.connect(nats.url())) {
             JetStreamGroupStore store = (JetStreamGroupStore) GroupStore.jetStream(connection, new ObjectMapper(), 1,
-                    "north");
+                    "north", TestThreads.scheduler());
             Recorder told = new Recorder();
             try (AutoCloseable ignored = store.watch(told)) {
                 store.create(TestGroups.threeStages("watched"));

@@ -28,13 +28,9 @@ class PlacementGateTest {
 
     private final MutableClock clock = new MutableClock();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final ClusterState state = new ClusterState(clock);
     private final PlacementGate gate = new PlacementGate(clock, BASE, registry);
+    private final ClusterState state = new ClusterState(clock, gate);
     private final AtomicLong epochs = new AtomicLong(1);
-
-    PlacementGateTest() {
-        state.placeOnlyWhere(gate);
-    }
 
     @Test
     void aRustWorkerWithNoPipelinesGetsNoneOfOursNeitherPlacedNorRebalanced() {
