@@ -68,11 +68,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
  * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the jar's own
@@ -144,15 +146,47 @@ public class ClusterAutoConfiguration {
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
     static class WorkerConfiguration {
 
+        /** One thread: every state's writes are settled in the order their PubAcks come. */
+        @Bean(name = "varpulisStateConfirmExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStateConfirmExecutor")
+        ThreadPoolTaskExecutor varpulisStateConfirmExecutor() {
+            return DaemonThreads.executor("varpulis-state-confirm", 1);
+        }
+
+        /** Mends broken write chains of every state: rare, short work (a few leader reads). */
+        @Bean(name = "varpulisStateRecoveryScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStateRecoveryScheduler")
+        ThreadPoolTaskScheduler varpulisStateRecoveryScheduler() {
+            return DaemonThreads.scheduler("varpulis-state-recovery");
+        }
+
+        /** A thread per proof: each waits for a server read, and all of a heartbeat's proofs run at once. */
+        @Bean(name = "varpulisOwnershipProofExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisOwnershipProofExecutor")
+        ThreadPoolTaskExecutor varpulisOwnershipProofExecutor() {
+            return DaemonThreads.executor("varpulis-ownership-proof", Integer.MAX_VALUE);
+        }
+
+        /** One thread: fenced pipelines are stopped off the consumer threads that found them fenced. */
+        @Bean(name = "varpulisFencedStopExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisFencedStopExecutor")
+        ThreadPoolTaskExecutor varpulisFencedStopExecutor() {
+            return DaemonThreads.executor("varpulis-fenced-stop", 1);
+        }
+
         @Bean
         @ConditionalOnMissingBean
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
                                                   ClusterTransport transport, ClusterProperties cluster,
-                                                  NatsProperties nats, SubstrateMetrics metrics) {
+                                                  NatsProperties nats, SubstrateMetrics metrics,
+                                                  @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
+                                                  @Qualifier("varpulisStateRecoveryScheduler")
+                                                  TaskScheduler recovery) {
             return substrate == Substrate.JETSTREAM
                     ? KeyValueStateFactory.jetStream(connection, transport, new JetStreamKeyValueState.Settings(
                     cluster.getStateTtl(), nats.getJetstream().getReplicas(),
-                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()), metrics)
+                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()), metrics,
+                    new JetStreamKeyValueState.Threads(confirm, recovery))
                     : KeyValueStateFactory.inMemory();
         }
 
@@ -160,9 +194,11 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         PipelineHost pipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors,
                                   KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics,
-                                  NatsProperties nats) {
+                                  NatsProperties nats,
+                                  @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
+                                  @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
             return new PipelineHost(containers, processors, states, codec, metrics,
-                    nats.getJetstream().getConsumer());
+                    nats.getJetstream().getConsumer(), new PipelineHost.Threads(ownershipProofs, fencedStops));
         }
 
         @Bean
@@ -172,14 +208,14 @@ public class ClusterAutoConfiguration {
         }
 
         /** One thread that nothing else uses: a heartbeat never waits behind a state write or the id lease. */
-        @Bean(name = "varpulisHeartbeatScheduler")
+        @Bean(name = "varpulisHeartbeatScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisHeartbeatScheduler")
         ThreadPoolTaskScheduler varpulisHeartbeatScheduler() {
             return DaemonThreads.scheduler("varpulis-heartbeat");
         }
 
         /** The id lease's renewals, on a thread of their own: a slow bucket never delays a heartbeat. */
-        @Bean(name = "varpulisIdLeaseScheduler")
+        @Bean(name = "varpulisIdLeaseScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisIdLeaseScheduler")
         ThreadPoolTaskScheduler varpulisIdLeaseScheduler() {
             return DaemonThreads.scheduler("varpulis-id-lease");
@@ -244,21 +280,21 @@ public class ClusterAutoConfiguration {
     static class CoordinatorConfiguration {
 
         /** One thread: the coordinator's ticks and placement rounds never run at once. */
-        @Bean(name = "varpulisCoordinatorScheduler")
+        @Bean(name = "varpulisCoordinatorScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisCoordinatorScheduler")
         ThreadPoolTaskScheduler varpulisCoordinatorScheduler() {
             return DaemonThreads.scheduler("varpulis-coordinator");
         }
 
         /** The leader lease's rounds, on a thread of their own: a slow tick never delays a renewal. */
-        @Bean(name = "varpulisElectionScheduler")
+        @Bean(name = "varpulisElectionScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisElectionScheduler")
         ThreadPoolTaskScheduler varpulisElectionScheduler() {
             return DaemonThreads.scheduler("varpulis-election");
         }
 
         /** The group store's re-reads beside its watch, on a thread of their own (JetStream). */
-        @Bean(name = "varpulisGroupResyncScheduler")
+        @Bean(name = "varpulisGroupResyncScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisGroupResyncScheduler")
         ThreadPoolTaskScheduler varpulisGroupResyncScheduler() {
             return DaemonThreads.scheduler("varpulis-group-resync");

@@ -17,7 +17,6 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
-import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -45,10 +43,6 @@ public class PipelineHost implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PipelineHost.class);
 
-    /** Stops fenced pipelines off the consumer threads that found them fenced. */
-    private static final Executor STOPPER = Executors.newSingleThreadExecutor(
-            DaemonThreads.named("varpulis-fenced-stop"));
-
     private final ClusterTransport transport;
     private final ProcessorRegistry processors;
     private final KeyValueStateFactory states;
@@ -60,7 +54,8 @@ public class PipelineHost implements AutoCloseable {
     /** unit key -> why its state could not be opened at its last deploy here. */
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
-    private final OwnershipProofs proofs = new OwnershipProofs();
+    private final OwnershipProofs proofs;
+    private final Executor stopper;
     private final Runnable onPause = () -> proveOwnership(Duration.ZERO);
 
     /**
@@ -70,9 +65,11 @@ public class PipelineHost implements AutoCloseable {
      * @param codec            the event codec
      * @param metrics          substrate meters
      * @param consumerSettings durable consumer settings
+     * @param threads          prove ownership after a pause, stop fenced pipelines
      */
     public PipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors, KeyValueStateFactory states,
-                        EventCodec codec, SubstrateMetrics metrics, NatsProperties.Consumer consumerSettings) {
+                        EventCodec codec, SubstrateMetrics metrics, NatsProperties.Consumer consumerSettings,
+                        Threads threads) {
         this.containers = containers;
         this.transport = containers.transport();
         this.processors = processors;
@@ -80,7 +77,20 @@ public class PipelineHost implements AutoCloseable {
         this.codec = codec;
         this.metrics = metrics;
         this.consumerSettings = consumerSettings;
+        this.proofs = new OwnershipProofs(threads.ownershipProofs());
+        this.stopper = threads.fencedStops();
         PauseDetector.shared().onPause(onPause);
+    }
+
+    /**
+     * The threads every pipeline of a worker shares (beans of the node: {@code varpulisOwnershipProofExecutor},
+     * {@code varpulisFencedStopExecutor}).
+     *
+     * @param ownershipProofs runs each pipeline's ownership proof after a pause on a thread of its own (a proof waits
+     *                        for the server, a heartbeat waits for the proofs half its interval at most)
+     * @param fencedStops     stops fenced pipelines off the consumer threads that found them fenced, one at a time
+     */
+    public record Threads(Executor ownershipProofs, Executor fencedStops) {
     }
 
     /**
@@ -278,7 +288,7 @@ public class PipelineHost implements AutoCloseable {
      * thread, which may be the consumer's own dispatcher.
      */
     private void stopFenced(String key, Deployed running) {
-        STOPPER.execute(() -> {
+        stopper.execute(() -> {
             synchronized (this) {
                 if (deployed.remove(key, running)) {
                     running.fence();

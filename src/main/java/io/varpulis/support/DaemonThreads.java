@@ -4,13 +4,16 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
+import java.util.concurrent.ThreadPoolExecutor;
+
 /**
  * The one way this project makes background threads: daemon threads with a recognisable name, so a timer or a
  * settling pool never keeps a JVM alive and shows up by name in a thread dump.
  * <p>The executors and schedulers made here are meant to be Spring beans (initialised and shut down by the
  * context). They keep taking tasks after the context began to close and are shut down when the context destroys
  * them, after every lifecycle stopped: a worker draining its pipelines at stop still heartbeats, and a state write
- * confirmed during the drain is still settled.
+ * confirmed during the drain is still settled. A task handed over once the context destroyed them is dropped: the node
+ * is gone, and an exception would only reach the thread that handed it over (a jnats thread completing a PubAck).
  */
 public final class DaemonThreads {
 
@@ -37,6 +40,7 @@ public final class DaemonThreads {
         scheduler.setThreadNamePrefix(prefix + "-");
         scheduler.setDaemon(true);
         scheduler.setAcceptTasksAfterContextClose(true);
+        scheduler.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
         return scheduler;
     }
 
@@ -59,6 +63,7 @@ public final class DaemonThreads {
         executor.setThreadNamePrefix(prefix + "-");
         executor.setDaemon(true);
         executor.setAcceptTasksAfterContextClose(true);
+        executor.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
         return executor;
     }
 }

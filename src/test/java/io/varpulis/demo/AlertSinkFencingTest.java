@@ -8,6 +8,7 @@ import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +55,7 @@ class AlertSinkFencingTest {
         try (SubstrateFixture first = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             DeployedPipeline old = new DeployedPipeline("sink-fence", "alerts", new AlertSinkProcessor(file),
                     oldState);
             old.apply(alert("10.0.0.1"), "m1", 1).stored().get(5, TimeUnit.SECONDS);
@@ -67,7 +68,7 @@ class AlertSinkFencingTest {
             oldState.flush().get(5, TimeUnit.SECONDS);
 
             KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 2,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             DeployedPipeline successor = new DeployedPipeline("sink-fence", "alerts", successorSink, newState);
 
             // The claim's refusal arrives with its PubAck: it fails the apply's confirmation (what the ack waits
@@ -98,18 +99,18 @@ class AlertSinkFencingTest {
              SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             // A first placement claimed the alert and stopped before writing its line.
             KeyValueState firstState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             firstState.put(claim, "{}".getBytes(StandardCharsets.UTF_8));
             firstState.flush().get(5, TimeUnit.SECONDS);
             firstState.close();
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             DeployedPipeline old = new DeployedPipeline("sink-fence", "claimed", new AlertSinkProcessor(file),
                     oldState);
             assertThat(oldState.get(claim)).as("the second placement sees the claim").isPresent();
             // A third placement took over; it will write the line itself.
             KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 3,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
 
             assertThatThrownBy(() -> old.apply(alert("10.0.0.9"), "old-m9", 1))
                     .as("the second placement, running late but never paused, finds a claim and no line: the "
@@ -127,7 +128,7 @@ class AlertSinkFencingTest {
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "pipelined");
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             DeployedPipeline sink = new DeployedPipeline("sink-fence", "pipelined", new AlertSinkProcessor(file),
                     state);
             List<CompletableFuture<Void>> acks = new ArrayList<>();
@@ -164,7 +165,7 @@ class AlertSinkFencingTest {
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "locked");
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             DeployedPipeline sink = new DeployedPipeline("sink-fence", "locked", new AlertSinkProcessor(file), state);
             // Another process (fcntl, the lock Java's FileChannel takes) holds the file for 1.5 s, as one paused in
             // the middle of its write would.

@@ -18,6 +18,7 @@ import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
@@ -82,7 +83,8 @@ final class CountingRig implements AutoCloseable {
         String pipeline = "count-" + System.nanoTime();
         stateStream = "KV_" + JetStreamKeyValueState.bucketName(GROUP, pipeline);
         state = KeyValueStateFactory.jetStream(worker.connection, worker.transport,
-                new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000))
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000),
+                TestThreads.states())
                 .open(GROUP, pipeline, Partitioning.NONE, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
         RouteEmitter emitter = new RouteEmitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);

@@ -141,7 +141,7 @@ public final class SubstrateFixture implements AutoCloseable {
             }
         };
         return new PipelineHost(containers, new ProcessorRegistry(List.of(type)), states, codec, metrics,
-                properties.getJetstream().getConsumer());
+                properties.getJetstream().getConsumer(), TestThreads.host());
     }
 
     /**

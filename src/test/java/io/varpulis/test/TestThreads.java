@@ -1,42 +1,47 @@
 package io.varpulis.test;
 
+import io.varpulis.delivery.PipelineHost;
+import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.support.DaemonThreads;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The threads of the parts a test builds by hand, outside a Spring context: what the node's executor beans are in
- * production ({@link DaemonThreads}), made and initialised once per test JVM. Daemon threads, never shut down.
+ * production ({@link DaemonThreads}), each made and initialised once per test JVM. Daemon threads, never shut down.
  */
 public final class TestThreads {
 
     private static final ThreadPoolTaskScheduler SCHEDULER = initialised(DaemonThreads.scheduler("test-scheduler"));
-    private static final ThreadPoolTaskExecutor IN_ORDER = initialised(DaemonThreads.executor("test-in-order", 1));
-    private static final ThreadPoolTaskExecutor PARALLEL = initialised(DaemonThreads.executor("test-parallel",
-            Integer.MAX_VALUE));
+    private static final JetStreamKeyValueState.Threads STATES = new JetStreamKeyValueState.Threads(
+            initialised(DaemonThreads.executor("test-state-confirm", 1)),
+            initialised(DaemonThreads.scheduler("test-state-recovery")));
+    private static final PipelineHost.Threads HOST = new PipelineHost.Threads(
+            initialised(DaemonThreads.executor("test-ownership-proof", Integer.MAX_VALUE)),
+            initialised(DaemonThreads.executor("test-fenced-stop", 1)));
 
     private TestThreads() {
     }
 
     /**
-     * @return a scheduler of one daemon thread
+     * @return a scheduler of one daemon thread (a group store's re-reads)
      */
     public static ThreadPoolTaskScheduler scheduler() {
         return SCHEDULER;
     }
 
     /**
-     * @return an executor of one daemon thread, running its tasks in order
+     * @return the threads of the JetStream states a test opens
      */
-    public static ThreadPoolTaskExecutor inOrder() {
-        return IN_ORDER;
+    public static JetStreamKeyValueState.Threads states() {
+        return STATES;
     }
 
     /**
-     * @return an executor of a daemon thread per task
+     * @return the threads of the pipeline hosts a test makes
      */
-    public static ThreadPoolTaskExecutor parallel() {
-        return PARALLEL;
+    public static PipelineHost.Threads host() {
+        return HOST;
     }
 
     private static ThreadPoolTaskScheduler initialised(ThreadPoolTaskScheduler scheduler) {
