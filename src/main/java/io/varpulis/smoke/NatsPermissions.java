@@ -1,7 +1,6 @@
 package io.varpulis.smoke;
 
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
-import io.varpulis.cluster.worker.WorkerIdLease;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
 import io.varpulis.transport.GivenUpMessage;

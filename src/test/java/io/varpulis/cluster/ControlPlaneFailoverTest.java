@@ -10,7 +10,6 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
-import io.varpulis.cluster.coordinator.LeaderElection;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.nats.Subjects;

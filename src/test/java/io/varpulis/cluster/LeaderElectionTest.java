@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
-import io.varpulis.cluster.coordinator.LeaderElection;
 import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.BrokerTest;

@@ -3,7 +3,6 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.varpulis.cluster.coordinator.ClusterQueries;
-import io.varpulis.cluster.coordinator.GroupStore;
 import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;

@@ -8,6 +8,7 @@ import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,7 +57,7 @@ class AlertSinkFencingTest {
              SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
                     SETTINGS, TestThreads.states());
-            DeployedPipeline old = new DeployedPipeline("sink-fence", "alerts", new AlertSinkProcessor(file),
+            DeployedPipeline old = TestPipelines.deployed("sink-fence", "alerts", new AlertSinkProcessor(file),
                     oldState);
             old.apply(alert("10.0.0.1"), "m1", 1).stored().get(5, TimeUnit.SECONDS);
             // The successor's processor opens the file before the old placement's last alert is written.
@@ -69,7 +70,7 @@ class AlertSinkFencingTest {
 
             KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 2,
                     SETTINGS, TestThreads.states());
-            DeployedPipeline successor = new DeployedPipeline("sink-fence", "alerts", successorSink, newState);
+            DeployedPipeline successor = TestPipelines.deployed("sink-fence", "alerts", successorSink, newState);
 
             // The claim's refusal arrives with its PubAck: it fails the apply's confirmation (what the ack waits
             // for), and the line, written only once the claim is stored, is never written.
@@ -105,7 +106,7 @@ class AlertSinkFencingTest {
             firstState.close();
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2,
                     SETTINGS, TestThreads.states());
-            DeployedPipeline old = new DeployedPipeline("sink-fence", "claimed", new AlertSinkProcessor(file),
+            DeployedPipeline old = TestPipelines.deployed("sink-fence", "claimed", new AlertSinkProcessor(file),
                     oldState);
             assertThat(oldState.get(claim)).as("the second placement sees the claim").isPresent();
             // A third placement took over; it will write the line itself.
@@ -129,7 +130,7 @@ class AlertSinkFencingTest {
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
                     SETTINGS, TestThreads.states());
-            DeployedPipeline sink = new DeployedPipeline("sink-fence", "pipelined", new AlertSinkProcessor(file),
+            DeployedPipeline sink = TestPipelines.deployed("sink-fence", "pipelined", new AlertSinkProcessor(file),
                     state);
             List<CompletableFuture<Void>> acks = new ArrayList<>();
             Set<String> lineBeforeAck = ConcurrentHashMap.newKeySet();
@@ -166,7 +167,7 @@ class AlertSinkFencingTest {
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
                     SETTINGS, TestThreads.states());
-            DeployedPipeline sink = new DeployedPipeline("sink-fence", "locked", new AlertSinkProcessor(file), state);
+            DeployedPipeline sink = TestPipelines.deployed("sink-fence", "locked", new AlertSinkProcessor(file), state);
             // Another process (fcntl, the lock Java's FileChannel takes) holds the file for 1.5 s, as one paused in
             // the middle of its write would.
             Process holder = new ProcessBuilder("python3", "-c", "import fcntl,sys,time\n"

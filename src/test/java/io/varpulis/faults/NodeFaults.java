@@ -2,7 +2,6 @@ package io.varpulis.faults;
 
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
-import io.varpulis.cluster.coordinator.LeaderElection;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.NatsServerExtension;
 

@@ -7,7 +7,6 @@ import io.nats.client.KeyValue;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.KeyValueEntry;
-import io.varpulis.cluster.coordinator.LeaderElection;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 
 import java.io.IOException;

@@ -18,6 +18,7 @@ import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.test.TestIngress;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.Test;
@@ -90,7 +91,7 @@ class BrokerOutageTest {
                     .map(o -> worker.transport.publish(new OutboundMessage("rerouted.detect.1",
                             worker.codec.encode(o), input.messageId() + "/rerouted")))
                     .toArray(CompletableFuture[]::new));
-            DeployedPipeline pipeline = new DeployedPipeline(edge.group(), edge.to(), (event, context) -> List.of(),
+            DeployedPipeline pipeline = TestPipelines.deployed(edge.group(), edge.to(), (event, context) -> List.of(),
                     new InMemoryKeyValueState(), "0", partitioning);
             TestIngress ingress = new TestIngress(new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE,
                     worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker).reroutingTo(toPartitions);

@@ -18,6 +18,7 @@ import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.test.TestThreads;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
@@ -87,7 +88,7 @@ final class CountingRig implements AutoCloseable {
                 TestThreads.states())
                 .open(GROUP, pipeline, Partitioning.NONE, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
-        RouteEmitter emitter = new RouteEmitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
+        RouteEmitter emitter = TestPipelines.emitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
         NatsProperties.Consumer consumer = properties.getJetstream().getConsumer();
         consumptions.add(worker.ingress(INPUT, List.of("Tick"), counting(), state, emitter)
                 .start(worker.transport, consumer));

@@ -6,7 +6,6 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.DeliveryContainerFactory;
-import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.delivery.RouteIngress;
@@ -117,7 +116,7 @@ public final class SubstrateFixture implements AutoCloseable {
      */
     public TestIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
                                KeyValueState state, OutputEmitter emitter) {
-        return new TestIngress(new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(),
+        return new TestIngress(new RouteIngress(edge, eventTypes, TestPipelines.deployed(edge.group(), edge.to(),
                 processor, state), emitter, codec, parker, RouteIngress.OwnershipListener.NONE), this);
     }
 

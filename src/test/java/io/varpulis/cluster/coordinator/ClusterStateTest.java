@@ -10,7 +10,6 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;

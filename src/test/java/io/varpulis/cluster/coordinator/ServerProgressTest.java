@@ -9,7 +9,6 @@ import io.nats.client.api.KeyValueConfiguration;
 import io.varpulis.cluster.TestGroups;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.cluster.protocol.Registration;
-import io.varpulis.cluster.worker.WorkerIdLease;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
