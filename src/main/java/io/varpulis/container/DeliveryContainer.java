@@ -12,11 +12,9 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -53,7 +51,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     private final DeliveryAdapter adapter;
     private final DeliveryMeters meters;
     private final ContainerRuntime runtime;
-    private final Set<Delivery> held = ConcurrentHashMap.newKeySet();
+    private final HeldDeliveries held;
     private final BlockingQueue<Delivery> queue = new LinkedBlockingQueue<>();
     private final List<Thread> appliers = new ArrayList<>();
     private final ContainerState state = new ContainerState();
@@ -79,6 +77,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         this.adapter = adapter;
         this.meters = meters;
         this.runtime = runtime;
+        this.held = new HeldDeliveries(toString(), meters);
         this.settler = new Settler(consumer, unit, meters, runtime, state, held);
     }
 
@@ -151,7 +150,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             delivery.leave("its container closed");
             return;
         }
-        held.add(delivery);
+        held.hold(delivery);
         queue.add(delivery);
     }
 
@@ -255,7 +254,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         try {
             outcome = work.delivery.inContext(() -> adapter.handle(work.delivery));
         } catch (VirtualMachineError e) {
-            held.remove(received);
+            held.release(received);
             throw e;
         } catch (RuntimeException | Error e) {
             outcome = CompletableFuture.completedFuture(Outcome.failed(e));

@@ -1,8 +1,10 @@
 package io.varpulis.container;
 
 import io.varpulis.transport.Delivery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-import java.util.Collection;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,6 +18,12 @@ import java.util.concurrent.TimeUnit;
  * is redelivered or spends a delivery of its max_deliver budget, whether it waits on slowness (a slow disk behind the
  * stream's leader) or on the broker's absence (SPEC section 9). A delivery settled within a third of ack_wait, the
  * usual case, costs the keeper nothing.
+ * <p>A container is stalled when it has held a delivery for a whole ack_wait and released none for as long: nothing
+ * is lost (all stay in progress) but nothing moves, whatever holds it up (an apply that does not return, a state
+ * write or an output whose PubAck does not come). Each stall is logged once at WARN and counted
+ * ({@code varpulis.consumer.stalls{unit}}, the chart's {@code VarpulisConsumerStalled} alert); a slow pipeline that
+ * still settles something within each ack_wait is not stalled. Issue 30 found a pipeline held up for minutes by a
+ * state write whose PubAck never came, with no line in any log.
  * <p>One sweep of every container's deliveries every {@value #SWEEP_MILLIS} ms, rather than a timer per delivery.
  */
 final class InProgressKeeper implements AutoCloseable {
@@ -23,7 +31,9 @@ final class InProgressKeeper implements AutoCloseable {
     /** How often the held deliveries are looked at, ms. */
     static final long SWEEP_MILLIS = 500;
 
-    private final Set<Collection<Delivery>> held = ConcurrentHashMap.newKeySet();
+    private static final Logger log = LoggerFactory.getLogger(InProgressKeeper.class);
+
+    private final Set<HeldDeliveries> held = ConcurrentHashMap.newKeySet();
     private final ScheduledFuture<?> sweeps;
 
     /**
@@ -35,28 +45,48 @@ final class InProgressKeeper implements AutoCloseable {
     }
 
     /**
-     * @param deliveries a container's held deliveries (a concurrent collection), kept alive until {@link #forget}
+     * @param deliveries a container's held deliveries, kept alive and watched until {@link #forget}
      */
-    void keep(Collection<Delivery> deliveries) {
+    void keep(HeldDeliveries deliveries) {
         held.add(deliveries);
     }
 
     /**
-     * @param deliveries a collection given to {@link #keep}
+     * @param deliveries a set given to {@link #keep}
      */
-    void forget(Collection<Delivery> deliveries) {
+    void forget(HeldDeliveries deliveries) {
         held.remove(deliveries);
     }
 
     void sweep() {
         long now = System.nanoTime();
-        for (Collection<Delivery> deliveries : held) {
-            for (Delivery delivery : deliveries) {
-                long every = delivery.ackWait().toNanos() / 3;
-                if (every > 0 && now - delivery.progressNanos() >= every) {
+        for (HeldDeliveries deliveries : held) {
+            Delivery oldest = null;
+            for (Delivery delivery : deliveries.all()) {
+                long ackWait = delivery.ackWait().toNanos();
+                if (ackWait > 0 && now - delivery.progressNanos() >= ackWait / 3) {
                     delivery.inProgress();
                 }
+                if (oldest == null || delivery.receivedNanos() < oldest.receivedNanos()) {
+                    oldest = delivery;
+                }
             }
+            if (oldest != null) {
+                watchForStall(deliveries, oldest, now);
+            }
+        }
+    }
+
+    private static void watchForStall(HeldDeliveries deliveries, Delivery oldest, long now) {
+        long ackWait = oldest.ackWait().toNanos();
+        long still = now - Math.max(oldest.receivedNanos(), deliveries.releasedNanos());
+        if (ackWait > 0 && still >= ackWait && deliveries.reportStall()) {
+            log.warn("{}: stalled: {} delivery(ies) held and none settled for {} s (ack_wait {} s); the oldest, {}, "
+                            + "was received {} s ago and has no outcome yet (its apply, a state write or an output "
+                            + "not done). All are kept in progress, nothing is lost; a thread dump of this process "
+                            + "shows what the apply waits for", deliveries.holder(), deliveries.size(),
+                    Duration.ofNanos(still).toSeconds(), oldest.ackWait().toSeconds(), oldest,
+                    Duration.ofNanos(now - oldest.receivedNanos()).toSeconds());
         }
     }
 

@@ -15,7 +15,6 @@ import org.springframework.util.backoff.BackOffExecution;
 
 import java.io.IOException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -37,7 +36,7 @@ final class Settler {
     private final DeliveryMeters meters;
     private final ContainerRuntime runtime;
     private final ContainerState state;
-    private final Set<Delivery> held;
+    private final HeldDeliveries held;
     private final BrokerOutage outage;
 
     /**
@@ -49,7 +48,7 @@ final class Settler {
      * @param held     the container's held deliveries, each released once settled
      */
     Settler(ConsumerDeclaration consumer, String unit, DeliveryMeters meters, ContainerRuntime runtime,
-            ContainerState state, Set<Delivery> held) {
+            ContainerState state, HeldDeliveries held) {
         this.consumer = consumer;
         this.unit = unit;
         this.meters = meters;
@@ -110,7 +109,7 @@ final class Settler {
             // Settled meanwhile, or the connection is closed: ack_wait redelivers it, applied idempotently.
             log.debug("{}: the ack of {} was not sent: {}", unit, work.delivery, e.toString());
         } finally {
-            held.remove(work.received);
+            held.release(work.received);
         }
         meters.applied(System.nanoTime() - work.started, elementsParked);
         work.gotThrough(outage);
@@ -124,7 +123,7 @@ final class Settler {
         } catch (IllegalStateException e) {
             log.debug("{}: the nak of {} was not sent: {}", unit, work.delivery, e.toString());
         } finally {
-            held.remove(work.received);
+            held.release(work.received);
         }
     }
 
@@ -135,7 +134,7 @@ final class Settler {
         } catch (IllegalStateException settled) {
             log.debug("{}: {} was settled already", unit, work.delivery);
         } finally {
-            held.remove(work.received);
+            held.release(work.received);
         }
     }
 
@@ -198,7 +197,7 @@ final class Settler {
             } catch (IllegalStateException e) {
                 log.debug("{}: the ack of parked {} was not sent: {}", unit, delivery, e.toString());
             } finally {
-                held.remove(work.received);
+                held.release(work.received);
             }
             meters.parked(decision.reason());
             work.gotThrough(outage);

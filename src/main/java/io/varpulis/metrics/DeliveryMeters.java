@@ -23,6 +23,7 @@ public final class DeliveryMeters {
     private final Counter redelivered;
     private final Counter retried;
     private final Counter stranded;
+    private final Counter stalled;
     private final Map<ParkReason, Counter> parked = new EnumMap<>(ParkReason.class);
 
     DeliveryMeters(SubstrateMetrics metrics, String unit, String partition, boolean countApplies) {
@@ -33,6 +34,7 @@ public final class DeliveryMeters {
         this.redelivered = countApplies ? metrics.redeliveredCounter(unit, partition) : null;
         this.retried = countApplies ? metrics.retriedCounter(unit, partition) : null;
         this.stranded = metrics.registry().counter("varpulis.events.stranded", "unit", unit);
+        this.stalled = metrics.registry().counter("varpulis.consumer.stalls", "unit", unit);
         for (ParkReason reason : ParkReason.values()) {
             parked.put(reason, metrics.registry().counter("varpulis.events.parked", "unit", unit, "reason",
                     reason.tag()));
@@ -107,5 +109,12 @@ public final class DeliveryMeters {
      */
     public void stranded() {
         stranded.increment();
+    }
+
+    /**
+     * Counts a stall: the unit's container held deliveries for a whole ack_wait and settled none (logged at WARN).
+     */
+    public void stalled() {
+        stalled.increment();
     }
 }

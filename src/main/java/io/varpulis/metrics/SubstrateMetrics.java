@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * names, never event ids or payload values):
  * {@code varpulis.events.published{edge}}, {@code varpulis.events.applied{pipeline}},
  * {@code varpulis.events.redelivered{pipeline}}, {@code varpulis.events.parked{unit,reason}},
- * {@code varpulis.events.stranded{unit}}, {@code varpulis.events.retried{pipeline}},
+ * {@code varpulis.events.stranded{unit}}, {@code varpulis.consumer.stalls{unit}},
+ * {@code varpulis.events.retried{pipeline}},
  * {@code varpulis.state.fenced{pipeline}},
  * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
  * {@code varpulis.heartbeats.unknown}, {@code varpulis.heartbeats.stale}. Consumer lag gauges live in

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -127,6 +128,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private Write lastWritten;
     private long writes;
     private boolean recovering;
+    /** A mended chain's first write was sent alone; the others wait for its answer (guarded by this). */
+    private boolean probing;
     private boolean complete;
     private StateFencedException fenced;
     private boolean closed;
@@ -384,7 +387,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             unconfirmed.addLast(write);
             lastWritten = write;
             evict();
-            if (!recovering) {
+            if (!recovering && !probing) {
                 send(write);
             }
         }
@@ -412,10 +415,13 @@ public final class JetStreamKeyValueState implements KeyValueState {
         if (failed != null && failed.lateMayCome() && !write.awaitedLate) {
             // No PubAck within the publish timeout is not a refusal: behind a slow disk the write is usually still
             // being stored. Its late PubAck settles it; another copy sent now would only meet it in process (10158),
-            // and a backlog sent again and again was issue 30's resend storm.
+            // and a backlog sent again and again was issue 30's resend storm. The late PubAck is awaited one timeout
+            // more, not until the client gives up on it: a stream leader that stepped down while storing the write
+            // dropped it and never answers, and jnats fails such a PubAck only at its request cleanup, minutes later
+            // (issue 30: a pipeline stalled that long, silently). Then the chain is looked up and mended.
             write.awaitedLate = true;
-            failed.late().whenCompleteAsync((late, lateError) -> settled(write, late, lateError),
-                    threads.confirm());
+            failed.late().orTimeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenCompleteAsync((late, lateError) -> settled(write, late, lateError), threads.confirm());
             return;
         }
         List<Write> confirmed = new ArrayList<>();
@@ -427,6 +433,11 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 write.status = Status.STORED;
                 write.sequence = receipt.sequence();
                 advance(confirmed);
+                if (probing && !recovering) {
+                    // The mended chain's first write was missing indeed: the rest follow it, pipelined.
+                    probing = false;
+                    unconfirmed.forEach(this::send);
+                }
             } else {
                 write.status = Status.FAILED;
                 write.failure = error;
@@ -554,8 +565,15 @@ public final class JetStreamKeyValueState implements KeyValueState {
             anchorSequence = last;
             recovering = false;
             backoff.mended(unconfirmed.peekLast());
-            for (Write write : unconfirmed) {
-                send(write);
+            Write first = unconfirmed.peekFirst();
+            probing = first != null && unconfirmed.size() > 1 && unanswered(first.failure);
+            if (probing) {
+                // Its PubAck never came: behind a slow disk the server is often still storing it and the writes
+                // after it, and copies of those would only be answered "in process" (10158). It goes alone; the
+                // others follow once it is stored, or the chain is looked at again when it is in process.
+                send(first);
+            } else {
+                unconfirmed.forEach(this::send);
             }
         }
         confirmed.forEach(w -> w.confirmed.complete(null));
@@ -593,12 +611,21 @@ public final class JetStreamKeyValueState implements KeyValueState {
         complete = false;
         sentMessageId = confirmedMessageId;
         recovering = false;
+        probing = false;
         StateException error = new StateException("bucket " + bucket + " refused the write of key " + head.key
                 + ": " + head.failure.getMessage(), head.failure);
         threads.recovery().schedule(() -> {
             confirmed.forEach(w -> w.confirmed.complete(null));
             dropped.forEach(w -> w.confirmed.completeExceptionally(error));
         }, Instant.now());
+    }
+
+    /** Whether a write failed for want of an answer (no PubAck, late or not), not for an answer. */
+    private static boolean unanswered(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof TimeoutException
+                || PublishException.find(cause).map(PublishException::lateMayCome).orElse(false);
     }
 
     private static boolean inProcess(Throwable failure) {

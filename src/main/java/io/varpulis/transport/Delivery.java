@@ -47,7 +47,8 @@ public abstract class Delivery {
     private volatile ParkReason parkReason;
 
     /** When it was received, or last told the server it was in progress ({@link System#nanoTime()}). */
-    private volatile long progressNanos = System.nanoTime();
+    private final long receivedNanos = System.nanoTime();
+    private volatile long progressNanos = receivedNanos;
 
     /**
      * @param message the client's message
@@ -236,6 +237,13 @@ public abstract class Delivery {
      */
     public long progressNanos() {
         return progressNanos;
+    }
+
+    /**
+     * @return when this delivery was received ({@link System#nanoTime()})
+     */
+    public long receivedNanos() {
+        return receivedNanos;
     }
 
     /**

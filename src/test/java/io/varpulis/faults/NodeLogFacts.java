@@ -43,6 +43,7 @@ final class NodeLogFacts {
         facts.put("state opened", "opened state bucket");
         facts.put("heartbeat not stored", "heartbeat of worker");
         facts.put("nak", "; nak'ed, redelivery in");
+        facts.put("stalled", ": stalled: ");
         facts.put("adopted", "placement adopted");
         facts.put("copy undeployed", "undeploying it there");
         facts.put("leads", "leads cluster");

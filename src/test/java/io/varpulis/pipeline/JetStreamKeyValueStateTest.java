@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
@@ -12,6 +13,11 @@ import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
+import io.varpulis.transport.Consumption;
+import io.varpulis.transport.DeliveryHandler;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
+import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,6 +32,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -251,6 +259,51 @@ class JetStreamKeyValueStateTest {
         state.flush().get(10, TimeUnit.SECONDS);
         assertThat(text(operator.keyValue(bucket).get("k").getValue())).as("the chain goes on by message id")
                 .isEqualTo("3");
+    }
+
+    @Test
+    void aWriteWhosePubAckNeverComesIsLookedUpAndSentAgain_notAwaitedUntilTheClientGivesUp() throws Exception {
+        // Issue 30, slow-disk run: a stream leader that steps down while a write is being stored drops the proposal
+        // and never answers; jnats fails the PubAck only at its request cleanup, minutes later. Here the first write
+        // of a key is never sent and its late PubAck never comes: the writer must look the chain up after the
+        // publish timeout and its late PubAck's own wait, and send the write again.
+        AtomicInteger dropped = new AtomicInteger();
+        ClusterTransport dropsFirstWrite = new ClusterTransport() {
+            @Override
+            public Substrate substrate() {
+                return transport.substrate();
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+                if (message.subject().endsWith(".bf.9.a") && dropped.getAndIncrement() == 0) {
+                    return CompletableFuture.failedFuture(new PublishException(message.subject(),
+                            "no PubAck within 2000 ms", new TimeoutException(), PublishException.Kind.UNAVAILABLE,
+                            new CompletableFuture<>()));
+                }
+                return transport.publish(message);
+            }
+
+            @Override
+            public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
+                return transport.consume(consumer, handler);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, dropsFirstWrite, bucket, 1, SETTINGS,
+                TestThreads.states());
+        opened.add(state);
+        state.put("bf.9.a", bytes("1"));
+        state.put("bf.9.b", bytes("2"));
+
+        state.flush().get(4 * SETTINGS.timeout().toSeconds() + 5, TimeUnit.SECONDS);
+        KeyValue kv = operator.keyValue(bucket);
+        assertThat(text(kv.get("bf.9.a").getValue())).isEqualTo("1");
+        assertThat(text(kv.get("bf.9.b").getValue())).isEqualTo("2");
+        assertThat(dropped).as("sent again once").hasValue(2);
     }
 
     @Test

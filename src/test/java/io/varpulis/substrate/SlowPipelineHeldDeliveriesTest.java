@@ -66,7 +66,39 @@ class SlowPipelineHeldDeliveriesTest {
                         assertThat(n.get()).isOne());
                 assertThat(info.getRedelivered()).as("no delivery redelivered while the worker held it").isZero();
                 assertThat(givenUp.get()).as("no max-deliveries advisory").isZero();
+                assertThat(worker.metrics.count("varpulis.consumer.stalls", "unit", "detect"))
+                        .as("slow, not stalled: something was settled within each ack_wait").isZero();
             }
+        }
+    }
+
+    @Test
+    void aPipelineThatSettlesNothingForAWholeAckWaitIsReportedStalled_onceUntilItMovesAgain() throws Exception {
+        NatsProperties properties = new NatsProperties();
+        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        RouteEdge edge = new RouteEdge("stalled", "_external", "detect");
+        CompletableFuture<Void> outputsStored = new CompletableFuture<>();
+        AtomicInteger applied = new AtomicInteger();
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
+             Consumption ignored = worker.ingress(edge, (event, context) -> {
+                 applied.incrementAndGet();
+                 return List.of(event);
+             }, (outputs, input) -> outputsStored).start(worker.transport,
+                     worker.properties.getJetstream().getConsumer())) {
+            publish(worker, edge, 3);
+            await().atMost(Duration.ofSeconds(10)).until(() -> applied.get() == 3);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    worker.metrics.count("varpulis.consumer.stalls", "unit", "detect") == 1);
+            Thread.sleep(3000);
+            assertThat(worker.metrics.count("varpulis.consumer.stalls", "unit", "detect"))
+                    .as("one stall, reported once").isEqualTo(1);
+
+            outputsStored.complete(null);
+            String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
+            await().atMost(Duration.ofSeconds(10)).until(() -> worker.jsm()
+                    .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable).getNumAckPending() == 0);
+            assertThat(worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable).getRedelivered())
+                    .as("kept in progress through the stall").isZero();
         }
     }
 
