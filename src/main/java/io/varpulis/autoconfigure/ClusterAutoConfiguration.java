@@ -38,6 +38,7 @@ import io.varpulis.cluster.worker.WorkerRegistration;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
@@ -198,7 +199,7 @@ public class ClusterAutoConfiguration {
                                   @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
                                   @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
             return new PipelineHost(containers, processors, states, codec, metrics,
-                    nats.getJetstream().getConsumer(), new PipelineHost.Threads(ownershipProofs, fencedStops));
+                    ConsumerSettings.from(nats.getJetstream().getConsumer()), new PipelineHost.Threads(ownershipProofs, fencedStops));
         }
 
         @Bean
@@ -472,7 +473,8 @@ public class ClusterAutoConfiguration {
                                         RegistrationResponder registrations, HeartbeatListener heartbeats,
                                         WorkerHealthCheck health, LeaderElection election) {
             NodeIdentity.checkHeartbeats(cluster);
-            return new CoordinatorNode(cluster, connection, scheduler, containers, nats.getJetstream().getConsumer(),
+            return new CoordinatorNode(cluster, connection, scheduler, containers,
+                    ConsumerSettings.from(nats.getJetstream().getConsumer()),
                     new CoordinatorNode.Parts(probe, groups, placement, registrations, heartbeats, health, election));
         }
 

@@ -4,7 +4,7 @@ import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
@@ -49,7 +49,7 @@ public class PipelineHost implements AutoCloseable {
     private final EventCodec codec;
     private final DeliveryContainerFactory containers;
     private final SubstrateMetrics metrics;
-    private final NatsProperties.Consumer consumerSettings;
+    private final ConsumerSettings consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
     /** unit key -> why its state could not be opened at its last deploy here. */
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
@@ -68,7 +68,7 @@ public class PipelineHost implements AutoCloseable {
      * @param threads          prove ownership after a pause, stop fenced pipelines
      */
     public PipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors, KeyValueStateFactory states,
-                        EventCodec codec, SubstrateMetrics metrics, NatsProperties.Consumer consumerSettings,
+                        EventCodec codec, SubstrateMetrics metrics, ConsumerSettings consumerSettings,
                         Threads threads) {
         this.containers = containers;
         this.transport = containers.transport();

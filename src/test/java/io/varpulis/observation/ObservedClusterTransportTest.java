@@ -152,7 +152,7 @@ class ObservedClusterTransportTest {
                 intoDetect.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
                 fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
         consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(intoDetect.to(),
-                        intoDetect.subject(), fixture.properties.getJetstream().getConsumer()), intoDetect.to(),
+                        intoDetect.subject(), fixture.consumer()), intoDetect.to(),
                 fixture.metrics.deliveries(intoDetect.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
                 delivery -> {
                     detectedWith.add(delivery.headers() == null ? "none"
@@ -242,7 +242,7 @@ class ObservedClusterTransportTest {
                 processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker,
                 RouteIngress.OwnershipListener.NONE);
         consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        fixture.properties.getJetstream().getConsumer()), edge.to(),
+                        fixture.consumer()), edge.to(),
                 fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, ingress).start());
     }
 

@@ -183,7 +183,7 @@ class GracefulDrainTest {
         };
         return new PipelineHost(node.containers, new ProcessorRegistry(List.of(recording)),
                 KeyValueStateFactory.inMemory(), node.codec, node.metrics,
-                node.properties.getJetstream().getConsumer(), TestThreads.host());
+                node.consumer(), TestThreads.host());
     }
 
     private static PipelineGroupSpec group(String name) {

@@ -3,6 +3,7 @@ package io.varpulis.substrate;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
@@ -56,7 +57,7 @@ class BrokerOutageTest {
                             input.messageId() + "/0"))).toArray(CompletableFuture[]::new));
             try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) ->
                     List.of(Event.of("Out", Map.of())), new InMemoryKeyValueState(), elsewhere)
-                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of())), "noresp-1")).get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the output.
@@ -97,7 +98,7 @@ class BrokerOutageTest {
                     worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker).reroutingTo(toPartitions);
             long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
                     .getMsgCount();
-            try (Consumption ignored = ingress.start(worker.transport, properties.getJetstream().getConsumer())) {
+            try (Consumption ignored = ingress.start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of("k", key))), "reroute-1")).get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the partition.
@@ -165,7 +166,7 @@ class BrokerOutageTest {
                 Thread.sleep(5000);
                 return List.of();
             }, new InMemoryKeyValueState(), OutputEmitter.NONE)
-                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of())), "slowapply-1")).get(5, TimeUnit.SECONDS);
 

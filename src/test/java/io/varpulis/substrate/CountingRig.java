@@ -8,6 +8,7 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
@@ -89,7 +90,7 @@ final class CountingRig implements AutoCloseable {
                 .open(GROUP, pipeline, Partitioning.NONE, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
         RouteEmitter emitter = TestPipelines.emitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
-        NatsProperties.Consumer consumer = properties.getJetstream().getConsumer();
+        ConsumerSettings consumer = worker.consumer();
         consumptions.add(worker.ingress(INPUT, List.of("Tick"), counting(), state, emitter)
                 .start(worker.transport, consumer));
         consumptions.add(worker.ingress(OUTPUT, List.of("Counted"), (event, context) -> {

@@ -5,7 +5,7 @@ import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.NodeLifecycle;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.jetstream.ConsumerSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -52,7 +52,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private final Connection connection;
     private final TaskScheduler scheduler;
     private final DeliveryContainerFactory containers;
-    private final NatsProperties.Consumer consumerSettings;
+    private final ConsumerSettings consumerSettings;
     private final Parts parts;
     private volatile boolean running;
     private DeliveryContainer heartbeatConsumption;
@@ -67,7 +67,7 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param parts            what it starts
      */
     public CoordinatorNode(ClusterProperties cluster, Connection connection, TaskScheduler scheduler,
-                           DeliveryContainerFactory containers, NatsProperties.Consumer consumerSettings,
+                           DeliveryContainerFactory containers, ConsumerSettings consumerSettings,
                            Parts parts) {
         this.cluster = cluster;
         this.connection = connection;

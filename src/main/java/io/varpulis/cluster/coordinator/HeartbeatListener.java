@@ -8,7 +8,7 @@ import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.container.Outcome;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.nats.Subjects;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.ParkReason;
@@ -66,7 +66,7 @@ public class HeartbeatListener implements DeliveryAdapter {
      * @param settings   consumer settings
      * @return the running container; stop it to stop consuming
      */
-    public DeliveryContainer start(DeliveryContainerFactory containers, NatsProperties.Consumer settings) {
+    public DeliveryContainer start(DeliveryContainerFactory containers, ConsumerSettings settings) {
         String unit = "coordinator:" + coordinatorId;
         return containers.create(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), unit,
                 metrics.deliveries(unit, SubstrateMetrics.UNPARTITIONED, false), 1, this).start();
