@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.cluster.node.ClusterProperties;

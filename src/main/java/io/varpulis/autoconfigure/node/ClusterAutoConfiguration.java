@@ -1,6 +1,7 @@
-package io.varpulis.autoconfigure;
+package io.varpulis.autoconfigure.node;
 
 import io.nats.client.Connection;
+import io.varpulis.autoconfigure.TransportAutoConfiguration;
 import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.cluster.coordinator.ClusterState;
 import io.varpulis.cluster.coordinator.CoordinatorCommands;
@@ -83,7 +84,6 @@ import java.util.concurrent.Executor;
  * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link CoordinatorNode} and its parts) by
  * {@code varpulis.cluster.role}.
  */
-@ConditionalOnClass(ClusterProperties.class) // the node's classes: absent from the library jar (issue 22)
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnBean(ClusterTransport.class)

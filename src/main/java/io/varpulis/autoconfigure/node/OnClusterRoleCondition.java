@@ -1,4 +1,4 @@
-package io.varpulis.autoconfigure;
+package io.varpulis.autoconfigure.node;
 
 import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.ClusterRole;

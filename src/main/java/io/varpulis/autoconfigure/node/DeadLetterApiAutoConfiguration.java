@@ -1,10 +1,10 @@
-package io.varpulis.autoconfigure;
+package io.varpulis.autoconfigure.node;
 
+import io.varpulis.autoconfigure.DeadLetterAutoConfiguration;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.web.DeadLetterController;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -13,11 +13,10 @@ import org.springframework.context.annotation.Bean;
 /**
  * The node's operator API over the dead-letter console: the {@link DeadLetterController} under
  * {@code /api/v1/cluster/dlq}, on a cluster node ({@code varpulis.cluster.enabled=true}) whose role runs the
- * coordinator part and serves HTTP (servlet stack). Conditional on the node's classes, absent from the library jar
- * (issue 22): a service reaches its parked events through the Actuator endpoint {@code dlq} instead.
+ * coordinator part and serves HTTP (servlet stack). Imported by the node only
+ * ({@link ImportNodeAutoConfiguration}, issue 35): a service reaches its parked events through the Actuator endpoint {@code dlq} instead.
  */
 @AutoConfiguration(after = DeadLetterAutoConfiguration.class)
-@ConditionalOnClass(DeadLetterController.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)

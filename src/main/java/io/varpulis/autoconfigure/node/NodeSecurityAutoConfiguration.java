@@ -1,4 +1,4 @@
-package io.varpulis.autoconfigure;
+package io.varpulis.autoconfigure.node;
 
 import io.varpulis.web.ApiErrorAdvice;
 import io.varpulis.web.ApiErrorAttributes;
@@ -42,7 +42,6 @@ import org.springframework.security.web.SecurityFilterChain;
  * {@link io.varpulis.web.ApiAccessRules} for it. The jar used as a library ({@code varpulis.cluster.enabled} off)
  * defines no chain at all.
  */
-@ConditionalOnClass(ClusterHttpSecurity.class) // the node's classes: absent from the library jar (issue 22)
 @AutoConfiguration(afterName = "org.springframework.boot.security.oauth2.server.resource.autoconfigure"
         + ".OAuth2ResourceServerAutoConfiguration", before = ErrorMvcAutoConfiguration.class, beforeName = {
         "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",

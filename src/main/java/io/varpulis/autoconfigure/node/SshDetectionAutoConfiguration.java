@@ -1,10 +1,9 @@
-package io.varpulis.autoconfigure;
+package io.varpulis.autoconfigure.node;
 
 import io.varpulis.demo.DemoProcessorsProperties;
 import io.varpulis.demo.SshProcessorTypes;
 import io.varpulis.pipeline.ProcessorType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -15,7 +14,6 @@ import org.springframework.context.annotation.Bean;
  * {@code varpulis.demo.processors.enabled=true} (review finding 6: {@code alert-file} writes on the worker's host);
  * {@code alert-file} writes only in {@code varpulis.demo.processors.alert-dir}.
  */
-@ConditionalOnClass(SshProcessorTypes.class) // the node's classes: absent from the library jar (issue 22)
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnProperty(prefix = "varpulis.demo.processors", name = "enabled", havingValue = "true")
