@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
  * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
  * ERROR) and is no longer reported in {@link #status()}.
+ * <p>One class, longer than most: deploying (a pipeline or its partitions), stopping (undeployed, fenced or
+ * drained) and reporting all read and change the one map of running pipelines under this host's lock; split, a
+ * fenced stop could race a redeploy of the same unit.
  */
 public class PipelineHost implements AutoCloseable {
 

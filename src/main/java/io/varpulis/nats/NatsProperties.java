@@ -19,6 +19,9 @@ import java.util.Map;
  * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2). Every key can also be set by
  * environment variable ({@code VARPULIS_NATS_URL}, {@code VARPULIS_NATS_SUBSTRATE}, ...). The JetStream limits default
  * to ADR-007's values; the reasons for each number sit next to it.
+ * <p>Longer than most: it is data, one field with its Javadoc sentence and one getter and setter per key, which is
+ * what Spring Boot binds and what the configuration metadata documents; domain code never sees it (it receives
+ * {@link ConnectionSettings} and the settings mapped from the nested classes).
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
 public class NatsProperties implements Validator {

@@ -77,6 +77,9 @@ import java.util.regex.Pattern;
  * Values are stored as the NATS key-value API stores them (subject {@code $KV.{bucket}.{key}}, a delete is a
  * {@code KV-Operation: DEL} marker), so {@code nats kv get} reads them. Keys live for the bucket's TTL after their
  * last write. Thread-safe; the route ingress applies one event at a time per pipeline.
+ * <p>One class, longer than most: the write chain, its mending after a broker failure, the cache and the fence all
+ * read and change one chain state (the writes in flight, the last confirmed message id) under one lock; split, a
+ * mend could race a write and break the chain the fencing rests on.
  */
 public final class JetStreamKeyValueState implements KeyValueState {
 

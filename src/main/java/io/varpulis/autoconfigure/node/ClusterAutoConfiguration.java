@@ -83,6 +83,8 @@ import java.util.concurrent.Executor;
  * {@code application.yml} sets it; a service that only wants the substrate leaves it off): the worker part
  * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link CoordinatorNode} and its parts) by
  * {@code varpulis.cluster.role}.
+ * <p>Longer than most: it declares every bean of both roles (each part, its scheduler, its settings), a few lines
+ * each, so that a node's wiring reads in one place; it holds no logic of its own.
  */
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
