@@ -55,6 +55,7 @@ public class ObservedRequestReply implements RequestReply {
         NatsSendContext context = new NatsSendContext(subject, null, null, true);
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry).start();
+        context.started();
         CompletableFuture<Message> reply;
         try {
             Headers headers = new Headers();

@@ -37,7 +37,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -131,8 +130,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private Write lastWritten;
     private long writes;
     private boolean recovering;
-    /** A mended chain's first write was sent alone; the others wait for its answer (guarded by this). */
-    private boolean probing;
     private boolean complete;
     private StateFencedException fenced;
     private boolean closed;
@@ -390,7 +387,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             unconfirmed.addLast(write);
             lastWritten = write;
             evict();
-            if (!recovering && !probing) {
+            if (!recovering) {
                 send(write);
             }
         }
@@ -436,11 +433,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 write.status = Status.STORED;
                 write.sequence = receipt.sequence();
                 advance(confirmed);
-                if (probing && !recovering) {
-                    // The mended chain's first write was missing indeed: the rest follow it, pipelined.
-                    probing = false;
-                    unconfirmed.forEach(this::send);
-                }
             } else {
                 write.status = Status.FAILED;
                 write.failure = error;
@@ -568,15 +560,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
             anchorSequence = last;
             recovering = false;
             backoff.mended(unconfirmed.peekLast());
-            Write first = unconfirmed.peekFirst();
-            probing = first != null && unconfirmed.size() > 1 && unanswered(first.failure);
-            if (probing) {
-                // Its PubAck never came: behind a slow disk the server is often still storing it and the writes
-                // after it, and copies of those would only be answered "in process" (10158). It goes alone; the
-                // others follow once it is stored, or the chain is looked at again when it is in process.
-                send(first);
-            } else {
-                unconfirmed.forEach(this::send);
+            for (Write write : unconfirmed) {
+                send(write);
             }
         }
         confirmed.forEach(w -> w.confirmed.complete(null));
@@ -614,21 +599,12 @@ public final class JetStreamKeyValueState implements KeyValueState {
         complete = false;
         sentMessageId = confirmedMessageId;
         recovering = false;
-        probing = false;
         StateException error = new StateException("bucket " + bucket + " refused the write of key " + head.key
                 + ": " + head.failure.getMessage(), head.failure);
         threads.recovery().schedule(() -> {
             confirmed.forEach(w -> w.confirmed.complete(null));
             dropped.forEach(w -> w.confirmed.completeExceptionally(error));
         }, Instant.now());
-    }
-
-    /** Whether a write failed for want of an answer (no PubAck, late or not), not for an answer. */
-    private static boolean unanswered(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        return cause instanceof TimeoutException
-                || PublishException.find(cause).map(PublishException::lateMayCome).orElse(false);
     }
 
     private static boolean inProcess(Throwable failure) {

@@ -2,6 +2,7 @@ package io.varpulis.demo;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
@@ -79,14 +80,22 @@ class MajorityReadsTest {
         }
     }
 
-    /** @return whether {@code server} leads the stream; if not, asks the leader to step down in its favour */
+    /**
+     * @return whether {@code server} leads the stream; if not, asks the leader to step down in its favour (a server
+     * before 2.11 refuses the preferred placement: then it steps down to a random peer, asked again until it is
+     * {@code server})
+     */
     private static boolean leadsOrStepDown(Connection connection, String server) throws Exception {
         String leader = connection.jetStreamManagement().getStreamInfo(STREAM).getClusterInfo().getLeader();
         if (server.equals(leader)) {
             return true;
         }
-        connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + STREAM,
-                bytes("{\"placement\":{\"preferred\":\"" + server + "\"}}"), Duration.ofSeconds(5));
+        String stepDown = "$JS.API.STREAM.LEADER.STEPDOWN." + STREAM;
+        Message answer = connection.request(stepDown, bytes("{\"placement\":{\"preferred\":\"" + server + "\"}}"),
+                Duration.ofSeconds(5));
+        if (answer != null && new String(answer.getData(), StandardCharsets.UTF_8).contains("\"error\"")) {
+            connection.request(stepDown, new byte[0], Duration.ofSeconds(5));
+        }
         return false;
     }
 

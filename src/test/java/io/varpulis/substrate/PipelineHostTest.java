@@ -72,11 +72,11 @@ class PipelineHostTest {
             assertThat(applied).containsExactly("SshAuthFailure");
             List<JsonNode> parked = parked(worker);
             assertThat(parked).extracting(p -> p.path("reason").asText()).containsOnly("unroutable");
-            assertThat(parked.get(0).path("last_error").asText())
-                    .isEqualTo("event type HttpRequest is not accepted by route _external->detect (Ssh*)");
-            assertThat(parked.get(0).path("attempts").asLong()).isEqualTo(1);
-            assertThat(parked.get(1).path("last_error").asText()).contains("(10000 characters)")
-                    .hasSizeLessThan(400);
+            // Two parks run side by side: the DLQ holds them in whichever order their envelopes were stored.
+            assertThat(parked).extracting(p -> p.path("attempts").asLong()).containsOnly(1L);
+            assertThat(parked).extracting(p -> p.path("last_error").asText()).hasSize(2)
+                    .contains("event type HttpRequest is not accepted by route _external->detect (Ssh*)")
+                    .anySatisfy(error -> assertThat(error).contains("(10000 characters)").hasSizeLessThan(400));
         }
     }
 
