@@ -1,5 +1,6 @@
 package io.varpulis;
 
+import io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration;
 import io.varpulis.demo.BruteForceDemo;
 import io.varpulis.smoke.SmokeTest;
 import org.springframework.boot.SpringApplication;
@@ -16,11 +17,12 @@ import java.util.Arrays;
  * {@code java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.*=...]} checks a NATS server and credentials
  * for the jetstream substrate. {@code help} prints the commands. Any other first argument that is not an option is a
  * mistyped command: it is named with the commands and the process exits with status 2, never starting a node.
- * <p>No component scanning: every bean comes from the auto-configurations, exactly as for a service that uses the
- * jar as a library.
+ * <p>No component scanning: every bean comes from the auto-configurations, the library's and the node's own
+ * ({@link ImportNodeAutoConfiguration}), exactly as for a service that uses the jar as a library.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@ImportNodeAutoConfiguration
 public class VarpulisClusterApplication {
 
     /** Exit status of a command line that names no known command. */

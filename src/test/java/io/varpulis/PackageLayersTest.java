@@ -31,7 +31,10 @@ class PackageLayersTest {
             "pipeline",       // events, processors, group specs, route edges, key-value state
             "delivery",       // route ingress (a route edge's adapter), emitter, pipeline host, fencing
             "messaging",      // a service's @NatsListener methods and NatsTemplate (SPEC section 13)
-            "cluster",        // coordinator, worker, registration, heartbeats, placement
+            "cluster.protocol",    // what coordinators and workers say: commands, registration, heartbeats, buckets
+            "cluster.node",        // what a node of either role has: settings, role, identity, health, key-value lease
+            "cluster.worker",      // the worker: id lease, registration, heartbeats sent, commands served
+            "cluster.coordinator", // the coordinator: admission, liveness, placement, leadership, the API's queries
             "dlq",            // the dead-letter console
             "aot",            // the library's RuntimeHints: listener methods, JSON records, properties
             "web",            // the operator API
@@ -62,6 +65,15 @@ class PackageLayersTest {
                         .check(MAIN);
             }
         }
+    }
+
+    /** The two roles are peers: what the coordinator knows of a worker comes over the wire, never from its classes. */
+    @Test
+    void theCoordinatorKnowsTheWorkerOnlyThroughTheProtocol() {
+        noClasses().that().resideInAPackage("io.varpulis.cluster.coordinator..")
+                .should().dependOnClassesThat().resideInAPackage("io.varpulis.cluster.worker..")
+                .because("a coordinator and a worker speak io.varpulis.cluster.protocol, in two processes")
+                .check(MAIN);
     }
 
     @Test

@@ -2,9 +2,9 @@ package io.varpulis.bench;
 
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.observation.ObservedClusterTransport;
 import io.varpulis.observation.ObservedDeliveries;
@@ -56,7 +56,7 @@ public class ObservationBenchmark {
     public String mode;
 
     private final ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer("sink",
-            "varpulis.cluster.pipeline.bench._external.sink", new NatsProperties.Consumer());
+            "varpulis.cluster.pipeline.bench._external.sink", ConsumerSettings.defaults());
     private final byte[] payload = Payloads.event(42);
     private BenchTracing tracing;
     private ClusterTransport transport;

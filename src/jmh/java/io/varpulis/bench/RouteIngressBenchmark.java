@@ -8,15 +8,15 @@ import io.nats.client.impl.NatsMessage;
 import io.varpulis.container.Decision;
 import io.varpulis.container.Outcome;
 import io.varpulis.container.Settlement;
-import io.varpulis.delivery.DeployedPipeline;
-import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
+import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.RouteEdge;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.transport.Delivery;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -53,7 +53,7 @@ public class RouteIngressBenchmark {
     private final SubstrateMetrics metrics = new SubstrateMetrics(registry);
     private final RouteEdge edge = new RouteEdge("bench", "_external", "sink");
     // The parker is never called: every payload decodes and applies.
-    private final RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(),
+    private final RouteIngress ingress = new RouteIngress(edge, List.of("*"), TestPipelines.deployed(edge.group(),
             edge.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
             new EventCodec(), null, RouteIngress.OwnershipListener.NONE);
     private final Settlement settlement = new Settlement(Duration.ofSeconds(2));

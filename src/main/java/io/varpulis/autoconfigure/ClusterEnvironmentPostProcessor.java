@@ -1,8 +1,8 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.cluster.ClusterProperties;
-import io.varpulis.cluster.ClusterRole;
-import io.varpulis.cluster.NodeIdentity;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.node.ClusterRole;
+import io.varpulis.cluster.node.NodeIdentity;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -29,7 +29,7 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
 
     private static final String INBOX_PREFIX = "varpulis.nats.inbox-prefix";
 
-    private static final String NODE_CLASS = "io.varpulis.cluster.NodeIdentity";
+    private static final String NODE_CLASS = "io.varpulis.cluster.node.NodeIdentity";
 
     private static final Map<String, String> ALIASES = Map.of(
             "VARPULIS_COORDINATOR_ID", "varpulis.cluster.coordinator-id",

@@ -1,7 +1,7 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -25,6 +25,6 @@ final class ConfiguredStreams {
                     "Stream " + name + " needs at least one subject, for example "
                             + name.toLowerCase(java.util.Locale.ROOT) + ".>");
         }
-        return VarpulisJetStream.fromSpec(name, spec, defaultReplicas);
+        return JetStreamSettings.stream(name, spec, defaultReplicas);
     }
 }

@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Configuration;
  * Auto-configuration of the dead-letter console on the jetstream substrate (core parks nothing): the
  * {@link DeadLetterConsole}, the Actuator endpoint {@code dlq} (expose it with
  * {@code management.endpoints.web.exposure.include}). The node's HTTP API over it is
- * {@link DeadLetterApiAutoConfiguration}'s. Writes stay off unless {@code varpulis.dlq.write-enabled=true}.
+ * auto-configured by the node (DeadLetterApiAutoConfiguration). Writes stay off unless {@code varpulis.dlq.write-enabled=true}.
  */
 @AutoConfiguration(after = {JetStreamAutoConfiguration.class, TransportAutoConfiguration.class})
 @ConditionalOnSubstrate(Substrate.JETSTREAM)

@@ -1,6 +1,7 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
@@ -9,7 +10,6 @@ import io.varpulis.jetstream.JetStreamUnavailableException;
 import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsProperties;
@@ -87,7 +87,7 @@ public class JetStreamAutoConfiguration {
                                                      ObjectProvider<JetStreamDeclarations> declarations,
                                                      ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
         return new JetStreamProvisioner(admin, streams, consumers, declarations,
-                properties.getJetstream().isProvision(), VarpulisJetStream.deadLetters(properties.getJetstream()),
+                properties.getJetstream().isProvision(), JetStreamSettings.deadLetters(properties.getJetstream()),
                 () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
     }
 
@@ -115,19 +115,19 @@ public class JetStreamAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "varpulisRoutingStream")
         StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
-            return VarpulisJetStream.routing(properties.getJetstream());
+            return JetStreamSettings.routing(properties.getJetstream());
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
         StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
-            return VarpulisJetStream.heartbeat(properties.getJetstream());
+            return JetStreamSettings.heartbeat(properties.getJetstream());
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
         StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
-            return VarpulisJetStream.deadLetters(properties.getJetstream());
+            return JetStreamSettings.deadLetters(properties.getJetstream());
         }
     }
 }

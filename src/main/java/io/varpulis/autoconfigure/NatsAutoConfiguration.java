@@ -2,19 +2,21 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.nats.client.Options;
+import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Substrate;
+import io.varpulis.nats.SubstrateConverter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -32,21 +34,27 @@ import java.util.Locale;
 public class NatsAutoConfiguration {
 
     /**
-     * @param properties the settings
+     * @return binds {@code varpulis.nats.substrate} with its aliases; an empty or unknown value fails startup naming
+     * the property (never a silent default)
+     */
+    @Bean
+    @ConfigurationPropertiesBinding
+    static SubstrateConverter varpulisSubstrateConverter() {
+        return new SubstrateConverter();
+    }
+
+    /**
+     * @param properties  the settings
+     * @param environment where an empty {@code varpulis.nats.substrate} is seen
      * @return the configured substrate
-     * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.nats.substrate}, when it is empty
-     *                                                    or unknown (never a silent default)
      */
     @Bean
     @ConditionalOnMissingBean
-    public Substrate varpulisSubstrate(NatsProperties properties) {
-        try {
-            return Substrate.parse(properties.getSubstrate());
-        } catch (IllegalArgumentException e) {
-            throw new InvalidConfigurationPropertyValueException("varpulis.nats.substrate",
-                    properties.getSubstrate(), e.getMessage()
-                    + ". Set varpulis.nats.substrate (env VARPULIS_NATS_SUBSTRATE) to core or jetstream.");
-        }
+    public Substrate varpulisSubstrate(NatsProperties properties, Environment environment) {
+        // Spring Boot binds an empty value as no value at all: the default must not hide it (never a silent default).
+        String configured = environment.getProperty(SubstrateConverter.PROPERTY);
+        return configured != null && configured.isBlank() ? new SubstrateConverter().convert(configured)
+                : properties.getSubstrate();
     }
 
     /**
@@ -86,7 +94,7 @@ public class NatsAutoConfiguration {
                                      NatsConnectionEvents events, Environment environment, Substrate substrate) {
         String name = properties.getConnectionName() != null ? properties.getConnectionName()
                 : defaultConnectionName(environment);
-        Options options = NatsConnectionFactory.options(details, properties, name, events);
+        Options options = NatsConnectionFactory.options(details, ConnectionSettings.from(properties), name, events);
         return NatsConnectionFactory.connect(options, String.join(",", details.getServers()),
                 properties.getStartupRetryTimeout(), events);
     }

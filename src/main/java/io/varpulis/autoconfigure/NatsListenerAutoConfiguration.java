@@ -3,6 +3,7 @@ package io.varpulis.autoconfigure;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
 import io.varpulis.jetstream.StreamDeclaration;
@@ -113,8 +114,8 @@ public class NatsListenerAutoConfiguration {
                                                                      SubstrateMetrics metrics,
                                                                      PayloadConverter converter, NatsProperties nats,
                                                                      NatsListenerProperties listeners) {
-        return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter, nats,
-                listeners);
+        return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
+                ConsumerSettings.from(nats.getJetstream().getConsumer()), listeners);
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.varpulis.delivery;
 
-import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.KeyValueState;
@@ -45,32 +44,6 @@ public final class DeployedPipeline {
     /** Whether the WARN about outputs without a key was said; read and written under the apply's lock. */
     private boolean warnedUnkeyed;
     private final AtomicLong eventsOut = new AtomicLong();
-
-    /**
-     * @param group     the pipeline group
-     * @param name      the pipeline
-     * @param processor its processor
-     * @param state     its state (owned by the caller, who closes it)
-     */
-    public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state) {
-        this(group, name, processor, state, SubstrateMetrics.UNPARTITIONED, null);
-    }
-
-    /**
-     * @param group        the pipeline group
-     * @param name         the pipeline
-     * @param processor    its processor
-     * @param state        its state (owned by the caller, who closes it)
-     * @param partitionTag the {@code partition} tag of its meters: the partition's index,
-     *                     {@value SubstrateMetrics#UNPARTITIONED} or {@value SubstrateMetrics#REPARTITION}
-     * @param partitioning how the pipeline's events are spread over its partitions, {@code null} when unpartitioned:
-     *                     an ingress of one partition checks each event's key picks that partition
-     */
-    public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state,
-                            String partitionTag, Partitioning partitioning) {
-        this(group, name, processor, state, partitionTag, partitioning,
-                new OwnershipFence(group + "/" + name, 0, state, PauseDetector.shared()));
-    }
 
     /**
      * @param group        the pipeline group

@@ -12,6 +12,7 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -116,7 +117,7 @@ public class EventInjector {
         List<PipelineGroupSpec.RouteSpec> route = List.of(new PipelineGroupSpec.RouteSpec(Subjects.EXTERNAL, pipeline,
                 null));
         RouteEmitter emitter = spec.map(known -> RouteEmitter.of(known, route, transport, codec, metrics))
-                .orElseGet(() -> new RouteEmitter(group, route, transport, codec, metrics));
+                .orElseGet(() -> new RouteEmitter(group, route, Map.of(), transport, codec, metrics));
         return emitter.receipts(List.of(event), KEY, SEED + injectionId).thenApply(receipts -> receipts.get(0));
     }
 

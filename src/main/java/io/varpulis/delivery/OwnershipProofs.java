@@ -1,6 +1,5 @@
 package io.varpulis.delivery;
 
-import io.varpulis.support.DaemonThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,8 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -26,11 +24,16 @@ final class OwnershipProofs {
 
     private static final Logger log = LoggerFactory.getLogger(OwnershipProofs.class);
 
-    private static final ExecutorService PROVERS = Executors.newCachedThreadPool(
-            DaemonThreads.named("varpulis-ownership-proof"));
-
+    private final Executor provers;
     /** unit key -> its proof still running. */
     private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
+
+    /**
+     * @param provers runs each proof on a thread of its own (a proof waits for the server)
+     */
+    OwnershipProofs(Executor provers) {
+        this.provers = provers;
+    }
 
     /**
      * Starts the proof of each unit that has none running yet, and waits until all of them ended or the budget is
@@ -68,7 +71,7 @@ final class OwnershipProofs {
         if (already != null) {
             return already;
         }
-        PROVERS.execute(() -> {
+        provers.execute(() -> {
             try {
                 proof.run();
             } catch (RuntimeException e) {

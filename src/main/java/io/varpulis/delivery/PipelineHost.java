@@ -4,7 +4,7 @@ import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
@@ -17,7 +17,6 @@ import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.RouteEdge;
-import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -40,14 +38,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
  * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
  * ERROR) and is no longer reported in {@link #status()}.
+ * <p>One class, longer than most: deploying (a pipeline or its partitions), stopping (undeployed, fenced or
+ * drained) and reporting all read and change the one map of running pipelines under this host's lock; split, a
+ * fenced stop could race a redeploy of the same unit.
  */
 public class PipelineHost implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PipelineHost.class);
-
-    /** Stops fenced pipelines off the consumer threads that found them fenced. */
-    private static final Executor STOPPER = Executors.newSingleThreadExecutor(
-            DaemonThreads.named("varpulis-fenced-stop"));
 
     private final ClusterTransport transport;
     private final ProcessorRegistry processors;
@@ -55,12 +52,13 @@ public class PipelineHost implements AutoCloseable {
     private final EventCodec codec;
     private final DeliveryContainerFactory containers;
     private final SubstrateMetrics metrics;
-    private final NatsProperties.Consumer consumerSettings;
+    private final ConsumerSettings consumerSettings;
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
     /** unit key -> why its state could not be opened at its last deploy here. */
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
     private final AtomicLong retiredEvents = new AtomicLong();
-    private final OwnershipProofs proofs = new OwnershipProofs();
+    private final OwnershipProofs proofs;
+    private final Executor stopper;
     private final Runnable onPause = () -> proveOwnership(Duration.ZERO);
 
     /**
@@ -70,9 +68,11 @@ public class PipelineHost implements AutoCloseable {
      * @param codec            the event codec
      * @param metrics          substrate meters
      * @param consumerSettings durable consumer settings
+     * @param threads          prove ownership after a pause, stop fenced pipelines
      */
     public PipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors, KeyValueStateFactory states,
-                        EventCodec codec, SubstrateMetrics metrics, NatsProperties.Consumer consumerSettings) {
+                        EventCodec codec, SubstrateMetrics metrics, ConsumerSettings consumerSettings,
+                        Threads threads) {
         this.containers = containers;
         this.transport = containers.transport();
         this.processors = processors;
@@ -80,7 +80,20 @@ public class PipelineHost implements AutoCloseable {
         this.codec = codec;
         this.metrics = metrics;
         this.consumerSettings = consumerSettings;
+        this.proofs = new OwnershipProofs(threads.ownershipProofs());
+        this.stopper = threads.fencedStops();
         PauseDetector.shared().onPause(onPause);
+    }
+
+    /**
+     * The threads every pipeline of a worker shares (beans of the node: {@code varpulisOwnershipProofExecutor},
+     * {@code varpulisFencedStopExecutor}).
+     *
+     * @param ownershipProofs runs each pipeline's ownership proof after a pause on a thread of its own (a proof waits
+     *                        for the server, a heartbeat waits for the proofs half its interval at most)
+     * @param fencedStops     stops fenced pipelines off the consumer threads that found them fenced, one at a time
+     */
+    public record Threads(Executor ownershipProofs, Executor fencedStops) {
     }
 
     /**
@@ -278,7 +291,7 @@ public class PipelineHost implements AutoCloseable {
      * thread, which may be the consumer's own dispatcher.
      */
     private void stopFenced(String key, Deployed running) {
-        STOPPER.execute(() -> {
+        stopper.execute(() -> {
             synchronized (this) {
                 if (deployed.remove(key, running)) {
                     running.fence();

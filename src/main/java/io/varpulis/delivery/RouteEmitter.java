@@ -62,20 +62,6 @@ public class RouteEmitter implements OutputEmitter {
     });
 
     /**
-     * An emitter into unpartitioned pipelines only.
-     *
-     * @param group     the pipeline group
-     * @param routes    the routes out of the emitting pipeline
-     * @param transport publishes
-     * @param codec     encodes events
-     * @param metrics   counts {@code varpulis.events.published{edge}} (stored, duplicates not counted again)
-     */
-    public RouteEmitter(String group, List<PipelineGroupSpec.RouteSpec> routes, ClusterTransport transport,
-                        EventCodec codec, SubstrateMetrics metrics) {
-        this(group, routes, Map.of(), transport, codec, metrics);
-    }
-
-    /**
      * @param group       the pipeline group
      * @param routes      the routes out of the emitting pipeline
      * @param partitioned the partitioning of each partitioned receiving pipeline, by name

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class AlertFile {
 
-    private static final Logger log = LoggerFactory.getLogger(AlertSinkProcessor.class);
+    private static final Logger log = LoggerFactory.getLogger(AlertFile.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** How long the synchronous path waits for a lock another process holds before the apply is tried again. */
     static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);

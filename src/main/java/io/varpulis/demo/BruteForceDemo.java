@@ -3,14 +3,14 @@ package io.varpulis.demo;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.varpulis.cluster.GroupResources;
+import io.varpulis.jetstream.JetStreamSettings;
+import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsConnectionEvents;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.ProcessorSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.RouteSpec;
@@ -225,10 +225,7 @@ public final class BruteForceDemo {
             LogFeeder.checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
-            NatsProperties.JetStream streams = new NatsProperties.JetStream();
-            streams.setReplicas(options.replicas());
-            admin.provision(List.of(VarpulisJetStream.routing(streams), VarpulisJetStream.heartbeat(streams),
-                    VarpulisJetStream.deadLetters(streams)), List.of());
+            admin.provision(JetStreamSettings.builtIn(options.replicas()), List.of());
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = RunReport.parked(connection.jetStreamManagement(), group);
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);

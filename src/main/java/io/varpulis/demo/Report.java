@@ -27,6 +27,8 @@ import java.util.TreeSet;
  *       the number of distinct inputs the reference holds, or is alerted as the reference is;</li>
  *   <li>the alerts written are the expected ones, compared by (src_ip, window_start) only (SPEC section 7).</li>
  * </ul>
+ * Longer than most: the report's sections and its JSON summary are rendered from this one record, so that the two
+ * can never disagree.
  *
  * @param expected   what the input holds and must produce
  * @param edges      per route edge, as the server saw it

@@ -50,6 +50,9 @@ import java.util.concurrent.TimeoutException;
  * copy: a crash between the two replays an event twice, never loses it.
  * <p>Replay and purge are refused unless {@code varpulis.dlq.write-enabled=true}; every write, refused or done,
  * logs one line in the node's audit log ({@link AuditLog}: who, what, how many).
+ * <p>One class, longer than most: list, show, replay and purge read the same envelopes (both forms, SPEC section 4)
+ * through the same paging budget, and the writes share one lock and one audit; split, a replay and a purge of the
+ * same sequence could interleave.
  */
 public class DeadLetterConsole {
 

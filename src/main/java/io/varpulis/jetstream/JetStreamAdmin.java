@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
  * for the health details.
  * <p>Errors are startup errors an operator can act on: {@link JetStreamUnavailableException} when the server has no
  * JetStream, {@link JetStreamPermissionException} when the node's user may not create what it needs.
+ * <p>Longer than most: creating, inspecting and comparing (drift) a stream or consumer share the declarations it
+ * keeps and the translation of the server's errors into startup errors an operator can act on.
  */
 public class JetStreamAdmin {
 

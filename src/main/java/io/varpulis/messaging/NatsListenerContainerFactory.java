@@ -6,9 +6,9 @@ import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedListener;
 
@@ -28,7 +28,7 @@ public class NatsListenerContainerFactory {
     private final JetStreamAdmin admin;
     private final SubstrateMetrics metrics;
     private final PayloadConverter converter;
-    private final NatsProperties nats;
+    private final ConsumerSettings defaults;
     private final NatsListenerProperties listeners;
 
     /**
@@ -36,17 +36,17 @@ public class NatsListenerContainerFactory {
      * @param admin      finds streams by subject, or {@code null} on core
      * @param metrics    the meters of the event paths
      * @param converter  converts payloads
-     * @param nats       the consumer defaults
+     * @param defaults   the consumer defaults
      * @param listeners  the overrides from {@code application.yml}
      */
     public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
-                                        SubstrateMetrics metrics, PayloadConverter converter, NatsProperties nats,
+                                        SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
                                         NatsListenerProperties listeners) {
         this.containers = containers;
         this.admin = admin;
         this.metrics = metrics;
         this.converter = converter;
-        this.nats = nats;
+        this.defaults = defaults;
         this.listeners = listeners;
     }
 
@@ -65,16 +65,15 @@ public class NatsListenerContainerFactory {
      */
     public NatsListenerContainer create(AnnotatedListener found) {
         ListenerEndpoint endpoint = endpoint(found);
-        NatsProperties.Consumer defaults = nats.getJetstream().getConsumer();
         ConsumerConfiguration configuration = ConsumerConfiguration.builder()
                 .durable(endpoint.id())
                 .filterSubject(endpoint.subject())
                 .deliverPolicy(DeliverPolicy.All)
                 .ackPolicy(AckPolicy.Explicit)
-                .ackWait(defaults.getAckWait())
-                .maxDeliver(endpoint.maxDeliver() > 0 ? endpoint.maxDeliver() : defaults.getMaxDeliver())
-                .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.getMaxAckPending())
-                .inactiveThreshold(defaults.getInactiveThreshold())
+                .ackWait(defaults.ackWait())
+                .maxDeliver(endpoint.maxDeliver() > 0 ? endpoint.maxDeliver() : defaults.maxDeliver())
+                .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.maxAckPending())
+                .inactiveThreshold(defaults.inactiveThreshold())
                 .build();
         return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), containers,
                 metrics, converter);

@@ -20,7 +20,7 @@ import java.util.Arrays;
 import javax.net.ssl.SSLException;
 
 /**
- * Builds jnats {@link Options} from {@link NatsConnectionDetails} and {@link NatsProperties} and opens the connection, retrying an unreachable server
+ * Builds jnats {@link Options} from {@link NatsConnectionDetails} and {@link ConnectionSettings} and opens the connection, retrying an unreachable server
  * until {@code varpulis.nats.startup-retry-timeout}. Usable without Spring.
  */
 public final class NatsConnectionFactory {
@@ -33,44 +33,28 @@ public final class NatsConnectionFactory {
     }
 
     /**
-     * Builds the connection options from {@code varpulis.nats.*}: see {@link #options(NatsConnectionDetails,
-     * NatsProperties, String, NatsConnectionEvents)}.
-     *
-     * @param properties     the {@code varpulis.nats.*} settings (servers, authentication, TLS, timeouts)
-     * @param connectionName the name the server shows for this connection
-     * @param events         logs connection events and records permission violations
-     * @return the options
-     * @throws InvalidConfigurationPropertyValueException naming the property, when a value is unusable (empty or
-     *                                                    malformed URL, two authentication methods, a missing file,
-     *                                                    half a key pair)
-     */
-    public static Options options(NatsProperties properties, String connectionName, NatsConnectionEvents events) {
-        return options(new PropertiesNatsConnectionDetails(properties), properties, connectionName, events);
-    }
-
-    /**
      * Builds the connection options: servers, authentication and TLS from the connection details, timeouts from
-     * the properties, a reconnect policy that never gives up (the listener logs each step), and a request cleanup
+     * the settings, a reconnect policy that never gives up (the listener logs each step), and a request cleanup
      * interval of {@code varpulis.nats.jetstream.late-pub-ack-window}, so that a PubAck that comes after the publish
      * timeout still reaches its publisher.
      *
      * @param details        where and how to connect
-     * @param properties     connect-timeout, reconnect-wait and inbox-prefix
+     * @param settings       connect timeout, reconnect wait, request cleanup interval and inbox prefix
      * @param connectionName the name the server shows for this connection
      * @param events         logs connection events and records permission violations
      * @return the options
      * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.nats.inbox-prefix} when it is not
      *                                                    subject tokens
      */
-    public static Options options(NatsConnectionDetails details, NatsProperties properties, String connectionName,
+    public static Options options(NatsConnectionDetails details, ConnectionSettings settings, String connectionName,
                                   NatsConnectionEvents events) {
         Options.Builder builder = new Options.Builder()
                 .servers(details.getServers().toArray(String[]::new))
                 .connectionName(connectionName)
-                .connectionTimeout(properties.getConnectTimeout())
-                .reconnectWait(properties.getReconnectWait())
+                .connectionTimeout(settings.connectTimeout())
+                .reconnectWait(settings.reconnectWait())
                 .maxReconnects(-1)
-                .requestCleanupInterval(properties.getJetstream().getLatePubAckWindow())
+                .requestCleanupInterval(settings.requestCleanupInterval())
                 .connectionListener(events)
                 .errorListener(events);
         if (details.getCredentialsFile() != null) {
@@ -86,8 +70,8 @@ public final class NatsConnectionFactory {
         if (ssl != null) {
             builder.sslContext(ssl.createSslContext());
         }
-        if (properties.getInboxPrefix() != null) {
-            builder.inboxPrefix(inboxPrefix(properties.getInboxPrefix()));
+        if (settings.inboxPrefix() != null) {
+            builder.inboxPrefix(inboxPrefix(settings.inboxPrefix()));
         }
         return builder.build();
     }

@@ -19,6 +19,9 @@ import java.util.Map;
  * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2). Every key can also be set by
  * environment variable ({@code VARPULIS_NATS_URL}, {@code VARPULIS_NATS_SUBSTRATE}, ...). The JetStream limits default
  * to ADR-007's values; the reasons for each number sit next to it.
+ * <p>Longer than most: it is data, one field with its Javadoc sentence and one getter and setter per key, which is
+ * what Spring Boot binds and what the configuration metadata documents; domain code never sees it (it receives
+ * {@link ConnectionSettings} and the settings mapped from the nested classes).
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
 public class NatsProperties implements Validator {
@@ -31,7 +34,7 @@ public class NatsProperties implements Validator {
      * redelivered). Case-insensitive; aliases {@code pubsub}, {@code pub_sub} and {@code js}. An empty or unknown
      * value fails startup; JetStream on a server without it fails startup too, never falls back to core.
      */
-    private String substrate = "core";
+    private Substrate substrate = Substrate.CORE;
 
     /** Name the connection shows in the server's monitoring; defaults to {@code varpulis-{role}-{node id}}. */
     private String connectionName;
@@ -84,11 +87,11 @@ public class NatsProperties implements Validator {
         this.url = url;
     }
 
-    public String getSubstrate() {
+    public Substrate getSubstrate() {
         return substrate;
     }
 
-    public void setSubstrate(String substrate) {
+    public void setSubstrate(Substrate substrate) {
         this.substrate = substrate;
     }
 
@@ -210,6 +213,17 @@ public class NatsProperties implements Validator {
         PropertyChecks.atLeast(errors, "jetstream.consumer.maxAckPending", consumer.getMaxAckPending(), 1);
         PropertyChecks.atLeast(errors, "jetstream.consumer.nakDelay", consumer.getNakDelay(), Duration.ZERO);
         PropertyChecks.atLeast(errors, "jetstream.consumer.batchSize", consumer.getBatchSize(), 1);
+        fixedSubjects(errors, "jetstream.routing.subjects", js.getRouting(), StreamSpec.routing());
+        fixedSubjects(errors, "jetstream.heartbeat.subjects", js.getHeartbeat(), StreamSpec.heartbeat());
+        fixedSubjects(errors, "jetstream.dlq.subjects", js.getDlq(), StreamSpec.deadLetters());
+    }
+
+    /** A built-in stream's subjects are ADR-007's: the substrate publishes and consumes on them. */
+    private static void fixedSubjects(Errors errors, String field, StreamSpec configured, StreamSpec builtIn) {
+        if (!builtIn.getSubjects().equals(configured.getSubjects())) {
+            errors.rejectValue(field, "Fixed", "is fixed for a built-in stream (ADR-007): remove it, expected "
+                    + builtIn.getSubjects());
+        }
     }
 
     /** PEM files for TLS; the client always verifies the server. */
@@ -305,14 +319,14 @@ public class NatsProperties implements Validator {
         /** Whether the application creates the streams it declares when they are absent (never updates them). */
         private boolean provision = true;
 
-        /** The routing stream, {@code VARPULIS_ROUTING}. */
-        private final Routing routing = new Routing();
+        /** The routing stream, {@code VARPULIS_ROUTING}: max_age 1 h, max_bytes 1 GiB, duplicate_window 2 min. */
+        private final StreamSpec routing = StreamSpec.routing();
 
-        /** The heartbeat stream, {@code VARPULIS_HEARTBEAT}. */
-        private final Heartbeat heartbeat = new Heartbeat();
+        /** The heartbeat stream, {@code VARPULIS_HEARTBEAT}: max_age 5 min, max_msgs_per_subject 16. */
+        private final StreamSpec heartbeat = StreamSpec.heartbeat();
 
-        /** The dead-letter stream, {@code VARPULIS_DLQ}. */
-        private final Dlq dlq = new Dlq();
+        /** The dead-letter stream, {@code VARPULIS_DLQ}: max_msgs 100 000, no max_age. */
+        private final StreamSpec dlq = StreamSpec.deadLetters();
 
         /** Durable consumer settings, one consumer per route edge and the coordinator's heartbeat consumer. */
         private final Consumer consumer = new Consumer();
@@ -371,15 +385,15 @@ public class NatsProperties implements Validator {
             this.provision = provision;
         }
 
-        public Routing getRouting() {
+        public StreamSpec getRouting() {
             return routing;
         }
 
-        public Heartbeat getHeartbeat() {
+        public StreamSpec getHeartbeat() {
             return heartbeat;
         }
 
-        public Dlq getDlq() {
+        public StreamSpec getDlq() {
             return dlq;
         }
 
@@ -389,93 +403,6 @@ public class NatsProperties implements Validator {
 
         public Map<String, StreamSpec> getStreams() {
             return streams;
-        }
-    }
-
-    /** {@code VARPULIS_ROUTING}: inter-pipeline routed events. */
-    public static class Routing {
-
-        /**
-         * How long an unconsumed routed event is kept. One hour covers the pipeline that was down for an hour;
-         * replaying a days-old backlog into time windows would manufacture alerts, not recover them.
-         */
-        private Duration maxAge = Duration.ofHours(1);
-
-        /** Byte ceiling, so a wedged consumer cannot fill the disk; discard Old drops the oldest first. */
-        private DataSize maxBytes = DataSize.ofGigabytes(1);
-
-        /** Window in which a repeated {@code Nats-Msg-Id} is stored once: covers a publisher's retry after a crash. */
-        private Duration duplicateWindow = Duration.ofMinutes(2);
-
-        public Duration getMaxAge() {
-            return maxAge;
-        }
-
-        public void setMaxAge(Duration maxAge) {
-            this.maxAge = maxAge;
-        }
-
-        public DataSize getMaxBytes() {
-            return maxBytes;
-        }
-
-        public void setMaxBytes(DataSize maxBytes) {
-            this.maxBytes = maxBytes;
-        }
-
-        public Duration getDuplicateWindow() {
-            return duplicateWindow;
-        }
-
-        public void setDuplicateWindow(Duration duplicateWindow) {
-            this.duplicateWindow = duplicateWindow;
-        }
-    }
-
-    /** {@code VARPULIS_HEARTBEAT}: worker liveness. */
-    public static class Heartbeat {
-
-        /**
-         * How long a heartbeat is kept: well above any heartbeat-timeout, so a restarted coordinator still finds the
-         * evidence it needs; older ones only matter until the next arrives.
-         */
-        private Duration maxAge = Duration.ofMinutes(5);
-
-        /** Heartbeats kept per worker subject: a restarted coordinator replays at most this many per worker. */
-        private long maxMsgsPerSubject = 16;
-
-        public Duration getMaxAge() {
-            return maxAge;
-        }
-
-        public void setMaxAge(Duration maxAge) {
-            this.maxAge = maxAge;
-        }
-
-        public long getMaxMsgsPerSubject() {
-            return maxMsgsPerSubject;
-        }
-
-        public void setMaxMsgsPerSubject(long maxMsgsPerSubject) {
-            this.maxMsgsPerSubject = maxMsgsPerSubject;
-        }
-    }
-
-    /** {@code VARPULIS_DLQ}: parked poison events. */
-    public static class Dlq {
-
-        /**
-         * Most parked events kept; no max_age, because last week's poison event is exactly what an operator looks
-         * for. A full DLQ is itself a signal (discard Old).
-         */
-        private long maxMsgs = 100_000;
-
-        public long getMaxMsgs() {
-            return maxMsgs;
-        }
-
-        public void setMaxMsgs(long maxMsgs) {
-            this.maxMsgs = maxMsgs;
         }
     }
 
@@ -558,8 +485,56 @@ public class NatsProperties implements Validator {
         }
     }
 
-    /** A stream declared in configuration, {@code varpulis.nats.jetstream.streams.<name>.*}. */
+    /**
+     * A stream as configuration describes it: one of the three built-in streams ({@code varpulis.nats.jetstream.routing},
+     * {@code heartbeat}, {@code dlq}, pre-filled with ADR-007's values) or one a service declares under
+     * {@code varpulis.nats.jetstream.streams.<name>.*}.
+     */
     public static class StreamSpec {
+
+        /**
+         * @return {@code VARPULIS_ROUTING}'s ADR-007 settings: one hour covers the pipeline that was down for an hour
+         * (replaying a days-old backlog into time windows would manufacture alerts, not recover them); 1 GiB so a
+         * wedged consumer cannot fill the disk (discard Old drops the oldest first); a 2-minute duplicate window covers
+         * a publisher's retry after a crash
+         */
+        public static StreamSpec routing() {
+            StreamSpec routing = builtIn(Subjects.PIPELINE_ROOT + ".>",
+                    "Varpulis routed events between pipelines (ADR-007)");
+            routing.setMaxAge(Duration.ofHours(1));
+            routing.setMaxBytes(DataSize.ofGigabytes(1));
+            routing.setDuplicateWindow(Duration.ofMinutes(2));
+            return routing;
+        }
+
+        /**
+         * @return {@code VARPULIS_HEARTBEAT}'s ADR-007 settings: five minutes, well above any heartbeat-timeout, so a
+         * restarted coordinator still finds the evidence it needs; 16 per worker subject, the most a restarted
+         * coordinator replays per worker
+         */
+        public static StreamSpec heartbeat() {
+            StreamSpec heartbeat = builtIn(Subjects.HEARTBEAT_ROOT + ".>", "Varpulis worker heartbeats (ADR-007)");
+            heartbeat.setMaxAge(Duration.ofMinutes(5));
+            heartbeat.setMaxMsgsPerSubject(16L);
+            return heartbeat;
+        }
+
+        /**
+         * @return {@code VARPULIS_DLQ}'s ADR-007 settings: 100 000 parked events and no max_age, because last week's
+         * poison event is exactly what an operator looks for; a full DLQ is itself a signal (discard Old)
+         */
+        public static StreamSpec deadLetters() {
+            StreamSpec dlq = builtIn("varpulis.dlq.>", "Varpulis parked events with their death envelopes (ADR-007)");
+            dlq.setMaxMsgs(100_000L);
+            return dlq;
+        }
+
+        private static StreamSpec builtIn(String subject, String description) {
+            StreamSpec spec = new StreamSpec();
+            spec.setSubjects(new ArrayList<>(List.of(subject)));
+            spec.setDescription(description);
+            return spec;
+        }
 
         /** Subjects the stream captures (wildcards allowed); required. */
         private List<String> subjects = new ArrayList<>();

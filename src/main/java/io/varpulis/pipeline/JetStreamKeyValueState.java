@@ -12,7 +12,6 @@ import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.KeyValueBuckets;
-import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.OutboundMessage;
@@ -21,6 +20,7 @@ import io.varpulis.transport.PublishReceipt;
 import io.varpulis.support.Backoffs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.backoff.BackOffExecution;
 
 import java.io.IOException;
@@ -39,8 +39,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -78,6 +76,9 @@ import java.util.regex.Pattern;
  * Values are stored as the NATS key-value API stores them (subject {@code $KV.{bucket}.{key}}, a delete is a
  * {@code KV-Operation: DEL} marker), so {@code nats kv get} reads them. Keys live for the bucket's TTL after their
  * last write. Thread-safe; the route ingress applies one event at a time per pipeline.
+ * <p>One class, longer than most: the write chain, its mending after a broker failure, the cache and the fence all
+ * read and change one chain state (the writes in flight, the last confirmed message id) under one lock; split, a
+ * mend could race a write and break the chain the fencing rests on.
  */
 public final class JetStreamKeyValueState implements KeyValueState {
 
@@ -104,12 +105,6 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private static final long MAX_RETRY_MILLIS = 4000;
     private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
             "DEL");
-    /** Settles every state's writes when their PubAck (or its failure) comes, in order. */
-    private static final Executor CONFIRM = Executors.newSingleThreadExecutor(
-            DaemonThreads.named("varpulis-state-confirm"));
-    /** Recovers every state's broken write chains; the work is rare and short (a few leader reads). */
-    private static final ScheduledExecutorService RECOVERY =
-            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-state-recovery"));
 
     private final Connection connection;
     private final JetStreamManagement jsm;
@@ -121,6 +116,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     private final String writer;
     private final Clock clock = Clock.systemUTC();
     private final StateWriteBackoff backoff;
+    private final Threads threads;
 
     // Guarded by this.
     private final LinkedHashMap<String, Cached> cache = new LinkedHashMap<>(64, 0.75f, true);
@@ -159,9 +155,20 @@ public final class JetStreamKeyValueState implements KeyValueState {
         }
     }
 
+    /**
+     * The threads every state of a worker shares (beans of the node: {@code varpulisStateConfirmExecutor},
+     * {@code varpulisStateRecoveryScheduler}).
+     *
+     * @param confirm  settles every state's writes when their PubAck (or its failure) comes, in order: one thread
+     * @param recovery mends every state's broken write chains; the work is rare and short (a few leader reads)
+     */
+    public record Threads(Executor confirm, TaskScheduler recovery) {
+    }
+
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-                                   Settings settings, StateWriteBackoff backoff) throws IOException {
+                                   Settings settings, StateWriteBackoff backoff, Threads threads) throws IOException {
         this.backoff = backoff;
+        this.threads = threads;
         this.connection = connection;
         this.jsm = connection.jetStreamManagement();
         this.transport = transport;
@@ -180,6 +187,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @param bucket     the bucket name ({@code [A-Za-z0-9_-]})
      * @param epoch      the pipeline's placement epoch: an open below the fence's epoch is refused
      * @param settings   TTL, replicas, timeout, cache size
+     * @param threads    settle the writes and mend the write chain
      * @return the open state, owning the bucket
      * @throws StateFencedException      when a higher epoch holds the bucket, or it keeps being written by another
      *                                   writer while this one opens it
@@ -187,13 +195,13 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @throws StateException            when the bucket cannot be created or opened (JetStream cannot place it)
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
-                                              long epoch, Settings settings) {
-        return open(connection, transport, bucket, epoch, settings, StateWriteBackoff.uncounted());
+                                              long epoch, Settings settings, Threads threads) {
+        return open(connection, transport, bucket, epoch, settings, StateWriteBackoff.uncounted(), threads);
     }
 
     /**
-     * Opens a pipeline's state, as {@link #open(Connection, ClusterTransport, String, long, Settings)}, with the
-     * backoff (and retry counter) of its unconfirmed writes.
+     * Opens a pipeline's state, as {@link #open(Connection, ClusterTransport, String, long, Settings, Threads)}, with
+     * the backoff (and retry counter) of its unconfirmed writes.
      *
      * @param connection the connection (leader reads, bucket management)
      * @param transport  publishes the writes
@@ -201,13 +209,15 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @param epoch      the pipeline's placement epoch
      * @param settings   TTL, replicas, timeout, cache size
      * @param backoff    when unconfirmed writes are sent again, counted
+     * @param threads    settle the writes and mend the write chain
      * @return the open state, owning the bucket
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
-                                              long epoch, Settings settings, StateWriteBackoff backoff) {
+                                              long epoch, Settings settings, StateWriteBackoff backoff,
+                                              Threads threads) {
         try {
             JetStreamKeyValueState state = new JetStreamKeyValueState(connection, transport, bucket, epoch,
-                    settings, backoff);
+                    settings, backoff, threads);
             state.createIfAbsent();
             state.takeOver();
             return state;
@@ -393,10 +403,11 @@ public final class JetStreamKeyValueState implements KeyValueState {
         OutboundMessage message = new OutboundMessage(subject(write.key),
                 write.value == null ? new byte[0] : write.value, write.messageId,
                 write.value == null ? DELETE_MARKER : Map.of(), anchor, anchor == null ? previous : null);
-        // Settled on CONFIRM, never on the thread that completes the PubAck (jnats' reply dispatcher, the PubAck
-        // deadline sweeper): settling takes this state's lock, which a sender may hold while it waits for a slot in
-        // the window of outstanding PubAcks that only those threads free.
-        transport.publish(message).whenCompleteAsync((receipt, error) -> settled(write, receipt, error), CONFIRM);
+        // Settled on the confirm thread, never on the thread that completes the PubAck (jnats' reply dispatcher, the
+        // PubAck deadline sweeper): settling takes this state's lock, which a sender may hold while it waits for a slot
+        // in the window of outstanding PubAcks that only those threads free.
+        transport.publish(message).whenCompleteAsync((receipt, error) -> settled(write, receipt, error),
+                threads.confirm());
     }
 
     private void settled(Write write, PublishReceipt receipt, Throwable error) {
@@ -410,7 +421,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
             // (issue 30: a pipeline stalled that long, silently). Then the chain is looked up and mended.
             write.awaitedLate = true;
             failed.late().orTimeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .whenCompleteAsync((late, lateError) -> settled(write, late, lateError), CONFIRM);
+                    .whenCompleteAsync((late, lateError) -> settled(write, late, lateError), threads.confirm());
             return;
         }
         List<Write> confirmed = new ArrayList<>();
@@ -427,7 +438,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 write.failure = error;
                 if (fenced == null && !closed && !recovering) {
                     recovering = true;
-                    RECOVERY.schedule(this::recover, backoff.nextRetryMillis(), TimeUnit.MILLISECONDS);
+                    recoverIn(backoff.nextRetryMillis());
                 }
             }
         }
@@ -466,7 +477,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 return;
             }
             if (unconfirmed.stream().anyMatch(w -> w.status == Status.SENT)) {
-                RECOVERY.schedule(this::recover, FIRST_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                recoverIn(FIRST_RETRY_MILLIS);
                 return;
             }
             from = confirmedSequence;
@@ -535,10 +546,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
             if (head != null && head.status == Status.FAILED && inProcess(head.failure)
                     && head.inProcessChecks++ < IN_PROCESS_CHECKS) {
                 // The server is still storing an earlier copy: wait for it to land rather than send a third.
-                RECOVERY.schedule(this::recover, backoff.nextRetryMillis(), TimeUnit.MILLISECONDS);
+                recoverIn(backoff.nextRetryMillis());
                 if (!confirmed.isEmpty()) {
                     List<Write> done = List.copyOf(confirmed);
-                    RECOVERY.execute(() -> done.forEach(w -> w.confirmed.complete(null)));
+                    threads.recovery().schedule(() -> done.forEach(w -> w.confirmed.complete(null)), Instant.now());
                 }
                 return;
             }
@@ -558,6 +569,11 @@ public final class JetStreamKeyValueState implements KeyValueState {
                 last, found, pending.size() - found);
     }
 
+    /** Mends the write chain on the recovery thread, after a wait. */
+    private void recoverIn(long millis) {
+        threads.recovery().schedule(this::recover, Instant.now().plusMillis(millis));
+    }
+
     private void retryLater(Exception cause) {
         long wait;
         synchronized (this) {
@@ -568,7 +584,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         }
         log.debug("state bucket {}: cannot mend the write chain yet ({}); again in {} ms", bucket, cause.toString(),
                 wait);
-        RECOVERY.schedule(this::recover, wait, TimeUnit.MILLISECONDS);
+        recoverIn(wait);
     }
 
     /**
@@ -585,10 +601,10 @@ public final class JetStreamKeyValueState implements KeyValueState {
         recovering = false;
         StateException error = new StateException("bucket " + bucket + " refused the write of key " + head.key
                 + ": " + head.failure.getMessage(), head.failure);
-        RECOVERY.execute(() -> {
+        threads.recovery().schedule(() -> {
             confirmed.forEach(w -> w.confirmed.complete(null));
             dropped.forEach(w -> w.confirmed.completeExceptionally(error));
-        });
+        }, Instant.now());
     }
 
     private static boolean inProcess(Throwable failure) {

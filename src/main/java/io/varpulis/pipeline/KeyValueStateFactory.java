@@ -45,18 +45,21 @@ public interface KeyValueStateFactory {
      * @param connection the connection (leader reads, bucket management)
      * @param transport  the JetStream transport that publishes the writes
      * @param settings   TTL, replicas, timeout and cache size of the buckets
+     * @param threads    settle the writes and mend the write chains of every state
      * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}_{hash}},
      * or per partition, {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}} (see
      * {@link JetStreamKeyValueState})
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
-                                          JetStreamKeyValueState.Settings settings) {
+                                          JetStreamKeyValueState.Settings settings,
+                                          JetStreamKeyValueState.Threads threads) {
         return (group, pipeline, partition, epoch) -> JetStreamKeyValueState.open(connection, transport,
-                JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings);
+                JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings, threads);
     }
 
     /**
-     * As {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings)}, each state's write
+     * As {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings,
+     * JetStreamKeyValueState.Threads)}, each state's write
      * retries counted as {@code varpulis.state.write.retries{pipeline, partition}} (SPEC section 9: a slow disk is
      * slowness, with bounded, backed-off and visible retries).
      *
@@ -64,17 +67,19 @@ public interface KeyValueStateFactory {
      * @param transport  the JetStream transport that publishes the writes
      * @param settings   TTL, replicas, timeout and cache size of the buckets
      * @param metrics    the registry of the retry counters
+     * @param threads    settle the writes and mend the write chains of every state
      * @return state in one JetStream key-value bucket per pipeline or partition
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
-                                          JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics) {
+                                          JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics,
+                                          JetStreamKeyValueState.Threads threads) {
         return (group, pipeline, partition, epoch) -> {
             Counter retries = Counter.builder("varpulis.state.write.retries")
                     .description("state writes sent again after a PubAck timeout or a refused write, backed off")
                     .tag("pipeline", pipeline).tag("partition", new PipelineUnit(group, pipeline, partition)
                             .partitionTag()).register(metrics.registry());
             return JetStreamKeyValueState.open(connection, transport, JetStreamKeyValueState.bucketName(group,
-                    pipeline, partition), epoch, settings, new StateWriteBackoff(retries::increment));
+                    pipeline, partition), epoch, settings, new StateWriteBackoff(retries::increment), threads);
         };
     }
 }

@@ -1,9 +1,9 @@
 package io.varpulis.smoke;
 
-import io.varpulis.cluster.WorkerIdLease;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.transport.GivenUpMessage;
 import io.varpulis.nats.Subjects;
+import io.varpulis.transport.GivenUpMessage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -48,10 +48,10 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
                               List<String> subscribeAllow, boolean allowResponses) {
 
     /** The coordinators' group bucket. */
-    public static final String GROUPS_BUCKET = "varpulis_groups";
+    public static final String GROUPS_BUCKET = ControlPlaneBuckets.GROUPS;
 
     /** The coordinators' leader lease bucket (issue 12). */
-    public static final String LEADER_BUCKET = "varpulis_leader";
+    public static final String LEADER_BUCKET = ControlPlaneBuckets.LEADER;
 
     private static final String ROUTING = VarpulisJetStream.ROUTING_STREAM;
     private static final String HEARTBEAT = VarpulisJetStream.HEARTBEAT_STREAM;
@@ -151,9 +151,9 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
                 "$JS.API.STREAM.MSG.GET." + HEARTBEAT,
                 // A late worker's progress (LateWorkers): its route consumers' ack floors, its worker-id lease.
                 "$JS.API.CONSUMER.INFO." + ROUTING + ".*",
-                "$JS.API.STREAM.INFO.KV_" + WorkerIdLease.BUCKET,
-                "$JS.API.STREAM.MSG.GET.KV_" + WorkerIdLease.BUCKET,
-                "$JS.API.DIRECT.GET.KV_" + WorkerIdLease.BUCKET + ".>",
+                "$JS.API.STREAM.INFO.KV_" + ControlPlaneBuckets.WORKER_IDS,
+                "$JS.API.STREAM.MSG.GET.KV_" + ControlPlaneBuckets.WORKER_IDS,
+                "$JS.API.DIRECT.GET.KV_" + ControlPlaneBuckets.WORKER_IDS + ".>",
                 // DELETE ...?purge=true: the group's consumers, routed events and state buckets.
                 "$JS.API.CONSUMER.DELETE." + ROUTING + ".*",
                 "$JS.API.STREAM.PURGE." + ROUTING,

@@ -4,9 +4,11 @@ import io.nats.client.Connection;
 import io.nats.client.Subscription;
 import io.nats.client.impl.Headers;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Subjects;
 
 import java.io.PrintStream;
@@ -73,7 +75,8 @@ final class RoleSmokeTest {
         NatsConnectionEvents events = new NatsConnectionEvents(properties.getReconnectWait());
         Connection connection;
         try {
-            connection = NatsConnectionFactory.connect(NatsConnectionFactory.options(properties,
+            connection = NatsConnectionFactory.connect(NatsConnectionFactory.options(
+                    new PropertiesNatsConnectionDetails(properties), ConnectionSettings.from(properties),
                     "varpulis-smoke-test-" + role, events), properties.getUrl(), properties.getStartupRetryTimeout(),
                     events);
             pass("connected to %s as the %s's user", connection.getConnectedUrl(), role);

@@ -3,22 +3,26 @@ package io.varpulis.smoke;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
-import io.varpulis.cluster.ClusterProperties;
-import io.varpulis.cluster.NodeIdentity;
+import io.varpulis.jetstream.JetStreamSettings;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.node.NodeIdentity;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
+import io.varpulis.nats.SubstrateConverter;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
@@ -90,7 +94,9 @@ public final class SmokeTest {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(
                 springArgs.toArray(String[]::new)));
-        Binder binder = new Binder(ConfigurationPropertySources.get(environment));
+        ApplicationConversionService conversions = new ApplicationConversionService();
+        conversions.addConverter(new SubstrateConverter());
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment), null, conversions);
         NatsProperties properties = binder.bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
         if (role != null) {
             ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
@@ -124,7 +130,8 @@ public final class SmokeTest {
         Connection connection;
         try {
             connection = NatsConnectionFactory.connect(
-                    NatsConnectionFactory.options(properties, "varpulis-smoke-test", events), properties.getUrl(),
+                    NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
+                            ConnectionSettings.from(properties), "varpulis-smoke-test", events), properties.getUrl(),
                     properties.getStartupRetryTimeout(), events);
             pass("connected to %s (server %s %s; TLS %s, authentication %s)", connection.getConnectedUrl(),
                     connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion(),
@@ -144,8 +151,8 @@ public final class SmokeTest {
                 return summary();
             }
             NatsProperties.JetStream js = properties.getJetstream();
-            for (StreamDeclaration stream : List.of(VarpulisJetStream.routing(js), VarpulisJetStream.heartbeat(js),
-                    VarpulisJetStream.deadLetters(js))) {
+            for (StreamDeclaration stream : List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
+                    JetStreamSettings.deadLetters(js))) {
                 checkStream(admin, stream);
             }
             checkRoundTrip(connection, admin);

@@ -1,10 +1,19 @@
 package io.varpulis.support;
 
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * The one way this project makes background threads: daemon threads with a recognisable name, so a timer or a
  * settling pool never keeps a JVM alive and shows up by name in a thread dump.
+ * <p>The executors and schedulers made here are meant to be Spring beans (initialised and shut down by the
+ * context). They keep taking tasks after the context began to close and are shut down when the context destroys
+ * them, after every lifecycle stopped: a worker draining its pipelines at stop still heartbeats, and a state write
+ * confirmed during the drain is still settled. A task handed over once the context destroyed them is dropped: the node
+ * is gone, and an exception would only reach the thread that handed it over (a jnats thread completing a PubAck).
  */
 public final class DaemonThreads {
 
@@ -19,5 +28,42 @@ public final class DaemonThreads {
         CustomizableThreadFactory threads = new CustomizableThreadFactory(prefix + "-");
         threads.setDaemon(true);
         return threads;
+    }
+
+    /**
+     * @param prefix the thread name prefix, e.g. {@code varpulis-heartbeat}; a {@code -N} suffix is added
+     * @return a scheduler of one daemon thread (its tasks run one at a time, in order), not initialised yet
+     */
+    public static ThreadPoolTaskScheduler scheduler(String prefix) {
+        ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+        scheduler.setPoolSize(1);
+        scheduler.setThreadNamePrefix(prefix + "-");
+        scheduler.setDaemon(true);
+        scheduler.setAcceptTasksAfterContextClose(true);
+        scheduler.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
+        return scheduler;
+    }
+
+    /**
+     * @param prefix     the thread name prefix, e.g. {@code varpulis-fenced-stop}; a {@code -N} suffix is added
+     * @param maxThreads {@code 1} for one thread running the tasks in order (the others wait in an unbounded queue);
+     *                   more for a thread per task up to that many (none waits; idle threads end after a minute)
+     * @return an executor of daemon threads, not initialised yet
+     */
+    public static ThreadPoolTaskExecutor executor(String prefix, int maxThreads) {
+        ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+        if (maxThreads == 1) {
+            executor.setCorePoolSize(1);
+            executor.setMaxPoolSize(1);
+        } else {
+            executor.setCorePoolSize(0);
+            executor.setMaxPoolSize(maxThreads);
+            executor.setQueueCapacity(0);
+        }
+        executor.setThreadNamePrefix(prefix + "-");
+        executor.setDaemon(true);
+        executor.setAcceptTasksAfterContextClose(true);
+        executor.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
+        return executor;
     }
 }

@@ -3,11 +3,11 @@ package io.varpulis.web;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import io.varpulis.cluster.ClusterState;
-import io.varpulis.cluster.CoordinatorNode;
-import io.varpulis.cluster.GroupStoreUnavailableException;
-import io.varpulis.cluster.LeaderView;
-import io.varpulis.cluster.WorkerRecord;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.coordinator.GroupDeclarations;
+import io.varpulis.cluster.coordinator.GroupStoreUnavailableException;
+import io.varpulis.cluster.coordinator.LeaderView;
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -41,11 +41,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
- * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}. Errors are {@code {"error":"..."}}
- * with 400 (invalid input), 404 (unknown group), 409 (group exists), 413 (an event NATS can never store) or 503 (the
- * substrate or the group store did not confirm); 401, 403 and 413 for a body over the limit come from
- * {@link ClusterHttpSecurity}, unknown paths and bodies from {@link ApiErrorAdvice}. Every write is audited
- * ({@link AuditLog}) with the principal and its roles.
+ * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}: it reads the cluster through
+ * {@link ClusterQueries} and declares and removes groups through {@link GroupDeclarations}. Errors are
+ * {@code {"error":"..."}} with 400 (invalid input), 404 (unknown group), 409 (group exists), 413 (an event NATS can
+ * never store) or 503 (the substrate or the group store did not confirm); 401, 403 and 413 for a body over the limit
+ * come from {@link ClusterHttpSecurity}, unknown paths and bodies from {@link ApiErrorAdvice}. Every write is
+ * audited ({@link AuditLog}) with the principal and its roles.
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
@@ -57,7 +58,8 @@ public class ClusterApiController {
 
     private static final Logger log = LoggerFactory.getLogger(ClusterApiController.class);
 
-    private final CoordinatorNode coordinator;
+    private final ClusterQueries cluster;
+    private final GroupDeclarations groups;
     private final EventInjector injector;
     private final String substrate;
     private final NodeSecurityProperties limits;
@@ -66,14 +68,16 @@ public class ClusterApiController {
      * Warns when {@code varpulis.security.max-request-size} is above the server's {@code max_payload}: bodies between
      * the two are read, then answered 413.
      *
-     * @param coordinator the coordinator
-     * @param injector    puts injected events into their group
-     * @param transport   the substrate: its {@code max_payload} (a larger event can never be stored), its name
-     * @param limits      the longest event type and field name an injected event may carry, the body limit
+     * @param cluster   what the coordinator knows of its cluster, read-only
+     * @param groups    declares and removes groups
+     * @param injector  puts injected events into their group
+     * @param transport the substrate: its {@code max_payload} (a larger event can never be stored), its name
+     * @param limits    the longest event type and field name an injected event may carry, the body limit
      */
-    public ClusterApiController(CoordinatorNode coordinator, EventInjector injector, ClusterTransport transport,
-                                NodeSecurityProperties limits) {
-        this.coordinator = coordinator;
+    public ClusterApiController(ClusterQueries cluster, GroupDeclarations groups, EventInjector injector,
+                                ClusterTransport transport, NodeSecurityProperties limits) {
+        this.cluster = cluster;
+        this.groups = groups;
         this.injector = injector;
         this.substrate = transport.substrate().id();
         this.limits = limits;
@@ -94,14 +98,13 @@ public class ClusterApiController {
      */
     @GetMapping("/workers")
     public List<Map<String, Object>> workers() {
-        ClusterState state = coordinator.state();
-        List<Map<String, Object>> workers = new ArrayList<>(state.workers().stream().map(w -> {
+        List<Map<String, Object>> workers = new ArrayList<>(cluster.workers().stream().map(w -> {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("worker", w);
-            entry.put("pipelines", state.pipelinesOf(w.workerId()));
+            entry.put("pipelines", cluster.placedOn(w.workerId()));
             return entry;
         }).toList());
-        coordinator.unregisteredWorkers().forEach(w -> workers.add(Map.of("worker", w, "pipelines", List.of())));
+        cluster.unregisteredWorkers().forEach(w -> workers.add(Map.of("worker", w, "pipelines", List.of())));
         return workers;
     }
 
@@ -112,7 +115,7 @@ public class ClusterApiController {
      */
     @GetMapping("/leader")
     public LeaderView leader() {
-        return coordinator.leader();
+        return cluster.leader();
     }
 
     /**
@@ -120,7 +123,7 @@ public class ClusterApiController {
      */
     @GetMapping("/pipeline-groups")
     public List<GroupView> groups() {
-        return coordinator.state().groups().stream().map(this::describe).toList();
+        return cluster.groups().stream().map(this::describe).toList();
     }
 
     /**
@@ -141,7 +144,7 @@ public class ClusterApiController {
     public ResponseEntity<?> create(@RequestBody PipelineGroupSpec group,
                                     HttpServletRequest request) {
         try {
-            coordinator.declare(group);
+            groups.declare(group);
         } catch (IllegalStateException exists) {
             // Only the declaration's conflict is a 409: an IllegalStateException elsewhere (Tomcat's malformed query
             // string, a closed connection) is not the caller's group clashing with another.
@@ -162,7 +165,7 @@ public class ClusterApiController {
     @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
     @GetMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> group(@PathVariable String id) {
-        return coordinator.state().group(id).<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
+        return cluster.group(id).<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
                 .orElseGet(() -> notFound(id));
     }
 
@@ -180,7 +183,7 @@ public class ClusterApiController {
     @DeleteMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge,
                                     HttpServletRequest request) {
-        boolean removed = coordinator.remove(id, purge);
+        boolean removed = groups.remove(id, purge);
         AuditLog.done(Principals.caller(request).describe(), "delete group " + id + (purge ? " with purge" : "")
                 + (removed ? ": removed" : ": no such group"));
         return removed ? ResponseEntity.noContent().build() : notFound(id);
@@ -220,7 +223,7 @@ public class ClusterApiController {
     public ResponseEntity<?> inject(@PathVariable String id, @RequestBody Event event,
                                     @RequestParam(name = "id", required = false) String msgId,
                                     HttpServletRequest request) throws InterruptedException {
-        PipelineGroupSpec group = coordinator.state().group(id).orElse(null);
+        PipelineGroupSpec group = cluster.group(id).orElse(null);
         if (group == null) {
             return notFound(id);
         }
@@ -259,12 +262,12 @@ public class ClusterApiController {
     @GetMapping("/topology")
     public Map<String, Object> topology() {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("coordinator_id", coordinator.coordinatorId());
-        body.put("leader", coordinator.leader().leader());
+        body.put("coordinator_id", cluster.coordinatorId());
+        body.put("leader", cluster.leader().leader());
         body.put("substrate", substrate);
-        body.put("workers", coordinator.state().workers().stream().map(WorkerRecord::workerId).toList());
-        body.put("groups", coordinator.topology());
-        body.put("placement_gate", coordinator.placementGate().view());
+        body.put("workers", cluster.workers().stream().map(WorkerRecord::workerId).toList());
+        body.put("groups", cluster.topology());
+        body.put("placement_gate", cluster.placementGate());
         return body;
     }
 
@@ -308,7 +311,7 @@ public class ClusterApiController {
     }
 
     private GroupView describe(PipelineGroupSpec group) {
-        return new GroupView(group, coordinator.placementOf(group.name()), coordinator.pipelinesOf(group.name()),
-                coordinator.adoptingUntil().orElse(null));
+        return new GroupView(group, cluster.placementOf(group.name()), cluster.pipelinesOf(group.name()),
+                cluster.adoptingUntil().orElse(null));
     }
 }

@@ -2,7 +2,7 @@ package io.varpulis.web;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.varpulis.cluster.PipelineView;
+import io.varpulis.cluster.coordinator.PipelineView;
 import io.varpulis.pipeline.PipelineGroupSpec;
 
 import java.time.Instant;

@@ -1,8 +1,9 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.nats.client.Connection;
-import io.varpulis.cluster.ClusterProperties;
-import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
@@ -81,7 +82,7 @@ class ClusterStartupValidationTest {
                 "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
                 "varpulis.cluster.groups.g.routes[0].to-pipeline=detect").run(context -> {
                     assertThat(context).hasNotFailed();
-                    var detect = context.getBean(CoordinatorNode.class).state().group("g").orElseThrow()
+                    var detect = context.getBean(ClusterQueries.class).group("g").orElseThrow()
                             .pipeline("detect").orElseThrow();
                     assertThat(detect.partitions()).isEqualTo(3);
                     assertThat(detect.partitionKey()).isEqualTo("src_ip");
@@ -93,7 +94,7 @@ class ClusterStartupValidationTest {
         runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
                 "varpulis.cluster.role=coordinator").run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(CoordinatorNode.class).coordinatorId()).isEqualTo("coordinator");
+                    assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coordinator");
                 });
     }
 
@@ -198,7 +199,7 @@ class ClusterStartupValidationTest {
                         Map.of("VARPULIS_COORDINATOR_ID", "coord-from-env")))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(CoordinatorNode.class).coordinatorId()).isEqualTo("coord-from-env");
+                    assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coord-from-env");
                     assertThat(context.getBean(Connection.class).jetStreamManagement()
                             .getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM,
                                     DurableNames.heartbeatConsumer("coord-from-env")).getName())

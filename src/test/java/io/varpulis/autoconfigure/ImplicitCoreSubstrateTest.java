@@ -1,7 +1,7 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerRegistry;
@@ -71,7 +71,7 @@ class ImplicitCoreSubstrateTest {
     @Test
     void aStreamDeclaredAsABeanOnTheDefaultSubstrateIsRefusedNamingIt() {
         runner.withBean("ordersStream", StreamDeclaration.class,
-                        () -> VarpulisJetStream.fromSpec("ORDERS", ordersSpec(), 1))
+                        () -> JetStreamSettings.stream("ORDERS", ordersSpec(), 1))
                 .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS"));
     }
 

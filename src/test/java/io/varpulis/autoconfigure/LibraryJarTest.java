@@ -1,5 +1,8 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
+import io.varpulis.autoconfigure.node.NodeSecurityAutoConfiguration;
+import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.test.BrokerTest;
@@ -23,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The library jar (issue 22) lists the node's auto-configurations but carries none of the node's classes: with those
- * classes hidden, a service gets the substrate, its listeners and template, and the node's auto-configurations are
- * filtered out; asking it for a cluster node fails at startup, naming the node's jar.
+ * The library jar (issue 22) carries none of the node's classes, nor the node's auto-configurations (issue 35: the
+ * node imports them itself, {@code ImportNodeAutoConfiguration}): with those classes hidden, a service gets the
+ * substrate, its listeners and template, and no node part even with {@code varpulis.cluster.enabled=true}; asking it
+ * for a cluster node fails at startup, naming the node's jar. {@link LibraryArtifactTest} checks the built jars.
  */
 @BrokerTest
 class LibraryJarTest {
@@ -34,7 +38,7 @@ class LibraryJarTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private static final FilteredClassLoader LIBRARY_JAR = new FilteredClassLoader("io.varpulis.cluster.",
-            "io.varpulis.web.", "io.varpulis.demo.", "io.varpulis.smoke.");
+            "io.varpulis.web.", "io.varpulis.demo.", "io.varpulis.smoke.", "io.varpulis.autoconfigure.node.");
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -60,7 +64,8 @@ class LibraryJarTest {
     void withoutBeanValidationOnTheClasspathABadValueStillFailsStartupNamingTheProperty() {
         new ApplicationContextRunner().withUserConfiguration(Service.class)
                 .withClassLoader(new FilteredClassLoader("io.varpulis.cluster.", "io.varpulis.web.",
-                        "io.varpulis.demo.", "io.varpulis.smoke.", "jakarta.validation.", "org.hibernate.validator."))
+                        "io.varpulis.demo.", "io.varpulis.smoke.", "io.varpulis.autoconfigure.node.",
+                        "jakarta.validation.", "org.hibernate.validator."))
                 .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                         "varpulis.nats.jetstream.replicas=7")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()

@@ -5,13 +5,13 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamUnavailableException;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.NatsStartupException;
 import io.varpulis.nats.Substrate;
 import io.varpulis.test.BrokerTest;
@@ -182,7 +182,7 @@ class NatsAutoConfigurationTest {
                     String event = "{\"event_type\":\"SshAuthFailure\",\"fields\":{\"src_ip\":\"10.0.0.9\"}}";
                     BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
                     ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer("detector", subject,
-                            new NatsProperties.Consumer());
+                            ConsumerSettings.defaults());
                     try (Consumption ignored = transport.consume(consumer, delivery -> {
                         delivery.ack();
                         received.add(delivery);

@@ -2,8 +2,9 @@ package io.varpulis.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
-import io.varpulis.cluster.CoordinatorNode;
-import io.varpulis.cluster.WorkerNode;
+import io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.worker.WorkerNode;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.health.JetStreamHealthIndicator;
@@ -32,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A plain Spring Boot 4.1 application (one {@code @EnableAutoConfiguration}, nothing of ours declared) that puts the
  * jar on its classpath gets every bean of the substrate from {@code varpulis.nats.*} alone, through the
- * auto-configurations the jar registers, and no cluster node unless it asks for one (issue 10).
+ * auto-configurations the jar registers, and no cluster node unless it imports the node's auto-configurations and
+ * asks for one (issues 10 and 35).
  */
 @BrokerTest
 class PlainBootApplicationTest {
@@ -81,9 +83,13 @@ class PlainBootApplicationTest {
     }
 
     @Test
-    void theClusterNodeAndItsThreeStreamsComeOnlyWhenTheApplicationAsksForIt() {
-        runner.withPropertyValues("varpulis.nats.substrate=jetstream", "varpulis.cluster.enabled=true",
-                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=plain-app").run(context -> {
+    void theClusterNodeAndItsThreeStreamsComeOnlyWhenTheApplicationImportsTheNodeAndAsksForIt() {
+        String[] worker = {"varpulis.nats.substrate=jetstream", "varpulis.cluster.enabled=true",
+                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=plain-app"};
+        // The node's auto-configurations are the node's own (issue 35): a property alone starts no node.
+        runner.withPropertyValues(worker).run(context -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(WorkerNode.class));
+        runner.withUserConfiguration(NodeApplication.class).withPropertyValues(worker).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(WorkerNode.class).doesNotHaveBean(CoordinatorNode.class);
             assertThat(context.getBeansOfType(StreamDeclaration.class).values()).extracting(StreamDeclaration::name)
@@ -96,5 +102,12 @@ class PlainBootApplicationTest {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class PlainApplication {
+    }
+
+    /** An application that is a node, as {@code VarpulisClusterApplication} is. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @ImportNodeAutoConfiguration
+    static class NodeApplication {
     }
 }

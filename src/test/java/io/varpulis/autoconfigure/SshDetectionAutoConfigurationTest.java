@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.SshDetectionAutoConfiguration;
 import io.varpulis.demo.DemoProcessorsProperties;
 import io.varpulis.pipeline.ProcessorType;
 import org.junit.jupiter.api.Test;

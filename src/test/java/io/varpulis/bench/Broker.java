@@ -6,6 +6,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.ConsumerInfo;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
@@ -34,8 +35,8 @@ final class Broker implements AutoCloseable {
         admin = connect(server.url());
         jsm = admin.jetStreamManagement();
         NatsProperties.JetStream js = new NatsProperties().getJetstream();
-        new JetStreamAdmin(admin, null).provision(List.of(VarpulisJetStream.routing(js),
-                VarpulisJetStream.heartbeat(js), VarpulisJetStream.deadLetters(js)), List.of());
+        new JetStreamAdmin(admin, null).provision(List.of(JetStreamSettings.routing(js),
+                JetStreamSettings.heartbeat(js), JetStreamSettings.deadLetters(js)), List.of());
     }
 
     /**

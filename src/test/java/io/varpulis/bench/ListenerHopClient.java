@@ -147,7 +147,7 @@ final class ListenerHopClient implements HopClient {
         containers = new DeliveryContainerFactory(consuming, worker.parker,
                 worker.properties.getJetstream().getConsumer().getNakDelay(), new Reporting(observed, applied));
         registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
-                worker.metrics, converter, worker.properties, listeners), Duration.ofSeconds(5));
+                worker.metrics, converter, worker.consumer(), listeners), Duration.ofSeconds(5));
         registry.start();
         Broker.flush(worker.connection);
     }

@@ -117,7 +117,7 @@ final class ProductHopClient implements HopClient {
         RouteIngress ingress = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE).adapter();
         // What the pipeline host runs, with the sequence number reported once the outcome is known (the ack follows).
         consumption = containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        worker.properties.getJetstream().getConsumer()), edge.to(),
+                        worker.consumer()), edge.to(),
                 worker.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
                 delivery -> ingress.handle(delivery).thenApply(outcome -> {
                     applied.accept(Payloads.seq(delivery.data()));

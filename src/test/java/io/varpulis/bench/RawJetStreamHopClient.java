@@ -6,9 +6,9 @@ import io.nats.client.ConsumeOptions;
 import io.nats.client.JetStream;
 import io.nats.client.MessageConsumer;
 import io.nats.client.api.PublishAck;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.RouteEdge;
@@ -100,7 +100,7 @@ final class RawJetStreamHopClient implements HopClient {
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
         ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                new NatsProperties.Consumer());
+                ConsumerSettings.defaults());
         try {
             worker.jetStreamManagement().addOrUpdateConsumer(consumer.stream(), consumer.configuration());
             messages = worker.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())

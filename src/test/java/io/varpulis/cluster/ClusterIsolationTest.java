@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.nats.Subjects;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.varpulis.VarpulisClusterApplication;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.node.ClusterHealthIndicator;
+import io.varpulis.cluster.worker.WorkerNode;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
@@ -188,8 +191,8 @@ final class ClusterNode implements AutoCloseable {
         return context;
     }
 
-    CoordinatorNode coordinator() {
-        return context.getBean(CoordinatorNode.class);
+    ClusterQueries coordinator() {
+        return context.getBean(ClusterQueries.class);
     }
 
     WorkerNode worker() {

@@ -8,6 +8,8 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
+import io.varpulis.cluster.coordinator.WorkerRecord;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -264,7 +266,7 @@ class ClusterPlacementTest {
     }
 
     private static void awaitBothReady() {
-        await().atMost(WAIT).until(() -> coordinator.coordinator().state().workers().stream()
+        await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
                 .filter(WorkerRecord::isReady).count() == 2);
     }
 
@@ -272,7 +274,7 @@ class ClusterPlacementTest {
     private static Map<String, String> awaitRunning(String group) {
         await().atMost(WAIT).until(() -> {
             Set<String> running = new HashSet<>();
-            for (WorkerRecord worker : coordinator.coordinator().state().workers()) {
+            for (WorkerRecord worker : coordinator.coordinator().workers()) {
                 if (worker.heartbeat() != null) {
                     worker.heartbeat().pipelineMetrics().stream().filter(m -> group.equals(m.group()))
                             .forEach(m -> running.add(m.pipelineName()));

@@ -10,6 +10,8 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
+import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
@@ -149,7 +151,7 @@ class ControlPlaneFailoverTest {
                 cluster.loadFor(Duration.ofSeconds(3));
                 ClusterProcess leader = cluster.leader();
                 long epoch = cluster.epoch(leader);
-                int leaseServer = servers.streamLeader("KV_" + LeaderElection.BUCKET);
+                int leaseServer = servers.streamLeader("KV_" + ControlPlaneBuckets.LEADER);
 
                 long killed = System.nanoTime();
                 leader.kill();

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,8 @@ class ControlPlaneOnNatsClusterTest {
             await().atMost(WAIT).until(() -> workers.stream().allMatch(w -> w.worker().isRegistered()));
             try (Connection admin = Nats.connect(cluster.url(0))) {
                 JetStreamManagement jsm = admin.jetStreamManagement();
-                for (String bucket : List.of(LeaderElection.BUCKET, WorkerIdLease.BUCKET, GroupStore.BUCKET)) {
+                for (String bucket : List.of(ControlPlaneBuckets.LEADER, ControlPlaneBuckets.WORKER_IDS,
+                        ControlPlaneBuckets.GROUPS)) {
                     assertThat(jsm.getStreamInfo("KV_" + bucket).getConfiguration().getReplicas())
                             .as("replicas of %s", bucket).isEqualTo(3);
                 }
@@ -63,7 +65,7 @@ class ControlPlaneOnNatsClusterTest {
             assertThat(leader.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("before"))
                     .status()).isEqualTo(201);
 
-            int victim = cluster.streamLeader("KV_" + LeaderElection.BUCKET);
+            int victim = cluster.streamLeader("KV_" + ControlPlaneBuckets.LEADER);
             cluster.kill(victim);
             try {
                 Thread.sleep(ClusterNode.LEADER_LEASE_TTL.multipliedBy(2).toMillis());
@@ -80,7 +82,7 @@ class ControlPlaneOnNatsClusterTest {
                         "/api/v1/cluster/pipeline-groups", TestGroups.threeStages("after")), r -> r.status() != 503);
                 assertThat(after.status()).as("answer %s", after.body()).isEqualTo(201);
                 ClusterNode other = coordinators.get(0) == now ? coordinators.get(1) : coordinators.get(0);
-                await().atMost(WAIT).until(() -> other.coordinator().state().group("after").isPresent());
+                await().atMost(WAIT).until(() -> other.coordinator().group("after").isPresent());
                 await().atMost(WAIT).until(() -> now.coordinator().placementOf("after").size() == 3);
                 assertThat(other.post("/api/v1/cluster/pipeline-groups/after/inject",
                         Map.of("event_type", "Probe", "fields", Map.of("n", 1))).status()).isEqualTo(202);

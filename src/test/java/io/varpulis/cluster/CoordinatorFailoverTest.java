@@ -5,6 +5,9 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.coordinator.WorkerRecord;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
@@ -71,9 +74,9 @@ class CoordinatorFailoverTest {
 
             Instant restarted = Instant.now();
             coordinator = started(nodes, ClusterNode.coordinator(nats, "jetstream", "coord-failover", group));
-            CoordinatorNode node = coordinator.coordinator();
+            ClusterQueries node = coordinator.coordinator();
 
-            await().atMost(WAIT).until(() -> node.state().worker("worker-1")
+            await().atMost(WAIT).until(() -> node.worker("worker-1")
                     .filter(w -> w.isReady() && w.registeredAt().isAfter(restarted)).isPresent());
             await().atMost(WAIT).until(() -> survivor.worker().isRegistered());
             awaitRunning(coordinator, "failover", Set.of("worker-1"));
@@ -86,7 +89,7 @@ class CoordinatorFailoverTest {
             assertThat(coordinator.metrics().count("varpulis.heartbeats.stale"))
                     .as("worker-2's heartbeats, replayed older than heartbeat-timeout").isGreaterThanOrEqualTo(1);
             assertThat(coordinator.metrics().count("varpulis.heartbeats.applied")).isGreaterThanOrEqualTo(1);
-            assertThat(node.state().worker("worker-2")).as("a dead worker is never brought back by its old "
+            assertThat(node.worker("worker-2")).as("a dead worker is never brought back by its old "
                     + "heartbeats").isEmpty();
             observer.flush(Duration.ofSeconds(2));
             assertThat(askedToRegister).as("only a fresh heartbeat from an unknown worker asks it to register")
@@ -107,7 +110,7 @@ class CoordinatorFailoverTest {
         ClusterNode coordinator = started(nodes, ClusterNode.coordinator(nats, "jetstream", "coord-kill"));
         ClusterNode[] workers = startWorkers(nodes);
         try {
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().workers().stream()
+            await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
                     .filter(WorkerRecord::isReady).count() == 2);
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("moving"))
                     .status()).isEqualTo(201);
@@ -116,7 +119,7 @@ class CoordinatorFailoverTest {
             ClusterNode survivor = victim == workers[0] ? workers[1] : workers[0];
             inject(coordinator, 0);
             await().atMost(WAIT).until(() -> TestGroups.numbers(victim.recorded("moving")).equals(List.of(0)));
-            CoordinatorNode node = coordinator.coordinator();
+            ClusterQueries node = coordinator.coordinator();
 
             Instant killed = Instant.now();
             victim.kill();
@@ -124,7 +127,7 @@ class CoordinatorFailoverTest {
                 inject(coordinator, n);
             }
 
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> node.state().worker(victim.name())
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> node.worker(victim.name())
                     .map(w -> !w.isReady()).orElse(false));
             Duration detected = Duration.between(killed, Instant.now());
             // 500 ms for this poll and the scheduling of the coordinator's tick on a loaded machine.
@@ -132,7 +135,7 @@ class CoordinatorFailoverTest {
                     .isLessThanOrEqualTo(ClusterNode.HEARTBEAT_TIMEOUT.plus(ClusterNode.HEARTBEAT_INTERVAL)
                             .plusMillis(500))
                     .isGreaterThanOrEqualTo(ClusterNode.HEARTBEAT_TIMEOUT.minus(ClusterNode.HEARTBEAT_INTERVAL));
-            assertThat(node.state().worker(victim.name()).orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
+            assertThat(node.worker(victim.name()).orElseThrow().status()).isEqualTo(WorkerRecord.UNHEALTHY);
             awaitRunning(coordinator, "moving", Set.of(survivor.name()));
             inject(coordinator, 6);
             await().atMost(WAIT).until(() -> TestGroups.numbers(survivor.recorded("moving")).containsAll(
@@ -182,14 +185,14 @@ class CoordinatorFailoverTest {
      * @return the placement
      */
     private static Map<String, String> awaitRunning(ClusterNode coordinator, String group, Set<String> hosts) {
-        CoordinatorNode node = coordinator.coordinator();
+        ClusterQueries node = coordinator.coordinator();
         await().atMost(WAIT).until(() -> {
             Map<String, String> placement = node.placementOf(group);
             if (placement.size() != 3 || hosts != null && !new HashSet<>(placement.values()).equals(hosts)) {
                 return false;
             }
             Set<String> running = new HashSet<>();
-            for (WorkerRecord worker : node.state().workers()) {
+            for (WorkerRecord worker : node.workers()) {
                 if (worker.isReady() && worker.heartbeat() != null) {
                     worker.heartbeat().pipelineMetrics().stream()
                             .filter(m -> group.equals(m.group())

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.nats.Subjects;
 import io.varpulis.test.BrokerTest;
@@ -70,7 +71,7 @@ class FencingTest {
                     .status()).isEqualTo(201);
             await().atMost(WAIT).until(() -> zombie.worker().currentHeartbeat().pipelinesRunning() == 3);
             Map<String, Long> old = epochs(zombie);
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().worker("worker-zombie")
+            await().atMost(WAIT).until(() -> coordinator.coordinator().worker("worker-zombie")
                     .map(w -> !w.isReady()).orElse(false));
 
             try (ClusterNode successor = ClusterNode.worker(nats, "jetstream", "worker-successor")) {

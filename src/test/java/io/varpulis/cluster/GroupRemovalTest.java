@@ -3,6 +3,9 @@ package io.varpulis.cluster;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.GroupStore;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -37,7 +40,7 @@ class GroupRemovalTest {
         try {
             declareThenKillTheCoordinator(worker, "jetstream", "coord-zombie", "zombie");
             try (Connection operator = Nats.connect(nats.url())) {
-                operator.keyValue(GroupStore.BUCKET).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
+                operator.keyValue(ControlPlaneBuckets.GROUPS).delete(GroupStore.key(ClusterProperties.DEFAULT_NAME,
                         "zombie"));
             }
             assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).as("still running, unknowing")
@@ -64,7 +67,7 @@ class GroupRemovalTest {
         try {
             declareThenKillTheCoordinator(worker, "core", "coord-core-kept", "kept");
             try (ClusterNode coordinator = ClusterNode.coordinator(nats, "core", "coord-core-kept-2")) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator()
                         .worker("worker-core-kept").map(w -> w.heartbeat() != null).orElse(false));
                 Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(6).toMillis());
                 assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).isEqualTo(3);
@@ -82,7 +85,7 @@ class GroupRemovalTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> worker.worker().isRegistered());
                 assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("gone"))
                         .status()).isEqualTo(201);
-                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator().state()
+                await().atMost(Duration.ofSeconds(30)).until(() -> coordinator.coordinator()
                         .worker("worker-gone").map(w -> w.heartbeat() != null
                                 && w.heartbeat().pipelinesRunning() == 3).orElse(false));
                 JetStreamManagement jsm = coordinator.context().getBean(Connection.class).jetStreamManagement();

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
@@ -122,7 +124,7 @@ class LeaderElectionTest {
         try (Connection intruder = Nats.connect(nats.url())) {
             ClusterNode leader = awaitOneLeader(coordinators);
             long epoch = leader.coordinator().leader().epoch();
-            KeyValue bucket = intruder.keyValue(LeaderElection.BUCKET);
+            KeyValue bucket = intruder.keyValue(ControlPlaneBuckets.LEADER);
 
             bucket.put(ClusterProperties.DEFAULT_NAME, "{\"leader\": \"intruder\", \"epoch\": 1}"
                     .getBytes(StandardCharsets.UTF_8));

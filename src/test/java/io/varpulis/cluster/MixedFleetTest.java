@@ -6,6 +6,7 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.UnregisteredWorkers;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
@@ -82,10 +83,10 @@ class MixedFleetTest {
         try (RustPeer rust = RustPeer.worker(nats.url(), "rw2", "")) {
             try (ClusterNode first = ClusterNode.coordinator(nats, "jetstream", "coord-restart")) {
                 await().atMost(WAIT).until(() -> rust.register().path("status").asText().equals("registered"));
-                await().atMost(WAIT).until(() -> first.coordinator().state().worker("rw2").isPresent());
+                await().atMost(WAIT).until(() -> first.coordinator().worker("rw2").isPresent());
             }
             try (ClusterNode second = ClusterNode.coordinator(nats, "jetstream", "coord-restart")) {
-                await().atMost(WAIT).until(() -> second.coordinator().state().worker("rw2").isPresent());
+                await().atMost(WAIT).until(() -> second.coordinator().worker("rw2").isPresent());
 
                 assertThat(rust.commands()).as("asked first; it cannot register again by itself").contains("register");
                 assertThat(second.coordinator().unregisteredWorkers()).isEmpty();
@@ -103,7 +104,7 @@ class MixedFleetTest {
             try (ClusterNode first = ClusterNode.coordinator(nats, "jetstream", "coord-restart-keyed",
                     "--varpulis.cluster.api-key=the-key")) {
                 await().atMost(WAIT).until(() -> rust.register().path("status").asText().equals("registered"));
-                await().atMost(WAIT).until(() -> first.coordinator().state().worker("rw4").isPresent());
+                await().atMost(WAIT).until(() -> first.coordinator().worker("rw4").isPresent());
             }
             try (ClusterNode second = ClusterNode.coordinator(nats, "jetstream", "coord-restart-keyed",
                     "--varpulis.cluster.api-key=the-key")) {
@@ -117,7 +118,7 @@ class MixedFleetTest {
                             "unknown command: register", "api-key", "restart it");
                 });
                 assertThat(second.metrics().registry().counter("varpulis.heartbeats.unknown").count()).isPositive();
-                assertThat(second.coordinator().state().workers()).isEmpty();
+                assertThat(second.coordinator().workers()).isEmpty();
             }
         }
     }
@@ -133,7 +134,7 @@ class MixedFleetTest {
             assertThat(reply.path("status").asText()).isEqualTo("refused");
             assertThat(reply.path("error").asText()).contains("invalid api_key");
             assertThat(reply.path("heartbeat_interval_secs").asText()).startsWith("refused: invalid api_key");
-            assertThat(coordinator.coordinator().state().workers()).isEmpty();
+            assertThat(coordinator.coordinator().workers()).isEmpty();
         }
     }
 

@@ -2,6 +2,10 @@ package io.varpulis.cluster;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.coordinator.WorkerRecord;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -48,11 +52,11 @@ class NatsOutageTest {
                     "worker-dies", false, SLOW));
             ClusterNode lives = starting1.join();
             ClusterNode dies = starting2.join();
-            CoordinatorNode node = coordinator.coordinator();
+            ClusterQueries node = coordinator.coordinator();
             Map<String, Instant> unhealthyAt = new ConcurrentHashMap<>();
             Thread watcher = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
-                    node.state().workers().stream().filter(w -> !w.isReady())
+                    node.workers().stream().filter(w -> !w.isReady())
                             .forEach(w -> unhealthyAt.putIfAbsent(w.workerId(), Instant.now()));
                     try {
                         Thread.sleep(20);
@@ -77,7 +81,7 @@ class NatsOutageTest {
                 Instant back = Instant.now();
 
                 await().atMost(WAIT).until(() -> unhealthyAt.containsKey("worker-dies"));
-                await().atMost(WAIT).until(() -> node.state().worker("worker-lives").map(WorkerRecord::isReady)
+                await().atMost(WAIT).until(() -> node.worker("worker-lives").map(WorkerRecord::isReady)
                         .orElse(false) && lives.worker().isRegistered());
                 Thread.sleep(TIMEOUT.toMillis());
 
@@ -96,10 +100,10 @@ class NatsOutageTest {
                         .extracting(PipelineHost.PipelineStatus::epoch).doesNotHaveDuplicates();
 
                 try (Connection operator = Nats.connect(nats.url())) {
-                    operator.keyValue(GroupStore.BUCKET).delete(ClusterProperties.DEFAULT_NAME + ".outage");
+                    operator.keyValue(ControlPlaneBuckets.GROUPS).delete(ClusterProperties.DEFAULT_NAME + ".outage");
                 }
                 await("the group store is still watched after the outage").atMost(WAIT)
-                        .until(() -> node.state().group("outage").isEmpty()
+                        .until(() -> node.group("outage").isEmpty()
                                 && lives.worker().currentHeartbeat().pipelinesRunning() == 0);
             } finally {
                 watcher.interrupt();

@@ -112,7 +112,7 @@ class NatsRolePermissionTest {
 
         coordinator.close();
         coordinator = startCoordinator();
-        assertThat(coordinator.coordinator().state().group(GROUP)).as("restored from varpulis_groups").isPresent();
+        assertThat(coordinator.coordinator().group(GROUP)).as("restored from varpulis_groups").isPresent();
         assertThat(RoleChecks.nodeViolations(nats)).as("permission violations in the server log").isEmpty();
     }
 

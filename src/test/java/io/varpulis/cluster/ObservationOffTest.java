@@ -56,7 +56,7 @@ class ObservationOffTest {
                  ClusterNode worker = ClusterNode.worker(nats, "jetstream", "worker-untraced")) {
                 assertThat(coordinator.context().getBeanProvider(Tracer.class).getIfAvailable())
                         .as("the node has a tracer: only the property keeps the headers out").isNotNull();
-                await().atMost(WAIT).until(() -> coordinator.coordinator().state().workers().stream()
+                await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
                         .anyMatch(w -> w.isReady() && w.heartbeat() != null));
                 String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
                 assertThat(post(coordinator, "/api/v1/cluster/pipeline-groups", TestGroups.threeStages("untraced"),

@@ -8,6 +8,7 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.impl.Headers;
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
@@ -60,14 +61,14 @@ class PartitionWorkerKillTest {
              ClusterProcess w1 = worker("worker-k1");
              ClusterProcess w2 = worker("worker-k2");
              Connection client = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().workers().stream()
+            await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
                     .filter(WorkerRecord::isReady).count() == 2);
             PipelineGroupSpec group = PartitionedPipelineTest.group(GROUP, 2, "filter");
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
             await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf(GROUP).size() == 3);
             Map<String, String> before = coordinator.coordinator().placementOf(GROUP);
             assertThat(before.get("p/0")).as("the two partitions on two workers").isNotEqualTo(before.get("p/1"));
-            long epochBefore = coordinator.coordinator().state().placement(GROUP + "/p/1").orElseThrow().epoch();
+            long epochBefore = coordinator.coordinator().placement(GROUP + "/p/1").orElseThrow().epoch();
             ClusterProcess victim = before.get("p/1").equals(w1.name()) ? w1 : w2;
 
             JetStream js = client.jetStream();
@@ -85,9 +86,9 @@ class PartitionWorkerKillTest {
                 Thread.sleep(300);
             }
 
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().placement(GROUP + "/p/1")
+            await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/p/1")
                     .filter(p -> p.isRunning() && !p.worker().equals(victim.name())).isPresent());
-            assertThat(coordinator.coordinator().state().placement(GROUP + "/p/1").orElseThrow().epoch())
+            assertThat(coordinator.coordinator().placement(GROUP + "/p/1").orElseThrow().epoch())
                     .as("moved with a newer placement epoch").isGreaterThan(epochBefore);
             JetStreamManagement jsm = client.jetStreamManagement();
             List<RouteEdge> consumed = new ArrayList<>(group.consumedEdges("p"));

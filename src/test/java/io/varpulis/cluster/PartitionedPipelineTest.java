@@ -87,7 +87,7 @@ class PartitionedPipelineTest {
             assertThat(Set.of(placement.get("p/0"), placement.get("p/1"), placement.get("p/2")))
                     .as("one partition per worker, there being three").hasSize(3);
             Set<Long> epochs = new HashSet<>();
-            coordinator.coordinator().state().placement().keySet().forEach(key -> coordinator.coordinator().state()
+            coordinator.coordinator().placements().keySet().forEach(key -> coordinator.coordinator()
                     .placement(key).ifPresent(p -> epochs.add(p.epoch())));
             assertThat(epochs).as("a placement epoch per unit").hasSize(PARTITIONS + 1);
 
@@ -193,7 +193,7 @@ class PartitionedPipelineTest {
     /** The partitions of a pipeline that the workers' last heartbeats report ({@code pipeline_metrics[].partition}). */
     private static List<Integer> reportedPartitions(ClusterNode coordinator, String pipeline) {
         List<Integer> partitions = new ArrayList<>();
-        coordinator.coordinator().state().workers().forEach(w -> {
+        coordinator.coordinator().workers().forEach(w -> {
             if (w.heartbeat() != null) {
                 w.heartbeat().pipelineMetrics().stream().filter(m -> GROUP.equals(m.group())
                         && pipeline.equals(m.pipelineName()) && m.partition() != null)

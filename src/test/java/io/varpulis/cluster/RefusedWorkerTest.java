@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.varpulis.cluster.worker.RefusalExit;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class RefusedWorkerTest {
                 assertUnready(wrongKey, "invalid api_key", "varpulis.cluster.api-key");
                 assertUnready(wrongSubstrate, "runs on the core substrate", "VARPULIS_NATS_SUBSTRATE=jetstream");
             });
-            assertThat(coordinator.coordinator().state().workers()).isEmpty();
+            assertThat(coordinator.coordinator().workers()).isEmpty();
             assertThat(wrongKey.worker().currentHeartbeat().pipelineMetrics()).isEmpty();
         }
     }
@@ -64,7 +65,7 @@ class RefusedWorkerTest {
             assertThat(status).as("exit status; log:%n%s", worker.output()).contains(RefusalExit.STATUS);
             assertThat(worker.output()).contains("the coordinator refused worker worker-exit: invalid api_key",
                     "retrying cannot help, so the node exits with status 78");
-            assertThat(coordinator.coordinator().state().workers()).isEmpty();
+            assertThat(coordinator.coordinator().workers()).isEmpty();
         }
     }
 
@@ -78,14 +79,14 @@ class RefusedWorkerTest {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-phoenix")) {
             ClusterProcess first = ClusterProcess.start("worker-phoenix-1", logs, args);
             try {
-                await().atMost(WAIT).until(() -> coordinator.coordinator().state().worker("worker-phoenix")
+                await().atMost(WAIT).until(() -> coordinator.coordinator().worker("worker-phoenix")
                         .isPresent());
             } finally {
                 first.kill();
             }
             Instant restarted = Instant.now();
             try (ClusterProcess second = ClusterProcess.start("worker-phoenix-2", logs, args)) {
-                await().atMost(WAIT).until(() -> coordinator.coordinator().state().worker("worker-phoenix")
+                await().atMost(WAIT).until(() -> coordinator.coordinator().worker("worker-phoenix")
                         .filter(w -> w.registeredAt().isAfter(restarted) && w.isReady()).isPresent());
 
                 assertThat(second.output()).contains("which is gone; taken over");

@@ -1,5 +1,6 @@
 package io.varpulis.cluster;
 
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -47,7 +48,7 @@ class SharedGroupsTest {
         worker1 = w1.join();
         worker2 = w2.join();
         await().atMost(WAIT).until(() -> first.coordinator().isLeader() || second.coordinator().isLeader());
-        await().atMost(WAIT).until(() -> List.of(first, second).stream().allMatch(c -> c.coordinator().state()
+        await().atMost(WAIT).until(() -> List.of(first, second).stream().allMatch(c -> c.coordinator()
                 .workers().stream().filter(WorkerRecord::isReady).count() == 2));
     }
 
@@ -76,7 +77,7 @@ class SharedGroupsTest {
         } else {
             second = restarted;
         }
-        await().atMost(WAIT).until(() -> restarted.coordinator().state().workers().stream()
+        await().atMost(WAIT).until(() -> restarted.coordinator().workers().stream()
                 .filter(WorkerRecord::isReady).count() == 2);
         assertThat(restarted.get("/api/v1/cluster/workers").body().size()).isEqualTo(2);
     }

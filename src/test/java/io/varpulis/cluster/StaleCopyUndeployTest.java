@@ -7,6 +7,7 @@ import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Subscription;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.nats.Subjects;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;

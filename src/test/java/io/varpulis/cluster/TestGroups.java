@@ -14,7 +14,7 @@ import java.util.Map;
  * The three-pipeline group of the cluster tests, {@code _external -> a -> b -> c}: {@code a} passes every event,
  * {@code b} filters out events whose field {@code drop} is true, {@code c} is the workers' recording bean.
  */
-final class TestGroups {
+public final class TestGroups {
 
     private TestGroups() {
     }
@@ -23,7 +23,7 @@ final class TestGroups {
      * @param name the group name
      * @return the group
      */
-    static PipelineGroupSpec threeStages(String name) {
+    public static PipelineGroupSpec threeStages(String name) {
         return new PipelineGroupSpec(name, List.of(
                 new PipelineSpec("a", new ProcessorSpec("passthrough", Map.of())),
                 new PipelineSpec("b", new ProcessorSpec("filter",
@@ -40,7 +40,7 @@ final class TestGroups {
      * @param name the group name
      * @return the arguments
      */
-    static String[] threeStagesAsProperties(String name) {
+    public static String[] threeStagesAsProperties(String name) {
         String p = "--varpulis.cluster.groups." + name;
         List<String> args = new ArrayList<>(List.of(
                 p + ".pipelines[0].name=a", p + ".pipelines[0].processor.type=passthrough",
@@ -60,7 +60,7 @@ final class TestGroups {
      * @param n the probe's number
      * @return a {@code Probe} event with field {@code n}, which the group carries to {@code c}
      */
-    static Event probe(int n) {
+    public static Event probe(int n) {
         return Event.of("Probe", Map.of("n", n));
     }
 
@@ -68,7 +68,7 @@ final class TestGroups {
      * @param events recorded events
      * @return their {@code n} fields
      */
-    static List<Integer> numbers(List<Event> events) {
+    public static List<Integer> numbers(List<Event> events) {
         return events.stream().map(e -> ((Number) e.fields().get("n")).intValue()).toList();
     }
 }

@@ -1,6 +1,7 @@
 package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
@@ -39,7 +40,7 @@ class WorkerIdentityTest {
                 assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("dup"))
                         .status()).isEqualTo(201);
                 await().atMost(WAIT).until(() -> runs(holder, "dup"));
-                Instant registered = coordinator.coordinator().state().worker("worker-dup").orElseThrow()
+                Instant registered = coordinator.coordinator().worker("worker-dup").orElseThrow()
                         .registeredAt();
 
                 second = ClusterNode.worker(nats.url(), "jetstream", "worker-dup", true);
@@ -60,7 +61,7 @@ class WorkerIdentityTest {
                 assertThat(duplicate.recorded("dup")).as("the duplicate applied nothing").isEmpty();
                 assertThat(duplicate.worker().currentHeartbeat().pipelineMetrics()).isEmpty();
                 assertThat(duplicate.worker().isRegistered()).isFalse();
-                assertThat(coordinator.coordinator().state().worker("worker-dup").orElseThrow().registeredAt())
+                assertThat(coordinator.coordinator().worker("worker-dup").orElseThrow().registeredAt())
                         .as("the coordinator never heard of the duplicate").isEqualTo(registered);
 
                 long killed = System.nanoTime();

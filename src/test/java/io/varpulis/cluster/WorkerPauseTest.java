@@ -4,6 +4,8 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
 import io.nats.client.impl.Headers;
+import io.varpulis.cluster.coordinator.Placement;
+import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.demo.BruteForceAlert;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.EventCodec;
@@ -56,14 +58,14 @@ class WorkerPauseTest {
              ClusterProcess w1 = worker("worker-p1", alerts);
              ClusterProcess w2 = worker("worker-p2", alerts);
              Connection client = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().workers().stream()
+            await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
                     .filter(WorkerRecord::isReady).count() == 2);
             PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(new PipelineGroupSpec.PipelineSpec(
                     "alerts", new PipelineGroupSpec.ProcessorSpec("alert-file", Map.of("path", "alerts.jsonl")),
                     null, null)), List.of(new PipelineGroupSpec.RouteSpec(Subjects.EXTERNAL, "alerts",
                     List.of("BruteForceSuspected"))));
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().placement(GROUP + "/alerts")
+            await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/alerts")
                     .filter(Placement::isRunning).isPresent());
             String host = coordinator.coordinator().placementOf(GROUP).get("alerts");
             ClusterProcess victim = host.equals(w1.name()) ? w1 : w2;
@@ -79,7 +81,7 @@ class WorkerPauseTest {
             await().atMost(WAIT).until(() -> lines(file).size() >= 20);
             victim.pause();
             try {
-                await().atMost(WAIT).until(() -> coordinator.coordinator().state().placement(GROUP + "/alerts")
+                await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/alerts")
                         .filter(p -> p.isRunning() && !p.worker().equals(victim.name())).isPresent());
             } finally {
                 victim.resume();
@@ -89,7 +91,7 @@ class WorkerPauseTest {
             await().atMost(WAIT).until(() -> new HashSet<>(lines(file)).size() == ALERTS);
 
             await().atMost(WAIT).until(() -> victim.output().contains("stops consuming on this worker"));
-            await().atMost(WAIT).until(() -> coordinator.coordinator().state().worker(victim.name())
+            await().atMost(WAIT).until(() -> coordinator.coordinator().worker(victim.name())
                     .filter(w -> w.heartbeat() != null && w.lastHeartbeat() != null
                             && w.lastHeartbeat().isAfter(resumed.plusSeconds(1)))
                     .map(w -> w.heartbeat().pipelineMetrics().stream()

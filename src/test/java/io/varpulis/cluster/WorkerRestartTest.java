@@ -107,7 +107,7 @@ class WorkerRestartTest {
      * after that registration (the record keeps the previous instance's last heartbeat until then).
      */
     private static void awaitRunning(ClusterNode coordinator, Instant since) {
-        await().atMost(WAIT).until(() -> coordinator.coordinator().state().worker("worker-r").map(w -> {
+        await().atMost(WAIT).until(() -> coordinator.coordinator().worker("worker-r").map(w -> {
             Set<String> running = new HashSet<>();
             if (w.isReady() && w.registeredAt().isAfter(since) && w.heartbeat() != null
                     && w.lastHeartbeat().isAfter(w.registeredAt())) {

@@ -2,6 +2,7 @@ package io.varpulis.delivery;
 
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.test.TestPipelines;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -22,7 +23,7 @@ class AckAfterEffectTest {
     @Test
     void theApplyIsConfirmedOnlyOnceTheEffectIs_andAFailedEffectFailsIt() {
         AtomicReference<CompletableFuture<Void>> effect = new AtomicReference<>();
-        DeployedPipeline pipeline = new DeployedPipeline("g", "sink", (event, context) -> {
+        DeployedPipeline pipeline = TestPipelines.deployed("g", "sink", (event, context) -> {
             CompletableFuture<Void> confirmed = new CompletableFuture<>();
             effect.set(confirmed);
             context.ackAfter(confirmed);
@@ -42,7 +43,7 @@ class AckAfterEffectTest {
     @Test
     void ackAfterOnceTheApplyReturnedIsRefused() {
         AtomicReference<io.varpulis.pipeline.ProcessingContext> kept = new AtomicReference<>();
-        DeployedPipeline pipeline = new DeployedPipeline("g", "late", (event, context) -> {
+        DeployedPipeline pipeline = TestPipelines.deployed("g", "late", (event, context) -> {
             kept.set(context);
             return List.of();
         }, new InMemoryKeyValueState());

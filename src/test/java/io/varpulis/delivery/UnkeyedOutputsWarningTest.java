@@ -2,6 +2,7 @@ package io.varpulis.delivery;
 
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.InMemoryKeyValueState;
+import io.varpulis.test.TestPipelines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -21,9 +22,9 @@ class UnkeyedOutputsWarningTest {
 
     @Test
     void severalOutputsWithoutAKeyAreSaidOncePerPipeline_keyedOnesNever(CapturedOutput output) throws Exception {
-        DeployedPipeline unkeyed = new DeployedPipeline("g", "split", (event, context) -> List.of(
+        DeployedPipeline unkeyed = TestPipelines.deployed("g", "split", (event, context) -> List.of(
                 Event.of("A", Map.of()), Event.of("B", Map.of())), new InMemoryKeyValueState());
-        DeployedPipeline keyed = new DeployedPipeline("g", "keyed", (event, context) -> List.of(
+        DeployedPipeline keyed = TestPipelines.deployed("g", "keyed", (event, context) -> List.of(
                 context.keyed(Event.of("A", Map.of()), "a"), context.keyed(Event.of("B", Map.of()), "b"),
                 Event.of("C", Map.of())), new InMemoryKeyValueState());
 

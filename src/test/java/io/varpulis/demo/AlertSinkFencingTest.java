@@ -8,6 +8,8 @@ import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestPipelines;
+import io.varpulis.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,8 +56,8 @@ class AlertSinkFencingTest {
         try (SubstrateFixture first = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
-                    SETTINGS);
-            DeployedPipeline old = new DeployedPipeline("sink-fence", "alerts", new AlertSinkProcessor(file),
+                    SETTINGS, TestThreads.states());
+            DeployedPipeline old = TestPipelines.deployed("sink-fence", "alerts", new AlertSinkProcessor(file),
                     oldState);
             old.apply(alert("10.0.0.1"), "m1", 1).stored().get(5, TimeUnit.SECONDS);
             // The successor's processor opens the file before the old placement's last alert is written.
@@ -67,8 +69,8 @@ class AlertSinkFencingTest {
             oldState.flush().get(5, TimeUnit.SECONDS);
 
             KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 2,
-                    SETTINGS);
-            DeployedPipeline successor = new DeployedPipeline("sink-fence", "alerts", successorSink, newState);
+                    SETTINGS, TestThreads.states());
+            DeployedPipeline successor = TestPipelines.deployed("sink-fence", "alerts", successorSink, newState);
 
             // The claim's refusal arrives with its PubAck: it fails the apply's confirmation (what the ack waits
             // for), and the line, written only once the claim is stored, is never written.
@@ -98,18 +100,18 @@ class AlertSinkFencingTest {
              SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             // A first placement claimed the alert and stopped before writing its line.
             KeyValueState firstState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
             firstState.put(claim, "{}".getBytes(StandardCharsets.UTF_8));
             firstState.flush().get(5, TimeUnit.SECONDS);
             firstState.close();
             KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2,
-                    SETTINGS);
-            DeployedPipeline old = new DeployedPipeline("sink-fence", "claimed", new AlertSinkProcessor(file),
+                    SETTINGS, TestThreads.states());
+            DeployedPipeline old = TestPipelines.deployed("sink-fence", "claimed", new AlertSinkProcessor(file),
                     oldState);
             assertThat(oldState.get(claim)).as("the second placement sees the claim").isPresent();
             // A third placement took over; it will write the line itself.
             KeyValueState newState = JetStreamKeyValueState.open(second.connection, second.transport, bucket, 3,
-                    SETTINGS);
+                    SETTINGS, TestThreads.states());
 
             assertThatThrownBy(() -> old.apply(alert("10.0.0.9"), "old-m9", 1))
                     .as("the second placement, running late but never paused, finds a claim and no line: the "
@@ -127,8 +129,8 @@ class AlertSinkFencingTest {
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "pipelined");
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
-                    SETTINGS);
-            DeployedPipeline sink = new DeployedPipeline("sink-fence", "pipelined", new AlertSinkProcessor(file),
+                    SETTINGS, TestThreads.states());
+            DeployedPipeline sink = TestPipelines.deployed("sink-fence", "pipelined", new AlertSinkProcessor(file),
                     state);
             List<CompletableFuture<Void>> acks = new ArrayList<>();
             Set<String> lineBeforeAck = ConcurrentHashMap.newKeySet();
@@ -164,8 +166,8 @@ class AlertSinkFencingTest {
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "locked");
         try (SubstrateFixture fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
-                    SETTINGS);
-            DeployedPipeline sink = new DeployedPipeline("sink-fence", "locked", new AlertSinkProcessor(file), state);
+                    SETTINGS, TestThreads.states());
+            DeployedPipeline sink = TestPipelines.deployed("sink-fence", "locked", new AlertSinkProcessor(file), state);
             // Another process (fcntl, the lock Java's FileChannel takes) holds the file for 1.5 s, as one paused in
             // the middle of its write would.
             Process holder = new ProcessBuilder("python3", "-c", "import fcntl,sys,time\n"

@@ -1,7 +1,7 @@
 package io.varpulis.demo;
 
 import io.varpulis.VarpulisClusterApplication;
-import io.varpulis.cluster.CoordinatorNode;
+import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;
@@ -41,16 +41,16 @@ class SharedServerDemoTest {
                         "varpulis.nats.substrate=jetstream", "varpulis.cluster.role=coordinator",
                         "varpulis.cluster.coordinator-id=operators-coordinator", "spring.main.banner-mode=off",
                         "spring.security.user.password=" + TestCredentials.PASSWORD).run()) {
-            CoordinatorNode coordinator = operators.getBean(CoordinatorNode.class);
+            ClusterQueries coordinator = operators.getBean(ClusterQueries.class);
             await().atMost(Duration.ofSeconds(30)).until(coordinator::isLeader);
 
             int status = BruteForceDemo.run(new String[]{"--nats-url", nats.url(), "--kill", "none", "--rate",
                 "2000", "--year", "2026", "--alerts-out", dir.resolve("alerts.jsonl").toString()}, Map.of());
 
             assertThat(status).as("the demo passed on the shared server").isZero();
-            assertThat(coordinator.state().workers()).as("the operator's cluster registered none of the demo's "
+            assertThat(coordinator.workers()).as("the operator's cluster registered none of the demo's "
                     + "workers").isEmpty();
-            assertThat(coordinator.state().group(BruteForceDemo.GROUP)).as("nor knows its group").isEmpty();
+            assertThat(coordinator.group(BruteForceDemo.GROUP)).as("nor knows its group").isEmpty();
             assertThat(coordinator.otherClusters()).as("and says another cluster shares its account")
                     .containsKey(BruteForceDemo.CLUSTER);
             assertThat(coordinator.isLeader()).as("still leads its own cluster").isTrue();

@@ -77,7 +77,7 @@ class DeadLetterConsoleTest {
             }
             applied.add(String.valueOf(event.fields().get("src_ip")));
             return List.of();
-        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+        }, OutputEmitter.NONE).start(node.transport, node.consumer())) {
             Event event = Event.of("SshAuthFailure", Map.of("src_ip", "10.0.0.9"));
             node.transport.publish(new OutboundMessage(edge.subject(), node.codec.encode(event), "ops1-1")).get();
             await().atMost(Duration.ofSeconds(10)).until(() -> console.list(DeadLetterQuery.all()).depth() == 1);
@@ -297,7 +297,7 @@ class DeadLetterConsoleTest {
         RouteEdge edge = new RouteEdge("ops3", "_external", "detect");
         try (Consumption ignored = node.ingress(edge, (event, context) -> {
             throw new UnprocessableEventException("still broken");
-        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+        }, OutputEmitter.NONE).start(node.transport, node.consumer())) {
             node.transport.publish(new OutboundMessage(edge.subject(),
                     node.codec.encode(Event.of("SshAuthFailure", Map.of())), null)).get();
             await().atMost(Duration.ofSeconds(10)).until(() -> console.list(DeadLetterQuery.all()).depth() == 1);

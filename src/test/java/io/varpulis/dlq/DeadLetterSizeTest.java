@@ -80,7 +80,7 @@ class DeadLetterSizeTest {
                 .as("its base64 envelope would be over the default 1 MB max_payload")
                 .isGreaterThan((int) node.connection.getMaxPayload());
         Consumption ingress = node.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE)
-                .start(node.transport, node.properties.getJetstream().getConsumer());
+                .start(node.transport, node.consumer());
         try {
             node.transport.publish(new OutboundMessage(edge.subject(), binary, "big-1")).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(15)).until(() -> node.metrics.count("varpulis.events.parked",
@@ -120,7 +120,7 @@ class DeadLetterSizeTest {
         RouteEdge edge = new RouteEdge("near", "_external", "detect");
         byte[] binary = random((int) node.connection.getMaxPayload() - 300);
         try (Consumption ignored = node.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE)
-                .start(node.transport, node.properties.getJetstream().getConsumer())) {
+                .start(node.transport, node.consumer())) {
             node.transport.publish(new OutboundMessage(edge.subject(), binary, "near-1")).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(15)).until(() -> node.metrics.count("varpulis.events.parked",
                     "unit", "detect", "reason", "undecodable") == 1);
@@ -149,7 +149,7 @@ class DeadLetterSizeTest {
         try (Consumption ignored = node.ingress(edge, (event, context) -> {
             context.park(0, EventBatch.elements(event).get(0).event(), "too many quotes");
             return List.of();
-        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+        }, OutputEmitter.NONE).start(node.transport, node.consumer())) {
             node.transport.publish(new OutboundMessage(edge.subject(), batch, "quotes-1")).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(15)).until(() -> node.metrics.count("varpulis.events.parked",
                     "unit", "detect", "reason", "unprocessable") == 1);
@@ -193,7 +193,7 @@ class DeadLetterSizeTest {
         try (Consumption ignored = node.ingress(edge, (event, context) -> {
             context.park(0, huge, "made too large");
             return List.of();
-        }, OutputEmitter.NONE).start(node.transport, node.properties.getJetstream().getConsumer())) {
+        }, OutputEmitter.NONE).start(node.transport, node.consumer())) {
             node.transport.publish(new OutboundMessage(edge.subject(), batch, "huge-1")).get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(20)).until(() -> node.metrics.count("varpulis.events.parked",
                     "unit", "detect", "reason", "max_deliver") == 1);

@@ -3,6 +3,7 @@ package io.varpulis.faults;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
@@ -176,8 +177,8 @@ final class DiskFaults {
                 .connectionTimeout(Duration.ofSeconds(2)).build())) {
             NatsProperties.JetStream streams = new NatsProperties.JetStream();
             streams.setReplicas(3);
-            new JetStreamAdmin(connection, null).provision(List.of(VarpulisJetStream.routing(streams),
-                    VarpulisJetStream.heartbeat(streams), VarpulisJetStream.deadLetters(streams)), List.of());
+            new JetStreamAdmin(connection, null).provision(List.of(JetStreamSettings.routing(streams),
+                    JetStreamSettings.heartbeat(streams), JetStreamSettings.deadLetters(streams)), List.of());
         }
         StreamLeaders.Move move = StreamLeaders.moveTo(cluster.urls(), VarpulisJetStream.ROUTING_STREAM, SLOW,
                 MAX_STEP_DOWNS);

@@ -2,7 +2,7 @@ package io.varpulis.faults;
 
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
-import io.varpulis.cluster.LeaderElection;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.NatsServerExtension;
 
 import java.nio.file.Files;
@@ -103,7 +103,7 @@ final class NodeFaults {
 
     private DemoScenario.Injected pauseLeader(RunningDemo running) throws Exception {
         try (Connection connection = running.connect()) {
-            KeyValue leases = connection.keyValue(LeaderElection.BUCKET);
+            KeyValue leases = connection.keyValue(ControlPlaneBuckets.LEADER);
             String leader = RunningDemo.leader(leases);
             if (leader == null) {
                 return DemoScenario.Injected.note("no coordinator held the lease a third into the stream");

@@ -7,7 +7,7 @@ import io.nats.client.KeyValue;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.KeyValueEntry;
-import io.varpulis.cluster.LeaderElection;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -150,12 +150,12 @@ final class RunningDemo {
      */
     String leader() throws Exception {
         try (Connection connection = connect()) {
-            return leader(connection.keyValue(LeaderElection.BUCKET));
+            return leader(connection.keyValue(ControlPlaneBuckets.LEADER));
         }
     }
 
     /**
-     * @param leases the {@value LeaderElection#BUCKET} bucket
+     * @param leases the {@value ControlPlaneBuckets#LEADER} bucket
      * @return the coordinator holding the demo cluster's lease, or {@code null} when none does (or no answer)
      */
     static String leader(KeyValue leases) {

@@ -3,8 +3,8 @@ package io.varpulis.faults;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
@@ -62,7 +62,7 @@ final class SyncIntervalCost {
                 NatsProperties.JetStream settings = new NatsProperties().getJetstream();
                 settings.setReplicas(3);
                 JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-                admin.provision(List.of(VarpulisJetStream.routing(settings)), List.of());
+                admin.provision(List.of(JetStreamSettings.routing(settings)), List.of());
                 try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
                         TransportSettings.from(settings))) {
                     String subject = new RouteEdge("sync", "_external", "detect").subject();

@@ -17,7 +17,7 @@ class StreamDriftTest {
 
     @Test
     void streamEqualToItsDeclarationHasNoDrift() {
-        StreamConfiguration declared = VarpulisJetStream.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
 
         StreamDrift drift = StreamDrift.between(declared, StreamConfiguration.builder(declared).build());
 
@@ -29,7 +29,7 @@ class StreamDriftTest {
 
     @Test
     void longerMaxAgeIsDescribedWithTheExpectedValue() {
-        StreamConfiguration declared = VarpulisJetStream.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
         StreamConfiguration handTuned = StreamConfiguration.builder(declared).maxAge(Duration.ofHours(2)).build();
 
         StreamDrift drift = StreamDrift.between(declared, handTuned);
@@ -41,7 +41,7 @@ class StreamDriftTest {
 
     @Test
     void everyDifferenceIsListedWithUnlimitedForAbsentLimits() {
-        StreamConfiguration declared = VarpulisJetStream.deadLetters(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.deadLetters(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
                 .maxMessages(-1)
                 .maxAge(Duration.ofDays(1))
@@ -68,7 +68,7 @@ class StreamDriftTest {
 
     @Test
     void serverDefaultDuplicateWindowIsNotDriftWhenTheDeclarationLeavesItUnset() {
-        StreamConfiguration declared = VarpulisJetStream.heartbeat(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.heartbeat(DEFAULTS).configuration();
         StreamConfiguration asTheServerReportsIt = StreamConfiguration.builder(declared)
                 .duplicateWindow(Duration.ofMinutes(2)).build();
 
@@ -77,7 +77,7 @@ class StreamDriftTest {
 
     @Test
     void differentDuplicateWindowIsDriftWhenDeclared() {
-        StreamConfiguration declared = VarpulisJetStream.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
                 .duplicateWindow(Duration.ofSeconds(30)).build();
 
@@ -87,7 +87,7 @@ class StreamDriftTest {
 
     @Test
     void replicasAndSubjectsAreCompared() {
-        StreamConfiguration declared = VarpulisJetStream.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
                 .replicas(3).subjects("varpulis.cluster.pipeline.ssh.>").build();
 

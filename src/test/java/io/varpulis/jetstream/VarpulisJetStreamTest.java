@@ -7,6 +7,7 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.nats.NatsProperties;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void routingStreamCarriesTheAdrSettings() {
-        StreamDeclaration routing = VarpulisJetStream.routing(defaults);
+        StreamDeclaration routing = JetStreamSettings.routing(defaults);
         StreamConfiguration c = routing.configuration();
 
         assertThat(routing.name()).isEqualTo("VARPULIS_ROUTING");
@@ -42,7 +43,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void heartbeatStreamCarriesTheAdrSettings() {
-        StreamDeclaration heartbeat = VarpulisJetStream.heartbeat(defaults);
+        StreamDeclaration heartbeat = JetStreamSettings.heartbeat(defaults);
         StreamConfiguration c = heartbeat.configuration();
 
         assertThat(heartbeat.name()).isEqualTo("VARPULIS_HEARTBEAT");
@@ -59,7 +60,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void deadLetterStreamCarriesTheAdrSettingsAndNoMaxAge() {
-        StreamDeclaration dlq = VarpulisJetStream.deadLetters(defaults);
+        StreamDeclaration dlq = JetStreamSettings.deadLetters(defaults);
         StreamConfiguration c = dlq.configuration();
 
         assertThat(dlq.name()).isEqualTo("VARPULIS_DLQ");
@@ -76,7 +77,7 @@ class VarpulisJetStreamTest {
     @Test
     void dlqSubjectsAreCapturedByTheDlqStreamAndNotByTheRoutingOne() {
         assertThat(DurableNames.dlqSubject("detector")).startsWith("varpulis.dlq.");
-        assertThat(VarpulisJetStream.routing(defaults).configuration().getSubjects())
+        assertThat(JetStreamSettings.routing(defaults).configuration().getSubjects())
                 .noneMatch(s -> s.startsWith("varpulis.dlq"));
     }
 
@@ -85,8 +86,8 @@ class VarpulisJetStreamTest {
         NatsProperties.JetStream production = new NatsProperties.JetStream();
         production.setReplicas(3);
 
-        assertThat(List.of(VarpulisJetStream.routing(production), VarpulisJetStream.heartbeat(production),
-                VarpulisJetStream.deadLetters(production)))
+        assertThat(List.of(JetStreamSettings.routing(production), JetStreamSettings.heartbeat(production),
+                JetStreamSettings.deadLetters(production)))
                 .allSatisfy(d -> assertThat(d.configuration().getReplicas()).isEqualTo(3));
     }
 
@@ -94,12 +95,12 @@ class VarpulisJetStreamTest {
     void overriddenLimitsAreCarried() {
         NatsProperties.JetStream tuned = new NatsProperties.JetStream();
         tuned.getRouting().setMaxAge(Duration.ofMinutes(30));
-        tuned.getHeartbeat().setMaxMsgsPerSubject(4);
-        tuned.getDlq().setMaxMsgs(10);
+        tuned.getHeartbeat().setMaxMsgsPerSubject(4L);
+        tuned.getDlq().setMaxMsgs(10L);
 
-        assertThat(VarpulisJetStream.routing(tuned).configuration().getMaxAge()).isEqualTo(Duration.ofMinutes(30));
-        assertThat(VarpulisJetStream.heartbeat(tuned).configuration().getMaxMsgsPerSubject()).isEqualTo(4);
-        assertThat(VarpulisJetStream.deadLetters(tuned).configuration().getMaxMsgs()).isEqualTo(10);
+        assertThat(JetStreamSettings.routing(tuned).configuration().getMaxAge()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(JetStreamSettings.heartbeat(tuned).configuration().getMaxMsgsPerSubject()).isEqualTo(4);
+        assertThat(JetStreamSettings.deadLetters(tuned).configuration().getMaxMsgs()).isEqualTo(10);
     }
 
     @Test
@@ -107,7 +108,7 @@ class VarpulisJetStreamTest {
         String subject = "varpulis.cluster.pipeline.ssh.ingest.detector";
 
         ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer("detector", subject,
-                defaults.getConsumer());
+                ConsumerSettings.from(defaults.getConsumer()));
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_ROUTING");
         assertThat(consumer.durable()).isEqualTo(DurableNames.routeConsumer("detector", subject))
@@ -118,7 +119,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void heartbeatConsumerIsTheCoordinatorsDurableOnEveryWorker() {
-        ConsumerDeclaration consumer = VarpulisJetStream.heartbeatConsumer("coordinator-0", defaults.getConsumer());
+        ConsumerDeclaration consumer = VarpulisJetStream.heartbeatConsumer("coordinator-0", ConsumerSettings.from(defaults.getConsumer()));
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_HEARTBEAT");
         assertThat(consumer.durable()).isEqualTo("hb_coordinator-0");

@@ -40,7 +40,7 @@ class ConsumerLagMetricsTest {
         RouteEdge edge = new RouteEdge("lag", "_external", "detect");
         try (SubstrateFixture node = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             var consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                    node.properties.getJetstream().getConsumer());
+                    node.consumer());
             node.admin.declareConsumer(consumer);
             for (int i = 0; i < 3; i++) {
                 node.transport.publish(OutboundMessage.of(edge.subject(), "{\"event_type\":\"T\"}")).get();

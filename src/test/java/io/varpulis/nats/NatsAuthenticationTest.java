@@ -103,7 +103,8 @@ class NatsAuthenticationTest {
         NatsConnectionEvents events = new NatsConnectionEvents(properties.getReconnectWait());
 
         try (Connection connection = NatsConnectionFactory.connect(
-                NatsConnectionFactory.options(properties, "factory-test", events), properties.getUrl(),
+                NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
+                        ConnectionSettings.from(properties), "factory-test", events), properties.getUrl(),
                 Duration.ofSeconds(1), events)) {
             assertRoundTrip(connection);
             assertThat(connection.getOptions().getConnectionName()).isEqualTo("factory-test");

@@ -7,10 +7,7 @@ import io.nats.client.api.MessageInfo;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
-import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
-import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
@@ -19,6 +16,7 @@ import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
@@ -29,6 +27,7 @@ import io.varpulis.test.BrokerTest;
 import io.varpulis.test.InMemoryTracing;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -90,7 +89,7 @@ class ObservedClusterTransportTest {
         RouteEdge intoDetect = new RouteEdge("traced", "parse", "detect");
         List<Event> detected = new CopyOnWriteArrayList<>();
         start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
-                new RouteEmitter("traced", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))),
+                TestPipelines.emitter("traced", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))),
                         transport, fixture.codec, fixture.metrics));
         start(intoDetect, (event, context) -> {
             detected.add(event);
@@ -147,13 +146,13 @@ class ObservedClusterTransportTest {
         RouteEdge intoDetect = new RouteEdge("unsampled", "parse", "detect");
         List<String> detectedWith = new CopyOnWriteArrayList<>();
         start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
-                new RouteEmitter("unsampled", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect",
+                TestPipelines.emitter("unsampled", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect",
                         List.of("*"))), transport, fixture.codec, fixture.metrics));
-        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"), new DeployedPipeline(intoDetect.group(),
+        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"), TestPipelines.deployed(intoDetect.group(),
                 intoDetect.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
                 fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
         consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(intoDetect.to(),
-                        intoDetect.subject(), fixture.properties.getJetstream().getConsumer()), intoDetect.to(),
+                        intoDetect.subject(), fixture.consumer()), intoDetect.to(),
                 fixture.metrics.deliveries(intoDetect.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
                 delivery -> {
                     detectedWith.add(delivery.headers() == null ? "none"
@@ -239,11 +238,11 @@ class ObservedClusterTransportTest {
     }
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
-        RouteIngress ingress = new RouteIngress(edge, List.of("*"), new DeployedPipeline(edge.group(), edge.to(),
+        RouteIngress ingress = new RouteIngress(edge, List.of("*"), TestPipelines.deployed(edge.group(), edge.to(),
                 processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker,
                 RouteIngress.OwnershipListener.NONE);
         consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        fixture.properties.getJetstream().getConsumer()), edge.to(),
+                        fixture.consumer()), edge.to(),
                 fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, ingress).start());
     }
 

@@ -9,6 +9,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -182,7 +183,7 @@ class GracefulDrainTest {
         };
         return new PipelineHost(node.containers, new ProcessorRegistry(List.of(recording)),
                 KeyValueStateFactory.inMemory(), node.codec, node.metrics,
-                node.properties.getJetstream().getConsumer());
+                node.consumer(), TestThreads.host());
     }
 
     private static PipelineGroupSpec group(String name) {

@@ -10,6 +10,7 @@ import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.Consumption;
@@ -139,7 +140,8 @@ class JetStreamKeyValueStateTest {
     @Test
     void aKeyEvictedFromTheCacheIsReadAgainFromTheBucket() throws Exception {
         JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
-                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 2));
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 2),
+                TestThreads.states());
         opened.add(state);
         for (int i = 0; i < 5; i++) {
             state.put("k" + i, bytes("v" + i));
@@ -242,7 +244,8 @@ class JetStreamKeyValueStateTest {
         // A 3 s TTL gives the bucket a 3 s duplicate window: past it, a restarted server no longer knows the bucket's
         // last message id, and a write chained on that id alone would be refused (10070) for ever.
         JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
-                new JetStreamKeyValueState.Settings(Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 100_000));
+                new JetStreamKeyValueState.Settings(Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 100_000),
+                TestThreads.states());
         opened.add(state);
         state.put("k", bytes("1"));
         state.flush().get(10, TimeUnit.SECONDS);
@@ -290,7 +293,8 @@ class JetStreamKeyValueStateTest {
             public void close() {
             }
         };
-        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, dropsFirstWrite, bucket, 1, SETTINGS);
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, dropsFirstWrite, bucket, 1, SETTINGS,
+                TestThreads.states());
         opened.add(state);
         state.put("bf.9.a", bytes("1"));
         state.put("bf.9.b", bytes("2"));
@@ -314,7 +318,8 @@ class JetStreamKeyValueStateTest {
     }
 
     private JetStreamKeyValueState open(long epoch) {
-        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, epoch, SETTINGS);
+        JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, epoch, SETTINGS,
+                TestThreads.states());
         opened.add(state);
         return state;
     }

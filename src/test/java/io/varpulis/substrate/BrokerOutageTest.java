@@ -3,6 +3,7 @@ package io.varpulis.substrate;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
@@ -18,6 +19,7 @@ import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
 import io.varpulis.test.TestIngress;
+import io.varpulis.test.TestPipelines;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.Test;
@@ -55,7 +57,7 @@ class BrokerOutageTest {
                             input.messageId() + "/0"))).toArray(CompletableFuture[]::new));
             try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) ->
                     List.of(Event.of("Out", Map.of())), new InMemoryKeyValueState(), elsewhere)
-                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of())), "noresp-1")).get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the output.
@@ -90,13 +92,13 @@ class BrokerOutageTest {
                     .map(o -> worker.transport.publish(new OutboundMessage("rerouted.detect.1",
                             worker.codec.encode(o), input.messageId() + "/rerouted")))
                     .toArray(CompletableFuture[]::new));
-            DeployedPipeline pipeline = new DeployedPipeline(edge.group(), edge.to(), (event, context) -> List.of(),
+            DeployedPipeline pipeline = TestPipelines.deployed(edge.group(), edge.to(), (event, context) -> List.of(),
                     new InMemoryKeyValueState(), "0", partitioning);
             TestIngress ingress = new TestIngress(new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE,
                     worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker).reroutingTo(toPartitions);
             long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
                     .getMsgCount();
-            try (Consumption ignored = ingress.start(worker.transport, properties.getJetstream().getConsumer())) {
+            try (Consumption ignored = ingress.start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of("k", key))), "reroute-1")).get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the partition.
@@ -164,7 +166,7 @@ class BrokerOutageTest {
                 Thread.sleep(5000);
                 return List.of();
             }, new InMemoryKeyValueState(), OutputEmitter.NONE)
-                    .start(worker.transport, properties.getJetstream().getConsumer())) {
+                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
                         Map.of())), "slowapply-1")).get(5, TimeUnit.SECONDS);
 

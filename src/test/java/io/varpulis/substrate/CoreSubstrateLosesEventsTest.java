@@ -47,7 +47,7 @@ class CoreSubstrateLosesEventsTest {
                  Consumption ignored = worker.ingress(edge, (event, context) -> {
                      applied.add(event);
                      return List.of();
-                 }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                 }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 worker.connection.flush(Duration.ofSeconds(2));
                 publisher.transport.publish(new OutboundMessage(edge.subject(), publisher.codec.encode(seen), null))
                         .get();

@@ -8,6 +8,7 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
@@ -18,6 +19,8 @@ import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestPipelines;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.Consumption;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
@@ -82,11 +85,12 @@ final class CountingRig implements AutoCloseable {
         String pipeline = "count-" + System.nanoTime();
         stateStream = "KV_" + JetStreamKeyValueState.bucketName(GROUP, pipeline);
         state = KeyValueStateFactory.jetStream(worker.connection, worker.transport,
-                new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000))
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), replicas, Duration.ofSeconds(2), 100_000),
+                TestThreads.states())
                 .open(GROUP, pipeline, Partitioning.NONE, 1);
         PipelineGroupSpec.RouteSpec out = new PipelineGroupSpec.RouteSpec("count", "sink", List.of("Counted"));
-        RouteEmitter emitter = new RouteEmitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
-        NatsProperties.Consumer consumer = properties.getJetstream().getConsumer();
+        RouteEmitter emitter = TestPipelines.emitter(GROUP, List.of(out), worker.transport, worker.codec, worker.metrics);
+        ConsumerSettings consumer = worker.consumer();
         consumptions.add(worker.ingress(INPUT, List.of("Tick"), counting(), state, emitter)
                 .start(worker.transport, consumer));
         consumptions.add(worker.ingress(OUTPUT, List.of("Counted"), (event, context) -> {

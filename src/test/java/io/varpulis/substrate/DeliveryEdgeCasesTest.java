@@ -1,6 +1,8 @@
 package io.varpulis.substrate;
 
 import io.nats.client.api.ConsumerConfiguration;
+import io.varpulis.jetstream.ConsumerSettings;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -46,7 +48,7 @@ class DeliveryEdgeCasesTest {
              Consumption ignored = worker.ingress(edge, (event, context) -> {
                  attempts.incrementAndGet();
                  throw new AssertionError("invariant broken");
-             }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "err-1")).get();
             await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
                     "unit", "detect", "reason", "max_deliver") == 1);
@@ -62,13 +64,13 @@ class DeliveryEdgeCasesTest {
         AtomicInteger attempts = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             var declared = VarpulisJetStream.routeEdgeConsumer("detect", edge.subject(),
-                    worker.properties.getJetstream().getConsumer());
+                    worker.consumer());
             worker.jsm().addOrUpdateConsumer(VarpulisJetStream.ROUTING_STREAM,
                     ConsumerConfiguration.builder(declared.configuration()).maxDeliver(3).build());
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 attempts.incrementAndGet();
                 throw new IllegalStateException("always fails");
-            }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+            }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "md3-1"))
                         .get();
                 await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
@@ -89,13 +91,13 @@ class DeliveryEdgeCasesTest {
             worker.jsm().deleteStream(VarpulisJetStream.DLQ_STREAM);
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 throw new IllegalStateException("poison");
-            }, OutputEmitter.NONE).start(worker.transport, properties.getJetstream().getConsumer())) {
+            }, OutputEmitter.NONE).start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "dd-1"))
                         .get();
                 Thread.sleep(1500);
                 assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
                         "max_deliver")).as("no DLQ yet").isZero();
-                worker.admin.declareStream(VarpulisJetStream.deadLetters(properties.getJetstream()));
+                worker.admin.declareStream(JetStreamSettings.deadLetters(properties.getJetstream()));
 
                 await().atMost(Duration.ofSeconds(20)).until(() -> worker.metrics.count("varpulis.events.parked",
                         "unit", "detect", "reason", "max_deliver") == 1);
@@ -116,9 +118,9 @@ class DeliveryEdgeCasesTest {
                 .isEqualTo(DurableNames.routeConsumer("c", second.subject()));
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              Consumption ignored = worker.ingress(first, (event, context) -> List.of(), OutputEmitter.NONE)
-                     .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                     .start(worker.transport, worker.consumer())) {
             assertThatThrownBy(() -> worker.ingress(second, (event, context) -> List.of(), OutputEmitter.NONE)
-                    .start(worker.transport, worker.properties.getJetstream().getConsumer()))
+                    .start(worker.transport, worker.consumer()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("sanitise to the same durable name");
         }

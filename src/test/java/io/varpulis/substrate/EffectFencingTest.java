@@ -17,6 +17,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import org.junit.jupiter.api.Test;
@@ -144,7 +145,8 @@ class EffectFencingTest {
 
     private static KeyValueStateFactory states(SubstrateFixture worker) {
         return KeyValueStateFactory.jetStream(worker.connection, worker.transport,
-                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000));
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000),
+                TestThreads.states());
     }
 
     /** The fields of the events stored on a subject of the routing stream, in order. */

@@ -1,8 +1,8 @@
 package io.varpulis.substrate;
 
-import io.varpulis.cluster.HeartbeatListener;
-import io.varpulis.cluster.ServerClock;
-import io.varpulis.cluster.WorkerHeartbeat;
+import io.varpulis.cluster.coordinator.HeartbeatListener;
+import io.varpulis.cluster.coordinator.ServerClock;
+import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
@@ -44,7 +44,7 @@ class HeartbeatDurabilityTest {
         Map<String, WorkerHeartbeat> seen = new ConcurrentHashMap<>();
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              Consumption ignored = listener(coordinator, "coord-6", Duration.ofSeconds(15), seen)
-                     .start(coordinator.containers, coordinator.properties.getJetstream().getConsumer())) {
+                     .start(coordinator.containers, coordinator.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> seen.containsKey("w-6"));
             WorkerHeartbeat heartbeat = seen.get("w-6");
             assertThat(heartbeat.eventsProcessed()).isEqualTo(42);
@@ -62,7 +62,7 @@ class HeartbeatDurabilityTest {
             worker.connection.flush(Duration.ofSeconds(2));
             try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.CORE);
                  Consumption ignored = listener(coordinator, "coord-core", Duration.ofSeconds(15), seen)
-                         .start(coordinator.containers, coordinator.properties.getJetstream().getConsumer())) {
+                         .start(coordinator.containers, coordinator.consumer())) {
                 coordinator.connection.flush(Duration.ofSeconds(2));
                 worker.transport.publish(OutboundMessage.of(Subjects.heartbeat("w-core-later"), BEAT)).get();
                 await().atMost(Duration.ofSeconds(5)).until(() -> seen.containsKey("w-core-later"));
@@ -80,7 +80,7 @@ class HeartbeatDurabilityTest {
         Map<String, WorkerHeartbeat> seen = new ConcurrentHashMap<>();
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              Consumption ignored = listener(coordinator, "coord-7", Duration.ofSeconds(1), seen)
-                     .start(coordinator.containers, coordinator.properties.getJetstream().getConsumer())) {
+                     .start(coordinator.containers, coordinator.consumer())) {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> coordinator.metrics.count("varpulis.heartbeats.stale") >= 1);
             assertThat(seen).as("a stale heartbeat would mark a dead worker alive").doesNotContainKey("w-7");

@@ -30,7 +30,7 @@ class IdleConsumerDrainTest {
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             Consumption consumption = worker.ingress(new RouteEdge("idle", "_external", "detect"),
                     (event, context) -> List.of(), OutputEmitter.NONE)
-                    .start(worker.transport, worker.properties.getJetstream().getConsumer());
+                    .start(worker.transport, worker.consumer());
 
             long started = System.nanoTime();
             consumption.drain(Duration.ofSeconds(20));

@@ -61,7 +61,7 @@ class JetStreamRouteDeliveryTest {
         List<Event> applied = new CopyOnWriteArrayList<>();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              Consumption ignored = worker.ingress(edge, collect(applied), OutputEmitter.NONE)
-                     .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                     .start(worker.transport, worker.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 1);
             assertThat(applied.get(0)).isEqualTo(SSH_FAILURE);
             await().atMost(Duration.ofSeconds(5)).until(() -> consumer(worker, edge).getNumAckPending() == 0);
@@ -69,7 +69,7 @@ class JetStreamRouteDeliveryTest {
         List<Event> afterRestart = new CopyOnWriteArrayList<>();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
              Consumption ignored = worker.ingress(edge, collect(afterRestart), OutputEmitter.NONE)
-                     .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                     .start(worker.transport, worker.consumer())) {
             Thread.sleep(1000);
             assertThat(afterRestart).as("an acked event is not delivered again").isEmpty();
             ConsumerInfo info = consumer(worker, edge);
@@ -88,7 +88,7 @@ class JetStreamRouteDeliveryTest {
             applying.countDown();
             Thread.sleep(60_000);
             return List.of();
-        }, OutputEmitter.NONE).start(dying.transport, dying.properties.getJetstream().getConsumer());
+        }, OutputEmitter.NONE).start(dying.transport, dying.consumer());
         dying.transport.publish(new OutboundMessage(edge.subject(), dying.codec.encode(SSH_FAILURE), "b3-1")).get();
         assertThat(applying.await(10, TimeUnit.SECONDS)).isTrue();
         dying.connection.close();
@@ -98,7 +98,7 @@ class JetStreamRouteDeliveryTest {
              Consumption ignored = worker.ingress(edge, (event, context) -> {
                  attempts.add(context.attempt());
                  return List.of();
-             }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> !attempts.isEmpty());
             assertThat(attempts).containsExactly(2L);
             assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isEqualTo(1);
@@ -113,7 +113,7 @@ class JetStreamRouteDeliveryTest {
              Consumption ignored = worker.ingress(edge, (event, context) -> {
                  deliveries.incrementAndGet();
                  throw new IllegalStateException("detector state store unavailable");
-             }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             byte[] payload = worker.codec.encode(SSH_FAILURE);
             PublishReceipt original = worker.transport.publish(new OutboundMessage(edge.subject(), payload, null))
                     .get();
@@ -150,7 +150,7 @@ class JetStreamRouteDeliveryTest {
              Consumption ignored = worker.ingress(edge, (event, context) -> {
                  applied.incrementAndGet();
                  return List.of();
-             }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             long before = dlqDepth(worker);
             worker.transport.publish(new OutboundMessage(edge.subject(), garbage, null)).get();
             worker.transport.publish(OutboundMessage.of(edge.subject(), "{\"fields\": {}}")).get();
@@ -194,7 +194,7 @@ class JetStreamRouteDeliveryTest {
                 return List.of(Event.of("BruteForceSuspected", Map.of("src_ip", "10.0.0.9")));
             };
             try (Consumption ignored = worker.ingress(edge, detect, refusedThenStored)
-                    .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                    .start(worker.transport, worker.consumer())) {
                 worker.transport.publish(OutboundMessage.of(edge.subject(),
                         new String(worker.codec.encode(SSH_FAILURE), StandardCharsets.UTF_8))).get();
                 await().atMost(Duration.ofSeconds(10)).until(() -> consumer(worker, edge).getNumAckPending() == 0

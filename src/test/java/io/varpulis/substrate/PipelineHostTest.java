@@ -17,6 +17,7 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.SubstrateFixture;
+import io.varpulis.test.TestThreads;
 import io.varpulis.transport.OutboundMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -171,7 +172,8 @@ class PipelineHostTest {
 
     private static KeyValueStateFactory states(SubstrateFixture worker) {
         return KeyValueStateFactory.jetStream(worker.connection, worker.transport,
-                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000));
+                new JetStreamKeyValueState.Settings(Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000),
+                TestThreads.states());
     }
 
     private static PipelineHost host(SubstrateFixture worker, EventProcessor processor, KeyValueStateFactory states) {

@@ -64,7 +64,7 @@ class ServerGaveUpTest {
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 applied.incrementAndGet();
                 return List.of();
-            }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+            }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
                         "unit", "detect", "reason", "server_gave_up") == 1);
                 MessageInfo parked = worker.jsm().getLastMessage(VarpulisJetStream.DLQ_STREAM, "varpulis.dlq.detect");
@@ -92,7 +92,7 @@ class ServerGaveUpTest {
         RouteEdge edge = new RouteEdge("gone", "_external", "detect");
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, lastDeliveryOnly());
              DeliveryContainer container = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE)
-                     .start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+                     .start(worker.transport, worker.consumer())) {
             // What the server's advisory says of a message whose max_age passed before it could be read: nothing
             // nats-server does on loopback times that, so the advisory is told to the container by hand.
             container.onGivenUp(new GivenUpMessage() {
@@ -152,7 +152,7 @@ class ServerGaveUpTest {
     private static void heldAndNeverAcked(SubstrateFixture worker, Connection holder, RouteEdge edge)
             throws Exception {
         ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                worker.properties.getJetstream().getConsumer());
+                worker.consumer());
         worker.admin.declareConsumer(consumer);
         try (FetchConsumer fetch = holder.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())
                 .fetchMessages(1)) {

@@ -56,7 +56,7 @@ class SlowPipelineHeldDeliveriesTest {
                 Thread.sleep(60); // 100 x 60 ms = 6 s for what the client holds at once: three ack_waits
                 applies.computeIfAbsent((String) event.fields().get("n"), n -> new AtomicInteger()).incrementAndGet();
                 return List.of();
-            }, OutputEmitter.NONE).start(worker.transport, worker.properties.getJetstream().getConsumer())) {
+            }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 publish(worker, edge, 100);
                 await().atMost(Duration.ofSeconds(30)).until(() -> applies.size() == 100);
                 ConsumerInfo info = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable);
@@ -84,7 +84,7 @@ class SlowPipelineHeldDeliveriesTest {
                  applied.incrementAndGet();
                  return List.of(event);
              }, (outputs, input) -> outputsStored).start(worker.transport,
-                     worker.properties.getJetstream().getConsumer())) {
+                     worker.consumer())) {
             publish(worker, edge, 3);
             await().atMost(Duration.ofSeconds(10)).until(() -> applied.get() == 3);
             await().atMost(Duration.ofSeconds(10)).until(() ->

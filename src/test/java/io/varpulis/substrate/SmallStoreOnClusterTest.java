@@ -3,6 +3,7 @@ package io.varpulis.substrate;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
@@ -92,7 +93,7 @@ class SmallStoreOnClusterTest {
     private static StreamDeclaration declaration(String name, int replicas) {
         NatsProperties.JetStream js = new NatsProperties().getJetstream();
         js.setReplicas(replicas);
-        StreamConfiguration routing = VarpulisJetStream.routing(js).configuration();
+        StreamConfiguration routing = JetStreamSettings.routing(js).configuration();
         return new StreamDeclaration(StreamConfiguration.builder(routing).name(name)
                 .subjects("small-store." + name.toLowerCase() + ".>").build());
     }

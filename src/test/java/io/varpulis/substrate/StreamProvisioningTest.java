@@ -4,6 +4,7 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -79,7 +80,7 @@ class StreamProvisioningTest {
 
     private static List<StreamDeclaration> defaults() {
         NatsProperties.JetStream js = new NatsProperties.JetStream();
-        return List.of(VarpulisJetStream.routing(js), VarpulisJetStream.heartbeat(js),
-                VarpulisJetStream.deadLetters(js));
+        return List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
+                JetStreamSettings.deadLetters(js));
     }
 }

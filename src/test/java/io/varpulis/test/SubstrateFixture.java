@@ -4,14 +4,14 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.jetstream.ConsumerSettings;
+import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.DeliveryContainerFactory;
-import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
@@ -62,8 +62,8 @@ public final class SubstrateFixture implements AutoCloseable {
         if (substrate == Substrate.JETSTREAM) {
             admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
-            admin.provision(List.of(VarpulisJetStream.routing(js), VarpulisJetStream.heartbeat(js),
-                    VarpulisJetStream.deadLetters(js)), List.of());
+            admin.provision(List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
+                    JetStreamSettings.deadLetters(js)), List.of());
         } else {
             admin = null;
         }
@@ -117,7 +117,7 @@ public final class SubstrateFixture implements AutoCloseable {
      */
     public TestIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
                                KeyValueState state, OutputEmitter emitter) {
-        return new TestIngress(new RouteIngress(edge, eventTypes, new DeployedPipeline(edge.group(), edge.to(),
+        return new TestIngress(new RouteIngress(edge, eventTypes, TestPipelines.deployed(edge.group(), edge.to(),
                 processor, state), emitter, codec, parker, RouteIngress.OwnershipListener.NONE), this);
     }
 
@@ -141,7 +141,14 @@ public final class SubstrateFixture implements AutoCloseable {
             }
         };
         return new PipelineHost(containers, new ProcessorRegistry(List.of(type)), states, codec, metrics,
-                properties.getJetstream().getConsumer());
+                consumer(), TestThreads.host());
+    }
+
+    /**
+     * @return the durable consumer settings of this fixture's properties
+     */
+    public ConsumerSettings consumer() {
+        return ConsumerSettings.from(properties.getJetstream().getConsumer());
     }
 
     /**

@@ -4,7 +4,7 @@ import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.DeliveryDecorator;
@@ -23,9 +23,9 @@ public record TestIngress(RouteIngress adapter, SubstrateFixture fixture) {
      * @param settings  the consumer settings
      * @return the running container; close it to stop consuming
      */
-    public DeliveryContainer start(ClusterTransport transport, NatsProperties.Consumer settings) {
+    public DeliveryContainer start(ClusterTransport transport, ConsumerSettings settings) {
         DeliveryContainerFactory containers = transport == fixture.transport ? fixture.containers
-                : new DeliveryContainerFactory(transport, fixture.parker, settings.getNakDelay(),
+                : new DeliveryContainerFactory(transport, fixture.parker, settings.nakDelay(),
                 DeliveryDecorator.NONE);
         RouteEdge edge = adapter.edge();
         return containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), settings), edge.to(),

@@ -164,7 +164,8 @@ class StellarControlTest {
     void itsClasspathHoldsNoWebServerSpringMvcSpringSecurityClusterNodeDemoOrValidator() {
         for (String absent : List.of("org.apache.catalina.startup.Tomcat",
                 "org.springframework.web.servlet.DispatcherServlet",
-                "org.springframework.security.web.SecurityFilterChain", "io.varpulis.cluster.CoordinatorNode",
+                "org.springframework.security.web.SecurityFilterChain",
+                "io.varpulis.cluster.coordinator.CoordinatorNode",
                 "io.varpulis.web.ClusterApiController", "io.varpulis.demo.BruteForceDemo",
                 // Issue 33: no Bean Validation provider from the library (nor the EL it would need).
                 "org.hibernate.validator.HibernateValidator", "jakarta.el.ELManager")) {

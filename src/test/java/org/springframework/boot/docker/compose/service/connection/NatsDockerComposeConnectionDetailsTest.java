@@ -1,6 +1,7 @@
 package org.springframework.boot.docker.compose.service.connection;
 
 import io.nats.client.Connection;
+import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
@@ -46,7 +47,7 @@ class NatsDockerComposeConnectionDetailsTest {
         assertThat(nats.getServers()).containsExactly(NatsDockerComposeConnectionDetailsTest.nats.url());
         NatsProperties settings = new NatsProperties();
         try (Connection connection = NatsConnectionFactory.connect(
-                NatsConnectionFactory.options(nats, settings, "compose-test", new NatsConnectionEvents(
+                NatsConnectionFactory.options(nats, ConnectionSettings.from(settings), "compose-test", new NatsConnectionEvents(
                         settings.getReconnectWait())), String.join(",", nats.getServers()), Duration.ofSeconds(5),
                 null)) {
             assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);

@@ -1,0 +1,492 @@
+package io.varpulis.autoconfigure.node;
+
+import io.nats.client.Connection;
+import io.varpulis.autoconfigure.TransportAutoConfiguration;
+import io.varpulis.cluster.coordinator.ClusterQueries;
+import io.varpulis.cluster.coordinator.ClusterState;
+import io.varpulis.cluster.coordinator.CoordinatorCommands;
+import io.varpulis.cluster.coordinator.CoordinatorGauges;
+import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.coordinator.GroupDeclarations;
+import io.varpulis.cluster.coordinator.GroupResources;
+import io.varpulis.cluster.coordinator.GroupStore;
+import io.varpulis.cluster.coordinator.HeartbeatListener;
+import io.varpulis.cluster.coordinator.HeartbeatReconciliation;
+import io.varpulis.cluster.coordinator.LateWorkers;
+import io.varpulis.cluster.coordinator.LeaderElection;
+import io.varpulis.cluster.coordinator.OtherClusters;
+import io.varpulis.cluster.coordinator.PlacementGate;
+import io.varpulis.cluster.coordinator.PlacementLoop;
+import io.varpulis.cluster.coordinator.ReachabilityProbe;
+import io.varpulis.cluster.coordinator.RegistrationResponder;
+import io.varpulis.cluster.coordinator.ServerClock;
+import io.varpulis.cluster.coordinator.ServerProgress;
+import io.varpulis.cluster.coordinator.UnregisteredWorkers;
+import io.varpulis.cluster.coordinator.WorkerAdmission;
+import io.varpulis.cluster.coordinator.WorkerHealthCheck;
+import io.varpulis.cluster.node.ClusterHealthIndicator;
+import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.node.CoreRequests;
+import io.varpulis.cluster.node.KeyValueLease;
+import io.varpulis.cluster.node.NodeIdentity;
+import io.varpulis.cluster.worker.CommandResponder;
+import io.varpulis.cluster.worker.HeartbeatPublisher;
+import io.varpulis.cluster.worker.RefusalExit;
+import io.varpulis.cluster.worker.WorkerIdLease;
+import io.varpulis.cluster.worker.WorkerIdentity;
+import io.varpulis.cluster.worker.WorkerNode;
+import io.varpulis.cluster.worker.WorkerRegistration;
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.delivery.EventInjector;
+import io.varpulis.delivery.PipelineHost;
+import io.varpulis.jetstream.ConsumerSettings;
+import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.Substrate;
+import io.varpulis.pipeline.BuiltInProcessorTypes;
+import io.varpulis.pipeline.EventCodec;
+import io.varpulis.pipeline.JetStreamKeyValueState;
+import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.ProcessorRegistry;
+import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.support.DaemonThreads;
+import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.RequestReply;
+import io.varpulis.web.ClusterApiController;
+import io.varpulis.web.NodeSecurityProperties;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the jar's own
+ * {@code application.yml} sets it; a service that only wants the substrate leaves it off): the worker part
+ * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link CoordinatorNode} and its parts) by
+ * {@code varpulis.cluster.role}.
+ * <p>Longer than most: it declares every bean of both roles (each part, its scheduler, its settings), a few lines
+ * each, so that a node's wiring reads in one place; it holds no logic of its own.
+ */
+@AutoConfiguration(after = TransportAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
+@ConditionalOnBean(ClusterTransport.class)
+@EnableConfigurationProperties({ClusterProperties.class, NodeSecurityProperties.class})
+public class ClusterAutoConfiguration {
+
+    /**
+     * @param types every {@link ProcessorType} bean a service declares
+     * @param beans the bean factory, for the {@code bean} type
+     * @return the registry of the built-in types and every {@link ProcessorType} bean
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ProcessorRegistry processorRegistry(ObjectProvider<ProcessorType> types, BeanFactory beans) {
+        List<ProcessorType> all = new ArrayList<>(List.of(BuiltInProcessorTypes.passthrough(),
+                BuiltInProcessorTypes.filter(), BuiltInProcessorTypes.bean(beans)));
+        types.orderedStream().forEach(all::add);
+        return new ProcessorRegistry(all);
+    }
+
+    /**
+     * @param coordinator this node's coordinator, when it runs one
+     * @param worker      this node's worker, when it runs one
+     * @return the {@code cluster} health contributor (leader, placement, workers; a worker's refusal)
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "clusterHealthIndicator")
+    @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("cluster")
+    public ClusterHealthIndicator clusterHealthIndicator(ObjectProvider<ClusterQueries> coordinator,
+                                                         ObjectProvider<WorkerNode> worker) {
+        return new ClusterHealthIndicator(coordinator.getIfAvailable(), worker.getIfAvailable());
+    }
+
+    /**
+     * @param transport publishes
+     * @param codec     encodes events
+     * @param metrics   counts published events
+     * @return the one way an outside event enters a group: the operator API's inject, the worker's inject command
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EventInjector eventInjector(ClusterTransport transport, EventCodec codec, SubstrateMetrics metrics) {
+        return new EventInjector(transport, codec, metrics);
+    }
+
+    /**
+     * @param connection the node's connection
+     * @param requests   core request/reply, observed when observation is on
+     * @param codec      its mapper writes and reads the JSON bodies
+     * @return how registrations and commands travel between coordinators and workers
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public CoreRequests coreRequests(Connection connection, RequestReply requests, EventCodec codec) {
+        return new CoreRequests(connection, requests, codec.mapper());
+    }
+
+    /** The worker part. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
+    static class WorkerConfiguration {
+
+        /** One thread: every state's writes are settled in the order their PubAcks come. */
+        @Bean(name = "varpulisStateConfirmExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStateConfirmExecutor")
+        ThreadPoolTaskExecutor varpulisStateConfirmExecutor() {
+            return DaemonThreads.executor("varpulis-state-confirm", 1);
+        }
+
+        /** Mends broken write chains of every state: rare, short work (a few leader reads). */
+        @Bean(name = "varpulisStateRecoveryScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStateRecoveryScheduler")
+        ThreadPoolTaskScheduler varpulisStateRecoveryScheduler() {
+            return DaemonThreads.scheduler("varpulis-state-recovery");
+        }
+
+        /** A thread per proof: each waits for a server read, and all of a heartbeat's proofs run at once. */
+        @Bean(name = "varpulisOwnershipProofExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisOwnershipProofExecutor")
+        ThreadPoolTaskExecutor varpulisOwnershipProofExecutor() {
+            return DaemonThreads.executor("varpulis-ownership-proof", Integer.MAX_VALUE);
+        }
+
+        /** One thread: fenced pipelines are stopped off the consumer threads that found them fenced. */
+        @Bean(name = "varpulisFencedStopExecutor", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisFencedStopExecutor")
+        ThreadPoolTaskExecutor varpulisFencedStopExecutor() {
+            return DaemonThreads.executor("varpulis-fenced-stop", 1);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
+                                                  ClusterTransport transport, ClusterProperties cluster,
+                                                  NatsProperties nats, SubstrateMetrics metrics,
+                                                  @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
+                                                  @Qualifier("varpulisStateRecoveryScheduler")
+                                                  TaskScheduler recovery) {
+            return substrate == Substrate.JETSTREAM
+                    ? KeyValueStateFactory.jetStream(connection, transport, new JetStreamKeyValueState.Settings(
+                    cluster.getStateTtl(), nats.getJetstream().getReplicas(),
+                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()), metrics,
+                    new JetStreamKeyValueState.Threads(confirm, recovery))
+                    : KeyValueStateFactory.inMemory();
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        PipelineHost pipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors,
+                                  KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics,
+                                  NatsProperties nats,
+                                  @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
+                                  @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
+            return new PipelineHost(containers, processors, states, codec, metrics,
+                    ConsumerSettings.from(nats.getJetstream().getConsumer()), new PipelineHost.Threads(ownershipProofs, fencedStops));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RefusalExit refusalExit() {
+            return new RefusalExit();
+        }
+
+        /** One thread that nothing else uses: a heartbeat never waits behind a state write or the id lease. */
+        @Bean(name = "varpulisHeartbeatScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisHeartbeatScheduler")
+        ThreadPoolTaskScheduler varpulisHeartbeatScheduler() {
+            return DaemonThreads.scheduler("varpulis-heartbeat");
+        }
+
+        /** The id lease's renewals, on a thread of their own: a slow bucket never delays a heartbeat. */
+        @Bean(name = "varpulisIdLeaseScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisIdLeaseScheduler")
+        ThreadPoolTaskScheduler varpulisIdLeaseScheduler() {
+            return DaemonThreads.scheduler("varpulis-id-lease");
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerIdentity workerIdentity(ClusterProperties cluster, ClusterTransport transport,
+                                      Environment environment) {
+            return new WorkerIdentity(NodeIdentity.workerId(cluster), NodeIdentity.address(cluster,
+                    environment.getProperty("server.port", "8080")), transport.substrate().id());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatPublisher heartbeatPublisher(WorkerIdentity identity, ClusterProperties cluster,
+                                              ClusterTransport transport, PipelineHost host, EventCodec codec,
+                                              @Qualifier("varpulisHeartbeatScheduler") TaskScheduler scheduler) {
+            return new HeartbeatPublisher(identity.workerId(), cluster, transport, host, codec.mapper(), scheduler);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerRegistration workerRegistration(WorkerIdentity identity, ClusterProperties cluster,
+                                              CoreRequests requests, PipelineHost host, HeartbeatPublisher heartbeats,
+                                              RefusalExit exit) {
+            return new WorkerRegistration(identity, cluster, requests, host, heartbeats, exit);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CommandResponder commandResponder(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
+                                          PipelineHost host, EventInjector injector,
+                                          WorkerRegistration registration) {
+            return new CommandResponder(identity.workerId(), cluster, requests, host, injector, registration);
+        }
+
+        /** On JetStream, the worker id is held by one live process ({@link WorkerIdLease}); on core it is not. */
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerNode workerNode(WorkerIdentity identity, ClusterProperties cluster, Substrate substrate,
+                              Connection connection, PipelineHost host, EventCodec codec, NatsProperties nats,
+                              @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler,
+                              CommandResponder commands, HeartbeatPublisher heartbeats,
+                              WorkerRegistration registration) {
+            NodeIdentity.checkHeartbeats(cluster);
+            NodeIdentity.checkLeases(cluster);
+            String clusterName = NodeIdentity.clusterName(cluster);
+            WorkerIdLease idLease = substrate == Substrate.JETSTREAM
+                    ? WorkerIdLease.open(connection, identity.workerId(), clusterName, new KeyValueLease.Settings(
+                    cluster.getWorkerLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
+                    codec.mapper())
+                    : null;
+            return new WorkerNode(identity, cluster, connection, host, idLease, leaseScheduler,
+                    new WorkerNode.Parts(commands, heartbeats, registration));
+        }
+    }
+
+    /** The coordinator part: its parts, each a bean, and the lifecycle that starts them ({@link CoordinatorNode}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)
+    static class CoordinatorConfiguration {
+
+        /** One thread: the coordinator's ticks and placement rounds never run at once. */
+        @Bean(name = "varpulisCoordinatorScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisCoordinatorScheduler")
+        ThreadPoolTaskScheduler varpulisCoordinatorScheduler() {
+            return DaemonThreads.scheduler("varpulis-coordinator");
+        }
+
+        /** The leader lease's rounds, on a thread of their own: a slow tick never delays a renewal. */
+        @Bean(name = "varpulisElectionScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisElectionScheduler")
+        ThreadPoolTaskScheduler varpulisElectionScheduler() {
+            return DaemonThreads.scheduler("varpulis-election");
+        }
+
+        /** The group store's re-reads beside its watch, on a thread of their own (JetStream). */
+        @Bean(name = "varpulisGroupResyncScheduler", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisGroupResyncScheduler")
+        ThreadPoolTaskScheduler varpulisGroupResyncScheduler() {
+            return DaemonThreads.scheduler("varpulis-group-resync");
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
+                                      NatsProperties nats, EventCodec codec,
+                                      @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
+            NodeIdentity.checkLeases(cluster);
+            String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
+            String clusterName = NodeIdentity.clusterName(cluster);
+            return substrate == Substrate.JETSTREAM
+                    ? LeaderElection.lease(connection, coordinatorId, clusterName, new KeyValueLease.Settings(
+                    cluster.getLeaderLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
+                    codec.mapper(), scheduler)
+                    : LeaderElection.solo(coordinatorId, clusterName);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
+                              ClusterProperties cluster,
+                              @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
+            return substrate == Substrate.JETSTREAM
+                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas(),
+                    NodeIdentity.clusterName(cluster), resyncs)
+                    : GroupStore.inMemory();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        PlacementGate placementGate(ClusterProperties cluster, SubstrateMetrics metrics) {
+            return new PlacementGate(Clock.systemUTC(), cluster.getHeartbeatInterval(), metrics.registry());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterState clusterState(PlacementGate gate) {
+            return new ClusterState(Clock.systemUTC(), gate);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        UnregisteredWorkers unregisteredWorkers(ClusterProperties cluster) {
+            return new UnregisteredWorkers(Clock.systemUTC(), cluster.getHeartbeatTimeout(),
+                    cluster.getApiKey() != null);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ServerClock serverClock() {
+            return new ServerClock(Clock.systemUTC());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorCommands coordinatorCommands(ClusterProperties cluster, CoreRequests requests,
+                                                LeaderElection election) {
+            return new CoordinatorCommands(cluster, requests, election);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        OtherClusters otherClusters(ClusterProperties cluster, LeaderElection election, GroupStore groups) {
+            return new OtherClusters(cluster.getName(), election, groups);
+        }
+
+        /** On JetStream (a {@link JetStreamAdmin}), the heartbeat stream and consumer are asked too. */
+        @Bean
+        @ConditionalOnMissingBean
+        ReachabilityProbe reachabilityProbe(ClusterProperties cluster, Connection connection, ServerClock serverClock,
+                                            ClusterState state, LeaderElection election,
+                                            ObjectProvider<JetStreamAdmin> admin) {
+            return new ReachabilityProbe(election.coordinatorId(), cluster.getHeartbeatTimeout(), connection,
+                    admin.getIfAvailable() == null ? null : ReachabilityProbe.management(connection), serverClock,
+                    state::nanoTime);
+        }
+
+        /** On JetStream, a silent worker the server shows progressing is late, not dead; on core it is dead. */
+        @Bean
+        @ConditionalOnMissingBean
+        LateWorkers lateWorkers(ClusterProperties cluster, ClusterState state, Connection connection,
+                                SubstrateMetrics metrics, ObjectProvider<JetStreamAdmin> admin) {
+            LateWorkers.Evidence evidence = admin.getIfAvailable() == null ? LateWorkers.Evidence.none()
+                    : new ServerProgress(ReachabilityProbe.management(connection), state, state::nanoTime);
+            return new LateWorkers(cluster.getHeartbeatTimeout(), evidence, state::nanoTime, metrics.registry());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        PlacementLoop placementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate,
+                                    LeaderElection election, CoordinatorCommands commands,
+                                    @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
+            return new PlacementLoop(cluster, state, gate, election, commands, scheduler);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerAdmission workerAdmission(ClusterProperties cluster, ClusterTransport transport, PlacementGate gate,
+                                        ClusterState state, UnregisteredWorkers unregistered,
+                                        PlacementLoop placement, CoordinatorCommands commands) {
+            return new WorkerAdmission(cluster, transport.substrate().id(), gate, state, unregistered, placement,
+                    commands);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RegistrationResponder registrationResponder(ClusterProperties cluster, CoreRequests requests,
+                                                    OtherClusters otherClusters, WorkerAdmission admission) {
+            return new RegistrationResponder(cluster, requests, otherClusters, admission);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatReconciliation heartbeatReconciliation(ClusterProperties cluster, ClusterState state,
+                                                        GroupStore groups, OtherClusters otherClusters,
+                                                        PlacementLoop placement, WorkerAdmission admission) {
+            return new HeartbeatReconciliation(cluster, state, groups, otherClusters, placement, admission);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        HeartbeatListener heartbeatListener(ClusterProperties cluster, LeaderElection election,
+                                            ServerClock serverClock, EventCodec codec,
+                                            HeartbeatReconciliation reconciliation, SubstrateMetrics metrics) {
+            return new HeartbeatListener(election.coordinatorId(), cluster.getHeartbeatTimeout(), serverClock,
+                    codec.mapper(), reconciliation, metrics);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerHealthCheck workerHealthCheck(ClusterProperties cluster, ClusterState state, ReachabilityProbe probe,
+                                            LateWorkers lateWorkers, PlacementGate gate,
+                                            HeartbeatReconciliation reconciliation, LeaderElection election) {
+            return new WorkerHealthCheck(cluster, state, probe, lateWorkers, gate, reconciliation, election);
+        }
+
+        /** On JetStream, a purged group's consumers, state and routed events are deleted too. */
+        @Bean
+        @ConditionalOnMissingBean
+        GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state,
+                                            ProcessorRegistry processors, GroupStore groups,
+                                            OtherClusters otherClusters, PlacementLoop placement,
+                                            Connection connection, ObjectProvider<JetStreamAdmin> admin) {
+            return new GroupDeclarations(cluster, state, processors, groups, otherClusters, placement,
+                    admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
+                            : GroupResources.jetStream(connection));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterQueries clusterQueries(ClusterState state, LeaderElection election, PlacementLoop placement,
+                                      PlacementGate gate, UnregisteredWorkers unregistered, ReachabilityProbe probe,
+                                      OtherClusters otherClusters) {
+            return new ClusterQueries(state, election, placement, gate, unregistered, probe, otherClusters);
+        }
+
+        /** The gauges the chart's alert rules read, registered with the node's meter registry. */
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorGauges coordinatorGauges(LeaderElection election, ClusterState state, SubstrateMetrics metrics) {
+            CoordinatorGauges gauges = new CoordinatorGauges(election, state);
+            gauges.bindTo(metrics.registry());
+            return gauges;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CoordinatorNode coordinatorNode(ClusterProperties cluster, Connection connection,
+                                        @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler,
+                                        DeliveryContainerFactory containers, NatsProperties nats,
+                                        ReachabilityProbe probe, GroupDeclarations groups, PlacementLoop placement,
+                                        RegistrationResponder registrations, HeartbeatListener heartbeats,
+                                        WorkerHealthCheck health, LeaderElection election) {
+            NodeIdentity.checkHeartbeats(cluster);
+            return new CoordinatorNode(cluster, connection, scheduler, containers,
+                    ConsumerSettings.from(nats.getJetstream().getConsumer()),
+                    new CoordinatorNode.Parts(probe, groups, placement, registrations, heartbeats, health, election));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+        ClusterApiController clusterApiController(ClusterQueries cluster, GroupDeclarations groups,
+                                                  EventInjector injector, ClusterTransport transport,
+                                                  NodeSecurityProperties limits) {
+            return new ClusterApiController(cluster, groups, injector, transport, limits);
+        }
+    }
+}
