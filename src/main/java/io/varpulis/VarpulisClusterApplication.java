@@ -11,14 +11,19 @@ import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The node: {@code java -jar varpulis-cluster.jar --varpulis.cluster.role=coordinator|worker|standalone}.
- * {@code java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] [--alerts-out PATH]} runs the brute-force
- * detection job instead (a coordinator and two workers as separate processes, one killed mid-stream), and
- * {@code java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.*=...]} checks a NATS server and credentials
- * for the jetstream substrate. {@code help} prints the commands. Any other first argument that is not an option is a
- * mistyped command: it is named with the commands and the process exits with status 2, never starting a node.
- * <p>No component scanning: every bean comes from the auto-configurations, the library's and the node's own
- * ({@link ImportNodeAutoConfiguration}), exactly as for a service that uses the jar as a library.
+ * The node:
+ * {@code java -jar varpulis-cluster.jar --varpulis.cluster.role=coordinator|worker|standalone}.
+ * {@code java -jar varpulis-cluster.jar demo [--input PATH] [--year YYYY] [--alerts-out PATH]}
+ * runs the brute-force detection job instead (a coordinator and two workers as separate
+ * processes, one killed mid-stream), and
+ * {@code java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.*=...]} checks a NATS
+ * server and credentials for the jetstream substrate. {@code help} prints the commands.
+ * Any other first argument that is not an option is a mistyped command: it is named with
+ * the commands and the process exits with status 2, never starting a node.
+ * <p>
+ * No component scanning: every bean comes from the auto-configurations, the library's and
+ * the node's own ({@link ImportNodeAutoConfiguration}), exactly as for a service that
+ * uses the jar as a library.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -29,8 +34,8 @@ public class VarpulisClusterApplication {
     static final int USAGE_ERROR = 2;
 
     /**
-     * @param args Spring Boot arguments ({@code --name=value}), or {@code demo ...}, {@code smoke-test ...},
-     *             {@code help}
+     * @param args Spring Boot arguments ({@code --name=value}), or {@code demo ...},
+     * {@code smoke-test ...}, {@code help}
      */
     public static void main(String[] args) {
         String command = args.length == 0 || args[0].startsWith("-") ? null : args[0];
@@ -69,4 +74,5 @@ public class VarpulisClusterApplication {
                 Configuration: README.md; every property can also be set by environment variable
                 (VARPULIS_NATS_URL, VARPULIS_NATS_SUBSTRATE, VARPULIS_CLUSTER_ROLE, ...).""");
     }
+
 }

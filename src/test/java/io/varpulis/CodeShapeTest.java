@@ -18,9 +18,10 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shape issue 35 asks of production code: no constructor with more than 7 parameters (group them in a record of
- * parts or settings), no logger named after another class (an operator greps a class's name and finds what that
- * class did), and no class over 400 lines without a sentence at its top saying why (one that says it is
+ * The shape issue 35 asks of production code: no constructor with more than 7 parameters
+ * (group them in a record of parts or settings), no logger named after another class (an
+ * operator greps a class's name and finds what that class did), and no class over 400
+ * lines without a sentence at its top saying why (one that says it is
  * "{@value #WHY_LONG}" and why).
  */
 class CodeShapeTest {
@@ -39,12 +40,15 @@ class CodeShapeTest {
 
     @Test
     void noConstructorTakesMoreThanSevenParameters() {
-        List<String> wide = MAIN.stream().flatMap(type -> type.getConstructors().stream())
-                // The compiler's own: a record's canonical constructor is its components; an inner class's has
-                // its outer instance; an enum's, its name and ordinal.
-                .filter(constructor -> !constructor.getOwner().isRecord() && !constructor.getOwner().isEnum())
-                .filter(constructor -> constructor.getRawParameterTypes().size() > MAX_CONSTRUCTOR_PARAMETERS)
-                .map(JavaConstructor::getFullName).toList();
+        List<String> wide = MAIN.stream()
+            .flatMap(type -> type.getConstructors().stream())
+            // The compiler's own: a record's canonical constructor is its components; an
+            // inner class's has
+            // its outer instance; an enum's, its name and ordinal.
+            .filter(constructor -> !constructor.getOwner().isRecord() && !constructor.getOwner().isEnum())
+            .filter(constructor -> constructor.getRawParameterTypes().size() > MAX_CONSTRUCTOR_PARAMETERS)
+            .map(JavaConstructor::getFullName)
+            .toList();
         assertThat(wide).as("constructors with more than %d parameters", MAX_CONSTRUCTOR_PARAMETERS).isEmpty();
     }
 
@@ -66,16 +70,14 @@ class CodeShapeTest {
 
     @Test
     void aClassOverFourHundredLinesSaysWhyAtItsTop() throws IOException {
-        List<String> unexplained = sources().filter(file -> read(file).lines().count() > MAX_LINES)
-                .filter(file -> {
-                    String text = read(file);
-                    int top = text.toLowerCase(Locale.ROOT).indexOf(WHY_LONG);
-                    int declaration = Math.max(text.indexOf("\npublic "), text.indexOf("\nrecord "));
-                    return top < 0 || declaration >= 0 && top > declaration;
-                })
-                .map(file -> file + " (" + read(file).lines().count() + " lines)").toList();
+        List<String> unexplained = sources().filter(file -> read(file).lines().count() > MAX_LINES).filter(file -> {
+            String text = read(file);
+            int top = text.toLowerCase(Locale.ROOT).indexOf(WHY_LONG);
+            int declaration = Math.max(text.indexOf("\npublic "), text.indexOf("\nrecord "));
+            return top < 0 || declaration >= 0 && top > declaration;
+        }).map(file -> file + " (" + read(file).lines().count() + " lines)").toList();
         assertThat(unexplained).as("classes over %d lines without '%s' in their top comment", MAX_LINES, WHY_LONG)
-                .isEmpty();
+            .isEmpty();
     }
 
     private static Stream<Path> sources() throws IOException {
@@ -87,8 +89,10 @@ class CodeShapeTest {
     private static String read(Path file) {
         try {
             return Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
+
 }

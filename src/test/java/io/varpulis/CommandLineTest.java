@@ -8,7 +8,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a user who mistypes a command line sees (issue 15, items 1 and 2): the application's main run as its own JVM.
+ * What a user who mistypes a command line sees (issue 15, items 1 and 2): the
+ * application's main run as its own JVM.
  */
 class CommandLineTest {
 
@@ -18,8 +19,9 @@ class CommandLineTest {
     void aMistypedCommandNamesTheCommandsAndExitsWithoutStartingANode() throws Exception {
         ApplicationProcess run = ApplicationProcess.run(TIMEOUT, "smoke-tset");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.output()).contains("unknown command 'smoke-tset'", "demo", "smoke-test",
-                "--varpulis.cluster.role=").doesNotContain("Tomcat", "Started VarpulisClusterApplication");
+        assertThat(run.output())
+            .contains("unknown command 'smoke-tset'", "demo", "smoke-test", "--varpulis.cluster.role=")
+            .doesNotContain("Tomcat", "Started VarpulisClusterApplication");
     }
 
     @Test
@@ -35,7 +37,8 @@ class CommandLineTest {
                 "--server.port=0", "--spring.main.banner-mode=off");
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.output()).contains("varpulis.nats.url", "nats://127.0.0.1:notaport", "nats://HOST:PORT")
-                .doesNotContain("URISyntaxException", "\tat ");
+            .doesNotContain("URISyntaxException", "\tat ");
         assertThat(run.output().lines().filter(l -> !l.isBlank()).count()).as(run.output()).isLessThan(25);
     }
+
 }

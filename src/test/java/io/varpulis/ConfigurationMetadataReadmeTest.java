@@ -19,9 +19,10 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration table and the configuration metadata the build generates agree (issue 35): every
- * {@code varpulis.*} key the table names has metadata, and a literal default the table gives is the metadata's.
- * A row names its first key in full and its siblings by their last segment ({@code `connect-timeout`,
+ * The README's configuration table and the configuration metadata the build generates
+ * agree (issue 35): every {@code varpulis.*} key the table names has metadata, and a
+ * literal default the table gives is the metadata's. A row names its first key in full
+ * and its siblings by their last segment ({@code `connect-timeout`,
  * `startup-retry-timeout`}), with its defaults in the same order.
  */
 class ConfigurationMetadataReadmeTest {
@@ -42,7 +43,8 @@ class ConfigurationMetadataReadmeTest {
             String[] cells = line.substring(1).split("\\|");
             List<String> keys = keys(cells[0]);
             for (String key : keys) {
-                // A map's entries (streams.<NAME>) are described by the map's own metadata.
+                // A map's entries (streams.<NAME>) are described by the map's own
+                // metadata.
                 String name = key.contains("<") ? key.substring(0, key.indexOf('<') - 1) : key;
                 boolean known = metadata.containsKey(name);
                 if (!known) {
@@ -54,12 +56,13 @@ class ConfigurationMetadataReadmeTest {
                 JsonNode property = metadata.get(keys.get(i));
                 String documented = defaults.get(i);
                 if (property == null || documented == null || documented.contains("{")) {
-                    continue; // no default, or one computed at startup (the node's id, a temporary directory)
+                    continue; // no default, or one computed at startup (the node's id, a
+                              // temporary directory)
                 }
                 JsonNode declared = property.get("defaultValue");
                 checked++;
-                if (declared == null || !declared.asText().toLowerCase(Locale.ROOT)
-                        .equals(documented.toLowerCase(Locale.ROOT))) {
+                if (declared == null
+                        || !declared.asText().toLowerCase(Locale.ROOT).equals(documented.toLowerCase(Locale.ROOT))) {
                     problems.add(keys.get(i) + ": the README says " + documented + ", the metadata "
                             + (declared == null ? "has no default" : declared.asText()));
                 }
@@ -79,16 +82,21 @@ class ConfigurationMetadataReadmeTest {
         return keys;
     }
 
-    /** The defaults of a row, one per key, {@code null} for {@code -}; empty when the cell is prose. */
+    /**
+     * The defaults of a row, one per key, {@code null} for {@code -}; empty when the cell
+     * is prose.
+     */
     private static List<String> defaults(String cell, int keys) {
         String[] parts = cell.split(", ");
         List<String> defaults = new ArrayList<>();
         for (String part : parts) {
             if (part.equals("-")) {
                 defaults.add(null);
-            } else if (part.matches("`[^`]+`")) {
+            }
+            else if (part.matches("`[^`]+`")) {
                 defaults.add(part.substring(1, part.length() - 1));
-            } else {
+            }
+            else {
                 return List.of();
             }
         }
@@ -98,8 +106,10 @@ class ConfigurationMetadataReadmeTest {
     private static Map<String, JsonNode> metadata() throws IOException {
         assertThat(METADATA).as("the build's configuration metadata (compile first)").exists();
         Map<String, JsonNode> byName = new HashMap<>();
-        new ObjectMapper().readTree(METADATA.toFile()).get("properties")
-                .forEach(property -> byName.put(property.get("name").asText(), property));
+        new ObjectMapper().readTree(METADATA.toFile())
+            .get("properties")
+            .forEach(property -> byName.put(property.get("name").asText(), property));
         return byName;
     }
+
 }

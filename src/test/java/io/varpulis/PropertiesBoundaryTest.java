@@ -13,20 +13,21 @@ import java.util.TreeSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A properties class (a {@code @ConfigurationProperties} class or one nested in it) is used by auto-configuration and
- * settings mapping only (issue 35): domain code receives settings records ({@code ConsumerSettings},
- * {@code ConnectionSettings}, {@code TransportSettings}, stream declarations), never a properties class. Settings
- * mapping is the {@code aot} hints, a {@code *Settings} type's {@code from(...)}, the properties-backed
- * {@code PropertiesNatsConnectionDetails} and the smoke-test command, which binds its own settings outside a Spring
- * context.
+ * A properties class (a {@code @ConfigurationProperties} class or one nested in it) is
+ * used by auto-configuration and settings mapping only (issue 35): domain code receives
+ * settings records ({@code ConsumerSettings}, {@code ConnectionSettings},
+ * {@code TransportSettings}, stream declarations), never a properties class. Settings
+ * mapping is the {@code aot} hints, a {@code *Settings} type's {@code from(...)}, the
+ * properties-backed {@code PropertiesNatsConnectionDetails} and the smoke-test command,
+ * which binds its own settings outside a Spring context.
  */
 class PropertiesBoundaryTest {
 
     private static final JavaClasses MAIN = new ClassFileImporter().importPath(Path.of("target/classes"));
 
     /**
-     * Classes that still take a properties class other than {@code NatsProperties}, each to be given a settings
-     * record: the list may only shrink.
+     * Classes that still take a properties class other than {@code NatsProperties}, each
+     * to be given a settings record: the list may only shrink.
      */
     private static final Set<String> NOT_YET = Set.of(
             "io.varpulis.cluster.coordinator.CoordinatorCommands -> ClusterProperties",
@@ -53,8 +54,8 @@ class PropertiesBoundaryTest {
     @Test
     void propertiesClassesAreUsedByAutoConfigurationAndSettingsMappingOnly() {
         assertThat(uses()).as("classes taking a properties class instead of a settings record")
-                .allMatch(NOT_YET::contains, "listed in NOT_YET")
-                .noneMatch(use -> use.endsWith("-> NatsProperties"));
+            .allMatch(NOT_YET::contains, "listed in NOT_YET")
+            .noneMatch(use -> use.endsWith("-> NatsProperties"));
     }
 
     @Test
@@ -62,7 +63,10 @@ class PropertiesBoundaryTest {
         assertThat(uses()).as("a use gone from the code is removed from NOT_YET").containsAll(NOT_YET);
     }
 
-    /** Each class outside settings mapping that uses a properties class, as {@code class -> properties class}. */
+    /**
+     * Each class outside settings mapping that uses a properties class, as
+     * {@code class -> properties class}.
+     */
     private static Set<String> uses() {
         Set<String> uses = new TreeSet<>();
         for (JavaClass user : MAIN) {
@@ -100,4 +104,5 @@ class PropertiesBoundaryTest {
         }
         return current;
     }
+
 }

@@ -19,22 +19,31 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
  */
 class TestConventionsTest {
 
-    private static final JavaClasses TESTS = new ClassFileImporter()
-            .importPath(Path.of("target/test-classes"));
+    private static final JavaClasses TESTS = new ClassFileImporter().importPath(Path.of("target/test-classes"));
 
     /**
-     * {@code .ci/run} repeats the tests tagged {@code broker} on every nats-server version of the matrix: a test
-     * class that starts a server without the tag would silently run on one version only.
+     * {@code .ci/run} repeats the tests tagged {@code broker} on every nats-server
+     * version of the matrix: a test class that starts a server without the tag would
+     * silently run on one version only.
      */
     @Test
     void everyTestClassThatStartsANatsServerIsTaggedBroker() {
-        DescribedPredicate<JavaClass> startsANatsServer = DescribedPredicate.describe("start a nats-server",
-                c -> c.getDirectDependenciesFromSelf().stream().map(Dependency::getTargetClass).anyMatch(
-                        t -> t.isAssignableTo(NatsServerExtension.class)
-                                || t.isAssignableTo(NatsClusterExtension.class)));
-        classes().that().haveSimpleNameEndingWith("Test").and().areTopLevelClasses().and(startsANatsServer)
-                .and().doNotHaveSimpleName(TestConventionsTest.class.getSimpleName())
-                .should().beAnnotatedWith(BrokerTest.class)
-                .check(TESTS);
+        DescribedPredicate<JavaClass> startsANatsServer = DescribedPredicate.describe("start a nats-server", c -> c
+            .getDirectDependenciesFromSelf()
+            .stream()
+            .map(Dependency::getTargetClass)
+            .anyMatch(
+                    t -> t.isAssignableTo(NatsServerExtension.class) || t.isAssignableTo(NatsClusterExtension.class)));
+        classes().that()
+            .haveSimpleNameEndingWith("Test")
+            .and()
+            .areTopLevelClasses()
+            .and(startsANatsServer)
+            .and()
+            .doNotHaveSimpleName(TestConventionsTest.class.getSimpleName())
+            .should()
+            .beAnnotatedWith(BrokerTest.class)
+            .check(TESTS);
     }
+
 }

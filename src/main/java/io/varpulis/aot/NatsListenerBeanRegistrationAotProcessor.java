@@ -22,11 +22,13 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * Finds the {@link NatsListener} methods of every bean at build time, as Spring Kafka's and Spring AMQP's listener
- * processors do, and registers what calling them needs at run time in a native image: each method for invocation
- * (it is called reflectively, see {@code NatsListenerAnnotationBeanPostProcessor}), and Jackson 2 binding of its
- * payload parameter's type and of the type it returns to {@code sendTo} (records and their components, POJOs and
- * their properties, generics resolved). Registered in {@code META-INF/spring/aot.factories}.
+ * Finds the {@link NatsListener} methods of every bean at build time, as Spring Kafka's
+ * and Spring AMQP's listener processors do, and registers what calling them needs at run
+ * time in a native image: each method for invocation (it is called reflectively, see
+ * {@code NatsListenerAnnotationBeanPostProcessor}), and Jackson 2 binding of its payload
+ * parameter's type and of the type it returns to {@code sendTo} (records and their
+ * components, POJOs and their properties, generics resolved). Registered in
+ * {@code META-INF/spring/aot.factories}.
  */
 public class NatsListenerBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
 
@@ -37,18 +39,21 @@ public class NatsListenerBeanRegistrationAotProcessor implements BeanRegistratio
     @Override
     public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
         Class<?> type = ClassUtils.getUserClass(registeredBean.getBeanClass());
-        Set<Method> methods = MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<NatsListener>)
-                method -> AnnotatedElementUtils.findMergedAnnotation(method, NatsListener.class)).keySet();
+        Set<Method> methods = MethodIntrospector
+            .selectMethods(type,
+                    (MethodIntrospector.MetadataLookup<NatsListener>) method -> AnnotatedElementUtils
+                        .findMergedAnnotation(method, NatsListener.class))
+            .keySet();
         if (methods.isEmpty()) {
             return null;
         }
-        return (generationContext, beanRegistrationCode) ->
-                register(generationContext.getRuntimeHints().reflection(), methods);
+        return (generationContext, beanRegistrationCode) -> register(generationContext.getRuntimeHints().reflection(),
+                methods);
     }
 
     /**
      * @param reflection where the hints go
-     * @param methods    the listener methods of one bean
+     * @param methods the listener methods of one bean
      */
     static void register(ReflectionHints reflection, Set<Method> methods) {
         Set<Type> bound = new LinkedHashSet<>();
@@ -67,4 +72,5 @@ public class NatsListenerBeanRegistrationAotProcessor implements BeanRegistratio
         }
         new BindingReflectionHintsRegistrar().registerReflectionHints(reflection, bound.toArray(Type[]::new));
     }
+
 }

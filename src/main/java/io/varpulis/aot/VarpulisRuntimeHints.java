@@ -20,15 +20,20 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
 import java.util.List;
 
 /**
- * The reflection the library itself needs in a native image or an AOT-processed application (SPEC section 13),
- * registered through {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads and writes
- * (death envelopes, routed events, pipeline groups, the DLQ console's pages and reports), and the binding of its
- * {@code @ConfigurationProperties} with their nested types. A service's own listener methods and payload types are
+ * The reflection the library itself needs in a native image or an AOT-processed
+ * application (SPEC section 13), registered through
+ * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
+ * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
+ * and reports), and the binding of its {@code @ConfigurationProperties} with their nested
+ * types. A service's own listener methods and payload types are
  * {@link NatsListenerBeanRegistrationAotProcessor}'s.
  */
 public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
 
-    /** Read and written with Jackson 2 by the library, each with the types of its components. */
+    /**
+     * Read and written with Jackson 2 by the library, each with the types of its
+     * components.
+     */
     static final List<Class<?>> JSON_TYPES = List.of(DeathEnvelope.class, Event.class, PipelineGroupSpec.class,
             ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class);
 
@@ -37,7 +42,7 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
             LeaderReachProperties.class, DeadLetterProperties.class);
 
     /**
-     * @param hints       where the hints go
+     * @param hints where the hints go
      * @param classLoader the application's class loader
      */
     @Override
@@ -46,4 +51,5 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
                 JSON_TYPES.toArray(Class<?>[]::new));
         BindableRuntimeHintsRegistrar.forTypes(PROPERTIES.toArray(Class<?>[]::new)).registerHints(hints, classLoader);
     }
+
 }

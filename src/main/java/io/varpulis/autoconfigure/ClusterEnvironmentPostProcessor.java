@@ -16,11 +16,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and {@code VARPULIS_WORKER_ID} as
- * {@code varpulis.cluster.coordinator-id} and {@code varpulis.cluster.worker-id}, and gives a cluster node
+ * Reads ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
+ * {@code VARPULIS_WORKER_ID} as {@code varpulis.cluster.coordinator-id} and
+ * {@code varpulis.cluster.worker-id}, and gives a cluster node
  * ({@code varpulis.cluster.enabled=true}) its default {@code varpulis.nats.inbox-prefix},
- * {@code _INBOX_{role}_{id}} ({@link NodeIdentity#inboxPrefix}). They rank below every other source, so an explicit
- * property or {@code VARPULIS_CLUSTER_COORDINATORID} wins.
+ * {@code _INBOX_{role}_{id}} ({@link NodeIdentity#inboxPrefix}). They rank below every
+ * other source, so an explicit property or {@code VARPULIS_CLUSTER_COORDINATORID} wins.
  */
 public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
@@ -31,9 +32,8 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
 
     private static final String NODE_CLASS = "io.varpulis.cluster.node.NodeIdentity";
 
-    private static final Map<String, String> ALIASES = Map.of(
-            "VARPULIS_COORDINATOR_ID", "varpulis.cluster.coordinator-id",
-            "VARPULIS_WORKER_ID", "varpulis.cluster.worker-id");
+    private static final Map<String, String> ALIASES = Map.of("VARPULIS_COORDINATOR_ID",
+            "varpulis.cluster.coordinator-id", "VARPULIS_WORKER_ID", "varpulis.cluster.worker-id");
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
@@ -56,9 +56,11 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
     }
 
     /**
-     * @return the node's inbox prefix, or {@code null} when this is no cluster node, the prefix is set, or a bad role
-     *         or id (which the node's beans then refuse at startup, naming the property)
-     * @throws IllegalStateException on a cluster node run from the library jar, which does not carry the node
+     * @return the node's inbox prefix, or {@code null} when this is no cluster node, the
+     * prefix is set, or a bad role or id (which the node's beans then refuse at startup,
+     * naming the property)
+     * @throws IllegalStateException on a cluster node run from the library jar, which
+     * does not carry the node
      */
     private static String defaultInboxPrefix(Binder binder, ClassLoader classLoader) {
         if (!binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false)
@@ -74,7 +76,10 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
         return NodeInbox.prefix(binder);
     }
 
-    /** The node's classes, used only on a node: the library jar does not carry them (issue 22). */
+    /**
+     * The node's classes, used only on a node: the library jar does not carry them (issue
+     * 22).
+     */
     private static final class NodeInbox {
 
         private NodeInbox() {
@@ -87,9 +92,12 @@ public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor
                 binder.bind("varpulis.cluster.worker-id", String.class).ifBound(cluster::setWorkerId);
                 binder.bind("varpulis.cluster.coordinator-id", String.class).ifBound(cluster::setCoordinatorId);
                 return NodeIdentity.inboxPrefix(cluster);
-            } catch (BindException | InvalidConfigurationPropertyValueException e) {
+            }
+            catch (BindException | InvalidConfigurationPropertyValueException e) {
                 return null;
             }
         }
+
     }
+
 }

@@ -10,10 +10,11 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Matches when {@code varpulis.nats.substrate} (aliases included, default core) names the given substrate. An
- * unparseable value matches nothing; the {@link Substrate} bean then fails startup with the property's name.
+ * Matches when {@code varpulis.nats.substrate} (aliases included, default core) names the
+ * given substrate. An unparseable value matches nothing; the {@link Substrate} bean then
+ * fails startup with the property's name.
  */
-@Target({ElementType.TYPE, ElementType.METHOD})
+@Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Conditional(OnSubstrateCondition.class)
@@ -23,4 +24,5 @@ public @interface ConditionalOnSubstrate {
      * @return the substrate that must be configured
      */
     Substrate value();
+
 }

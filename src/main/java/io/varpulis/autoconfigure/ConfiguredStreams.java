@@ -6,8 +6,8 @@ import io.varpulis.nats.NatsProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
- * Turns {@code varpulis.nats.jetstream.streams.<name>.*} entries into declarations, with errors that name the
- * property.
+ * Turns {@code varpulis.nats.jetstream.streams.<name>.*} entries into declarations, with
+ * errors that name the property.
  */
 final class ConfiguredStreams {
 
@@ -21,10 +21,10 @@ final class ConfiguredStreams {
                     "A stream name may only hold letters, digits, '-' and '_'.");
         }
         if (spec.getSubjects() == null || spec.getSubjects().isEmpty()) {
-            throw new InvalidConfigurationPropertyValueException(prefix + ".subjects", null,
-                    "Stream " + name + " needs at least one subject, for example "
-                            + name.toLowerCase(java.util.Locale.ROOT) + ".>");
+            throw new InvalidConfigurationPropertyValueException(prefix + ".subjects", null, "Stream " + name
+                    + " needs at least one subject, for example " + name.toLowerCase(java.util.Locale.ROOT) + ".>");
         }
         return JetStreamSettings.stream(name, spec, defaultReplicas);
     }
+
 }

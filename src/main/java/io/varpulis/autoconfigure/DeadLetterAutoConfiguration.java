@@ -18,32 +18,37 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of the dead-letter console on the jetstream substrate (core parks nothing): the
- * {@link DeadLetterConsole}, the Actuator endpoint {@code dlq} (expose it with
- * {@code management.endpoints.web.exposure.include}). The node's HTTP API over it is
- * auto-configured by the node (DeadLetterApiAutoConfiguration). Writes stay off unless {@code varpulis.dlq.write-enabled=true}.
+ * Auto-configuration of the dead-letter console on the jetstream substrate (core parks
+ * nothing): the {@link DeadLetterConsole}, the Actuator endpoint {@code dlq} (expose it
+ * with {@code management.endpoints.web.exposure.include}). The node's HTTP API over it is
+ * auto-configured by the node (DeadLetterApiAutoConfiguration). Writes stay off unless
+ * {@code varpulis.dlq.write-enabled=true}.
  */
-@AutoConfiguration(after = {JetStreamAutoConfiguration.class, TransportAutoConfiguration.class})
+@AutoConfiguration(after = { JetStreamAutoConfiguration.class, TransportAutoConfiguration.class })
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
-@ConditionalOnBean({Connection.class, ClusterTransport.class, EventCodec.class})
+@ConditionalOnBean({ Connection.class, ClusterTransport.class, EventCodec.class })
 @EnableConfigurationProperties(DeadLetterProperties.class)
 public class DeadLetterAutoConfiguration {
 
     /**
-     * @param connection the connection (its JetStream management API reads and deletes parked events)
-     * @param transport  re-publishes replayed events
-     * @param codec      its mapper reads death envelopes
+     * @param connection the connection (its JetStream management API reads and deletes
+     * parked events)
+     * @param transport re-publishes replayed events
+     * @param codec its mapper reads death envelopes
      * @param properties the {@code varpulis.dlq.*} settings
      * @return the console
      */
     @Bean
     @ConditionalOnMissingBean
     public DeadLetterConsole deadLetterConsole(Connection connection, ClusterTransport transport, EventCodec codec,
-                                               DeadLetterProperties properties) {
+            DeadLetterProperties properties) {
         return new DeadLetterConsole(connection, transport, codec.mapper(), properties);
     }
 
-    /** The Actuator endpoint, when Actuator is present and the endpoint is enabled and exposed. */
+    /**
+     * The Actuator endpoint, when Actuator is present and the endpoint is enabled and
+     * exposed.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Endpoint.class)
     static class DeadLetterEndpointConfiguration {
@@ -54,5 +59,7 @@ public class DeadLetterAutoConfiguration {
         DeadLetterEndpoint deadLetterEndpoint(DeadLetterConsole console) {
             return new DeadLetterEndpoint(console);
         }
+
     }
+
 }

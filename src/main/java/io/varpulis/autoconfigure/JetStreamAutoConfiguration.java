@@ -27,13 +27,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the streams of
- * {@code varpulis.nats.jetstream.streams.*}, the {@link JetStreamAdmin} that verifies JetStream and provisions every
- * declaration at startup, and the {@link LeaderReachReconnect} that leaves a server cut off from the stream leaders.
- * <p>A service gets what it declares (SPEC section 13): its own streams and consumers, and {@code VARPULIS_DLQ} only
- * when it declares something or runs a {@code @NatsListener} (the stream its listeners park into). The three ADR-007
- * streams are {@link StreamDeclaration} beans only on a cluster node ({@code varpulis.cluster.enabled=true}): a
- * service never reserves {@code VARPULIS_ROUTING}'s 1 GiB, nor creates {@code VARPULIS_HEARTBEAT}.
+ * Auto-configuration of JetStream when {@code varpulis.nats.substrate=jetstream}: the
+ * streams of {@code varpulis.nats.jetstream.streams.*}, the {@link JetStreamAdmin} that
+ * verifies JetStream and provisions every declaration at startup, and the
+ * {@link LeaderReachReconnect} that leaves a server cut off from the stream leaders.
+ * <p>
+ * A service gets what it declares (SPEC section 13): its own streams and consumers, and
+ * {@code VARPULIS_DLQ} only when it declares something or runs a {@code @NatsListener}
+ * (the stream its listeners park into). The three ADR-007 streams are
+ * {@link StreamDeclaration} beans only on a cluster node
+ * ({@code varpulis.cluster.enabled=true}): a service never reserves
+ * {@code VARPULIS_ROUTING}'s 1 GiB, nor creates {@code VARPULIS_HEARTBEAT}.
  */
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
@@ -50,16 +54,18 @@ public class JetStreamAutoConfiguration {
     public JetStreamDeclarations varpulisConfiguredStreams(NatsProperties properties) {
         NatsProperties.JetStream js = properties.getJetstream();
         List<StreamDeclaration> streams = new ArrayList<>();
-        js.getStreams().forEach((name, spec) -> streams.add(ConfiguredStreams.declaration(name, spec,
-                js.getReplicas())));
+        js.getStreams()
+            .forEach((name, spec) -> streams.add(ConfiguredStreams.declaration(name, spec, js.getReplicas())));
         return new JetStreamDeclarations(streams, List.of());
     }
 
     /**
      * @param connection the connection
-     * @param events     the connection listener (tells missing permissions from timeouts)
-     * @return the admin, after JetStream was verified, before anything else talks to JetStream
-     * @throws JetStreamUnavailableException when the server has no JetStream (startup fails, no fallback)
+     * @param events the connection listener (tells missing permissions from timeouts)
+     * @return the admin, after JetStream was verified, before anything else talks to
+     * JetStream
+     * @throws JetStreamUnavailableException when the server has no JetStream (startup
+     * fails, no fallback)
      */
     @Bean
     @ConditionalOnMissingBean
@@ -70,22 +76,22 @@ public class JetStreamAutoConfiguration {
     }
 
     /**
-     * @param admin        the admin
-     * @param properties   the settings ({@code provision}, the DLQ's limits)
-     * @param streams      every {@link StreamDeclaration} bean
-     * @param consumers    every {@link ConsumerDeclaration} bean
+     * @param admin the admin
+     * @param properties the settings ({@code provision}, the DLQ's limits)
+     * @param streams every {@link StreamDeclaration} bean
+     * @param consumers every {@link ConsumerDeclaration} bean
      * @param declarations every {@link JetStreamDeclarations} bean
-     * @param listeners    the {@code @NatsListener} methods found, once every singleton exists
-     * @return the provisioner, which creates what is absent once all singletons exist, {@code VARPULIS_DLQ} only
-     * where something parks into it
+     * @param listeners the {@code @NatsListener} methods found, once every singleton
+     * exists
+     * @return the provisioner, which creates what is absent once all singletons exist,
+     * {@code VARPULIS_DLQ} only where something parks into it
      */
     @Bean
     @ConditionalOnMissingBean
     public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, NatsProperties properties,
-                                                     ObjectProvider<StreamDeclaration> streams,
-                                                     ObjectProvider<ConsumerDeclaration> consumers,
-                                                     ObjectProvider<JetStreamDeclarations> declarations,
-                                                     ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
+            ObjectProvider<StreamDeclaration> streams, ObjectProvider<ConsumerDeclaration> consumers,
+            ObjectProvider<JetStreamDeclarations> declarations,
+            ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
         return new JetStreamProvisioner(admin, streams, consumers, declarations,
                 properties.getJetstream().isProvision(), JetStreamSettings.deadLetters(properties.getJetstream()),
                 () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
@@ -93,20 +99,21 @@ public class JetStreamAutoConfiguration {
 
     /**
      * @param connection the connection
-     * @param admin      the admin (the streams the node uses)
+     * @param admin the admin (the streams the node uses)
      * @param properties {@code varpulis.nats.jetstream.leader-reach.*}
-     * @return the policy that reconnects away from a server that cannot reach the stream leaders (issue 25)
+     * @return the policy that reconnects away from a server that cannot reach the stream
+     * leaders (issue 25)
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
-                                                     LeaderReachProperties properties) {
+            LeaderReachProperties properties) {
         return new LeaderReachReconnect(connection, admin, properties);
     }
 
     /**
-     * The three ADR-007 streams of a cluster node: routed events, heartbeats and parked events. Each is a bean a node
-     * may replace by name.
+     * The three ADR-007 streams of a cluster node: routed events, heartbeats and parked
+     * events. Each is a bean a node may replace by name.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
@@ -129,5 +136,7 @@ public class JetStreamAutoConfiguration {
         StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
             return JetStreamSettings.deadLetters(properties.getJetstream());
         }
+
     }
+
 }

@@ -24,9 +24,10 @@ import org.springframework.core.env.Environment;
 import java.util.Locale;
 
 /**
- * Auto-configuration of the NATS connection: the {@link Substrate}, the {@link NatsConnectionDetails} (from
- * {@code varpulis.nats.*} unless a {@code @ServiceConnection} or Docker Compose supplied them) and the
- * {@link Connection}, retried until the startup timeout.
+ * Auto-configuration of the NATS connection: the {@link Substrate}, the
+ * {@link NatsConnectionDetails} (from {@code varpulis.nats.*} unless a
+ * {@code @ServiceConnection} or Docker Compose supplied them) and the {@link Connection},
+ * retried until the startup timeout.
  */
 @AutoConfiguration(after = SslAutoConfiguration.class)
 @ConditionalOnClass(Connection.class)
@@ -34,8 +35,8 @@ import java.util.Locale;
 public class NatsAutoConfiguration {
 
     /**
-     * @return binds {@code varpulis.nats.substrate} with its aliases; an empty or unknown value fails startup naming
-     * the property (never a silent default)
+     * @return binds {@code varpulis.nats.substrate} with its aliases; an empty or unknown
+     * value fails startup naming the property (never a silent default)
      */
     @Bean
     @ConfigurationPropertiesBinding
@@ -44,14 +45,15 @@ public class NatsAutoConfiguration {
     }
 
     /**
-     * @param properties  the settings
+     * @param properties the settings
      * @param environment where an empty {@code varpulis.nats.substrate} is seen
      * @return the configured substrate
      */
     @Bean
     @ConditionalOnMissingBean
     public Substrate varpulisSubstrate(NatsProperties properties, Environment environment) {
-        // Spring Boot binds an empty value as no value at all: the default must not hide it (never a silent default).
+        // Spring Boot binds an empty value as no value at all: the default must not hide
+        // it (never a silent default).
         String configured = environment.getProperty(SubstrateConverter.PROPERTY);
         return configured != null && configured.isBlank() ? new SubstrateConverter().convert(configured)
                 : properties.getSubstrate();
@@ -59,14 +61,15 @@ public class NatsAutoConfiguration {
 
     /**
      * @param properties the settings
-     * @param sslBundles the application's SSL bundles, for {@code varpulis.nats.tls.bundle}
-     * @return the connection details of {@code varpulis.nats.*}, checked (a bad value fails startup naming the
-     * property)
+     * @param sslBundles the application's SSL bundles, for
+     * {@code varpulis.nats.tls.bundle}
+     * @return the connection details of {@code varpulis.nats.*}, checked (a bad value
+     * fails startup naming the property)
      */
     @Bean
     @ConditionalOnMissingBean(NatsConnectionDetails.class)
     public PropertiesNatsConnectionDetails natsConnectionDetails(NatsProperties properties,
-                                                                 ObjectProvider<SslBundles> sslBundles) {
+            ObjectProvider<SslBundles> sslBundles) {
         return new PropertiesNatsConnectionDetails(properties, sslBundles.getIfAvailable());
     }
 
@@ -81,17 +84,18 @@ public class NatsAutoConfiguration {
     }
 
     /**
-     * @param details     where and how to connect
-     * @param properties  timeouts and the connection name
-     * @param events      the connection listener
+     * @param details where and how to connect
+     * @param properties timeouts and the connection name
+     * @param events the connection listener
      * @param environment gives the node's role and id for the default connection name
-     * @param substrate   the substrate, resolved first so that a bad value fails before any connection attempt
+     * @param substrate the substrate, resolved first so that a bad value fails before any
+     * connection attempt
      * @return the open connection, closed with the context
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public Connection natsConnection(NatsConnectionDetails details, NatsProperties properties,
-                                     NatsConnectionEvents events, Environment environment, Substrate substrate) {
+            NatsConnectionEvents events, Environment environment, Substrate substrate) {
         String name = properties.getConnectionName() != null ? properties.getConnectionName()
                 : defaultConnectionName(environment);
         Options options = NatsConnectionFactory.options(details, ConnectionSettings.from(properties), name, events);
@@ -105,4 +109,5 @@ public class NatsAutoConfiguration {
                 environment.getProperty("varpulis.cluster.coordinator-id", ""));
         return id.isEmpty() ? "varpulis-" + role : "varpulis-" + role + "-" + id;
     }
+
 }

@@ -30,19 +30,22 @@ import org.springframework.core.env.Environment;
 import java.util.stream.Stream;
 
 /**
- * Auto-configuration of a service's messaging on the substrate (SPEC section 13): the {@link NatsTemplate}, the
- * {@link PayloadConverter} (Jackson 2: the application's one {@code com.fasterxml.jackson.databind.ObjectMapper} bean
- * when it has one, else a mapper with every module on the classpath), and the {@code @NatsListener} machinery (the
- * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains the listeners), and the
- * {@link ImplicitCoreSubstrateGuard} that refuses a service with listeners or streams on a substrate it did not choose.
+ * Auto-configuration of a service's messaging on the substrate (SPEC section 13): the
+ * {@link NatsTemplate}, the {@link PayloadConverter} (Jackson 2: the application's one
+ * {@code com.fasterxml.jackson.databind.ObjectMapper} bean when it has one, else a mapper
+ * with every module on the classpath), and the {@code @NatsListener} machinery (the
+ * annotation post-processor and the {@link NatsListenerRegistry} that starts and drains
+ * the listeners), and the {@link ImplicitCoreSubstrateGuard} that refuses a service with
+ * listeners or streams on a substrate it did not choose.
  */
 @AutoConfiguration(after = TransportAutoConfiguration.class)
-@ConditionalOnBean({ClusterTransport.class, DeliveryContainerFactory.class})
+@ConditionalOnBean({ ClusterTransport.class, DeliveryContainerFactory.class })
 @EnableConfigurationProperties(NatsListenerProperties.class)
 public class NatsListenerAutoConfiguration {
 
     /**
-     * @return finds the {@code @NatsListener} methods; static, so it is ready before every other bean
+     * @return finds the {@code @NatsListener} methods; static, so it is ready before
+     * every other bean
      */
     @Bean
     @ConditionalOnMissingBean
@@ -51,30 +54,31 @@ public class NatsListenerAutoConfiguration {
     }
 
     /**
-     * @param substrate    the substrate in use
-     * @param environment  tells whether {@code varpulis.nats.substrate} was set, and whether this is a cluster node
-     * @param listeners    the {@code @NatsListener} methods found
-     * @param nats         the streams of {@code varpulis.nats.jetstream.streams.*}
-     * @param streams      the {@link StreamDeclaration} beans
+     * @param substrate the substrate in use
+     * @param environment tells whether {@code varpulis.nats.substrate} was set, and
+     * whether this is a cluster node
+     * @param listeners the {@code @NatsListener} methods found
+     * @param nats the streams of {@code varpulis.nats.jetstream.streams.*}
+     * @param streams the {@link StreamDeclaration} beans
      * @param declarations the {@link JetStreamDeclarations} beans
-     * @return the check that refuses a service with listeners or streams on a substrate it did not choose
+     * @return the check that refuses a service with listeners or streams on a substrate
+     * it did not choose
      */
     @Bean
     @ConditionalOnMissingBean
     public ImplicitCoreSubstrateGuard implicitCoreSubstrateGuard(Substrate substrate, Environment environment,
-                                                                 NatsListenerAnnotationBeanPostProcessor listeners,
-                                                                 NatsProperties nats,
-                                                                 ObjectProvider<StreamDeclaration> streams,
-                                                                 ObjectProvider<JetStreamDeclarations> declarations) {
+            NatsListenerAnnotationBeanPostProcessor listeners, NatsProperties nats,
+            ObjectProvider<StreamDeclaration> streams, ObjectProvider<JetStreamDeclarations> declarations) {
         Binder binder = Binder.get(environment);
         return new ImplicitCoreSubstrateGuard(substrate,
                 binder.bind(ImplicitCoreSubstrateGuard.PROPERTY, String.class).isBound(),
                 binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false), listeners,
                 () -> Stream.of(nats.getJetstream().getStreams().keySet().stream(),
-                                streams.orderedStream().map(StreamDeclaration::name),
-                                declarations.orderedStream().flatMap(d -> d.streams().stream())
-                                        .map(StreamDeclaration::name))
-                        .flatMap(names -> names).distinct().toList());
+                        streams.orderedStream().map(StreamDeclaration::name),
+                        declarations.orderedStream().flatMap(d -> d.streams().stream()).map(StreamDeclaration::name))
+                    .flatMap(names -> names)
+                    .distinct()
+                    .toList());
     }
 
     /**
@@ -100,35 +104,33 @@ public class NatsListenerAutoConfiguration {
 
     /**
      * @param containers runs each listener's durable consumer
-     * @param admin      finds a listener's stream (jetstream only)
-     * @param metrics    the meters
-     * @param converter  converts payloads
-     * @param nats       the consumer defaults
-     * @param listeners  the overrides
+     * @param admin finds a listener's stream (jetstream only)
+     * @param metrics the meters
+     * @param converter converts payloads
+     * @param nats the consumer defaults
+     * @param listeners the overrides
      * @return the container factory
      */
     @Bean
     @ConditionalOnMissingBean
     public NatsListenerContainerFactory natsListenerContainerFactory(DeliveryContainerFactory containers,
-                                                                     ObjectProvider<JetStreamAdmin> admin,
-                                                                     SubstrateMetrics metrics,
-                                                                     PayloadConverter converter, NatsProperties nats,
-                                                                     NatsListenerProperties listeners) {
+            ObjectProvider<JetStreamAdmin> admin, SubstrateMetrics metrics, PayloadConverter converter,
+            NatsProperties nats, NatsListenerProperties listeners) {
         return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
                 ConsumerSettings.from(nats.getJetstream().getConsumer()), listeners);
     }
 
     /**
      * @param listeners the annotated methods
-     * @param factory   makes their containers
+     * @param factory makes their containers
      * @param properties the drain timeout
      * @return the registry, started with the context
      */
     @Bean
     @ConditionalOnMissingBean
     public NatsListenerRegistry natsListenerRegistry(NatsListenerAnnotationBeanPostProcessor listeners,
-                                                     NatsListenerContainerFactory factory,
-                                                     NatsListenerProperties properties) {
+            NatsListenerContainerFactory factory, NatsListenerProperties properties) {
         return new NatsListenerRegistry(listeners, factory, properties.getListenerDrainTimeout());
     }
+
 }

@@ -23,11 +23,12 @@ class OnSubstrateCondition extends SpringBootCondition {
         String configured = context.getEnvironment().getProperty(PROPERTY, Substrate.CORE.id());
         try {
             Substrate actual = Substrate.parse(configured);
-            return actual == wanted
-                    ? ConditionOutcome.match(PROPERTY + " is " + actual)
+            return actual == wanted ? ConditionOutcome.match(PROPERTY + " is " + actual)
                     : ConditionOutcome.noMatch(PROPERTY + " is " + actual + ", not " + wanted);
-        } catch (IllegalArgumentException e) {
+        }
+        catch (IllegalArgumentException e) {
             return ConditionOutcome.noMatch(PROPERTY + " is invalid: " + e.getMessage());
         }
     }
+
 }

@@ -16,9 +16,11 @@ import org.springframework.context.annotation.Bean;
 import java.time.Duration;
 
 /**
- * Auto-configuration of the substrate's Micrometer meters (SPEC section 7b): the {@link SubstrateMetrics} counters
- * and timers, the publish latency timer {@code varpulis.events.publish} (every {@code ClusterTransport} bean wrapped
- * in a {@link TimedClusterTransport}), and, on JetStream, the consumer lag and stream size gauges.
+ * Auto-configuration of the substrate's Micrometer meters (SPEC section 7b): the
+ * {@link SubstrateMetrics} counters and timers, the publish latency timer
+ * {@code varpulis.events.publish} (every {@code ClusterTransport} bean wrapped in a
+ * {@link TimedClusterTransport}), and, on JetStream, the consumer lag and stream size
+ * gauges.
  */
 @AutoConfiguration(after = JetStreamAutoConfiguration.class, before = TransportAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -26,7 +28,8 @@ import java.time.Duration;
 public class SubstrateMetricsAutoConfiguration {
 
     /**
-     * @param registry the application's meter registry, or an in-memory one without Actuator
+     * @param registry the application's meter registry, or an in-memory one without
+     * Actuator
      * @return the substrate meters
      */
     @Bean
@@ -37,9 +40,8 @@ public class SubstrateMetricsAutoConfiguration {
     }
 
     /**
-     * Static, so that declaring it does not create this configuration (and its dependencies) before the other
-     * post-processors.
-     *
+     * Static, so that declaring it does not create this configuration (and its
+     * dependencies) before the other post-processors.
      * @param registry the meter registry, looked up lazily
      * @return the post-processor
      */
@@ -50,14 +52,15 @@ public class SubstrateMetricsAutoConfiguration {
     }
 
     /**
-     * @param admin    the JetStream admin (present on jetstream only)
+     * @param admin the JetStream admin (present on jetstream only)
      * @param registry the meter registry
      * @return the consumer lag and stream gauges, refreshed every 10 s
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    @ConditionalOnBean({JetStreamAdmin.class, MeterRegistry.class})
+    @ConditionalOnBean({ JetStreamAdmin.class, MeterRegistry.class })
     public ConsumerLagMetrics consumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry) {
         return new ConsumerLagMetrics(admin, registry, Duration.ofSeconds(10));
     }
+
 }

@@ -21,31 +21,33 @@ import org.springframework.context.annotation.Bean;
 import java.time.Clock;
 
 /**
- * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of what every durable consumer
- * shares: the {@link EventCodec}, the {@link DeadLetterParker} and the {@link DeliveryContainerFactory}.
+ * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of
+ * what every durable consumer shares: the {@link EventCodec}, the
+ * {@link DeadLetterParker} and the {@link DeliveryContainerFactory}.
  */
-@AutoConfiguration(after = {NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-        SubstrateMetricsAutoConfiguration.class})
+@AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+        SubstrateMetricsAutoConfiguration.class })
 @ConditionalOnBean(Connection.class)
 public class TransportAutoConfiguration {
 
     /**
      * @param connection the connection
-     * @param substrate  the substrate
-     * @param admin      the JetStream admin (present on jetstream only)
+     * @param substrate the substrate
+     * @param admin the JetStream admin (present on jetstream only)
      * @param properties the settings
      * @return the transport; its consumptions stop with the context
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public ClusterTransport clusterTransport(Connection connection, Substrate substrate,
-                                             ObjectProvider<JetStreamAdmin> admin, NatsProperties properties) {
+            ObjectProvider<JetStreamAdmin> admin, NatsProperties properties) {
         return ClusterTransports.create(connection, substrate, admin.getIfAvailable(),
                 TransportSettings.from(properties.getJetstream()));
     }
 
     /**
-     * @return core request/reply for commands and registration, observed when observation is on
+     * @return core request/reply for commands and registration, observed when observation
+     * is on
      */
     @Bean
     @ConditionalOnMissingBean
@@ -64,7 +66,7 @@ public class TransportAutoConfiguration {
 
     /**
      * @param transport publishes envelopes
-     * @param codec     its mapper writes them
+     * @param codec its mapper writes them
      * @return the DLQ parker
      */
     @Bean
@@ -74,18 +76,19 @@ public class TransportAutoConfiguration {
     }
 
     /**
-     * @param transport  consumes and publishes
-     * @param parker     parks what cannot be applied
+     * @param transport consumes and publishes
+     * @param parker parks what cannot be applied
      * @param properties the nak delay
-     * @param decorator  the process observation of each delivery, when observation is on
-     * @return the factory of every durable consumer's container (route edges, listeners, heartbeats)
+     * @param decorator the process observation of each delivery, when observation is on
+     * @return the factory of every durable consumer's container (route edges, listeners,
+     * heartbeats)
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
-                                                             NatsProperties properties,
-                                                             ObjectProvider<DeliveryDecorator> decorator) {
+            NatsProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
         return new DeliveryContainerFactory(transport, parker, properties.getJetstream().getConsumer().getNakDelay(),
                 decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
     }
+
 }

@@ -16,18 +16,19 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the health contributors {@code nats} (connection) and, on JetStream, {@code jetstream}
- * (streams, drift, consumers, DLQ depth), when Spring Boot's health module is present. Both belong to the readiness
- * group, never to liveness (SPEC section 7b).
+ * Auto-configuration of the health contributors {@code nats} (connection) and, on
+ * JetStream, {@code jetstream} (streams, drift, consumers, DLQ depth), when Spring Boot's
+ * health module is present. Both belong to the readiness group, never to liveness (SPEC
+ * section 7b).
  */
-@AutoConfiguration(after = {NatsAutoConfiguration.class, JetStreamAutoConfiguration.class})
+@AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class })
 @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
 @ConditionalOnBean(Connection.class)
 public class VarpulisHealthContributorAutoConfiguration {
 
     /**
      * @param connection the connection
-     * @param substrate  the substrate, shown in the details
+     * @param substrate the substrate, shown in the details
      * @return the {@code nats} contributor
      */
     @Bean
@@ -38,10 +39,11 @@ public class VarpulisHealthContributorAutoConfiguration {
     }
 
     /**
-     * @param admin      the JetStream admin
+     * @param admin the JetStream admin
      * @param connection the connection
      * @param properties {@code varpulis.nats.jetstream.health-refresh-interval}
-     * @param reach      {@code varpulis.nats.jetstream.leader-reach.down-after} (its default without the bean)
+     * @param reach {@code varpulis.nats.jetstream.leader-reach.down-after} (its default
+     * without the bean)
      * @return the {@code jetstream} contributor, asking the server in the background
      */
     @Bean(destroyMethod = "close")
@@ -49,9 +51,9 @@ public class VarpulisHealthContributorAutoConfiguration {
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
     public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
-                                                             NatsProperties properties,
-                                                             ObjectProvider<LeaderReachProperties> reach) {
+            NatsProperties properties, ObjectProvider<LeaderReachProperties> reach) {
         return new JetStreamHealthIndicator(admin, connection, properties.getJetstream().getHealthRefreshInterval(),
                 reach.getIfAvailable(LeaderReachProperties::new).getDownAfter());
     }
+
 }

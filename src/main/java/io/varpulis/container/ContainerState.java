@@ -1,12 +1,14 @@
 package io.varpulis.container;
 
 /**
- * Whether a {@link DeliveryContainer} still applies what it receives, shared by the container and its
- * {@link Settler}: written by the container's lifecycle, read by every settlement.
+ * Whether a {@link DeliveryContainer} still applies what it receives, shared by the
+ * container and its {@link Settler}: written by the container's lifecycle, read by every
+ * settlement.
  */
 final class ContainerState {
 
     private volatile Settlement.State state = Settlement.State.RUNNING;
+
     private volatile boolean closed;
 
     /**
@@ -37,7 +39,6 @@ final class ContainerState {
 
     /**
      * Closes, stopping a running container.
-     *
      * @return whether this call closed it (the first)
      */
     synchronized boolean close() {
@@ -50,10 +51,12 @@ final class ContainerState {
     }
 
     /**
-     * @return the outcome of a delivery the container no longer applies: fenced, or stopped
+     * @return the outcome of a delivery the container no longer applies: fenced, or
+     * stopped
      */
     Outcome notApplied() {
         return state == Settlement.State.FENCED ? Outcome.fenced(null)
                 : Outcome.stopped("its consumer stopped on this node");
     }
+
 }

@@ -11,20 +11,21 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The raw form of a parked event (SPEC section 4), for an event too large for the JSON {@link DeathEnvelope}: the
- * message body is the original payload verbatim, and the envelope's fields travel as headers, in the manner of
- * Spring Kafka's {@code kafka_dlt-*} headers:
- * <pre>
+ * The raw form of a parked event (SPEC section 4), for an event too large for the JSON
+ * {@link DeathEnvelope}: the message body is the original payload verbatim, and the
+ * envelope's fields travel as headers, in the manner of Spring Kafka's
+ * {@code kafka_dlt-*} headers: <pre>
  * Varpulis-Dlq-Original-Subject, Varpulis-Dlq-Unit, Varpulis-Dlq-Reason, Varpulis-Dlq-Parked-Element,
  * Varpulis-Dlq-Attempts, Varpulis-Dlq-Dead-At, Varpulis-Dlq-Stream, Varpulis-Dlq-Stream-Sequence,
  * Varpulis-Dlq-Durable, Varpulis-Dlq-Message-Id, Varpulis-Dlq-Stored-At, Varpulis-Dlq-Error-Class, Varpulis-Dlq-Trace-Id,
  * Varpulis-Dlq-Last-Error
- * </pre>
- * ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone, the body then being that element.)
- * Values are UTF-8, percent-encoded where a header value may not hold the character ({@code %}, controls, CR, LF,
- * anything outside US-ASCII). The headers are added in that order while they fit under the server's max_payload;
- * {@code last_error} is cut to what room is left (then {@code Varpulis-Dlq-Last-Error-Truncated: true}). The presence
- * of {@value #ORIGINAL_SUBJECT} marks the raw form.
+ * </pre> ({@code Varpulis-Dlq-Parked-Element} for one element of a batch parked alone,
+ * the body then being that element.) Values are UTF-8, percent-encoded where a header
+ * value may not hold the character ({@code %}, controls, CR, LF, anything outside
+ * US-ASCII). The headers are added in that order while they fit under the server's
+ * max_payload; {@code last_error} is cut to what room is left (then
+ * {@code Varpulis-Dlq-Last-Error-Truncated: true}). The presence of
+ * {@value #ORIGINAL_SUBJECT} marks the raw form.
  */
 public final class DeadLetterHeaders {
 
@@ -39,13 +40,16 @@ public final class DeadLetterHeaders {
     /** {@code NATS/1.0\r\n} and the blank line that ends a header block, bytes. */
     private static final int HEADER_BLOCK_FRAMING = 12;
 
-    /** The fields in the order they are kept when room is short: what replay and triage need first. */
+    /**
+     * The fields in the order they are kept when room is short: what replay and triage
+     * need first.
+     */
     private static final List<Field> FIELDS = List.of(
             new Field(ORIGINAL_SUBJECT, "original_subject", DeathEnvelope::originalSubject),
             new Field("Varpulis-Dlq-Unit", "unit", DeathEnvelope::unit),
             new Field("Varpulis-Dlq-Reason", "reason", DeathEnvelope::reason),
-            new Field("Varpulis-Dlq-Parked-Element", "parked_element", e -> e.parkedElement() == null ? null
-                    : e.parkedElement().toString()),
+            new Field("Varpulis-Dlq-Parked-Element", "parked_element",
+                    e -> e.parkedElement() == null ? null : e.parkedElement().toString()),
             new Field("Varpulis-Dlq-Attempts", "attempts", e -> Long.toString(e.attempts())),
             new Field("Varpulis-Dlq-Dead-At", "dead_at", e -> Long.toString(e.deadAt())),
             new Field("Varpulis-Dlq-Stream", "stream", DeathEnvelope::stream),
@@ -60,9 +64,12 @@ public final class DeadLetterHeaders {
     }
 
     /**
-     * @param envelope the envelope (its payload fields are ignored: the body carries the payload)
-     * @param room     bytes the header block may take (max_payload less the body and the message id header)
-     * @return the headers that fit, in priority order; empty when not even the original subject fits
+     * @param envelope the envelope (its payload fields are ignored: the body carries the
+     * payload)
+     * @param room bytes the header block may take (max_payload less the body and the
+     * message id header)
+     * @return the headers that fit, in priority order; empty when not even the original
+     * subject fits
      */
     public static Map<String, String> of(DeathEnvelope envelope, long room) {
         Map<String, String> headers = new LinkedHashMap<>();
@@ -85,7 +92,8 @@ public final class DeadLetterHeaders {
             long full = cost(LAST_ERROR, error);
             if (full <= left) {
                 headers.put(LAST_ERROR, error);
-            } else {
+            }
+            else {
                 long cut = left - cost(LAST_ERROR_TRUNCATED, "true") - cost(LAST_ERROR, "");
                 if (cut > 0) {
                     headers.put(LAST_ERROR, cutEncoded(error, (int) Math.min(cut, Integer.MAX_VALUE)));
@@ -106,10 +114,10 @@ public final class DeadLetterHeaders {
 
     /**
      * Reads a raw-form parked event back as the envelope it stands for.
-     *
      * @param headers its headers
-     * @param body    its body: the original payload
-     * @return the envelope, with the payload as text when it is valid UTF-8, else in base64
+     * @param body its body: the original payload
+     * @return the envelope, with the payload as text when it is valid UTF-8, else in
+     * base64
      */
     public static DeathEnvelope envelope(Headers headers, byte[] body) {
         Map<String, String> fields = new LinkedHashMap<>();
@@ -131,16 +139,19 @@ public final class DeadLetterHeaders {
 
     /**
      * @param value any text
-     * @return the text as a header value: UTF-8 with {@code %}, controls and non-ASCII characters as {@code %XX}
+     * @return the text as a header value: UTF-8 with {@code %}, controls and non-ASCII
+     * characters as {@code %XX}
      */
     static String encode(String value) {
         StringBuilder out = new StringBuilder(value.length());
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;
             if (c < 0x20 || c >= 0x7f || c == '%') {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-            } else {
+                out.append('%')
+                    .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                    .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+            else {
                 out.append((char) c);
             }
         }
@@ -158,7 +169,8 @@ public final class DeadLetterHeaders {
             if (c == '%' && i + 2 < value.length()) {
                 bytes.write(Integer.parseInt(value.substring(i + 1, i + 3), 16));
                 i += 2;
-            } else {
+            }
+            else {
                 bytes.write(c);
             }
         }
@@ -183,7 +195,10 @@ public final class DeadLetterHeaders {
         return value == null ? null : value.toString();
     }
 
-    /** A number header, 0 when absent or not a number (another version's or a hand-edited message is still shown). */
+    /**
+     * A number header, 0 when absent or not a number (another version's or a hand-edited
+     * message is still shown).
+     */
     private static long number(String value) {
         Long number = boxed(value);
         return number == null ? 0 : number;
@@ -193,7 +208,8 @@ public final class DeadLetterHeaders {
     private static Long boxed(String value) {
         try {
             return value == null ? null : Long.valueOf(value.trim());
-        } catch (NumberFormatException e) {
+        }
+        catch (NumberFormatException e) {
             return null;
         }
     }
@@ -205,4 +221,5 @@ public final class DeadLetterHeaders {
 
     private record Field(String header, String json, Function<DeathEnvelope, String> value) {
     }
+
 }

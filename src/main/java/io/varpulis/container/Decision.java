@@ -8,27 +8,42 @@ import java.time.Duration;
  * What a delivery becomes, as {@link Settlement} decided it from its outcome.
  *
  * @param action what to do
- * @param delay  the nak's redelivery delay ({@link Action#NAK}), else {@link Duration#ZERO}
+ * @param delay the nak's redelivery delay ({@link Action#NAK}), else
+ * {@link Duration#ZERO}
  * @param reason the park's reason ({@link Action#PARK}), else {@code null}
- * @param cause  the failure behind it, or {@code null}
- * @param why    one line for the log
+ * @param cause the failure behind it, or {@code null}
+ * @param why one line for the log
  */
 public record Decision(Action action, Duration delay, ParkReason reason, Throwable cause, String why) {
 
     /** What a delivery becomes. */
     public enum Action {
+
         /** Acknowledged: applied, never delivered again. */
         ACK,
-        /** Negatively acknowledged: redelivered after the delay, one delivery of max_deliver spent. */
+        /**
+         * Negatively acknowledged: redelivered after the delay, one delivery of
+         * max_deliver spent.
+         */
         NAK,
-        /** Kept in progress and tried again after a back-off: no delivery spent (the broker is away). */
+        /**
+         * Kept in progress and tried again after a back-off: no delivery spent (the
+         * broker is away).
+         */
         RETRY,
         /** Its death envelope published on the DLQ, then acked once the DLQ stored it. */
         PARK,
-        /** Left unsettled, without any effect: the server redelivers it to wherever its consumer runs next. */
+        /**
+         * Left unsettled, without any effect: the server redelivers it to wherever its
+         * consumer runs next.
+         */
         LEAVE,
-        /** Neither applied nor parked, and the server will not deliver it again: logged at ERROR and counted. */
+        /**
+         * Neither applied nor parked, and the server will not deliver it again: logged at
+         * ERROR and counted.
+         */
         STRANDED
+
     }
 
     /** The decision of every applied delivery: one instance, not one per delivery. */

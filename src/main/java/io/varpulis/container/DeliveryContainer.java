@@ -19,57 +19,80 @@ import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one durable consumer (SPEC section 18): owns its subscription, the threads that apply its deliveries
- * ({@code concurrency} of them), the deliveries it holds and their in-progress acknowledgements, its drain, and the
- * settlement of every delivery, so that ADR-007's promise is kept here and nowhere else:
+ * Runs one durable consumer (SPEC section 18): owns its subscription, the threads that
+ * apply its deliveries ({@code concurrency} of them), the deliveries it holds and their
+ * in-progress acknowledgements, its drain, and the settlement of every delivery, so that
+ * ADR-007's promise is kept here and nowhere else:
  * <ol>
- * <li>each delivery is handed over by the client's dispatcher at once and held, kept in progress while it waits
- * ({@link InProgressKeeper}): nothing this process holds burns a delivery;</li>
- * <li>an applying thread decorates it ({@link io.varpulis.transport.DeliveryDecorator}: the process observation) and
- * gives it to the {@link DeliveryAdapter}, whose {@link Outcome} may come later (outputs, replies, state writes);</li>
- * <li>{@link Settlement} decides what it becomes, and this container does it: ack; nak; wait for the broker and
- * resume the adapter's step (Spring's {@link org.springframework.util.backoff.ExponentialBackOff}, 250 ms doubling
- * to 4 s); publish its death envelope with the {@link DeadLetterParker} and ack once the DLQ stored it; leave it for
- * the consumer's next owner; or count it stranded;</li>
- * <li>a message the server gives up on (its max-deliveries advisory) is read from the stream by its sequence and
- * parked ({@code server_gave_up}), counted and logged (SPEC section 9).</li>
+ * <li>each delivery is handed over by the client's dispatcher at once and held, kept in
+ * progress while it waits ({@link InProgressKeeper}): nothing this process holds burns a
+ * delivery;</li>
+ * <li>an applying thread decorates it ({@link io.varpulis.transport.DeliveryDecorator}:
+ * the process observation) and gives it to the {@link DeliveryAdapter}, whose
+ * {@link Outcome} may come later (outputs, replies, state writes);</li>
+ * <li>{@link Settlement} decides what it becomes, and this container does it: ack; nak;
+ * wait for the broker and resume the adapter's step (Spring's
+ * {@link org.springframework.util.backoff.ExponentialBackOff}, 250 ms doubling to 4 s);
+ * publish its death envelope with the {@link DeadLetterParker} and ack once the DLQ
+ * stored it; leave it for the consumer's next owner; or count it stranded;</li>
+ * <li>a message the server gives up on (its max-deliveries advisory) is read from the
+ * stream by its sequence and parked ({@code server_gave_up}), counted and logged (SPEC
+ * section 9).</li>
  * </ol>
- * The meters ({@link DeliveryMeters}) are counted here from each decision; the observation reads the settlement from
- * the delivery itself. The order of the chain is fixed: meters (outermost, counting what settles), observation (its
- * scope around the adapter), then the adapter's own fencing before each effect.
+ * The meters ({@link DeliveryMeters}) are counted here from each decision; the
+ * observation reads the settlement from the delivery itself. The order of the chain is
+ * fixed: meters (outermost, counting what settles), observation (its scope around the
+ * adapter), then the adapter's own fencing before each effect.
  */
 public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     private static final Logger log = LoggerFactory.getLogger(DeliveryContainer.class);
 
-    /** How long an idle applying thread waits for a delivery before it checks whether the container closed, ms. */
+    /**
+     * How long an idle applying thread waits for a delivery before it checks whether the
+     * container closed, ms.
+     */
     private static final long IDLE_POLL_MILLIS = 200;
 
     private final ConsumerDeclaration consumer;
+
     private final String unit;
+
     private final int concurrency;
+
     private final DeliveryAdapter adapter;
+
     private final DeliveryMeters meters;
+
     private final ContainerRuntime runtime;
+
     private final HeldDeliveries held;
-    // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for its take lock on every
-    // delivery, the client's dispatcher signalling the applier (a twentieth of the listener's applying thread).
+
+    // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for
+    // its take lock on every
+    // delivery, the client's dispatcher signalling the applier (a twentieth of the
+    // listener's applying thread).
     private final BlockingQueue<Delivery> queue = new LinkedTransferQueue<>();
+
     private final List<Thread> appliers = new ArrayList<>();
+
     private final ContainerState state = new ContainerState();
+
     private final Settler settler;
+
     private volatile Consumption consumption;
 
     /**
-     * @param consumer    the durable consumer
-     * @param unit        the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the meters' tag
+     * @param consumer the durable consumer
+     * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the
+     * meters' tag
      * @param concurrency how many deliveries are applied at once, 1 or more
-     * @param adapter     what is done with each delivery
-     * @param meters      the unit's meters
-     * @param runtime     what every container shares (transport, parker, settlement, threads)
+     * @param adapter what is done with each delivery
+     * @param meters the unit's meters
+     * @param runtime what every container shares (transport, parker, settlement, threads)
      */
     DeliveryContainer(ConsumerDeclaration consumer, String unit, int concurrency, DeliveryAdapter adapter,
-                      DeliveryMeters meters, ContainerRuntime runtime) {
+            DeliveryMeters meters, ContainerRuntime runtime) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be 1 or more, got " + concurrency);
         }
@@ -84,10 +107,11 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
-     * Starts the applying threads, then consumes (on JetStream the durable is created if absent, never updated).
-     *
+     * Starts the applying threads, then consumes (on JetStream the durable is created if
+     * absent, never updated).
      * @return this container
-     * @throws IllegalStateException when the consumer cannot be created or bound (the container is then closed)
+     * @throws IllegalStateException when the consumer cannot be created or bound (the
+     * container is then closed)
      */
     public synchronized DeliveryContainer start() {
         if (consumption != null || state.closed()) {
@@ -102,7 +126,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         }
         try {
             consumption = runtime.transport().consume(consumer, this);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             shutdown();
             throw e;
         }
@@ -132,7 +157,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
-     * @return deliveries received and not yet settled (queued, applied, or waiting for effects or the broker)
+     * @return deliveries received and not yet settled (queued, applied, or waiting for
+     * effects or the broker)
      */
     public int inFlight() {
         return held.size();
@@ -148,7 +174,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     @Override
     public void onDelivery(Delivery delivery) {
         if (state.closed()) {
-            // Pulled before the consumption closed and handed over after: left for the consumer's next owner.
+            // Pulled before the consumption closed and handed over after: left for the
+            // consumer's next owner.
             delivery.leave("its container closed");
             return;
         }
@@ -162,9 +189,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
-     * Graceful stop: stops pulling, lets the deliveries already received be applied and settled within the timeout,
-     * then stops; what is not settled by then is left unacked for redelivery.
-     *
+     * Graceful stop: stops pulling, lets the deliveries already received be applied and
+     * settled within the timeout, then stops; what is not settled by then is left unacked
+     * for redelivery.
      * @param timeout how long to wait, at most
      */
     @Override
@@ -177,7 +204,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         while (!held.isEmpty() && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(20);
-            } catch (InterruptedException e) {
+            }
+            catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
@@ -198,9 +226,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
-     * Stops consuming: no new deliveries; those queued are left for the consumer's next owner (parked when it was
-     * their last delivery), those being applied settle as their outcome says, waits for the broker give up.
-     * Idempotent.
+     * Stops consuming: no new deliveries; those queued are left for the consumer's next
+     * owner (parked when it was their last delivery), those being applied settle as their
+     * outcome says, waits for the broker give up. Idempotent.
      */
     public void stop() {
         state.stop();
@@ -208,8 +236,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
-     * Stops as {@link #stop()}, without any further effect: another writer owns what this container applies (SPEC
-     * section 9), so everything it holds is left, unsettled, for the rightful owner.
+     * Stops as {@link #stop()}, without any further effect: another writer owns what this
+     * container applies (SPEC section 9), so everything it holds is left, unsettled, for
+     * the rightful owner.
      */
     public void fence() {
         state.fence();
@@ -232,12 +261,14 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             Delivery delivery;
             try {
                 delivery = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
+            }
+            catch (InterruptedException e) {
                 delivery = null;
             }
             if (delivery != null) {
                 process(delivery);
-            } else if (state.closed() && queue.isEmpty()) {
+            }
+            else if (state.closed() && queue.isEmpty()) {
                 return;
             }
         }
@@ -255,10 +286,12 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         CompletionStage<Outcome> outcome;
         try {
             outcome = work.delivery.inContext(() -> adapter.handle(work.delivery));
-        } catch (VirtualMachineError e) {
+        }
+        catch (VirtualMachineError e) {
             held.release(received);
             throw e;
-        } catch (RuntimeException | Error e) {
+        }
+        catch (RuntimeException | Error e) {
             outcome = CompletableFuture.completedFuture(Outcome.failed(e));
         }
         settler.settleWhenDone(work, outcome);

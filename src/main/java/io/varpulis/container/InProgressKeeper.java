@@ -12,19 +12,26 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps alive every delivery a container holds (queued behind others, being applied, or waiting for its effects or
- * for the broker): each one not settled a third of its ack_wait after it was received, or last said in progress, gets
- * an in-progress acknowledgement ({@code +WPI}), which restarts the server's ack_wait. So nothing a live process holds
- * is redelivered or spends a delivery of its max_deliver budget, whether it waits on slowness (a slow disk behind the
- * stream's leader) or on the broker's absence (SPEC section 9). A delivery settled within a third of ack_wait, the
- * usual case, costs the keeper nothing.
- * <p>A container is stalled when it has held a delivery for a whole ack_wait and released none for as long: nothing
- * is lost (all stay in progress) but nothing moves, whatever holds it up (an apply that does not return, a state
- * write or an output whose PubAck does not come). Each stall is logged once at WARN and counted
- * ({@code varpulis.consumer.stalls{unit}}, the chart's {@code VarpulisConsumerStalled} alert); a slow pipeline that
- * still settles something within each ack_wait is not stalled. Issue 30 found a pipeline held up for minutes by a
- * state write whose PubAck never came, with no line in any log.
- * <p>One sweep of every container's deliveries every {@value #SWEEP_MILLIS} ms, rather than a timer per delivery.
+ * Keeps alive every delivery a container holds (queued behind others, being applied, or
+ * waiting for its effects or for the broker): each one not settled a third of its
+ * ack_wait after it was received, or last said in progress, gets an in-progress
+ * acknowledgement ({@code +WPI}), which restarts the server's ack_wait. So nothing a live
+ * process holds is redelivered or spends a delivery of its max_deliver budget, whether it
+ * waits on slowness (a slow disk behind the stream's leader) or on the broker's absence
+ * (SPEC section 9). A delivery settled within a third of ack_wait, the usual case, costs
+ * the keeper nothing.
+ * <p>
+ * A container is stalled when it has held a delivery for a whole ack_wait and released
+ * none for as long: nothing is lost (all stay in progress) but nothing moves, whatever
+ * holds it up (an apply that does not return, a state write or an output whose PubAck
+ * does not come). Each stall is logged once at WARN and counted
+ * ({@code varpulis.consumer.stalls{unit}}, the chart's {@code VarpulisConsumerStalled}
+ * alert); a slow pipeline that still settles something within each ack_wait is not
+ * stalled. Issue 30 found a pipeline held up for minutes by a state write whose PubAck
+ * never came, with no line in any log.
+ * <p>
+ * One sweep of every container's deliveries every {@value #SWEEP_MILLIS} ms, rather than
+ * a timer per delivery.
  */
 final class InProgressKeeper implements AutoCloseable {
 
@@ -34,18 +41,19 @@ final class InProgressKeeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InProgressKeeper.class);
 
     private final Set<HeldDeliveries> held = ConcurrentHashMap.newKeySet();
+
     private final ScheduledFuture<?> sweeps;
 
     /**
      * @param scheduler runs the sweeps
      */
     InProgressKeeper(ScheduledExecutorService scheduler) {
-        this.sweeps = scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS,
-                TimeUnit.MILLISECONDS);
+        this.sweeps = scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * @param deliveries a container's held deliveries, kept alive and watched until {@link #forget}
+     * @param deliveries a container's held deliveries, kept alive and watched until
+     * {@link #forget}
      */
     void keep(HeldDeliveries deliveries) {
         held.add(deliveries);
@@ -81,12 +89,13 @@ final class InProgressKeeper implements AutoCloseable {
         long ackWait = oldest.ackWait().toNanos();
         long still = now - Math.max(oldest.receivedNanos(), deliveries.releasedNanos());
         if (ackWait > 0 && still >= ackWait && deliveries.reportStall()) {
-            log.warn("{}: stalled: {} delivery(ies) held and none settled for {} s (ack_wait {} s); the oldest, {}, "
+            log.warn(
+                    "{}: stalled: {} delivery(ies) held and none settled for {} s (ack_wait {} s); the oldest, {}, "
                             + "was received {} s ago and has no outcome yet (its apply, a state write or an output "
                             + "not done). All are kept in progress, nothing is lost; a thread dump of this process "
-                            + "shows what the apply waits for", deliveries.holder(), deliveries.size(),
-                    Duration.ofNanos(still).toSeconds(), oldest.ackWait().toSeconds(), oldest,
-                    Duration.ofNanos(now - oldest.receivedNanos()).toSeconds());
+                            + "shows what the apply waits for",
+                    deliveries.holder(), deliveries.size(), Duration.ofNanos(still).toSeconds(),
+                    oldest.ackWait().toSeconds(), oldest, Duration.ofNanos(now - oldest.receivedNanos()).toSeconds());
         }
     }
 
@@ -94,4 +103,5 @@ final class InProgressKeeper implements AutoCloseable {
     public void close() {
         sweeps.cancel(false);
     }
+
 }

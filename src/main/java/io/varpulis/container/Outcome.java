@@ -6,8 +6,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * What a {@link DeliveryAdapter} made of one delivery. The adapter never acks, naks or parks: the container reads the
- * outcome, and {@link Settlement} decides what the delivery becomes (SPEC section 18).
+ * What a {@link DeliveryAdapter} made of one delivery. The adapter never acks, naks or
+ * parks: the container reads the outcome, and {@link Settlement} decides what the
+ * delivery becomes (SPEC section 18).
  */
 public sealed interface Outcome {
 
@@ -19,8 +20,8 @@ public sealed interface Outcome {
     }
 
     /**
-     * @param elementsParked how many elements of the input (a batch) were parked on their own, their envelopes
-     *                       stored
+     * @param elementsParked how many elements of the input (a batch) were parked on their
+     * own, their envelopes stored
      * @return the outcome of a delivery applied, with its effects confirmed
      */
     static Outcome applied(int elementsParked) {
@@ -37,7 +38,7 @@ public sealed interface Outcome {
 
     /**
      * @param reason why no delivery can ever succeed
-     * @param cause  what showed it
+     * @param cause what showed it
      * @return an event to park now, whatever its attempt
      */
     static Outcome poison(ParkReason reason, Throwable cause) {
@@ -45,9 +46,11 @@ public sealed interface Outcome {
     }
 
     /**
-     * @param cause  how the broker is away (no responders, no PubAck, no leader, a refused reconnect)
-     * @param resume what to run again once the broker may be back: the step that met its absence, not the whole
-     *               apply (outputs are published again with the same message ids)
+     * @param cause how the broker is away (no responders, no PubAck, no leader, a refused
+     * reconnect)
+     * @param resume what to run again once the broker may be back: the step that met its
+     * absence, not the whole apply (outputs are published again with the same message
+     * ids)
      * @return a wait that spends no delivery
      */
     static Outcome brokerAway(Throwable cause, Supplier<CompletionStage<Outcome>> resume) {
@@ -56,14 +59,16 @@ public sealed interface Outcome {
 
     /**
      * @param cause who owns the pipeline now
-     * @return the outcome of an owner that lost its ownership: it stops without any effect
+     * @return the outcome of an owner that lost its ownership: it stops without any
+     * effect
      */
     static Outcome fenced(Throwable cause) {
         return new Fenced(cause);
     }
 
     /**
-     * @param why why the adapter no longer applies (its pipeline undeployed, moved or drained)
+     * @param why why the adapter no longer applies (its pipeline undeployed, moved or
+     * drained)
      * @return the outcome of a delivery the adapter could not finish
      */
     static Outcome stopped(String why) {
@@ -71,12 +76,14 @@ public sealed interface Outcome {
     }
 
     /**
-     * Applied: ack (ADR-007: strictly after the apply and the confirmation of its outputs and state).
+     * Applied: ack (ADR-007: strictly after the apply and the confirmation of its outputs
+     * and state).
      *
      * @param elementsParked elements of a batch input parked on their own
      */
     record Applied(int elementsParked) implements Outcome {
         private static final Applied NOTHING_PARKED = new Applied(0);
+
     }
 
     /**
@@ -91,15 +98,16 @@ public sealed interface Outcome {
      * Poison: parked on the delivery that found it.
      *
      * @param reason the park's reason
-     * @param cause  what showed it
+     * @param cause what showed it
      */
     record Poison(ParkReason reason, Throwable cause) implements Outcome {
     }
 
     /**
-     * The broker is briefly away: waited out, tried again, no delivery spent (SPEC section 9).
+     * The broker is briefly away: waited out, tried again, no delivery spent (SPEC
+     * section 9).
      *
-     * @param cause  how it is away
+     * @param cause how it is away
      * @param resume the step to run again
      */
     record BrokerAway(Throwable cause, Supplier<CompletionStage<Outcome>> resume) implements Outcome {
@@ -124,10 +132,11 @@ public sealed interface Outcome {
     /**
      * The DLQ did not store a park's envelope.
      *
-     * @param reason    why the event was to be parked
-     * @param cause     the failure that made it poison, or {@code null}
+     * @param reason why the event was to be parked
+     * @param cause the failure that made it poison, or {@code null}
      * @param parkError why the park failed
      */
     record ParkFailed(ParkReason reason, Throwable cause, Throwable parkError) implements Outcome {
     }
+
 }

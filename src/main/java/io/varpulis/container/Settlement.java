@@ -13,56 +13,72 @@ import io.varpulis.transport.PublishException;
 import java.time.Duration;
 
 /**
- * ADR-007's promise for one delivery, in one place: from what the adapter made of it (its {@link Outcome}), its
- * attempt, the consumer's max_deliver and whether the container still runs, what it becomes (a {@link Decision}).
- * Pure: no broker, no clock, no thread; {@code SettlementTest} names each rule's section.
+ * ADR-007's promise for one delivery, in one place: from what the adapter made of it (its
+ * {@link Outcome}), its attempt, the consumer's max_deliver and whether the container
+ * still runs, what it becomes (a {@link Decision}). Pure: no broker, no clock, no thread;
+ * {@code SettlementTest} names each rule's section.
  * <ul>
- * <li>Applied: ack, strictly after the apply and its confirmed effects (SPEC section 4).</li>
- * <li>A failed apply: nak with the nak delay (2 s), and on the last delivery (max_deliver) park with reason
- * {@code max_deliver}, before the ack (SPEC section 4).</li>
- * <li>Poison (undecodable, unprocessable, unroutable, not retryable, the server gave up): park on this delivery
- * (SPEC sections 4, 11, 13).</li>
- * <li>The broker briefly away (no responders, no PubAck, a leader election): wait and try again, the delivery kept
- * in progress, no delivery of max_deliver spent (SPEC section 9).</li>
- * <li>Fenced (another writer owns the pipeline): leave it, without any effect, for the rightful owner (SPEC section
- * 9). A fenced container leaves everything.</li>
- * <li>Stopped (undeployed, moved): leave it for wherever the consumer runs next; on its last delivery the server
- * would never deliver it again, so park it ({@code max_deliver}).</li>
- * <li>A park the DLQ did not store: the broker away is waited out like any other wait; a refusal naks (SPEC section
- * 4: a failed park naks instead), and on the last delivery the server then gives it up and its max-deliveries
- * advisory parks it from the stream (SPEC section 9). A message the server already gave up whose park the DLQ
- * refuses is stranded: logged at ERROR and counted ({@code varpulis.events.stranded}).</li>
+ * <li>Applied: ack, strictly after the apply and its confirmed effects (SPEC section
+ * 4).</li>
+ * <li>A failed apply: nak with the nak delay (2 s), and on the last delivery
+ * (max_deliver) park with reason {@code max_deliver}, before the ack (SPEC section
+ * 4).</li>
+ * <li>Poison (undecodable, unprocessable, unroutable, not retryable, the server gave up):
+ * park on this delivery (SPEC sections 4, 11, 13).</li>
+ * <li>The broker briefly away (no responders, no PubAck, a leader election): wait and try
+ * again, the delivery kept in progress, no delivery of max_deliver spent (SPEC section
+ * 9).</li>
+ * <li>Fenced (another writer owns the pipeline): leave it, without any effect, for the
+ * rightful owner (SPEC section 9). A fenced container leaves everything.</li>
+ * <li>Stopped (undeployed, moved): leave it for wherever the consumer runs next; on its
+ * last delivery the server would never deliver it again, so park it
+ * ({@code max_deliver}).</li>
+ * <li>A park the DLQ did not store: the broker away is waited out like any other wait; a
+ * refusal naks (SPEC section 4: a failed park naks instead), and on the last delivery the
+ * server then gives it up and its max-deliveries advisory parks it from the stream (SPEC
+ * section 9). A message the server already gave up whose park the DLQ refuses is
+ * stranded: logged at ERROR and counted ({@code varpulis.events.stranded}).</li>
  * </ul>
- * A message the server gave up ({@link ParkReason#SERVER_GAVE_UP}) is parked whatever the container's state: nothing
- * else will ever see it again.
+ * A message the server gave up ({@link ParkReason#SERVER_GAVE_UP}) is parked whatever the
+ * container's state: nothing else will ever see it again.
  */
 public final class Settlement {
 
     /** Whether the container still applies what it receives. */
     public enum State {
+
         /** Consuming. */
         RUNNING,
-        /** Stopped: undeployed, moved, or at the end of a drain; what it holds goes to the consumer's next owner. */
+        /**
+         * Stopped: undeployed, moved, or at the end of a drain; what it holds goes to the
+         * consumer's next owner.
+         */
         STOPPED,
-        /** Superseded: another writer owns what it applies; it has no further effect (SPEC section 9). */
+        /**
+         * Superseded: another writer owns what it applies; it has no further effect (SPEC
+         * section 9).
+         */
         FENCED
+
     }
 
     private final Duration nakDelay;
 
     /**
-     * @param nakDelay the redelivery delay of a failed apply ({@code varpulis.nats.jetstream.consumer.nak-delay},
-     *                 2 s by default: the consumer's BackOff does not apply to naks)
+     * @param nakDelay the redelivery delay of a failed apply
+     * ({@code varpulis.nats.jetstream.consumer.nak-delay}, 2 s by default: the consumer's
+     * BackOff does not apply to naks)
      */
     public Settlement(Duration nakDelay) {
         this.nakDelay = nakDelay;
     }
 
     /**
-     * @param outcome    what the adapter made of the delivery
-     * @param attempt    the delivery's attempt, from 1
-     * @param maxDeliver the consumer's max_deliver as the server has it (below 1: unlimited)
-     * @param state      whether the container still runs
+     * @param outcome what the adapter made of the delivery
+     * @param attempt the delivery's attempt, from 1
+     * @param maxDeliver the consumer's max_deliver as the server has it (below 1:
+     * unlimited)
+     * @param state whether the container still runs
      * @return what the delivery becomes
      */
     public Decision decide(Outcome outcome, long attempt, long maxDeliver, State state) {
@@ -86,8 +102,9 @@ public final class Settlement {
             if (outcome instanceof ParkFailed failed) {
                 return Decision.leave(failed.parkError(), why + "; its park was not stored");
             }
-            return last ? Decision.park(outcome instanceof Poison poison ? poison.reason() : ParkReason.MAX_DELIVER,
-                    cause(outcome), "its last delivery could not be finished here: " + why)
+            return last
+                    ? Decision.park(outcome instanceof Poison poison ? poison.reason() : ParkReason.MAX_DELIVER,
+                            cause(outcome), "its last delivery could not be finished here: " + why)
                     : Decision.leave(cause(outcome), why);
         }
         if (outcome instanceof Poison poison) {
@@ -112,7 +129,10 @@ public final class Settlement {
         return nakDelay;
     }
 
-    /** A park's publish that failed because the broker was away; anything else (a refusal, a bug) is not waited. */
+    /**
+     * A park's publish that failed because the broker was away; anything else (a refusal,
+     * a bug) is not waited.
+     */
     private static boolean away(Throwable error) {
         return PublishException.find(error).map(PublishException::isUnavailable).orElse(false);
     }
@@ -129,4 +149,5 @@ public final class Settlement {
         }
         return null;
     }
+
 }

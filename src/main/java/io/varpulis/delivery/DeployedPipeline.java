@@ -21,41 +21,63 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One pipeline as its route ingresses share it on a worker: its processor and its state, applied one event at a
- * time. A pipeline with several input edges gets deliveries on several threads, and processors (like the
- * detector's read-then-write of its state) rely on one at a time.
- * <p>Each apply runs on a {@link StateTransaction}: its writes reach the state only when the processor returned, so
- * an apply that throws leaves nothing behind, and the transaction's commit gives the flush that confirms them.
- * <p>Each apply first passes the pipeline's {@link OwnershipFence}: a pipeline superseded or stopped on this worker,
- * or not proven its owner after a pause of the process, applies nothing.
+ * One pipeline as its route ingresses share it on a worker: its processor and its state,
+ * applied one event at a time. A pipeline with several input edges gets deliveries on
+ * several threads, and processors (like the detector's read-then-write of its state) rely
+ * on one at a time.
+ * <p>
+ * Each apply runs on a {@link StateTransaction}: its writes reach the state only when the
+ * processor returned, so an apply that throws leaves nothing behind, and the
+ * transaction's commit gives the flush that confirms them.
+ * <p>
+ * Each apply first passes the pipeline's {@link OwnershipFence}: a pipeline superseded or
+ * stopped on this worker, or not proven its owner after a pause of the process, applies
+ * nothing.
+ * <p>
+ * Longer than most: the fence, the processor, the keying of outputs and the meters are
+ * the steps of one apply on one pipeline; split, an output could leave unfenced.
  */
 public final class DeployedPipeline {
 
     private static final Logger log = LoggerFactory.getLogger(DeployedPipeline.class);
 
     private final String group;
+
     private final String name;
+
     private final EventProcessor processor;
+
     private final KeyValueState state;
+
     private final String partitionTag;
+
     private final Partitioning partitioning;
+
     private final OwnershipFence fence;
+
     private final AtomicLong eventsIn = new AtomicLong();
-    /** Whether the WARN about outputs without a key was said; read and written under the apply's lock. */
+
+    /**
+     * Whether the WARN about outputs without a key was said; read and written under the
+     * apply's lock.
+     */
     private boolean warnedUnkeyed;
+
     private final AtomicLong eventsOut = new AtomicLong();
 
     /**
-     * @param group        the pipeline group
-     * @param name         the pipeline
-     * @param processor    its processor
-     * @param state        its state (owned by the caller, who closes it)
+     * @param group the pipeline group
+     * @param name the pipeline
+     * @param processor its processor
+     * @param state its state (owned by the caller, who closes it)
      * @param partitionTag the {@code partition} tag of its meters
-     * @param partitioning how its events are spread over its partitions, {@code null} when unpartitioned
-     * @param fence        whether this worker still owns it, checked before each apply and by its sinks
+     * @param partitioning how its events are spread over its partitions, {@code null}
+     * when unpartitioned
+     * @param fence whether this worker still owns it, checked before each apply and by
+     * its sinks
      */
     public DeployedPipeline(String group, String name, EventProcessor processor, KeyValueState state,
-                            String partitionTag, Partitioning partitioning, OwnershipFence fence) {
+            String partitionTag, Partitioning partitioning, OwnershipFence fence) {
         this.fence = fence;
         this.group = group;
         this.name = name;
@@ -67,24 +89,23 @@ public final class DeployedPipeline {
 
     /**
      * Applies one event.
-     *
-     * @param event     the decoded event
+     * @param event the decoded event
      * @param messageId the input's stable message id
-     * @param attempt   its delivery attempt
-     * @return the outputs, the elements parked on their own, and the confirmation of the state writes this apply
-     * made (and of every earlier one)
-     * @throws Exception whatever the processor threw; its state writes are then dropped. A
-     *                   {@link KeyValueState.StateFencedException} means another writer owns the state (or the
-     *                   {@link OwnershipFence} found the pipeline superseded: nothing was applied).
+     * @param attempt its delivery attempt
+     * @return the outputs, the elements parked on their own, and the confirmation of the
+     * state writes this apply made (and of every earlier one)
+     * @throws Exception whatever the processor threw; its state writes are then dropped.
+     * A {@link KeyValueState.StateFencedException} means another writer owns the state
+     * (or the {@link OwnershipFence} found the pipeline superseded: nothing was applied).
      */
     public Applied apply(Event event, String messageId, long attempt) throws Exception {
         return apply(event, messageId, null, attempt);
     }
 
     /**
-     * Applies one delivered event; its message id is worked out only if the processor asks for it.
-     *
-     * @param event    the decoded event
+     * Applies one delivered event; its message id is worked out only if the processor
+     * asks for it.
+     * @param event the decoded event
      * @param delivery its delivery (message id and attempt)
      * @return as {@link #apply(Event, String, long)}
      * @throws Exception as {@link #apply(Event, String, long)}
@@ -105,17 +126,22 @@ public final class DeployedPipeline {
             emitted = outputs == null ? List.of() : outputs;
             keys = keysOf(emitted, context.keys);
             warnOnceWhenUnkeyed(emitted, keys);
-        } catch (Exception | Error e) {
+        }
+        catch (Exception | Error e) {
             transaction.discard();
             throw e;
-        } finally {
+        }
+        finally {
             context.closed = true;
         }
         CompletableFuture<Void> stored = transaction.commit();
         if (context.effects != null) {
-            // The effects' confirmations gate the ack like the state writes (ProcessingContext.ackAfter).
-            // First: allOf reports its first failed argument, and a fenced state write must win over an effect's
-            // failure, so that a superseded owner stops instead of nak'ing (or parking) what its successor owns.
+            // The effects' confirmations gate the ack like the state writes
+            // (ProcessingContext.ackAfter).
+            // First: allOf reports its first failed argument, and a fenced state write
+            // must win over an effect's
+            // failure, so that a superseded owner stops instead of nak'ing (or parking)
+            // what its successor owns.
             context.effects.add(0, stored);
             stored = CompletableFuture.allOf(context.effects.toArray(CompletableFuture[]::new));
         }
@@ -125,8 +151,9 @@ public final class DeployedPipeline {
     }
 
     /**
-     * Says once, at WARN, that an apply returned several outputs without a key: their ids then come from their bytes
-     * alone, so a redelivered input whose outputs are not byte for byte the same is emitted twice.
+     * Says once, at WARN, that an apply returned several outputs without a key: their ids
+     * then come from their bytes alone, so a redelivered input whose outputs are not byte
+     * for byte the same is emitted twice.
      */
     private void warnOnceWhenUnkeyed(List<Event> outputs, List<String> keys) {
         if (outputs.size() < 2 || warnedUnkeyed) {
@@ -144,8 +171,8 @@ public final class DeployedPipeline {
 
     /**
      * The outputs' keys in output order ({@code null} for an output given none).
-     *
-     * @throws IllegalStateException when two outputs have the same key: they would share a message id
+     * @throws IllegalStateException when two outputs have the same key: they would share
+     * a message id
      */
     private static List<String> keysOf(List<Event> outputs, Map<Event, String> keys) {
         if (keys == null) {
@@ -193,7 +220,8 @@ public final class DeployedPipeline {
     }
 
     /**
-     * @return how the pipeline's events are spread over its partitions, empty when unpartitioned
+     * @return how the pipeline's events are spread over its partitions, empty when
+     * unpartitioned
      */
     public Optional<Partitioning> partitioning() {
         return Optional.ofNullable(partitioning);
@@ -224,22 +252,24 @@ public final class DeployedPipeline {
      * What one apply produced.
      *
      * @param outputs the events to emit on the outgoing routes
-     * @param keys    their output keys in the same order ({@code null} entries for outputs given none), or
-     *                {@code null} when none was given ({@link ProcessingContext#keyed})
-     * @param parked  the elements of a batch input the processor parked on their own ({@link ProcessingContext#park})
-     * @param stored  completes when the apply's state writes are stored (see {@link KeyValueState#flush()}) and the
-     *                effects it asked the ack to wait for are confirmed ({@link ProcessingContext#ackAfter})
+     * @param keys their output keys in the same order ({@code null} entries for outputs
+     * given none), or {@code null} when none was given ({@link ProcessingContext#keyed})
+     * @param parked the elements of a batch input the processor parked on their own
+     * ({@link ProcessingContext#park})
+     * @param stored completes when the apply's state writes are stored (see
+     * {@link KeyValueState#flush()}) and the effects it asked the ack to wait for are
+     * confirmed ({@link ProcessingContext#ackAfter})
      */
     public record Applied(List<Event> outputs, List<String> keys, List<ParkedElement> parked,
-                          CompletableFuture<Void> stored) {
+            CompletableFuture<Void> stored) {
     }
 
     /**
      * One element of a batch input parked on its own.
      *
-     * @param index   its position in the batch, from 0
+     * @param index its position in the batch, from 0
      * @param element the element as an event
-     * @param reason  why it could not be applied
+     * @param reason why it could not be applied
      */
     public record ParkedElement(int index, Event element, String reason) {
     }
@@ -247,24 +277,42 @@ public final class DeployedPipeline {
     private static final class Context implements ProcessingContext {
 
         private final String group;
+
         private final String pipeline;
+
         private final Delivery delivery;
+
         private final long attempt;
+
         private final KeyValueState state;
+
         private final OwnershipFence fence;
-        /** The output keys given, by output identity, or {@code null} while there is none. */
+
+        /**
+         * The output keys given, by output identity, or {@code null} while there is none.
+         */
         private Map<Event, String> keys;
-        /** The input's message id, or {@code null} until asked for (then from the delivery). */
+
+        /**
+         * The input's message id, or {@code null} until asked for (then from the
+         * delivery).
+         */
         private String messageId;
+
         /** The elements parked on their own, or {@code null} while there is none. */
         private List<ParkedElement> parked;
-        /** The confirmations of effects the ack waits for, or {@code null} while there is none. */
+
+        /**
+         * The confirmations of effects the ack waits for, or {@code null} while there is
+         * none.
+         */
         private List<CompletableFuture<Void>> effects;
+
         /** Set when the apply returned: a park after that would never be published. */
         private boolean closed;
 
-        Context(String group, String pipeline, String messageId, Delivery delivery, long attempt,
-                KeyValueState state, OwnershipFence fence) {
+        Context(String group, String pipeline, String messageId, Delivery delivery, long attempt, KeyValueState state,
+                OwnershipFence fence) {
             this.fence = fence;
             this.group = group;
             this.pipeline = pipeline;
@@ -323,8 +371,8 @@ public final class DeployedPipeline {
         @Override
         public void ackAfter(CompletableFuture<Void> confirmed) {
             if (closed) {
-                throw new IllegalStateException("ackAfter after the apply of " + messageId() + " returned: the ack "
-                        + "may be sent already");
+                throw new IllegalStateException(
+                        "ackAfter after the apply of " + messageId() + " returned: the ack " + "may be sent already");
             }
             if (confirmed == null) {
                 throw new IllegalArgumentException("ackAfter needs a future, got null");
@@ -342,15 +390,18 @@ public final class DeployedPipeline {
                         + " returned: park only while applying");
             }
             if (element == null || reason == null || index < 0) {
-                throw new IllegalArgumentException("park needs an index from 0, an element and a reason, got "
-                        + index + ", " + element + ", " + reason);
+                throw new IllegalArgumentException("park needs an index from 0, an element and a reason, got " + index
+                        + ", " + element + ", " + reason);
             }
             if (parked == null) {
                 parked = new ArrayList<>();
-            } else if (parked.stream().anyMatch(p -> p.index() == index)) {
+            }
+            else if (parked.stream().anyMatch(p -> p.index() == index)) {
                 throw new IllegalArgumentException("element " + index + " of " + messageId() + " is parked already");
             }
             parked.add(new ParkedElement(index, element, reason));
         }
+
     }
+
 }

@@ -6,38 +6,58 @@ import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Whether this worker still owns one deployed pipeline, checked where its effects happen (SPEC section 9, fencing
- * every effect; the Rust reference's lock-free guard on its emit path): before each apply, before each output is
- * published ({@link RouteEmitter}), and by a sink right before its external write
+ * Whether this worker still owns one deployed pipeline, checked where its effects happen
+ * (SPEC section 9, fencing every effect; the Rust reference's lock-free guard on its emit
+ * path): before each apply, before each output is published ({@link RouteEmitter}), and
+ * by a sink right before its external write
  * ({@link io.varpulis.pipeline.ProcessingContext#requireOwnership()}).
- * <p>The check is one volatile read while nothing happened. Once the pipeline is known superseded (its state
- * refused a write, its fence names a later placement) or stopped (undeployed, moved, drained), every check fails.
- * After a pause of the process ({@link PauseDetector}) the next check first proves ownership against the server:
- * it reads the state's fence ({@link KeyValueState#verifyOwnership()}), so a worker resumed after its pipeline moved
- * stops before any effect, rather than learning it from its next state write.
- * <p>Server-side, a superseded owner is stopped by its state writes, which carry the expected last message of the
- * bucket and are confirmed before the outputs of the same apply are published ({@link RouteIngress}).
+ * <p>
+ * The check is one volatile read while nothing happened. Once the pipeline is known
+ * superseded (its state refused a write, its fence names a later placement) or stopped
+ * (undeployed, moved, drained), every check fails. After a pause of the process
+ * ({@link PauseDetector}) the next check first proves ownership against the server: it
+ * reads the state's fence ({@link KeyValueState#verifyOwnership()}), so a worker resumed
+ * after its pipeline moved stops before any effect, rather than learning it from its next
+ * state write.
+ * <p>
+ * Server-side, a superseded owner is stopped by its state writes, which carry the
+ * expected last message of the bucket and are confirmed before the outputs of the same
+ * apply are published ({@link RouteIngress}).
  */
 public final class OwnershipFence {
 
-    /** A fence that never supersedes: for emitters outside any pipeline (injection, tests). */
+    /**
+     * A fence that never supersedes: for emitters outside any pipeline (injection,
+     * tests).
+     */
     public static final OwnershipFence NONE = new OwnershipFence("unfenced", 0, null, null);
 
     private final String unit;
+
     private final long epoch;
+
     private final KeyValueState state;
+
     private final PauseDetector pauses;
+
     private final AtomicBoolean reported = new AtomicBoolean();
+
     private final AtomicBoolean released = new AtomicBoolean();
+
     private volatile StateFencedException superseded;
+
     private volatile boolean stopped;
+
     private volatile long provenAt = System.nanoTime();
 
     /**
-     * @param unit   the pipeline or partition, {@code group/pipeline[/partition]}, for messages
-     * @param epoch  its placement epoch on this worker
-     * @param state  its state, whose fence proves ownership after a pause ({@code null}: never checked)
-     * @param pauses the process's pause detector ({@code null}: pauses are not looked for)
+     * @param unit the pipeline or partition, {@code group/pipeline[/partition]}, for
+     * messages
+     * @param epoch its placement epoch on this worker
+     * @param state its state, whose fence proves ownership after a pause ({@code null}:
+     * never checked)
+     * @param pauses the process's pause detector ({@code null}: pauses are not looked
+     * for)
      */
     public OwnershipFence(String unit, long epoch, KeyValueState state, PauseDetector pauses) {
         this.unit = unit;
@@ -51,11 +71,10 @@ public final class OwnershipFence {
 
     /**
      * Passes while this worker owns the pipeline.
-     *
-     * @throws StateFencedException                   when a later placement owns it
-     * @throws KeyValueState.StateException           when it was stopped on this worker
-     * @throws KeyValueState.StateUnavailableException when ownership must be proven after a pause and the server did
-     *                                                not answer
+     * @throws StateFencedException when a later placement owns it
+     * @throws KeyValueState.StateException when it was stopped on this worker
+     * @throws KeyValueState.StateUnavailableException when ownership must be proven after
+     * a pause and the server did not answer
      */
     public void check() {
         StateFencedException lost = superseded;
@@ -71,46 +90,49 @@ public final class OwnershipFence {
     }
 
     /**
-     * @return {@code false} once superseded or stopped: what a heartbeat may report as running here (a worker proves
-     * its pipelines after a pause before it reports them, {@link PipelineHost#proveOwnership(java.time.Duration)})
+     * @return {@code false} once superseded or stopped: what a heartbeat may report as
+     * running here (a worker proves its pipelines after a pause before it reports them,
+     * {@link PipelineHost#proveOwnership(java.time.Duration)})
      */
     public boolean trusted() {
         return superseded == null && !stopped;
     }
 
     /**
-     * @return whether the process may have been paused since ownership was last proven (the next check reads the
-     * state's fence first)
+     * @return whether the process may have been paused since ownership was last proven
+     * (the next check reads the state's fence first)
      */
     public boolean unproven() {
         return pauses != null && state != null && pauses.pausedSince(provenAt);
     }
 
     /**
-     * Proves ownership now when a pause may have happened since it was last proven: for a worker about to report or
-     * stop its pipelines after a pause.
-     *
-     * @return the reason when the pipeline is superseded, else {@code null} (also when the server did not answer)
+     * Proves ownership now when a pause may have happened since it was last proven: for a
+     * worker about to report or stop its pipelines after a pause.
+     * @return the reason when the pipeline is superseded, else {@code null} (also when
+     * the server did not answer)
      */
     public StateFencedException recheck() {
         try {
             check();
             return null;
-        } catch (StateFencedException e) {
+        }
+        catch (StateFencedException e) {
             return e;
-        } catch (KeyValueState.StateException e) {
+        }
+        catch (KeyValueState.StateException e) {
             return superseded;
         }
     }
 
     /**
-     * Why a pipeline just undeployed here is a superseded copy, reading nothing from the server: an undeploy that
-     * reaches a worker resumed from a pause may come before anything else noticed the pause, and stops the pipeline at
-     * once rather than after a read.
-     *
+     * Why a pipeline just undeployed here is a superseded copy, reading nothing from the
+     * server: an undeploy that reaches a worker resumed from a pause may come before
+     * anything else noticed the pause, and stops the pipeline at once rather than after a
+     * read.
      * @param unproven whether it was unproven ({@link #unproven()}) when it was stopped
-     * @return the reason it was superseded, one saying it was not proven after a pause when {@code unproven}, else
-     * {@code null} (an ordinary undeploy)
+     * @return the reason it was superseded, one saying it was not proven after a pause
+     * when {@code unproven}, else {@code null} (an ordinary undeploy)
      */
     public StateFencedException undeployed(boolean unproven) {
         StateFencedException lost = superseded;
@@ -123,9 +145,9 @@ public final class OwnershipFence {
 
     /**
      * Marks the pipeline superseded: every later check fails with {@code reason}.
-     *
      * @param reason who owns it now
-     * @return {@code true} the first time only: the caller says so (ERROR) and counts it, once per pipeline
+     * @return {@code true} the first time only: the caller says so (ERROR) and counts it,
+     * once per pipeline
      */
     public boolean supersede(StateFencedException reason) {
         if (superseded == null) {
@@ -135,8 +157,8 @@ public final class OwnershipFence {
     }
 
     /**
-     * Marks the pipeline stopped on this worker (undeployed, moved, drained): every later check fails, and the pause
-     * detector is released (the first call only).
+     * Marks the pipeline stopped on this worker (undeployed, moved, drained): every later
+     * check fails, and the pause detector is released (the first call only).
      */
     public void stop() {
         stopped = true;
@@ -159,11 +181,13 @@ public final class OwnershipFence {
         long started = System.nanoTime();
         try {
             state.verifyOwnership();
-        } catch (StateFencedException e) {
+        }
+        catch (StateFencedException e) {
             superseded = new StateFencedException("pipeline " + unit + " (placement epoch " + epoch + ") was "
                     + "superseded while this process was paused: " + e.getMessage(), e);
             throw superseded;
         }
         provenAt = started;
     }
+
 }

@@ -15,30 +15,32 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs the ownership proofs of a worker's pipelines after a pause (SPEC section 9, fencing every effect) in
- * parallel, off the caller's thread, and waits for them at most a given budget: a heartbeat is never held up for
- * longer than that by a server that answers slowly (each proof may take a state read's full timeout). A proof that
- * outlives the budget goes on and acts when it ends; at most one runs per pipeline at a time.
+ * Runs the ownership proofs of a worker's pipelines after a pause (SPEC section 9,
+ * fencing every effect) in parallel, off the caller's thread, and waits for them at most
+ * a given budget: a heartbeat is never held up for longer than that by a server that
+ * answers slowly (each proof may take a state read's full timeout). A proof that outlives
+ * the budget goes on and acts when it ends; at most one runs per pipeline at a time.
  */
 final class OwnershipProofs {
 
     private static final Logger log = LoggerFactory.getLogger(OwnershipProofs.class);
 
     private final Executor provers;
+
     /** unit key -> its proof still running. */
     private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
 
     /**
-     * @param provers runs each proof on a thread of its own (a proof waits for the server)
+     * @param provers runs each proof on a thread of its own (a proof waits for the
+     * server)
      */
     OwnershipProofs(Executor provers) {
         this.provers = provers;
     }
 
     /**
-     * Starts the proof of each unit that has none running yet, and waits until all of them ended or the budget is
-     * spent.
-     *
+     * Starts the proof of each unit that has none running yet, and waits until all of
+     * them ended or the budget is spent.
      * @param proofs unit key -> its proof (reads the server; acts on its result itself)
      * @param budget how long to wait, at most ({@code 0}: do not wait)
      * @return whether every proof ended within the budget
@@ -51,15 +53,18 @@ final class OwnershipProofs {
         }
         try {
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-                    .get(budget.toNanos(), TimeUnit.NANOSECONDS);
+                .get(budget.toNanos(), TimeUnit.NANOSECONDS);
             return true;
-        } catch (TimeoutException e) {
+        }
+        catch (TimeoutException e) {
             log.debug("ownership proofs of {} pipeline(s) took longer than {} ms; going on without them",
                     pending.size(), budget.toMillis());
             return false;
-        } catch (ExecutionException e) {
+        }
+        catch (ExecutionException e) {
             return true;
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
@@ -74,14 +79,17 @@ final class OwnershipProofs {
         provers.execute(() -> {
             try {
                 proof.run();
-            } catch (RuntimeException e) {
+            }
+            catch (RuntimeException e) {
                 log.warn("proving that this worker still owns pipeline {} failed: {}; it is proven again before its "
                         + "next effect", key, e.toString());
-            } finally {
+            }
+            finally {
                 running.remove(key, started);
                 started.complete(null);
             }
         });
         return started;
     }
+
 }

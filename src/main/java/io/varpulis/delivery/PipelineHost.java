@@ -33,46 +33,61 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The pipelines a worker runs (each an unpartitioned pipeline or one partition, SPEC section 11): for each one a
- * {@link DeliveryContainer} per input route edge running its {@link RouteIngress}, a processor
- * from the {@link ProcessorRegistry}, its durable state opened with the placement epoch, and a {@link RouteEmitter}
- * for its outputs. A pipeline whose state another writer took over stops here by itself (its ingress says so at
+ * The pipelines a worker runs (each an unpartitioned pipeline or one partition, SPEC
+ * section 11): for each one a {@link DeliveryContainer} per input route edge running its
+ * {@link RouteIngress}, a processor from the {@link ProcessorRegistry}, its durable state
+ * opened with the placement epoch, and a {@link RouteEmitter} for its outputs. A pipeline
+ * whose state another writer took over stops here by itself (its ingress says so at
  * ERROR) and is no longer reported in {@link #status()}.
- * <p>One class, longer than most: deploying (a pipeline or its partitions), stopping (undeployed, fenced or
- * drained) and reporting all read and change the one map of running pipelines under this host's lock; split, a
- * fenced stop could race a redeploy of the same unit.
+ * <p>
+ * One class, longer than most: deploying (a pipeline or its partitions), stopping
+ * (undeployed, fenced or drained) and reporting all read and change the one map of
+ * running pipelines under this host's lock; split, a fenced stop could race a redeploy of
+ * the same unit.
  */
 public class PipelineHost implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PipelineHost.class);
 
     private final ClusterTransport transport;
+
     private final ProcessorRegistry processors;
+
     private final KeyValueStateFactory states;
+
     private final EventCodec codec;
+
     private final DeliveryContainerFactory containers;
+
     private final SubstrateMetrics metrics;
+
     private final ConsumerSettings consumerSettings;
+
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
+
     /** unit key -> why its state could not be opened at its last deploy here. */
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
+
     private final AtomicLong retiredEvents = new AtomicLong();
+
     private final OwnershipProofs proofs;
+
     private final Executor stopper;
+
     private final Runnable onPause = () -> proveOwnership(Duration.ZERO);
 
     /**
-     * @param containers       runs each input edge's durable consumer (and gives the transport and the parker)
-     * @param processors       the processor types
-     * @param states           opens each pipeline's state
-     * @param codec            the event codec
-     * @param metrics          substrate meters
+     * @param containers runs each input edge's durable consumer (and gives the transport
+     * and the parker)
+     * @param processors the processor types
+     * @param states opens each pipeline's state
+     * @param codec the event codec
+     * @param metrics substrate meters
      * @param consumerSettings durable consumer settings
-     * @param threads          prove ownership after a pause, stop fenced pipelines
+     * @param threads prove ownership after a pause, stop fenced pipelines
      */
     public PipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors, KeyValueStateFactory states,
-                        EventCodec codec, SubstrateMetrics metrics, ConsumerSettings consumerSettings,
-                        Threads threads) {
+            EventCodec codec, SubstrateMetrics metrics, ConsumerSettings consumerSettings, Threads threads) {
         this.containers = containers;
         this.transport = containers.transport();
         this.processors = processors;
@@ -86,23 +101,25 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * The threads every pipeline of a worker shares (beans of the node: {@code varpulisOwnershipProofExecutor},
-     * {@code varpulisFencedStopExecutor}).
+     * The threads every pipeline of a worker shares (beans of the node:
+     * {@code varpulisOwnershipProofExecutor}, {@code varpulisFencedStopExecutor}).
      *
-     * @param ownershipProofs runs each pipeline's ownership proof after a pause on a thread of its own (a proof waits
-     *                        for the server, a heartbeat waits for the proofs half its interval at most)
-     * @param fencedStops     stops fenced pipelines off the consumer threads that found them fenced, one at a time
+     * @param ownershipProofs runs each pipeline's ownership proof after a pause on a
+     * thread of its own (a proof waits for the server, a heartbeat waits for the proofs
+     * half its interval at most)
+     * @param fencedStops stops fenced pipelines off the consumer threads that found them
+     * fenced, one at a time
      */
     public record Threads(Executor ownershipProofs, Executor fencedStops) {
     }
 
     /**
-     * Deploys an unpartitioned pipeline, as {@link #deploy(PipelineGroupSpec, String, int, long)} with
+     * Deploys an unpartitioned pipeline, as
+     * {@link #deploy(PipelineGroupSpec, String, int, long)} with
      * {@link Partitioning#NONE}.
-     *
-     * @param group    the group (validated)
+     * @param group the group (validated)
      * @param pipeline the pipeline name
-     * @param epoch    the placement epoch of this deployment
+     * @param epoch the placement epoch of this deployment
      * @return {@code true} when it was started now, {@code false} when it already ran
      */
     public boolean deploy(PipelineGroupSpec group, String pipeline, long epoch) {
@@ -110,36 +127,39 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Deploys one pipeline of a group, or one partition of a partitioned pipeline (SPEC section 11), with its
-     * placement epoch. Deploying one that already runs with this epoch or a newer one does nothing; one that runs
-     * with an older epoch (placed again meanwhile, SPEC section 9) is stopped and started again with the new one.
-     * Its state is opened with the placement epoch, which fences it (see {@link KeyValueStateFactory}): a writer
-     * with an older epoch cannot overwrite it. A partition consumes its input edges' partition subjects
-     * ({@code ...{from}.{to}.{partition}}) with its own durables and state; partition 0 also runs the pipeline's
-     * repartitioner on the unpartitioned subjects ({@code ...{from}.{to}}, external publishers' and key-less
-     * events): it republishes each event to its key's partition, and parks an event without a text key
+     * Deploys one pipeline of a group, or one partition of a partitioned pipeline (SPEC
+     * section 11), with its placement epoch. Deploying one that already runs with this
+     * epoch or a newer one does nothing; one that runs with an older epoch (placed again
+     * meanwhile, SPEC section 9) is stopped and started again with the new one. Its state
+     * is opened with the placement epoch, which fences it (see
+     * {@link KeyValueStateFactory}): a writer with an older epoch cannot overwrite it. A
+     * partition consumes its input edges' partition subjects
+     * ({@code ...{from}.{to}.{partition}}) with its own durables and state; partition 0
+     * also runs the pipeline's repartitioner on the unpartitioned subjects
+     * ({@code ...{from}.{to}}, external publishers' and key-less events): it republishes
+     * each event to its key's partition, and parks an event without a text key
      * ({@code unprocessable}).
-     *
-     * @param group     the group (validated)
-     * @param pipeline  the pipeline name
-     * @param partition the partition ({@code 0} to {@code replicas - 1}), or {@link Partitioning#NONE} for an
-     *                  unpartitioned pipeline
-     * @param epoch     the placement epoch of this deployment ({@link KeyValueStateFactory#NO_PLACEMENT_EPOCH} when
-     *                  the placement has none)
+     * @param group the group (validated)
+     * @param pipeline the pipeline name
+     * @param partition the partition ({@code 0} to {@code replicas - 1}), or
+     * {@link Partitioning#NONE} for an unpartitioned pipeline
+     * @param epoch the placement epoch of this deployment
+     * ({@link KeyValueStateFactory#NO_PLACEMENT_EPOCH} when the placement has none)
      * @return {@code true} when it was started now, {@code false} when it already ran
-     * @throws IllegalArgumentException                 when the group has no such pipeline or partition, or its
-     *                                                  processor cannot be created
-     * @throws KeyValueState.StateFencedException       when a higher placement epoch holds the state
-     * @throws KeyValueState.StateException             when the state cannot be opened
+     * @throws IllegalArgumentException when the group has no such pipeline or partition,
+     * or its processor cannot be created
+     * @throws KeyValueState.StateFencedException when a higher placement epoch holds the
+     * state
+     * @throws KeyValueState.StateException when the state cannot be opened
      */
     public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, int partition, long epoch) {
-        PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline).orElseThrow(() ->
-                new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
+        PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline)
+            .orElseThrow(() -> new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
         boolean fits = spec.isPartitioned() ? partition >= 0 && partition < spec.partitions()
                 : partition == Partitioning.NONE;
         if (!fits) {
-            throw new IllegalArgumentException("pipeline " + group.name() + "/" + pipeline + " has "
-                    + spec.partitions() + " partition(s); partition " + partition + " is none of them");
+            throw new IllegalArgumentException("pipeline " + group.name() + "/" + pipeline + " has " + spec.partitions()
+                    + " partition(s); partition " + partition + " is none of them");
         }
         PipelineUnit unit = new PipelineUnit(group.name(), pipeline, partition);
         String key = unit.key();
@@ -157,7 +177,8 @@ public class PipelineHost implements AutoCloseable {
         try {
             state = states.open(group.name(), pipeline, partition, epoch);
             stateFailures.remove(key);
-        } catch (KeyValueState.StateException e) {
+        }
+        catch (KeyValueState.StateException e) {
             stateFailures.put(key, e.getMessage());
             throw e;
         }
@@ -165,7 +186,7 @@ public class PipelineHost implements AutoCloseable {
         Deployed running = new Deployed(unit, group, new DeployedPipeline(group.name(), pipeline, processor, state,
                 unit.partitionTag(), spec.partitioning().orElse(null), fence), epoch);
         RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics)
-                .fencedBy(fence);
+            .fencedBy(fence);
         try {
             for (RouteEdge edge : group.inputEdges(pipeline)) {
                 if (partition == Partitioning.NONE) {
@@ -173,25 +194,25 @@ public class PipelineHost implements AutoCloseable {
                     continue;
                 }
                 RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics)
-                        .fencedBy(fence);
+                    .fencedBy(fence);
                 consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key)
-                        .reroutingTo(toPartitions);
+                    .reroutingTo(toPartitions);
                 if (partition == 0) {
                     repartition(running, group, spec, edge, toPartitions, key);
                 }
             }
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             running.stop();
             throw e;
         }
         deployed.put(key, running);
-        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.containers.size(),
-                epoch);
+        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.containers.size(), epoch);
         return true;
     }
 
     private RouteIngress consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
-                                 OutputEmitter emitter, String key) {
+            OutputEmitter emitter, String key) {
         RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, containers.parker(),
                 (lost, reason) -> {
                     if (superseded(applier, reason, metrics)) {
@@ -199,27 +220,37 @@ public class PipelineHost implements AutoCloseable {
                     }
                 });
         running.ingresses.add(ingress);
-        // The pipeline's meters exist (at 0) before its first delivery: rate() then sees a first event that is parked.
-        running.containers.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        consumerSettings), applier.name(), metrics.deliveries(applier.name(), applier.partitionTag(),
-                        true), 1, ingress).start());
+        // The pipeline's meters exist (at 0) before its first delivery: rate() then sees
+        // a first event that is parked.
+        running.containers
+            .add(containers
+                .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), consumerSettings),
+                        applier.name(), metrics.deliveries(applier.name(), applier.partitionTag(), true), 1, ingress)
+                .start());
         return ingress;
     }
 
-    /** The routes of one edge ({@code from -> to}): what a repartitioner or a reroute emits along. */
+    /**
+     * The routes of one edge ({@code from -> to}): what a repartitioner or a reroute
+     * emits along.
+     */
     private static List<PipelineGroupSpec.RouteSpec> routesOf(PipelineGroupSpec group, RouteEdge edge) {
-        return group.routes().stream()
-                .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to())).toList();
+        return group.routes()
+            .stream()
+            .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to()))
+            .toList();
     }
 
     /**
-     * The repartitioner of one input edge: consumes the unpartitioned subject with the durable an unpartitioned
-     * pipeline would have (so a backlog from before the pipeline was partitioned is partitioned too), and emits
-     * each event to its key's partition with a {@code Nats-Msg-Id} derived from the input's, acking after the
-     * PubAck; an event without a text key fails {@link Partitioning#partitionOf(Event)} and is parked.
+     * The repartitioner of one input edge: consumes the unpartitioned subject with the
+     * durable an unpartitioned pipeline would have (so a backlog from before the pipeline
+     * was partitioned is partitioned too), and emits each event to its key's partition
+     * with a {@code Nats-Msg-Id} derived from the input's, acking after the PubAck; an
+     * event without a text key fails {@link Partitioning#partitionOf(Event)} and is
+     * parked.
      */
     private void repartition(Deployed running, PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec spec,
-                             RouteEdge edge, RouteEmitter toPartitions, String key) {
+            RouteEdge edge, RouteEmitter toPartitions, String key) {
         Partitioning partitioning = spec.partitioning().orElseThrow();
         EventProcessor partitioner = (event, context) -> {
             partitioning.partitionOf(event);
@@ -231,9 +262,9 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Stops an unpartitioned pipeline, as {@link #undeploy(String, String, int)} with {@link Partitioning#NONE}.
-     *
-     * @param group    the group name
+     * Stops an unpartitioned pipeline, as {@link #undeploy(String, String, int)} with
+     * {@link Partitioning#NONE}.
+     * @param group the group name
      * @param pipeline the pipeline name
      * @return {@code true} when it was running
      */
@@ -242,10 +273,10 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Stops a pipeline or one partition: no new deliveries; unacked ones are redelivered to wherever it runs next.
-     *
-     * @param group     the group name
-     * @param pipeline  the pipeline name
+     * Stops a pipeline or one partition: no new deliveries; unacked ones are redelivered
+     * to wherever it runs next.
+     * @param group the group name
+     * @param pipeline the pipeline name
      * @param partition the partition, or {@link Partitioning#NONE}
      * @return {@code true} when it was running
      */
@@ -254,12 +285,11 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Stops a pipeline or one partition, as {@link #undeploy(String, String, int)}, only when it runs with a placement
-     * epoch no newer than the given one: an undeploy sent for a stale copy never stops the copy placed here again
-     * since (SPEC section 9).
-     *
-     * @param group     the group name
-     * @param pipeline  the pipeline name
+     * Stops a pipeline or one partition, as {@link #undeploy(String, String, int)}, only
+     * when it runs with a placement epoch no newer than the given one: an undeploy sent
+     * for a stale copy never stops the copy placed here again since (SPEC section 9).
+     * @param group the group name
+     * @param pipeline the pipeline name
      * @param partition the partition, or {@link Partitioning#NONE}
      * @param upToEpoch the newest placement epoch to stop
      * @return {@code true} when it was running with such an epoch, and is stopped
@@ -287,8 +317,8 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Stops a pipeline whose state another writer owns, unless it was deployed again meanwhile. Off the ingress's
-     * thread, which may be the consumer's own dispatcher.
+     * Stops a pipeline whose state another writer owns, unless it was deployed again
+     * meanwhile. Off the ingress's thread, which may be the consumer's own dispatcher.
      */
     private void stopFenced(String key, Deployed running) {
         stopper.execute(() -> {
@@ -304,14 +334,16 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Proves, after a pause of this process ({@link PauseDetector}), that this worker still owns each pipeline it
-     * runs, by reading each one's state fence from the server, all of them in parallel; one that a later placement
-     * took over meanwhile is stopped here before any further effect, said once at ERROR and counted. Does nothing for
-     * a pipeline whose ownership was proven since the last pause. Called by the pause detector and before each
-     * heartbeat, so that a heartbeat never reports a pipeline this worker knows it no longer owns.
-     *
-     * @param budget how long to wait for the proofs, at most: a heartbeat waits half its interval, then reports what
-     *               is not known superseded yet (a proof still running stops its pipeline when it ends)
+     * Proves, after a pause of this process ({@link PauseDetector}), that this worker
+     * still owns each pipeline it runs, by reading each one's state fence from the
+     * server, all of them in parallel; one that a later placement took over meanwhile is
+     * stopped here before any further effect, said once at ERROR and counted. Does
+     * nothing for a pipeline whose ownership was proven since the last pause. Called by
+     * the pause detector and before each heartbeat, so that a heartbeat never reports a
+     * pipeline this worker knows it no longer owns.
+     * @param budget how long to wait for the proofs, at most: a heartbeat waits half its
+     * interval, then reports what is not known superseded yet (a proof still running
+     * stops its pipeline when it ends)
      */
     public void proveOwnership(Duration budget) {
         Map<String, Runnable> proofs = new HashMap<>();
@@ -319,7 +351,8 @@ public class PipelineHost implements AutoCloseable {
             OwnershipFence fence = running.pipeline.fence();
             if (fence.unproven()) {
                 proofs.put(key, () -> proveOwnership(key, running));
-            } else if (!fence.trusted()) {
+            }
+            else if (!fence.trusted()) {
                 // Known superseded: stopped here without reading anything.
                 proveOwnership(key, running);
             }
@@ -327,7 +360,10 @@ public class PipelineHost implements AutoCloseable {
         this.proofs.prove(proofs, budget);
     }
 
-    /** Reads the pipeline's fence when it is unproven; stops it here when a later placement owns it. */
+    /**
+     * Reads the pipeline's fence when it is unproven; stops it here when a later
+     * placement owns it.
+     */
     private void proveOwnership(String key, Deployed running) {
         StateFencedException superseded = running.pipeline.fence().recheck();
         if (superseded != null) {
@@ -337,11 +373,11 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Stops every pipeline gracefully: stops pulling, lets the deliveries already received be applied and acked
-     * (outputs confirmed) within the timeout, then closes. What is not finished by then stays unacked and is
-     * redelivered, never acked.
-     *
-     * @param timeout how long to wait for in-flight deliveries, at most ({@code 0}: stop at once)
+     * Stops every pipeline gracefully: stops pulling, lets the deliveries already
+     * received be applied and acked (outputs confirmed) within the timeout, then closes.
+     * What is not finished by then stays unacked and is redelivered, never acked.
+     * @param timeout how long to wait for in-flight deliveries, at most ({@code 0}: stop
+     * at once)
      * @return how many pipelines were running
      */
     public synchronized int drain(Duration timeout) {
@@ -359,12 +395,13 @@ public class PipelineHost implements AutoCloseable {
     }
 
     /**
-     * Says once per pipeline, at ERROR, that it stops on this worker because a later placement owns it, and counts it
-     * ({@code varpulis.state.fenced{pipeline,partition}}, the meter OPERATING.md's alert watches).
-     *
+     * Says once per pipeline, at ERROR, that it stops on this worker because a later
+     * placement owns it, and counts it
+     * ({@code varpulis.state.fenced{pipeline,partition}}, the meter OPERATING.md's alert
+     * watches).
      * @param pipeline the superseded pipeline
-     * @param reason   who owns it now
-     * @param metrics  the meters
+     * @param reason who owns it now
+     * @param metrics the meters
      * @return whether this call said it (the first for the pipeline)
      */
     static boolean superseded(DeployedPipeline pipeline, StateFencedException reason, SubstrateMetrics metrics) {
@@ -372,44 +409,50 @@ public class PipelineHost implements AutoCloseable {
             return false;
         }
         log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further effect: {}. "
-                        + "Nothing to do here: its unacked events stay in the stream for the worker that owns it now; "
-                        + "if this repeats, look for long pauses of this process (GC, a frozen VM) or a slow network "
-                        + "to NATS.", pipeline.group(), pipeline.name(), pipeline.fence().epoch(),
-                reason.getMessage());
+                + "Nothing to do here: its unacked events stay in the stream for the worker that owns it now; "
+                + "if this repeats, look for long pauses of this process (GC, a frozen VM) or a slow network "
+                + "to NATS.", pipeline.group(), pipeline.name(), pipeline.fence().epoch(), reason.getMessage());
         metrics.fenced(pipeline.name(), pipeline.partitionTag());
         return true;
     }
 
     /**
-     * @return why the state of a unit could not be opened at its last deploy on this worker, by unit key
-     * ({@code group/pipeline[/partition]}), until a deploy of it opens its state: for the topology (SPEC section 9)
+     * @return why the state of a unit could not be opened at its last deploy on this
+     * worker, by unit key ({@code group/pipeline[/partition]}), until a deploy of it
+     * opens its state: for the topology (SPEC section 9)
      */
     public Map<String, String> stateFailures() {
         return Map.copyOf(stateFailures);
     }
 
     /**
-     * @return the running pipelines with their counts, but for one found superseded and not stopped yet (call
-     * {@link #proveOwnership(Duration)} first after a pause of the process)
+     * @return the running pipelines with their counts, but for one found superseded and
+     * not stopped yet (call {@link #proveOwnership(Duration)} first after a pause of the
+     * process)
      */
     public List<PipelineStatus> status() {
-        return deployed.values().stream().filter(d -> d.pipeline.fence().trusted())
-                .map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(), d.pipeline.eventsIn(),
-                        d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
-                .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
-                        .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition())).toList();
+        return deployed.values()
+            .stream()
+            .filter(d -> d.pipeline.fence().trusted())
+            .map(d -> new PipelineStatus(d.pipeline.group(), d.pipeline.name(), d.pipeline.eventsIn(),
+                    d.pipeline.eventsOut(), d.epoch, d.unit.partitionOrNull()))
+            .sorted((a, b) -> (a.group() + "/" + a.pipeline() + "/" + a.partition())
+                .compareTo(b.group() + "/" + b.pipeline() + "/" + b.partition()))
+            .toList();
     }
 
     /**
      * @param name a group's name
-     * @return the group, when a pipeline of it runs here (an injection into it then goes to its partitions)
+     * @return the group, when a pipeline of it runs here (an injection into it then goes
+     * to its partitions)
      */
     public Optional<PipelineGroupSpec> group(String name) {
         return deployed.values().stream().filter(d -> d.group.name().equals(name)).map(d -> d.group).findFirst();
     }
 
     /**
-     * @return the processor types this host can run (its registry's), announced in the worker's registration
+     * @return the processor types this host can run (its registry's), announced in the
+     * worker's registration
      */
     public Collection<String> processorTypes() {
         return processors.names();
@@ -431,24 +474,30 @@ public class PipelineHost implements AutoCloseable {
     /**
      * A running pipeline's counts.
      *
-     * @param group     the group
-     * @param pipeline  the pipeline
-     * @param eventsIn  events applied
+     * @param group the group
+     * @param pipeline the pipeline
+     * @param eventsIn events applied
      * @param eventsOut events emitted
-     * @param epoch     the placement epoch it runs with
+     * @param epoch the placement epoch it runs with
      * @param partition the partition it runs, {@code null} for an unpartitioned pipeline
      */
     public record PipelineStatus(String group, String pipeline, long eventsIn, long eventsOut, long epoch,
-                                 Integer partition) {
+            Integer partition) {
     }
 
     /** A running pipeline: what it applies with, its ingresses and their containers. */
     private static final class Deployed {
+
         private final PipelineUnit unit;
+
         private final PipelineGroupSpec group;
+
         private final DeployedPipeline pipeline;
+
         private final long epoch;
+
         private final List<DeliveryContainer> containers = new ArrayList<>();
+
         private final List<RouteIngress> ingresses = new ArrayList<>();
 
         private Deployed(PipelineUnit unit, PipelineGroupSpec group, DeployedPipeline pipeline, long epoch) {
@@ -459,8 +508,9 @@ public class PipelineHost implements AutoCloseable {
         }
 
         /**
-         * Ingresses first (their broker waits give up, and what fails from now on is left unacked, never nak'ed),
-         * then the fence (no further effect), the containers, the state.
+         * Ingresses first (their broker waits give up, and what fails from now on is left
+         * unacked, never nak'ed), then the fence (no further effect), the containers, the
+         * state.
          */
         private void stop() {
             ingresses.forEach(RouteIngress::stop);
@@ -469,12 +519,17 @@ public class PipelineHost implements AutoCloseable {
             pipeline.state().close();
         }
 
-        /** As {@link #stop()}, another writer owning the pipeline: its containers leave everything they hold. */
+        /**
+         * As {@link #stop()}, another writer owning the pipeline: its containers leave
+         * everything they hold.
+         */
         private void fence() {
             ingresses.forEach(RouteIngress::stop);
             pipeline.fence().stop();
             containers.forEach(DeliveryContainer::fence);
             pipeline.state().close();
         }
+
     }
+
 }

@@ -24,39 +24,53 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The adapter of one pipeline on one route edge (ADR-007, SPEC sections 4, 9 and 11): what its
- * {@link io.varpulis.container.DeliveryContainer} does with each delivery, returned as an {@link Outcome} that the
- * container settles:
+ * The adapter of one pipeline on one route edge (ADR-007, SPEC sections 4, 9 and 11):
+ * what its {@link io.varpulis.container.DeliveryContainer} does with each delivery,
+ * returned as an {@link Outcome} that the container settles:
  * <ol>
  * <li>decode the payload (undecodable: poison);</li>
- * <li>check that the edge carries its event type (one it does not carry: poison, {@code unroutable});</li>
- * <li>on a partition, check that its key belongs here: an event without a key is poison ({@code unprocessable}), one
- * whose key picks another partition is republished there, or is poison ({@code unroutable}) without a route;</li>
- * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException}: poison), its state writes
- * staged and committed when the processor returns;</li>
- * <li>receive the PubAcks of the state writes, which the server refuses once a later placement opened the state;
- * then publish the outputs and the elements parked on their own and receive their PubAcks (emit before ack; state
- * before outputs: a superseded owner publishes nothing, SPEC section 9): applied.</li>
+ * <li>check that the edge carries its event type (one it does not carry: poison,
+ * {@code unroutable});</li>
+ * <li>on a partition, check that its key belongs here: an event without a key is poison
+ * ({@code unprocessable}), one whose key picks another partition is republished there, or
+ * is poison ({@code unroutable}) without a route;</li>
+ * <li>apply it with the pipeline's processor (an {@link UnprocessableEventException}:
+ * poison), its state writes staged and committed when the processor returns;</li>
+ * <li>receive the PubAcks of the state writes, which the server refuses once a later
+ * placement opened the state; then publish the outputs and the elements parked on their
+ * own and receive their PubAcks (emit before ack; state before outputs: a superseded
+ * owner publishes nothing, SPEC section 9): applied.</li>
  * </ol>
- * A broker that is away (no responders, a PubAck timeout, a state read without a leader, ownership not provable
- * after a pause) is {@link Outcome#brokerAway} with the step to run again: the apply on the same state, or only the
- * publishes with the same message ids once the state is stored. A later placement's fence
- * ({@link StateFencedException}) is {@link Outcome#fenced}: the ingress stops applying and tells its
- * {@link OwnershipListener}, which stops the pipeline on this worker. Any other failure is {@link Outcome#failed}.
+ * A broker that is away (no responders, a PubAck timeout, a state read without a leader,
+ * ownership not provable after a pause) is {@link Outcome#brokerAway} with the step to
+ * run again: the apply on the same state, or only the publishes with the same message ids
+ * once the state is stored. A later placement's fence ({@link StateFencedException}) is
+ * {@link Outcome#fenced}: the ingress stops applying and tells its
+ * {@link OwnershipListener}, which stops the pipeline on this worker. Any other failure
+ * is {@link Outcome#failed}.
  */
 public class RouteIngress implements DeliveryAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(RouteIngress.class);
 
     private final RouteEdge edge;
+
     private final List<String> eventTypes;
+
     private final DeployedPipeline pipeline;
+
     private final OutputEmitter emitter;
+
     private final EventCodec codec;
+
     private final DeadLetterParker parker;
+
     private final OwnershipListener ownership;
+
     private final boolean everyEventType;
+
     private volatile OutputEmitter rerouter = OutputEmitter.NONE;
+
     private volatile boolean stopped;
 
     /**
@@ -66,29 +80,33 @@ public class RouteIngress implements DeliveryAdapter {
     public interface OwnershipListener {
 
         /** Ignores it (the ingress still stops). */
-        OwnershipListener NONE = (edge, reason) -> { };
+        OwnershipListener NONE = (edge, reason) -> {
+        };
 
         /**
-         * Told by every ingress of the pipeline that meets the fence (each edge's, possibly more than once): the
-         * pipeline's {@link OwnershipFence#supersede} says which call is the first.
-         *
-         * @param edge   the edge whose ingress stopped
+         * Told by every ingress of the pipeline that meets the fence (each edge's,
+         * possibly more than once): the pipeline's {@link OwnershipFence#supersede} says
+         * which call is the first.
+         * @param edge the edge whose ingress stopped
          * @param reason who owns the state now
          */
         void lost(RouteEdge edge, StateFencedException reason);
+
     }
 
     /**
-     * @param edge       the route edge this ingress consumes; the consuming pipeline is {@code edge.to()}
-     * @param eventTypes the event-type patterns the edge carries (its routes'); others are parked as unroutable
-     * @param pipeline   the pipeline's processor, state and fence
-     * @param emitter    publishes the processor's outputs and confirms them
-     * @param codec      decodes payloads
-     * @param parker     publishes the envelopes of batch elements parked on their own
-     * @param ownership  told when another writer owns the pipeline's state
+     * @param edge the route edge this ingress consumes; the consuming pipeline is
+     * {@code edge.to()}
+     * @param eventTypes the event-type patterns the edge carries (its routes'); others
+     * are parked as unroutable
+     * @param pipeline the pipeline's processor, state and fence
+     * @param emitter publishes the processor's outputs and confirms them
+     * @param codec decodes payloads
+     * @param parker publishes the envelopes of batch elements parked on their own
+     * @param ownership told when another writer owns the pipeline's state
      */
     public RouteIngress(RouteEdge edge, List<String> eventTypes, DeployedPipeline pipeline, OutputEmitter emitter,
-                        EventCodec codec, DeadLetterParker parker, OwnershipListener ownership) {
+            EventCodec codec, DeadLetterParker parker, OwnershipListener ownership) {
         this.edge = edge;
         this.eventTypes = List.copyOf(eventTypes);
         this.pipeline = pipeline;
@@ -100,11 +118,12 @@ public class RouteIngress implements DeliveryAdapter {
     }
 
     /**
-     * Sets where an ingress of one partition sends an event whose key belongs to another partition (published there
-     * by hand, or before the pipeline's partition count changed): an emitter along this edge's routes, which puts it
-     * on its key's partition. Without one such an event is parked ({@code unroutable}).
-     *
-     * @param emitter the emitter, usually {@link RouteEmitter#of} on the routes of this edge
+     * Sets where an ingress of one partition sends an event whose key belongs to another
+     * partition (published there by hand, or before the pipeline's partition count
+     * changed): an emitter along this edge's routes, which puts it on its key's
+     * partition. Without one such an event is parked ({@code unroutable}).
+     * @param emitter the emitter, usually {@link RouteEmitter#of} on the routes of this
+     * edge
      * @return this ingress
      */
     public RouteIngress reroutingTo(OutputEmitter emitter) {
@@ -113,8 +132,8 @@ public class RouteIngress implements DeliveryAdapter {
     }
 
     /**
-     * Stops applying: from now on every delivery, and every step waiting for the broker, is
-     * {@link Outcome#stopped}. Idempotent.
+     * Stops applying: from now on every delivery, and every step waiting for the broker,
+     * is {@link Outcome#stopped}. Idempotent.
      */
     public void stop() {
         stopped = true;
@@ -142,7 +161,8 @@ public class RouteIngress implements DeliveryAdapter {
         Event event;
         try {
             event = codec.decode(delivery.data());
-        } catch (UndecodableEventException e) {
+        }
+        catch (UndecodableEventException e) {
             return done(Outcome.poison(ParkReason.UNDECODABLE, e));
         }
         if (!carries(event.eventType())) {
@@ -171,19 +191,20 @@ public class RouteIngress implements DeliveryAdapter {
     }
 
     /**
-     * A partition applies only the keys it owns (SPEC section 11): an event without a text key is poison
-     * ({@code unprocessable}); one whose key picks another partition (a publisher that hashed with another partition
-     * count, or an event stored before the count changed) is republished to that partition, applied once its PubAck
-     * came (emit before ack), since applying it here would split its key's state over two partitions. It never
-     * loops: the partition it goes to owns its key.
-     *
+     * A partition applies only the keys it owns (SPEC section 11): an event without a
+     * text key is poison ({@code unprocessable}); one whose key picks another partition
+     * (a publisher that hashed with another partition count, or an event stored before
+     * the count changed) is republished to that partition, applied once its PubAck came
+     * (emit before ack), since applying it here would split its key's state over two
+     * partitions. It never loops: the partition it goes to owns its key.
      * @return the outcome, or {@code null} when the event belongs here
      */
     private CompletionStage<Outcome> offPartition(Delivery delivery, Event event, Partitioning partitioning) {
         int owner;
         try {
             owner = partitioning.partitionOf(event);
-        } catch (UnprocessableEventException e) {
+        }
+        catch (UnprocessableEventException e) {
             return done(Outcome.poison(ParkReason.UNPROCESSABLE, e));
         }
         if (owner == edge.partition()) {
@@ -196,8 +217,8 @@ public class RouteIngress implements DeliveryAdapter {
                     + "the unpartitioned subject " + new RouteEdge(edge.group(), edge.from(), edge.to()).subject()
                     + " and the pipeline partitions it")));
         }
-        log.info("{}: key {} belongs to partition {} of {}, not {}; republished there", delivery,
-                partitioning.key(), owner, partitioning.partitions(), edge.partition());
+        log.info("{}: key {} belongs to partition {} of {}, not {}; republished there", delivery, partitioning.key(),
+                owner, partitioning.partitions(), edge.partition());
         return reroute(delivery, event);
     }
 
@@ -205,7 +226,8 @@ public class RouteIngress implements DeliveryAdapter {
         CompletableFuture<Void> emitted;
         try {
             emitted = rerouter.emit(List.of(event), delivery);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             emitted = CompletableFuture.failedFuture(e);
         }
         return emitted.handle((ok, error) -> error == null ? Outcome.applied()
@@ -216,16 +238,22 @@ public class RouteIngress implements DeliveryAdapter {
         DeployedPipeline.Applied applied;
         try {
             applied = pipeline.apply(event, delivery);
-        } catch (UnprocessableEventException e) {
+        }
+        catch (UnprocessableEventException e) {
             return done(Outcome.poison(ParkReason.UNPROCESSABLE, e));
-        } catch (StateFencedException e) {
+        }
+        catch (StateFencedException e) {
             return done(lostOwnership(e));
-        } catch (StateUnavailableException e) {
+        }
+        catch (StateUnavailableException e) {
             return done(Outcome.brokerAway(e, () -> apply(delivery, event)));
-        } catch (VirtualMachineError e) {
+        }
+        catch (VirtualMachineError e) {
             throw e;
-        } catch (Exception | Error e) {
-            // An Error from processor code (an assertion, a missing class) is a failed apply like any other: it is
+        }
+        catch (Exception | Error e) {
+            // An Error from processor code (an assertion, a missing class) is a failed
+            // apply like any other: it is
             // retried and parked on the last delivery, never left to the dispatcher.
             return done(Outcome.failed(e));
         }
@@ -233,23 +261,22 @@ public class RouteIngress implements DeliveryAdapter {
     }
 
     /**
-     * Waits for the state writes, then publishes the outputs and the elements parked on their own and waits for
-     * their PubAcks. The state writes come first because they are fenced by the server (each expects the bucket's
-     * last message): a superseded owner's write is refused, and then none of that apply's outputs leaves (SPEC
-     * section 9, fencing every effect).
+     * Waits for the state writes, then publishes the outputs and the elements parked on
+     * their own and waits for their PubAcks. The state writes come first because they are
+     * fenced by the server (each expects the bucket's last message): a superseded owner's
+     * write is refused, and then none of that apply's outputs leaves (SPEC section 9,
+     * fencing every effect).
      */
     private CompletionStage<Outcome> confirm(Delivery delivery, DeployedPipeline.Applied applied,
-                                             CompletableFuture<Void> stored) {
-        return stored.handle((ok, stateError) -> stateError)
-                .thenCompose(stateError -> {
-                    if (stateError != null) {
-                        return done(stored(unwrap(stateError), delivery, applied));
-                    }
-                    return publish(delivery, applied).handle((ok, emitError) -> emitError == null
-                            ? Outcome.applied(applied.parked().size())
-                            : published(unwrap(emitError), () -> confirm(delivery, applied,
-                            CompletableFuture.completedFuture(null))));
-                });
+            CompletableFuture<Void> stored) {
+        return stored.handle((ok, stateError) -> stateError).thenCompose(stateError -> {
+            if (stateError != null) {
+                return done(stored(unwrap(stateError), delivery, applied));
+            }
+            return publish(delivery, applied)
+                .handle((ok, emitError) -> emitError == null ? Outcome.applied(applied.parked().size()) : published(
+                        unwrap(emitError), () -> confirm(delivery, applied, CompletableFuture.completedFuture(null))));
+        });
     }
 
     /** What a failed state write makes of the apply. */
@@ -258,24 +285,25 @@ public class RouteIngress implements DeliveryAdapter {
             return lostOwnership(fencedBy);
         }
         if (stopped) {
-            return Outcome.stopped("pipeline " + pipeline.name() + " stopped before its state was confirmed ("
-                    + stateError + ")");
+            return Outcome.stopped(
+                    "pipeline " + pipeline.name() + " stopped before its state was confirmed (" + stateError + ")");
         }
         return Outcome.failed(stateError);
     }
 
     /**
-     * What a failed publish (an output, a parked element, a republish to another partition) makes of the apply: the
-     * emitter's fence stops the pipeline; the broker away (or ownership not provable after a pause) is waited out and
-     * the same publishes made again; anything else is a failed apply.
+     * What a failed publish (an output, a parked element, a republish to another
+     * partition) makes of the apply: the emitter's fence stops the pipeline; the broker
+     * away (or ownership not provable after a pause) is waited out and the same publishes
+     * made again; anything else is a failed apply.
      */
     private Outcome published(Throwable emitError, java.util.function.Supplier<CompletionStage<Outcome>> again) {
         if (emitError instanceof StateFencedException fencedBy) {
             return lostOwnership(fencedBy);
         }
         if (stopped) {
-            return Outcome.stopped("pipeline " + pipeline.name() + " stopped before its outputs were confirmed ("
-                    + emitError + ")");
+            return Outcome.stopped(
+                    "pipeline " + pipeline.name() + " stopped before its outputs were confirmed (" + emitError + ")");
         }
         if (emitError instanceof StateUnavailableException
                 || PublishException.classify(emitError) == PublishException.Kind.UNAVAILABLE) {
@@ -285,8 +313,9 @@ public class RouteIngress implements DeliveryAdapter {
     }
 
     /**
-     * Publishes the outputs and the parks of one apply; a failure to start one fails the future. In the delivery's
-     * context: after state writes this runs on another thread, and the outputs still continue the input's trace.
+     * Publishes the outputs and the parks of one apply; a failure to start one fails the
+     * future. In the delivery's context: after state writes this runs on another thread,
+     * and the outputs still continue the input's trace.
      */
     private CompletableFuture<Void> publish(Delivery delivery, DeployedPipeline.Applied applied) {
         return delivery.inContext(() -> {
@@ -294,13 +323,17 @@ public class RouteIngress implements DeliveryAdapter {
                 CompletableFuture<Void> emitted = emitter.emit(applied.outputs(), applied.keys(), delivery);
                 return applied.parked().isEmpty() ? emitted
                         : CompletableFuture.allOf(emitted, parkElements(delivery, applied.parked()));
-            } catch (RuntimeException e) {
+            }
+            catch (RuntimeException e) {
                 return CompletableFuture.<Void>failedFuture(e);
             }
         });
     }
 
-    /** Publishes the death envelopes of the elements parked on their own; completes on every PubAck. */
+    /**
+     * Publishes the death envelopes of the elements parked on their own; completes on
+     * every PubAck.
+     */
     private CompletableFuture<Void> parkElements(Delivery delivery, List<DeployedPipeline.ParkedElement> parked) {
         CompletableFuture<?>[] published = new CompletableFuture<?>[parked.size()];
         for (int i = 0; i < parked.size(); i++) {
@@ -328,4 +361,5 @@ public class RouteIngress implements DeliveryAdapter {
     private static Throwable unwrap(Throwable error) {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
+
 }

@@ -8,22 +8,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A {@value SshEvents#BRUTE_FORCE_SUSPECTED} alert, identified by (source IP, window start): SPEC section 7 allows
- * one per pair.
+ * A {@value SshEvents#BRUTE_FORCE_SUSPECTED} alert, identified by (source IP, window
+ * start): SPEC section 7 allows one per pair.
  *
- * @param srcIp       the source IP address
+ * @param srcIp the source IP address
  * @param windowStart the start of the tumbling window, whole seconds since the epoch
- * @param failures    the window's failure count when the threshold was crossed, at least 1
+ * @param failures the window's failure count when the threshold was crossed, at least 1
  */
 public record BruteForceAlert(String srcIp, Instant windowStart, int failures) {
 
     /**
      * Reads an alert event.
-     *
-     * @param event a {@value SshEvents#BRUTE_FORCE_SUSPECTED} event
-     *              {@code {"src_ip": "...", "window_start": "<RFC 3339>", "failures": N}}
+     * @param event a {@value SshEvents#BRUTE_FORCE_SUSPECTED} event {@code {"src_ip":
+     * "...", "window_start": "<RFC 3339>", "failures": N}}
      * @return the alert
-     * @throws IllegalArgumentException when the event is of another type or a field is missing or invalid
+     * @throws IllegalArgumentException when the event is of another type or a field is
+     * missing or invalid
      */
     public static BruteForceAlert fromEvent(Event event) {
         SshEvents.requireType(event, SshEvents.BRUTE_FORCE_SUSPECTED);
@@ -31,16 +31,17 @@ public record BruteForceAlert(String srcIp, Instant windowStart, int failures) {
         try {
             return new BruteForceAlert(SshEvents.requireText(event, SshEvents.SRC_IP), Instant.parse(windowStart),
                     SshEvents.requirePositiveInt(event, SshEvents.FAILURES));
-        } catch (DateTimeParseException e) {
+        }
+        catch (DateTimeParseException e) {
             throw new IllegalArgumentException("window_start '" + windowStart + "' is not an RFC 3339 UTC time", e);
         }
     }
 
     /**
      * The alert's identity, {@code alert:<src_ip>:<window start epoch seconds>}, e.g.
-     * {@code alert:5.36.59.76:1796886600}: the same on every re-emission, so it serves as the {@code Nats-Msg-Id}
-     * that lets JetStream drop a duplicate, and as the sink's de-duplication key.
-     *
+     * {@code alert:5.36.59.76:1796886600}: the same on every re-emission, so it serves as
+     * the {@code Nats-Msg-Id} that lets JetStream drop a duplicate, and as the sink's
+     * de-duplication key.
      * @return the id
      */
     public String id() {
@@ -48,8 +49,9 @@ public record BruteForceAlert(String srcIp, Instant windowStart, int failures) {
     }
 
     /**
-     * @return the alert's fields in the order of the JSON line, {@code {"src_ip", "window_start", "failures"}}, with
-     *         {@code window_start} as RFC 3339 UTC text ({@code 2026-12-10T07:10:00Z})
+     * @return the alert's fields in the order of the JSON line, {@code {"src_ip",
+     * "window_start", "failures"}}, with {@code window_start} as RFC 3339 UTC text
+     * ({@code 2026-12-10T07:10:00Z})
      */
     public Map<String, Object> fields() {
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -60,7 +62,8 @@ public record BruteForceAlert(String srcIp, Instant windowStart, int failures) {
     }
 
     /**
-     * @return the alert as a {@value SshEvents#BRUTE_FORCE_SUSPECTED} event timestamped with its window start
+     * @return the alert as a {@value SshEvents#BRUTE_FORCE_SUSPECTED} event timestamped
+     * with its window start
      */
     public Event toEvent() {
         return new Event(SshEvents.BRUTE_FORCE_SUSPECTED, windowStart, fields());

@@ -35,38 +35,56 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The main job (SPEC section 7): brute-force detection on a real sshd log, carried by a coordinator and two workers
- * in separate JVMs on the jetstream substrate, with the worker hosting {@code detect} killed (SIGKILL) mid-stream and
- * restarted (and the coordinator with it, on request). It ends with a report (see {@link Report}) and exits 0 only
- * when every line, failure and alert is accounted for against the same processors run in this process without any
- * kill.
- * <p>Group {@code ssh-bruteforce}: {@code _external -> ingress} (raw lines, {@code sshd-parse}),
- * {@code ingress -> detect} ({@code SshAuthFailure}, {@code brute-force}), {@code detect -> alerts}
- * ({@code BruteForceSuspected}, {@code alert-file}). By default the run starts a nats-server of its own, so it
- * touches nothing outside itself; on a server named with {@code --nats-url} the group's consumers, state and routed
- * events left by an earlier run are purged first, parked events are never touched, and the group is removed at the
- * end. The run directory (node logs) is deleted after a run that passed and kept, and named, after one that failed.
+ * The main job (SPEC section 7): brute-force detection on a real sshd log, carried by a
+ * coordinator and two workers in separate JVMs on the jetstream substrate, with the
+ * worker hosting {@code detect} killed (SIGKILL) mid-stream and restarted (and the
+ * coordinator with it, on request). It ends with a report (see {@link Report}) and exits
+ * 0 only when every line, failure and alert is accounted for against the same processors
+ * run in this process without any kill.
+ * <p>
+ * Group {@code ssh-bruteforce}: {@code _external -> ingress} (raw lines,
+ * {@code sshd-parse}), {@code ingress -> detect} ({@code SshAuthFailure},
+ * {@code brute-force}), {@code detect -> alerts} ({@code BruteForceSuspected},
+ * {@code alert-file}). By default the run starts a nats-server of its own, so it touches
+ * nothing outside itself; on a server named with {@code --nats-url} the group's
+ * consumers, state and routed events left by an earlier run are purged first, parked
+ * events are never touched, and the group is removed at the end. The run directory (node
+ * logs) is deleted after a run that passed and kept, and named, after one that failed.
+ * <p>
+ * Longer than most: it is the whole multi-process run (servers, nodes, feeding, the kill,
+ * the wait, the report) as one script an operator reads from top to bottom.
  */
 public final class BruteForceDemo {
 
     /** The group the job deploys. */
     static final String GROUP = "ssh-bruteforce";
+
     /**
-     * The demo's own cluster name: on a shared server its leader lease, group entry, registrations and heartbeats
-     * never meet the default cluster's ({@code varpulis}), whose coordinators leave it alone (SPEC section 9).
+     * The demo's own cluster name: on a shared server its leader lease, group entry,
+     * registrations and heartbeats never meet the default cluster's ({@code varpulis}),
+     * whose coordinators leave it alone (SPEC section 9).
      */
     static final String CLUSTER = "varpulis-demo";
+
     /** Progress (lines streamed, messages pending) is printed this often. */
     static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final DemoOptions options;
+
     private final PrintStream out;
+
     private final List<NodeProcess> nodes = new ArrayList<>();
+
     private final List<String> coordinatorDurables = new ArrayList<>();
+
     private String natsUrl;
+
     private LocalNatsServer local;
+
     private Path runDir;
+
     private ExpectedAlerts.Reference expected;
+
     private boolean cleanedUp;
 
     private BruteForceDemo(DemoOptions options, PrintStream out) {
@@ -76,21 +94,20 @@ public final class BruteForceDemo {
 
     /**
      * Runs the job and prints the report on standard output.
-     *
      * @param args see {@link DemoOptions#USAGE}
-     * @return the exit status: 0 when every line, failure and alert is accounted for, 1 otherwise (also when most
-     * lines could not be parsed), 2 for bad arguments or an environment that cannot run it
+     * @return the exit status: 0 when every line, failure and alert is accounted for, 1
+     * otherwise (also when most lines could not be parsed), 2 for bad arguments or an
+     * environment that cannot run it
      */
     public static int run(String[] args) {
         return run(args, System.getenv());
     }
 
     /**
-     * The command line's {@code demo}: {@link #run(String[])} in a child JVM with the nodes' JIT flags
-     * ({@link DemoJvm}), or in this one when it was given a tiered-compilation flag, when
-     * {@value DemoJvm#RELAUNCH_VARIABLE} is {@code false}, or when the child cannot be started (said on standard
-     * error).
-     *
+     * The command line's {@code demo}: {@link #run(String[])} in a child JVM with the
+     * nodes' JIT flags ({@link DemoJvm}), or in this one when it was given a
+     * tiered-compilation flag, when {@value DemoJvm#RELAUNCH_VARIABLE} is {@code false},
+     * or when the child cannot be started (said on standard error).
      * @param args see {@link DemoOptions#USAGE}
      * @return as {@link #run(String[])}
      */
@@ -100,9 +117,10 @@ public final class BruteForceDemo {
                 DemoJvm.isChild())) {
             try {
                 return DemoJvm.relaunch(args);
-            } catch (Exception e) {
-                System.err.println("could not start the demo's JVM with " + String.join(" ", DemoJvm.FLAGS) + " ("
-                        + e + "); running it in this one");
+            }
+            catch (Exception e) {
+                System.err.println("could not start the demo's JVM with " + String.join(" ", DemoJvm.FLAGS) + " (" + e
+                        + "); running it in this one");
             }
         }
         DemoJvm.exitWithParent();
@@ -111,8 +129,8 @@ public final class BruteForceDemo {
 
     /**
      * @param args see {@link DemoOptions#USAGE}
-     * @param env  the environment to read instead of the process's ({@value DemoOptions#URL_VARIABLE},
-     *             {@value DemoOptions#REPLICAS_VARIABLE})
+     * @param env the environment to read instead of the process's
+     * ({@value DemoOptions#URL_VARIABLE}, {@value DemoOptions#REPLICAS_VARIABLE})
      * @return as {@link #run(String[])}
      */
     static int run(String[] args, Map<String, String> env) {
@@ -123,7 +141,8 @@ public final class BruteForceDemo {
         DemoOptions options;
         try {
             options = DemoOptions.parse(args, env);
-        } catch (IllegalArgumentException e) {
+        }
+        catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
         }
@@ -134,55 +153,67 @@ public final class BruteForceDemo {
             boolean ok = demo.execute();
             demo.cleanup(ok);
             return ok ? 0 : 1;
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             String message = e instanceof IllegalArgumentException || e instanceof IllegalStateException
                     ? e.getMessage() : e.toString();
             System.err.println("the demo could not run: " + message);
             demo.writeSummary(Report.Summary.failed(demo.expected, message));
             demo.cleanup(false);
             return 2;
-        } finally {
+        }
+        finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(interrupted);
-            } catch (IllegalStateException shuttingDown) {
+            }
+            catch (IllegalStateException shuttingDown) {
                 // The hook is running or ran: it cleaned up.
             }
         }
     }
 
     /**
-     * @param alertsFile where the {@code alerts} pipeline writes: its file name, in the nodes' alert directory (its
-     *                   parent, see {@link #alertDir})
-     * @param options    the year and zone of RFC 3164 timestamps
+     * @param alertsFile where the {@code alerts} pipeline writes: its file name, in the
+     * nodes' alert directory (its parent, see {@link #alertDir})
+     * @param options the year and zone of RFC 3164 timestamps
      * @return the group
      */
     static PipelineGroupSpec group(Path alertsFile, DemoOptions options) {
-        return new PipelineGroupSpec(GROUP, List.of(
-                new PipelineSpec("ingress", new ProcessorSpec("sshd-parse",
-                        Map.of("year", options.year(), "zone", options.zone().getId(),
-                                // A detect partitioned by src_ip takes one failure per message (SPEC section 11).
-                                "emit", options.detectPartitions() > 1 ? "events" : "batches"))),
-                new PipelineSpec("detect", new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m")),
-                        options.detectPartitions() > 1 ? options.detectPartitions() : null,
-                        options.detectPartitions() > 1 ? SshEvents.SRC_IP : null),
-                new PipelineSpec("alerts", new ProcessorSpec("alert-file",
-                        Map.of("path", alertsFile.getFileName().toString())))),
+        return new PipelineGroupSpec(
+                GROUP, List.of(
+                        new PipelineSpec("ingress",
+                                new ProcessorSpec("sshd-parse",
+                                        Map.of("year", options.year(), "zone", options.zone().getId(),
+                                                // A detect partitioned by src_ip takes
+                                                // one failure per message (SPEC section
+                                                // 11).
+                                                "emit", options.detectPartitions() > 1 ? "events" : "batches"))),
+                        new PipelineSpec("detect",
+                                new ProcessorSpec("brute-force", Map.of("threshold", 5, "window", "5m")),
+                                options.detectPartitions() > 1 ? options.detectPartitions() : null,
+                                options.detectPartitions() > 1 ? SshEvents.SRC_IP : null),
+                        new PipelineSpec("alerts",
+                                new ProcessorSpec("alert-file", Map.of("path", alertsFile.getFileName().toString())))),
                 List.of(new RouteSpec("_external", "ingress", List.of(SshEvents.LOG_LINE, SshEvents.LOG_LINES)),
                         new RouteSpec("ingress", "detect", List.of(SshEvents.AUTH_FAILURE, SshEvents.AUTH_FAILURES)),
                         new RouteSpec("detect", "alerts", List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
     }
 
-    /** The directory of the alert file: the nodes' {@code varpulis.demo.processors.alert-dir}. */
+    /**
+     * The directory of the alert file: the nodes'
+     * {@code varpulis.demo.processors.alert-dir}.
+     */
     private static Path alertDir(Path alertsFile) {
         return alertsFile.toAbsolutePath().getParent();
     }
 
     private boolean execute() throws Exception {
         long pid = ProcessHandle.current().pid();
-        // Unique per run and process: message ids, node ids and the api-key never meet another run's on a shared
+        // Unique per run and process: message ids, node ids and the api-key never meet
+        // another run's on a shared
         // server.
-        String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
-                + "-" + pid;
+        String runId = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
+                + pid;
         List<LogLine> lines = LogInput.read(options.input());
         if (lines.isEmpty()) {
             throw new IllegalArgumentException("the input holds no lines");
@@ -192,15 +223,16 @@ public final class BruteForceDemo {
         out.printf("Varpulis brute-force detection, run %s%n", runId);
         out.printf("input: %s: %d lines, %d failure lines (%d failures), %d other, %d unparsable%n",
                 options.input() == null ? "bundled sample loghub OpenSSH_2k (see sample/LOGHUB-LICENSE.txt)"
-                        : options.input(), lines.size(), expected.failureLineCount(), expected.failures(),
-                expected.otherLines(), expected.malformed());
+                        : options.input(),
+                lines.size(), expected.failureLineCount(), expected.failures(), expected.otherLines(),
+                expected.malformed());
         if (expected.malformed() * 2 > expected.lines()) {
             return mostlyUnparsable();
         }
         int killAt = options.killAt() == null ? lines.size() / 2 : options.killAt();
         if (options.kill() != DemoOptions.Kill.NONE && killAt >= lines.size()) {
-            throw new IllegalArgumentException("--kill-at " + killAt + " is not before the last line: the input has "
-                    + lines.size() + " lines");
+            throw new IllegalArgumentException(
+                    "--kill-at " + killAt + " is not before the last line: the input has " + lines.size() + " lines");
         }
         natsUrl = options.natsUrl();
         if (natsUrl == null) {
@@ -208,19 +240,25 @@ public final class BruteForceDemo {
             natsUrl = local.url();
             out.printf("nats: started nats-server -js at %s for this run (--nats-url names a shared one): %s%n",
                     natsUrl, local.describe());
-        } else if (!jetStreamAt(natsUrl)) {
+        }
+        else if (!jetStreamAt(natsUrl)) {
             throw new IllegalArgumentException("no JetStream server answers at " + natsUrl + ": start nats-server "
                     + "-js there, or leave out --nats-url / " + DemoOptions.URL_VARIABLE + " to let the demo start "
                     + "its own");
-        } else {
+        }
+        else {
             out.printf("nats: %s (JetStream), streams and state with %d replica(s)%n", natsUrl, options.replicas());
         }
         runDir = Files.createTempDirectory("varpulis-demo-" + runId + "-");
         Path alertsFile = options.alertsOut() != null ? options.alertsOut() : runDir.resolve("alerts.jsonl");
         out.printf("alerts file: %s%nnode logs: %s%n", alertsFile, runDir);
         NatsConnectionEvents events = new NatsConnectionEvents(Duration.ofSeconds(1));
-        try (Connection connection = Nats.connect(new Options.Builder().server(natsUrl).maxReconnects(-1)
-                .reconnectWait(Duration.ofSeconds(1)).connectionListener(events).errorListener(events).build())) {
+        try (Connection connection = Nats.connect(new Options.Builder().server(natsUrl)
+            .maxReconnects(-1)
+            .reconnectWait(Duration.ofSeconds(1))
+            .connectionListener(events)
+            .errorListener(events)
+            .build())) {
             PipelineGroupSpec group = group(alertsFile, options);
             LogFeeder.checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
@@ -229,10 +267,10 @@ public final class BruteForceDemo {
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = RunReport.parked(connection.jetStreamManagement(), group);
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
-            // The demo publishes like a node: away from a server that cannot reach the stream leaders.
+            // The demo publishes like a node: away from a server that cannot reach the
+            // stream leaders.
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin,
-                    new LeaderReachProperties());
-                 GivenUpWatch givenUp = new GivenUpWatch(connection)) {
+                    new LeaderReachProperties()); GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                         NodeApi.PASSWORD, lines.size());
                 NodeProcess coordinator = run.coordinator();
@@ -247,8 +285,8 @@ public final class BruteForceDemo {
                 for (NodeProcess node : nodes) {
                     node.awaitReady(NodeApi.READY_TIMEOUT);
                 }
-                out.printf("nodes: %s%n", String.join(", ", nodes.stream().map(n -> n.name() + " (pid " + n.pid() + ")")
-                        .toList()));
+                out.printf("nodes: %s%n",
+                        String.join(", ", nodes.stream().map(n -> n.name() + " (pid " + n.pid() + ")").toList()));
                 api.awaitWorkers(run.workers().size());
                 api.post("/api/v1/cluster/pipeline-groups", group);
                 String detectHost = api.awaitRunning(group);
@@ -260,14 +298,13 @@ public final class BruteForceDemo {
                     case WORKER -> List.of(worker);
                     case WORKER_AND_COORDINATOR -> List.of(worker, coordinator);
                 };
-                SteadyWatch steadyWatch = new SteadyWatch(connection.jetStreamManagement(),
-                        group.inputEdges("detect"));
+                SteadyWatch steadyWatch = new SteadyWatch(connection.jetStreamManagement(), group.inputEdges("detect"));
                 LogFeeder.Streamed stream;
                 Instant drained;
                 try (steadyWatch) {
                     stream = new LogFeeder(options, out).stream(connection, lines, years, runId, victims, killAt);
-                    drained = new DrainWatch(out, majority, expected, givenUp).awaitDrained(
-                            connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
+                    drained = new DrainWatch(out, majority, expected, givenUp)
+                        .awaitDrained(connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
                 }
                 if (stream.killedAt() != null) {
                     for (NodeProcess victim : victims) {
@@ -279,15 +316,17 @@ public final class BruteForceDemo {
                             String.join(" and ", victims.stream().map(NodeProcess::name).toList()),
                             api.placement(GROUP));
                 }
-                String killed = stream.killedAt() == null ? null : String.join(" and ", victims.stream()
-                        .map(NodeProcess::name).toList()) + (victims.size() > 1 ? " were" : " was")
-                        + " killed (SIGKILL) after line " + killAt + " and restarted";
-                Report report = new RunReport(options, expected, out).read(connection, majority, group,
-                        parkedBefore, alertsFile, stream, drained, killed, givenUp,
+                String killed = stream.killedAt() == null ? null
+                        : String.join(" and ", victims.stream().map(NodeProcess::name).toList())
+                                + (victims.size() > 1 ? " were" : " was") + " killed (SIGKILL) after line " + killAt
+                                + " and restarted";
+                Report report = new RunReport(options, expected, out).read(connection, majority, group, parkedBefore,
+                        alertsFile, stream, drained, killed, givenUp,
                         steadyWatch.steady(lines.size(), stream.firstPublish()));
                 report.print(out);
                 writeSummary(report.summary());
-                // Leave a shared server as it was found: the group, its consumers, state and routed events go; the
+                // Leave a shared server as it was found: the group, its consumers, state
+                // and routed events go; the
                 // alert file and anything parked in the DLQ stay.
                 api.delete("/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true");
                 return report.ok();
@@ -295,11 +334,15 @@ public final class BruteForceDemo {
         }
     }
 
-    /** Most lines unparsable: the wrong input or an unknown format, said loudly before any node starts. */
+    /**
+     * Most lines unparsable: the wrong input or an unknown format, said loudly before any
+     * node starts.
+     */
     private boolean mostlyUnparsable() {
-        String message = String.format(Locale.ROOT, "%d of %d lines (%.0f %%) have no RFC 3164 or RFC 3339 sshd "
-                        + "header: is this an sshd log? (%s)", expected.malformed(), expected.lines(),
-                100.0 * expected.malformed() / expected.lines(), String.join(" | ", expected.malformedSamples()));
+        String message = String.format(Locale.ROOT,
+                "%d of %d lines (%.0f %%) have no RFC 3164 or RFC 3339 sshd " + "header: is this an sshd log? (%s)",
+                expected.malformed(), expected.lines(), 100.0 * expected.malformed() / expected.lines(),
+                String.join(" | ", expected.malformedSamples()));
         out.println();
         out.println("!!! " + message);
         out.println("!!! nothing was run; README.md (Quick start, the table of log lines) lists the forms read");
@@ -308,22 +351,31 @@ public final class BruteForceDemo {
         return false;
     }
 
-    /** This run's coordinator id is never used again: remove its durable heartbeat consumer from the server. */
+    /**
+     * This run's coordinator id is never used again: remove its durable heartbeat
+     * consumer from the server.
+     */
     private static void forgetCoordinator(String url, String durable) {
         try (Connection connection = Nats.connect(new Options.Builder().server(url).build())) {
             connection.jetStreamManagement().deleteConsumer(VarpulisJetStream.HEARTBEAT_STREAM, durable);
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             // Left to the consumer's inactive_threshold (7 days).
         }
     }
 
     private static boolean jetStreamAt(String url) {
         NatsConnectionEvents quiet = new NatsConnectionEvents(Duration.ZERO);
-        Options options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .noReconnect().connectionListener(quiet).errorListener(quiet).build();
+        Options options = new Options.Builder().server(url)
+            .connectionTimeout(Duration.ofSeconds(2))
+            .noReconnect()
+            .connectionListener(quiet)
+            .errorListener(quiet)
+            .build();
         try (Connection connection = Nats.connect(options)) {
             return connection.getServerInfo().isJetStreamAvailable();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             return false;
         }
     }
@@ -335,16 +387,18 @@ public final class BruteForceDemo {
         try {
             summary.write(options.summaryJson());
             out.printf("summary: %s%n", options.summaryJson());
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             System.err.println("could not write the summary " + options.summaryJson() + ": " + e.getMessage());
         }
     }
 
     /**
-     * Stops the nodes and the run's own nats-server, forgets the coordinator's durable on a shared server, and
-     * deletes the run directory after a run that passed (unless {@code --keep-logs}) or that stopped before any node
-     * started; after one that failed or was interrupted later it keeps the node logs (and the default alert file)
-     * and says where. Runs once, at the end or from the shutdown hook.
+     * Stops the nodes and the run's own nats-server, forgets the coordinator's durable on
+     * a shared server, and deletes the run directory after a run that passed (unless
+     * {@code --keep-logs}) or that stopped before any node started; after one that failed
+     * or was interrupted later it keeps the node logs (and the default alert file) and
+     * says where. Runs once, at the end or from the shutdown hook.
      */
     private synchronized void cleanup(boolean ok) {
         if (cleanedUp) {
@@ -354,7 +408,8 @@ public final class BruteForceDemo {
         for (NodeProcess node : nodes) {
             try {
                 node.stop();
-            } catch (InterruptedException e) {
+            }
+            catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
@@ -370,17 +425,20 @@ public final class BruteForceDemo {
         boolean keep = (!ok || options.keepLogs()) && !nodes.isEmpty();
         try (Stream<Path> files = Files.walk(runDir)) {
             files.sorted(Comparator.reverseOrder())
-                    .filter(p -> !keep || !(p.equals(runDir) || p.getFileName().toString().endsWith(".log")
-                            || p.equals(runDir.resolve("alerts.jsonl"))))
-                    .forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
+                .filter(p -> !keep || !(p.equals(runDir) || p.getFileName().toString().endsWith(".log")
+                        || p.equals(runDir.resolve("alerts.jsonl"))))
+                .forEach(p -> p.toFile().delete());
+        }
+        catch (IOException e) {
             out.printf("could not clean up %s: %s%n", runDir, e.getMessage());
         }
         if (keep) {
             out.printf("node logs kept in %s%n", runDir);
-        } else if (!nodes.isEmpty()) {
+        }
+        else if (!nodes.isEmpty()) {
             out.printf("run directory %s removed (--keep-logs keeps it%s)%n", runDir,
                     options.alertsOut() == null ? ", --alerts-out PATH writes the alerts elsewhere" : "");
         }
     }
+
 }

@@ -13,31 +13,35 @@ import java.util.Map;
 /**
  * The demo's command line (see {@link #USAGE}) and the environment it reads.
  *
- * @param input       the sshd log, or {@code null} for the bundled sample (loghub OpenSSH_2k)
- * @param year        the year of the first RFC 3164 timestamp
- * @param zone        the zone of RFC 3164 timestamps (RFC 3339 lines carry their offset)
- * @param alertsOut   the alert file (JSON lines), or {@code null} for one in the run directory
- * @param natsUrl     the JetStream server or cluster (comma-separated URLs), or {@code null} to start a
- *                    nats-server of the run's own (the default: isolated)
- * @param rate        lines streamed per second
- * @param kill        what to SIGKILL mid-stream, and restart
- * @param killAt      kill after this many lines were published, or {@code null} for half of them
+ * @param input the sshd log, or {@code null} for the bundled sample (loghub OpenSSH_2k)
+ * @param year the year of the first RFC 3164 timestamp
+ * @param zone the zone of RFC 3164 timestamps (RFC 3339 lines carry their offset)
+ * @param alertsOut the alert file (JSON lines), or {@code null} for one in the run
+ * directory
+ * @param natsUrl the JetStream server or cluster (comma-separated URLs), or {@code null}
+ * to start a nats-server of the run's own (the default: isolated)
+ * @param rate lines streamed per second
+ * @param kill what to SIGKILL mid-stream, and restart
+ * @param killAt kill after this many lines were published, or {@code null} for half of
+ * them
  * @param summaryJson where to write the JSON summary at the end, or {@code null}
- * @param replicas    replicas of the streams and state buckets the run creates
- * @param keepLogs    keep the run directory (node logs) after a run that passed; a failed run always keeps it
- * @param detectPartitions how many partitions {@code detect} runs in, by {@code src_ip} (SPEC section 11); 1 for an
- *                    unpartitioned {@code detect}
- * @param batch       at most this many lines per message ({@code SshLogLines}, see
- *                    {@link io.varpulis.pipeline.EventBatch}); a message also holds no more than a tenth of a
- *                    second of lines at the rate; 1 streams one {@code SshLogLine} per message
- * @param coordinators how many coordinators the run starts (1 to {@value #MAX_COORDINATORS}); one leads, the others
- *                    follow and take over (README, "High availability")
- * @param workers     how many workers the run starts ({@value #MIN_WORKERS} to {@value #MAX_WORKERS}); 3 runs each
- *                    pipeline on a worker of its own
+ * @param replicas replicas of the streams and state buckets the run creates
+ * @param keepLogs keep the run directory (node logs) after a run that passed; a failed
+ * run always keeps it
+ * @param detectPartitions how many partitions {@code detect} runs in, by {@code src_ip}
+ * (SPEC section 11); 1 for an unpartitioned {@code detect}
+ * @param batch at most this many lines per message ({@code SshLogLines}, see
+ * {@link io.varpulis.pipeline.EventBatch}); a message also holds no more than a tenth of
+ * a second of lines at the rate; 1 streams one {@code SshLogLine} per message
+ * @param coordinators how many coordinators the run starts (1 to
+ * {@value #MAX_COORDINATORS}); one leads, the others follow and take over (README, "High
+ * availability")
+ * @param workers how many workers the run starts ({@value #MIN_WORKERS} to
+ * {@value #MAX_WORKERS}); 3 runs each pipeline on a worker of its own
  */
 record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String natsUrl, int rate, Kill kill,
-                   Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions,
-                   int batch, int coordinators, int workers) {
+        Integer killAt, Path summaryJson, int replicas, boolean keepLogs, int detectPartitions, int batch,
+        int coordinators, int workers) {
 
     /** Lines per message by default ({@code --batch}). */
     static final int DEFAULT_BATCH = 500;
@@ -54,7 +58,10 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     /** The most workers {@code --workers} takes. */
     static final int MAX_WORKERS = 4;
 
-    /** The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by the demo and its nodes. */
+    /**
+     * The environment variable of {@code varpulis.nats.jetstream.replicas}, honoured by
+     * the demo and its nodes.
+     */
     static final String REPLICAS_VARIABLE = "VARPULIS_NATS_JETSTREAM_REPLICAS";
 
     /** The environment variable of {@code varpulis.nats.url}: like {@code --nats-url}. */
@@ -66,7 +73,10 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
             + "[--kill none|worker|worker+coordinator] [--kill-at LINE] [--no-kill] [--summary-json PATH] "
             + "[--keep-logs] [--detect-partitions N] [--batch LINES_PER_MESSAGE] [--coordinators N] [--workers N]";
 
-    /** {@code demo --help}: the usage line, then each option in one line (README.md, Quick start, says more). */
+    /**
+     * {@code demo --help}: the usage line, then each option in one line (README.md, Quick
+     * start, says more).
+     */
     static final String HELP = USAGE + """
 
 
@@ -100,15 +110,18 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
             too from 500 000 input lines on);
             VARPULIS_DEMO_RELAUNCH=false keeps the demo in the JVM started (else it runs again with C1 only);
             VARPULIS_DEMO_NODE_ENV adds environment variables to the nodes (NAME=VALUE ..., {node} replaced by the
-            node's name: the fault suite runs them under libfaketime with it)."""
-            .formatted(DEFAULT_BATCH, MAX_BATCH, PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS,
-                    MIN_WORKERS, MAX_WORKERS);
+            node's name: the fault suite runs them under libfaketime with it).""".formatted(DEFAULT_BATCH, MAX_BATCH,
+            PipelineGroupSpec.DEFAULT_MAX_PARTITIONS, MAX_COORDINATORS, MIN_WORKERS, MAX_WORKERS);
 
     /** What the run kills mid-stream (SIGKILL), then starts again. */
     enum Kill {
+
         /** Nothing. */
         NONE("none"),
-        /** The worker hosting {@code detect} (partition 0 of a partitioned {@code detect}; the default). */
+        /**
+         * The worker hosting {@code detect} (partition 0 of a partitioned {@code detect};
+         * the default).
+         */
         WORKER("worker"),
         /** The worker hosting {@code detect} and the coordinator, together. */
         WORKER_AND_COORDINATOR("worker+coordinator");
@@ -132,14 +145,15 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     return kill;
                 }
             }
-            throw new IllegalArgumentException("--kill must be none, worker or worker+coordinator, got '" + value
-                    + "'. " + USAGE);
+            throw new IllegalArgumentException(
+                    "--kill must be none, worker or worker+coordinator, got '" + value + "'. " + USAGE);
         }
+
     }
 
     /**
      * @param args the arguments after {@code demo}
-     * @param env  the environment ({@value #URL_VARIABLE}, {@value #REPLICAS_VARIABLE})
+     * @param env the environment ({@value #URL_VARIABLE}, {@value #REPLICAS_VARIABLE})
      * @return the options
      * @throws IllegalArgumentException naming the bad argument or variable, and the usage
      */
@@ -191,12 +205,12 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
                     + " lines per message, got " + batch);
         }
         if (coordinators < 1 || coordinators > MAX_COORDINATORS) {
-            throw new IllegalArgumentException("--coordinators must be between 1 and " + MAX_COORDINATORS + ", got "
-                    + coordinators);
+            throw new IllegalArgumentException(
+                    "--coordinators must be between 1 and " + MAX_COORDINATORS + ", got " + coordinators);
         }
         if (workers < MIN_WORKERS || workers > MAX_WORKERS) {
-            throw new IllegalArgumentException("--workers must be between " + MIN_WORKERS + " and " + MAX_WORKERS
-                    + ", got " + workers);
+            throw new IllegalArgumentException(
+                    "--workers must be between " + MIN_WORKERS + " and " + MAX_WORKERS + ", got " + workers);
         }
         if (killAt != null && killAt < 0) {
             throw new IllegalArgumentException("--kill-at must be a line count (0 or more), got " + killAt);
@@ -210,8 +224,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
         }
         Path summaryDir = summaryJson == null ? null : summaryJson.toAbsolutePath().getParent();
         if (summaryDir != null && !Files.isDirectory(summaryDir)) {
-            throw new IllegalArgumentException("--summary-json " + summaryJson + ": directory " + summaryDir
-                    + " does not exist");
+            throw new IllegalArgumentException(
+                    "--summary-json " + summaryJson + ": directory " + summaryDir + " does not exist");
         }
         if (natsUrl != null && natsUrl.isBlank()) {
             throw new IllegalArgumentException("--nats-url (or " + URL_VARIABLE + ") is empty: name a server, "
@@ -236,7 +250,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
             if (replicas >= 1 && replicas <= 5) {
                 return replicas;
             }
-        } catch (NumberFormatException e) {
+        }
+        catch (NumberFormatException e) {
             // Reported below with the accepted range.
         }
         throw new IllegalArgumentException(REPLICAS_VARIABLE + "='" + value + "' is not a replica count: JetStream "
@@ -246,7 +261,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     private static ZoneId zone(String value) {
         try {
             return ZoneId.of(value);
-        } catch (DateTimeException e) {
+        }
+        catch (DateTimeException e) {
             throw new IllegalArgumentException("--zone '" + value + "' is not a time zone: use UTC, an offset such "
                     + "as +02:00, or a region such as Europe/Paris. " + USAGE, e);
         }
@@ -262,7 +278,8 @@ record DemoOptions(Path input, int year, ZoneId zone, Path alertsOut, String nat
     private static int number(String value, String name) {
         try {
             return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
+        }
+        catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " needs a whole number, got '" + value + "'. " + USAGE);
         }
     }

@@ -24,30 +24,45 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Watches the group's durable consumers on the routing stream until the run has drained: nothing pending nor
- * unacknowledged on any edge, and every message the server gave up on (max_deliver) parked, as the cluster's
- * majority sees it (issues 25 and 30: a message the server gave up on is neither pending nor unacknowledged, so
- * counts alone call a run drained while it is not), and says which stage finished last.
+ * Watches the group's durable consumers on the routing stream until the run has drained:
+ * nothing pending nor unacknowledged on any edge, and every message the server gave up on
+ * (max_deliver) parked, as the cluster's majority sees it (issues 25 and 30: a message
+ * the server gave up on is neither pending nor unacknowledged, so counts alone call a run
+ * drained while it is not), and says which stage finished last.
  */
 final class DrainWatch {
 
-    /** The drain is given up when nothing moved for this long (a NATS outage under test may last a minute). */
+    /**
+     * The drain is given up when nothing moved for this long (a NATS outage under test
+     * may last a minute).
+     */
     static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
-    /** The drain is polled this often (ms): the end-to-end time is the first poll that found nothing pending. */
+
+    /**
+     * The drain is polled this often (ms): the end-to-end time is the first poll that
+     * found nothing pending.
+     */
     private static final long DRAIN_POLL_MILLIS = 100;
-    /** Polls in a row that must find nothing pending (1.5 s) before the run is taken as drained. */
+
+    /**
+     * Polls in a row that must find nothing pending (1.5 s) before the run is taken as
+     * drained.
+     */
     private static final int QUIET_POLLS = 15;
 
     private final PrintStream out;
+
     private final MajorityReads majority;
+
     private final ExpectedAlerts.Reference expected;
+
     private final GivenUpWatch givenUp;
 
     /**
-     * @param out      where progress and the stages' times are printed
+     * @param out where progress and the stages' times are printed
      * @param majority the reads' majority check
      * @param expected the reference, whose alert count the progress lines show
-     * @param givenUp  the messages the server gave up on since before the run
+     * @param givenUp the messages the server gave up on since before the run
      */
     DrainWatch(PrintStream out, MajorityReads majority, ExpectedAlerts.Reference expected, GivenUpWatch givenUp) {
         this.out = out;
@@ -57,15 +72,16 @@ final class DrainWatch {
     }
 
     /**
-     * Waits until every edge's consumer has nothing pending or unacknowledged ({@link #QUIET_POLLS} polls in a
-     * row), printing progress every 5 s and, once drained, when each pipeline was last seen with messages pending
-     * (the stage that finished last is what bounded the run); gives up when nothing moved for
+     * Waits until every edge's consumer has nothing pending or unacknowledged
+     * ({@link #QUIET_POLLS} polls in a row), printing progress every 5 s and, once
+     * drained, when each pipeline was last seen with messages pending (the stage that
+     * finished last is what bounded the run); gives up when nothing moved for
      * {@link #DRAIN_TIMEOUT}.
-     *
-     * @param jsm          the demo's connection's
-     * @param group        the deployed group
-     * @param alertsFile   the alert file, counted in the progress lines
-     * @param firstPublish when the first line was published, what the stages' times are counted from
+     * @param jsm the demo's connection's
+     * @param group the deployed group
+     * @param alertsFile the alert file, counted in the progress lines
+     * @param firstPublish when the first line was published, what the stages' times are
+     * counted from
      * @return when the consumers were first seen drained, or now when they never were
      * @throws InterruptedException when interrupted
      */
@@ -96,8 +112,10 @@ final class DrainWatch {
                     total += unparked.size();
                     pending.add(unparked.size() + " given up by the server, not parked yet");
                 }
-            } catch (IOException e) {
-                // NATS away (restarting, electing a leader): not drained; given up only after DRAIN_TIMEOUT.
+            }
+            catch (IOException e) {
+                // NATS away (restarting, electing a leader): not drained; given up only
+                // after DRAIN_TIMEOUT.
                 pending = List.of("NATS not answering (" + e.getMessage() + ")");
                 total = -1;
             }
@@ -111,7 +129,8 @@ final class DrainWatch {
             idleSince = idle ? (idleSince == null ? Instant.now() : idleSince) : null;
             quiet = idle ? quiet + 1 : 0;
             if (quiet == QUIET_POLLS) {
-                // Drained as the majority sees it, not as a server cut off from it remembers (issue 25, partition).
+                // Drained as the majority sees it, not as a server cut off from it
+                // remembers (issue 25, partition).
                 if (majority.view().majority()) {
                     StringBuilder stages = new StringBuilder();
                     busy.forEach((to, at) -> stages.append(String.format(Locale.ROOT, " %s +%.2f s", to,
@@ -119,7 +138,8 @@ final class DrainWatch {
                     if (busy.isEmpty()) {
                         out.printf("where the time went: every pipeline had caught up when the feed ended (the feed "
                                 + "set the pace)%n");
-                    } else {
+                    }
+                    else {
                         out.printf("where the time went: each pipeline last seen with messages pending, after the "
                                 + "first publish:%s%n", stages);
                     }
@@ -145,12 +165,13 @@ final class DrainWatch {
             }
             Thread.sleep(DRAIN_POLL_MILLIS);
         }
-        out.printf("the consumers still had messages pending and nothing moved for %d s%n",
-                DRAIN_TIMEOUT.toSeconds());
+        out.printf("the consumers still had messages pending and nothing moved for %d s%n", DRAIN_TIMEOUT.toSeconds());
         return Instant.now();
     }
 
-    /** @return the non-blank lines of the alert file, 0 while there is none */
+    /**
+     * @return the non-blank lines of the alert file, 0 while there is none
+     */
     private static long alertLines(Path alertsFile) throws IOException {
         if (!Files.exists(alertsFile)) {
             return 0;
@@ -162,24 +183,28 @@ final class DrainWatch {
 
     /**
      * @param group a group
-     * @return every edge a consumer reads: a partitioned pipeline's repartitioner edges and its partitions'
+     * @return every edge a consumer reads: a partitioned pipeline's repartitioner edges
+     * and its partitions'
      */
     static List<RouteEdge> edges(PipelineGroupSpec group) {
         return group.pipelines().stream().flatMap(p -> group.consumedEdges(p.name()).stream()).toList();
     }
 
     /**
-     * @param jsm  a connection's
+     * @param jsm a connection's
      * @param edge an edge
-     * @return the info of the edge's durable consumer on the routing stream, {@code null} while it does not exist
+     * @return the info of the edge's durable consumer on the routing stream, {@code null}
+     * while it does not exist
      * @throws java.io.IOException when NATS does not answer
      */
     static ConsumerInfo consumer(JetStreamManagement jsm, RouteEdge edge) throws Exception {
         try {
             return jsm.getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
                     DurableNames.routeConsumer(edge.to(), edge.subject()));
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             return null;
         }
     }
+
 }

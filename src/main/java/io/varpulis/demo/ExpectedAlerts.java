@@ -18,8 +18,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The reference the distributed run is held to: the same processors applied in this process, in order, with
- * nothing killed. Also counts what the input holds, line by line and window by window.
+ * The reference the distributed run is held to: the same processors applied in this
+ * process, in order, with nothing killed. Also counts what the input holds, line by line
+ * and window by window.
  */
 final class ExpectedAlerts {
 
@@ -34,20 +35,23 @@ final class ExpectedAlerts {
     /**
      * What a log holds and the alerts it must produce.
      *
-     * @param lines            lines read
-     * @param failureLines     lines that are failures (one {@code SshAuthFailure} event each), by form
-     * @param failures         failures counted (a {@code message repeated N times} line counts N)
-     * @param otherSshd        other lines of sshd's tags
-     * @param otherPrograms    lines of other programs
-     * @param malformed        lines parked by the cluster: not valid UTF-8, no parsable header, or a failure from
-     *                         something that is neither an address nor a host name
+     * @param lines lines read
+     * @param failureLines lines that are failures (one {@code SshAuthFailure} event
+     * each), by form
+     * @param failures failures counted (a {@code message repeated N times} line counts N)
+     * @param otherSshd other lines of sshd's tags
+     * @param otherPrograms lines of other programs
+     * @param malformed lines parked by the cluster: not valid UTF-8, no parsable header,
+     * or a failure from something that is neither an address nor a host name
      * @param malformedSamples the first {@value #SAMPLES} of them, {@code line N: reason}
-     * @param alerts           the alerts by identity ({@link #identity(String, Instant)}), with their failure count
-     * @param windows          every (window, source) that had a failure, by the detector's state key
+     * @param alerts the alerts by identity ({@link #identity(String, Instant)}), with
+     * their failure count
+     * @param windows every (window, source) that had a failure, by the detector's state
+     * key
      */
     record Reference(int lines, Map<SshdLogLine.Form, Integer> failureLines, int failures, int otherSshd,
-                     int otherPrograms, int malformed, List<String> malformedSamples, Map<String, Integer> alerts,
-                     Map<String, Window> windows) {
+            int otherPrograms, int malformed, List<String> malformedSamples, Map<String, Integer> alerts,
+            Map<String, Window> windows) {
 
         /**
          * @return lines that are failures, all forms together
@@ -65,21 +69,22 @@ final class ExpectedAlerts {
     }
 
     /**
-     * One (window, source) of the reference run: what the detector's state must hold for it at the end.
+     * One (window, source) of the reference run: what the detector's state must hold for
+     * it at the end.
      *
      * @param identity {@code src_ip window_start}
-     * @param events   failure events that fell in it
-     * @param state    the detector's final state of it (alerted, or its count and the ids it counted)
+     * @param events failure events that fell in it
+     * @param state the detector's final state of it (alerted, or its count and the ids it
+     * counted)
      */
     record Window(String identity, int events, BruteForceDetector.WindowState state) {
     }
 
     /**
      * Runs the reference.
-     *
      * @param lines the log's lines (see {@link BruteForceDemo#lines(byte[])})
      * @param years the year of each line's RFC 3164 timestamp
-     * @param zone  the zone of RFC 3164 timestamps
+     * @param zone the zone of RFC 3164 timestamps
      * @return what the log holds and must produce
      */
     static Reference of(List<LogInput.LogLine> lines, int[] years, ZoneId zone) {
@@ -113,7 +118,8 @@ final class ExpectedAlerts {
             if (parsed instanceof SshdLogLine.Other o) {
                 if (o.sshd()) {
                     otherSshd++;
-                } else {
+                }
+                else {
                     otherPrograms++;
                 }
                 continue;
@@ -126,8 +132,7 @@ final class ExpectedAlerts {
             events.computeIfAbsent(key, k -> new int[1])[0]++;
             identities.putIfAbsent(key, identity(f.srcIp(), Instant.ofEpochSecond(start)));
             String lineId = "line:" + (i + 1);
-            for (Event failure : ingress.process(LogInput.lineEvent(line, i + 1, years[i]),
-                    context(lineId, state))) {
+            for (Event failure : ingress.process(LogInput.lineEvent(line, i + 1, years[i]), context(lineId, state))) {
                 for (Event alert : detector.process(failure, context(lineId + "/detect/0", state))) {
                     BruteForceAlert a = BruteForceAlert.fromEvent(alert);
                     alerts.put(identity(a.srcIp(), a.windowStart()), a.failures());
@@ -135,17 +140,17 @@ final class ExpectedAlerts {
             }
         }
         Map<String, Window> windows = new LinkedHashMap<>();
-        events.forEach((key, count) -> windows.put(key, new Window(identities.get(key), count[0],
-                windowState(state.get(key).orElseThrow(), key))));
+        events.forEach((key, count) -> windows.put(key,
+                new Window(identities.get(key), count[0], windowState(state.get(key).orElseThrow(), key))));
         return new Reference(lines.size(), failureLines, failures, otherSshd, otherPrograms, malformed,
                 List.copyOf(samples), alerts, windows);
     }
 
     /**
-     * @param srcIp       an alert's source
+     * @param srcIp an alert's source
      * @param windowStart its window's start
-     * @return {@code src_ip window_start}, the identity two runs are compared on (SPEC section 7: never
-     * {@code failures}, which may depend on delivery order)
+     * @return {@code src_ip window_start}, the identity two runs are compared on (SPEC
+     * section 7: never {@code failures}, which may depend on delivery order)
      */
     static String identity(String srcIp, Instant windowStart) {
         return srcIp + " " + windowStart;
@@ -153,14 +158,15 @@ final class ExpectedAlerts {
 
     /**
      * @param value a detector state value
-     * @param key   its key, for the error
+     * @param key its key, for the error
      * @return the window count it holds
      * @throws IllegalStateException when it is not one
      */
     static BruteForceDetector.WindowState windowState(byte[] value, String key) {
         try {
             return JSON.readValue(value, BruteForceDetector.WindowState.class);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("state key " + key + " does not hold a window count", e);
         }
     }
@@ -198,4 +204,5 @@ final class ExpectedAlerts {
             }
         };
     }
+
 }

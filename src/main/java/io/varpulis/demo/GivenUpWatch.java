@@ -19,41 +19,51 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
- * The messages of the routing stream the server gave up on during the run (its max-deliveries advisories, read from
- * before the first publish), and whether each is parked: the main job's drain waits for every stored input to be
- * acked or parked on the server, and its report names any the server gave up without a park (issue 30: a delivery
- * the server gave up on is neither pending nor unacknowledged, and a drain that counted those left it behind).
+ * The messages of the routing stream the server gave up on during the run (its
+ * max-deliveries advisories, read from before the first publish), and whether each is
+ * parked: the main job's drain waits for every stored input to be acked or parked on the
+ * server, and its report names any the server gave up without a park (issue 30: a
+ * delivery the server gave up on is neither pending nor unacknowledged, and a drain that
+ * counted those left it behind).
  */
 final class GivenUpWatch implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Connection connection;
+
     private final Dispatcher dispatcher;
+
     private final Set<Long> givenUp = new ConcurrentSkipListSet<>();
+
     private final Set<Long> parked = new TreeSet<>();
+
     private final long dlqFrom;
+
     private long dlqReadTo;
 
     /**
      * Starts listening; call before the first publish.
-     *
      * @param connection the demo's connection
      * @throws IOException when the DLQ's position cannot be read
      */
     GivenUpWatch(Connection connection) throws IOException {
         this.connection = connection;
         try {
-            this.dlqFrom = connection.jetStreamManagement().getStreamInfo(VarpulisJetStream.DLQ_STREAM)
-                    .getStreamState().getLastSequence() + 1;
-        } catch (JetStreamApiException e) {
+            this.dlqFrom = connection.jetStreamManagement()
+                .getStreamInfo(VarpulisJetStream.DLQ_STREAM)
+                .getStreamState()
+                .getLastSequence() + 1;
+        }
+        catch (JetStreamApiException e) {
             throw new IOException("cannot read the DLQ's last sequence: " + e.getMessage(), e);
         }
         this.dlqReadTo = dlqFrom - 1;
         this.dispatcher = connection.createDispatcher(advisory -> {
             try {
                 givenUp.add(JSON.readTree(advisory.getData()).path("stream_seq").asLong());
-            } catch (IOException e) {
+            }
+            catch (IOException e) {
                 givenUp.add(-1L);
             }
         });
@@ -68,9 +78,8 @@ final class GivenUpWatch implements AutoCloseable {
     }
 
     /**
-     * Reads the DLQ's messages parked since the run started (each once) and says which given-up messages none of
-     * them carries.
-     *
+     * Reads the DLQ's messages parked since the run started (each once) and says which
+     * given-up messages none of them carries.
      * @param jsm the connection's management API
      * @return the given-up sequences not parked (yet)
      * @throws IOException when the DLQ cannot be read now
@@ -85,7 +94,8 @@ final class GivenUpWatch implements AutoCloseable {
                 readParked(jsm, seq);
                 dlqReadTo = seq;
             }
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             throw new IOException("cannot read the DLQ: " + e.getMessage(), e);
         }
         return givenUp.stream().filter(seq -> !parked.contains(seq)).toList();
@@ -95,7 +105,8 @@ final class GivenUpWatch implements AutoCloseable {
         MessageInfo message;
         try {
             message = jsm.getMessage(VarpulisJetStream.DLQ_STREAM, seq);
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == 10037) {
                 return; // deleted (replayed or purged): not this run's concern
             }
@@ -122,4 +133,5 @@ final class GivenUpWatch implements AutoCloseable {
             connection.closeDispatcher(dispatcher);
         }
     }
+
 }

@@ -27,27 +27,38 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The demo's feeder: publishes the log's lines into the group's {@code _external -> ingress} edge on the jetstream
- * substrate, as a node would (one {@code Nats-Msg-Id} a message, retried until stored), and kills the victims on the
- * way (SPEC section 7).
+ * The demo's feeder: publishes the log's lines into the group's
+ * {@code _external -> ingress} edge on the jetstream substrate, as a node would (one
+ * {@code Nats-Msg-Id} a message, retried until stored), and kills the victims on the way
+ * (SPEC section 7).
  */
 final class LogFeeder {
 
-    /** A publish is retried until then: longer than a leader election or a NATS restart. */
+    /**
+     * A publish is retried until then: longer than a leader election or a NATS restart.
+     */
     private static final Duration PUBLISH_GIVE_UP = Duration.ofMinutes(5);
-    /** Sleeping less than this costs more than it waits: the feeder catches up instead. */
+
+    /**
+     * Sleeping less than this costs more than it waits: the feeder catches up instead.
+     */
     private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** Publish retries, and when the last was reported: at 20 000 lines/s an election fails thousands at once. */
+    /**
+     * Publish retries, and when the last was reported: at 20 000 lines/s an election
+     * fails thousands at once.
+     */
     private final AtomicLong publishRetries = new AtomicLong();
+
     private final AtomicLong lastRetryNotice = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
 
     private final DemoOptions options;
+
     private final PrintStream out;
 
     /**
      * @param options {@code --rate}, {@code --batch}
-     * @param out     where progress, kills and retries are printed
+     * @param out where progress, kills and retries are printed
      */
     LogFeeder(DemoOptions options, PrintStream out) {
         this.options = options;
@@ -58,30 +69,31 @@ final class LogFeeder {
      * How the stream went.
      *
      * @param firstPublish when the first line was published
-     * @param seconds      first publish to the last PubAck
-     * @param killedAt     when the victims were killed, or {@code null}
+     * @param seconds first publish to the last PubAck
+     * @param killedAt when the victims were killed, or {@code null}
      */
     record Streamed(Instant firstPublish, double seconds, Instant killedAt) {
     }
 
     /**
-     * Streams the lines into {@code _external -> ingress} at {@code --rate} lines/s, {@link #linesPerMessage} a
-     * message, killing (SIGKILL) and restarting the victims after {@code killAt} lines, and waits for every PubAck.
-     *
+     * Streams the lines into {@code _external -> ingress} at {@code --rate} lines/s,
+     * {@link #linesPerMessage} a message, killing (SIGKILL) and restarting the victims
+     * after {@code killAt} lines, and waits for every PubAck.
      * @param connection the demo's connection
-     * @param lines      the input
-     * @param years      each line's year (see {@link SyslogYears})
-     * @param runId      the run's id, the head of every message id
-     * @param victims    the nodes to kill, none for no kill
-     * @param killAt     how many lines go before the kill
+     * @param lines the input
+     * @param years each line's year (see {@link SyslogYears})
+     * @param runId the run's id, the head of every message id
+     * @param victims the nodes to kill, none for no kill
+     * @param killAt how many lines go before the kill
      * @return how the stream went
      * @throws IllegalArgumentException when a line's event is over what the server takes
-     * @throws java.util.concurrent.ExecutionException when a publish was refused, or not stored within
-     *                                                  {@link #PUBLISH_GIVE_UP}
-     * @throws java.util.concurrent.TimeoutException   when the PubAcks still lack a minute after that
+     * @throws java.util.concurrent.ExecutionException when a publish was refused, or not
+     * stored within {@link #PUBLISH_GIVE_UP}
+     * @throws java.util.concurrent.TimeoutException when the PubAcks still lack a minute
+     * after that
      */
-    Streamed stream(Connection connection, List<LogLine> lines, int[] years, String runId,
-                          List<NodeProcess> victims, int killAt) throws Exception {
+    Streamed stream(Connection connection, List<LogLine> lines, int[] years, String runId, List<NodeProcess> victims,
+            int killAt) throws Exception {
         Instant killedAt = null;
         try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                 new JetStreamAdmin(connection, null), TransportSettings.defaults())) {
@@ -107,7 +119,8 @@ final class LogFeeder {
                         out.printf("line %d: restarted %s (pid %d)%n", next, victim.name(), victim.pid());
                     }
                 }
-                // A message ends at the kill line, so that the kill comes after exactly --kill-at lines.
+                // A message ends at the kill line, so that the kill comes after exactly
+                // --kill-at lines.
                 int end = Math.min(lines.size(), next + perMessage);
                 if (killedAt == null && !victims.isEmpty() && next < killAt && killAt < end) {
                     end = killAt;
@@ -126,7 +139,7 @@ final class LogFeeder {
                 }
             }
             CompletableFuture.allOf(receipts.toArray(CompletableFuture[]::new))
-                    .get(PUBLISH_GIVE_UP.toSeconds() + 60, TimeUnit.SECONDS);
+                .get(PUBLISH_GIVE_UP.toSeconds() + 60, TimeUnit.SECONDS);
             double seconds = (System.nanoTime() - started) / 1e9;
             out.printf(Locale.ROOT, "streamed %d lines into %s in %.1f s (%.0f lines/s, every PubAck received)%n",
                     lines.size(), subject, seconds, lines.size() / seconds);
@@ -135,13 +148,14 @@ final class LogFeeder {
     }
 
     /**
-     * Publishes lines {@code [from, to)} as one message: one {@code SshLogLine} with {@code --batch 1}, else an
-     * {@code SshLogLines} batch, split in two (and again) while its JSON is over {@code maxBytes}. The message id,
-     * {@code {run}:line:{n}} or {@code {run}:lines:{first}-{last}} (1-based), is the same on every retry.
+     * Publishes lines {@code [from, to)} as one message: one {@code SshLogLine} with
+     * {@code --batch 1}, else an {@code SshLogLines} batch, split in two (and again)
+     * while its JSON is over {@code maxBytes}. The message id, {@code {run}:line:{n}} or
+     * {@code {run}:lines:{first}-{last}} (1-based), is the same on every retry.
      */
     private void publishLines(ClusterTransport transport, EventCodec codec, String subject, String runId,
-                              List<LogLine> lines, int[] years, int from, int to, long maxBytes,
-                              List<CompletableFuture<PublishReceipt>> receipts) {
+            List<LogLine> lines, int[] years, int from, int to, long maxBytes,
+            List<CompletableFuture<PublishReceipt>> receipts) {
         List<Event> events = new ArrayList<>(to - from);
         for (int i = from; i < to; i++) {
             events.add(LogInput.lineEvent(lines.get(i), i + 1, years[i]));
@@ -168,9 +182,8 @@ final class LogFeeder {
     }
 
     /**
-     * Refuses, before any node starts, a log with a line that could not be routed alone: its event over the
-     * server's max_payload less the room a park's headers need.
-     *
+     * Refuses, before any node starts, a log with a line that could not be routed alone:
+     * its event over the server's max_payload less the room a park's headers need.
      * @throws IllegalArgumentException naming the first such line, its size and the limit
      */
     static void checkLineSizes(List<LogLine> lines, int[] years, long maxPayload) {
@@ -180,7 +193,8 @@ final class LogFeeder {
         EventCodec codec = new EventCodec();
         long limit = maxPayload - DeadLetterParker.RAW_FORM_HEADER_RESERVE;
         for (int i = 0; i < lines.size(); i++) {
-            // In the event's JSON a character takes at most 6 bytes (a control character escaped): only a line
+            // In the event's JSON a character takes at most 6 bytes (a control character
+            // escaped): only a line
             // that could be over the limit is encoded to be sure.
             if (lines.get(i).text().length() * 6L + 100 > limit) {
                 int bytes = codec.encode(LogInput.lineEvent(lines.get(i), i + 1, years[i])).length;
@@ -197,34 +211,34 @@ final class LogFeeder {
 
     /**
      * @param options {@code --batch} and {@code --rate}
-     * @return lines per message: {@code --batch}, but no more than a tenth of a second of lines at the rate (a slow
-     * stream is not held back to fill a message)
+     * @return lines per message: {@code --batch}, but no more than a tenth of a second of
+     * lines at the rate (a slow stream is not held back to fill a message)
      */
     static int linesPerMessage(DemoOptions options) {
         return Math.max(1, Math.min(options.batch(), options.rate() / 10));
     }
 
     /**
-     * @return the most bytes of JSON one message of lines carries: half the server's max_payload (room for the
-     * ingress's batch of failures and the parks of its lines), at most 512 KiB
+     * @return the most bytes of JSON one message of lines carries: half the server's
+     * max_payload (room for the ingress's batch of failures and the parks of its lines),
+     * at most 512 KiB
      */
     private static long batchBytes(long maxPayload) {
         return maxPayload <= 0 ? 512 * 1024 : Math.min(512 * 1024, maxPayload / 2);
     }
 
     /**
-     * Publishes until the stream confirms, retrying a failed publish (server restarting, leader election, PubAck
-     * timeout) every second with the same Nats-Msg-Id, so a retry of a message that was in fact stored is dropped
-     * as a duplicate.
+     * Publishes until the stream confirms, retrying a failed publish (server restarting,
+     * leader election, PubAck timeout) every second with the same Nats-Msg-Id, so a retry
+     * of a message that was in fact stored is dropped as a duplicate.
      */
     private CompletableFuture<PublishReceipt> publishUntilStored(ClusterTransport transport, OutboundMessage message,
-                                                                 long giveUpNanos) {
+            long giveUpNanos) {
         return transport.publish(message).handle((receipt, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(receipt);
             }
-            if (System.nanoTime() > giveUpNanos
-                    || PublishException.classify(error) == PublishException.Kind.REFUSED) {
+            if (System.nanoTime() > giveUpNanos || PublishException.classify(error) == PublishException.Kind.REFUSED) {
                 // Refused (too large, a bad header): asking again would never be stored.
                 return CompletableFuture.<PublishReceipt>failedFuture(error);
             }
@@ -236,7 +250,8 @@ final class LogFeeder {
                         + "(%d retries so far)%n", message.messageId(), error.getMessage(), retries);
             }
             return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS))
-                    .thenCompose(ignored -> publishUntilStored(transport, message, giveUpNanos));
+                .thenCompose(ignored -> publishUntilStored(transport, message, giveUpNanos));
         }).thenCompose(f -> f);
     }
+
 }

@@ -18,40 +18,50 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The demo's calls to the operator API of its coordinator ({@code /api/v1/cluster/...}, SPEC section 10), with the
- * run's credentials, and the waits built on them (workers registered, the group running).
+ * The demo's calls to the operator API of its coordinator ({@code /api/v1/cluster/...},
+ * SPEC section 10), with the run's credentials, and the waits built on them (workers
+ * registered, the group running).
  */
 final class NodeApi {
 
     /**
-     * How long a node may take to start, register, or run the group: generous, as four JVMs starting at once on a
-     * loaded host took up to 132 s (the fault suite, load average 40 on 2 cores).
+     * How long a node may take to start, register, or run the group: generous, as four
+     * JVMs starting at once on a loaded host took up to 132 s (the fault suite, load
+     * average 40 on 2 cores).
      */
     static final Duration READY_TIMEOUT = Duration.ofMinutes(5);
 
     /**
-     * The run's nodes never run open (SPEC section 10): they get the jar's user {@code varpulis} (ADMIN) with a
-     * password made for this run, and the demo's own API calls send it.
+     * The run's nodes never run open (SPEC section 10): they get the jar's user
+     * {@code varpulis} (ADMIN) with a password made for this run, and the demo's own API
+     * calls send it.
      */
     static final String PASSWORD = UUID.randomUUID().toString();
-    private static final String AUTHORIZATION = "Basic " + Base64.getEncoder().encodeToString(
-            ("varpulis:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+
+    private static final String AUTHORIZATION = "Basic "
+            + Base64.getEncoder().encodeToString(("varpulis:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+
     /** A condition is polled this often (ms). */
     private static final long POLL_MILLIS = 250;
+
     private static final ObjectMapper JSON = new EventCodec().mapper();
+
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final NodeProcess coordinator;
 
-    /** @param coordinator the node every call goes to (its current port, across restarts) */
+    /**
+     * @param coordinator the node every call goes to (its current port, across restarts)
+     */
     NodeApi(NodeProcess coordinator) {
         this.coordinator = coordinator;
     }
 
     /**
-     * Waits until {@code count} workers are registered ({@code GET /api/v1/cluster/workers} lists them).
-     *
-     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers other than 200
+     * Waits until {@code count} workers are registered
+     * ({@code GET /api/v1/cluster/workers} lists them).
+     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers
+     * other than 200
      */
     void awaitWorkers(int count) throws Exception {
         until(count + " workers did not register; see the node logs in " + coordinator.log().getParent(),
@@ -61,10 +71,10 @@ final class NodeApi {
     /**
      * Waits until a worker registered again after a time ({@code worker.registered_at} in
      * {@code GET /api/v1/cluster/workers}).
-     *
      * @param workerId the worker's id
-     * @param after    when it was killed
-     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers other than 200
+     * @param after when it was killed
+     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers
+     * other than 200
      */
     void awaitRegistration(String workerId, Instant after) throws Exception {
         until(workerId + " did not register again; see " + coordinator.log().getParent(), () -> {
@@ -82,28 +92,29 @@ final class NodeApi {
     /**
      * Waits until every pipeline unit of the group reports in a worker's heartbeat
      * ({@code worker.heartbeat.pipeline_metrics[].group}).
-     *
      * @return the worker hosting {@code detect} (its partition 0 when it is partitioned)
-     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers other than 200
+     * @throws IllegalStateException after {@link #READY_TIMEOUT}, or when a call answers
+     * other than 200
      */
     String awaitRunning(PipelineGroupSpec group) throws Exception {
         until("the pipelines of " + group.name() + " did not start; see the node logs in "
                 + coordinator.log().getParent(), () -> {
-            int running = 0;
-            for (JsonNode worker : get("/api/v1/cluster/workers")) {
-                for (JsonNode metric : worker.path("worker").path("heartbeat").path("pipeline_metrics")) {
-                    running += group.name().equals(metric.path("group").asText()) ? 1 : 0;
-                }
-            }
-            return running == PipelineUnit.of(group).size();
-        });
+                    int running = 0;
+                    for (JsonNode worker : get("/api/v1/cluster/workers")) {
+                        for (JsonNode metric : worker.path("worker").path("heartbeat").path("pipeline_metrics")) {
+                            running += group.name().equals(metric.path("group").asText()) ? 1 : 0;
+                        }
+                    }
+                    return running == PipelineUnit.of(group).size();
+                });
         Map<String, String> placement = placement(group.name());
         return placement.containsKey("detect") ? placement.get("detect") : placement.get("detect/0");
     }
 
     /**
      * @param group a deployed group's name
-     * @return its {@code placement}: pipeline (or {@code pipeline/partition}) to worker id
+     * @return its {@code placement}: pipeline (or {@code pipeline/partition}) to worker
+     * id
      * @throws IllegalStateException when the call answers other than 200
      */
     Map<String, String> placement(String group) throws Exception {
@@ -131,9 +142,10 @@ final class NodeApi {
      * @throws IllegalStateException when the answer is not 2xx
      */
     void post(String path, Object body) throws Exception {
-        expect2xx("POST", path, send(HttpRequest.newBuilder(coordinator.uri(path))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))), path));
+        expect2xx("POST", path,
+                send(HttpRequest.newBuilder(coordinator.uri(path))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))), path));
     }
 
     /**
@@ -155,11 +167,14 @@ final class NodeApi {
     }
 
     private static IllegalStateException refused(String method, String path, HttpResponse<String> response) {
-        return new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": "
-                + response.body());
+        return new IllegalStateException(
+                method + " " + path + " answered " + response.statusCode() + ": " + response.body());
     }
 
-    /** Polls a condition every {@link #POLL_MILLIS} ms until it holds, for at most {@link #READY_TIMEOUT}. */
+    /**
+     * Polls a condition every {@link #POLL_MILLIS} ms until it holds, for at most
+     * {@link #READY_TIMEOUT}.
+     */
     private static void until(String failure, Check check) throws Exception {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
@@ -173,6 +188,9 @@ final class NodeApi {
 
     @FunctionalInterface
     private interface Check {
+
         boolean holds() throws Exception;
+
     }
+
 }

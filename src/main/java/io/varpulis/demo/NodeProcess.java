@@ -17,36 +17,48 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One cluster node run as its own JVM from this application's jar (or classpath, under a test), with its log in a
- * file. Kill it with {@link #kill()} (SIGKILL: no shutdown hook, no drain, no ack) or stop it with {@link #stop()}.
+ * One cluster node run as its own JVM from this application's jar (or classpath, under a
+ * test), with its log in a file. Kill it with {@link #kill()} (SIGKILL: no shutdown hook,
+ * no drain, no ack) or stop it with {@link #stop()}.
  */
 final class NodeProcess {
 
-    /** Environment variable with more JVM flags for every node of the run, e.g. {@code -XX:StartFlightRecording=...}. */
+    /**
+     * Environment variable with more JVM flags for every node of the run, e.g.
+     * {@code -XX:StartFlightRecording=...}.
+     */
     static final String NODE_JAVA_OPTS_VARIABLE = "VARPULIS_DEMO_NODE_JAVA_OPTS";
 
     /**
-     * From this many input lines on, the nodes compile with C2 as well (issue 34): on the 1 000 000-line log C2's
-     * code paid back its compilations (paired runs, alternating, the same machine: the job 7-60 % faster end to end,
-     * worker CPU 10.1 against 11.0-11.5 s), on the 100 000-line log it does not (issue 27: 2.6-3.1 s against 1.8-2.3
-     * with C1 alone).
+     * From this many input lines on, the nodes compile with C2 as well (issue 34): on the
+     * 1 000 000-line log C2's code paid back its compilations (paired runs, alternating,
+     * the same machine: the job 7-60 % faster end to end, worker CPU 10.1 against
+     * 11.0-11.5 s), on the 100 000-line log it does not (issue 27: 2.6-3.1 s against
+     * 1.8-2.3 with C1 alone).
      */
     static final int C2_FROM_LINES = 500_000;
 
     /**
-     * Environment variable with more environment for every node of the run, {@code NAME=VALUE} separated by spaces,
-     * {@code {node}} in a value replaced by the node's name: the fault suite runs the nodes under libfaketime with
-     * {@code LD_PRELOAD=... FAKETIME_TIMESTAMP_FILE=/dir/{node}} and moves one node's clock by writing its file.
+     * Environment variable with more environment for every node of the run,
+     * {@code NAME=VALUE} separated by spaces, {@code {node}} in a value replaced by the
+     * node's name: the fault suite runs the nodes under libfaketime with
+     * {@code LD_PRELOAD=... FAKETIME_TIMESTAMP_FILE=/dir/{node}} and moves one node's
+     * clock by writing its file.
      */
     static final String NODE_ENV_VARIABLE = "VARPULIS_DEMO_NODE_ENV";
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
+
     private final List<String> arguments;
+
     private final Map<String, String> environment;
+
     private final Path log;
+
     private final int port;
+
     private Process process;
 
     private NodeProcess(String name, List<String> arguments, Map<String, String> environment, Path log, int port) {
@@ -59,7 +71,8 @@ final class NodeProcess {
 
     /**
      * @param count how many ports
-     * @return distinct free loopback ports, found while all sockets are held open (so two nodes never get one)
+     * @return distinct free loopback ports, found while all sockets are held open (so two
+     * nodes never get one)
      * @throws IOException when no free port is found
      */
     static int[] freePorts(int count) throws IOException {
@@ -69,7 +82,8 @@ final class NodeProcess {
                 sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
             }
             return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } finally {
+        }
+        finally {
             for (ServerSocket socket : sockets) {
                 socket.close();
             }
@@ -77,20 +91,23 @@ final class NodeProcess {
     }
 
     /**
-     * @param name       the node name, for messages and its log file
-     * @param properties Spring arguments ({@code --key=value}): any user of the host reads them in
-     *                   {@code /proc/<pid>/cmdline}, so never a secret
-     * @param secrets    environment variables added to this JVM's for the node (Spring's relaxed names, such as
-     *                   {@code SPRING_SECURITY_USER_PASSWORD}): {@code /proc/<pid>/environ} is readable by the
-     *                   same user and root only (review finding 8)
-     * @param logDir     where {@code <name>.log} is written; the JVM's temporary files (Tomcat's) go to
-     *                   {@code tmp/<name>} there, so that nothing of a killed node is left in the system's
-     * @param port       its HTTP port (see {@link #freePorts})
-     * @param c2         whether the node runs C2 as well as C1 (a long run, see {@link #C2_FROM_LINES})
+     * @param name the node name, for messages and its log file
+     * @param properties Spring arguments ({@code --key=value}): any user of the host
+     * reads them in {@code /proc/<pid>/cmdline}, so never a secret
+     * @param secrets environment variables added to this JVM's for the node (Spring's
+     * relaxed names, such as {@code SPRING_SECURITY_USER_PASSWORD}):
+     * {@code /proc/<pid>/environ} is readable by the same user and root only (review
+     * finding 8)
+     * @param logDir where {@code <name>.log} is written; the JVM's temporary files
+     * (Tomcat's) go to {@code tmp/<name>} there, so that nothing of a killed node is left
+     * in the system's
+     * @param port its HTTP port (see {@link #freePorts})
+     * @param c2 whether the node runs C2 as well as C1 (a long run, see
+     * {@link #C2_FROM_LINES})
      * @return a node, not started
      */
     static NodeProcess of(String name, List<String> properties, Map<String, String> secrets, Path logDir, int port,
-                          boolean c2) {
+            boolean c2) {
         List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name), c2));
         command.addAll(properties);
         command.add("--server.port=" + port);
@@ -101,7 +118,7 @@ final class NodeProcess {
     }
 
     /**
-     * @param name  the node's name
+     * @param name the node's name
      * @param value {@value #NODE_ENV_VARIABLE}'s value, or {@code null}
      * @return the variables it names, {@code {node}} replaced by the name
      * @throws IllegalArgumentException naming a word that is not {@code NAME=VALUE}
@@ -124,20 +141,18 @@ final class NodeProcess {
 
     /**
      * Starts (or starts again) the JVM, appending to its log.
-     *
      * @throws IOException when the JVM cannot be launched
      */
     void start() throws IOException {
         Files.createDirectories(log.resolveSibling("tmp").resolve(name));
         ProcessBuilder builder = new ProcessBuilder(arguments).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(environment);
         process = builder.start();
     }
 
     /**
      * Waits until {@code /actuator/health/readiness} answers UP.
-     *
      * @param timeout how long at most
      * @throws IllegalStateException when the node died or did not become ready in time
      */
@@ -145,16 +160,17 @@ final class NodeProcess {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with status " + process.exitValue() + "; see "
-                        + log);
+                throw new IllegalStateException(name + " exited with status " + process.exitValue() + "; see " + log);
             }
             try {
                 HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri("/actuator/health/readiness"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                    .timeout(Duration.ofSeconds(2))
+                    .build(), HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 200) {
                     return;
                 }
-            } catch (IOException notYet) {
+            }
+            catch (IOException notYet) {
                 // Not listening yet.
             }
             Thread.sleep(250);
@@ -164,7 +180,6 @@ final class NodeProcess {
 
     /**
      * Kills the JVM with SIGKILL and waits for it to be gone.
-     *
      * @return the killed process id
      */
     long kill() throws InterruptedException {
@@ -217,13 +232,15 @@ final class NodeProcess {
     }
 
     /**
-     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar, the classpath otherwise, with
-     * C1 only (the demo's tests took 1.5 to 1.8 times longer with C2, compiling during their short runs) unless the
-     * run is long ({@code c2}: the JVM's own tiered C1 then C2, {@link #C2_FROM_LINES}), and a
-     * serial collector in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE} ({@code {node}} in them
-     * replaced by the node's name), which come last and so win: {@code -XX:TieredStopAtLevel=4} gives the nodes C2,
-     * a flight recording per node is {@code -XX:StartFlightRecording=filename=/tmp/{node}.jfr}. No
-     * {@code hsperfdata} file: a killed JVM would leave it behind.
+     * The same code as this JVM: {@code java -jar app.jar} when launched from the jar,
+     * the classpath otherwise, with C1 only (the demo's tests took 1.5 to 1.8 times
+     * longer with C2, compiling during their short runs) unless the run is long
+     * ({@code c2}: the JVM's own tiered C1 then C2, {@link #C2_FROM_LINES}), and a serial
+     * collector in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE}
+     * ({@code {node}} in them replaced by the node's name), which come last and so win:
+     * {@code -XX:TieredStopAtLevel=4} gives the nodes C2, a flight recording per node is
+     * {@code -XX:StartFlightRecording=filename=/tmp/{node}.jfr}. No {@code hsperfdata}
+     * file: a killed JVM would leave it behind.
      */
     private static List<String> javaCommand(String name, Path tmpDir, boolean c2) {
         String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -238,9 +255,11 @@ final class NodeProcess {
         }
         if (!classPath.contains(java.io.File.pathSeparator) && classPath.endsWith(".jar")) {
             command.addAll(List.of("-jar", classPath));
-        } else {
+        }
+        else {
             command.addAll(List.of("-cp", classPath, "io.varpulis.VarpulisClusterApplication"));
         }
         return command;
     }
+
 }

@@ -46,24 +46,28 @@ import java.util.TreeSet;
 import java.util.stream.IntStream;
 
 /**
- * Reads the run's closing figures from NATS and the alert file into a {@link Report} (which prints them): per edge,
- * the distinct messages and events stored, applied, redelivered, parked and pending; the alerts written; detect's
- * state held to the reference window by window; and the timing (SPEC section 7).
+ * Reads the run's closing figures from NATS and the alert file into a {@link Report}
+ * (which prints them): per edge, the distinct messages and events stored, applied,
+ * redelivered, parked and pending; the alerts written; detect's state held to the
+ * reference window by window; and the timing (SPEC section 7).
  */
 final class RunReport {
 
     /** How long the state audit waits for a bucket's stream leader to answer one read. */
     private static final Duration AUDIT_READ_TIMEOUT = Duration.ofSeconds(5);
+
     private static final ObjectMapper JSON = new EventCodec().mapper();
 
     private final DemoOptions options;
+
     private final ExpectedAlerts.Reference expected;
+
     private final PrintStream out;
 
     /**
-     * @param options  {@code --rate}, {@code --detect-partitions}
+     * @param options {@code --rate}, {@code --detect-partitions}
      * @param expected the reference the figures are held to
-     * @param out      where a reading made again is said
+     * @param out where a reading made again is said
      */
     RunReport(DemoOptions options, ExpectedAlerts.Reference expected, PrintStream out) {
         this.options = options;
@@ -72,40 +76,44 @@ final class RunReport {
     }
 
     /**
-     * The report, asked again while NATS does not answer (a cluster electing a leader, a server still down): the
-     * pipelines may be drained before a killed server is back, and its figures must come from the server. Each
-     * reading is taken between two views of the cluster's majority (issue 25).
-     *
-     * @param connection   the demo's connection
-     * @param majority     the reads' majority check
-     * @param group        the deployed group
-     * @param parkedBefore {@link #parked} before the run: a shared server's earlier parks are not counted
-     * @param alertsFile   the alert file the {@code alerts} pipeline wrote
-     * @param stream       how the stream went
-     * @param drained      when the consumers were first seen drained
-     * @param killed       what was killed, for the report, or {@code null}
-     * @param givenUp      the messages the server gave up on, and whether each was parked
-     * @param steady       the run's steady part, or {@code null} when it could not be cut
+     * The report, asked again while NATS does not answer (a cluster electing a leader, a
+     * server still down): the pipelines may be drained before a killed server is back,
+     * and its figures must come from the server. Each reading is taken between two views
+     * of the cluster's majority (issue 25).
+     * @param connection the demo's connection
+     * @param majority the reads' majority check
+     * @param group the deployed group
+     * @param parkedBefore {@link #parked} before the run: a shared server's earlier parks
+     * are not counted
+     * @param alertsFile the alert file the {@code alerts} pipeline wrote
+     * @param stream how the stream went
+     * @param drained when the consumers were first seen drained
+     * @param killed what was killed, for the report, or {@code null}
+     * @param givenUp the messages the server gave up on, and whether each was parked
+     * @param steady the run's steady part, or {@code null} when it could not be cut
      * @return the report, not printed
-     * @throws IOException when NATS still does not answer {@link DrainWatch#DRAIN_TIMEOUT} after the first reading
-     *                     (likewise a {@link JetStreamApiException} or {@link StateUnavailableException})
+     * @throws IOException when NATS still does not answer
+     * {@link DrainWatch#DRAIN_TIMEOUT} after the first reading (likewise a
+     * {@link JetStreamApiException} or {@link StateUnavailableException})
      */
     Report read(Connection connection, MajorityReads majority, PipelineGroupSpec group, Map<String, Long> parkedBefore,
-                Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed, GivenUpWatch givenUp,
-                SteadyWatch.Steady steady) throws Exception {
+            Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed, GivenUpWatch givenUp,
+            SteadyWatch.Steady steady) throws Exception {
         long giveUp = System.nanoTime() + DrainWatch.DRAIN_TIMEOUT.toNanos();
         while (true) {
             try {
-                // Read between two majority views: a server cut off meanwhile would have answered from a stale one.
+                // Read between two majority views: a server cut off meanwhile would have
+                // answered from a stale one.
                 majority.await(giveUp);
-                Report report = report(connection, group, parkedBefore, alertsFile, stream, drained, killed,
-                        givenUp, steady);
+                Report report = report(connection, group, parkedBefore, alertsFile, stream, drained, killed, givenUp,
+                        steady);
                 View after = majority.view();
                 if (after.majority()) {
                     return report;
                 }
                 out.printf("the view changed while the report was read (%s); reading it again%n", after.reason());
-            } catch (IOException | JetStreamApiException | StateUnavailableException e) {
+            }
+            catch (IOException | JetStreamApiException | StateUnavailableException e) {
                 if (System.nanoTime() > giveUp) {
                     throw e;
                 }
@@ -117,8 +125,8 @@ final class RunReport {
     }
 
     private Report report(Connection connection, PipelineGroupSpec group, Map<String, Long> parkedBefore,
-                          Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed,
-                          GivenUpWatch givenUp, SteadyWatch.Steady steady) throws Exception {
+            Path alertsFile, LogFeeder.Streamed stream, Instant drained, String killed, GivenUpWatch givenUp,
+            SteadyWatch.Steady steady) throws Exception {
         JetStreamManagement jsm = connection.jetStreamManagement();
         Map<String, Long> stored = storedPerSubject(jsm);
         Map<String, Long> parkedAfter = parked(jsm, group);
@@ -130,7 +138,8 @@ final class RunReport {
             Carried carried = carried(connection, edge.subject(), total);
             long distinct = carried.messages();
             long pending = info == null ? distinct : info.getNumPending() + info.getNumAckPending();
-            // A pipeline's parked events are counted once, on its first edge (the DLQ subject is per pipeline).
+            // A pipeline's parked events are counted once, on its first edge (the DLQ
+            // subject is per pipeline).
             long parked = !parkedCounted.add(edge.to()) ? 0
                     : parkedAfter.getOrDefault(edge.to(), 0L) - parkedBefore.getOrDefault(edge.to(), 0L);
             long deliveries = info == null ? 0 : info.getDelivered().getConsumerSequence();
@@ -153,9 +162,10 @@ final class RunReport {
                 }
             }
         }
-        // Done when every line was processed (drained, seen within a 0.1 s poll) and the last alert written.
-        Instant end = alerts.isEmpty() ? drained : Collections.max(List.of(drained,
-                Files.getLastModifiedTime(alertsFile).toInstant()));
+        // Done when every line was processed (drained, seen within a 0.1 s poll) and the
+        // last alert written.
+        Instant end = alerts.isEmpty() ? drained
+                : Collections.max(List.of(drained, Files.getLastModifiedTime(alertsFile).toInstant()));
         Report.Timing timing = new Report.Timing(stream.seconds(),
                 Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate(), steady);
         return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed,
@@ -166,16 +176,17 @@ final class RunReport {
      * What the distinct messages of a subject carry.
      *
      * @param messages distinct {@code Nats-Msg-Id}s
-     * @param events   events in them: a batch's elements, 1 for any other message
+     * @param events events in them: a batch's elements, 1 for any other message
      */
     private record Carried(long messages, long events) {
     }
 
     /**
-     * Counts the distinct {@code Nats-Msg-Id}s on a subject and the events they carry, with an ordered consumer: a
-     * message stored twice (a retry after the duplicate window) counts once.
-     *
-     * @throws IOException when fewer than {@code stored} messages could be read: the report is read again
+     * Counts the distinct {@code Nats-Msg-Id}s on a subject and the events they carry,
+     * with an ordered consumer: a message stored twice (a retry after the duplicate
+     * window) counts once.
+     * @throws IOException when fewer than {@code stored} messages could be read: the
+     * report is read again
      */
     private static Carried carried(Connection connection, String subject, long stored) throws Exception {
         if (stored == 0) {
@@ -186,7 +197,8 @@ final class RunReport {
         long read = 0;
         long events = 0;
         try (IterableConsumer consumer = connection.getStreamContext(VarpulisJetStream.ROUTING_STREAM)
-                .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject)).iterate()) {
+            .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject))
+            .iterate()) {
             while (read < stored) {
                 Message message = consumer.nextMessage(Duration.ofSeconds(5));
                 if (message == null) {
@@ -201,31 +213,39 @@ final class RunReport {
             }
         }
         if (read < stored) {
-            // A consumer that stalls (a server rejoining after a partition, an election) is a read to make again,
-            // never a count: taken as one event each, the unread messages made a false FAILED (partition scenario).
-            throw new IOException("read " + read + " of the " + stored + " messages stored on " + subject
-                    + " (no message for 5 s)");
+            // A consumer that stalls (a server rejoining after a partition, an election)
+            // is a read to make again,
+            // never a count: taken as one event each, the unread messages made a false
+            // FAILED (partition scenario).
+            throw new IOException(
+                    "read " + read + " of the " + stored + " messages stored on " + subject + " (no message for 5 s)");
         }
         return new Carried(ids.size(), events);
     }
 
-    /** @return the events a message carries: a batch's elements, else 1 (an undecodable message too) */
+    /**
+     * @return the events a message carries: a batch's elements, else 1 (an undecodable
+     * message too)
+     */
     private static long eventsIn(EventCodec codec, byte[] data) {
         try {
             Event event = codec.decode(data);
             return EventBatch.isBatch(event) ? EventBatch.elements(event).size() : 1;
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             return 1;
         }
     }
 
     /**
-     * Holds detect's state bucket to the reference, window by window: an alerted window must be alerted (its count
-     * frozen at the crossing), any other must hold the reference's count from as many distinct inputs (each failure
-     * counted once, none missed).
+     * Holds detect's state bucket to the reference, window by window: an alerted window
+     * must be alerted (its count frozen at the crossing), any other must hold the
+     * reference's count from as many distinct inputs (each failure counted once, none
+     * missed).
      */
     private Report.StateAudit auditState(Connection connection) throws Exception {
-        // A partitioned detect keeps each source's windows in its partition's bucket; the keys never overlap.
+        // A partitioned detect keeps each source's windows in its partition's bucket; the
+        // keys never overlap.
         Map<String, String> bucketOf = new HashMap<>();
         List<String> keys = new ArrayList<>();
         List<String> buckets = new ArrayList<>();
@@ -237,10 +257,13 @@ final class RunReport {
                     bucketOf.put(key, name);
                 }
                 buckets.add(name);
-            } catch (JetStreamApiException e) {
+            }
+            catch (JetStreamApiException e) {
                 if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
-                    // Not an answer about the bucket (a timeout while a killed server rejoins): the report is asked
-                    // again, rather than every window called missing (a false FAILED seen in fault scenario b).
+                    // Not an answer about the bucket (a timeout while a killed server
+                    // rejoins): the report is asked
+                    // again, rather than every window called missing (a false FAILED seen
+                    // in fault scenario b).
                     throw e;
                 }
                 // No bucket: every window shows as missing below.
@@ -252,29 +275,34 @@ final class RunReport {
         List<String> wrong = new ArrayList<>();
         for (Map.Entry<String, ExpectedAlerts.Window> entry : expected.windows().entrySet()) {
             ExpectedAlerts.Window window = entry.getValue();
-            // From the stream leader, as detect reads its state: a direct get may be answered by a replica that is
-            // still catching up after a restart, and call a window written meanwhile missing (fault scenario b). The
-            // key listing goes through an ordered consumer that may sit on such a replica too: a window it left out
+            // From the stream leader, as detect reads its state: a direct get may be
+            // answered by a replica that is
+            // still catching up after a restart, and call a window written meanwhile
+            // missing (fault scenario b). The
+            // key listing goes through an ordered consumer that may sit on such a replica
+            // too: a window it left out
             // is looked for in every bucket's leader before it is called missing.
             String bucket = bucketOf.get(entry.getKey());
             byte[] got = null;
             for (String candidate : bucket != null ? List.of(bucket) : buckets) {
                 got = JetStreamKeyValueState.readFromLeader(connection, candidate, entry.getKey(), AUDIT_READ_TIMEOUT)
-                        .orElse(null);
+                    .orElse(null);
                 if (got != null) {
                     break;
                 }
             }
-            String problem = compareWindow(window, got == null ? null : ExpectedAlerts.windowState(got,
-                    entry.getKey()));
+            String problem = compareWindow(window,
+                    got == null ? null : ExpectedAlerts.windowState(got, entry.getKey()));
             if (problem == null) {
                 applied += window.events();
                 if (window.state().alerted()) {
                     alertedWindows++;
-                } else {
+                }
+                else {
                     countedOnce += window.events();
                 }
-            } else if (wrong.size() < Report.LISTED) {
+            }
+            else if (wrong.size() < Report.LISTED) {
                 wrong.add(window.identity() + ": " + problem);
             }
         }
@@ -285,23 +313,29 @@ final class RunReport {
 
     /**
      * @param options {@code --detect-partitions}
-     * @return the streams the report reads: routed events, the DLQ, detect's state buckets
+     * @return the streams the report reads: routed events, the DLQ, detect's state
+     * buckets
      */
     static List<String> streams(DemoOptions options) {
         List<String> streams = new ArrayList<>(List.of(VarpulisJetStream.ROUTING_STREAM, VarpulisJetStream.DLQ_STREAM));
-        detectPartitions(options).forEach(p -> streams.add("KV_"
-                + JetStreamKeyValueState.bucketName(BruteForceDemo.GROUP, "detect", p)));
+        detectPartitions(options)
+            .forEach(p -> streams.add("KV_" + JetStreamKeyValueState.bucketName(BruteForceDemo.GROUP, "detect", p)));
         return streams;
     }
 
-    /** @return detect's partitions, {@link Partitioning#NONE} alone when it is unpartitioned */
+    /**
+     * @return detect's partitions, {@link Partitioning#NONE} alone when it is
+     * unpartitioned
+     */
     private static List<Integer> detectPartitions(DemoOptions options) {
         int partitions = options.detectPartitions();
-        return partitions == 1 ? List.of(Partitioning.NONE)
-                : IntStream.range(0, partitions).boxed().toList();
+        return partitions == 1 ? List.of(Partitioning.NONE) : IntStream.range(0, partitions).boxed().toList();
     }
 
-    /** @return what is wrong with a window's state, or {@code null} when it is the reference's */
+    /**
+     * @return what is wrong with a window's state, or {@code null} when it is the
+     * reference's
+     */
     private static String compareWindow(ExpectedAlerts.Window window, BruteForceDetector.WindowState got) {
         BruteForceDetector.WindowState want = window.state();
         if (got == null) {
@@ -317,16 +351,21 @@ final class RunReport {
         if (got.failures() == want.failures() && got.seen().size() == want.seen().size() && once) {
             return null;
         }
-        return got.failures() + " failures from " + got.seen().size() + " inputs" + (once ? "" : " (one counted "
-                + "twice)") + ", expected " + want.failures() + " from " + want.seen().size();
+        return got.failures() + " failures from " + got.seen().size() + " inputs"
+                + (once ? "" : " (one counted " + "twice)") + ", expected " + want.failures() + " from "
+                + want.seen().size();
     }
 
-    /** @return messages stored on the routing stream per subject of the group */
+    /**
+     * @return messages stored on the routing stream per subject of the group
+     */
     private static Map<String, Long> storedPerSubject(JetStreamManagement jsm) throws Exception {
         Map<String, Long> counts = new LinkedHashMap<>();
-        List<Subject> subjects = jsm.getStreamInfo(VarpulisJetStream.ROUTING_STREAM,
-                StreamInfoOptions.filterSubjects("varpulis.cluster.pipeline." + BruteForceDemo.GROUP + ".>"))
-                .getStreamState().getSubjects();
+        List<Subject> subjects = jsm
+            .getStreamInfo(VarpulisJetStream.ROUTING_STREAM,
+                    StreamInfoOptions.filterSubjects("varpulis.cluster.pipeline." + BruteForceDemo.GROUP + ".>"))
+            .getStreamState()
+            .getSubjects();
         if (subjects != null) {
             subjects.forEach(s -> counts.put(s.getName(), s.getCount()));
         }
@@ -334,23 +373,28 @@ final class RunReport {
     }
 
     /**
-     * @param jsm   a connection's
+     * @param jsm a connection's
      * @param group the group
-     * @return events parked in the DLQ per pipeline of the group (pipelines with none left out)
-     * @throws IOException           when NATS does not answer
+     * @return events parked in the DLQ per pipeline of the group (pipelines with none
+     * left out)
+     * @throws IOException when NATS does not answer
      * @throws JetStreamApiException when the DLQ stream does not exist
      */
     static Map<String, Long> parked(JetStreamManagement jsm, PipelineGroupSpec group) throws Exception {
         Map<String, Long> counts = new LinkedHashMap<>();
-        List<Subject> subjects = jsm.getStreamInfo(VarpulisJetStream.DLQ_STREAM,
-                StreamInfoOptions.filterSubjects(DurableNames.DLQ_ROOT + ".>")).getStreamState().getSubjects();
+        List<Subject> subjects = jsm
+            .getStreamInfo(VarpulisJetStream.DLQ_STREAM, StreamInfoOptions.filterSubjects(DurableNames.DLQ_ROOT + ".>"))
+            .getStreamState()
+            .getSubjects();
         if (subjects != null) {
             for (PipelineSpec pipeline : group.pipelines()) {
                 String subject = DurableNames.dlqSubject(pipeline.name());
-                subjects.stream().filter(s -> s.getName().equals(subject))
-                        .forEach(s -> counts.put(pipeline.name(), s.getCount()));
+                subjects.stream()
+                    .filter(s -> s.getName().equals(subject))
+                    .forEach(s -> counts.put(pipeline.name(), s.getCount()));
             }
         }
         return counts;
     }
+
 }

@@ -7,17 +7,19 @@ import java.util.List;
 /**
  * Who asks for a write operation, for the audit line.
  *
- * @param principal the authenticated principal's name, or {@code null} when the request was not authenticated
- * @param roles     the principal's roles ({@code VIEWER}, {@code OPERATOR}, {@code ADMIN}); empty when unknown
- * @param address   the remote address the request came from, or {@code null} when unknown (Actuator operations do
- *                  not see it)
+ * @param principal the authenticated principal's name, or {@code null} when the request
+ * was not authenticated
+ * @param roles the principal's roles ({@code VIEWER}, {@code OPERATOR}, {@code ADMIN});
+ * empty when unknown
+ * @param address the remote address the request came from, or {@code null} when unknown
+ * (Actuator operations do not see it)
  */
 public record Caller(String principal, List<String> roles, String address) {
 
     /**
      * @param principal the authenticated principal's name, or {@code null}
-     * @param roles     its roles, or {@code null} for none
-     * @param address   the remote address, or {@code null}
+     * @param roles its roles, or {@code null} for none
+     * @param address the remote address, or {@code null}
      */
     public Caller {
         roles = roles == null ? List.of() : List.copyOf(roles);
@@ -25,7 +27,7 @@ public record Caller(String principal, List<String> roles, String address) {
 
     /**
      * @param principal the authenticated principal's name, or {@code null}
-     * @param address   the remote address, or {@code null}
+     * @param address the remote address, or {@code null}
      */
     public Caller(String principal, String address) {
         this(principal, List.of(), address);
@@ -39,7 +41,8 @@ public record Caller(String principal, List<String> roles, String address) {
     }
 
     /**
-     * @return {@link AuditLog#describe}: {@code alice [OPERATOR]}, or {@code anonymous@10.0.0.7}
+     * @return {@link AuditLog#describe}: {@code alice [OPERATOR]}, or
+     * {@code anonymous@10.0.0.7}
      */
     public String describe() {
         return AuditLog.describe(principal, roles, address);

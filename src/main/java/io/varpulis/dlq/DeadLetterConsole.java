@@ -41,18 +41,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The dead-letter console over {@code VARPULIS_DLQ}: list, show, replay and purge parked events with the JetStream
- * management API. It reads the stream by sequence and never consumes it: nothing leaves the DLQ unless an operator
- * asks (ADR-007, no automatic DLQ consumer).
- * <p>Replay re-publishes an envelope's original payload to its {@code original_subject} through the
- * {@link ClusterTransport}, with a fresh {@code Nats-Msg-Id} {@code replay:{dlq sequence}:{uuid}} (the original id
- * may still sit in the routing stream's duplicate window), waits for the PubAck, and only then deletes the parked
+ * The dead-letter console over {@code VARPULIS_DLQ}: list, show, replay and purge parked
+ * events with the JetStream management API. It reads the stream by sequence and never
+ * consumes it: nothing leaves the DLQ unless an operator asks (ADR-007, no automatic DLQ
+ * consumer).
+ * <p>
+ * Replay re-publishes an envelope's original payload to its {@code original_subject}
+ * through the {@link ClusterTransport}, with a fresh {@code Nats-Msg-Id}
+ * {@code replay:{dlq sequence}:{uuid}} (the original id may still sit in the routing
+ * stream's duplicate window), waits for the PubAck, and only then deletes the parked
  * copy: a crash between the two replays an event twice, never loses it.
- * <p>Replay and purge are refused unless {@code varpulis.dlq.write-enabled=true}; every write, refused or done,
- * logs one line in the node's audit log ({@link AuditLog}: who, what, how many).
- * <p>One class, longer than most: list, show, replay and purge read the same envelopes (both forms, SPEC section 4)
- * through the same paging budget, and the writes share one lock and one audit; split, a replay and a purge of the
- * same sequence could interleave.
+ * <p>
+ * Replay and purge are refused unless {@code varpulis.dlq.write-enabled=true}; every
+ * write, refused or done, logs one line in the node's audit log ({@link AuditLog}: who,
+ * what, how many).
+ * <p>
+ * One class, longer than most: list, show, replay and purge read the same envelopes (both
+ * forms, SPEC section 4) through the same paging budget, and the writes share one lock
+ * and one audit; split, a replay and a purge of the same sequence could interleave.
  */
 public class DeadLetterConsole {
 
@@ -60,53 +66,65 @@ public class DeadLetterConsole {
     static final String ALL_SUBJECTS = DurableNames.DLQ_ROOT + ".>";
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterConsole.class);
+
     private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {
     };
+
     private static final String STREAM = VarpulisJetStream.DLQ_STREAM;
 
     /**
-     * Largest backward step of a list walk. The walk reads forward inside each step, so a step bounds the events
-     * read beyond the page; doubling up to it finds a unit with few events among 100 000 in about 100 requests.
+     * Largest backward step of a list walk. The walk reads forward inside each step, so a
+     * step bounds the events read beyond the page; doubling up to it finds a unit with
+     * few events among 100 000 in about 100 requests.
      */
     private static final int MAX_WINDOW = 1024;
 
     private final JetStreamManagement jsm;
+
     private final ClusterTransport transport;
+
     private final ObjectMapper mapper;
+
     private final ObjectReader envelopes;
+
     private final DeadLetterProperties properties;
 
     /**
      * @param connection an open connection to a JetStream-enabled server
-     * @param transport  re-publishes replayed events (on JetStream, so the replay is confirmed by a PubAck)
-     * @param mapper     reads death envelopes
+     * @param transport re-publishes replayed events (on JetStream, so the replay is
+     * confirmed by a PubAck)
+     * @param mapper reads death envelopes
      * @param properties page sizes, replay bounds, and whether writes are enabled
-     * @throws IllegalStateException when the connection cannot open the JetStream management API
+     * @throws IllegalStateException when the connection cannot open the JetStream
+     * management API
      */
     public DeadLetterConsole(Connection connection, ClusterTransport transport, ObjectMapper mapper,
-                             DeadLetterProperties properties) {
+            DeadLetterProperties properties) {
         try {
             this.jsm = connection.jetStreamManagement();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException("cannot open the JetStream management API: " + e.getMessage(), e);
         }
         this.transport = transport;
         this.mapper = mapper;
         // Fields a newer parker adds must not make an envelope unreplayable.
         this.envelopes = mapper.readerFor(DeathEnvelope.class)
-                .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         this.properties = properties;
     }
 
     /**
-     * Lists parked events, newest first, in a page bounded twice: by count ({@code limit}) and by bytes
-     * ({@code varpulis.dlq.max-page-bytes}, the events' JSON); payloads longer than
-     * {@code varpulis.dlq.max-payload-shown} are cut ({@code payload_truncated}) and {@link #show(long)} gives one
-     * whole. A page the byte budget ended says so in its {@code note}; {@code next_before} leads on either way.
-     *
+     * Lists parked events, newest first, in a page bounded twice: by count
+     * ({@code limit}) and by bytes ({@code varpulis.dlq.max-page-bytes}, the events'
+     * JSON); payloads longer than {@code varpulis.dlq.max-payload-shown} are cut
+     * ({@code payload_truncated}) and {@link #show(long)} gives one whole. A page the
+     * byte budget ended says so in its {@code note}; {@code next_before} leads on either
+     * way.
      * @param query unit, time range, cursor and page size, all optional
      * @return one page; {@code next_before} leads to the next older one
-     * @throws IllegalArgumentException        when the limit is below 1 or above {@code varpulis.dlq.max-page-size}
+     * @throws IllegalArgumentException when the limit is below 1 or above
+     * {@code varpulis.dlq.max-page-size}
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public DeadLetterPage list(DeadLetterQuery query) {
@@ -117,8 +135,12 @@ public class DeadLetterConsole {
         }
         String filter = query.unit() == null ? ALL_SUBJECTS : DurableNames.dlqSubject(query.unit());
         StreamState state = state(filter);
-        long depth = query.unit() == null ? state.getMsgCount() : state.getSubjects().stream()
-                .filter(subject -> subject.getName().equals(filter)).mapToLong(Subject::getCount).sum();
+        long depth = query.unit() == null ? state.getMsgCount()
+                : state.getSubjects()
+                    .stream()
+                    .filter(subject -> subject.getName().equals(filter))
+                    .mapToLong(Subject::getCount)
+                    .sum();
         long lo = state.getFirstSequence();
         long hi = state.getLastSequence();
         if (query.before() != null) {
@@ -135,7 +157,7 @@ public class DeadLetterConsole {
         long bytes = 0;
         boolean full = false;
         int window = limit;
-        for (long top = hi; top >= lo && events.size() < limit && !full; ) {
+        for (long top = hi; top >= lo && events.size() < limit && !full;) {
             long bottom = Math.max(lo, top - window + 1);
             Newest chunk = newest(bottom, top, filter, limit - events.size(), budget - bytes, events.isEmpty());
             events.addAll(chunk.events());
@@ -158,8 +180,9 @@ public class DeadLetterConsole {
 
     /**
      * @param sequence a DLQ sequence given by a caller
-     * @throws IllegalArgumentException when it is below 1, where stream sequences start: the caller's mistake, not
-     *                                  JetStream being away (which answers such a request "bad request")
+     * @throws IllegalArgumentException when it is below 1, where stream sequences start:
+     * the caller's mistake, not JetStream being away (which answers such a request "bad
+     * request")
      */
     static void requireSequence(long sequence) {
         if (sequence < 1) {
@@ -170,41 +193,46 @@ public class DeadLetterConsole {
 
     /**
      * Shows one parked event with its whole death envelope.
-     *
      * @param sequence its {@code VARPULIS_DLQ} sequence
      * @return the event
-     * @throws IllegalArgumentException       when the sequence is below 1 (stream sequences start at 1)
-     * @throws ParkedEventNotFoundException    when there is none at that sequence
+     * @throws IllegalArgumentException when the sequence is below 1 (stream sequences
+     * start at 1)
+     * @throws ParkedEventNotFoundException when there is none at that sequence
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public ParkedEvent show(long sequence) {
         requireSequence(sequence);
         try {
             return parked(jsm.getMessage(STREAM, sequence));
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 throw new ParkedEventNotFoundException(sequence);
             }
             throw new DeadLetterUnavailableException("read " + STREAM + " sequence " + sequence, e);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new DeadLetterUnavailableException("read " + STREAM + " sequence " + sequence, e);
         }
     }
 
     /**
-     * Replays parked events, oldest first: re-publishes each original payload to its original subject, waits for
-     * the PubAck, then deletes the parked copy. A unit or all replay covers the events parked when it starts (an
-     * event parked again meanwhile waits for the next request), at most {@code varpulis.dlq.max-replay-batch} of
-     * them, and stops at the first publish that is not confirmed so that the events after it stay parked in order.
-     *
+     * Replays parked events, oldest first: re-publishes each original payload to its
+     * original subject, waits for the PubAck, then deletes the parked copy. A unit or all
+     * replay covers the events parked when it starts (an event parked again meanwhile
+     * waits for the next request), at most {@code varpulis.dlq.max-replay-batch} of them,
+     * and stops at the first publish that is not confirmed so that the events after it
+     * stay parked in order.
      * @param request exactly one of sequence, unit, all
-     * @param caller  who asks, for the audit line
+     * @param caller who asks, for the audit line
      * @return what was replayed and what failed
-     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
-     * @throws IllegalArgumentException          when the request is not exactly one of sequence, unit, all, or its
-     *                                           sequence is below 1
-     * @throws ParkedEventNotFoundException      when a requested sequence holds no parked event
-     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled}
+     * is not {@code true}
+     * @throws IllegalArgumentException when the request is not exactly one of sequence,
+     * unit, all, or its sequence is below 1
+     * @throws ParkedEventNotFoundException when a requested sequence holds no parked
+     * event
+     * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public synchronized ReplayReport replay(ReplayRequest request, Caller caller) {
         request.validate();
@@ -213,7 +241,8 @@ public class DeadLetterConsole {
         ReplayRun run = new ReplayRun();
         if (request.sequence() != null) {
             run.replay(show(request.sequence()));
-        } else {
+        }
+        else {
             String filter = request.unit() != null ? DurableNames.dlqSubject(request.unit()) : ALL_SUBJECTS;
             StreamState state = state(filter);
             long last = state.getLastSequence();
@@ -232,22 +261,22 @@ public class DeadLetterConsole {
             }
         }
         ReplayReport report = new ReplayReport(run.replayed, run.failed, run.more, run.stopped);
-        AuditLog.done(caller.describe(), "DLQ " + action + ": " + report.replayedCount() + " replayed, "
-                + report.failedCount() + " failed" + (run.more ? ", more left" : "")
-                + (run.stopped == null ? "" : ", stopped: " + run.stopped));
+        AuditLog.done(caller.describe(),
+                "DLQ " + action + ": " + report.replayedCount() + " replayed, " + report.failedCount() + " failed"
+                        + (run.more ? ", more left" : "") + (run.stopped == null ? "" : ", stopped: " + run.stopped));
         return report;
     }
 
     /**
      * Deletes one parked event without replaying it.
-     *
      * @param sequence its {@code VARPULIS_DLQ} sequence
-     * @param caller   who asks, for the audit line
+     * @param caller who asks, for the audit line
      * @return {@code purged = 1}
-     * @throws IllegalArgumentException          when the sequence is below 1
-     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
-     * @throws ParkedEventNotFoundException      when there is none at that sequence
-     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     * @throws IllegalArgumentException when the sequence is below 1
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled}
+     * is not {@code true}
+     * @throws ParkedEventNotFoundException when there is none at that sequence
+     * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public synchronized PurgeReport purge(long sequence, Caller caller) {
         requireSequence(sequence);
@@ -261,13 +290,13 @@ public class DeadLetterConsole {
 
     /**
      * Deletes every event parked for one unit, without replaying them.
-     *
-     * @param unit   the pipeline, or {@code coordinator:{id}}
+     * @param unit the pipeline, or {@code coordinator:{id}}
      * @param caller who asks, for the audit line
      * @return how many were deleted
-     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled} is not {@code true}
-     * @throws IllegalArgumentException          when the unit is blank
-     * @throws DeadLetterUnavailableException    when the JetStream API does not answer
+     * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled}
+     * is not {@code true}
+     * @throws IllegalArgumentException when the unit is blank
+     * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public synchronized PurgeReport purgeUnit(String unit, Caller caller) {
         if (unit == null || unit.isBlank()) {
@@ -281,7 +310,8 @@ public class DeadLetterConsole {
             long purged = jsm.purgeStream(STREAM, PurgeOptions.subject(subject)).getPurged();
             AuditLog.done(caller.describe(), "DLQ purge " + target + ": " + purged + " purged");
             return new PurgeReport(target, purged);
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             throw new DeadLetterUnavailableException("purge " + subject + " from " + STREAM, e);
         }
     }
@@ -304,22 +334,24 @@ public class DeadLetterConsole {
     private StreamState state(String filter) {
         try {
             return jsm.getStreamInfo(STREAM, StreamInfoOptions.filterSubjects(filter)).getStreamState();
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             throw new DeadLetterUnavailableException("read the state of " + STREAM, e);
         }
     }
 
     /**
-     * The newest parked events with sequences in [from, to] matching the filter, newest first: at most {@code need}
-     * of them, and at most {@code room} bytes of JSON unless {@code atLeastOne} (so that paging always moves on).
-     * Read forward, keeping only what may be shown, so memory stays within the page's budget whatever the events'
+     * The newest parked events with sequences in [from, to] matching the filter, newest
+     * first: at most {@code need} of them, and at most {@code room} bytes of JSON unless
+     * {@code atLeastOne} (so that paging always moves on). Read forward, keeping only
+     * what may be shown, so memory stays within the page's budget whatever the events'
      * size.
      */
     private Newest newest(long from, long to, String filter, int need, long room, boolean atLeastOne) {
         ArrayDeque<Sized> kept = new ArrayDeque<>();
         long bytes = 0;
         boolean full = false;
-        for (long position = from; position <= to; ) {
+        for (long position = from; position <= to;) {
             Optional<MessageInfo> message = next(position, filter).filter(m -> m.getSeq() <= to);
             if (message.isEmpty()) {
                 break;
@@ -339,7 +371,9 @@ public class DeadLetterConsole {
         return new Newest(events, bytes, full);
     }
 
-    /** A page's event as a list shows it: a payload longer than max-payload-shown is cut. */
+    /**
+     * A page's event as a list shows it: a payload longer than max-payload-shown is cut.
+     */
     private ParkedEvent shown(ParkedEvent event) {
         long shown = properties.getMaxPayloadShown().toBytes();
         if (event.envelope() == null) {
@@ -360,7 +394,8 @@ public class DeadLetterConsole {
     private long json(ParkedEvent event) {
         try {
             return mapper.writeValueAsBytes(event).length;
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException("cannot measure parked event " + event.sequence(), e);
         }
     }
@@ -372,8 +407,9 @@ public class DeadLetterConsole {
     }
 
     /**
-     * The smallest position in [lo, hi + 1] from which the next stored message is at or after the instant, by
-     * binary search: store times grow with the sequence. {@code hi + 1} when every message is older.
+     * The smallest position in [lo, hi + 1] from which the next stored message is at or
+     * after the instant, by binary search: store times grow with the sequence.
+     * {@code hi + 1} when every message is older.
      */
     private long firstPositionAtOrAfter(Instant instant, long lo, long hi) {
         long a = lo;
@@ -383,7 +419,8 @@ public class DeadLetterConsole {
             Optional<MessageInfo> message = next(mid, ALL_SUBJECTS).filter(m -> m.getSeq() <= hi);
             if (message.isEmpty() || !message.get().getTime().toInstant().isBefore(instant)) {
                 b = mid;
-            } else {
+            }
+            else {
                 a = message.get().getSeq() + 1;
             }
         }
@@ -394,12 +431,14 @@ public class DeadLetterConsole {
     private Optional<MessageInfo> next(long sequence, String filter) {
         try {
             return Optional.of(jsm.getNextMessage(STREAM, Math.max(1, sequence), filter));
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 return Optional.empty();
             }
             throw new DeadLetterUnavailableException("read " + STREAM + " from sequence " + sequence, e);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new DeadLetterUnavailableException("read " + STREAM + " from sequence " + sequence, e);
         }
     }
@@ -409,12 +448,14 @@ public class DeadLetterConsole {
             if (!jsm.deleteMessage(STREAM, sequence)) {
                 throw new ParkedEventNotFoundException(sequence);
             }
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.NO_MESSAGE_FOUND) {
                 throw new ParkedEventNotFoundException(sequence);
             }
             throw new DeadLetterUnavailableException("delete " + STREAM + " sequence " + sequence, e);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new DeadLetterUnavailableException("delete " + STREAM + " sequence " + sequence, e);
         }
     }
@@ -433,17 +474,21 @@ public class DeadLetterConsole {
             if (envelope != null && envelope.isObject()) {
                 Map<String, Object> fields = ParkedTrace.shown(mapper.convertValue(envelope, JSON_OBJECT),
                         message.getHeaders());
-                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_JSON,
-                        fields, payloadBytes(fields), null, null);
+                return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_JSON, fields,
+                        payloadBytes(fields), null, null);
             }
-        } catch (IOException notJson) {
+        }
+        catch (IOException notJson) {
             log.debug("{} sequence {} is not JSON: {}", STREAM, message.getSeq(), notJson.getMessage());
         }
         return new ParkedEvent(message.getSeq(), message.getSubject(), storedAt, ParkedEvent.FORM_UNKNOWN, null,
                 (long) data.length, null, new String(data, StandardCharsets.UTF_8));
     }
 
-    /** The original payload's size from a JSON envelope's {@code payload} or {@code payload_base64}. */
+    /**
+     * The original payload's size from a JSON envelope's {@code payload} or
+     * {@code payload_base64}.
+     */
     private static Long payloadBytes(Map<String, Object> envelope) {
         if (envelope.get("payload_base64") instanceof String base64) {
             int padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
@@ -459,8 +504,11 @@ public class DeadLetterConsole {
     private final class ReplayRun {
 
         private final List<ReplayReport.Replayed> replayed = new ArrayList<>();
+
         private final List<ReplayReport.Failed> failed = new ArrayList<>();
+
         private boolean more;
+
         private String stopped;
 
         int count() {
@@ -471,8 +519,10 @@ public class DeadLetterConsole {
             long sequence = event.sequence();
             DeathEnvelope envelope;
             try {
-                envelope = event.envelope() == null ? null : envelopes.readValue((JsonNode) mapper.valueToTree(event.envelope()));
-            } catch (IOException | IllegalArgumentException e) {
+                envelope = event.envelope() == null ? null
+                        : envelopes.readValue((JsonNode) mapper.valueToTree(event.envelope()));
+            }
+            catch (IOException | IllegalArgumentException e) {
                 envelope = null;
             }
             if (envelope == null || envelope.originalSubject() == null || envelope.originalSubject().isBlank()) {
@@ -485,14 +535,17 @@ public class DeadLetterConsole {
             }
             PublishReceipt receipt;
             try {
-                receipt = transport.publish(new OutboundMessage(envelope.originalSubject(),
-                                envelope.originalPayload(), "replay:" + sequence + ":" + UUID.randomUUID())
-                                .withHeaders(ParkedTrace.replayHeaders(event)))
-                        .get(properties.getReplayTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                receipt = transport
+                    .publish(new OutboundMessage(envelope.originalSubject(), envelope.originalPayload(),
+                            "replay:" + sequence + ":" + UUID.randomUUID())
+                        .withHeaders(ParkedTrace.replayHeaders(event)))
+                    .get(properties.getReplayTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (ExecutionException | TimeoutException | RuntimeException e) {
                 unconfirmed(event, notConfirmed(envelope.originalSubject(), e));
                 return;
-            } catch (InterruptedException e) {
+            }
+            catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 unconfirmed(event, "publish to " + envelope.originalSubject() + " was interrupted");
                 return;
@@ -503,21 +556,23 @@ public class DeadLetterConsole {
             }
             try {
                 delete(sequence);
-            } catch (RuntimeException e) {
-                fail(event, "replayed to " + envelope.originalSubject() + " (" + receipt.stream() + " sequence "
-                        + receipt.sequence() + ") but not removed from " + STREAM + ": " + e.getMessage()
-                        + "; purge sequence " + sequence + " so that it is not replayed twice");
+            }
+            catch (RuntimeException e) {
+                fail(event,
+                        "replayed to " + envelope.originalSubject() + " (" + receipt.stream() + " sequence "
+                                + receipt.sequence() + ") but not removed from " + STREAM + ": " + e.getMessage()
+                                + "; purge sequence " + sequence + " so that it is not replayed twice");
                 return;
             }
             log.info("replayed {} sequence {} to {} ({} sequence {})", STREAM, sequence, envelope.originalSubject(),
                     receipt.stream(), receipt.sequence());
-            replayed.add(new ReplayReport.Replayed(sequence, event.unit(), envelope.originalSubject(),
-                    receipt.stream(), receipt.sequence()));
+            replayed.add(new ReplayReport.Replayed(sequence, event.unit(), envelope.originalSubject(), receipt.stream(),
+                    receipt.sequence()));
         }
 
         private String notConfirmed(String subject, Exception error) {
-            Throwable cause = error instanceof ExecutionException && error.getCause() != null
-                    ? error.getCause() : error;
+            Throwable cause = error instanceof ExecutionException && error.getCause() != null ? error.getCause()
+                    : error;
             if (cause instanceof TimeoutException) {
                 return "publish to " + subject + " was not confirmed: no PubAck within "
                         + properties.getReplayTimeout().toMillis() + " ms";
@@ -535,5 +590,7 @@ public class DeadLetterConsole {
             log.warn("replay of {} sequence {} failed: {}", STREAM, event.sequence(), error);
             failed.add(new ReplayReport.Failed(event.sequence(), event.unit(), error));
         }
+
     }
+
 }

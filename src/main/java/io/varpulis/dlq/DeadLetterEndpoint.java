@@ -19,18 +19,20 @@ import java.util.function.Supplier;
 /**
  * Actuator endpoint {@code dlq}, the dead-letter console of {@code VARPULIS_DLQ}:
  * <ul>
- * <li>{@code GET /actuator/dlq?unit=&since=&until=&before=&limit=}: a {@link DeadLetterPage}, newest first
- * ({@code since}/{@code until}: RFC 3339 or unix seconds; {@code before}: the previous page's
- * {@code next_before});</li>
- * <li>{@code GET /actuator/dlq/{sequence}}: one {@link ParkedEvent} with its whole death envelope;</li>
- * <li>{@code POST /actuator/dlq} with {@code {"sequence": 42}}, {@code {"unit": "detect"}} or {@code {"all": true}}:
- * replays, answers a {@link ReplayReport};</li>
- * <li>{@code DELETE /actuator/dlq/{sequence}} and {@code DELETE /actuator/dlq?unit=detect}: purges, answers a
- * {@link PurgeReport}.</li>
+ * <li>{@code GET /actuator/dlq?unit=&since=&until=&before=&limit=}: a
+ * {@link DeadLetterPage}, newest first ({@code since}/{@code until}: RFC 3339 or unix
+ * seconds; {@code before}: the previous page's {@code next_before});</li>
+ * <li>{@code GET /actuator/dlq/{sequence}}: one {@link ParkedEvent} with its whole death
+ * envelope;</li>
+ * <li>{@code POST /actuator/dlq} with {@code {"sequence": 42}}, {@code {"unit":
+ * "detect"}} or {@code {"all": true}}: replays, answers a {@link ReplayReport};</li>
+ * <li>{@code DELETE /actuator/dlq/{sequence}} and
+ * {@code DELETE /actuator/dlq?unit=detect}: purges, answers a {@link PurgeReport}.</li>
  * </ul>
- * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled: {@code varpulis.dlq.write-enabled}),
- * 404 (no such sequence) or 503 (JetStream did not answer). The audit line names the authenticated principal and
- * its roles, or {@code anonymous}.
+ * Errors are {@code {"error": "..."}} with 400 (bad input), 403 (writes disabled:
+ * {@code varpulis.dlq.write-enabled}), 404 (no such sequence) or 503 (JetStream did not
+ * answer). The audit line names the authenticated principal and its roles, or
+ * {@code anonymous}.
  */
 @Endpoint(id = "dlq")
 public class DeadLetterEndpoint {
@@ -45,16 +47,16 @@ public class DeadLetterEndpoint {
     }
 
     /**
-     * @param unit   only this unit's events, or all
-     * @param since  only events parked at or after this time
-     * @param until  only events parked before this time
+     * @param unit only this unit's events, or all
+     * @param since only events parked at or after this time
+     * @param until only events parked before this time
      * @param before only events below this DLQ sequence (paging cursor)
-     * @param limit  page size
+     * @param limit page size
      * @return 200 with a {@link DeadLetterPage}, or an error
      */
     @ReadOperation
     public WebEndpointResponse<Object> list(@Nullable String unit, @Nullable String since, @Nullable String until,
-                                            @Nullable Long before, @Nullable Integer limit) {
+            @Nullable Long before, @Nullable Integer limit) {
         return respond(() -> console.list(DeadLetterQuery.of(unit, since, until, before, limit)));
     }
 
@@ -69,21 +71,23 @@ public class DeadLetterEndpoint {
 
     /**
      * @param sequence one event's DLQ sequence
-     * @param unit     one unit's events
-     * @param all      {@code true} for every parked event
+     * @param unit one unit's events
+     * @param all {@code true} for every parked event
      * @param security the caller's identity, for the audit line
-     * @return 200 with a {@link ReplayReport}, 400 unless exactly one target is given, 403 when writes are disabled
+     * @return 200 with a {@link ReplayReport}, 400 unless exactly one target is given,
+     * 403 when writes are disabled
      */
     @WriteOperation
     public WebEndpointResponse<Object> replay(@Nullable Long sequence, @Nullable String unit, @Nullable Boolean all,
-                                              SecurityContext security) {
+            SecurityContext security) {
         return respond(() -> console.replay(new ReplayRequest(sequence, unit, all), caller(security)));
     }
 
     /**
      * @param sequence the DLQ sequence
      * @param security the caller's identity, for the audit line
-     * @return 200 with a {@link PurgeReport}, 403 when writes are disabled, 404 when there is none
+     * @return 200 with a {@link PurgeReport}, 403 when writes are disabled, 404 when
+     * there is none
      */
     @DeleteOperation
     public WebEndpointResponse<Object> purge(@Selector long sequence, SecurityContext security) {
@@ -91,9 +95,10 @@ public class DeadLetterEndpoint {
     }
 
     /**
-     * @param unit     the unit whose events are deleted
+     * @param unit the unit whose events are deleted
      * @param security the caller's identity, for the audit line
-     * @return 200 with a {@link PurgeReport}, 400 without a unit, 403 when writes are disabled
+     * @return 200 with a {@link PurgeReport}, 400 without a unit, 403 when writes are
+     * disabled
      */
     @DeleteOperation
     public WebEndpointResponse<Object> purgeUnit(@Nullable String unit, SecurityContext security) {
@@ -105,21 +110,27 @@ public class DeadLetterEndpoint {
         if (principal == null) {
             return Caller.anonymous();
         }
-        List<String> roles = Arrays.stream(NodeRole.values()).map(NodeRole::name).filter(security::isUserInRole)
-                .toList();
+        List<String> roles = Arrays.stream(NodeRole.values())
+            .map(NodeRole::name)
+            .filter(security::isUserInRole)
+            .toList();
         return new Caller(principal.getName(), roles, null);
     }
 
     private static WebEndpointResponse<Object> respond(Supplier<Object> operation) {
         try {
             return new WebEndpointResponse<>(operation.get(), WebEndpointResponse.STATUS_OK);
-        } catch (IllegalArgumentException e) {
+        }
+        catch (IllegalArgumentException e) {
             return error(WebEndpointResponse.STATUS_BAD_REQUEST, e);
-        } catch (DeadLetterWritesDisabledException e) {
+        }
+        catch (DeadLetterWritesDisabledException e) {
             return error(403, e);
-        } catch (ParkedEventNotFoundException e) {
+        }
+        catch (ParkedEventNotFoundException e) {
             return error(WebEndpointResponse.STATUS_NOT_FOUND, e);
-        } catch (DeadLetterUnavailableException e) {
+        }
+        catch (DeadLetterUnavailableException e) {
             return error(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE, e);
         }
     }
@@ -127,4 +138,5 @@ public class DeadLetterEndpoint {
     private static WebEndpointResponse<Object> error(int status, RuntimeException e) {
         return new WebEndpointResponse<>(Map.of("error", e.getMessage()), status);
     }
+
 }

@@ -12,39 +12,46 @@ import java.time.Duration;
 public class DeadLetterProperties {
 
     /**
-     * Whether replay and purge are allowed. Off by default: listing parked events is harmless, re-publishing or
-     * deleting them is an operator decision, so a node must opt in.
+     * Whether replay and purge are allowed. Off by default: listing parked events is
+     * harmless, re-publishing or deleting them is an operator decision, so a node must
+     * opt in.
      */
     private boolean writeEnabled = false;
 
     /** Parked events per page when a list request gives no limit. */
     private int pageSize = 50;
 
-    /** Most parked events one list request may ask for; each costs one JetStream API request. */
+    /**
+     * Most parked events one list request may ask for; each costs one JetStream API
+     * request.
+     */
     private int maxPageSize = 500;
 
     /**
-     * Most bytes of parked events one list page holds (the events' JSON), besides its count: a page ends before the
-     * event that would pass it, and says so; {@code next_before} gets the rest. Bounds what a list costs the node's
-     * heap and the client, whatever the events' size (one page always holds at least one event).
+     * Most bytes of parked events one list page holds (the events' JSON), besides its
+     * count: a page ends before the event that would pass it, and says so;
+     * {@code next_before} gets the rest. Bounds what a list costs the node's heap and the
+     * client, whatever the events' size (one page always holds at least one event).
      */
     private DataSize maxPageBytes = DataSize.ofMegabytes(4);
 
     /**
-     * Payloads longer than this are cut in a list page ({@code payload_truncated: true}, with their full
-     * {@code payload_bytes}); showing one event by its sequence gives it whole.
+     * Payloads longer than this are cut in a list page ({@code payload_truncated: true},
+     * with their full {@code payload_bytes}); showing one event by its sequence gives it
+     * whole.
      */
     private DataSize maxPayloadShown = DataSize.ofKilobytes(64);
 
     /**
-     * How long a replay waits for each event's PubAck; an event not confirmed in time stays parked and the replay
-     * stops there, so the events after it keep their order.
+     * How long a replay waits for each event's PubAck; an event not confirmed in time
+     * stays parked and the replay stops there, so the events after it keep their order.
      */
     private Duration replayTimeout = Duration.ofSeconds(10);
 
     /**
-     * Most events one replay request re-publishes (by unit or all); the report says when more are left, and the
-     * operator repeats the request. Bounds how long one HTTP request runs.
+     * Most events one replay request re-publishes (by unit or all); the report says when
+     * more are left, and the operator repeats the request. Bounds how long one HTTP
+     * request runs.
      */
     private int maxReplayBatch = 1000;
 
@@ -103,4 +110,5 @@ public class DeadLetterProperties {
     public void setMaxReplayBatch(int maxReplayBatch) {
         this.maxReplayBatch = maxReplayBatch;
     }
+
 }

@@ -8,7 +8,5 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param target what was purged: {@code sequence 42} or {@code unit detect}
  * @param purged how many parked events were deleted
  */
-public record PurgeReport(
-        @JsonProperty("target") String target,
-        @JsonProperty("purged") long purged) {
+public record PurgeReport(@JsonProperty("target") String target, @JsonProperty("purged") long purged) {
 }

@@ -3,16 +3,15 @@ package io.varpulis.dlq;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
- * What to replay, JSON body of the replay operations: exactly one of {@code {"sequence": 42}},
- * {@code {"unit": "detect"}} or {@code {"all": true}}.
+ * What to replay, JSON body of the replay operations: exactly one of {@code {"sequence":
+ * 42}}, {@code {"unit": "detect"}} or {@code {"all": true}}.
  *
  * @param sequence one parked event, by its DLQ sequence
- * @param unit     every event parked for this unit (the pipeline, or {@code coordinator:{id}})
- * @param all      {@code true} for every parked event
+ * @param unit every event parked for this unit (the pipeline, or
+ * {@code coordinator:{id}})
+ * @param all {@code true} for every parked event
  */
-public record ReplayRequest(
-        @JsonProperty("sequence") Long sequence,
-        @JsonProperty("unit") String unit,
+public record ReplayRequest(@JsonProperty("sequence") Long sequence, @JsonProperty("unit") String unit,
         @JsonProperty("all") Boolean all) {
 
     /**
@@ -40,8 +39,8 @@ public record ReplayRequest(
 
     /**
      * @return this request
-     * @throws IllegalArgumentException unless exactly one of sequence, unit and {@code all=true} is given, or when
-     *                                  the sequence is below 1
+     * @throws IllegalArgumentException unless exactly one of sequence, unit and
+     * {@code all=true} is given, or when the sequence is below 1
      */
     public ReplayRequest validate() {
         int given = (sequence != null ? 1 : 0) + (unit != null && !unit.isBlank() ? 1 : 0)
@@ -57,7 +56,8 @@ public record ReplayRequest(
     }
 
     /**
-     * @return what the request targets, for the audit line ({@code sequence 42}, {@code unit detect}, {@code all})
+     * @return what the request targets, for the audit line ({@code sequence 42},
+     * {@code unit detect}, {@code all})
      */
     public String describe() {
         if (sequence != null) {

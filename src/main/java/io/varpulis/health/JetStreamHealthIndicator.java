@@ -26,47 +26,59 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Health component {@code jetstream}: UP when every declared stream and every durable consumer in use exists and the
- * connected server reaches every stream's leader; DOWN, with the server named in {@code server} and a {@code reason}
- * that says what to do, when JetStream is disabled on that server, a stream has no leader (no quorum), the server's
- * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach}, issue 25). These last ones
- * are transient (a stream leader election shows them on every node at once): they turn the component DOWN only once
- * they have lasted {@code down-after} ({@code varpulis.nats.jetstream.leader-reach.down-after}); meanwhile it stays
- * UP with the {@code problem} and its {@code since} in its details. JetStream disabled on the server is DOWN at once:
- * its INFO says so, or (a server whose JetStream was disabled under a live connection, issue 30) the leader of a
- * stream has not heard from the server's replica for {@link JetStreamReach#REPLICA_SILENT}.
- * Details: {@code streams} (per stream:
- * {@code present}, {@code messages}, {@code bytes}, and {@code drift} when its settings differ from the declaration),
- * {@code consumers} (per durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
- * (messages parked in {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was last asked).
- * <p>It answers at once whatever NATS is doing, because readiness probes time out (the chart's after 3 s) and a
- * JetStream request to a server that is away waits for its whole timeout: the server is asked in the background
- * every refresh interval, and a health check returns the last answer. While the connection is not connected the
- * component is DOWN without asking; when the last answer is older than three refresh intervals (a server that
- * accepts connections and never answers) it is DOWN and says since when.
+ * Health component {@code jetstream}: UP when every declared stream and every durable
+ * consumer in use exists and the connected server reaches every stream's leader; DOWN,
+ * with the server named in {@code server} and a {@code reason} that says what to do, when
+ * JetStream is disabled on that server, a stream has no leader (no quorum), the server's
+ * replica of a stream is offline, or JetStream does not answer ({@link JetStreamReach},
+ * issue 25). These last ones are transient (a stream leader election shows them on every
+ * node at once): they turn the component DOWN only once they have lasted
+ * {@code down-after} ({@code varpulis.nats.jetstream.leader-reach.down-after}); meanwhile
+ * it stays UP with the {@code problem} and its {@code since} in its details. JetStream
+ * disabled on the server is DOWN at once: its INFO says so, or (a server whose JetStream
+ * was disabled under a live connection, issue 30) the leader of a stream has not heard
+ * from the server's replica for {@link JetStreamReach#REPLICA_SILENT}. Details:
+ * {@code streams} (per stream: {@code present}, {@code messages}, {@code bytes}, and
+ * {@code drift} when its settings differ from the declaration), {@code consumers} (per
+ * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
+ * (messages parked in {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was
+ * last asked).
+ * <p>
+ * It answers at once whatever NATS is doing, because readiness probes time out (the
+ * chart's after 3 s) and a JetStream request to a server that is away waits for its whole
+ * timeout: the server is asked in the background every refresh interval, and a health
+ * check returns the last answer. While the connection is not connected the component is
+ * DOWN without asking; when the last answer is older than three refresh intervals (a
+ * server that accepts connections and never answers) it is DOWN and says since when.
  */
 public class JetStreamHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamHealthIndicator.class);
 
     private final JetStreamAdmin admin;
+
     private final Connection connection;
+
     private final Duration refreshInterval;
+
     private final ScheduledExecutorService refresher;
+
     private final ProblemGrace grace;
+
     private volatile Checked last;
 
     /**
-     * Asks the server once now (bounded by the JetStream request timeout), then every refresh interval.
-     *
-     * @param admin           knows the declared streams and consumers and asks the server about them
-     * @param connection      the connection, whose state is read without a round trip
+     * Asks the server once now (bounded by the JetStream request timeout), then every
+     * refresh interval.
+     * @param admin knows the declared streams and consumers and asks the server about
+     * them
+     * @param connection the connection, whose state is read without a round trip
      * @param refreshInterval how often the server is asked
-     * @param downAfter       how long a transient problem (no leader reached, no answer) lasts before the component
-     *                        turns DOWN; {@link Duration#ZERO} turns it DOWN at once
+     * @param downAfter how long a transient problem (no leader reached, no answer) lasts
+     * before the component turns DOWN; {@link Duration#ZERO} turns it DOWN at once
      */
     public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval,
-                                    Duration downAfter) {
+            Duration downAfter) {
         super("JetStream health check failed");
         this.admin = admin;
         this.connection = connection;
@@ -86,13 +98,17 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         }
         Connection.Status status = connection.getStatus();
         if (status != Connection.Status.CONNECTED) {
-            builder.down().withDetail("reason", "the NATS connection is " + status + "; JetStream is not asked "
-                    + "until it is back");
-        } else if (checked == null
+            builder.down()
+                .withDetail("reason",
+                        "the NATS connection is " + status + "; JetStream is not asked " + "until it is back");
+        }
+        else if (checked == null
                 || Duration.between(checked.at(), Instant.now()).compareTo(refreshInterval.multipliedBy(3)) > 0) {
-            builder.down().withDetail("reason", "JetStream has not answered since "
-                    + (checked == null ? "this node started" : checked.at()));
-        } else {
+            builder.down()
+                .withDetail("reason",
+                        "JetStream has not answered since " + (checked == null ? "this node started" : checked.at()));
+        }
+        else {
             builder.status(checked.health().getStatus());
         }
     }
@@ -112,9 +128,12 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         Optional<JetStreamReach.Problem> passing;
         try {
             passing = ask(builder, server);
-        } catch (StreamFailure e) {
-            // With the server named: a server that lost its majority answers "temporarily unavailable" or nothing,
-            // and the node's events wait meanwhile; one without JetStream stays so until restarted.
+        }
+        catch (StreamFailure e) {
+            // With the server named: a server that lost its majority answers "temporarily
+            // unavailable" or nothing,
+            // and the node's events wait meanwhile; one without JetStream stays so until
+            // restarted.
             log.debug("jetstream health refresh failed: {}", e.problem.describe());
             builder = new Health.Builder().withDetail("server", server);
             passing = e.lasting ? Optional.empty() : Optional.of(e.problem);
@@ -125,11 +144,13 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         Instant now = Instant.now();
         if (passing.isEmpty()) {
             grace.cleared();
-        } else {
+        }
+        else {
             Instant since = grace.seen(now);
             if (grace.elapsed(now)) {
                 builder.down().withDetail("reason", passing.get().describe());
-            } else {
+            }
+            else {
                 builder.up().withDetail("problem", passing.get().describe());
             }
             builder.withDetail("since", since.toString());
@@ -137,19 +158,24 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         last = new Checked(builder.build(), now);
     }
 
-    /** Asks the server about a stream (or a consumer on it), turning a failure into what it shows. */
+    /**
+     * Asks the server about a stream (or a consumer on it), turning a failure into what
+     * it shows.
+     */
     private static <T> T asking(String stream, String server, Callable<T> request) throws StreamFailure {
         try {
             return request.call();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             throw new StreamFailure(JetStreamReach.ofFailure(stream, server, e), JetStreamReach.isNotEnabled(e));
         }
     }
 
     /**
-     * Asks the server about every stream and consumer and sets the status, except for a transient problem.
-     *
-     * @return the transient problem (no stream leader, an offline replica), whose status the caller sets
+     * Asks the server about every stream and consumer and sets the status, except for a
+     * transient problem.
+     * @return the transient problem (no stream leader, an offline replica), whose status
+     * the caller sets
      */
     private Optional<JetStreamReach.Problem> ask(Health.Builder builder, String server) throws StreamFailure {
         Map<String, Object> streams = new LinkedHashMap<>();
@@ -160,8 +186,10 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         for (String name : admin.declaredStreams().keySet()) {
             Optional<StreamInfo> info = asking(name, server, () -> admin.streamInfo(name));
             if (disabled.isEmpty() && info.isPresent()) {
-                // The connected server's own replica silent or offline: its JetStream disabled (a full disk) or its
-                // store failing, which lasts until an operator acts: DOWN at once, as JetStream off in its INFO.
+                // The connected server's own replica silent or offline: its JetStream
+                // disabled (a full disk) or its
+                // store failing, which lasts until an operator acts: DOWN at once, as
+                // JetStream off in its INFO.
                 disabled = JetStreamReach.ofConnectedReplica(info.get(), server);
             }
             if (disabled.isEmpty() && reach.isEmpty() && info.isPresent()) {
@@ -177,8 +205,8 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
                 details.put("drift", drift.get(name).describe());
             }
             if (name.equals(VarpulisJetStream.DLQ_STREAM)) {
-                builder.withDetail("dlqDepth", info.map(StreamInfo::getStreamState).map(StreamState::getMsgCount)
-                        .orElse(0L));
+                builder.withDetail("dlqDepth",
+                        info.map(StreamInfo::getStreamState).map(StreamState::getMsgCount).orElse(0L));
             }
             allPresent &= info.isPresent();
             streams.put(name, details);
@@ -189,22 +217,27 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
             Optional<ConsumerInfo> info = asking(declared.stream(), server,
                     () -> admin.consumerInfo(declared.stream(), declared.durable()));
             consumersPresent &= info.isPresent();
-            consumers.put(declared.durable(), info.<Object>map(c -> Map.of(
-                    "pending", c.getNumPending(),
-                    "ackPending", c.getNumAckPending(),
-                    "redelivered", c.getRedelivered())).orElse(Map.of("present", false)));
+            consumers.put(declared.durable(), info
+                .<Object>map(c -> Map.of("pending", c.getNumPending(), "ackPending", c.getNumAckPending(),
+                        "redelivered", c.getRedelivered()))
+                .orElse(Map.of("present", false)));
         }
         builder.withDetail("streams", streams).withDetail("consumers", consumers);
         if (disabled.isPresent()) {
             builder.down().withDetail("reason", disabled.get().describe());
-        } else if (reach.isPresent()) {
+        }
+        else if (reach.isPresent()) {
             return reach;
-        } else if (!allPresent) {
+        }
+        else if (!allPresent) {
             builder.down().withDetail("reason", "a declared stream is missing; restart a node to recreate it");
-        } else if (!consumersPresent) {
-            builder.down().withDetail("reason", "a durable consumer in use is missing on the server (deleted by "
-                    + "hand?); its events are not consumed until the pipeline is deployed again");
-        } else {
+        }
+        else if (!consumersPresent) {
+            builder.down()
+                .withDetail("reason", "a durable consumer in use is missing on the server (deleted by "
+                        + "hand?); its events are not consumed until the pipeline is deployed again");
+        }
+        else {
             builder.up();
         }
         return Optional.empty();
@@ -214,11 +247,14 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
     }
 
     /**
-     * A request about a stream that failed, with what it shows about the connected server, and whether it lasts
-     * (JetStream not enabled there) rather than passes (no answer, no meta leader).
+     * A request about a stream that failed, with what it shows about the connected
+     * server, and whether it lasts (JetStream not enabled there) rather than passes (no
+     * answer, no meta leader).
      */
     private static final class StreamFailure extends Exception {
+
         private final transient JetStreamReach.Problem problem;
+
         private final boolean lasting;
 
         StreamFailure(JetStreamReach.Problem problem, boolean lasting) {
@@ -226,5 +262,7 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
             this.problem = problem;
             this.lasting = lasting;
         }
+
     }
+
 }

@@ -7,19 +7,20 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health component {@code nats}: UP while the connection is connected, DOWN while it is disconnected or
- * reconnecting. Details: {@code status}, {@code server} (URL), {@code serverName}, {@code version},
- * {@code substrate}. Belongs to the readiness group, never to liveness: a NATS outage must make a pod unready, not
- * restart it.
+ * Health component {@code nats}: UP while the connection is connected, DOWN while it is
+ * disconnected or reconnecting. Details: {@code status}, {@code server} (URL),
+ * {@code serverName}, {@code version}, {@code substrate}. Belongs to the readiness group,
+ * never to liveness: a NATS outage must make a pod unready, not restart it.
  */
 public class NatsHealthIndicator extends AbstractHealthIndicator {
 
     private final Connection connection;
+
     private final Substrate substrate;
 
     /**
      * @param connection the connection to report on
-     * @param substrate  the configured substrate, shown in the details
+     * @param substrate the configured substrate, shown in the details
      */
     public NatsHealthIndicator(Connection connection, Substrate substrate) {
         super("NATS health check failed");
@@ -32,11 +33,11 @@ public class NatsHealthIndicator extends AbstractHealthIndicator {
         Connection.Status status = connection.getStatus();
         if (status == Connection.Status.CONNECTED) {
             builder.up();
-        } else {
+        }
+        else {
             builder.down();
         }
-        builder.withDetail("status", status.name())
-                .withDetail("substrate", substrate.id());
+        builder.withDetail("status", status.name()).withDetail("substrate", substrate.id());
         ServerInfo info = connection.getServerInfo();
         if (connection.getConnectedUrl() != null) {
             builder.withDetail("server", connection.getConnectedUrl());
@@ -45,4 +46,5 @@ public class NatsHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("serverName", info.getServerName()).withDetail("version", info.getVersion());
         }
     }
+
 }

@@ -4,18 +4,23 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * How long a transient JetStream problem (a stream leader election, the connected server briefly away from its
- * leaders) may last before the {@code jetstream} component turns DOWN: {@code
- * varpulis.nats.jetstream.leader-reach.down-after}. During a normal election every node sees the same problem at
- * once; turning them all unready together would defeat PodDisruptionBudgets (issue 25). Not thread-safe: one refresh
- * thread uses it.
+ * How long a transient JetStream problem (a stream leader election, the connected server
+ * briefly away from its leaders) may last before the {@code jetstream} component turns
+ * DOWN: {@code
+ * varpulis.nats.jetstream.leader-reach.down-after}. During a normal election every node
+ * sees the same problem at once; turning them all unready together would defeat
+ * PodDisruptionBudgets (issue 25). Not thread-safe: one refresh thread uses it.
  */
 final class ProblemGrace {
 
     private final Duration downAfter;
+
     private Instant since;
 
-    /** @param downAfter how long a problem lasts before it counts; {@link Duration#ZERO} counts it at once */
+    /**
+     * @param downAfter how long a problem lasts before it counts; {@link Duration#ZERO}
+     * counts it at once
+     */
     ProblemGrace(Duration downAfter) {
         this.downAfter = downAfter;
     }
@@ -43,4 +48,5 @@ final class ProblemGrace {
     void cleared() {
         since = null;
     }
+
 }

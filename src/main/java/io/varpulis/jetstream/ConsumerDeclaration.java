@@ -3,11 +3,12 @@ package io.varpulis.jetstream;
 import io.nats.client.api.ConsumerConfiguration;
 
 /**
- * A durable pull consumer the application needs, as a bean or created at run time for a route edge: created when
- * absent, never updated, like streams.
+ * A durable pull consumer the application needs, as a bean or created at run time for a
+ * route edge: created when absent, never updated, like streams.
  *
- * @param stream        the stream it reads
- * @param configuration its configuration (durable name, filter subject, ack policy, limits)
+ * @param stream the stream it reads
+ * @param configuration its configuration (durable name, filter subject, ack policy,
+ * limits)
  */
 public record ConsumerDeclaration(String stream, ConsumerConfiguration configuration) {
 

@@ -28,20 +28,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Provisions declared streams and durable consumers, in the manner of Spring AMQP's {@code RabbitAdmin} and Spring
- * Kafka's {@code KafkaAdmin}: created if absent, never updated (ADR-007), so limits an operator tuned by hand survive
- * an upgrade. A stream that exists with other settings is used as it is; the drift is logged once at WARN and kept
- * for the health details.
- * <p>Errors are startup errors an operator can act on: {@link JetStreamUnavailableException} when the server has no
- * JetStream, {@link JetStreamPermissionException} when the node's user may not create what it needs.
- * <p>Longer than most: creating, inspecting and comparing (drift) a stream or consumer share the declarations it
- * keeps and the translation of the server's errors into startup errors an operator can act on.
+ * Provisions declared streams and durable consumers, in the manner of Spring AMQP's
+ * {@code RabbitAdmin} and Spring Kafka's {@code KafkaAdmin}: created if absent, never
+ * updated (ADR-007), so limits an operator tuned by hand survive an upgrade. A stream
+ * that exists with other settings is used as it is; the drift is logged once at WARN and
+ * kept for the health details.
+ * <p>
+ * Errors are startup errors an operator can act on: {@link JetStreamUnavailableException}
+ * when the server has no JetStream, {@link JetStreamPermissionException} when the node's
+ * user may not create what it needs.
+ * <p>
+ * Longer than most: creating, inspecting and comparing (drift) a stream or consumer share
+ * the declarations it keeps and the translation of the server's errors into startup
+ * errors an operator can act on.
  */
 public class JetStreamAdmin {
 
     /**
-     * The description of a stream created bounded by max_age only, a server being unable to reserve its max_bytes
-     * (SPEC section 3); the bytes asked for follow.
+     * The description of a stream created bounded by max_age only, a server being unable
+     * to reserve its max_bytes (SPEC section 3); the bytes asked for follow.
      */
     static final String SMALL_STORE_FALLBACK = "Varpulis: created bounded by max_age only, a server could not reserve "
             + "max_bytes=";
@@ -49,8 +54,9 @@ public class JetStreamAdmin {
     private static final Logger log = LoggerFactory.getLogger(JetStreamAdmin.class);
 
     /**
-     * How long provisioning asks again when JetStream does not answer (a cluster electing its meta leader, or placing
-     * an R3 stream's replicas under load) before startup fails.
+     * How long provisioning asks again when JetStream does not answer (a cluster electing
+     * its meta leader, or placing an R3 stream's replicas under load) before startup
+     * fails.
      */
     static final Duration UNANSWERED_PROVISIONING_WAIT = Duration.ofSeconds(30);
 
@@ -58,15 +64,21 @@ public class JetStreamAdmin {
     private static final Pattern REFUSED_SUBJECT = Pattern.compile("\"([^\"]+)\"");
 
     private final Connection connection;
+
     private final JetStreamManagement jsm;
+
     private final NatsConnectionEvents events;
+
     private final Map<String, StreamDeclaration> declaredStreams = new ConcurrentHashMap<>();
+
     private final Map<String, StreamDrift> drift = new ConcurrentHashMap<>();
+
     private final Map<String, ConsumerDeclaration> declaredConsumers = new ConcurrentHashMap<>();
 
     /**
      * @param connection an open connection
-     * @param events     the connection's listener, used to tell a missing permission from a timeout; may be null
+     * @param events the connection's listener, used to tell a missing permission from a
+     * timeout; may be null
      * @throws JetStreamUnavailableException when the server does not have JetStream
      */
     public JetStreamAdmin(Connection connection, NatsConnectionEvents events) {
@@ -74,17 +86,17 @@ public class JetStreamAdmin {
         this.events = events;
         try {
             this.jsm = connection.jetStreamManagement();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
         }
     }
 
     /**
      * Checks that the server answers JetStream requests for this account.
-     *
-     * @throws JetStreamUnavailableException when JetStream is off (the message names {@code -js} and
-     *                                       {@code VARPULIS_NATS_SUBSTRATE=core})
-     * @throws JetStreamPermissionException  when the user may not use the JetStream API
+     * @throws JetStreamUnavailableException when JetStream is off (the message names
+     * {@code -js} and {@code VARPULIS_NATS_SUBSTRATE=core})
+     * @throws JetStreamPermissionException when the user may not use the JetStream API
      */
     public void verifyJetStream() {
         if (!connection.getServerInfo().isJetStreamAvailable()) {
@@ -94,7 +106,8 @@ public class JetStreamAdmin {
         Instant started = Instant.now();
         try {
             jsm.getAccountStatistics();
-        } catch (IOException | JetStreamApiException | RuntimeException e) {
+        }
+        catch (IOException | JetStreamApiException | RuntimeException e) {
             permissionFailure("the JetStream API", "$JS.API.INFO", started, e);
             throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
         }
@@ -102,11 +115,11 @@ public class JetStreamAdmin {
 
     /**
      * Provisions every declaration given.
-     *
-     * @param streams   streams to create when absent
+     * @param streams streams to create when absent
      * @param consumers consumers to create when absent (after the streams)
      * @throws JetStreamPermissionException when the user may not create one of them
-     * @throws IllegalStateException        when the server refuses a declaration for another reason
+     * @throws IllegalStateException when the server refuses a declaration for another
+     * reason
      */
     public void provision(Collection<StreamDeclaration> streams, Collection<ConsumerDeclaration> consumers) {
         streams.forEach(this::declareStream);
@@ -114,9 +127,9 @@ public class JetStreamAdmin {
     }
 
     /**
-     * Compares existing streams with their declarations without creating anything (provisioning turned off): drift
-     * is recorded as usual, a missing stream is logged at WARN.
-     *
+     * Compares existing streams with their declarations without creating anything
+     * (provisioning turned off): drift is recorded as usual, a missing stream is logged
+     * at WARN.
      * @param streams the declared streams
      * @throws IllegalStateException when the server cannot be asked
      */
@@ -127,31 +140,38 @@ public class JetStreamAdmin {
                 Optional<StreamInfo> existing = streamInfo(declaration.name());
                 if (existing.isPresent()) {
                     recordDrift(declaration, existing.get().getConfiguration());
-                } else {
-                    log.warn("stream {} does not exist and provisioning is off "
-                            + "(varpulis.nats.jetstream.provision=false): create it, or publishing to {} fails",
+                }
+                else {
+                    log.warn(
+                            "stream {} does not exist and provisioning is off "
+                                    + "(varpulis.nats.jetstream.provision=false): create it, or publishing to {} fails",
                             declaration.name(), declaration.configuration().getSubjects());
                 }
-            } catch (IOException | JetStreamApiException e) {
-                throw new IllegalStateException("cannot inspect stream " + declaration.name() + ": "
-                        + e.getMessage(), e);
+            }
+            catch (IOException | JetStreamApiException e) {
+                throw new IllegalStateException("cannot inspect stream " + declaration.name() + ": " + e.getMessage(),
+                        e);
             }
         }
     }
 
     /**
-     * Creates the stream if absent; otherwise records how it differs from the declaration.
-     * <p>When the server cannot reserve the declared max_bytes (more than its JetStream storage; on a cluster, "no
-     * suitable peers for placement, insufficient storage" when one server's store is small), the stream is created
-     * bounded by max_age only and a WARN says so (SPEC sections 3 and 9).
-     * <p>A request JetStream does not answer (a cluster electing its meta leader) is asked again for up to 30 s.
-     *
+     * Creates the stream if absent; otherwise records how it differs from the
+     * declaration.
+     * <p>
+     * When the server cannot reserve the declared max_bytes (more than its JetStream
+     * storage; on a cluster, "no suitable peers for placement, insufficient storage" when
+     * one server's store is small), the stream is created bounded by max_age only and a
+     * WARN says so (SPEC sections 3 and 9).
+     * <p>
+     * A request JetStream does not answer (a cluster electing its meta leader) is asked
+     * again for up to 30 s.
      * @param declaration the stream
      * @return the server's stream info
      * @throws JetStreamPermissionException when the user may not read or create it
-     * @throws IllegalStateException        when the server refuses it for another reason (a cluster with fewer
-     *                                      servers able to hold it than its replicas, or a peer offline: the
-     *                                      message names the replicas and the servers), or does not answer for 30 s
+     * @throws IllegalStateException when the server refuses it for another reason (a
+     * cluster with fewer servers able to hold it than its replicas, or a peer offline:
+     * the message names the replicas and the servers), or does not answer for 30 s
      */
     public StreamInfo declareStream(StreamDeclaration declaration) {
         String name = declaration.name();
@@ -167,15 +187,19 @@ public class JetStreamAdmin {
                     return existing.get();
                 }
                 return create(declaration.configuration());
-            } catch (JetStreamApiException e) {
+            }
+            catch (JetStreamApiException e) {
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
                 if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
                     throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
                 }
                 askAgain(name, e, waits, deadline);
-            } catch (IOException e) {
-                // No answer in time: a permission violation (said at once), or a JetStream cluster still electing
-                // its meta leader or busy placing replicas; asked again (a create that was done meanwhile is found
+            }
+            catch (IOException e) {
+                // No answer in time: a permission violation (said at once), or a
+                // JetStream cluster still electing
+                // its meta leader or busy placing replicas; asked again (a create that
+                // was done meanwhile is found
                 // by the info, never made twice) until the wait is over.
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
                 askAgain(name, e, waits, deadline);
@@ -184,10 +208,10 @@ public class JetStreamAdmin {
     }
 
     /**
-     * Waits before asking again about a stream JetStream did not answer for, or answered "temporarily
-     * unavailable" (no meta leader).
-     *
-     * @throws IllegalStateException when the next wait (250 ms doubling to 2 s) would pass the deadline
+     * Waits before asking again about a stream JetStream did not answer for, or answered
+     * "temporarily unavailable" (no meta leader).
+     * @throws IllegalStateException when the next wait (250 ms doubling to 2 s) would
+     * pass the deadline
      */
     private static void askAgain(String name, Exception e, BackOffExecution waits, long deadline) {
         long waitMillis = waits.nextBackOff();
@@ -203,20 +227,21 @@ public class JetStreamAdmin {
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
-        } catch (InterruptedException interrupted) {
+        }
+        catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while provisioning streams", interrupted);
         }
     }
 
     /**
-     * Creates the durable consumer if absent. An existing consumer is used as it is; a different filter subject is
-     * logged at WARN.
-     *
+     * Creates the durable consumer if absent. An existing consumer is used as it is; a
+     * different filter subject is logged at WARN.
      * @param declaration the consumer
      * @return the server's consumer info
      * @throws JetStreamPermissionException when the user may not create it
-     * @throws IllegalStateException        when the server refuses it (for example, its stream is missing)
+     * @throws IllegalStateException when the server refuses it (for example, its stream
+     * is missing)
      */
     public ConsumerInfo declareConsumer(ConsumerDeclaration declaration) {
         String stream = declaration.stream();
@@ -228,16 +253,18 @@ public class JetStreamAdmin {
             if (existing.isPresent()) {
                 ConsumerConfiguration actual = existing.get().getConsumerConfiguration();
                 if (!Objects.equals(actual.getFilterSubject(), declaration.filterSubject())) {
-                    // Consuming it would read another edge's events and leave this edge's unread: refuse.
+                    // Consuming it would read another edge's events and leave this edge's
+                    // unread: refuse.
                     throw new IllegalStateException("durable consumer " + durable + " on " + stream + " filters "
                             + actual.getFilterSubject() + ", not " + declaration.filterSubject() + ": two route edges "
                             + "sanitise to the same durable name; rename a group or pipeline (or delete the old "
                             + "consumer if its edge is gone)");
                 }
                 if (actual.getMaxDeliver() != declaration.configuration().getMaxDeliver()) {
-                    log.warn("consumer {} on {} exists with max_deliver={} (declared {}); parking follows the "
-                            + "server's value", durable, stream, actual.getMaxDeliver(),
-                            declaration.configuration().getMaxDeliver());
+                    log.warn(
+                            "consumer {} on {} exists with max_deliver={} (declared {}); parking follows the "
+                                    + "server's value",
+                            durable, stream, actual.getMaxDeliver(), declaration.configuration().getMaxDeliver());
                 }
                 return existing.get();
             }
@@ -245,24 +272,26 @@ public class JetStreamAdmin {
             log.info("created durable consumer {} on stream {} (filter_subject={})", durable, stream,
                     declaration.filterSubject());
             return created;
-        } catch (IOException | JetStreamApiException e) {
-            permissionFailure("consumer " + durable + " on stream " + stream,
-                    "$JS.API.CONSUMER.CREATE." + stream, started, e);
-            throw new IllegalStateException("cannot provision consumer " + durable + " on stream " + stream + ": "
-                    + e.getMessage(), e);
+        }
+        catch (IOException | JetStreamApiException e) {
+            permissionFailure("consumer " + durable + " on stream " + stream, "$JS.API.CONSUMER.CREATE." + stream,
+                    started, e);
+            throw new IllegalStateException(
+                    "cannot provision consumer " + durable + " on stream " + stream + ": " + e.getMessage(), e);
         }
     }
 
     /**
      * @param name a stream name
      * @return its info, or empty when the stream does not exist
-     * @throws IOException           when the server does not answer
+     * @throws IOException when the server does not answer
      * @throws JetStreamApiException when the server refuses the request
      */
     public Optional<StreamInfo> streamInfo(String name) throws IOException, JetStreamApiException {
         try {
             return Optional.of(jsm.getStreamInfo(name));
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.STREAM_NOT_FOUND) {
                 return Optional.empty();
             }
@@ -271,17 +300,19 @@ public class JetStreamAdmin {
     }
 
     /**
-     * @param stream  a stream name
+     * @param stream a stream name
      * @param durable a durable consumer name
      * @return its info, or empty when the consumer does not exist
-     * @throws IOException           when the server does not answer
-     * @throws JetStreamApiException when the server refuses the request (for example, the stream is missing)
+     * @throws IOException when the server does not answer
+     * @throws JetStreamApiException when the server refuses the request (for example, the
+     * stream is missing)
      */
     public Optional<ConsumerInfo> consumerInfo(String stream, String durable)
             throws IOException, JetStreamApiException {
         try {
             return Optional.of(jsm.getConsumerInfo(stream, durable));
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.CONSUMER_NOT_FOUND) {
                 return Optional.empty();
             }
@@ -297,9 +328,8 @@ public class JetStreamAdmin {
     }
 
     /**
-     * Stops reporting a consumer in health and gauges (its pipeline was undeployed here). The consumer stays on the
-     * server for whichever node runs the pipeline next.
-     *
+     * Stops reporting a consumer in health and gauges (its pipeline was undeployed here).
+     * The consumer stays on the server for whichever node runs the pipeline next.
      * @param declaration the consumer
      */
     public void forgetConsumer(ConsumerDeclaration declaration) {
@@ -314,7 +344,8 @@ public class JetStreamAdmin {
     }
 
     /**
-     * @return how existing streams differ from their declarations, by stream name (only streams that differ)
+     * @return how existing streams differ from their declarations, by stream name (only
+     * streams that differ)
      */
     public Map<String, StreamDrift> drift() {
         return Map.copyOf(drift);
@@ -334,7 +365,8 @@ public class JetStreamAdmin {
                     config.getName(), config.getSubjects(), StreamDrift.duration(config.getMaxAge()),
                     config.getMaxBytes(), config.getMaxMsgs(), config.getReplicas());
             return info;
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == JetStreamErrors.REPLICAS_NOT_SUPPORTED) {
                 throw new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
                         + " replicas but the NATS server is not clustered: set varpulis.nats.jetstream.replicas=1 "
@@ -343,39 +375,53 @@ public class JetStreamAdmin {
             if (!JetStreamErrors.isPlacementRefused(e)) {
                 throw e;
             }
-            // On a cluster the refusal of a max_bytes that one small store cannot reserve is 10005 "no suitable
-            // peers for placement, insufficient storage"; 10005 without that reason (too few servers, a peer
-            // offline) is not about max_bytes, and dropping it for a transient refusal would be for good. With
-            // more replicas than servers the reason may still name one small store: not about max_bytes either.
+            // On a cluster the refusal of a max_bytes that one small store cannot reserve
+            // is 10005 "no suitable
+            // peers for placement, insufficient storage"; 10005 without that reason (too
+            // few servers, a peer
+            // offline) is not about max_bytes, and dropping it for a transient refusal
+            // would be for good. With
+            // more replicas than servers the reason may still name one small store: not
+            // about max_bytes either.
             if (config.getMaxBytes() <= 0 || !JetStreamErrors.isStorageRefused(e) || fewerServersThanReplicas(config)) {
                 throw unplaceable(config, e);
             }
-            log.warn("the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
+            log.warn(
+                    "the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
                             + "by max_age={} only. Give every nats-server more JetStream storage (max_file_store) or "
                             + "lower the stream's max_bytes (varpulis.nats.jetstream.routing.max-bytes, or "
                             + "varpulis.nats.jetstream.streams.<name>.max-bytes) to restore the byte ceiling",
                     config.getMaxBytes(), config.getName(), config.getReplicas(), e.getErrorDescription(),
                     StreamDrift.duration(config.getMaxAge()));
-            // Marked, so that a later node reading it names the fallback, not an operator, as the reason for the drift.
-            StreamConfiguration unbounded = StreamConfiguration.builder(config).maxBytes(-1)
-                    .description(SMALL_STORE_FALLBACK + config.getMaxBytes()).build();
+            // Marked, so that a later node reading it names the fallback, not an
+            // operator, as the reason for the drift.
+            StreamConfiguration unbounded = StreamConfiguration.builder(config)
+                .maxBytes(-1)
+                .description(SMALL_STORE_FALLBACK + config.getMaxBytes())
+                .build();
             return create(unbounded);
         }
     }
 
-    /** @return whether the servers the connected one knows (its INFO's connect_urls, when given) are too few */
+    /**
+     * @return whether the servers the connected one knows (its INFO's connect_urls, when
+     * given) are too few
+     */
     private boolean fewerServersThanReplicas(StreamConfiguration config) {
         List<String> servers = connection.getServerInfo().getConnectURLs();
         return servers != null && !servers.isEmpty() && servers.size() < config.getReplicas();
     }
 
-    /** A refusal that is not about room for max_bytes: too few servers (or peers online) for its replicas. */
+    /**
+     * A refusal that is not about room for max_bytes: too few servers (or peers online)
+     * for its replicas.
+     */
     private IllegalStateException unplaceable(StreamConfiguration config, JetStreamApiException e) {
         var server = connection.getServerInfo();
         return new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
-                + " replica(s) and the JetStream " + (server.getCluster() == null ? "server"
-                : "cluster " + server.getCluster()) + " cannot place it (" + e.getMessage()
-                + "; asked through server " + server.getServerName() + ", which knows the servers "
+                + " replica(s) and the JetStream "
+                + (server.getCluster() == null ? "server" : "cluster " + server.getCluster()) + " cannot place it ("
+                + e.getMessage() + "; asked through server " + server.getServerName() + ", which knows the servers "
                 + server.getConnectURLs() + "): run at least " + config.getReplicas() + " JetStream servers with "
                 + "free store (max_file_store) in the cluster, or set varpulis.nats.jetstream.replicas (env "
                 + "VARPULIS_NATS_JETSTREAM_REPLICAS) to the number of servers", e);
@@ -388,15 +434,16 @@ public class JetStreamAdmin {
             return;
         }
         if (!found.equals(drift.put(declaration.name(), found))) {
-            boolean fallback = actual.getDescription() != null && actual.getDescription()
-                    .startsWith(SMALL_STORE_FALLBACK) && found.differences().stream()
-                    .allMatch(d -> d.setting().equals("max_bytes"));
+            boolean fallback = actual.getDescription() != null
+                    && actual.getDescription().startsWith(SMALL_STORE_FALLBACK)
+                    && found.differences().stream().allMatch(d -> d.setting().equals("max_bytes"));
             if (fallback) {
                 log.warn("stream {} exists with {}: a node created it bounded by max_age only because a server "
                         + "could not reserve its max_bytes (its description says so); give every nats-server more "
                         + "JetStream storage (max_file_store) and set max_bytes by hand (nats stream edit) to restore "
                         + "the byte ceiling", declaration.name(), found.describe());
-            } else {
+            }
+            else {
                 log.warn("stream {} exists with {}; leaving it as the operator set it", declaration.name(),
                         found.describe());
             }
@@ -413,4 +460,5 @@ public class JetStreamAdmin {
                     connection.getOptions().getInboxPrefix() + ">", cause);
         });
     }
+
 }

@@ -16,39 +16,44 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * Creates a key-value bucket when it is absent, with jnats' own {@link KeyValueManagement}, safely when several nodes
- * start at once (two coordinators of the Helm chart, the workers of one pipeline group): a create that loses the
- * race, or that the server answers before a three-server cluster has placed the bucket's stream, is followed by
- * reading the bucket until it is visible (up to {@value #VISIBLE_WITHIN_SECONDS} s); a request JetStream does not
- * answer, or answers "temporarily unavailable" (a cluster electing the bucket's or its meta leader), is asked again
- * for up to 30 s. An existing bucket is never
- * updated (ADR-007: created if absent, never updated); its own settings win.
+ * Creates a key-value bucket when it is absent, with jnats' own
+ * {@link KeyValueManagement}, safely when several nodes start at once (two coordinators
+ * of the Helm chart, the workers of one pipeline group): a create that loses the race, or
+ * that the server answers before a three-server cluster has placed the bucket's stream,
+ * is followed by reading the bucket until it is visible (up to
+ * {@value #VISIBLE_WITHIN_SECONDS} s); a request JetStream does not answer, or answers
+ * "temporarily unavailable" (a cluster electing the bucket's or its meta leader), is
+ * asked again for up to 30 s. An existing bucket is never updated (ADR-007: created if
+ * absent, never updated); its own settings win.
  */
 public final class KeyValueBuckets {
 
     /**
-     * How long a bucket created by this or another node may stay invisible while a cluster places its stream and
-     * elects its leader: behind a slow disk (issue 30: 100 ms per fsync on one server) that took over 10 s, and a
-     * worker starting meanwhile exited.
+     * How long a bucket created by this or another node may stay invisible while a
+     * cluster places its stream and elects its leader: behind a slow disk (issue 30: 100
+     * ms per fsync on one server) that took over 10 s, and a worker starting meanwhile
+     * exited.
      */
     static final int VISIBLE_WITHIN_SECONDS = 30;
 
     private static final long POLL_MILLIS = 100;
+
     private static final Logger log = LoggerFactory.getLogger(KeyValueBuckets.class);
 
     private KeyValueBuckets() {
     }
 
     /**
-     * @param kvm    the key-value management API of a connection
+     * @param kvm the key-value management API of a connection
      * @param config the bucket to create when absent
      * @return the bucket's status, as the server has it
-     * @throws JetStreamApiException when the server refuses the bucket for another reason than a concurrent create
-     *                               (permissions, resources), or it is still not visible after
-     *                               {@value #VISIBLE_WITHIN_SECONDS} s
-     * @throws IOException           when the server does not answer for 30 s
-     * @throws IllegalStateException when fewer servers than the bucket's replicas can hold it (no suitable peers,
-     *                               insufficient storage: 10005, 10023, 10047); the message names the replicas
+     * @throws JetStreamApiException when the server refuses the bucket for another reason
+     * than a concurrent create (permissions, resources), or it is still not visible after
+     * {@value #VISIBLE_WITHIN_SECONDS} s
+     * @throws IOException when the server does not answer for 30 s
+     * @throws IllegalStateException when fewer servers than the bucket's replicas can
+     * hold it (no suitable peers, insufficient storage: 10005, 10023, 10047); the message
+     * names the replicas
      */
     public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config)
             throws IOException, JetStreamApiException {
@@ -58,20 +63,25 @@ public final class KeyValueBuckets {
             try {
                 try {
                     return createOrRead(kvm, config);
-                } catch (JetStreamApiException e) {
+                }
+                catch (JetStreamApiException e) {
                     if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
                         throw e;
                     }
                     throw new IOException(e.getMessage(), e);
                 }
-            } catch (IOException e) {
-                // No answer: a cluster electing the bucket stream's leader (a server killed as a node starts) or its
-                // meta leader. Asked again, as stream provisioning does; a create done meanwhile is then read.
+            }
+            catch (IOException e) {
+                // No answer: a cluster electing the bucket stream's leader (a server
+                // killed as a node starts) or its
+                // meta leader. Asked again, as stream provisioning does; a create done
+                // meanwhile is then read.
                 long waitMillis = waits.nextBackOff();
                 if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
-                    throw new IOException(e.getMessage() + " (no answer about key-value bucket "
-                            + config.getBucketName() + " for " + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT
-                            .toSeconds() + " s)", e);
+                    throw new IOException(
+                            e.getMessage() + " (no answer about key-value bucket " + config.getBucketName() + " for "
+                                    + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)",
+                            e);
                 }
                 log.warn("no answer from JetStream about key-value bucket {} ({}); asking again in {} ms",
                         config.getBucketName(), e.getMessage(), waitMillis);
@@ -84,14 +94,16 @@ public final class KeyValueBuckets {
             throws IOException, JetStreamApiException {
         try {
             return kvm.getStatus(config.getBucketName());
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND) {
                 throw e;
             }
         }
         try {
             return kvm.create(config);
-        } catch (JetStreamApiException refused) {
+        }
+        catch (JetStreamApiException refused) {
             if (JetStreamErrors.isPlacementRefused(refused)) {
                 // Not a concurrent create: waiting for the bucket to appear cannot help.
                 throw new IllegalStateException("key-value bucket " + config.getBucketName() + " asks for "
@@ -105,15 +117,16 @@ public final class KeyValueBuckets {
     }
 
     /**
-     * Opens a bucket that {@link #createIfAbsent} made or found, as jnats' {@code Connection.keyValue} does: with a
-     * read of its stream info. A bucket just created on a three-server cluster can be unknown for a moment to the
-     * server that answers that read (its stream's leader still being elected: "stream not found", 10059, which jnats
-     * reports as an {@link IOException}); issue 30's slow-disk runs saw a worker exit at start-up on it, 1.2 s after
-     * its connection. The read is made again for up to {@value #VISIBLE_WITHIN_SECONDS} s.
-     *
+     * Opens a bucket that {@link #createIfAbsent} made or found, as jnats'
+     * {@code Connection.keyValue} does: with a read of its stream info. A bucket just
+     * created on a three-server cluster can be unknown for a moment to the server that
+     * answers that read (its stream's leader still being elected: "stream not found",
+     * 10059, which jnats reports as an {@link IOException}); issue 30's slow-disk runs
+     * saw a worker exit at start-up on it, 1.2 s after its connection. The read is made
+     * again for up to {@value #VISIBLE_WITHIN_SECONDS} s.
      * @param connection the connection
-     * @param bucket     the bucket
-     * @param options    the key-value options, or {@code null} for jnats' defaults
+     * @param bucket the bucket
+     * @param options the key-value options, or {@code null} for jnats' defaults
      * @return the bucket
      * @throws IOException when JetStream does not answer, or the bucket stays unknown
      */
@@ -122,7 +135,8 @@ public final class KeyValueBuckets {
         while (true) {
             try {
                 return options == null ? connection.keyValue(bucket) : connection.keyValue(bucket, options);
-            } catch (IOException e) {
+            }
+            catch (IOException e) {
                 if (!(e.getCause() instanceof JetStreamApiException api)
                         || api.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND || System.nanoTime() > deadline) {
                     throw e;
@@ -138,9 +152,11 @@ public final class KeyValueBuckets {
         while (true) {
             try {
                 return kvm.getStatus(bucket);
-            } catch (JetStreamApiException e) {
+            }
+            catch (JetStreamApiException e) {
                 if (e.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND || System.nanoTime() > deadline) {
-                    // The create's own refusal says why (permissions, resources); the read's says it is absent.
+                    // The create's own refusal says why (permissions, resources); the
+                    // read's says it is absent.
                     refused.addSuppressed(e);
                     throw refused;
                 }
@@ -152,9 +168,11 @@ public final class KeyValueBuckets {
     private static void sleep(long millis, String bucket) throws IOException {
         try {
             Thread.sleep(millis);
-        } catch (InterruptedException interrupted) {
+        }
+        catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for key-value bucket " + bucket, interrupted);
         }
     }
+
 }

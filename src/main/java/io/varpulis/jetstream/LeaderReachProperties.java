@@ -8,62 +8,85 @@ import org.springframework.validation.Validator;
 import java.time.Duration;
 
 /**
- * {@code varpulis.nats.jetstream.leader-reach.*}: when a node leaves a NATS server that cannot reach its streams'
- * leaders (issue 25, SPEC section 9), see {@link LeaderReachReconnect}.
+ * {@code varpulis.nats.jetstream.leader-reach.*}: when a node leaves a NATS server that
+ * cannot reach its streams' leaders (issue 25, SPEC section 9), see
+ * {@link LeaderReachReconnect}.
  */
 @ConfigurationProperties(prefix = "varpulis.nats.jetstream.leader-reach")
 public class LeaderReachProperties implements Validator {
 
     /**
-     * How long the connected server may fail to reach a stream leader (no answer, "JetStream system temporarily
-     * unavailable", a stream without leader, JetStream disabled on it) before the node reconnects to another server
-     * of varpulis.nats.url; 0 never reconnects. Doubled after each reconnect (up to 8 times), back to this once
-     * the server reaches the leaders again. A stream without leader while the meta leader answers is cluster-wide and
-     * never reconnects. Longer than a stream leader election (4-8 s seen on R3 under load),
-     * so an election never moves a node; short against a partition, which otherwise stalls the node throughout.
+     * How long the connected server may fail to reach a stream leader (no answer,
+     * "JetStream system temporarily unavailable", a stream without leader, JetStream
+     * disabled on it) before the node reconnects to another server of varpulis.nats.url;
+     * 0 never reconnects. Doubled after each reconnect (up to 8 times), back to this once
+     * the server reaches the leaders again. A stream without leader while the meta leader
+     * answers is cluster-wide and never reconnects. Longer than a stream leader election
+     * (4-8 s seen on R3 under load), so an election never moves a node; short against a
+     * partition, which otherwise stalls the node throughout.
      */
     private Duration reconnectAfter = Duration.ofSeconds(15);
 
     /**
-     * How often the connected server is asked (one stream info per stream the node uses); also the longest wait for
-     * each answer. 2 s: a stall is seen within 4 s, at a cost of a few small requests per interval.
+     * How often the connected server is asked (one stream info per stream the node uses);
+     * also the longest wait for each answer. 2 s: a stall is seen within 4 s, at a cost
+     * of a few small requests per interval.
      */
     private Duration checkInterval = Duration.ofSeconds(2);
 
     /**
-     * How long the connected server may fail to reach a stream leader (or answer) before the jetstream health
-     * component, and so readiness, turns DOWN; 0 turns it DOWN at once. 10 s: longer than a stream leader election
-     * (4-8 s), which every node sees at once and which must not make them all unready together. JetStream disabled on
-     * the server is DOWN at once whatever this says.
+     * How long the connected server may fail to reach a stream leader (or answer) before
+     * the jetstream health component, and so readiness, turns DOWN; 0 turns it DOWN at
+     * once. 10 s: longer than a stream leader election (4-8 s), which every node sees at
+     * once and which must not make them all unready together. JetStream disabled on the
+     * server is DOWN at once whatever this says.
      */
     private Duration downAfter = Duration.ofSeconds(10);
 
-    /** @return how long the server fails to reach a leader before a reconnect; 0 never reconnects */
+    /**
+     * @return how long the server fails to reach a leader before a reconnect; 0 never
+     * reconnects
+     */
     public Duration getReconnectAfter() {
         return reconnectAfter;
     }
 
-    /** @param reconnectAfter how long the server fails to reach a leader before a reconnect; 0 never reconnects */
+    /**
+     * @param reconnectAfter how long the server fails to reach a leader before a
+     * reconnect; 0 never reconnects
+     */
     public void setReconnectAfter(Duration reconnectAfter) {
         this.reconnectAfter = reconnectAfter;
     }
 
-    /** @return how often the connected server is asked, and the longest wait for each answer */
+    /**
+     * @return how often the connected server is asked, and the longest wait for each
+     * answer
+     */
     public Duration getCheckInterval() {
         return checkInterval;
     }
 
-    /** @param checkInterval how often the connected server is asked, and the longest wait for each answer */
+    /**
+     * @param checkInterval how often the connected server is asked, and the longest wait
+     * for each answer
+     */
     public void setCheckInterval(Duration checkInterval) {
         this.checkInterval = checkInterval;
     }
 
-    /** @return how long a transient JetStream problem lasts before the jetstream health component turns DOWN */
+    /**
+     * @return how long a transient JetStream problem lasts before the jetstream health
+     * component turns DOWN
+     */
     public Duration getDownAfter() {
         return downAfter;
     }
 
-    /** @param downAfter how long a transient JetStream problem lasts before the jetstream health turns DOWN */
+    /**
+     * @param downAfter how long a transient JetStream problem lasts before the jetstream
+     * health turns DOWN
+     */
     public void setDownAfter(Duration downAfter) {
         this.downAfter = downAfter;
     }
@@ -88,4 +111,5 @@ public class LeaderReachProperties implements Validator {
         PropertyChecks.atLeast(errors, "checkInterval", properties.getCheckInterval(), Duration.ofMillis(100));
         PropertyChecks.atLeast(errors, "downAfter", properties.getDownAfter(), Duration.ZERO);
     }
+
 }

@@ -17,41 +17,52 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Moves the connection away from a NATS server that cannot reach the leaders of the streams this node uses (issue
- * 25, SPEC section 9). A client stays on the server it connected to for as long as that server answers pings, so a
- * node on the minority side of a partition would stall for the whole partition: its JetStream requests time out or
- * are answered "JetStream system temporarily unavailable". Every {@code check-interval} the connected server is
- * asked about each declared stream ({@link JetStreamReach#probe}); once it has failed to reach a leader for
- * {@code reconnect-after}, jnats' {@link Connection#forceReconnect()} reconnects to another server of the URL list
- * (jnats tries the other servers before the one it left). Each forced reconnect doubles the wait before the next,
- * up to 8 times {@code reconnect-after} ({@link ReconnectBackoff}), back to {@code reconnect-after} once a check
- * passes: a cluster down everywhere costs fewer and fewer reconnects, each of which drops in-flight PubAcks and
- * pulls. A stream without leader (or whose leader does not answer) while the cluster's meta leader answers through
- * the connected server is a cluster-wide condition (an R1 stream whose server is gone, a long election) that another
- * server would show too: it never triggers a reconnect ({@link JetStreamReach.Problem#seenFromTheMajority()}).
- * Nothing happens with a single server known, or with {@code reconnect-after=0}.
+ * Moves the connection away from a NATS server that cannot reach the leaders of the
+ * streams this node uses (issue 25, SPEC section 9). A client stays on the server it
+ * connected to for as long as that server answers pings, so a node on the minority side
+ * of a partition would stall for the whole partition: its JetStream requests time out or
+ * are answered "JetStream system temporarily unavailable". Every {@code check-interval}
+ * the connected server is asked about each declared stream
+ * ({@link JetStreamReach#probe}); once it has failed to reach a leader for
+ * {@code reconnect-after}, jnats' {@link Connection#forceReconnect()} reconnects to
+ * another server of the URL list (jnats tries the other servers before the one it left).
+ * Each forced reconnect doubles the wait before the next, up to 8 times
+ * {@code reconnect-after} ({@link ReconnectBackoff}), back to {@code reconnect-after}
+ * once a check passes: a cluster down everywhere costs fewer and fewer reconnects, each
+ * of which drops in-flight PubAcks and pulls. A stream without leader (or whose leader
+ * does not answer) while the cluster's meta leader answers through the connected server
+ * is a cluster-wide condition (an R1 stream whose server is gone, a long election) that
+ * another server would show too: it never triggers a reconnect
+ * ({@link JetStreamReach.Problem#seenFromTheMajority()}). Nothing happens with a single
+ * server known, or with {@code reconnect-after=0}.
  */
 public class LeaderReachReconnect implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderReachReconnect.class);
 
     private final Connection connection;
+
     private final JetStreamAdmin admin;
+
     private final JetStreamManagement jsm;
+
     private final ScheduledExecutorService checker;
+
     private final AtomicInteger reconnects = new AtomicInteger();
+
     private final ReconnectBackoff backoff;
+
     private long unreachableSince;
+
     private String unreachableServer;
 
     /**
      * Starts checking at once, every {@code check-interval}.
-     *
      * @param connection the node's connection
-     * @param admin      knows the streams the node uses
+     * @param admin knows the streams the node uses
      * @param properties {@code varpulis.nats.jetstream.leader-reach.*}
-     * @throws InvalidConfigurationPropertyValueException naming {@code reconnect-after} when it is shorter than
-     *                                                    {@code check-interval} (and not 0)
+     * @throws InvalidConfigurationPropertyValueException naming {@code reconnect-after}
+     * when it is shorter than {@code check-interval} (and not 0)
      */
     public LeaderReachReconnect(Connection connection, JetStreamAdmin admin, LeaderReachProperties properties) {
         Duration interval = properties.getCheckInterval();
@@ -59,14 +70,15 @@ public class LeaderReachReconnect implements AutoCloseable {
         if (!reconnectAfter.isZero() && reconnectAfter.compareTo(interval) < 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.jetstream.leader-reach.reconnect-after",
                     reconnectAfter, "It must be 0 (never reconnect) or at least varpulis.nats.jetstream.leader-reach"
-                    + ".check-interval (" + interval + "): a server is judged on at least one check.");
+                            + ".check-interval (" + interval + "): a server is judged on at least one check.");
         }
         this.connection = connection;
         this.admin = admin;
         this.backoff = new ReconnectBackoff(reconnectAfter);
         try {
             this.jsm = connection.jetStreamManagement(JetStreamOptions.builder().requestTimeout(interval).build());
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
         }
         this.checker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-leader-reach"));
@@ -76,7 +88,10 @@ public class LeaderReachReconnect implements AutoCloseable {
         }
     }
 
-    /** @return how many times this node reconnected away from a server that could not reach a leader */
+    /**
+     * @return how many times this node reconnected away from a server that could not
+     * reach a leader
+     */
     public int reconnects() {
         return reconnects.get();
     }
@@ -93,10 +108,12 @@ public class LeaderReachReconnect implements AutoCloseable {
                 unreachableServer = null;
                 return;
             }
-            Optional<JetStreamReach.Problem> problem = JetStreamReach.probe(jsm, admin.declaredStreams().keySet(),
-                    connection).filter(JetStreamReach.Problem::leaderUnreachable);
+            Optional<JetStreamReach.Problem> problem = JetStreamReach
+                .probe(jsm, admin.declaredStreams().keySet(), connection)
+                .filter(JetStreamReach.Problem::leaderUnreachable);
             if (problem.isEmpty()) {
-                // A leader election is a few seconds of this: not worth an operator's attention.
+                // A leader election is a few seconds of this: not worth an operator's
+                // attention.
                 if (unreachableServer != null) {
                     log.debug("NATS server {} reaches the stream leaders again", unreachableServer);
                 }
@@ -113,17 +130,21 @@ public class LeaderReachReconnect implements AutoCloseable {
             Duration unreachable = Duration.ofNanos(System.nanoTime() - unreachableSince);
             if (unreachable.compareTo(backoff.current()) >= 0 && connection.getServers().size() > 1) {
                 backoff.reconnected();
-                log.warn("NATS server {} has not reached a stream leader for {} ms ({}); reconnecting to another "
-                        + "server of varpulis.nats.url (the next reconnect waits {} ms)", server,
-                        unreachable.toMillis(), problem.get().reason(), backoff.current().toMillis());
+                log.warn(
+                        "NATS server {} has not reached a stream leader for {} ms ({}); reconnecting to another "
+                                + "server of varpulis.nats.url (the next reconnect waits {} ms)",
+                        server, unreachable.toMillis(), problem.get().reason(), backoff.current().toMillis());
                 unreachableServer = null;
                 reconnects.incrementAndGet();
                 connection.forceReconnect();
             }
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             log.debug("leader reach check failed: {}", e.toString());
         }
     }
+
 }

@@ -10,10 +10,11 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * How an existing stream's settings differ from what the application declares. The stream is used as it is
- * (never updated, ADR-007); the difference is logged once at WARN and shown in the {@code jetstream} health details.
+ * How an existing stream's settings differ from what the application declares. The stream
+ * is used as it is (never updated, ADR-007); the difference is logged once at WARN and
+ * shown in the {@code jetstream} health details.
  *
- * @param stream      the stream name
+ * @param stream the stream name
  * @param differences one entry per setting that differs
  */
 public record StreamDrift(String stream, List<Difference> differences) {
@@ -28,9 +29,10 @@ public record StreamDrift(String stream, List<Difference> differences) {
     /**
      * One setting that differs.
      *
-     * @param setting  the JetStream name of the setting (max_age, max_bytes, subjects, ...)
+     * @param setting the JetStream name of the setting (max_age, max_bytes, subjects,
+     * ...)
      * @param declared what the application declares
-     * @param actual   what the server has
+     * @param actual what the server has
      */
     public record Difference(String setting, String declared, String actual) {
     }
@@ -46,16 +48,16 @@ public record StreamDrift(String stream, List<Difference> differences) {
      * @return the differences as {@code max_age=2h (expected 1h), ...}
      */
     public String describe() {
-        return differences.stream().map(d -> d.setting() + "=" + d.actual() + " (expected " + d.declared() + ")")
-                .collect(Collectors.joining(", "));
+        return differences.stream()
+            .map(d -> d.setting() + "=" + d.actual() + " (expected " + d.declared() + ")")
+            .collect(Collectors.joining(", "));
     }
 
     /**
-     * Compares the settings ADR-007 cares about. A duplicate window the declaration leaves unset is not compared
-     * (the server fills in its default).
-     *
+     * Compares the settings ADR-007 cares about. A duplicate window the declaration
+     * leaves unset is not compared (the server fills in its default).
      * @param declared what the application declares
-     * @param actual   what the server has
+     * @param actual what the server has
      * @return the drift, empty when they match
      */
     public static StreamDrift between(StreamConfiguration declared, StreamConfiguration actual) {
@@ -79,7 +81,7 @@ public record StreamDrift(String stream, List<Difference> differences) {
     }
 
     private static <T> void compare(List<Difference> out, String setting, T declared, T actual,
-                                    java.util.function.Function<T, String> format) {
+            java.util.function.Function<T, String> format) {
         if (!Objects.equals(declared, actual)) {
             out.add(new Difference(setting, format.apply(declared), format.apply(actual)));
         }

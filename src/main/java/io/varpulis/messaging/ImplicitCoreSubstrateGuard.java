@@ -9,12 +9,16 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Refuses to start a service that declares {@link NatsListener}s or streams while {@code varpulis.nats.substrate}
- * was left unset (SPEC section 13: never silent fire-and-forget). The default, core, is what ADR-007 requires of a
- * cluster node, whose events are not durable unless an operator asks; for a service, a listener on core runs once per
- * message with no stream, no redelivery and no DLQ, which a team that declared streams did not mean. Saying
- * {@code core} explicitly keeps it; a cluster node ({@code varpulis.cluster.enabled=true}) is never refused.
- * <p>Checked once every singleton exists (the listeners are found then), before any listener starts.
+ * Refuses to start a service that declares {@link NatsListener}s or streams while
+ * {@code varpulis.nats.substrate} was left unset (SPEC section 13: never silent
+ * fire-and-forget). The default, core, is what ADR-007 requires of a cluster node, whose
+ * events are not durable unless an operator asks; for a service, a listener on core runs
+ * once per message with no stream, no redelivery and no DLQ, which a team that declared
+ * streams did not mean. Saying {@code core} explicitly keeps it; a cluster node
+ * ({@code varpulis.cluster.enabled=true}) is never refused.
+ * <p>
+ * Checked once every singleton exists (the listeners are found then), before any listener
+ * starts.
  */
 public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
 
@@ -22,22 +26,28 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
     public static final String PROPERTY = "varpulis.nats.substrate";
 
     private final Substrate substrate;
+
     private final boolean substrateConfigured;
+
     private final boolean clusterNode;
+
     private final NatsListenerAnnotationBeanPostProcessor listeners;
+
     private final Supplier<Collection<String>> streams;
 
     /**
-     * @param substrate           the substrate in use
-     * @param substrateConfigured whether {@value #PROPERTY} (or env {@code VARPULIS_NATS_SUBSTRATE}) was set
-     * @param clusterNode         whether this is a cluster node ({@code varpulis.cluster.enabled=true})
-     * @param listeners           the {@link NatsListener} methods found
-     * @param streams             the names of the streams the application declares, asked once every singleton
-     *                            exists ({@code varpulis.nats.jetstream.streams.*}, {@code StreamDeclaration} beans)
+     * @param substrate the substrate in use
+     * @param substrateConfigured whether {@value #PROPERTY} (or env
+     * {@code VARPULIS_NATS_SUBSTRATE}) was set
+     * @param clusterNode whether this is a cluster node
+     * ({@code varpulis.cluster.enabled=true})
+     * @param listeners the {@link NatsListener} methods found
+     * @param streams the names of the streams the application declares, asked once every
+     * singleton exists ({@code varpulis.nats.jetstream.streams.*},
+     * {@code StreamDeclaration} beans)
      */
     public ImplicitCoreSubstrateGuard(Substrate substrate, boolean substrateConfigured, boolean clusterNode,
-                                      NatsListenerAnnotationBeanPostProcessor listeners,
-                                      Supplier<Collection<String>> streams) {
+            NatsListenerAnnotationBeanPostProcessor listeners, Supplier<Collection<String>> streams) {
         this.substrate = substrate;
         this.substrateConfigured = substrateConfigured;
         this.clusterNode = clusterNode;
@@ -46,8 +56,9 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
     }
 
     /**
-     * @throws NatsStartupException naming {@value #PROPERTY}, the listeners and streams declared and both fixes, when
-     *                              a service declares listeners or streams on the substrate it did not choose
+     * @throws NatsStartupException naming {@value #PROPERTY}, the listeners and streams
+     * declared and both fixes, when a service declares listeners or streams on the
+     * substrate it did not choose
      */
     @Override
     public void afterSingletonsInstantiated() {
@@ -69,4 +80,5 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
                         + "durable listeners, or " + PROPERTY + "=core to run them fire-and-forget knowingly.",
                 null);
     }
+
 }

@@ -14,25 +14,32 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * What a {@link NatsListener} method's container does with each delivery (SPEC section 13), as an {@link Outcome}:
- * convert the payload into the parameter's type (one that cannot be converted: poison, {@code undecodable}), call the
- * method (an exception declared not retryable: poison, {@code unprocessable}; any other: a failed apply, nak'ed and
- * parked on the last delivery), then publish what it returned and wait for the PubAck without blocking (emit before
- * ack). A reply whose PubAck does not come because the broker is away (no responders during an election, a timeout)
- * is published again, with the same message id, once it may be back: no delivery is spent on it (SPEC section 9).
- * <p>A reply without a message id of its own gets {@code {input message id}/reply}, so a reply published again after
- * a redelivery of its input is stored once within the stream's duplicate window.
+ * What a {@link NatsListener} method's container does with each delivery (SPEC section
+ * 13), as an {@link Outcome}: convert the payload into the parameter's type (one that
+ * cannot be converted: poison, {@code undecodable}), call the method (an exception
+ * declared not retryable: poison, {@code unprocessable}; any other: a failed apply,
+ * nak'ed and parked on the last delivery), then publish what it returned and wait for the
+ * PubAck without blocking (emit before ack). A reply whose PubAck does not come because
+ * the broker is away (no responders during an election, a timeout) is published again,
+ * with the same message id, once it may be back: no delivery is spent on it (SPEC section
+ * 9).
+ * <p>
+ * A reply without a message id of its own gets {@code {input message id}/reply}, so a
+ * reply published again after a redelivery of its input is stored once within the
+ * stream's duplicate window.
  */
 final class ListenerAdapter implements DeliveryAdapter {
 
     private final ListenerEndpoint endpoint;
+
     private final PayloadConverter.Reader payload;
+
     private final NatsTemplate template;
 
     /**
-     * @param endpoint  the listener's method and settings
+     * @param endpoint the listener's method and settings
      * @param converter converts payloads and replies
-     * @param template  publishes replies
+     * @param template publishes replies
      */
     ListenerAdapter(ListenerEndpoint endpoint, PayloadConverter converter, NatsTemplate template) {
         this.endpoint = endpoint;
@@ -45,13 +52,15 @@ final class ListenerAdapter implements DeliveryAdapter {
         Object[] arguments;
         try {
             arguments = endpoint.method().arguments(delivery, payload);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return done(Outcome.poison(ParkReason.UNDECODABLE, e));
         }
         Object result;
         try {
             result = endpoint.method().invoke(arguments);
-        } catch (Exception | Error e) {
+        }
+        catch (Exception | Error e) {
             if (e instanceof VirtualMachineError fatal) {
                 throw fatal;
             }
@@ -68,7 +77,8 @@ final class ListenerAdapter implements DeliveryAdapter {
         OutboundEvent reply;
         try {
             reply = reply(result, delivery);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             return done(Outcome.failed(e));
         }
         return publish(reply);
@@ -78,7 +88,8 @@ final class ListenerAdapter implements DeliveryAdapter {
         CompletableFuture<PublishReceipt> receipt;
         try {
             receipt = template.send(reply);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             receipt = CompletableFuture.failedFuture(e);
         }
         return receipt.handle((stored, error) -> {
@@ -93,8 +104,7 @@ final class ListenerAdapter implements DeliveryAdapter {
     }
 
     private OutboundEvent reply(Object result, Delivery input) {
-        OutboundEvent event = result instanceof OutboundEvent outbound ? outbound
-                : OutboundEvent.to(sendTo(), result);
+        OutboundEvent event = result instanceof OutboundEvent outbound ? outbound : OutboundEvent.to(sendTo(), result);
         return event.messageId() == null ? event.withMessageId(input.messageId() + "/reply") : event;
     }
 
@@ -110,4 +120,5 @@ final class ListenerAdapter implements DeliveryAdapter {
     private static CompletionStage<Outcome> done(Outcome outcome) {
         return CompletableFuture.completedFuture(outcome);
     }
+
 }

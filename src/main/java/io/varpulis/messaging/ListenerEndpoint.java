@@ -3,20 +3,21 @@ package io.varpulis.messaging;
 import java.util.List;
 
 /**
- * One listener's settings, the annotation's merged with {@code varpulis.nats.listeners.<id>.*}.
+ * One listener's settings, the annotation's merged with
+ * {@code varpulis.nats.listeners.<id>.*}.
  *
- * @param id            the id (durable, DLQ unit, meter tag)
- * @param subject       the filter subject
- * @param stream        the stream, or empty to find the one that captures the subject
- * @param concurrency   deliveries at once, 1 or more
- * @param maxDeliver    max_deliver, or 0 for the default
+ * @param id the id (durable, DLQ unit, meter tag)
+ * @param subject the filter subject
+ * @param stream the stream, or empty to find the one that captures the subject
+ * @param concurrency deliveries at once, 1 or more
+ * @param maxDeliver max_deliver, or 0 for the default
  * @param maxAckPending max_ack_pending, or 0 for the default
- * @param sendTo        where a return value goes, or empty
- * @param notRetryable  exceptions parked on the first delivery
- * @param method        the method
+ * @param sendTo where a return value goes, or empty
+ * @param notRetryable exceptions parked on the first delivery
+ * @param method the method
  */
 record ListenerEndpoint(String id, String subject, String stream, int concurrency, int maxDeliver, int maxAckPending,
-                        String sendTo, List<Class<? extends Throwable>> notRetryable, ListenerMethod method) {
+        String sendTo, List<Class<? extends Throwable>> notRetryable, ListenerMethod method) {
 
     /**
      * @param failure what the method threw

@@ -10,17 +10,26 @@ import java.lang.reflect.Parameter;
 import java.lang.reflect.Type;
 
 /**
- * A {@link NatsListener} method bound to its bean, with each parameter's source decided once, at startup.
+ * A {@link NatsListener} method bound to its bean, with each parameter's source decided
+ * once, at startup.
  */
 final class ListenerMethod {
 
     /** Where one parameter's argument comes from, decided once. */
-    private enum Source { PAYLOAD, HEADER, HEADERS, METADATA }
+    private enum Source {
+
+        PAYLOAD, HEADER, HEADERS, METADATA
+
+    }
 
     private final Object bean;
+
     private final Method method;
+
     private final Source[] sources;
+
     private final String[] headerNames;
+
     private final Type payloadType;
 
     private ListenerMethod(Object bean, Method method, Type payloadType) {
@@ -34,11 +43,14 @@ final class ListenerMethod {
             if (header != null) {
                 sources[i] = Source.HEADER;
                 headerNames[i] = header.value();
-            } else if (parameters[i].getType() == Headers.class) {
+            }
+            else if (parameters[i].getType() == Headers.class) {
                 sources[i] = Source.HEADERS;
-            } else if (parameters[i].getType() == DeliveryMetadata.class) {
+            }
+            else if (parameters[i].getType() == DeliveryMetadata.class) {
                 sources[i] = Source.METADATA;
-            } else {
+            }
+            else {
                 sources[i] = Source.PAYLOAD;
             }
         }
@@ -47,11 +59,11 @@ final class ListenerMethod {
     }
 
     /**
-     * @param bean   the bean
+     * @param bean the bean
      * @param method its annotated method
      * @return the binding
-     * @throws IllegalStateException naming the method, when it has more than one payload parameter or a
-     *                               {@link NatsHeader} parameter that is not a {@code String}
+     * @throws IllegalStateException naming the method, when it has more than one payload
+     * parameter or a {@link NatsHeader} parameter that is not a {@code String}
      */
     static ListenerMethod of(Object bean, Method method) {
         Type payload = null;
@@ -61,7 +73,8 @@ final class ListenerMethod {
                     throw new IllegalStateException("@NatsListener method " + name(method) + ": @NatsHeader parameter "
                             + parameter.getName() + " must be a String, not " + parameter.getType().getSimpleName());
                 }
-            } else if (parameter.getType() != Headers.class && parameter.getType() != DeliveryMetadata.class) {
+            }
+            else if (parameter.getType() != Headers.class && parameter.getType() != DeliveryMetadata.class) {
                 if (payload != null) {
                     throw new IllegalStateException("@NatsListener method " + name(method) + " has two payload "
                             + "parameters; annotate headers with @NatsHeader, or take Headers or DeliveryMetadata");
@@ -74,16 +87,17 @@ final class ListenerMethod {
 
     /**
      * @param converter converts payloads
-     * @return the reader of this method's payload parameter, resolved once (none: a reader that is never called); a
-     * converter bean that overrides {@link PayloadConverter#read} but not {@link PayloadConverter#reader} is called
-     * through its {@code read} on every payload, so its conversion (and its choice to refuse a payload) still applies
+     * @return the reader of this method's payload parameter, resolved once (none: a
+     * reader that is never called); a converter bean that overrides
+     * {@link PayloadConverter#read} but not {@link PayloadConverter#reader} is called
+     * through its {@code read} on every payload, so its conversion (and its choice to
+     * refuse a payload) still applies
      */
     PayloadConverter.Reader payloadReader(PayloadConverter converter) {
         if (payloadType == null) {
             return data -> null;
         }
-        if (overrides(converter, "read", byte[].class, Type.class)
-                && !overrides(converter, "reader", Type.class)) {
+        if (overrides(converter, "read", byte[].class, Type.class) && !overrides(converter, "reader", Type.class)) {
             return data -> converter.read(data, payloadType);
         }
         return converter.reader(payloadType);
@@ -92,14 +106,15 @@ final class ListenerMethod {
     private static boolean overrides(PayloadConverter converter, String name, Class<?>... parameters) {
         try {
             return converter.getClass().getMethod(name, parameters).getDeclaringClass() != PayloadConverter.class;
-        } catch (NoSuchMethodException e) {
+        }
+        catch (NoSuchMethodException e) {
             return false;
         }
     }
 
     /**
      * @param delivery the delivery
-     * @param payload  reads the payload, from {@link #payloadReader}
+     * @param payload reads the payload, from {@link #payloadReader}
      * @return the arguments of one call
      * @throws IOException when the payload cannot be converted into the parameter's type
      */
@@ -124,7 +139,8 @@ final class ListenerMethod {
     Object invoke(Object[] arguments) throws Exception {
         try {
             return method.invoke(bean, arguments);
-        } catch (InvocationTargetException e) {
+        }
+        catch (InvocationTargetException e) {
             if (e.getCause() instanceof Exception thrown) {
                 throw thrown;
             }
@@ -154,4 +170,5 @@ final class ListenerMethod {
     private static String name(Method method) {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
+
 }

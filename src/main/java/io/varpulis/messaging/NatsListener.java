@@ -7,21 +7,28 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a bean method as the listener of a durable pull consumer (SPEC section 13), in the manner of Spring Kafka's
- * {@code @KafkaListener}: a container owns the consumer, its threads, the ack and the errors, so the method never
- * acks. The consumer is declared from these attributes, each of which {@code varpulis.nats.listeners.<id>.*} in
- * {@code application.yml} overrides; it is created when absent and never updated (a different existing consumer is
- * used as it is, as for the cluster's own).
- * <p>Parameters: one payload (any other parameter), converted with Jackson 2 into its type (a record, a POJO,
- * {@code JsonNode}, {@code String} as UTF-8, {@code byte[]} as is); {@link NatsHeader @NatsHeader("name")} String
- * parameters; the message's {@code io.nats.client.impl.Headers}; {@link DeliveryMetadata} (subject, stream sequence,
- * attempt).
- * <p>Outcome: the delivery is acked strictly after the method returns (and after the PubAck of its return value);
- * an exception naks it with {@code varpulis.nats.jetstream.consumer.nak-delay} (2 s), and on its last delivery
- * (max_deliver) parks it with its death envelope on {@code varpulis.dlq.<id>} before the ack; a payload that cannot be
- * converted, or an exception listed in {@link #notRetryable()}, is parked on its first delivery. A non-null return
- * value is published before the ack: an {@link OutboundEvent} as it says, anything else to {@link #sendTo()}.
- * On the core substrate the method runs fire-and-forget: what would have been retried or parked is logged as lost.
+ * Marks a bean method as the listener of a durable pull consumer (SPEC section 13), in
+ * the manner of Spring Kafka's {@code @KafkaListener}: a container owns the consumer, its
+ * threads, the ack and the errors, so the method never acks. The consumer is declared
+ * from these attributes, each of which {@code varpulis.nats.listeners.<id>.*} in
+ * {@code application.yml} overrides; it is created when absent and never updated (a
+ * different existing consumer is used as it is, as for the cluster's own).
+ * <p>
+ * Parameters: one payload (any other parameter), converted with Jackson 2 into its type
+ * (a record, a POJO, {@code JsonNode}, {@code String} as UTF-8, {@code byte[]} as is);
+ * {@link NatsHeader @NatsHeader("name")} String parameters; the message's
+ * {@code io.nats.client.impl.Headers}; {@link DeliveryMetadata} (subject, stream
+ * sequence, attempt).
+ * <p>
+ * Outcome: the delivery is acked strictly after the method returns (and after the PubAck
+ * of its return value); an exception naks it with
+ * {@code varpulis.nats.jetstream.consumer.nak-delay} (2 s), and on its last delivery
+ * (max_deliver) parks it with its death envelope on {@code varpulis.dlq.<id>} before the
+ * ack; a payload that cannot be converted, or an exception listed in
+ * {@link #notRetryable()}, is parked on its first delivery. A non-null return value is
+ * published before the ack: an {@link OutboundEvent} as it says, anything else to
+ * {@link #sendTo()}. On the core substrate the method runs fire-and-forget: what would
+ * have been retried or parked is logged as lost.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -29,45 +36,53 @@ import java.lang.annotation.Target;
 public @interface NatsListener {
 
     /**
-     * @return the listener's id: its durable consumer's name, its DLQ unit ({@code varpulis.dlq.<id>}), its meters'
-     * {@code pipeline} tag and its key under {@code varpulis.nats.listeners}; letters, digits, {@code -} and
-     * {@code _}
+     * @return the listener's id: its durable consumer's name, its DLQ unit
+     * ({@code varpulis.dlq.<id>}), its meters' {@code pipeline} tag and its key under
+     * {@code varpulis.nats.listeners}; letters, digits, {@code -} and {@code _}
      */
     String id();
 
     /**
-     * @return the consumer's filter subject, wildcards allowed ({@code stellar.tc.submit.>})
+     * @return the consumer's filter subject, wildcards allowed
+     * ({@code stellar.tc.submit.>})
      */
     String subject() default "";
 
     /**
-     * @return the stream the consumer reads; empty: the one stream whose subjects capture {@link #subject()}
+     * @return the stream the consumer reads; empty: the one stream whose subjects capture
+     * {@link #subject()}
      */
     String stream() default "";
 
     /**
-     * @return how many deliveries run at once (that many pull subscriptions of the one durable consumer); 0: one
+     * @return how many deliveries run at once (that many pull subscriptions of the one
+     * durable consumer); 0: one
      */
     int concurrency() default 0;
 
     /**
-     * @return the consumer's max_deliver; 0: {@code varpulis.nats.jetstream.consumer.max-deliver} (5)
+     * @return the consumer's max_deliver; 0:
+     * {@code varpulis.nats.jetstream.consumer.max-deliver} (5)
      */
     int maxDeliver() default 0;
 
     /**
-     * @return the consumer's max_ack_pending; 0: {@code varpulis.nats.jetstream.consumer.max-ack-pending} (1024)
+     * @return the consumer's max_ack_pending; 0:
+     * {@code varpulis.nats.jetstream.consumer.max-ack-pending} (1024)
      */
     int maxAckPending() default 0;
 
     /**
-     * @return the subject a return value other than an {@link OutboundEvent} is published to; empty: none
+     * @return the subject a return value other than an {@link OutboundEvent} is published
+     * to; empty: none
      */
     String sendTo() default "";
 
     /**
-     * @return exceptions (and their subclasses, anywhere in the cause chain) that no retry can fix: parked on the
-     * first delivery, as Spring Kafka's not-retryable classification
+     * @return exceptions (and their subclasses, anywhere in the cause chain) that no
+     * retry can fix: parked on the first delivery, as Spring Kafka's not-retryable
+     * classification
      */
     Class<? extends Throwable>[] notRetryable() default {};
+
 }

@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Finds the {@link NatsListener} methods of every bean, as Spring Kafka's {@code KafkaListenerAnnotationBeanPostProcessor}
- * does; {@link NatsListenerRegistry} starts them once the context is refreshed. Depends on nothing, so that it can be
+ * Finds the {@link NatsListener} methods of every bean, as Spring Kafka's
+ * {@code KafkaListenerAnnotationBeanPostProcessor} does; {@link NatsListenerRegistry}
+ * starts them once the context is refreshed. Depends on nothing, so that it can be
  * created before every other bean.
  */
 public class NatsListenerAnnotationBeanPostProcessor implements BeanPostProcessor {
@@ -22,8 +23,8 @@ public class NatsListenerAnnotationBeanPostProcessor implements BeanPostProcesso
     /**
      * A method found.
      *
-     * @param bean       the bean (the proxy, when there is one)
-     * @param method     the annotated method
+     * @param bean the bean (the proxy, when there is one)
+     * @param method the annotated method
      * @param annotation its annotation
      */
     public record AnnotatedListener(Object bean, Method method, NatsListener annotation) {
@@ -33,10 +34,10 @@ public class NatsListenerAnnotationBeanPostProcessor implements BeanPostProcesso
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> type = AopUtils.getTargetClass(bean);
         Map<Method, NatsListener> methods = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<NatsListener>) method ->
-                        AnnotatedElementUtils.findMergedAnnotation(method, NatsListener.class));
-        methods.forEach((method, annotation) -> found.add(new AnnotatedListener(bean,
-                AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
+                (MethodIntrospector.MetadataLookup<NatsListener>) method -> AnnotatedElementUtils
+                    .findMergedAnnotation(method, NatsListener.class));
+        methods.forEach((method, annotation) -> found
+            .add(new AnnotatedListener(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
         return bean;
     }
 
@@ -46,4 +47,5 @@ public class NatsListenerAnnotationBeanPostProcessor implements BeanPostProcesso
     public List<AnnotatedListener> listeners() {
         return List.copyOf(found);
     }
+
 }

@@ -18,30 +18,36 @@ import java.util.List;
 
 /**
  * Makes the container of one {@link NatsListener} method: merges the annotation with
- * {@code varpulis.nats.listeners.<id>.*}, checks the result (errors name the method and the property to set), finds
- * the stream on jetstream, and declares the durable pull consumer with {@code varpulis.nats.jetstream.consumer.*}'s
- * defaults (ack wait, max_deliver 5, max_ack_pending, inactive threshold).
+ * {@code varpulis.nats.listeners.<id>.*}, checks the result (errors name the method and
+ * the property to set), finds the stream on jetstream, and declares the durable pull
+ * consumer with {@code varpulis.nats.jetstream.consumer.*}'s defaults (ack wait,
+ * max_deliver 5, max_ack_pending, inactive threshold).
  */
 public class NatsListenerContainerFactory {
 
     private final DeliveryContainerFactory containers;
+
     private final JetStreamAdmin admin;
+
     private final SubstrateMetrics metrics;
+
     private final PayloadConverter converter;
+
     private final ConsumerSettings defaults;
+
     private final NatsListenerProperties listeners;
 
     /**
      * @param containers runs each listener's durable consumer (and gives the transport)
-     * @param admin      finds streams by subject, or {@code null} on core
-     * @param metrics    the meters of the event paths
-     * @param converter  converts payloads
-     * @param defaults   the consumer defaults
-     * @param listeners  the overrides from {@code application.yml}
+     * @param admin finds streams by subject, or {@code null} on core
+     * @param metrics the meters of the event paths
+     * @param converter converts payloads
+     * @param defaults the consumer defaults
+     * @param listeners the overrides from {@code application.yml}
      */
     public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
-                                        SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
-                                        NatsListenerProperties listeners) {
+            SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
+            NatsListenerProperties listeners) {
         this.containers = containers;
         this.admin = admin;
         this.metrics = metrics;
@@ -60,21 +66,21 @@ public class NatsListenerContainerFactory {
     /**
      * @param found an annotated method
      * @return its container, not started
-     * @throws IllegalStateException naming the method and the setting, when the listener is misconfigured or no
-     *                               single stream captures its subject
+     * @throws IllegalStateException naming the method and the setting, when the listener
+     * is misconfigured or no single stream captures its subject
      */
     public NatsListenerContainer create(AnnotatedListener found) {
         ListenerEndpoint endpoint = endpoint(found);
         ConsumerConfiguration configuration = ConsumerConfiguration.builder()
-                .durable(endpoint.id())
-                .filterSubject(endpoint.subject())
-                .deliverPolicy(DeliverPolicy.All)
-                .ackPolicy(AckPolicy.Explicit)
-                .ackWait(defaults.ackWait())
-                .maxDeliver(endpoint.maxDeliver() > 0 ? endpoint.maxDeliver() : defaults.maxDeliver())
-                .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.maxAckPending())
-                .inactiveThreshold(defaults.inactiveThreshold())
-                .build();
+            .durable(endpoint.id())
+            .filterSubject(endpoint.subject())
+            .deliverPolicy(DeliverPolicy.All)
+            .ackPolicy(AckPolicy.Explicit)
+            .ackWait(defaults.ackWait())
+            .maxDeliver(endpoint.maxDeliver() > 0 ? endpoint.maxDeliver() : defaults.maxDeliver())
+            .maxAckPending(endpoint.maxAckPending() > 0 ? endpoint.maxAckPending() : defaults.maxAckPending())
+            .inactiveThreshold(defaults.inactiveThreshold())
+            .build();
         return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), containers,
                 metrics, converter);
     }
@@ -89,7 +95,7 @@ public class NatsListenerContainerFactory {
                     + "may only hold letters, digits, '-' and '_'");
         }
         NatsListenerProperties.Listener overrides = listeners.getListeners()
-                .getOrDefault(id, new NatsListenerProperties.Listener());
+            .getOrDefault(id, new NatsListenerProperties.Listener());
         String subject = overrides.getSubject() != null ? overrides.getSubject() : annotation.subject();
         if (subject.isBlank()) {
             throw new IllegalStateException(where + " has no subject: set subject = \"...\" or "
@@ -98,8 +104,8 @@ public class NatsListenerContainerFactory {
         int concurrency = overrides.getConcurrency() != null ? overrides.getConcurrency()
                 : Math.max(annotation.concurrency(), 1);
         if (concurrency < 1) {
-            throw new IllegalStateException("varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got "
-                    + concurrency);
+            throw new IllegalStateException(
+                    "varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got " + concurrency);
         }
         String sendTo = overrides.getSendTo() != null ? overrides.getSendTo() : annotation.sendTo();
         ListenerMethod method = ListenerMethod.of(found.bean(), found.method());
@@ -115,7 +121,10 @@ public class NatsListenerContainerFactory {
                 sendTo, notRetryable, method);
     }
 
-    /** The configured stream, else the one stream whose subjects capture the filter subject (jetstream only). */
+    /**
+     * The configured stream, else the one stream whose subjects capture the filter
+     * subject (jetstream only).
+     */
     private String stream(ListenerEndpoint endpoint) {
         if (!endpoint.stream().isBlank() || admin == null) {
             return endpoint.stream();
@@ -123,16 +132,18 @@ public class NatsListenerContainerFactory {
         List<String> names;
         try {
             names = admin.management().getStreamNames(endpoint.subject());
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("listener " + endpoint.id() + ": cannot ask the server which stream "
                     + "captures " + endpoint.subject() + ": " + e.getMessage(), e);
         }
         if (names.size() != 1) {
-            throw new IllegalStateException("listener " + endpoint.id() + ": " + (names.isEmpty() ? "no stream"
-                    : "streams " + names) + " capture " + endpoint.subject() + "; declare one under "
-                    + "varpulis.nats.jetstream.streams.<NAME>.subjects, or name it with "
+            throw new IllegalStateException("listener " + endpoint.id() + ": "
+                    + (names.isEmpty() ? "no stream" : "streams " + names) + " capture " + endpoint.subject()
+                    + "; declare one under " + "varpulis.nats.jetstream.streams.<NAME>.subjects, or name it with "
                     + "varpulis.nats.listeners." + endpoint.id() + ".stream");
         }
         return names.get(0);
     }
+
 }

@@ -7,8 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code varpulis.nats.listeners.<id>.*}: per {@link NatsListener} id, settings that override the annotation's, so an
- * operator can change a consumer's limits or subject from {@code application.yml} or the environment.
+ * {@code varpulis.nats.listeners.<id>.*}: per {@link NatsListener} id, settings that
+ * override the annotation's, so an operator can change a consumer's limits or subject
+ * from {@code application.yml} or the environment.
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
 public class NatsListenerProperties {
@@ -16,7 +17,10 @@ public class NatsListenerProperties {
     /** Listener settings by listener id. */
     private final Map<String, Listener> listeners = new LinkedHashMap<>();
 
-    /** How long each listener subscription may take, on shutdown, to finish the deliveries it already received. */
+    /**
+     * How long each listener subscription may take, on shutdown, to finish the deliveries
+     * it already received.
+     */
     private Duration listenerDrainTimeout = Duration.ofSeconds(10);
 
     public Map<String, Listener> getListeners() {
@@ -37,16 +41,26 @@ public class NatsListenerProperties {
         /** Filter subject of the durable consumer, wildcards allowed. */
         private String subject;
 
-        /** Stream the consumer reads (default: the one whose subjects capture the filter subject). */
+        /**
+         * Stream the consumer reads (default: the one whose subjects capture the filter
+         * subject).
+         */
         private String stream;
 
-        /** Deliveries handled at once (pull subscriptions of the one durable consumer). */
+        /**
+         * Deliveries handled at once (pull subscriptions of the one durable consumer).
+         */
         private Integer concurrency;
 
-        /** The consumer's max_deliver: the delivery on which a failing event is parked. */
+        /**
+         * The consumer's max_deliver: the delivery on which a failing event is parked.
+         */
         private Integer maxDeliver;
 
-        /** The consumer's max_ack_pending: deliveries handed out and not yet acked, at most. */
+        /**
+         * The consumer's max_ack_pending: deliveries handed out and not yet acked, at
+         * most.
+         */
         private Integer maxAckPending;
 
         /** Subject a return value (other than an OutboundEvent) is published to. */
@@ -99,5 +113,7 @@ public class NatsListenerProperties {
         public void setSendTo(String sendTo) {
             this.sendTo = sendTo;
         }
+
     }
+
 }

@@ -11,8 +11,9 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Starts every {@link NatsListener} container with the context and drains them on shutdown (SPEC section 13), in the
- * manner of Spring Kafka's {@code KafkaListenerEndpointRegistry}. Started in the last phase, once every bean (the
+ * Starts every {@link NatsListener} container with the context and drains them on
+ * shutdown (SPEC section 13), in the manner of Spring Kafka's
+ * {@code KafkaListenerEndpointRegistry}. Started in the last phase, once every bean (the
  * streams' provisioning included) is ready; stopped first, before the connection closes.
  */
 public class NatsListenerRegistry implements SmartLifecycle {
@@ -20,26 +21,31 @@ public class NatsListenerRegistry implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(NatsListenerRegistry.class);
 
     private final NatsListenerAnnotationBeanPostProcessor listeners;
+
     private final NatsListenerContainerFactory factory;
+
     private final Duration drainTimeout;
+
     private final List<NatsListenerContainer> containers = new CopyOnWriteArrayList<>();
+
     private volatile boolean running;
 
     /**
-     * @param listeners    the annotated methods found
-     * @param factory      makes their containers
-     * @param drainTimeout how long each subscription may take to finish its deliveries on shutdown
+     * @param listeners the annotated methods found
+     * @param factory makes their containers
+     * @param drainTimeout how long each subscription may take to finish its deliveries on
+     * shutdown
      */
-    public NatsListenerRegistry(NatsListenerAnnotationBeanPostProcessor listeners,
-                                NatsListenerContainerFactory factory, Duration drainTimeout) {
+    public NatsListenerRegistry(NatsListenerAnnotationBeanPostProcessor listeners, NatsListenerContainerFactory factory,
+            Duration drainTimeout) {
         this.listeners = listeners;
         this.factory = factory;
         this.drainTimeout = drainTimeout;
     }
 
     /**
-     * @throws IllegalStateException when two listeners share an id, or a listener cannot start (the context then
-     *                               fails to start, naming it)
+     * @throws IllegalStateException when two listeners share an id, or a listener cannot
+     * start (the context then fails to start, naming it)
      */
     @Override
     public void start() {
@@ -76,4 +82,5 @@ public class NatsListenerRegistry implements SmartLifecycle {
     public List<NatsListenerContainer> containers() {
         return List.copyOf(containers);
     }
+
 }

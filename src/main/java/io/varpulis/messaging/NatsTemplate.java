@@ -7,13 +7,15 @@ import io.varpulis.transport.PublishReceipt;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Publishes events on the substrate (SPEC section 13), in the manner of Spring Kafka's {@code KafkaTemplate}:
- * Jackson 2 serialisation, {@code Nats-Msg-Id} when the caller gives one (the business id, so a retried publish is
- * stored once), headers, and a future of the broker's receipt.
+ * Publishes events on the substrate (SPEC section 13), in the manner of Spring Kafka's
+ * {@code KafkaTemplate}: Jackson 2 serialisation, {@code Nats-Msg-Id} when the caller
+ * gives one (the business id, so a retried publish is stored once), headers, and a future
+ * of the broker's receipt.
  */
 public class NatsTemplate {
 
     private final ClusterTransport transport;
+
     private final PayloadConverter converter;
 
     /**
@@ -36,10 +38,12 @@ public class NatsTemplate {
 
     /**
      * @param event the event
-     * @return on jetstream, completes with the PubAck (stream, sequence, {@code duplicate} when the message id was
-     * seen within the duplicate window); exceptionally with {@code PublishException} when the event was not stored
-     * (no stream captures the subject, no PubAck within {@code varpulis.nats.jetstream.publish-timeout}). On core,
-     * completes once the bytes are handed to the client
+     * @return on jetstream, completes with the PubAck (stream, sequence,
+     * {@code duplicate} when the message id was seen within the duplicate window);
+     * exceptionally with {@code PublishException} when the event was not stored (no
+     * stream captures the subject, no PubAck within
+     * {@code varpulis.nats.jetstream.publish-timeout}). On core, completes once the bytes
+     * are handed to the client
      * @throws IllegalArgumentException when the payload cannot be written as JSON
      */
     public CompletableFuture<PublishReceipt> send(OutboundEvent event) {
@@ -50,4 +54,5 @@ public class NatsTemplate {
         return new OutboundMessage(event.subject(), converter.write(event.payload()), event.messageId(),
                 event.headers(), null, null);
     }
+
 }

@@ -6,13 +6,15 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * An event to publish with {@link NatsTemplate}, or to return from a {@link NatsListener} method.
+ * An event to publish with {@link NatsTemplate}, or to return from a {@link NatsListener}
+ * method.
  *
- * @param subject   the subject (a stream must capture it on jetstream)
- * @param payload   written with Jackson 2; a {@code byte[]} as is, a {@code String} as UTF-8
- * @param messageId the {@code Nats-Msg-Id}: the business id, so that a retried publish is stored once within the
- *                  stream's duplicate window; {@code null} for none
- * @param headers   more headers (may be empty)
+ * @param subject the subject (a stream must capture it on jetstream)
+ * @param payload written with Jackson 2; a {@code byte[]} as is, a {@code String} as
+ * UTF-8
+ * @param messageId the {@code Nats-Msg-Id}: the business id, so that a retried publish is
+ * stored once within the stream's duplicate window; {@code null} for none
+ * @param headers more headers (may be empty)
  */
 public record OutboundEvent(String subject, Object payload, String messageId, Map<String, String> headers) {
 
@@ -46,7 +48,7 @@ public record OutboundEvent(String subject, Object payload, String messageId, Ma
     }
 
     /**
-     * @param name  a header name
+     * @param name a header name
      * @param value its value
      * @return this event with that header added
      */

@@ -10,15 +10,17 @@ import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Converts payloads with Jackson 2 (SPEC section 13): a {@code byte[]} is passed as is, a {@code String} as UTF-8
- * text, anything else (a record, a POJO, {@code JsonNode}, a generic collection) is read from or written as JSON.
+ * Converts payloads with Jackson 2 (SPEC section 13): a {@code byte[]} is passed as is, a
+ * {@code String} as UTF-8 text, anything else (a record, a POJO, {@code JsonNode}, a
+ * generic collection) is read from or written as JSON.
  */
 public class PayloadConverter {
 
     private final ObjectMapper mapper;
 
     /**
-     * @param mapper the Jackson 2 mapper (its modules and features decide the JSON shapes)
+     * @param mapper the Jackson 2 mapper (its modules and features decide the JSON
+     * shapes)
      */
     public PayloadConverter(ObjectMapper mapper) {
         this.mapper = mapper;
@@ -28,17 +30,18 @@ public class PayloadConverter {
      * @param data the payload bytes
      * @param type the target type (a method parameter's generic type)
      * @return the converted payload
-     * @throws IOException when the bytes are not JSON of that type (the listener parks such a payload at once)
+     * @throws IOException when the bytes are not JSON of that type (the listener parks
+     * such a payload at once)
      */
     public Object read(byte[] data, Type type) throws IOException {
         return reader(type).read(data);
     }
 
     /**
-     * Resolves the conversion into one type once, as a listener does for its payload parameter at startup: Jackson's
-     * {@link ObjectReader} for the type is looked up here rather than on every payload (issue 22: the listener's hop).
-     * The mapper's configuration is taken as it is now; configure it before the listeners start.
-     *
+     * Resolves the conversion into one type once, as a listener does for its payload
+     * parameter at startup: Jackson's {@link ObjectReader} for the type is looked up here
+     * rather than on every payload (issue 22: the listener's hop). The mapper's
+     * configuration is taken as it is now; configure it before the listeners start.
      * @param type the target type (a method parameter's generic type)
      * @return reads payloads into that type, as {@link #read(byte[], Type)}
      */
@@ -67,9 +70,11 @@ public class PayloadConverter {
         /**
          * @param data the payload bytes
          * @return the converted payload, never {@code null}
-         * @throws IOException when the bytes are not JSON of the type (JSON {@code null} included)
+         * @throws IOException when the bytes are not JSON of the type (JSON {@code null}
+         * included)
          */
         Object read(byte[] data) throws IOException;
+
     }
 
     /**
@@ -86,9 +91,11 @@ public class PayloadConverter {
         }
         try {
             return mapper.writeValueAsBytes(payload);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot write a " + payload.getClass().getName() + " as JSON: "
-                    + e.getOriginalMessage(), e);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "cannot write a " + payload.getClass().getName() + " as JSON: " + e.getOriginalMessage(), e);
         }
     }
+
 }

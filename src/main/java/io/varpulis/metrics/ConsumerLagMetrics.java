@@ -21,29 +21,34 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Consumer lag and stream size gauges, refreshed from the server on a schedule (never per message):
- * {@code varpulis.consumer.pending{consumer}} (messages not yet delivered),
+ * Consumer lag and stream size gauges, refreshed from the server on a schedule (never per
+ * message): {@code varpulis.consumer.pending{consumer}} (messages not yet delivered),
  * {@code varpulis.consumer.ack.pending{consumer}} (delivered, not yet acked),
- * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}} (bytes), their limits
- * {@code varpulis.stream.max.messages{stream}} and {@code varpulis.stream.max.bytes{stream}} (the stream's max_msgs
- * and max_bytes, -1 for none), {@code varpulis.dlq.depth{stream}} (events parked in {@code VARPULIS_DLQ}, the one
- * gauge to alert on for parking), and {@code varpulis.jetstream.available} (1 when the last refresh got an answer
- * for every declared stream, 0 when JetStream did not answer or a stream is missing: what makes the node unready).
+ * {@code varpulis.stream.messages{stream}}, {@code varpulis.stream.bytes{stream}}
+ * (bytes), their limits {@code varpulis.stream.max.messages{stream}} and
+ * {@code varpulis.stream.max.bytes{stream}} (the stream's max_msgs and max_bytes, -1 for
+ * none), {@code varpulis.dlq.depth{stream}} (events parked in {@code VARPULIS_DLQ}, the
+ * one gauge to alert on for parking), and {@code varpulis.jetstream.available} (1 when
+ * the last refresh got an answer for every declared stream, 0 when JetStream did not
+ * answer or a stream is missing: what makes the node unready).
  */
 public class ConsumerLagMetrics implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ConsumerLagMetrics.class);
 
     private final JetStreamAdmin admin;
+
     private final MeterRegistry registry;
+
     private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
+
     private final ScheduledExecutorService scheduler;
+
     private final AtomicLong available = new AtomicLong();
 
     /**
      * Starts polling.
-     *
-     * @param admin    knows the declared streams and consumers
+     * @param admin knows the declared streams and consumers
      * @param registry where the gauges are registered
      * @param interval how often the server is asked
      */
@@ -51,8 +56,8 @@ public class ConsumerLagMetrics implements AutoCloseable {
         this.admin = admin;
         this.registry = registry;
         Gauge.builder("varpulis.jetstream.available", available, AtomicLong::get)
-                .description("1 when JetStream answered for every declared stream at the last refresh, else 0")
-                .register(registry);
+            .description("1 when JetStream answered for every declared stream at the last refresh, else 0")
+            .register(registry);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-lag-metrics"));
         scheduler.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -71,7 +76,8 @@ public class ConsumerLagMetrics implements AutoCloseable {
                 info.ifPresent(found -> stream(stream, found));
                 everyStream &= info.isPresent();
             }
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             everyStream = false;
             log.debug("consumer lag refresh failed: {}", e.toString());
         }
@@ -106,4 +112,5 @@ public class ConsumerLagMetrics implements AutoCloseable {
     public void close() {
         scheduler.shutdownNow();
     }
+
 }

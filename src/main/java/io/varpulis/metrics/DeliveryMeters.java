@@ -7,23 +7,33 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The meters of one consumer's deliveries, resolved once when its container starts (a lookup per event cost about
- * 1 us, issue 14): {@code varpulis.events.applied} and {@code varpulis.events.apply}, {@code .redelivered},
- * {@code .retried}, {@code .parked{reason}} and {@code .stranded}, tagged with the unit (pipeline, listener, or
- * {@code coordinator:{id}}) and partition. Every counter is registered at 0, so that Prometheus' {@code rate} sees the
- * first event of each. A unit that does not count applies (heartbeats, which have meters of their own) counts parks
- * and strandings only.
+ * The meters of one consumer's deliveries, resolved once when its container starts (a
+ * lookup per event cost about 1 us, issue 14): {@code varpulis.events.applied} and
+ * {@code varpulis.events.apply}, {@code .redelivered}, {@code .retried},
+ * {@code .parked{reason}} and {@code .stranded}, tagged with the unit (pipeline,
+ * listener, or {@code coordinator:{id}}) and partition. Every counter is registered at 0,
+ * so that Prometheus' {@code rate} sees the first event of each. A unit that does not
+ * count applies (heartbeats, which have meters of their own) counts parks and strandings
+ * only.
  */
 public final class DeliveryMeters {
 
     private final SubstrateMetrics metrics;
+
     private final String unit;
+
     private final String partition;
+
     private final SubstrateMetrics.Applies applies;
+
     private final Counter redelivered;
+
     private final Counter retried;
+
     private final Counter stranded;
+
     private final Counter stalled;
+
     private final Map<ParkReason, Counter> parked = new EnumMap<>(ParkReason.class);
 
     DeliveryMeters(SubstrateMetrics metrics, String unit, String partition, boolean countApplies) {
@@ -36,8 +46,8 @@ public final class DeliveryMeters {
         this.stranded = metrics.registry().counter("varpulis.events.stranded", "unit", unit);
         this.stalled = metrics.registry().counter("varpulis.consumer.stalls", "unit", unit);
         for (ParkReason reason : ParkReason.values()) {
-            parked.put(reason, metrics.registry().counter("varpulis.events.parked", "unit", unit, "reason",
-                    reason.tag()));
+            parked.put(reason,
+                    metrics.registry().counter("varpulis.events.parked", "unit", unit, "reason", reason.tag()));
         }
     }
 
@@ -73,9 +83,9 @@ public final class DeliveryMeters {
 
     /**
      * Counts a delivery applied and acked.
-     *
-     * @param nanos          from its receipt to its ack, ns
-     * @param elementsParked elements of it parked on their own (counted as parked {@code unprocessable})
+     * @param nanos from its receipt to its ack, ns
+     * @param elementsParked elements of it parked on their own (counted as parked
+     * {@code unprocessable})
      */
     public void applied(long nanos, int elementsParked) {
         if (applies != null) {
@@ -97,7 +107,6 @@ public final class DeliveryMeters {
 
     /**
      * Counts an event parked (or, on core, logged as lost).
-     *
      * @param reason why
      */
     public void parked(ParkReason reason) {
@@ -105,16 +114,19 @@ public final class DeliveryMeters {
     }
 
     /**
-     * Counts an event neither applied nor parked that the server will not deliver again (logged at ERROR).
+     * Counts an event neither applied nor parked that the server will not deliver again
+     * (logged at ERROR).
      */
     public void stranded() {
         stranded.increment();
     }
 
     /**
-     * Counts a stall: the unit's container held deliveries for a whole ack_wait and settled none (logged at WARN).
+     * Counts a stall: the unit's container held deliveries for a whole ack_wait and
+     * settled none (logged at WARN).
      */
     public void stalled() {
         stalled.increment();
     }
+
 }

@@ -6,25 +6,27 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in a
- * {@link TimedClusterTransport}, so publish latency is measured without touching the transports. Leaves it as it is
- * when there is no {@link MeterRegistry}.
+ * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in
+ * a {@link TimedClusterTransport}, so publish latency is measured without touching the
+ * transports. Leaves it as it is when there is no {@link MeterRegistry}.
  */
 public class PublishTimingPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<MeterRegistry> registry;
 
     /**
-     * @param registry the meter registry, resolved when the first transport is created (not when this processor is)
+     * @param registry the meter registry, resolved when the first transport is created
+     * (not when this processor is)
      */
     public PublishTimingPostProcessor(ObjectProvider<MeterRegistry> registry) {
         this.registry = registry;
     }
 
     /**
-     * @param bean     a bean
+     * @param bean a bean
      * @param beanName its name
-     * @return a timed transport when the bean is an untimed transport and a registry exists, else the bean
+     * @return a timed transport when the bean is an untimed transport and a registry
+     * exists, else the bean
      */
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -36,4 +38,5 @@ public class PublishTimingPostProcessor implements BeanPostProcessor {
         }
         return bean;
     }
+
 }

@@ -14,35 +14,51 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The substrate's Micrometer meters (SPEC section 7b), with tags bounded by the topology (pipeline, unit and edge
- * names, never event ids or payload values):
+ * The substrate's Micrometer meters (SPEC section 7b), with tags bounded by the topology
+ * (pipeline, unit and edge names, never event ids or payload values):
  * {@code varpulis.events.published{edge}}, {@code varpulis.events.applied{pipeline}},
- * {@code varpulis.events.redelivered{pipeline}}, {@code varpulis.events.parked{unit,reason}},
- * {@code varpulis.events.stranded{unit}}, {@code varpulis.consumer.stalls{unit}},
- * {@code varpulis.events.retried{pipeline}},
- * {@code varpulis.state.fenced{pipeline}},
- * {@code varpulis.events.apply{pipeline}} (timer), {@code varpulis.heartbeats.applied},
- * {@code varpulis.heartbeats.unknown}, {@code varpulis.heartbeats.stale}. Consumer lag gauges live in
+ * {@code varpulis.events.redelivered{pipeline}},
+ * {@code varpulis.events.parked{unit,reason}}, {@code varpulis.events.stranded{unit}},
+ * {@code varpulis.consumer.stalls{unit}}, {@code varpulis.events.retried{pipeline}},
+ * {@code varpulis.state.fenced{pipeline}}, {@code varpulis.events.apply{pipeline}}
+ * (timer), {@code varpulis.heartbeats.applied}, {@code varpulis.heartbeats.unknown},
+ * {@code varpulis.heartbeats.stale}. Consumer lag gauges live in
  * {@link ConsumerLagMetrics}.
  */
 public class SubstrateMetrics {
 
-    /** The {@code partition} tag of an unpartitioned pipeline's meters (every per-pipeline meter has the tag). */
+    /**
+     * The {@code partition} tag of an unpartitioned pipeline's meters (every per-pipeline
+     * meter has the tag).
+     */
     public static final String UNPARTITIONED = "none";
 
-    /** The {@code partition} tag of a partitioned pipeline's repartitioner (its unpartitioned input subjects). */
+    /**
+     * The {@code partition} tag of a partitioned pipeline's repartitioner (its
+     * unpartitioned input subjects).
+     */
     public static final String REPARTITION = "repartition";
 
-    /** The {@code reason} tags of {@code varpulis.events.parked}: the death envelope's reasons (delivery's ParkReason). */
+    /**
+     * The {@code reason} tags of {@code varpulis.events.parked}: the death envelope's
+     * reasons (delivery's ParkReason).
+     */
     public static final List<String> PARK_REASONS = Arrays.stream(ParkReason.values()).map(ParkReason::tag).toList();
 
     private final MeterRegistry registry;
-    // Meters of the per-event paths, looked up once per tag value: registering builds and hashes a meter id, which
-    // cost about 1 us per routed event (issue 7's benchmark). Tag values are bounded by the topology.
+
+    // Meters of the per-event paths, looked up once per tag value: registering builds and
+    // hashes a meter id, which
+    // cost about 1 us per routed event (issue 7's benchmark). Tag values are bounded by
+    // the topology.
     private final Map<String, Counter> published = new ConcurrentHashMap<>();
+
     private final Map<String, Counter> applied = new ConcurrentHashMap<>();
+
     private final Map<String, Timer> applyTimers = new ConcurrentHashMap<>();
+
     private final Map<String, Counter> redelivered = new ConcurrentHashMap<>();
+
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
 
     /**
@@ -50,7 +66,8 @@ public class SubstrateMetrics {
      */
     public SubstrateMetrics(MeterRegistry registry) {
         this.registry = registry;
-        // From 0, so that the first replayed heartbeats a restarted coordinator discards show as an increase.
+        // From 0, so that the first replayed heartbeats a restarted coordinator discards
+        // show as an increase.
         registry.counter("varpulis.heartbeats.stale");
     }
 
@@ -62,9 +79,9 @@ public class SubstrateMetrics {
     }
 
     /**
-     * Counts a routed event the stream stored: a PubAck that is not a duplicate, on time or after the publish timeout
-     * (a late PubAck), so an event stored once is counted once however often its publish was retried.
-     *
+     * Counts a routed event the stream stored: a PubAck that is not a duplicate, on time
+     * or after the publish timeout (a late PubAck), so an event stored once is counted
+     * once however often its publish was retried.
      * @param edge the route edge, {@code {group}.{from}.{to}}
      */
     public void published(String edge) {
@@ -73,47 +90,51 @@ public class SubstrateMetrics {
 
     /**
      * Counts an event applied and acked.
-     *
-     * @param pipeline  the pipeline
-     * @param partition its partition tag (an index, {@value #UNPARTITIONED} or {@value #REPARTITION})
-     * @param duration  how long the apply and the confirmation of its outputs took
+     * @param pipeline the pipeline
+     * @param partition its partition tag (an index, {@value #UNPARTITIONED} or
+     * {@value #REPARTITION})
+     * @param duration how long the apply and the confirmation of its outputs took
      */
     public void applied(String pipeline, String partition, Duration duration) {
         applies(pipeline, partition).applied(duration.toNanos());
     }
 
     /**
-     * The meters {@link #applied} counts on, looked up once, for a route ingress to count each event without a
-     * lookup (issue 14, item 3).
-     *
-     * @param pipeline  the pipeline
+     * The meters {@link #applied} counts on, looked up once, for a route ingress to count
+     * each event without a lookup (issue 14, item 3).
+     * @param pipeline the pipeline
      * @param partition its partition tag
-     * @return its {@code varpulis.events.applied} counter and {@code varpulis.events.apply} timer
+     * @return its {@code varpulis.events.applied} counter and
+     * {@code varpulis.events.apply} timer
      */
     public Applies applies(String pipeline, String partition) {
         String key = pipeline + "/" + partition;
         return new Applies(applied.computeIfAbsent(key, p -> {
             registerAtZero(pipeline, partition);
             return registry.counter("varpulis.events.applied", "pipeline", pipeline, "partition", partition);
-        }), applyTimers.computeIfAbsent(key, p -> Timer.builder(
-                        "varpulis.events.apply").description("apply of one event, outputs confirmed")
-                .tag("pipeline", pipeline).tag("partition", partition)
-                // Buckets for the dashboard's percentiles: an apply is a local call plus its outputs' PubAcks.
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry)));
+        }), applyTimers.computeIfAbsent(key,
+                p -> Timer.builder("varpulis.events.apply")
+                    .description("apply of one event, outputs confirmed")
+                    .tag("pipeline", pipeline)
+                    .tag("partition", partition)
+                    // Buckets for the dashboard's percentiles: an apply is a local call
+                    // plus its outputs' PubAcks.
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(Duration.ofSeconds(30))
+                    .register(registry)));
     }
 
     /**
      * One pipeline partition's apply meters.
      *
      * @param counter {@code varpulis.events.applied}
-     * @param timer   {@code varpulis.events.apply}
+     * @param timer {@code varpulis.events.apply}
      */
     public record Applies(Counter counter, Timer timer) {
 
         /**
          * Counts an event applied and acked.
-         *
          * @param nanos how long the apply and the confirmation of its outputs took, in ns
          */
         public void applied(long nanos) {
@@ -124,8 +145,7 @@ public class SubstrateMetrics {
 
     /**
      * Counts a delivery after the first (a redelivery).
-     *
-     * @param pipeline  the pipeline
+     * @param pipeline the pipeline
      * @param partition its partition tag
      */
     public void redelivered(String pipeline, String partition) {
@@ -133,9 +153,10 @@ public class SubstrateMetrics {
     }
 
     /**
-     * Registers a pipeline partition's other counters at 0 when it starts: Prometheus' {@code increase} and
-     * {@code rate} see no first redelivery, park, stranding or fencing in a counter that appears already at 1, so the
-     * chart's alerts on them (helm/varpulis/files/alerts.yaml) would miss it.
+     * Registers a pipeline partition's other counters at 0 when it starts: Prometheus'
+     * {@code increase} and {@code rate} see no first redelivery, park, stranding or
+     * fencing in a counter that appears already at 1, so the chart's alerts on them
+     * (helm/varpulis/files/alerts.yaml) would miss it.
      */
     private void registerAtZero(String pipeline, String partition) {
         redeliveredCounter(pipeline, partition);
@@ -146,11 +167,10 @@ public class SubstrateMetrics {
 
     /**
      * The meters of one consumer's deliveries, resolved once.
-     *
-     * @param unit         the pipeline, the listener, or {@code coordinator:{id}}
-     * @param partition    its partition tag ({@value #UNPARTITIONED} when it has none)
-     * @param countApplies whether it counts applies, redeliveries and retries (heartbeats do not: they have
-     *                     {@code varpulis.heartbeats.*})
+     * @param unit the pipeline, the listener, or {@code coordinator:{id}}
+     * @param partition its partition tag ({@value #UNPARTITIONED} when it has none)
+     * @param countApplies whether it counts applies, redeliveries and retries (heartbeats
+     * do not: they have {@code varpulis.heartbeats.*})
      * @return its meters
      */
     public DeliveryMeters deliveries(String unit, String partition, boolean countApplies) {
@@ -158,16 +178,16 @@ public class SubstrateMetrics {
     }
 
     Counter redeliveredCounter(String pipeline, String partition) {
-        return redelivered.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter(
-                "varpulis.events.redelivered", "pipeline", pipeline, "partition", partition));
+        return redelivered.computeIfAbsent(pipeline + "/" + partition,
+                p -> registry.counter("varpulis.events.redelivered", "pipeline", pipeline, "partition", partition));
     }
 
     /**
-     * Counts one more try of an apply or of its outputs' publish because the broker was unavailable (no responders,
-     * PubAck timeout, a state read without a leader): tries the ingress made itself, keeping the delivery in
-     * progress, instead of spending a delivery of max_deliver.
-     *
-     * @param pipeline  the pipeline
+     * Counts one more try of an apply or of its outputs' publish because the broker was
+     * unavailable (no responders, PubAck timeout, a state read without a leader): tries
+     * the ingress made itself, keeping the delivery in progress, instead of spending a
+     * delivery of max_deliver.
+     * @param pipeline the pipeline
      * @param partition its partition tag
      */
     public void retried(String pipeline, String partition) {
@@ -175,15 +195,14 @@ public class SubstrateMetrics {
     }
 
     Counter retriedCounter(String pipeline, String partition) {
-        return retried.computeIfAbsent(pipeline + "/" + partition, p -> registry.counter("varpulis.events.retried",
-                "pipeline", pipeline, "partition", partition));
+        return retried.computeIfAbsent(pipeline + "/" + partition,
+                p -> registry.counter("varpulis.events.retried", "pipeline", pipeline, "partition", partition));
     }
 
     /**
-     * Counts a pipeline that stopped on this worker because its state is owned by another writer (a later
-     * placement): alert on any increase that is not a planned move.
-     *
-     * @param pipeline  the pipeline
+     * Counts a pipeline that stopped on this worker because its state is owned by another
+     * writer (a later placement): alert on any increase that is not a planned move.
+     * @param pipeline the pipeline
      * @param partition its partition tag
      */
     public void fenced(String pipeline, String partition) {
@@ -192,19 +211,18 @@ public class SubstrateMetrics {
 
     /**
      * Counts an event parked in the DLQ (or, on core, logged as lost).
-     *
-     * @param unit   the pipeline, or {@code coordinator:{id}}
-     * @param reason why, the death envelope's {@code reason} ({@code undecodable}, {@code unprocessable},
-     *               {@code unroutable}, {@code max_deliver})
+     * @param unit the pipeline, or {@code coordinator:{id}}
+     * @param reason why, the death envelope's {@code reason} ({@code undecodable},
+     * {@code unprocessable}, {@code unroutable}, {@code max_deliver})
      */
     public void parked(String unit, String reason) {
         registry.counter("varpulis.events.parked", "unit", unit, "reason", reason).increment();
     }
 
     /**
-     * Counts an event that could not be parked on its last delivery: the server will not deliver it again and it
-     * must be recovered by hand from its stream sequence (logged at ERROR). Alert on any increase.
-     *
+     * Counts an event that could not be parked on its last delivery: the server will not
+     * deliver it again and it must be recovered by hand from its stream sequence (logged
+     * at ERROR). Alert on any increase.
      * @param unit the pipeline, or {@code coordinator:{id}}
      */
     public void stranded(String unit) {
@@ -216,7 +234,10 @@ public class SubstrateMetrics {
         registry.counter("varpulis.heartbeats.applied").increment();
     }
 
-    /** Counts a heartbeat of a worker the coordinator has not registered (or of another cluster), not applied. */
+    /**
+     * Counts a heartbeat of a worker the coordinator has not registered (or of another
+     * cluster), not applied.
+     */
     public void heartbeatUnknown() {
         registry.counter("varpulis.heartbeats.unknown").increment();
     }
@@ -228,7 +249,6 @@ public class SubstrateMetrics {
 
     /**
      * Reads a counter, for reports and tests.
-     *
      * @param name the meter name
      * @param tags tag key/value pairs
      * @return its count, 0 when it was never incremented
@@ -244,4 +264,5 @@ public class SubstrateMetrics {
     public MeterRegistry registry() {
         return registry;
     }
+
 }

@@ -19,12 +19,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link ClusterTransport} that times every publish from the call to its confirmation (the PubAck on JetStream,
- * the hand-off to the client on core) as {@code varpulis.events.publish{kind,outcome}}, with a percentile histogram
- * so that Prometheus can compute p99 across nodes.
- * <p>Tags stay bounded whatever the topology: {@code kind} is {@code route}, {@code heartbeat}, {@code dlq},
- * {@code state} (pipeline state writes) or {@code other} (never the subject, which carries group and pipeline names),
- * {@code outcome} is {@code confirmed} or {@code failed}.
+ * A {@link ClusterTransport} that times every publish from the call to its confirmation
+ * (the PubAck on JetStream, the hand-off to the client on core) as
+ * {@code varpulis.events.publish{kind,outcome}}, with a percentile histogram so that
+ * Prometheus can compute p99 across nodes.
+ * <p>
+ * Tags stay bounded whatever the topology: {@code kind} is {@code route},
+ * {@code heartbeat}, {@code dlq}, {@code state} (pipeline state writes) or {@code other}
+ * (never the subject, which carries group and pipeline names), {@code outcome} is
+ * {@code confirmed} or {@code failed}.
  */
 public class TimedClusterTransport implements ClusterTransport {
 
@@ -34,12 +37,18 @@ public class TimedClusterTransport implements ClusterTransport {
     /** Where pipeline state writes go: the subjects of JetStream key-value buckets. */
     private static final String STATE_ROOT = "$KV.";
 
-    /** Histogram range: a local PubAck takes well under a millisecond, the default publish timeout is 5 s. */
+    /**
+     * Histogram range: a local PubAck takes well under a millisecond, the default publish
+     * timeout is 5 s.
+     */
     private static final Duration MIN_EXPECTED = Duration.ofMillis(1);
+
     private static final Duration MAX_EXPECTED = Duration.ofSeconds(30);
 
     private final ClusterTransport delegate;
+
     private final MeterRegistry registry;
+
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     /**
@@ -58,7 +67,6 @@ public class TimedClusterTransport implements ClusterTransport {
 
     /**
      * Publishes through the delegate and records the time to its confirmation or failure.
-     *
      * @param message the message
      * @return the delegate's receipt, unchanged
      */
@@ -66,9 +74,9 @@ public class TimedClusterTransport implements ClusterTransport {
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
         long started = System.nanoTime();
         String kind = kind(message.subject());
-        return delegate.publish(message).whenComplete((receipt, error) ->
-                timer(kind, error == null ? "confirmed" : "failed").record(System.nanoTime() - started,
-                        TimeUnit.NANOSECONDS));
+        return delegate.publish(message)
+            .whenComplete((receipt, error) -> timer(kind, error == null ? "confirmed" : "failed")
+                .record(System.nanoTime() - started, TimeUnit.NANOSECONDS));
     }
 
     @Override
@@ -94,11 +102,11 @@ public class TimedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * The {@code kind} tag of a subject: a fixed set, so that subjects with group, pipeline or worker names never
-     * become tag values.
-     *
+     * The {@code kind} tag of a subject: a fixed set, so that subjects with group,
+     * pipeline or worker names never become tag values.
      * @param subject the published subject
-     * @return {@code route}, {@code heartbeat}, {@code dlq}, {@code state} or {@code other}
+     * @return {@code route}, {@code heartbeat}, {@code dlq}, {@code state} or
+     * {@code other}
      */
     static String kind(String subject) {
         if (subject.startsWith(Subjects.PIPELINE_ROOT + ".")) {
@@ -117,12 +125,14 @@ public class TimedClusterTransport implements ClusterTransport {
     }
 
     private Timer timer(String kind, String outcome) {
-        return timers.computeIfAbsent(kind + "|" + outcome, key -> Timer.builder(PUBLISH_TIMER)
-                .description("time from publish to the substrate's confirmation (PubAck on JetStream)")
-                .tags("kind", kind, "outcome", outcome)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(MIN_EXPECTED)
-                .maximumExpectedValue(MAX_EXPECTED)
-                .register(registry));
+        return timers.computeIfAbsent(kind + "|" + outcome,
+                key -> Timer.builder(PUBLISH_TIMER)
+                    .description("time from publish to the substrate's confirmation (PubAck on JetStream)")
+                    .tags("kind", kind, "outcome", outcome)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(MIN_EXPECTED)
+                    .maximumExpectedValue(MAX_EXPECTED)
+                    .register(registry));
     }
+
 }

@@ -8,17 +8,20 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Where and how a node connects to NATS, in the manner of Spring Boot 4's {@code RabbitConnectionDetails}: the
- * auto-configuration takes this bean when one exists (a Testcontainers container annotated with
- * {@code @ServiceConnection}, a {@code nats} service started by {@code spring-boot-docker-compose}), and otherwise
- * builds one from {@code varpulis.nats.*} ({@link PropertiesNatsConnectionDetails}).
- * <p>At most one authentication method is set: user and password, token, {@code .creds} file or nkey seed file.
+ * Where and how a node connects to NATS, in the manner of Spring Boot 4's
+ * {@code RabbitConnectionDetails}: the auto-configuration takes this bean when one exists
+ * (a Testcontainers container annotated with {@code @ServiceConnection}, a {@code nats}
+ * service started by {@code spring-boot-docker-compose}), and otherwise builds one from
+ * {@code varpulis.nats.*} ({@link PropertiesNatsConnectionDetails}).
+ * <p>
+ * At most one authentication method is set: user and password, token, {@code .creds} file
+ * or nkey seed file.
  */
 public interface NatsConnectionDetails extends ConnectionDetails {
 
     /**
-     * @return the server URLs ({@code nats://host:port} or {@code tls://host:port}), at least one; the client tries
-     * them in order and reconnects to any of them
+     * @return the server URLs ({@code nats://host:port} or {@code tls://host:port}), at
+     * least one; the client tries them in order and reconnects to any of them
      */
     List<String> getServers();
 
@@ -58,10 +61,11 @@ public interface NatsConnectionDetails extends ConnectionDetails {
     }
 
     /**
-     * @return the TLS material (trust and, for servers that verify clients, the client key), or {@code null} for a
-     * plain connection; the client always verifies the server
+     * @return the TLS material (trust and, for servers that verify clients, the client
+     * key), or {@code null} for a plain connection; the client always verifies the server
      */
     default @Nullable SslBundle getSslBundle() {
         return null;
     }
+
 }

@@ -16,32 +16,39 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
 /**
- * Logs what happens to the NATS connection in words an operator can act on, and remembers the server's recent
- * permission violations so that a timed-out JetStream request can be reported as the missing permission it was.
+ * Logs what happens to the NATS connection in words an operator can act on, and remembers
+ * the server's recent permission violations so that a timed-out JetStream request can be
+ * reported as the missing permission it was.
  */
 public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     private static final Logger log = LoggerFactory.getLogger(NatsConnectionEvents.class);
+
     private static final int REMEMBERED_VIOLATIONS = 32;
+
     private static final String VIOLATION_MARKER = "permissions violation";
 
     private final Duration reconnectWait;
+
     private final Deque<PermissionViolation> violations = new ConcurrentLinkedDeque<>();
+
     private volatile boolean connectedOnce;
+
     private volatile boolean disconnected;
+
     private volatile Exception lastException;
 
     /**
-     * @param reconnectWait the wait between reconnection attempts, quoted in the disconnect log line
+     * @param reconnectWait the wait between reconnection attempts, quoted in the
+     * disconnect log line
      */
     public NatsConnectionEvents(Duration reconnectWait) {
         this.reconnectWait = reconnectWait;
     }
 
     /**
-     * jnats 2.26 calls {@link #connectionEvent(Connection, Events, Long, String)}; this older form only exists because
-     * the interface still declares it abstract.
-     *
+     * jnats 2.26 calls {@link #connectionEvent(Connection, Events, Long, String)}; this
+     * older form only exists because the interface still declares it abstract.
      * @param conn the connection
      * @param type what happened
      */
@@ -55,7 +62,8 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
         String server = serverName(conn, uriDetails);
         if (!connectedOnce && type != Events.CONNECTED) {
-            // The first connection is still being attempted: the factory reports its retries itself.
+            // The first connection is still being attempted: the factory reports its
+            // retries itself.
             log.debug("NATS connection event {} before the first connection", type);
             return;
         }
@@ -102,16 +110,18 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
         lastException = exp;
         if (connectedOnce && !disconnected) {
             log.warn("NATS client error: {}", exp.toString());
-        } else {
+        }
+        else {
             log.debug("NATS client error while not connected: {}", exp.toString());
         }
     }
 
     @Override
     public void heartbeatAlarm(Connection conn, JetStreamSubscription sub, long lastStreamSequence,
-                               long lastConsumerSequence) {
-        log.warn("JetStream consumer {} missed its idle heartbeats (last stream sequence {}): the server may have lost "
-                + "it (deleted, or inactive past inactive_threshold); check the jetstream health details",
+            long lastConsumerSequence) {
+        log.warn(
+                "JetStream consumer {} missed its idle heartbeats (last stream sequence {}): the server may have lost "
+                        + "it (deleted, or inactive past inactive_threshold); check the jetstream health details",
                 consumerName(sub), lastStreamSequence);
     }
 
@@ -127,8 +137,9 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     }
 
     /**
-     * The server an event is about: the URI jnats reports with it, since the connection may have moved on (or
-     * closed) by the time the callback runs; else the connected URL; else the address the server announced.
+     * The server an event is about: the URI jnats reports with it, since the connection
+     * may have moved on (or closed) by the time the callback runs; else the connected
+     * URL; else the address the server announced.
      */
     private static String serverName(Connection conn, String uriDetails) {
         if (uriDetails != null && !uriDetails.isBlank()) {
@@ -144,13 +155,15 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
     private static String consumerName(JetStreamSubscription sub) {
         try {
             return sub == null ? "(unknown)" : sub.getConsumerName();
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             return "(unknown)";
         }
     }
 
     /**
-     * @return the client's most recent error (a TLS handshake failure, a refused connection), or {@code null}
+     * @return the client's most recent error (a TLS handshake failure, a refused
+     * connection), or {@code null}
      */
     public Exception lastException() {
         return lastException;
@@ -164,18 +177,19 @@ public class NatsConnectionEvents implements ConnectionListener, ErrorListener {
 
     /**
      * Finds a permission violation the server reported recently about a subject.
-     *
-     * @param subjectPrefix the start of the subject the operation used (for example {@code $JS.API.STREAM.CREATE.})
-     * @param since         ignore violations older than this
+     * @param subjectPrefix the start of the subject the operation used (for example
+     * {@code $JS.API.STREAM.CREATE.})
+     * @param since ignore violations older than this
      * @return the server's error text, when there was one
      */
     public Optional<String> recentPermissionViolation(String subjectPrefix, Instant since) {
         return violations.stream()
-                .filter(v -> !v.at().isBefore(since) && v.error().contains(subjectPrefix))
-                .map(PermissionViolation::error)
-                .findFirst();
+            .filter(v -> !v.at().isBefore(since) && v.error().contains(subjectPrefix))
+            .map(PermissionViolation::error)
+            .findFirst();
     }
 
     private record PermissionViolation(String error, Instant at) {
     }
+
 }

@@ -16,43 +16,61 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2). Every key can also be set by
- * environment variable ({@code VARPULIS_NATS_URL}, {@code VARPULIS_NATS_SUBSTRATE}, ...). The JetStream limits default
- * to ADR-007's values; the reasons for each number sit next to it.
- * <p>Longer than most: it is data, one field with its Javadoc sentence and one getter and setter per key, which is
- * what Spring Boot binds and what the configuration metadata documents; domain code never sees it (it receives
- * {@link ConnectionSettings} and the settings mapped from the nested classes).
+ * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2).
+ * Every key can also be set by environment variable ({@code VARPULIS_NATS_URL},
+ * {@code VARPULIS_NATS_SUBSTRATE}, ...). The JetStream limits default to ADR-007's
+ * values; the reasons for each number sit next to it.
+ * <p>
+ * Longer than most: it is data, one field with its Javadoc sentence and one getter and
+ * setter per key, which is what Spring Boot binds and what the configuration metadata
+ * documents; domain code never sees it (it receives {@link ConnectionSettings} and the
+ * settings mapped from the nested classes).
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
 public class NatsProperties implements Validator {
 
-    /** NATS server URL, or a comma-separated list of them ({@code nats://} or {@code tls://}). */
+    /**
+     * NATS server URL, or a comma-separated list of them ({@code nats://} or
+     * {@code tls://}).
+     */
     private String url = "nats://localhost:4222";
 
     /**
-     * Substrate of the event paths: {@code core} (fire-and-forget, the default) or {@code jetstream} (stored,
-     * redelivered). Case-insensitive; aliases {@code pubsub}, {@code pub_sub} and {@code js}. An empty or unknown
-     * value fails startup; JetStream on a server without it fails startup too, never falls back to core.
+     * Substrate of the event paths: {@code core} (fire-and-forget, the default) or
+     * {@code jetstream} (stored, redelivered). Case-insensitive; aliases {@code pubsub},
+     * {@code pub_sub} and {@code js}. An empty or unknown value fails startup; JetStream
+     * on a server without it fails startup too, never falls back to core.
      */
     private Substrate substrate = Substrate.CORE;
 
-    /** Name the connection shows in the server's monitoring; defaults to {@code varpulis-{role}-{node id}}. */
+    /**
+     * Name the connection shows in the server's monitoring; defaults to
+     * {@code varpulis-{role}-{node id}}.
+     */
     private String connectionName;
 
     /**
-     * Inbox prefix of the connection: replies to its requests, its PubAcks, the messages its pull consumers fetch and
-     * its key-value reads arrive on {@code {inbox-prefix}.{nuid}}. A cluster node defaults to
-     * {@code _INBOX_{role}_{id}} ({@code _INBOX_worker_worker-1}, {@code _INBOX_coordinator_coordinator-0},
-     * {@code _INBOX_standalone_{worker id}}), so that each node's NATS user may subscribe to its own inbox only
-     * (SPEC section 10, docs/OPERATING.md); elsewhere jnats' {@code _INBOX}. Subject tokens separated by dots, no
-     * wildcards.
+     * Inbox prefix of the connection: replies to its requests, its PubAcks, the messages
+     * its pull consumers fetch and its key-value reads arrive on
+     * {@code {inbox-prefix}.{nuid}}. A cluster node defaults to
+     * {@code _INBOX_{role}_{id}} ({@code _INBOX_worker_worker-1},
+     * {@code _INBOX_coordinator_coordinator-0}, {@code _INBOX_standalone_{worker id}}),
+     * so that each node's NATS user may subscribe to its own inbox only (SPEC section 10,
+     * docs/OPERATING.md); elsewhere jnats' {@code _INBOX}. Subject tokens separated by
+     * dots, no wildcards.
      */
     private String inboxPrefix;
 
-    /** Path of a {@code .creds} file (user JWT and nkey seed). At most one authentication method may be set. */
+    /**
+     * Path of a {@code .creds} file (user JWT and nkey seed). At most one authentication
+     * method may be set.
+     */
     private String credentials;
 
-    /** Path of a file holding an nkey seed ({@code SU...}). At most one authentication method may be set. */
+    /**
+     * Path of a file holding an nkey seed ({@code SU...}). At most one authentication
+     * method may be set.
+     */
     private String nkeySeedFile;
 
     /** Token for token authentication. At most one authentication method may be set. */
@@ -70,7 +88,10 @@ public class NatsProperties implements Validator {
     /** How long startup keeps retrying an unreachable server before it fails. */
     private Duration startupRetryTimeout = Duration.ofSeconds(30);
 
-    /** Wait between reconnection attempts after the connection was lost (jnats reconnects forever). */
+    /**
+     * Wait between reconnection attempts after the connection was lost (jnats reconnects
+     * forever).
+     */
     private Duration reconnectWait = Duration.ofSeconds(2);
 
     /** TLS settings; a {@code tls://} URL or any key here turns TLS on. */
@@ -193,9 +214,8 @@ public class NatsProperties implements Validator {
     }
 
     /**
-     * Checks the ranges of the JetStream settings; Spring Boot fails startup with each violation, naming the property,
-     * its value and its origin.
-     *
+     * Checks the ranges of the JetStream settings; Spring Boot fails startup with each
+     * violation, naming the property, its value and its origin.
      * @param target the bound properties
      * @param errors where violations go
      */
@@ -218,32 +238,44 @@ public class NatsProperties implements Validator {
         fixedSubjects(errors, "jetstream.dlq.subjects", js.getDlq(), StreamSpec.deadLetters());
     }
 
-    /** A built-in stream's subjects are ADR-007's: the substrate publishes and consumes on them. */
+    /**
+     * A built-in stream's subjects are ADR-007's: the substrate publishes and consumes on
+     * them.
+     */
     private static void fixedSubjects(Errors errors, String field, StreamSpec configured, StreamSpec builtIn) {
         if (!builtIn.getSubjects().equals(configured.getSubjects())) {
-            errors.rejectValue(field, "Fixed", "is fixed for a built-in stream (ADR-007): remove it, expected "
-                    + builtIn.getSubjects());
+            errors.rejectValue(field, "Fixed",
+                    "is fixed for a built-in stream (ADR-007): remove it, expected " + builtIn.getSubjects());
         }
     }
 
     /** PEM files for TLS; the client always verifies the server. */
     public static class Tls {
 
-        /** Turns TLS on even without a {@code tls://} URL or files (the JVM's trust store then verifies the server). */
+        /**
+         * Turns TLS on even without a {@code tls://} URL or files (the JVM's trust store
+         * then verifies the server).
+         */
         private boolean enabled;
 
-        /** PEM file of the CA that signed the server certificate (a private CA); the JVM's trust store when unset. */
+        /**
+         * PEM file of the CA that signed the server certificate (a private CA); the JVM's
+         * trust store when unset.
+         */
         private String caFile;
 
-        /** PEM file of the client certificate, for servers that verify clients (with {@code key-file}). */
+        /**
+         * PEM file of the client certificate, for servers that verify clients (with
+         * {@code key-file}).
+         */
         private String certFile;
 
         /** PEM file of the client certificate's private key (with {@code cert-file}). */
         private String keyFile;
 
         /**
-         * Name of a Spring Boot SSL bundle ({@code spring.ssl.bundle.pem.<name>} or {@code .jks.<name>}) to use
-         * instead of the PEM files.
+         * Name of a Spring Boot SSL bundle ({@code spring.ssl.bundle.pem.<name>} or
+         * {@code .jks.<name>}) to use instead of the PEM files.
          */
         private String bundle;
 
@@ -286,17 +318,21 @@ public class NatsProperties implements Validator {
         public void setKeyFile(String keyFile) {
             this.keyFile = keyFile;
         }
+
     }
 
     /** JetStream settings (ADR-007 defaults). */
     public static class JetStream {
 
-        /** Stream replicas: 1 on a single development server, 3 on a production cluster. */
+        /**
+         * Stream replicas: 1 on a single development server, 3 on a production cluster.
+         */
         private int replicas = 1;
 
         /**
-         * Most PubAcks one publisher may wait for at once. Pipelining confirmations keeps throughput near the raw
-         * client's; a full window makes the publisher wait (back-pressure) instead of buffering without bound.
+         * Most PubAcks one publisher may wait for at once. Pipelining confirmations keeps
+         * throughput near the raw client's; a full window makes the publisher wait
+         * (back-pressure) instead of buffering without bound.
          */
         private int maxOutstandingPublishes = 1024;
 
@@ -304,36 +340,51 @@ public class NatsProperties implements Validator {
         private Duration publishTimeout = Duration.ofSeconds(5);
 
         /**
-         * How long a PubAck that comes after the publish timeout is still awaited (the connection's request cleanup
-         * interval): a message held in the reconnect buffer or published during a leader election is often stored
-         * late, and is then counted in {@code varpulis.events.published}. Beyond it a late PubAck is dropped.
+         * How long a PubAck that comes after the publish timeout is still awaited (the
+         * connection's request cleanup interval): a message held in the reconnect buffer
+         * or published during a leader election is often stored late, and is then counted
+         * in {@code varpulis.events.published}. Beyond it a late PubAck is dropped.
          */
         private Duration latePubAckWindow = Duration.ofMinutes(2);
 
         /**
-         * How often the {@code jetstream} health component asks the server about streams and consumers, in the
-         * background: a health check answers from the last answer at once, whatever NATS is doing.
+         * How often the {@code jetstream} health component asks the server about streams
+         * and consumers, in the background: a health check answers from the last answer
+         * at once, whatever NATS is doing.
          */
         private Duration healthRefreshInterval = Duration.ofSeconds(5);
 
-        /** Whether the application creates the streams it declares when they are absent (never updates them). */
+        /**
+         * Whether the application creates the streams it declares when they are absent
+         * (never updates them).
+         */
         private boolean provision = true;
 
-        /** The routing stream, {@code VARPULIS_ROUTING}: max_age 1 h, max_bytes 1 GiB, duplicate_window 2 min. */
+        /**
+         * The routing stream, {@code VARPULIS_ROUTING}: max_age 1 h, max_bytes 1 GiB,
+         * duplicate_window 2 min.
+         */
         private final StreamSpec routing = StreamSpec.routing();
 
-        /** The heartbeat stream, {@code VARPULIS_HEARTBEAT}: max_age 5 min, max_msgs_per_subject 16. */
+        /**
+         * The heartbeat stream, {@code VARPULIS_HEARTBEAT}: max_age 5 min,
+         * max_msgs_per_subject 16.
+         */
         private final StreamSpec heartbeat = StreamSpec.heartbeat();
 
         /** The dead-letter stream, {@code VARPULIS_DLQ}: max_msgs 100 000, no max_age. */
         private final StreamSpec dlq = StreamSpec.deadLetters();
 
-        /** Durable consumer settings, one consumer per route edge and the coordinator's heartbeat consumer. */
+        /**
+         * Durable consumer settings, one consumer per route edge and the coordinator's
+         * heartbeat consumer.
+         */
         private final Consumer consumer = new Consumer();
 
         /**
-         * More streams a service declares from configuration, by stream name, created if absent like the defaults
-         * (for example the streams of the Stellar Control layout).
+         * More streams a service declares from configuration, by stream name, created if
+         * absent like the defaults (for example the streams of the Stellar Control
+         * layout).
          */
         private final Map<String, StreamSpec> streams = new LinkedHashMap<>();
 
@@ -404,6 +455,7 @@ public class NatsProperties implements Validator {
         public Map<String, StreamSpec> getStreams() {
             return streams;
         }
+
     }
 
     /** Durable pull consumer settings (ADR-007). */
@@ -412,27 +464,35 @@ public class NatsProperties implements Validator {
         /** How long the server waits for an ack before it redelivers. */
         private Duration ackWait = Duration.ofSeconds(30);
 
-        /** Deliveries before an event is poison: enough for a transient failure, few enough not to loop forever. */
+        /**
+         * Deliveries before an event is poison: enough for a transient failure, few
+         * enough not to loop forever.
+         */
         private int maxDeliver = 5;
 
         /** Unacked messages one consumer may hold at once. */
         private int maxAckPending = 1024;
 
         /**
-         * How long a durable survives with nobody pulling: a deleted route edge does not hold messages forever, and
-         * seven days is far longer than the routing max_age, so live work is never reaped.
+         * How long a durable survives with nobody pulling: a deleted route edge does not
+         * hold messages forever, and seven days is far longer than the routing max_age,
+         * so live work is never reaped.
          */
         private Duration inactiveThreshold = Duration.ofDays(7);
 
-        /** Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does not apply to naks). */
+        /**
+         * Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does
+         * not apply to naks).
+         */
         private Duration nakDelay = Duration.ofSeconds(2);
 
         /**
-         * Messages requested per pull; capped by {@code max-ack-pending}. 500 is jnats' default. A pulled message's
-         * ack_wait runs while it waits in the client for the ones before it, so a batch must be applied within
-         * ack_wait: 500 leaves a pipeline 60 ms per message at the default 30 s (256, the default before issue 14:
-         * 117 ms, and about 6 % less routed-hop throughput). A consumer whose pipeline is slower than half that logs
-         * a WARN naming the batch size that fits.
+         * Messages requested per pull; capped by {@code max-ack-pending}. 500 is jnats'
+         * default. A pulled message's ack_wait runs while it waits in the client for the
+         * ones before it, so a batch must be applied within ack_wait: 500 leaves a
+         * pipeline 60 ms per message at the default 30 s (256, the default before issue
+         * 14: 117 ms, and about 6 % less routed-hop throughput). A consumer whose
+         * pipeline is slower than half that logs a WARN naming the batch size that fits.
          */
         private int batchSize = 500;
 
@@ -483,20 +543,23 @@ public class NatsProperties implements Validator {
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }
+
     }
 
     /**
-     * A stream as configuration describes it: one of the three built-in streams ({@code varpulis.nats.jetstream.routing},
-     * {@code heartbeat}, {@code dlq}, pre-filled with ADR-007's values) or one a service declares under
+     * A stream as configuration describes it: one of the three built-in streams
+     * ({@code varpulis.nats.jetstream.routing}, {@code heartbeat}, {@code dlq},
+     * pre-filled with ADR-007's values) or one a service declares under
      * {@code varpulis.nats.jetstream.streams.<name>.*}.
      */
     public static class StreamSpec {
 
         /**
-         * @return {@code VARPULIS_ROUTING}'s ADR-007 settings: one hour covers the pipeline that was down for an hour
-         * (replaying a days-old backlog into time windows would manufacture alerts, not recover them); 1 GiB so a
-         * wedged consumer cannot fill the disk (discard Old drops the oldest first); a 2-minute duplicate window covers
-         * a publisher's retry after a crash
+         * @return {@code VARPULIS_ROUTING}'s ADR-007 settings: one hour covers the
+         * pipeline that was down for an hour (replaying a days-old backlog into time
+         * windows would manufacture alerts, not recover them); 1 GiB so a wedged consumer
+         * cannot fill the disk (discard Old drops the oldest first); a 2-minute duplicate
+         * window covers a publisher's retry after a crash
          */
         public static StreamSpec routing() {
             StreamSpec routing = builtIn(Subjects.PIPELINE_ROOT + ".>",
@@ -508,9 +571,10 @@ public class NatsProperties implements Validator {
         }
 
         /**
-         * @return {@code VARPULIS_HEARTBEAT}'s ADR-007 settings: five minutes, well above any heartbeat-timeout, so a
-         * restarted coordinator still finds the evidence it needs; 16 per worker subject, the most a restarted
-         * coordinator replays per worker
+         * @return {@code VARPULIS_HEARTBEAT}'s ADR-007 settings: five minutes, well above
+         * any heartbeat-timeout, so a restarted coordinator still finds the evidence it
+         * needs; 16 per worker subject, the most a restarted coordinator replays per
+         * worker
          */
         public static StreamSpec heartbeat() {
             StreamSpec heartbeat = builtIn(Subjects.HEARTBEAT_ROOT + ".>", "Varpulis worker heartbeats (ADR-007)");
@@ -520,8 +584,9 @@ public class NatsProperties implements Validator {
         }
 
         /**
-         * @return {@code VARPULIS_DLQ}'s ADR-007 settings: 100 000 parked events and no max_age, because last week's
-         * poison event is exactly what an operator looks for; a full DLQ is itself a signal (discard Old)
+         * @return {@code VARPULIS_DLQ}'s ADR-007 settings: 100 000 parked events and no
+         * max_age, because last week's poison event is exactly what an operator looks
+         * for; a full DLQ is itself a signal (discard Old)
          */
         public static StreamSpec deadLetters() {
             StreamSpec dlq = builtIn("varpulis.dlq.>", "Varpulis parked events with their death envelopes (ADR-007)");
@@ -542,7 +607,10 @@ public class NatsProperties implements Validator {
         /** Retention policy: limits, interest or work-queue. */
         private RetentionPolicy retention = RetentionPolicy.Limits;
 
-        /** What a full stream discards: old (the oldest messages) or new (refuses the publish). */
+        /**
+         * What a full stream discards: old (the oldest messages) or new (refuses the
+         * publish).
+         */
         private DiscardPolicy discard = DiscardPolicy.Old;
 
         /** Storage: file or memory. */
@@ -560,7 +628,10 @@ public class NatsProperties implements Validator {
         /** Messages kept per subject; unlimited when unset. */
         private Long maxMsgsPerSubject;
 
-        /** Window of {@code Nats-Msg-Id} de-duplication; the server's default (2 min) when unset. */
+        /**
+         * Window of {@code Nats-Msg-Id} de-duplication; the server's default (2 min) when
+         * unset.
+         */
         private Duration duplicateWindow;
 
         /** Replicas; {@code varpulis.nats.jetstream.replicas} when unset. */
@@ -656,5 +727,7 @@ public class NatsProperties implements Validator {
         public void setDescription(String description) {
             this.description = description;
         }
+
     }
+
 }

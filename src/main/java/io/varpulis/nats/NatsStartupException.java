@@ -1,9 +1,9 @@
 package io.varpulis.nats;
 
 /**
- * A reason the application must not start, with the action that fixes it. The message holds both (for users without
- * Spring); Spring Boot prints them apart through the auto-configuration's failure analyzer and the process exits
- * non-zero.
+ * A reason the application must not start, with the action that fixes it. The message
+ * holds both (for users without Spring); Spring Boot prints them apart through the
+ * auto-configuration's failure analyzer and the process exits non-zero.
  */
 public class NatsStartupException extends RuntimeException {
 
@@ -15,8 +15,8 @@ public class NatsStartupException extends RuntimeException {
 
     /**
      * @param description what is wrong, naming the server, property or object concerned
-     * @param action      what the operator does about it
-     * @param cause       the underlying error, or {@code null}
+     * @param action what the operator does about it
+     * @param cause the underlying error, or {@code null}
      */
     public NatsStartupException(String description, String action, Throwable cause) {
         super(description + " Fix: " + action, cause);
@@ -37,4 +37,5 @@ public class NatsStartupException extends RuntimeException {
     public String getAction() {
         return action;
     }
+
 }

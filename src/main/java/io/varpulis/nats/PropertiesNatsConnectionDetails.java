@@ -21,21 +21,27 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@link NatsConnectionDetails} from {@code varpulis.nats.*}, checked when created: every bad value fails startup
- * with an {@link InvalidConfigurationPropertyValueException} that names the property, the value and the fix (an
- * empty or malformed URL, two authentication methods, a missing file, half a key pair, an unknown SSL bundle).
+ * {@link NatsConnectionDetails} from {@code varpulis.nats.*}, checked when created: every
+ * bad value fails startup with an {@link InvalidConfigurationPropertyValueException} that
+ * names the property, the value and the fix (an empty or malformed URL, two
+ * authentication methods, a missing file, half a key pair, an unknown SSL bundle).
  */
 public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
 
     private final List<String> servers;
+
     private final NatsProperties properties;
+
     private final @Nullable Path credentialsFile;
+
     private final @Nullable Path nkeySeedFile;
+
     private final @Nullable SslBundle sslBundle;
 
     /**
      * @param properties the settings
-     * @param sslBundles the application's SSL bundles, for {@code varpulis.nats.tls.bundle}; may be {@code null}
+     * @param sslBundles the application's SSL bundles, for
+     * {@code varpulis.nats.tls.bundle}; may be {@code null}
      * @throws InvalidConfigurationPropertyValueException naming the first bad property
      */
     public PropertiesNatsConnectionDetails(NatsProperties properties, @Nullable SslBundles sslBundles) {
@@ -92,8 +98,8 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
     }
 
     private static List<String> servers(String url) {
-        List<String> servers = url == null ? List.of() : Arrays.stream(url.split(","))
-                .map(String::trim).filter(s -> !s.isEmpty()).toList();
+        List<String> servers = url == null ? List.of()
+                : Arrays.stream(url.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
         if (servers.isEmpty()) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
                     "At least one server URL is required, for example nats://localhost:4222 (a comma-separated list "
@@ -105,34 +111,36 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         return servers;
     }
 
-    /** A URL jnats would refuse with a stack trace is refused here with the property's name (issue 15). */
+    /**
+     * A URL jnats would refuse with a stack trace is refused here with the property's
+     * name (issue 15).
+     */
     private static void checkServer(String url, String server) {
         String withScheme = server.contains("://") ? server : "nats://" + server;
         String scheme = withScheme.substring(0, withScheme.indexOf("://")).toLowerCase(Locale.ROOT);
         if (!List.of("nats", "tls", "ws", "wss").contains(scheme)) {
-            throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
-                    "'" + server + "' has an unknown scheme; use nats:// or tls://, for example "
-                            + "nats://localhost:4222.");
+            throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url, "'" + server
+                    + "' has an unknown scheme; use nats:// or tls://, for example " + "nats://localhost:4222.");
         }
         String authority = withScheme.substring(withScheme.indexOf("://") + 3).split("[/?#]", 2)[0];
         String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
-        int colon = hostPort.startsWith("[") ? hostPort.indexOf(':', hostPort.indexOf(']'))
-                : hostPort.lastIndexOf(':');
+        int colon = hostPort.startsWith("[") ? hostPort.indexOf(':', hostPort.indexOf(']')) : hostPort.lastIndexOf(':');
         String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
         String port = colon < 0 ? null : hostPort.substring(colon + 1);
         if (host.isBlank()) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
                     "'" + server + "' has no host; write nats://HOST:PORT, for example nats://localhost:4222.");
         }
-        if (port != null && (!port.matches("\\d{1,5}") || Integer.parseInt(port) < 1
-                || Integer.parseInt(port) > 65535)) {
+        if (port != null
+                && (!port.matches("\\d{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535)) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
                     "'" + server + "' has port '" + port + "', which is not a port number (1 to 65535); write "
                             + "nats://HOST:PORT, for example nats://localhost:4222.");
         }
         try {
             new URI(withScheme);
-        } catch (URISyntaxException e) {
+        }
+        catch (URISyntaxException e) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.url", url,
                     "'" + server + "' is not a URL (" + e.getReason() + "); write nats://HOST:PORT, for example "
                             + "nats://localhost:4222 (a comma-separated list is allowed).");
@@ -173,7 +181,8 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         String seed;
         try {
             seed = Files.readString(file, StandardCharsets.UTF_8).trim();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.nkey-seed-file", path,
                     "The file cannot be read: " + e);
         }
@@ -184,8 +193,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         return file;
     }
 
-    private static @Nullable SslBundle sslBundle(NatsProperties p, List<String> servers,
-                                                 @Nullable SslBundles bundles) {
+    private static @Nullable SslBundle sslBundle(NatsProperties p, List<String> servers, @Nullable SslBundles bundles) {
         NatsProperties.Tls tls = p.getTls();
         boolean tlsUrl = servers.stream().anyMatch(s -> s.toLowerCase(Locale.ROOT).startsWith("tls://"));
         boolean files = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
@@ -201,10 +209,11 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
             }
             try {
                 return bundles.getBundle(tls.getBundle());
-            } catch (NoSuchSslBundleException e) {
+            }
+            catch (NoSuchSslBundleException e) {
                 throw new InvalidConfigurationPropertyValueException("varpulis.nats.tls.bundle", tls.getBundle(),
-                        "There is no SSL bundle of that name; declare it under spring.ssl.bundle.pem."
-                                + tls.getBundle() + " (or .jks).");
+                        "There is no SSL bundle of that name; declare it under spring.ssl.bundle.pem." + tls.getBundle()
+                                + " (or .jks).");
             }
         }
         if (!tlsUrl && !files && !tls.isEnabled()) {
@@ -221,7 +230,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         }
         PemSslStoreDetails keyStore = tls.getCertFile() == null ? null
                 : PemSslStoreDetails.forCertificate(location("varpulis.nats.tls.cert-file", tls.getCertFile()))
-                        .withPrivateKey(location("varpulis.nats.tls.key-file", tls.getKeyFile()));
+                    .withPrivateKey(location("varpulis.nats.tls.key-file", tls.getKeyFile()));
         PemSslStoreDetails trustStore = tls.getCaFile() == null ? null
                 : PemSslStoreDetails.forCertificate(location("varpulis.nats.tls.ca-file", tls.getCaFile()));
         return SslBundle.of(new PemSslStoreBundle(keyStore, trustStore));
@@ -239,4 +248,5 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         }
         return file.toAbsolutePath();
     }
+
 }

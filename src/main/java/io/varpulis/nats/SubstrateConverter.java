@@ -4,9 +4,10 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.core.convert.converter.Converter;
 
 /**
- * Binds {@code varpulis.nats.substrate} to a {@link Substrate} with its aliases ({@link Substrate#parse}); Spring's
- * own enum conversion knows neither {@code pubsub} nor {@code js}. An empty or unknown value fails startup naming the
- * property, the value, the accepted ones and the fix.
+ * Binds {@code varpulis.nats.substrate} to a {@link Substrate} with its aliases
+ * ({@link Substrate#parse}); Spring's own enum conversion knows neither {@code pubsub}
+ * nor {@code js}. An empty or unknown value fails startup naming the property, the value,
+ * the accepted ones and the fix.
  */
 public class SubstrateConverter implements Converter<String, Substrate> {
 
@@ -16,15 +17,18 @@ public class SubstrateConverter implements Converter<String, Substrate> {
     /**
      * @param source the configured value
      * @return the substrate it names
-     * @throws InvalidConfigurationPropertyValueException naming {@value #PROPERTY}, when the value is empty or unknown
+     * @throws InvalidConfigurationPropertyValueException naming {@value #PROPERTY}, when
+     * the value is empty or unknown
      */
     @Override
     public Substrate convert(String source) {
         try {
             return Substrate.parse(source);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidConfigurationPropertyValueException(PROPERTY, source, e.getMessage()
-                    + ". Set " + PROPERTY + " (env VARPULIS_NATS_SUBSTRATE) to core or jetstream.");
+        }
+        catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationPropertyValueException(PROPERTY, source,
+                    e.getMessage() + ". Set " + PROPERTY + " (env VARPULIS_NATS_SUBSTRATE) to core or jetstream.");
         }
     }
+
 }

@@ -5,10 +5,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * What a convention builds from a few values of a message (its low-cardinality key values, its span name), built once
- * per distinct input and kept (issue 32: built, sorted and concatenated for every message, they were a fifth of
- * observation's cost). Bounded: a service that publishes on a subject per id would otherwise grow it without end;
- * past {@value #MAX_CACHED} inputs they are built each time.
+ * What a convention builds from a few values of a message (its low-cardinality key
+ * values, its span name), built once per distinct input and kept (issue 32: built, sorted
+ * and concatenated for every message, they were a fifth of observation's cost). Bounded:
+ * a service that publishes on a subject per id would otherwise grow it without end; past
+ * {@value #MAX_CACHED} inputs they are built each time.
  *
  * @param <K> what the value depends on
  * @param <V> the value
@@ -19,6 +20,7 @@ final class BoundedCache<K, V> {
     static final int MAX_CACHED = 1024;
 
     private final Map<K, V> cache = new ConcurrentHashMap<>();
+
     private final Function<K, V> build;
 
     /**
@@ -43,4 +45,5 @@ final class BoundedCache<K, V> {
         }
         return built;
     }
+
 }

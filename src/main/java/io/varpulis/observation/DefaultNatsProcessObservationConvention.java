@@ -12,25 +12,31 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The default names and tags of a delivery processed: meter {@code varpulis.nats.process}, span
- * {@code process {destination}}, tags {@code messaging.system=nats}, {@code messaging.operation.type=process},
+ * The default names and tags of a delivery processed: meter
+ * {@code varpulis.nats.process}, span {@code process {destination}}, tags
+ * {@code messaging.system=nats}, {@code messaging.operation.type=process},
  * {@code messaging.destination.name} (the consumer's filter subject as a template),
- * {@code messaging.consumer.group.name} (the durable), {@code error.type}, {@code varpulis.delivery.outcome} and
- * {@code varpulis.delivery.park.reason}; subject, message id, stream sequence and delivery attempt on the span only.
+ * {@code messaging.consumer.group.name} (the durable), {@code error.type},
+ * {@code varpulis.delivery.outcome} and {@code varpulis.delivery.park.reason}; subject,
+ * message id, stream sequence and delivery attempt on the span only.
  */
 public class DefaultNatsProcessObservationConvention implements NatsProcessObservationConvention {
 
     /** The shared instance. */
-    public static final DefaultNatsProcessObservationConvention INSTANCE =
-            new DefaultNatsProcessObservationConvention();
+    public static final DefaultNatsProcessObservationConvention INSTANCE = new DefaultNatsProcessObservationConvention();
 
     /** The observation's (and so the meter's) name. */
     public static final String NAME = "varpulis.nats.process";
 
-    // The span names by destination template: a string built per message was a few % of observation's allocation.
+    // The span names by destination template: a string built per message was a few % of
+    // observation's allocation.
     private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "process " + destination);
-    private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsProcessObservationConvention::build);
-    // A delivery acked without error, by its consumer's durable: found without a key object per message.
+
+    private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(
+            DefaultNatsProcessObservationConvention::build);
+
+    // A delivery acked without error, by its consumer's durable: found without a key
+    // object per message.
     private final Map<String, Acked> acked = new ConcurrentHashMap<>();
 
     @Override
@@ -44,8 +50,9 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     }
 
     /**
-     * The low-cardinality key values, built once per consumer, outcome, park reason and error type and kept (issue
-     * 32: built and sorted for every delivery, they were a fifth of observation's cost).
+     * The low-cardinality key values, built once per consumer, outcome, park reason and
+     * error type and kept (issue 32: built and sorted for every delivery, they were a
+     * fifth of observation's cost).
      */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsProcessContext context) {
@@ -57,12 +64,15 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
             return ackedKeyValues(context.consumer());
         }
         String error = DefaultNatsSendObservationConvention.errorType(context.getError());
-        Tags key = new Tags(context.consumer().durable(), context.consumer().filterSubject(),
-                context.outcome(), context.parkReason(), error);
+        Tags key = new Tags(context.consumer().durable(), context.consumer().filterSubject(), context.outcome(),
+                context.parkReason(), error);
         return cache.get(key);
     }
 
-    /** Those of an acked delivery: resolved once per consumer (its durable and filter subject) and reused. */
+    /**
+     * Those of an acked delivery: resolved once per consumer (its durable and filter
+     * subject) and reused.
+     */
     private KeyValues ackedKeyValues(ConsumerDeclaration consumer) {
         Acked known = acked.get(consumer.durable());
         if (known != null && known.filterSubject().equals(consumer.filterSubject())) {
@@ -77,8 +87,7 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     }
 
     private static KeyValues build(Tags tags) {
-        return KeyValues.of(
-                CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
+        return KeyValues.of(CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
                 CommonKeys.OPERATION_TYPE.withValue("process"),
                 CommonKeys.DESTINATION_NAME.withValue(Destinations.of(tags.filterSubject())),
                 CommonKeys.ERROR_TYPE.withValue(tags.error()),
@@ -110,4 +119,5 @@ public class DefaultNatsProcessObservationConvention implements NatsProcessObser
     /** What the low-cardinality key values of a delivery depend on. */
     private record Tags(String durable, String filterSubject, String outcome, String parkReason, String error) {
     }
+
 }

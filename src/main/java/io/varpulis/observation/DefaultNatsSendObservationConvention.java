@@ -7,9 +7,11 @@ import io.varpulis.observation.NatsObservationDocumentation.MessageKeys;
 import io.varpulis.observation.NatsObservationDocumentation.SendKeys;
 
 /**
- * The default names and tags of a publish: meter {@code varpulis.nats.send}, span {@code send {destination}}, tags
- * {@code messaging.system=nats}, {@code messaging.operation.type=send}, {@code messaging.destination.name} (a
- * template), {@code error.type}; subject, message id and, on a replay, the parked trace id on the span only.
+ * The default names and tags of a publish: meter {@code varpulis.nats.send}, span
+ * {@code send {destination}}, tags {@code messaging.system=nats},
+ * {@code messaging.operation.type=send}, {@code messaging.destination.name} (a template),
+ * {@code error.type}; subject, message id and, on a replay, the parked trace id on the
+ * span only.
  */
 public class DefaultNatsSendObservationConvention implements NatsSendObservationConvention {
 
@@ -19,9 +21,12 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     /** The observation's (and so the meter's) name. */
     public static final String NAME = "varpulis.nats.send";
 
-    // The span names by destination template: a string built per message was a few % of observation's allocation.
+    // The span names by destination template: a string built per message was a few % of
+    // observation's allocation.
     private final BoundedCache<String, String> names = new BoundedCache<>(destination -> "send " + destination);
+
     private final BoundedCache<Tags, KeyValues> cache = new BoundedCache<>(DefaultNatsSendObservationConvention::build);
+
     // A publish that succeeded, by its subject: found without a key object per message.
     private final BoundedCache<String, KeyValues> succeeded = new BoundedCache<>(
             subject -> cache.get(new Tags(Destinations.of(subject), errorType(null))));
@@ -37,8 +42,8 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     }
 
     /**
-     * The low-cardinality key values, built once per destination template and error type and kept (issue 32); those of
-     * a publish that succeeded found by its subject alone.
+     * The low-cardinality key values, built once per destination template and error type
+     * and kept (issue 32); those of a publish that succeeded found by its subject alone.
      */
     @Override
     public KeyValues getLowCardinalityKeyValues(NatsSendContext context) {
@@ -56,9 +61,7 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     }
 
     private static KeyValues build(Tags tags) {
-        return KeyValues.of(
-                CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
-                CommonKeys.OPERATION_TYPE.withValue("send"),
+        return KeyValues.of(CommonKeys.MESSAGING_SYSTEM.withValue("nats"), CommonKeys.OPERATION_TYPE.withValue("send"),
                 CommonKeys.DESTINATION_NAME.withValue(tags.destination()),
                 CommonKeys.ERROR_TYPE.withValue(tags.error()));
     }
@@ -93,4 +96,5 @@ public class DefaultNatsSendObservationConvention implements NatsSendObservation
     /** What the low-cardinality key values of a publish depend on. */
     private record Tags(String destination, String error) {
     }
+
 }

@@ -4,8 +4,9 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.nats.Subjects;
 
 /**
- * The low-cardinality {@code messaging.destination.name} of a subject: the cluster's subjects as templates, whose
- * tokens are group, pipeline and worker names, so that a meter never gets one series per id. Pure.
+ * The low-cardinality {@code messaging.destination.name} of a subject: the cluster's
+ * subjects as templates, whose tokens are group, pipeline and worker names, so that a
+ * meter never gets one series per id. Pure.
  */
 public final class Destinations {
 
@@ -22,8 +23,10 @@ public final class Destinations {
     }
 
     /**
-     * @param subject a published or consumed subject (a filter subject may hold wildcards)
-     * @return its template for a cluster subject; any other subject (a service's own, chosen by its author) as it is
+     * @param subject a published or consumed subject (a filter subject may hold
+     * wildcards)
+     * @return its template for a cluster subject; any other subject (a service's own,
+     * chosen by its author) as it is
      */
     public static String of(String subject) {
         if (subject.startsWith(Subjects.PIPELINE_ROOT + ".")) {
@@ -40,9 +43,11 @@ public final class Destinations {
 
     /**
      * @param subject a subject
-     * @return {@code true} for what is never observed: heartbeats (noise) and pipeline state writes ({@code $KV.})
+     * @return {@code true} for what is never observed: heartbeats (noise) and pipeline
+     * state writes ({@code $KV.})
      */
     public static boolean unobserved(String subject) {
         return subject.startsWith(Subjects.HEARTBEAT_ROOT + ".") || subject.startsWith("$KV.");
     }
+
 }

@@ -6,12 +6,14 @@ import io.micrometer.common.KeyValues;
 import java.util.function.Function;
 
 /**
- * The low-cardinality key values of one of the substrate's observation contexts, held as the convention returned them
- * (issue 32). Micrometer's context copies each key value into a concurrent map when the observation stops and builds
- * and sorts a new {@link KeyValues} every time a handler reads them (the meter handler, the tracing handler): for a
- * message, that was most of what observation cost beyond Micrometer's own start and stop. A context holds the
- * convention's instance (the default conventions' are built once per tag set) and gives it back as it is; anything
- * else added or removed one by one (an {@code ObservationFilter}) moves them into Micrometer's map first, so every
+ * The low-cardinality key values of one of the substrate's observation contexts, held as
+ * the convention returned them (issue 32). Micrometer's context copies each key value
+ * into a concurrent map when the observation stops and builds and sorts a new
+ * {@link KeyValues} every time a handler reads them (the meter handler, the tracing
+ * handler): for a message, that was most of what observation cost beyond Micrometer's own
+ * start and stop. A context holds the convention's instance (the default conventions' are
+ * built once per tag set) and gives it back as it is; anything else added or removed one
+ * by one (an {@code ObservationFilter}) moves them into Micrometer's map first, so every
  * reader sees what it would have seen.
  */
 final class HeldKeyValues {
@@ -19,6 +21,7 @@ final class HeldKeyValues {
     private static final KeyValues NONE = KeyValues.empty();
 
     private KeyValues held;
+
     private boolean moved;
 
     /**
@@ -29,14 +32,15 @@ final class HeldKeyValues {
         if (moved) {
             return false;
         }
-        // The default conventions give nothing before the observation stops, then their whole set once.
+        // The default conventions give nothing before the observation stops, then their
+        // whole set once.
         held = held == null || held == NONE ? keyValues : keyValues == NONE ? held : held.and(keyValues);
         return true;
     }
 
     /**
-     * Moves what is held into Micrometer's map, before one key value is added or removed there.
-     *
+     * Moves what is held into Micrometer's map, before one key value is added or removed
+     * there.
      * @param intoMap adds key values to Micrometer's map
      */
     synchronized void move(Function<KeyValues, ?> intoMap) {
@@ -61,7 +65,7 @@ final class HeldKeyValues {
     }
 
     /**
-     * @param key     a key
+     * @param key a key
      * @param fromMap Micrometer's map's lookup
      * @return its key value, or {@code null}
      */
@@ -78,4 +82,5 @@ final class HeldKeyValues {
         }
         return null;
     }
+
 }

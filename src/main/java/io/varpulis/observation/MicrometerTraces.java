@@ -12,26 +12,32 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@link Traces} on Micrometer Tracing's {@link Tracer}, the one Spring Boot builds over Brave or OpenTelemetry: an
- * observation's trace id is that of the span its tracing handler keeps in the observation's context; a linked span
- * is built with {@link Span.Builder#addLink(Link)}; a publish's sampling is decided by Micrometer's own sender handler
- * ({@link NatsSenderTracingObservationHandler}) before its observation is built. Only loaded when Micrometer Tracing
- * is on the classpath.
+ * {@link Traces} on Micrometer Tracing's {@link Tracer}, the one Spring Boot builds over
+ * Brave or OpenTelemetry: an observation's trace id is that of the span its tracing
+ * handler keeps in the observation's context; a linked span is built with
+ * {@link Span.Builder#addLink(Link)}; a publish's sampling is decided by Micrometer's own
+ * sender handler ({@link NatsSenderTracingObservationHandler}) before its observation is
+ * built. Only loaded when Micrometer Tracing is on the classpath.
  */
 public class MicrometerTraces implements Traces {
 
     /** W3C: {@code 00-{32 hex trace id}-{16 hex span id}-{2 hex flags}}. */
     private static final Pattern W3C = Pattern.compile("00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
 
-    /** B3 single header: {@code {16 or 32 hex trace id}-{16 hex span id}[-{sampled}[-{parent span id}]]}. */
-    private static final Pattern B3 = Pattern.compile("([0-9a-f]{16}|[0-9a-f]{32})-([0-9a-f]{16})(?:-([01d]))?(?:-.*)?");
+    /**
+     * B3 single header: {@code {16 or 32 hex trace id}-{16 hex span
+     * id}[-{sampled}[-{parent span id}]]}.
+     */
+    private static final Pattern B3 = Pattern
+        .compile("([0-9a-f]{16}|[0-9a-f]{32})-([0-9a-f]{16})(?:-([01d]))?(?:-.*)?");
 
     private final Tracer tracer;
+
     private final NatsSenderTracingObservationHandler senders;
 
     /**
-     * Trace ids and links only: every publish and delivery is observed, its sampling decided as it starts.
-     *
+     * Trace ids and links only: every publish and delivery is observed, its sampling
+     * decided as it starts.
      * @param tracer the application's tracer
      */
     public MicrometerTraces(Tracer tracer) {
@@ -39,9 +45,10 @@ public class MicrometerTraces implements Traces {
     }
 
     /**
-     * @param tracer  the application's tracer
-     * @param senders the sender tracing handler registered first on the observation registry, which decides a
-     *                publish's sampling before its observation, or {@code null} for none
+     * @param tracer the application's tracer
+     * @param senders the sender tracing handler registered first on the observation
+     * registry, which decides a publish's sampling before its observation, or
+     * {@code null} for none
      */
     public MicrometerTraces(Tracer tracer, NatsSenderTracingObservationHandler senders) {
         this.tracer = tracer;
@@ -71,9 +78,10 @@ public class MicrometerTraces implements Traces {
     @Override
     public String traceId(Observation observation) {
         TracingObservationHandler.TracingContext tracing = observation.getContextView()
-                .get(TracingObservationHandler.TracingContext.class);
+            .get(TracingObservationHandler.TracingContext.class);
         Span span = tracing == null ? null : tracing.getSpan();
-        // An unsampled span has an id too, but its trace never reaches the backend: naming it would send an operator
+        // An unsampled span has an id too, but its trace never reaches the backend:
+        // naming it would send an operator
         // looking for a trace that does not exist.
         if (span == null || !Boolean.TRUE.equals(span.context().sampled())) {
             return null;
@@ -108,7 +116,10 @@ public class MicrometerTraces implements Traces {
         };
     }
 
-    /** The context a {@code traceparent} or B3 header names, or {@code null} when it is neither. */
+    /**
+     * The context a {@code traceparent} or B3 header names, or {@code null} when it is
+     * neither.
+     */
     private TraceContext context(String header) {
         if (header == null) {
             return null;
@@ -116,14 +127,21 @@ public class MicrometerTraces implements Traces {
         String text = header.trim().toLowerCase(java.util.Locale.ROOT);
         Matcher w3c = W3C.matcher(text);
         if (w3c.matches()) {
-            return tracer.traceContextBuilder().traceId(w3c.group(1)).spanId(w3c.group(2))
-                    .sampled((Integer.parseInt(w3c.group(3), 16) & 1) == 1).build();
+            return tracer.traceContextBuilder()
+                .traceId(w3c.group(1))
+                .spanId(w3c.group(2))
+                .sampled((Integer.parseInt(w3c.group(3), 16) & 1) == 1)
+                .build();
         }
         Matcher b3 = B3.matcher(text);
         if (b3.matches()) {
-            return tracer.traceContextBuilder().traceId(b3.group(1)).spanId(b3.group(2))
-                    .sampled(b3.group(3) == null ? null : !"0".equals(b3.group(3))).build();
+            return tracer.traceContextBuilder()
+                .traceId(b3.group(1))
+                .spanId(b3.group(2))
+                .sampled(b3.group(3) == null ? null : !"0".equals(b3.group(3)))
+                .build();
         }
         return null;
     }
+
 }

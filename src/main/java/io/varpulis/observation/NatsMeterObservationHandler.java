@@ -17,33 +17,45 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The timers of the substrate's observations ({@code varpulis.nats.send}, {@code varpulis.nats.process}: Prometheus'
- * {@code varpulis_nats_send_seconds} and {@code varpulis_nats_process_seconds}), with the tags
- * {@link io.micrometer.core.instrument.observation.DefaultMeterObservationHandler} gives them (the convention's
- * low-cardinality key values and {@code error}), at a fraction of its cost per message (issue 32): each tag set's
- * {@link Timer} is looked up once and kept, where the default handler builds and registers a timer id on every
- * stop, and no {@link LongTaskTimer} is started per message unless asked for
- * ({@code varpulis.nats.observation-long-task-timers}), which Micrometer itself made optional because few read it.
- * Spring Boot registers meter handlers first-matching in bean order: ordered first, this one times the substrate's
- * observations and leaves every other to Boot's.
- * <p>Tags come from the observation's convention, so a convention bean that retags them is honoured; each distinct
- * tag set is one timer, as with the default handler.
+ * The timers of the substrate's observations ({@code varpulis.nats.send},
+ * {@code varpulis.nats.process}: Prometheus' {@code varpulis_nats_send_seconds} and
+ * {@code varpulis_nats_process_seconds}), with the tags
+ * {@link io.micrometer.core.instrument.observation.DefaultMeterObservationHandler} gives
+ * them (the convention's low-cardinality key values and {@code error}), at a fraction of
+ * its cost per message (issue 32): each tag set's {@link Timer} is looked up once and
+ * kept, where the default handler builds and registers a timer id on every stop, and no
+ * {@link LongTaskTimer} is started per message unless asked for
+ * ({@code varpulis.nats.observation-long-task-timers}), which Micrometer itself made
+ * optional because few read it. Spring Boot registers meter handlers first-matching in
+ * bean order: ordered first, this one times the substrate's observations and leaves every
+ * other to Boot's.
+ * <p>
+ * Tags come from the observation's convention, so a convention bean that retags them is
+ * honoured; each distinct tag set is one timer, as with the default handler.
  */
 public class NatsMeterObservationHandler implements MeterObservationHandler<Observation.Context> {
 
     private final MeterRegistry registry;
+
     private final boolean longTaskTimers;
+
     private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
-    // By the identity of the key values: the default conventions return one instance per tag set, so a timer is
-    // found without hashing its tags (a convention bean that builds them anew falls back on the map above). Copied on
-    // write and never changed once published, so read without a lock and without a key object: that of an observation
+
+    // By the identity of the key values: the default conventions return one instance per
+    // tag set, so a timer is
+    // found without hashing its tags (a convention bean that builds them anew falls back
+    // on the map above). Copied on
+    // write and never changed once published, so read without a lock and without a key
+    // object: that of an observation
     // without error, the message's usual case.
     private volatile Map<KeyValues, Timer> succeeded = new IdentityHashMap<>();
+
     private final Map<Identity, Timer> known = new ConcurrentHashMap<>();
 
     /**
-     * @param registry       where the timers are registered
-     * @param longTaskTimers whether each observation also runs a long-task timer (as the default handler does)
+     * @param registry where the timers are registered
+     * @param longTaskTimers whether each observation also runs a long-task timer (as the
+     * default handler does)
      */
     public NatsMeterObservationHandler(MeterRegistry registry, boolean longTaskTimers) {
         this.registry = registry;
@@ -60,15 +72,18 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
         long now = System.nanoTime();
         if (context instanceof NatsSendContext send) {
             send.started(now);
-        } else if (context instanceof NatsProcessContext process) {
+        }
+        else if (context instanceof NatsProcessContext process) {
             process.started(now);
         }
         if (longTaskTimers) {
-            // Tagged with what is known at the start: the destination template (and the durable), not the outcome.
+            // Tagged with what is known at the start: the destination template (and the
+            // durable), not the outcome.
             String destination = context instanceof NatsSendContext send ? Destinations.of(send.subject())
                     : Destinations.of(((NatsProcessContext) context).consumer().filterSubject());
             LongTaskTimer.Builder active = LongTaskTimer.builder(context.getName() + ".active")
-                    .tag("messaging.system", "nats").tag("messaging.destination.name", destination);
+                .tag("messaging.system", "nats")
+                .tag("messaging.destination.name", destination);
             if (context instanceof NatsProcessContext process) {
                 active.tag("messaging.consumer.group.name", process.consumer().durable());
             }
@@ -93,13 +108,15 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
         Identity identity = new Identity(context.getName(), tags, error);
         Timer timer = known.get(identity);
         if (timer == null) {
-            timer = timers.computeIfAbsent(new Key(context.getName(), tags, error), key -> Timer.builder(key.name())
-                    .tags(tags(key.tags(), key.error())).register(registry));
+            timer = timers.computeIfAbsent(new Key(context.getName(), tags, error),
+                    key -> Timer.builder(key.name()).tags(tags(key.tags(), key.error())).register(registry));
             if (known.size() < BoundedCache.MAX_CACHED) {
                 known.put(identity, timer);
             }
-        } else if (context.getError() == null && !succeeded.containsKey(tags)) {
-            // The same instance seen twice: a convention that keeps its key values (a new one each time never is).
+        }
+        else if (context.getError() == null && !succeeded.containsKey(tags)) {
+            // The same instance seen twice: a convention that keeps its key values (a new
+            // one each time never is).
             remember(tags, timer);
         }
         timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
@@ -134,7 +151,10 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
         return tags;
     }
 
-    /** One timer's identity: the observation's name, its low-cardinality key values and its error. */
+    /**
+     * One timer's identity: the observation's name, its low-cardinality key values and
+     * its error.
+     */
     private record Key(String name, KeyValues tags, String error) {
     }
 
@@ -142,8 +162,7 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
     private record Identity(String name, KeyValues tags, String error) {
         @Override
         public boolean equals(Object other) {
-            return other instanceof Identity that && that.name == name && that.tags == tags
-                    && that.error.equals(error);
+            return other instanceof Identity that && that.name == name && that.tags == tags && that.error.equals(error);
         }
 
         @Override
@@ -151,4 +170,5 @@ public class NatsMeterObservationHandler implements MeterObservationHandler<Obse
             return System.identityHashCode(tags) * 31 + error.hashCode();
         }
     }
+
 }

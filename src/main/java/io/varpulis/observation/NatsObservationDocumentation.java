@@ -6,12 +6,15 @@ import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
 
 /**
- * The two observations of the substrate (SPEC section 14), named after OpenTelemetry's messaging conventions: a
- * producer observation around every publish ({@code messaging.operation.type=send}) and a consumer observation
- * around every delivery processed ({@code process}), from its arrival to its ack, nak or park. Heartbeats and
- * pipeline state writes are not observed (noise).
- * <p>Meters: Spring Boot's default meter handler times both as {@code varpulis.nats.send} and
- * {@code varpulis.nats.process} with the low-cardinality keys as tags; spans carry the high-cardinality keys too.
+ * The two observations of the substrate (SPEC section 14), named after OpenTelemetry's
+ * messaging conventions: a producer observation around every publish
+ * ({@code messaging.operation.type=send}) and a consumer observation around every
+ * delivery processed ({@code process}), from its arrival to its ack, nak or park.
+ * Heartbeats and pipeline state writes are not observed (noise).
+ * <p>
+ * Meters: Spring Boot's default meter handler times both as {@code varpulis.nats.send}
+ * and {@code varpulis.nats.process} with the low-cardinality keys as tags; spans carry
+ * the high-cardinality keys too.
  */
 public enum NatsObservationDocumentation implements ObservationDocumentation {
 
@@ -33,7 +36,10 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         }
     },
 
-    /** One delivery processed by a route ingress or a listener container, until it is settled. */
+    /**
+     * One delivery processed by a route ingress or a listener container, until it is
+     * settled.
+     */
     PROCESS {
         @Override
         public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
@@ -53,11 +59,15 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
 
     /** Low-cardinality keys of both observations. */
     public enum CommonKeys implements KeyName {
+
         /** Always {@code nats} (the value NATS's own .NET client uses). */
         MESSAGING_SYSTEM("messaging.system"),
         /** {@code send} or {@code process}. */
         OPERATION_TYPE("messaging.operation.type"),
-        /** The subject as a template: {@code varpulis.cluster.pipeline.{group}.{from}.{to}}, never ids. */
+        /**
+         * The subject as a template:
+         * {@code varpulis.cluster.pipeline.{group}.{from}.{to}}, never ids.
+         */
         DESTINATION_NAME("messaging.destination.name"),
         /** The failure's simple class name, or {@code none}. */
         ERROR_TYPE("error.type");
@@ -72,15 +82,23 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         public String asString() {
             return key;
         }
+
     }
 
     /** Low-cardinality keys of a delivery processed. */
     public enum ProcessKeys implements KeyName {
+
         /** The durable consumer. */
         CONSUMER_GROUP_NAME("messaging.consumer.group.name"),
-        /** {@code acked}, {@code nak}, {@code parked} or {@code left} (given up unsettled, for redelivery). */
+        /**
+         * {@code acked}, {@code nak}, {@code parked} or {@code left} (given up unsettled,
+         * for redelivery).
+         */
         DELIVERY_OUTCOME("varpulis.delivery.outcome"),
-        /** Why it was parked ({@code max_deliver}, {@code undecodable}, ...), or {@code none}. */
+        /**
+         * Why it was parked ({@code max_deliver}, {@code undecodable}, ...), or
+         * {@code none}.
+         */
         PARK_REASON("varpulis.delivery.park.reason");
 
         private final String key;
@@ -93,13 +111,17 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         public String asString() {
             return key;
         }
+
     }
 
     /** High-cardinality keys of both: on the span only, never on a meter. */
     public enum MessageKeys implements KeyName {
+
         /** The raw subject. */
         SUBJECT("messaging.nats.subject"),
-        /** The {@code Nats-Msg-Id}, or the delivery's stable id ({@code stream:sequence}). */
+        /**
+         * The {@code Nats-Msg-Id}, or the delivery's stable id ({@code stream:sequence}).
+         */
         MESSAGE_ID("messaging.message.id");
 
         private final String key;
@@ -112,11 +134,16 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         public String asString() {
             return key;
         }
+
     }
 
     /** High-cardinality keys of a send. */
     public enum SendKeys implements KeyName {
-        /** For a replay from the DLQ console: the trace id of the delivery that parked the event. */
+
+        /**
+         * For a replay from the DLQ console: the trace id of the delivery that parked the
+         * event.
+         */
         PARKED_TRACE_ID("varpulis.parked.trace.id");
 
         private final String key;
@@ -129,10 +156,12 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         public String asString() {
             return key;
         }
+
     }
 
     /** High-cardinality keys of a delivery. */
     public enum DeliveryKeys implements KeyName {
+
         /** The message's stream sequence (0 on core). */
         STREAM_SEQUENCE("messaging.nats.stream.sequence"),
         /** The delivery attempt, 1 for the first. */
@@ -148,5 +177,7 @@ public enum NatsObservationDocumentation implements ObservationDocumentation {
         public String asString() {
             return key;
         }
+
     }
+
 }

@@ -11,22 +11,30 @@ import io.varpulis.transport.Delivery;
 import java.util.Map;
 
 /**
- * The context of one delivery processed: its carrier is the delivery, whose NATS headers Spring Boot's configured
- * propagation reads the publisher's trace context from, so the process span is the child of the send span. It ends
- * when the delivery is settled, with the outcome set here.
- * <p>Whether the incoming trace is sampled is read from the headers when the context is made
- * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span, only its timer, without an Observation
- * ({@link UntracedObservations}), and what it publishes carries its trace headers through unchanged
- * ({@link #carried()}).
+ * The context of one delivery processed: its carrier is the delivery, whose NATS headers
+ * Spring Boot's configured propagation reads the publisher's trace context from, so the
+ * process span is the child of the send span. It ends when the delivery is settled, with
+ * the outcome set here.
+ * <p>
+ * Whether the incoming trace is sampled is read from the headers when the context is made
+ * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span, only its timer,
+ * without an Observation ({@link UntracedObservations}), and what it publishes carries
+ * its trace headers through unchanged ({@link #carried()}).
  */
 public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final ConsumerDeclaration consumer;
+
     private final Boolean sampled;
+
     private final HeldKeyValues lowCardinality = new HeldKeyValues();
+
     private volatile String outcome = "left";
+
     private volatile String parkReason = "none";
+
     private long startedNanos;
+
     private volatile boolean running;
 
     /**
@@ -47,14 +55,16 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     }
 
     /**
-     * @return {@code true} when the delivery's headers say its trace is not sampled: it gets no span
+     * @return {@code true} when the delivery's headers say its trace is not sampled: it
+     * gets no span
      */
     public boolean unsampled() {
         return Boolean.FALSE.equals(sampled);
     }
 
     /**
-     * @return the trace headers the delivery came with, for what it publishes while it is not sampled
+     * @return the trace headers the delivery came with, for what it publishes while it is
+     * not sampled
      */
     public Map<String, String> carried() {
         return TraceHeaders.of(getCarrier().headers());
@@ -77,8 +87,9 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     }
 
     /**
-     * @return whether the observation has started: its convention's key values are asked for again when it stops,
-     * and only then used, so they are not built before (issue 32)
+     * @return whether the observation has started: its convention's key values are asked
+     * for again when it stops, and only then used, so they are not built before (issue
+     * 32)
      */
     public boolean running() {
         return running;
@@ -99,7 +110,8 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     }
 
     /**
-     * @return {@code acked}, {@code nak}, {@code parked}, or {@code left} while unsettled (and when given up)
+     * @return {@code acked}, {@code nak}, {@code parked}, or {@code left} while unsettled
+     * (and when given up)
      */
     public String outcome() {
         return outcome;
@@ -123,7 +135,8 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
         parkReason = reason == null ? "unknown" : reason;
     }
 
-    // Key values held as the convention returned them (HeldKeyValues): no copy into Micrometer's map, no sort per read.
+    // Key values held as the convention returned them (HeldKeyValues): no copy into
+    // Micrometer's map, no sort per read.
 
     @Override
     public Observation.Context addLowCardinalityKeyValues(KeyValues keyValues) {
@@ -168,4 +181,5 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     public KeyValues getHighCardinalityKeyValues() {
         return unsampled() ? KeyValues.empty() : super.getHighCardinalityKeyValues();
     }
+
 }

@@ -14,4 +14,5 @@ public interface NatsProcessObservationConvention extends ObservationConvention<
     default boolean supportsContext(Observation.Context context) {
         return context instanceof NatsProcessContext;
     }
+
 }

@@ -5,8 +5,9 @@ import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 
 /**
- * The context of one core request served (a command on a worker, a registration on a coordinator): its carrier is
- * the request, whose NATS headers Spring Boot's configured propagation reads the requester's trace context from.
+ * The context of one core request served (a command on a worker, a registration on a
+ * coordinator): its carrier is the request, whose NATS headers Spring Boot's configured
+ * propagation reads the requester's trace context from.
  */
 public class NatsRequestContext extends ReceiverContext<Message> {
 
@@ -30,4 +31,5 @@ public class NatsRequestContext extends ReceiverContext<Message> {
     public String subject() {
         return getCarrier().getSubject();
     }
+
 }

@@ -14,4 +14,5 @@ public interface NatsSendObservationConvention extends ObservationConvention<Nat
     default boolean supportsContext(Observation.Context context) {
         return context instanceof NatsSendContext;
     }
+
 }

@@ -7,26 +7,30 @@ import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 import io.micrometer.tracing.propagation.Propagator;
 
 /**
- * Micrometer's sender tracing handler, asked for a publish's span before its observation is built (SPEC section 14,
- * issue 32). {@link #decide} starts the span exactly as the handler would when the observation starts (the child of
- * the current span, or a new trace that the tracer's sampler decides; kind producer, remote service {@code nats}):
+ * Micrometer's sender tracing handler, asked for a publish's span before its observation
+ * is built (SPEC section 14, issue 32). {@link #decide} starts the span exactly as the
+ * handler would when the observation starts (the child of the current span, or a new
+ * trace that the tracer's sampler decides; kind producer, remote service {@code nats}):
  * <ul>
- * <li>a span that records nothing (the tracer sampled the trace out) has its context written into the message's
- * headers at once, so the next hop knows the trace is not sampled, and the publish is only timed
- * ({@link UntracedObservations}), without an Observation;</li>
- * <li>a recording span is kept in the context; this handler, ordered first among Spring Boot's tracing handlers
- * (first-matching), takes the observation then and makes that span its own, so the sampler is asked once per
- * publish, not twice.</li>
+ * <li>a span that records nothing (the tracer sampled the trace out) has its context
+ * written into the message's headers at once, so the next hop knows the trace is not
+ * sampled, and the publish is only timed ({@link UntracedObservations}), without an
+ * Observation;</li>
+ * <li>a recording span is kept in the context; this handler, ordered first among Spring
+ * Boot's tracing handlers (first-matching), takes the observation then and makes that
+ * span its own, so the sampler is asked once per publish, not twice.</li>
  * </ul>
- * Every other observation (a publish it was not asked about, another library's) is left to Boot's handlers.
+ * Every other observation (a publish it was not asked about, another library's) is left
+ * to Boot's handlers.
  */
 public class NatsSenderTracingObservationHandler extends PropagatingSenderTracingObservationHandler<NatsSendContext> {
 
     private final Propagator propagator;
 
     /**
-     * @param tracer     the application's tracer
-     * @param propagator the application's propagator (W3C or B3, as Spring Boot configures it)
+     * @param tracer the application's tracer
+     * @param propagator the application's propagator (W3C or B3, as Spring Boot
+     * configures it)
      */
     public NatsSenderTracingObservationHandler(Tracer tracer, Propagator propagator) {
         super(tracer, propagator);
@@ -34,13 +38,14 @@ public class NatsSenderTracingObservationHandler extends PropagatingSenderTracin
     }
 
     /**
-     * Starts the publish's span before its observation: its parent is the current span (set the context's parent
-     * observation first, as Micrometer does when it builds one).
-     *
+     * Starts the publish's span before its observation: its parent is the current span
+     * (set the context's parent observation first, as Micrometer does when it builds
+     * one).
      * @param context the publish's context, not yet observed
-     * @return {@code true} when the span records (sampled): the observation must be started, and this handler gives
-     * it that span; {@code false} when the tracer sampled the trace out: its context is written into the context's
-     * carrier and the span ended, and the publish needs no observation
+     * @return {@code true} when the span records (sampled): the observation must be
+     * started, and this handler gives it that span; {@code false} when the tracer sampled
+     * the trace out: its context is written into the context's carrier and the span
+     * ended, and the publish needs no observation
      */
     public boolean decide(NatsSendContext context) {
         Span span = super.createSenderSpan(context);
@@ -56,9 +61,8 @@ public class NatsSenderTracingObservationHandler extends PropagatingSenderTracin
     }
 
     /**
-     * Abandons the span {@link #decide} started for a publish whose observation did not start (turned off by a
-     * predicate of the registry's own): nothing is reported.
-     *
+     * Abandons the span {@link #decide} started for a publish whose observation did not
+     * start (turned off by a predicate of the registry's own): nothing is reported.
      * @param context the publish's context
      */
     public void abandon(NatsSendContext context) {
@@ -84,4 +88,5 @@ public class NatsSenderTracingObservationHandler extends PropagatingSenderTracin
     public Span createSenderSpan(NatsSendContext context) {
         return (Span) context.decided();
     }
+
 }

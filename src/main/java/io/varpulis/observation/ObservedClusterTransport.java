@@ -19,81 +19,100 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
- * A {@link ClusterTransport} that observes every publish ({@code send}) with Micrometer's Observation API (SPEC
- * section 14), so Spring Boot's tracing bridge makes them spans and its meter handler timers; heartbeats and state
- * writes pass through unobserved. Deliveries are observed by the container that processes them
+ * A {@link ClusterTransport} that observes every publish ({@code send}) with Micrometer's
+ * Observation API (SPEC section 14), so Spring Boot's tracing bridge makes them spans and
+ * its meter handler timers; heartbeats and state writes pass through unobserved.
+ * Deliveries are observed by the container that processes them
  * ({@link ObservedDeliveries}).
  * <ul>
- * <li>A publish starts a producer observation (child of the current one: the delivery being processed, the HTTP
- * request of an API inject, or, for a park's death envelope, the failed delivery) whose propagation writes the trace
- * headers into the message's NATS headers; so a DLQ message carries its failed delivery's trace.</li>
- * <li>A replay that carries {@link #PARKED_TRACEPARENT_HEADER} is sent under a span {@value #REPLAY_SPAN} linked to
- * the park's span in the parked trace (a real span link with OpenTelemetry; with Brave and Zipkin, which have no
- * links, the tags {@code links[0].traceId}/{@code links[0].spanId}), and both it and its send carry the tag
- * {@code varpulis.parked.trace.id}, which Zipkin can search.</li>
+ * <li>A publish starts a producer observation (child of the current one: the delivery
+ * being processed, the HTTP request of an API inject, or, for a park's death envelope,
+ * the failed delivery) whose propagation writes the trace headers into the message's NATS
+ * headers; so a DLQ message carries its failed delivery's trace.</li>
+ * <li>A replay that carries {@link #PARKED_TRACEPARENT_HEADER} is sent under a span
+ * {@value #REPLAY_SPAN} linked to the park's span in the parked trace (a real span link
+ * with OpenTelemetry; with Brave and Zipkin, which have no links, the tags
+ * {@code links[0].traceId}/{@code links[0].spanId}), and both it and its send carry the
+ * tag {@code varpulis.parked.trace.id}, which Zipkin can search.</li>
  * </ul>
  */
 public class ObservedClusterTransport implements ClusterTransport {
 
-    /** The header a replay from the DLQ console carries: the {@code traceparent} of the delivery that parked it. */
+    /**
+     * The header a replay from the DLQ console carries: the {@code traceparent} of the
+     * delivery that parked it.
+     */
     public static final String PARKED_TRACEPARENT_HEADER = "Varpulis-Parked-Traceparent";
 
-    /** The name of the span a replay is sent under, linked to the trace that parked the event. */
+    /**
+     * The name of the span a replay is sent under, linked to the trace that parked the
+     * event.
+     */
     public static final String REPLAY_SPAN = "varpulis.dlq.replay";
 
     /**
-     * Bytes kept free under max_payload for the trace headers ({@code traceparent} is 68 with its line,
-     * {@code tracestate} and {@code baggage} vary): a message closer to the limit is published without them rather
-     * than refused.
+     * Bytes kept free under max_payload for the trace headers ({@code traceparent} is 68
+     * with its line, {@code tracestate} and {@code baggage} vary): a message closer to
+     * the limit is published without them rather than refused.
      */
     static final int TRACE_HEADER_RESERVE = 512;
 
     private final ClusterTransport delegate;
+
     private final ObservationRegistry registry;
+
     private final NatsSendObservationConvention sendConvention;
+
     private final NatsProcessObservationConvention processConvention;
+
     private final Traces traces;
+
     private final UntracedObservations untraced;
 
     /**
-     * @param delegate          the transport that publishes and consumes
-     * @param registry          where observations are recorded
-     * @param sendConvention    the application's convention for publishes, or {@code null} for the default
-     * @param processConvention the application's convention for deliveries, or {@code null} for the default
+     * @param delegate the transport that publishes and consumes
+     * @param registry where observations are recorded
+     * @param sendConvention the application's convention for publishes, or {@code null}
+     * for the default
+     * @param processConvention the application's convention for deliveries, or
+     * {@code null} for the default
      */
     public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
-                                    NatsSendObservationConvention sendConvention,
-                                    NatsProcessObservationConvention processConvention) {
+            NatsSendObservationConvention sendConvention, NatsProcessObservationConvention processConvention) {
         this(delegate, registry, sendConvention, processConvention, Traces.NONE);
     }
 
     /**
-     * @param delegate          the transport that publishes and consumes
-     * @param registry          where observations are recorded
-     * @param sendConvention    the application's convention for publishes, or {@code null} for the default
-     * @param processConvention the application's convention for deliveries, or {@code null} for the default
-     * @param traces            the tracer behind the registry: trace ids for death envelopes, links for replays
+     * @param delegate the transport that publishes and consumes
+     * @param registry where observations are recorded
+     * @param sendConvention the application's convention for publishes, or {@code null}
+     * for the default
+     * @param processConvention the application's convention for deliveries, or
+     * {@code null} for the default
+     * @param traces the tracer behind the registry: trace ids for death envelopes, links
+     * for replays
      */
     public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
-                                    NatsSendObservationConvention sendConvention,
-                                    NatsProcessObservationConvention processConvention, Traces traces) {
+            NatsSendObservationConvention sendConvention, NatsProcessObservationConvention processConvention,
+            Traces traces) {
         this(delegate, registry, sendConvention, processConvention, traces, UntracedObservations.NONE);
     }
 
     /**
-     * @param delegate          the transport that publishes and consumes
-     * @param registry          where observations are recorded
-     * @param sendConvention    the application's convention for publishes, or {@code null} for the default
-     * @param processConvention the application's convention for deliveries, or {@code null} for the default
-     * @param traces            the tracer behind the registry: trace ids for death envelopes, links for replays, and
-     *                          a publish's sampling decided before its observation
-     * @param untraced          what times a publish whose trace is not sampled, or {@link UntracedObservations#NONE}
-     *                          to observe it too
+     * @param delegate the transport that publishes and consumes
+     * @param registry where observations are recorded
+     * @param sendConvention the application's convention for publishes, or {@code null}
+     * for the default
+     * @param processConvention the application's convention for deliveries, or
+     * {@code null} for the default
+     * @param traces the tracer behind the registry: trace ids for death envelopes, links
+     * for replays, and a publish's sampling decided before its observation
+     * @param untraced what times a publish whose trace is not sampled, or
+     * {@link UntracedObservations#NONE} to observe it too
      */
     public ObservedClusterTransport(ClusterTransport delegate, ObservationRegistry registry,
-                                    NatsSendObservationConvention sendConvention,
-                                    NatsProcessObservationConvention processConvention, Traces traces,
-                                    UntracedObservations untraced) {
+            NatsSendObservationConvention sendConvention, NatsProcessObservationConvention processConvention,
+            Traces traces, UntracedObservations untraced) {
         this.delegate = delegate;
         this.registry = registry;
         this.sendConvention = sendConvention;
@@ -113,13 +132,13 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * Publishes through the delegate inside a {@code send} observation, with the trace headers added; a publish whose
-     * trace is not sampled (made while an unsampled delivery is processed, or a root the tracer sampled out) is only
-     * timed, without an Observation ({@link UntracedObservations}), with the trace headers that say so.
-     *
+     * Publishes through the delegate inside a {@code send} observation, with the trace
+     * headers added; a publish whose trace is not sampled (made while an unsampled
+     * delivery is processed, or a root the tracer sampled out) is only timed, without an
+     * Observation ({@link UntracedObservations}), with the trace headers that say so.
      * @param message the message
-     * @return the delegate's receipt; the observation (or the timer) ends with it, with {@code error.type} when it
-     * failed
+     * @return the delegate's receipt; the observation (or the timer) ends with it, with
+     * {@code error.type} when it failed
      */
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
@@ -137,9 +156,9 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * A publish whose sampling is known before any observation is built (issue 32): an unsampled delivery's output
-     * carries its trace headers; otherwise the tracer starts its span, observed when it records and only timed when
-     * it does not.
+     * A publish whose sampling is known before any observation is built (issue 32): an
+     * unsampled delivery's output carries its trace headers; otherwise the tracer starts
+     * its span, observed when it records and only timed when it does not.
      */
     private CompletableFuture<PublishReceipt> publishDecided(OutboundMessage message, NatsSendContext context) {
         ObservationConvention<NatsSendContext> convention = untraced.convention(context, sendConvention,
@@ -151,7 +170,8 @@ public class ObservedClusterTransport implements ClusterTransport {
         UntracedDelivery processing = UntracedDelivery.current();
         if (processing != null) {
             context.carry(processing.carried());
-        } else {
+        }
+        else {
             context.setParentObservation(registry.getCurrentObservation());
             if (traces.decide(context) != Traces.Sampling.UNSAMPLED) {
                 return publishObserved(message, context, null, null);
@@ -168,11 +188,12 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     private CompletableFuture<PublishReceipt> publishObserved(OutboundMessage message, NatsSendContext context,
-                                                              String parkedTraceparent, String parkedTraceId) {
+            String parkedTraceparent, String parkedTraceId) {
         Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
                 DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry);
         if (observation.isNoop()) {
-            // A predicate of the registry's own turned it off after the tracer started its span.
+            // A predicate of the registry's own turned it off after the tracer started
+            // its span.
             traces.abandon(context);
         }
         Traces.LinkedSpan replay = parkedTraceId == null ? Traces.LinkedSpan.NONE : traces.startLinked(REPLAY_SPAN,
@@ -180,7 +201,8 @@ public class ObservedClusterTransport implements ClusterTransport {
         try {
             observation.start();
             context.running(true);
-        } finally {
+        }
+        finally {
             replay.closeScope();
         }
         return send(message, context, error -> {
@@ -192,16 +214,20 @@ public class ObservedClusterTransport implements ClusterTransport {
         });
     }
 
-    /** Publishes with the context's trace headers added, and ends its observation (or timer) with the receipt. */
+    /**
+     * Publishes with the context's trace headers added, and ends its observation (or
+     * timer) with the receipt.
+     */
     private CompletableFuture<PublishReceipt> send(OutboundMessage message, NatsSendContext context,
-                                                   Consumer<Throwable> end) {
+            Consumer<Throwable> end) {
         OutboundMessage traced = context.traceHeaders().isEmpty() ? message
                 : message.withHeaders(message.headers().isEmpty() ? context.traceHeaders()
-                : merged(message.headers(), context.traceHeaders()));
+                        : merged(message.headers(), context.traceHeaders()));
         CompletableFuture<PublishReceipt> receipt;
         try {
             receipt = delegate.publish(traced);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             end.accept(e);
             throw e;
         }
@@ -209,11 +235,10 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * Consumes through the delegate, unobserved: the container that processes each delivery observes it
-     * ({@link ObservedDeliveries}).
-     *
+     * Consumes through the delegate, unobserved: the container that processes each
+     * delivery observes it ({@link ObservedDeliveries}).
      * @param consumer the consumer
-     * @param handler  receives each delivery
+     * @param handler receives each delivery
      * @return the delegate's consumption
      */
     @Override
@@ -252,8 +277,9 @@ public class ObservedClusterTransport implements ClusterTransport {
     }
 
     /**
-     * @param traceparent a W3C {@code traceparent} ({@code 00-{trace id}-{span id}-{flags}}) or a single B3 header
-     *                    ({@code {trace id}-{span id}-...}), or {@code null}
+     * @param traceparent a W3C {@code traceparent} ({@code 00-{trace id}-{span
+     * id}-{flags}}) or a single B3 header ({@code {trace id}-{span id}-...}), or
+     * {@code null}
      * @return its trace id, or {@code null}
      */
     static String traceId(String traceparent) {
@@ -267,4 +293,5 @@ public class ObservedClusterTransport implements ClusterTransport {
     private static Throwable unwrap(Throwable error) {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
+
 }

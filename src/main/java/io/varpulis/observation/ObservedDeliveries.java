@@ -8,43 +8,52 @@ import io.varpulis.transport.Delivery;
 import io.varpulis.transport.DeliveryDecorator;
 
 /**
- * Observes every delivery a container processes with a {@code process} observation (SPEC section 14): its parent is
- * read from the delivery's NATS headers (the publisher's trace), it is current while the adapter runs (the container
- * opens its scope through {@link Delivery#inContext}), so what the adapter publishes continues the trace, and it ends
- * when the delivery is settled, with the settlement as its outcome ({@link ObservedDelivery}). Heartbeats are not
- * observed.
- * <p>A delivery whose headers say its trace is not sampled gets no span, so no Observation either when the tracer
- * decides sampling first ({@link Traces#decides()}, issue 32): it is only timed, with the tags its convention gives
- * ({@link UntracedObservations}), and what it publishes carries its trace headers through ({@link UntracedDelivery}).
+ * Observes every delivery a container processes with a {@code process} observation (SPEC
+ * section 14): its parent is read from the delivery's NATS headers (the publisher's
+ * trace), it is current while the adapter runs (the container opens its scope through
+ * {@link Delivery#inContext}), so what the adapter publishes continues the trace, and it
+ * ends when the delivery is settled, with the settlement as its outcome
+ * ({@link ObservedDelivery}). Heartbeats are not observed.
+ * <p>
+ * A delivery whose headers say its trace is not sampled gets no span, so no Observation
+ * either when the tracer decides sampling first ({@link Traces#decides()}, issue 32): it
+ * is only timed, with the tags its convention gives ({@link UntracedObservations}), and
+ * what it publishes carries its trace headers through ({@link UntracedDelivery}).
  */
 public class ObservedDeliveries implements DeliveryDecorator {
 
     private final ObservationRegistry registry;
+
     private final NatsProcessObservationConvention convention;
+
     private final Traces traces;
+
     private final UntracedObservations untraced;
 
     /**
      * Every delivery observed with an Observation, sampled or not.
-     *
-     * @param registry   where observations are recorded
-     * @param convention the application's convention for deliveries, or {@code null} for the default
-     * @param traces     the tracer behind the registry (trace ids for death envelopes), or {@link Traces#NONE}
+     * @param registry where observations are recorded
+     * @param convention the application's convention for deliveries, or {@code null} for
+     * the default
+     * @param traces the tracer behind the registry (trace ids for death envelopes), or
+     * {@link Traces#NONE}
      */
     public ObservedDeliveries(ObservationRegistry registry, NatsProcessObservationConvention convention,
-                              Traces traces) {
+            Traces traces) {
         this(registry, convention, traces, UntracedObservations.NONE);
     }
 
     /**
-     * @param registry   where observations are recorded
-     * @param convention the application's convention for deliveries, or {@code null} for the default
-     * @param traces     the tracer behind the registry (trace ids for death envelopes), or {@link Traces#NONE}
-     * @param untraced   what times a delivery whose trace is not sampled, or {@link UntracedObservations#NONE} to
-     *                   observe it too
+     * @param registry where observations are recorded
+     * @param convention the application's convention for deliveries, or {@code null} for
+     * the default
+     * @param traces the tracer behind the registry (trace ids for death envelopes), or
+     * {@link Traces#NONE}
+     * @param untraced what times a delivery whose trace is not sampled, or
+     * {@link UntracedObservations#NONE} to observe it too
      */
-    public ObservedDeliveries(ObservationRegistry registry, NatsProcessObservationConvention convention,
-                              Traces traces, UntracedObservations untraced) {
+    public ObservedDeliveries(ObservationRegistry registry, NatsProcessObservationConvention convention, Traces traces,
+            UntracedObservations untraced) {
         this.registry = registry;
         this.convention = convention;
         this.traces = traces;
@@ -67,9 +76,11 @@ public class ObservedDeliveries implements DeliveryDecorator {
             untraced.start(context);
             return new UntracedDelivery(delivery, context, chosen, untraced);
         }
-        Observation observation = NatsObservationDocumentation.PROCESS.observation(convention,
-                DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry).start();
+        Observation observation = NatsObservationDocumentation.PROCESS
+            .observation(convention, DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry)
+            .start();
         context.running(true);
         return new ObservedDelivery(delivery, observation, context, traces);
     }
+
 }

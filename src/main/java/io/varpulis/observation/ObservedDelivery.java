@@ -6,12 +6,13 @@ import io.varpulis.transport.Delivery;
 import java.util.function.Supplier;
 
 /**
- * A delivery whose process observation is current while it is processed and ends when it is settled, with the
- * settlement as its outcome ({@link SettledDelivery}).
+ * A delivery whose process observation is current while it is processed and ends when it
+ * is settled, with the settlement as its outcome ({@link SettledDelivery}).
  */
 final class ObservedDelivery extends SettledDelivery {
 
     private final Observation observation;
+
     private final Traces traces;
 
     ObservedDelivery(Delivery delegate, Observation observation, NatsProcessContext context, Traces traces) {
@@ -32,7 +33,10 @@ final class ObservedDelivery extends SettledDelivery {
         return traces.traceId(observation);
     }
 
-    /** Runs the code with this delivery's process observation current (and so its span, for the tracer). */
+    /**
+     * Runs the code with this delivery's process observation current (and so its span,
+     * for the tracer).
+     */
     @Override
     public <T> T inContext(Supplier<T> work) {
         try (Observation.Scope scope = observation.openScope()) {
@@ -47,4 +51,5 @@ final class ObservedDelivery extends SettledDelivery {
         }
         observation.stop();
     }
+
 }

@@ -17,14 +17,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * {@link RequestReply} observed (SPEC section 14): a request is a {@code send} observation (the child of the current
- * one: the HTTP request of an API call, a placement round) that writes the trace headers into the request's NATS
- * headers and ends with the reply; a request served is a {@value #SERVE_NAME} observation ({@code process
- * {destination}}, a consumer span) whose parent is read from those headers, current while the handler runs, so what
- * the handler publishes (an injected event) continues the trace. Tags as the substrate's other observations:
- * {@code messaging.system=nats}, {@code messaging.operation.type}, {@code messaging.destination.name} (the command
- * subject as the template {@code varpulis.cluster.cmd.{worker}.{command}}), {@code error.type}; the subject on the
- * span only.
+ * {@link RequestReply} observed (SPEC section 14): a request is a {@code send}
+ * observation (the child of the current one: the HTTP request of an API call, a placement
+ * round) that writes the trace headers into the request's NATS headers and ends with the
+ * reply; a request served is a {@value #SERVE_NAME} observation ({@code process
+ * {destination}}, a consumer span) whose parent is read from those headers, current while
+ * the handler runs, so what the handler publishes (an injected event) continues the
+ * trace. Tags as the substrate's other observations: {@code messaging.system=nats},
+ * {@code messaging.operation.type}, {@code messaging.destination.name} (the command
+ * subject as the template {@code varpulis.cluster.cmd.{worker}.{command}}),
+ * {@code error.type}; the subject on the span only.
  */
 public class ObservedRequestReply implements RequestReply {
 
@@ -32,16 +34,19 @@ public class ObservedRequestReply implements RequestReply {
     public static final String SERVE_NAME = "varpulis.nats.serve";
 
     private final RequestReply delegate;
+
     private final ObservationRegistry registry;
+
     private final NatsSendObservationConvention sendConvention;
 
     /**
-     * @param delegate       the request/reply it observes
-     * @param registry       where observations are recorded
-     * @param sendConvention the application's convention for sends, or {@code null} for the default
+     * @param delegate the request/reply it observes
+     * @param registry where observations are recorded
+     * @param sendConvention the application's convention for sends, or {@code null} for
+     * the default
      */
     public ObservedRequestReply(RequestReply delegate, ObservationRegistry registry,
-                                NatsSendObservationConvention sendConvention) {
+            NatsSendObservationConvention sendConvention) {
         this.delegate = delegate;
         this.registry = registry;
         this.sendConvention = sendConvention;
@@ -53,25 +58,27 @@ public class ObservedRequestReply implements RequestReply {
             return delegate.request(connection, subject, body, timeout);
         }
         NatsSendContext context = new NatsSendContext(subject, null, null, true);
-        Observation observation = NatsObservationDocumentation.SEND.observation(sendConvention,
-                DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry).start();
+        Observation observation = NatsObservationDocumentation.SEND
+            .observation(sendConvention, DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry)
+            .start();
         // The convention's key values are asked again when it stops, and only then built.
         context.running(true);
         CompletableFuture<Message> reply;
         try {
             Headers headers = new Headers();
             context.traceHeaders().forEach((name, value) -> headers.put(name, value));
-            reply = connection.requestWithTimeout(NatsMessage.builder().subject(subject).headers(headers).data(body)
-                    .build(), timeout);
-        } catch (RuntimeException e) {
+            reply = connection.requestWithTimeout(
+                    NatsMessage.builder().subject(subject).headers(headers).data(body).build(), timeout);
+        }
+        catch (RuntimeException e) {
             observation.error(e);
             observation.stop();
             throw e;
         }
         return reply.whenComplete((answer, error) -> {
             if (error != null) {
-                observation.error(error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error);
+                observation
+                    .error(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
             }
             observation.stop();
         });
@@ -87,22 +94,25 @@ public class ObservedRequestReply implements RequestReply {
             NatsRequestContext context = new NatsRequestContext(request);
             String destination = Destinations.of(request.getSubject());
             Observation observation = Observation.createNotStarted(SERVE_NAME, () -> context, registry)
-                    .contextualName("process " + destination)
-                    .lowCardinalityKeyValues(KeyValues.of(CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
-                            CommonKeys.OPERATION_TYPE.withValue("process"),
-                            CommonKeys.DESTINATION_NAME.withValue(destination)))
-                    .highCardinalityKeyValue(MessageKeys.SUBJECT.withValue(request.getSubject()))
-                    .start();
+                .contextualName("process " + destination)
+                .lowCardinalityKeyValues(KeyValues.of(CommonKeys.MESSAGING_SYSTEM.withValue("nats"),
+                        CommonKeys.OPERATION_TYPE.withValue("process"),
+                        CommonKeys.DESTINATION_NAME.withValue(destination)))
+                .highCardinalityKeyValue(MessageKeys.SUBJECT.withValue(request.getSubject()))
+                .start();
             try (Observation.Scope scope = observation.openScope()) {
                 served.onMessage(request);
-            } catch (InterruptedException | RuntimeException | Error e) {
+            }
+            catch (InterruptedException | RuntimeException | Error e) {
                 observation.error(e);
                 throw e;
-            } finally {
-                observation.lowCardinalityKeyValue(CommonKeys.ERROR_TYPE.withValue(
-                        DefaultNatsSendObservationConvention.errorType(context.getError())));
+            }
+            finally {
+                observation.lowCardinalityKeyValue(CommonKeys.ERROR_TYPE
+                    .withValue(DefaultNatsSendObservationConvention.errorType(context.getError())));
                 observation.stop();
             }
         };
     }
+
 }

@@ -7,32 +7,39 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in an
- * {@link ObservedClusterTransport}, and every {@link RequestReply} bean (commands, registration) in an
- * {@link ObservedRequestReply}, so route edges, listener containers, the template, parks, replays, commands and
- * registrations are all observed without touching them. Leaves them as they are when there is no
- * {@link ObservationRegistry}.
+ * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in
+ * an {@link ObservedClusterTransport}, and every {@link RequestReply} bean (commands,
+ * registration) in an {@link ObservedRequestReply}, so route edges, listener containers,
+ * the template, parks, replays, commands and registrations are all observed without
+ * touching them. Leaves them as they are when there is no {@link ObservationRegistry}.
  */
 public class ObservedTransportPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<ObservationRegistry> registry;
+
     private final ObjectProvider<NatsSendObservationConvention> sendConvention;
+
     private final ObjectProvider<NatsProcessObservationConvention> processConvention;
+
     private final ObjectProvider<Traces> traces;
+
     private final ObjectProvider<UntracedObservations> untraced;
 
     /**
-     * @param registry          the observation registry, resolved when the first transport is created
-     * @param sendConvention    the application's convention for publishes, if it declares one
-     * @param processConvention the application's convention for deliveries, if it declares one
-     * @param traces            the tracer's trace ids, links and sampling decisions, if there is a tracer
-     * @param untraced          what times a publish whose trace is not sampled, if declared
+     * @param registry the observation registry, resolved when the first transport is
+     * created
+     * @param sendConvention the application's convention for publishes, if it declares
+     * one
+     * @param processConvention the application's convention for deliveries, if it
+     * declares one
+     * @param traces the tracer's trace ids, links and sampling decisions, if there is a
+     * tracer
+     * @param untraced what times a publish whose trace is not sampled, if declared
      */
     public ObservedTransportPostProcessor(ObjectProvider<ObservationRegistry> registry,
-                                          ObjectProvider<NatsSendObservationConvention> sendConvention,
-                                          ObjectProvider<NatsProcessObservationConvention> processConvention,
-                                          ObjectProvider<Traces> traces,
-                                          ObjectProvider<UntracedObservations> untraced) {
+            ObjectProvider<NatsSendObservationConvention> sendConvention,
+            ObjectProvider<NatsProcessObservationConvention> processConvention, ObjectProvider<Traces> traces,
+            ObjectProvider<UntracedObservations> untraced) {
         this.registry = registry;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
@@ -41,10 +48,10 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
     }
 
     /**
-     * @param bean     a bean
+     * @param bean a bean
      * @param beanName its name
-     * @return an observed transport (request/reply) when the bean is an unobserved one and a registry exists, else
-     * the bean
+     * @return an observed transport (request/reply) when the bean is an unobserved one
+     * and a registry exists, else the bean
      */
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -64,4 +71,5 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
         }
         return bean;
     }
+
 }

@@ -7,10 +7,12 @@ import io.varpulis.transport.ParkReason;
 import java.time.Duration;
 
 /**
- * A delivery whose process observation (or, untraced, its timer) ends when it is settled, with the settlement as its
- * outcome: {@code acked}, {@code nak}, {@code parked} (with the park's reason, read from the settlement, never from
- * the DLQ message) or {@code left} (given up unsettled). The container settles it exactly as it would the transport's
- * delivery; a delivery settles once (its settlement is a compare-and-set), so {@link #end} runs once.
+ * A delivery whose process observation (or, untraced, its timer) ends when it is settled,
+ * with the settlement as its outcome: {@code acked}, {@code nak}, {@code parked} (with
+ * the park's reason, read from the settlement, never from the DLQ message) or
+ * {@code left} (given up unsettled). The container settles it exactly as it would the
+ * transport's delivery; a delivery settles once (its settlement is a compare-and-set), so
+ * {@link #end} runs once.
  */
 abstract class SettledDelivery extends ForwardingDelivery {
 
@@ -18,7 +20,7 @@ abstract class SettledDelivery extends ForwardingDelivery {
 
     /**
      * @param delegate the delivery
-     * @param context  its process context
+     * @param context its process context
      */
     SettledDelivery(Delivery delegate, NatsProcessContext context) {
         super(delegate);
@@ -36,7 +38,8 @@ abstract class SettledDelivery extends ForwardingDelivery {
     protected void doAck() {
         try {
             super.doAck();
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             settled("acked", e);
             throw e;
         }
@@ -47,7 +50,8 @@ abstract class SettledDelivery extends ForwardingDelivery {
     protected void doNak(Duration delay) {
         try {
             super.doNak(delay);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             settled("nak", e);
             throw e;
         }
@@ -59,7 +63,8 @@ abstract class SettledDelivery extends ForwardingDelivery {
         context.parked(reason.tag());
         try {
             super.doParked(reason);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             settled("parked", e);
             throw e;
         }
@@ -79,8 +84,8 @@ abstract class SettledDelivery extends ForwardingDelivery {
 
     /**
      * Ends the observation (or records the timer) once its context holds the outcome.
-     *
      * @param error the settlement's failure, or {@code null}
      */
     protected abstract void end(Throwable error);
+
 }

@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The trace context a message carries in its NATS headers, as Spring Boot's propagation writes it: W3C
- * ({@code traceparent}, {@code tracestate}, {@code baggage}) or B3 (the single {@code b3} header, or the
- * {@code X-B3-*} ones). Read without a tracer, to know before any span is made whether the trace is sampled: an
- * unsampled delivery then pays no tracing (SPEC section 14, issue 32), and its outputs carry its context through
+ * The trace context a message carries in its NATS headers, as Spring Boot's propagation
+ * writes it: W3C ({@code traceparent}, {@code tracestate}, {@code baggage}) or B3 (the
+ * single {@code b3} header, or the {@code X-B3-*} ones). Read without a tracer, to know
+ * before any span is made whether the trace is sampled: an unsampled delivery then pays
+ * no tracing (SPEC section 14, issue 32), and its outputs carry its context through
  * unchanged. Pure.
  */
 public final class TraceHeaders {
@@ -25,8 +26,9 @@ public final class TraceHeaders {
 
     /**
      * @param headers a message's headers, or {@code null}
-     * @return whether its trace is sampled: {@code true} or {@code false} when a header says so, {@code null} when
-     * none does (no context: a root, whose sampling the tracer decides; or a B3 context that defers the decision)
+     * @return whether its trace is sampled: {@code true} or {@code false} when a header
+     * says so, {@code null} when none does (no context: a root, whose sampling the tracer
+     * decides; or a B3 context that defers the decision)
      */
     public static Boolean sampled(Headers headers) {
         return headers == null || headers.isEmpty() ? null : sampled(headers::getFirst);
@@ -61,7 +63,8 @@ public final class TraceHeaders {
 
     /**
      * @param headers a message's headers, or {@code null}
-     * @return its trace headers, in the order of {@link #NAMES}, to be written unchanged on what it causes
+     * @return its trace headers, in the order of {@link #NAMES}, to be written unchanged
+     * on what it causes
      */
     public static Map<String, String> of(Headers headers) {
         Map<String, String> found = new LinkedHashMap<>(4);
@@ -76,7 +79,10 @@ public final class TraceHeaders {
         return found;
     }
 
-    /** {@code 00-{32 hex}-{16 hex}-{2 hex flags}}: the sampled bit of the flags; {@code null} when malformed. */
+    /**
+     * {@code 00-{32 hex}-{16 hex}-{2 hex flags}}: the sampled bit of the flags;
+     * {@code null} when malformed.
+     */
     private static Boolean w3cSampled(String traceparent) {
         if (traceparent.length() < 55 || traceparent.charAt(traceparent.length() - 3) != '-') {
             return null;
@@ -85,7 +91,10 @@ public final class TraceHeaders {
         return flags < 0 ? null : (flags & 1) == 1;
     }
 
-    /** {@code {trace id}-{span id}[-{1|0|d}[-{parent}]]}, or a lone {@code 0}, {@code 1} or {@code d}. */
+    /**
+     * {@code {trace id}-{span id}[-{1|0|d}[-{parent}]]}, or a lone {@code 0}, {@code 1}
+     * or {@code d}.
+     */
     private static Boolean b3Sampled(String b3) {
         String[] parts = b3.split("-", 4);
         String flag = parts.length == 1 ? parts[0] : parts.length >= 3 ? parts[2] : null;
@@ -98,4 +107,5 @@ public final class TraceHeaders {
             default -> null;
         };
     }
+
 }

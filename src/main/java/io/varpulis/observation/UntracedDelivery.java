@@ -7,28 +7,36 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * A delivery whose headers say its trace is not sampled (SPEC section 14, issue 32): no span and no Observation, only
- * its process timer ({@link UntracedObservations}), recorded when it is settled, with the settlement as its outcome
- * ({@link SettledDelivery}). While it is processed, what it publishes finds it ({@link #current()}) and
- * carries its trace headers through unchanged, so the trace's sampling decision reaches the next hop.
+ * A delivery whose headers say its trace is not sampled (SPEC section 14, issue 32): no
+ * span and no Observation, only its process timer ({@link UntracedObservations}),
+ * recorded when it is settled, with the settlement as its outcome
+ * ({@link SettledDelivery}). While it is processed, what it publishes finds it
+ * ({@link #current()}) and carries its trace headers through unchanged, so the trace's
+ * sampling decision reaches the next hop.
  */
 final class UntracedDelivery extends SettledDelivery {
 
-    /** The untraced delivery processed on each thread: a cell per thread, set and reset, never removed. */
-    private static final ThreadLocal<UntracedDelivery[]> CURRENT = ThreadLocal.withInitial(() -> new UntracedDelivery[1]);
+    /**
+     * The untraced delivery processed on each thread: a cell per thread, set and reset,
+     * never removed.
+     */
+    private static final ThreadLocal<UntracedDelivery[]> CURRENT = ThreadLocal
+        .withInitial(() -> new UntracedDelivery[1]);
 
     private final ObservationConvention<NatsProcessContext> convention;
+
     private final UntracedObservations untraced;
+
     private Map<String, String> carried;
 
     /**
-     * @param delegate   the delivery
-     * @param context    its context, started
+     * @param delegate the delivery
+     * @param context its context, started
      * @param convention its convention
-     * @param untraced   what times it
+     * @param untraced what times it
      */
     UntracedDelivery(Delivery delegate, NatsProcessContext context,
-                     ObservationConvention<NatsProcessContext> convention, UntracedObservations untraced) {
+            ObservationConvention<NatsProcessContext> convention, UntracedObservations untraced) {
         super(delegate, context);
         this.convention = convention;
         this.untraced = untraced;
@@ -53,7 +61,10 @@ final class UntracedDelivery extends SettledDelivery {
         return headers;
     }
 
-    /** Runs the code with this delivery findable by what it publishes ({@link #current()}); no scope is opened. */
+    /**
+     * Runs the code with this delivery findable by what it publishes
+     * ({@link #current()}); no scope is opened.
+     */
     @Override
     public <T> T inContext(Supplier<T> work) {
         UntracedDelivery[] cell = CURRENT.get();
@@ -61,7 +72,8 @@ final class UntracedDelivery extends SettledDelivery {
         cell[0] = this;
         try {
             return super.inContext(work);
-        } finally {
+        }
+        finally {
             cell[0] = outer;
         }
     }
@@ -73,4 +85,5 @@ final class UntracedDelivery extends SettledDelivery {
         }
         untraced.stop(context(), convention);
     }
+
 }

@@ -32,7 +32,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The processor types every node has: {@code passthrough}, {@code filter} (SpEL) and {@code bean}.
+ * The processor types every node has: {@code passthrough}, {@code filter} (SpEL) and
+ * {@code bean}.
  */
 public final class BuiltInProcessorTypes {
 
@@ -47,13 +48,15 @@ public final class BuiltInProcessorTypes {
     }
 
     /**
-     * {@code filter}: emits the input when the SpEL predicate in setting {@code expression} is true. The expression
-     * sees {@code event_type}, {@code timestamp} (RFC 3339 text or null) and {@code fields} (a map), e.g.
-     * {@code event_type == 'SshAuthFailure' and fields['user'] matches 'r.*'}. It is evaluated with
-     * {@link SimpleEvaluationContext} over maps, and method calls, type, constructor and bean references and
-     * assignments are refused when the group is declared, so a spec that arrived over HTTP cannot run code. An event
-     * the expression cannot evaluate, or one for which it gives no boolean, is parked at once (unprocessable).
-     *
+     * {@code filter}: emits the input when the SpEL predicate in setting
+     * {@code expression} is true. The expression sees {@code event_type},
+     * {@code timestamp} (RFC 3339 text or null) and {@code fields} (a map), e.g.
+     * {@code event_type == 'SshAuthFailure' and fields['user'] matches 'r.*'}. It is
+     * evaluated with {@link SimpleEvaluationContext} over maps, and method calls, type,
+     * constructor and bean references and assignments are refused when the group is
+     * declared, so a spec that arrived over HTTP cannot run code. An event the expression
+     * cannot evaluate, or one for which it gives no boolean, is parked at once
+     * (unprocessable).
      * @return the type
      */
     public static ProcessorType filter() {
@@ -86,8 +89,10 @@ public final class BuiltInProcessorTypes {
                     Object keep;
                     try {
                         keep = expression.getValue(context, root);
-                    } catch (EvaluationException e) {
-                        // The same event fails the same way every time: park it now instead of five times.
+                    }
+                    catch (EvaluationException e) {
+                        // The same event fails the same way every time: park it now
+                        // instead of five times.
                         throw new UnprocessableEventException("filter " + pipeline.name() + " cannot evaluate '"
                                 + expression.getExpressionString() + "' on this event: " + e.getMessage(), e);
                     }
@@ -109,7 +114,8 @@ public final class BuiltInProcessorTypes {
                     SpelExpression expression = parser.parseRaw(text);
                     rejectCodeReferences(pipeline, text, expression.getAST());
                     return expression;
-                } catch (ParseException e) {
+                }
+                catch (ParseException e) {
                     throw new IllegalArgumentException("filter pipeline " + pipeline.name() + ": invalid SpEL "
                             + "expression '" + text + "': " + e.getMessage(), e);
                 }
@@ -121,11 +127,13 @@ public final class BuiltInProcessorTypes {
     private static final List<String> ROOTS = List.of("event_type", "timestamp", "fields");
 
     /**
-     * Refuses, when the group is declared rather than at the first event, what would reach outside the event or
-     * could only fail on every event: method calls, type, constructor, bean, variable and function references,
-     * assignments, selections and projections, and reading anything from {@code event_type} or {@code timestamp}
-     * (text: {@code event_type.class.name} would park every event). Under {@code fields}, map keys may be read to
-     * any depth ({@code fields.user}, {@code fields['geo']['country']}).
+     * Refuses, when the group is declared rather than at the first event, what would
+     * reach outside the event or could only fail on every event: method calls, type,
+     * constructor, bean, variable and function references, assignments, selections and
+     * projections, and reading anything from {@code event_type} or {@code timestamp}
+     * (text: {@code event_type.class.name} would park every event). Under {@code fields},
+     * map keys may be read to any depth ({@code fields.user},
+     * {@code fields['geo']['country']}).
      */
     private static void rejectCodeReferences(PipelineGroupSpec.PipelineSpec pipeline, String text, SpelNode node) {
         rejectCode(pipeline, text, node);
@@ -178,7 +186,8 @@ public final class BuiltInProcessorTypes {
                 for (int j = 0; j < step.getChildCount(); j++) {
                     checkReads(pipeline, text, step.getChild(j));
                 }
-            } else if (!(step instanceof PropertyOrFieldReference)) {
+            }
+            else if (!(step instanceof PropertyOrFieldReference)) {
                 throw refused(pipeline, text, path.toStringAST() + "; under fields only map keys can be read "
                         + "(fields.name or fields['name'])");
             }
@@ -186,24 +195,22 @@ public final class BuiltInProcessorTypes {
     }
 
     private static void checkRoot(PipelineGroupSpec.PipelineSpec pipeline, String text,
-                                  PropertyOrFieldReference reference) {
+            PropertyOrFieldReference reference) {
         if (!ROOTS.contains(reference.getName())) {
             throw refused(pipeline, text, "'" + reference.getName() + "', which is not part of an event; an "
                     + "expression reads event_type, timestamp and fields['name']");
         }
     }
 
-    private static IllegalArgumentException refused(PipelineGroupSpec.PipelineSpec pipeline, String text,
-                                                    String what) {
-        return new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text
-                + "' uses " + what + "; use operators (==, !=, <, >, and, or, !, matches, ?:) over the event's "
+    private static IllegalArgumentException refused(PipelineGroupSpec.PipelineSpec pipeline, String text, String what) {
+        return new IllegalArgumentException("filter pipeline " + pipeline.name() + ": expression '" + text + "' uses "
+                + what + "; use operators (==, !=, <, >, and, or, !, matches, ?:) over the event's "
                 + "event_type, timestamp and fields");
     }
 
     /**
-     * {@code bean}: the {@link EventProcessor} bean named by setting {@code bean} of the worker's application
-     * context (a service's own processor code).
-     *
+     * {@code bean}: the {@link EventProcessor} bean named by setting {@code bean} of the
+     * worker's application context (a service's own processor code).
      * @param beans the worker's bean factory
      * @return the type
      */
@@ -220,8 +227,7 @@ public final class BuiltInProcessorTypes {
 
     /**
      * A type from a name and a factory function.
-     *
-     * @param name    the type name
+     * @param name the type name
      * @param factory creates the processor
      * @return the type
      */
@@ -231,11 +237,10 @@ public final class BuiltInProcessorTypes {
 
     /**
      * A type from a name, the settings it reads and a factory function.
-     *
-     * @param name     the type name
-     * @param settings the setting names it reads (others are refused when a group is declared), or {@code null}
-     *                 to accept any
-     * @param factory  creates the processor
+     * @param name the type name
+     * @param settings the setting names it reads (others are refused when a group is
+     * declared), or {@code null} to accept any
+     * @param factory creates the processor
      * @return the type
      */
     public static ProcessorType simple(String name, Set<String> settings, Factory factory) {
@@ -264,10 +269,12 @@ public final class BuiltInProcessorTypes {
     public interface Factory {
 
         /**
-         * @param group    the group
+         * @param group the group
          * @param pipeline the pipeline
          * @return the processor
          */
         EventProcessor create(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec pipeline);
+
     }
+
 }

@@ -14,37 +14,51 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 
 /**
- * Reads and writes routed events as the JSON of SPEC section 6, with Jackson. Reads the flat shape too (SPEC section
- * 17: the data at the top level, as Varpulis's NATS connector writes it) into {@code fields}; writes the nested shape,
- * or the flat one with {@link #encodeFlat(Event)} where a route asks for it.
+ * Reads and writes routed events as the JSON of SPEC section 6, with Jackson. Reads the
+ * flat shape too (SPEC section 17: the data at the top level, as Varpulis's NATS
+ * connector writes it) into {@code fields}; writes the nested shape, or the flat one with
+ * {@link #encodeFlat(Event)} where a route asks for it.
  */
 public class EventCodec {
 
     private static final String EVENT_TYPE = "event_type";
+
     private static final String TIMESTAMP = "timestamp";
+
     private static final String FIELDS = "fields";
 
     private final ObjectMapper mapper;
-    // Resolved once: mapper.readValue(data, Event.class) looks the type and its deserializer up on every call.
+
+    // Resolved once: mapper.readValue(data, Event.class) looks the type and its
+    // deserializer up on every call.
     private final ObjectReader reader;
+
     private final ObjectWriter writer;
-    // The streaming reader, or null when the mapper reads untyped values differently (then data binding).
+
+    // The streaming reader, or null when the mapper reads untyped values differently
+    // (then data binding).
     private final EventReader streaming;
-    // The streaming writer, or null when the mapper writes events otherwise (then data binding).
+
+    // The streaming writer, or null when the mapper writes events otherwise (then data
+    // binding).
     private final EventWriter streamingWriter;
 
-    /** Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored (newer publishers). */
+    /**
+     * Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored
+     * (newer publishers).
+     */
     public EventCodec() {
         this(JsonMapper.builder()
-                .addModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .build());
+            .addModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build());
     }
 
     /**
-     * @param mapper the mapper to use (it must read and write {@link java.time.Instant} as RFC 3339)
+     * @param mapper the mapper to use (it must read and write {@link java.time.Instant}
+     * as RFC 3339)
      */
     public EventCodec(ObjectMapper mapper) {
         this.mapper = mapper;
@@ -57,8 +71,9 @@ public class EventCodec {
     /**
      * @param data the payload
      * @return the event
-     * @throws UndecodableEventException when the payload is not an event's JSON (not JSON, no event_type, fields not
-     *                                   an object, a bad timestamp): retrying cannot fix it, so it is parked at once
+     * @throws UndecodableEventException when the payload is not an event's JSON (not
+     * JSON, no event_type, fields not an object, a bad timestamp): retrying cannot fix
+     * it, so it is parked at once
      */
     public Event decode(byte[] data) {
         try {
@@ -67,15 +82,17 @@ public class EventCodec {
                 throw new UndecodableEventException("the payload is JSON null, not an event", null);
             }
             return event;
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             String detail = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
             throw new UndecodableEventException("not an event: " + detail, e);
         }
     }
 
     /**
-     * The flat shape made nested for data binding: without {@code fields}, the members other than
-     * {@code event_type} and {@code timestamp} moved into it. Any other tree is returned as it is.
+     * The flat shape made nested for data binding: without {@code fields}, the members
+     * other than {@code event_type} and {@code timestamp} moved into it. Any other tree
+     * is returned as it is.
      */
     static JsonNode nested(JsonNode tree) {
         if (!(tree instanceof ObjectNode object) || object.has(FIELDS)) {
@@ -94,13 +111,14 @@ public class EventCodec {
     }
 
     /**
-     * The flat shape, for a route whose consumer is a Rust Varpulis node: {@code {"event_type","timestamp",<fields
-     * at the top level>}}. A field named {@code event_type}, {@code timestamp} or {@code fields} would be read back
-     * as something else, so it is refused.
-     *
+     * The flat shape, for a route whose consumer is a Rust Varpulis node:
+     * {@code {"event_type","timestamp",<fields at the top level>}}. A field named
+     * {@code event_type}, {@code timestamp} or {@code fields} would be read back as
+     * something else, so it is refused.
      * @param event an event
      * @return its JSON bytes (UTF-8), flat
-     * @throws IllegalArgumentException when a field's name is one of the envelope's, or a value cannot be written
+     * @throws IllegalArgumentException when a field's name is one of the envelope's, or a
+     * value cannot be written
      */
     public byte[] encodeFlat(Event event) {
         ObjectNode flat = mapper.createObjectNode();
@@ -118,9 +136,10 @@ public class EventCodec {
         });
         try {
             return mapper.writeValueAsBytes(flat);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
-                    + e.getOriginalMessage(), e);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "event " + event.eventType() + " cannot be written as JSON: " + e.getOriginalMessage(), e);
         }
     }
 
@@ -131,12 +150,14 @@ public class EventCodec {
     public byte[] encode(Event event) {
         try {
             return streamingWriter != null ? streamingWriter.write(event) : writer.writeValueAsBytes(event);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
-                    + e.getOriginalMessage(), e);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("event " + event.eventType() + " cannot be written as JSON: "
-                    + e.getMessage(), e);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "event " + event.eventType() + " cannot be written as JSON: " + e.getOriginalMessage(), e);
+        }
+        catch (IOException e) {
+            throw new IllegalArgumentException(
+                    "event " + event.eventType() + " cannot be written as JSON: " + e.getMessage(), e);
         }
     }
 
@@ -146,4 +167,5 @@ public class EventCodec {
     public ObjectMapper mapper() {
         return mapper;
     }
+
 }

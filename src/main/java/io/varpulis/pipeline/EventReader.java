@@ -16,31 +16,41 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a routed event (SPEC section 6) straight off Jackson's streaming {@link JsonParser}, to the same
- * {@link Event} that data binding gives: the same Java types for field values ({@link LinkedHashMap},
- * {@link ArrayList}, {@code String}, {@code Integer}/{@code Long}/{@code BigInteger}, {@code Double},
- * {@code Boolean}, {@code null}), the last of duplicate keys kept inside {@code fields}, a repeat of
- * {@code event_type}, {@code timestamp} or {@code fields} refused once all three were given (as data binding's record
- * creator refuses it), unknown properties skipped, trailing content refused, and timestamps that are not {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} read by the mapper's own
- * {@link Instant} deserializer.
- * <p>The flat shape (SPEC section 17): an event without {@code fields} whose other top-level members are its data,
- * as Varpulis's own NATS connector writes it ({@code {"event_type","timestamp",<fields...>}}), is read with those
- * members as its fields, never as an event with none. With {@code fields} present, other top-level members are
- * skipped as before (a newer publisher's additions).
- * <p>Why: data binding's record creator, its deserialization context per call and the second copy of the fields
- * map took most of a route ingress's decode (issue 14, item 3: the routed hop at 0.95 of raw jnats). The codec
- * falls back to data binding when the mapper enables a feature that changes how untyped values are read.
+ * Reads a routed event (SPEC section 6) straight off Jackson's streaming
+ * {@link JsonParser}, to the same {@link Event} that data binding gives: the same Java
+ * types for field values ({@link LinkedHashMap}, {@link ArrayList}, {@code String},
+ * {@code Integer}/{@code Long}/{@code BigInteger}, {@code Double}, {@code Boolean},
+ * {@code null}), the last of duplicate keys kept inside {@code fields}, a repeat of
+ * {@code event_type}, {@code timestamp} or {@code fields} refused once all three were
+ * given (as data binding's record creator refuses it), unknown properties skipped,
+ * trailing content refused, and timestamps that are not
+ * {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} read by the mapper's own {@link Instant}
+ * deserializer.
+ * <p>
+ * The flat shape (SPEC section 17): an event without {@code fields} whose other top-level
+ * members are its data, as Varpulis's own NATS connector writes it
+ * ({@code {"event_type","timestamp",<fields...>}}), is read with those members as its
+ * fields, never as an event with none. With {@code fields} present, other top-level
+ * members are skipped as before (a newer publisher's additions).
+ * <p>
+ * Why: data binding's record creator, its deserialization context per call and the second
+ * copy of the fields map took most of a route ingress's decode (issue 14, item 3: the
+ * routed hop at 0.95 of raw jnats). The codec falls back to data binding when the mapper
+ * enables a feature that changes how untyped values are read.
  */
 final class EventReader {
 
-    /** Data-binding features under which untyped values read differently from what this reader gives. */
+    /**
+     * Data-binding features under which untyped values read differently from what this
+     * reader gives.
+     */
     private static final DeserializationFeature[] UNTYPED_FEATURES = {
             DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS, DeserializationFeature.USE_BIG_INTEGER_FOR_INTS,
             DeserializationFeature.USE_LONG_FOR_INTS, DeserializationFeature.USE_JAVA_ARRAY_FOR_JSON_ARRAY,
             DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY, DeserializationFeature.UNWRAP_SINGLE_VALUE_ARRAYS,
             DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES,
             DeserializationFeature.ACCEPT_EMPTY_ARRAY_AS_NULL_OBJECT,
-            DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT, DeserializationFeature.UNWRAP_ROOT_VALUE};
+            DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT, DeserializationFeature.UNWRAP_ROOT_VALUE };
 
     /** The bit of {@code fields} in the members seen. */
     private static final int FIELDS = 4;
@@ -49,18 +59,21 @@ final class EventReader {
     private static final int ALL_THREE = 7;
 
     private final JsonFactory factory;
+
     private final ObjectReader instants;
 
     private EventReader(ObjectMapper mapper) {
         this.factory = mapper.getFactory();
-        // Positioned on the timestamp's token inside the event: the rest of the event follows, it is not trailing.
+        // Positioned on the timestamp's token inside the event: the rest of the event
+        // follows, it is not trailing.
         this.instants = mapper.readerFor(Instant.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 
     /**
      * @param mapper the codec's mapper
-     * @return a reader for it, or {@code null} when the mapper reads events otherwise (untyped values, empty values,
-     *         a root wrapper, trailing content allowed): data binding then
+     * @return a reader for it, or {@code null} when the mapper reads events otherwise
+     * (untyped values, empty values, a root wrapper, trailing content allowed): data
+     * binding then
      */
     static EventReader forMapper(ObjectMapper mapper) {
         DeserializationConfig config = mapper.getDeserializationConfig();
@@ -79,7 +92,7 @@ final class EventReader {
      * @param data a payload
      * @return the event, never {@code null}
      * @throws UndecodableEventException when it is not an event's JSON object
-     * @throws IOException               when it is not JSON (the codec says so)
+     * @throws IOException when it is not JSON (the codec says so)
      */
     Event read(byte[] data) throws IOException {
         try (JsonParser parser = factory.createParser(data)) {
@@ -91,8 +104,8 @@ final class EventReader {
                 throw new UndecodableEventException("the payload is JSON null, not an event", null);
             }
             if (token != JsonToken.START_OBJECT) {
-                throw new UndecodableEventException("not an event: the payload is a JSON " + kind(token)
-                        + ", not an object", null);
+                throw new UndecodableEventException(
+                        "not an event: the payload is a JSON " + kind(token) + ", not an object", null);
             }
             String eventType = null;
             Instant timestamp = null;
@@ -118,7 +131,8 @@ final class EventReader {
                     default -> {
                         if ((seen & FIELDS) != 0) {
                             parser.skipChildren();
-                        } else {
+                        }
+                        else {
                             topLevel = topLevel == null ? new LinkedHashMap<>() : topLevel;
                             topLevel.put(name, value(parser, value));
                         }
@@ -130,29 +144,34 @@ final class EventReader {
             }
             JsonToken trailing = parser.nextToken();
             if (trailing != null) {
-                throw new UndecodableEventException("not an event: content after the event's JSON object ("
-                        + kind(trailing) + ")", null);
+                throw new UndecodableEventException(
+                        "not an event: content after the event's JSON object (" + kind(trailing) + ")", null);
             }
             try {
                 return Event.decoded(eventType, timestamp, fields);
-            } catch (IllegalArgumentException e) {
+            }
+            catch (IllegalArgumentException e) {
                 throw new UndecodableEventException("not an event: " + e.getMessage(), e);
             }
         }
     }
 
-    /** {@code event_type}: a string, or a scalar read as its text (as data binding coerces it). */
+    /**
+     * {@code event_type}: a string, or a scalar read as its text (as data binding coerces
+     * it).
+     */
     private static String text(JsonParser parser, JsonToken token) {
         if (token == JsonToken.VALUE_NULL) {
             return null;
         }
         if (!token.isScalarValue()) {
-            throw new UndecodableEventException("not an event: event_type is a JSON " + kind(token)
-                    + ", not a string", null);
+            throw new UndecodableEventException("not an event: event_type is a JSON " + kind(token) + ", not a string",
+                    null);
         }
         try {
             return parser.getText();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UndecodableEventException("not an event: " + e.getMessage(), e);
         }
     }
@@ -224,4 +243,5 @@ final class EventReader {
             default -> token.name();
         };
     }
+
 }

@@ -11,15 +11,19 @@ import java.time.Instant;
 import java.time.LocalDate;
 
 /**
- * Reads an event's {@code timestamp}. The form every Varpulis publisher writes, {@code 2026-11-30T12:00:00Z} with an
- * optional fraction of 1 to 9 digits, is parsed directly; anything else (offsets, lower case, leap seconds, numbers)
- * goes to the mapper's own {@link Instant} deserializer, so what was accepted before still is and errors read the
- * same.
- * <p>Why: {@code DateTimeFormatter} took about 40 % of a route ingress's CPU per event (issue 7's benchmark).
+ * Reads an event's {@code timestamp}. The form every Varpulis publisher writes,
+ * {@code 2026-11-30T12:00:00Z} with an optional fraction of 1 to 9 digits, is parsed
+ * directly; anything else (offsets, lower case, leap seconds, numbers) goes to the
+ * mapper's own {@link Instant} deserializer, so what was accepted before still is and
+ * errors read the same.
+ * <p>
+ * Why: {@code DateTimeFormatter} took about 40 % of a route ingress's CPU per event
+ * (issue 7's benchmark).
  */
 public final class EventTimestampDeserializer extends JsonDeserializer<Instant> {
 
     private static final int SHORTEST = "2026-11-30T12:00:00Z".length();
+
     private static final int LONGEST = "2026-11-30T12:00:00.123456789Z".length();
 
     @Override
@@ -35,8 +39,8 @@ public final class EventTimestampDeserializer extends JsonDeserializer<Instant> 
 
     /**
      * @param text a timestamp
-     * @return the instant when {@code text} is {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} with valid fields, else
-     * {@code null} (the caller falls back to the general parser)
+     * @return the instant when {@code text} is {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z}
+     * with valid fields, else {@code null} (the caller falls back to the general parser)
      */
     static Instant parseUtc(String text) {
         int length = text.length();
@@ -72,12 +76,16 @@ public final class EventTimestampDeserializer extends JsonDeserializer<Instant> 
         try {
             long days = LocalDate.of(year, month, day).toEpochDay();
             return Instant.ofEpochSecond(days * 86_400 + hour * 3_600L + minute * 60L + second, nanos);
-        } catch (DateTimeException invalidDate) {
+        }
+        catch (DateTimeException invalidDate) {
             return null;
         }
     }
 
-    /** @return the decimal number in {@code text[from, to)}, or -1 when a character is not a digit */
+    /**
+     * @return the decimal number in {@code text[from, to)}, or -1 when a character is not
+     * a digit
+     */
     private static int digits(String text, int from, int to) {
         int value = 0;
         for (int i = from; i < to; i++) {
@@ -89,4 +97,5 @@ public final class EventTimestampDeserializer extends JsonDeserializer<Instant> 
         }
         return value;
     }
+
 }

@@ -1,8 +1,8 @@
 package io.varpulis.pipeline;
 
 /**
- * A route's event-type pattern (SPEC section 6): {@code *} matches every type, {@code Prefix*} every type starting
- * with the prefix, anything else exactly that type.
+ * A route's event-type pattern (SPEC section 6): {@code *} matches every type,
+ * {@code Prefix*} every type starting with the prefix, anything else exactly that type.
  */
 public final class EventTypePattern {
 
@@ -10,7 +10,7 @@ public final class EventTypePattern {
     }
 
     /**
-     * @param pattern   the pattern
+     * @param pattern the pattern
      * @param eventType an event's type
      * @return {@code true} when the type matches
      */
@@ -26,7 +26,8 @@ public final class EventTypePattern {
 
     /**
      * @param pattern a pattern
-     * @throws IllegalArgumentException when it is blank or has a {@code *} anywhere but at the end
+     * @throws IllegalArgumentException when it is blank or has a {@code *} anywhere but
+     * at the end
      */
     public static void validate(String pattern) {
         if (pattern == null || pattern.isBlank()) {
@@ -38,4 +39,5 @@ public final class EventTypePattern {
                     + "(use *, Prefix* or an exact type)");
         }
     }
+
 }

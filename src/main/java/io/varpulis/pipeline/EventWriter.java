@@ -17,14 +17,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a routed event (SPEC section 6) straight to Jackson's streaming {@link JsonGenerator}: the same bytes as
- * data binding writes for {@link Event} with the codec's mapper, which {@link #forMapper} checks on a probe event
- * holding every kind of value before it lets this writer stand in (a mapper that writes otherwise, such as dates as
- * numbers, indented output or null map values left out, keeps data binding).
- * <p>Values it knows ({@code String}, {@code Integer}, {@code Long}, {@code Double}, {@code Boolean}, {@code null},
- * maps with string keys, lists, nested events) it writes itself; any other value is handed to the mapper.
- * <p>Why: the bean and map serializers, their provider per call and {@link Instant}'s formatter took almost a quarter
- * of the main job's ingress thread (issue 34: writing each batch of failures), and the feeder writes every line so.
+ * Writes a routed event (SPEC section 6) straight to Jackson's streaming
+ * {@link JsonGenerator}: the same bytes as data binding writes for {@link Event} with the
+ * codec's mapper, which {@link #forMapper} checks on a probe event holding every kind of
+ * value before it lets this writer stand in (a mapper that writes otherwise, such as
+ * dates as numbers, indented output or null map values left out, keeps data binding).
+ * <p>
+ * Values it knows ({@code String}, {@code Integer}, {@code Long}, {@code Double},
+ * {@code Boolean}, {@code null}, maps with string keys, lists, nested events) it writes
+ * itself; any other value is handed to the mapper.
+ * <p>
+ * Why: the bean and map serializers, their provider per call and {@link Instant}'s
+ * formatter took almost a quarter of the main job's ingress thread (issue 34: writing
+ * each batch of failures), and the feeder writes every line so.
  */
 final class EventWriter {
 
@@ -36,9 +41,10 @@ final class EventWriter {
 
     /**
      * @param mapper the codec's mapper
-     * @param dataBinding how the codec writes events otherwise (its {@code writerFor(Event.class)})
-     * @return a writer giving the same bytes as {@code dataBinding} on the probe event, or {@code null} when it does
-     *         not (the codec then keeps data binding)
+     * @param dataBinding how the codec writes events otherwise (its
+     * {@code writerFor(Event.class)})
+     * @return a writer giving the same bytes as {@code dataBinding} on the probe event,
+     * or {@code null} when it does not (the codec then keeps data binding)
      */
     static EventWriter forMapper(ObjectMapper mapper, ObjectWriter dataBinding) {
         EventWriter writer = new EventWriter(mapper);
@@ -49,12 +55,16 @@ final class EventWriter {
                 }
             }
             return writer;
-        } catch (IOException | RuntimeException e) {
+        }
+        catch (IOException | RuntimeException e) {
             return null;
         }
     }
 
-    /** Every kind of value this writer writes itself, with and without a timestamp, nested. */
+    /**
+     * Every kind of value this writer writes itself, with and without a timestamp,
+     * nested.
+     */
     private static List<Event> probes() {
         Map<String, Object> nested = new LinkedHashMap<>();
         nested.put("null", null);
@@ -82,7 +92,8 @@ final class EventWriter {
      */
     byte[] write(Event event) throws IOException {
         try (ByteArrayBuilder bytes = new ByteArrayBuilder()) {
-            // The mapper's generator: configured as data binding's (its write features, e.g. surrogate pairs).
+            // The mapper's generator: configured as data binding's (its write features,
+            // e.g. surrogate pairs).
             try (JsonGenerator generator = mapper.createGenerator(bytes, JsonEncoding.UTF8)) {
                 event(generator, event);
             }
@@ -114,27 +125,36 @@ final class EventWriter {
     private void value(JsonGenerator generator, Object value) throws IOException {
         if (value == null) {
             generator.writeNull();
-        } else if (value instanceof String text) {
+        }
+        else if (value instanceof String text) {
             generator.writeString(text);
-        } else if (value instanceof Integer number) {
+        }
+        else if (value instanceof Integer number) {
             generator.writeNumber(number);
-        } else if (value instanceof Long number) {
+        }
+        else if (value instanceof Long number) {
             generator.writeNumber(number);
-        } else if (value instanceof Double number) {
+        }
+        else if (value instanceof Double number) {
             generator.writeNumber(number);
-        } else if (value instanceof Boolean flag) {
+        }
+        else if (value instanceof Boolean flag) {
             generator.writeBoolean(flag);
-        } else if (value instanceof Map<?, ?> map && stringKeys(map)) {
+        }
+        else if (value instanceof Map<?, ?> map && stringKeys(map)) {
             object(generator, map);
-        } else if (value instanceof List<?> list) {
+        }
+        else if (value instanceof List<?> list) {
             generator.writeStartArray();
             for (Object element : list) {
                 value(generator, element);
             }
             generator.writeEndArray();
-        } else if (value instanceof Event event) {
+        }
+        else if (value instanceof Event event) {
             event(generator, event);
-        } else {
+        }
+        else {
             mapper.writeValue(generator, value);
         }
     }
@@ -148,7 +168,10 @@ final class EventWriter {
         return true;
     }
 
-    /** {@link java.time.format.DateTimeFormatter#ISO_INSTANT}'s text, by hand for whole seconds of years 0-9999. */
+    /**
+     * {@link java.time.format.DateTimeFormatter#ISO_INSTANT}'s text, by hand for whole
+     * seconds of years 0-9999.
+     */
     private static void timestamp(JsonGenerator generator, Instant instant) throws IOException {
         long seconds = instant.getEpochSecond();
         if (instant.getNano() != 0 || seconds < -62_167_219_200L || seconds >= 253_402_300_800L) {
@@ -179,4 +202,5 @@ final class EventWriter {
             value /= 10;
         }
     }
+
 }

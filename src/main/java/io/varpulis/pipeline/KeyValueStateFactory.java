@@ -6,31 +6,35 @@ import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.transport.ClusterTransport;
 
 /**
- * Opens the durable state of a deployed pipeline, fenced by the pipeline's placement epoch (SPEC section 9): the
- * store keeps the highest epoch that opened it; an open with a lower epoch is refused (a worker that was thought
- * dead and is placed again from a stale command), and an open with the same or a higher epoch takes the state over
- * from every earlier opener, whose next write is refused so that it stops instead of overwriting its successor.
+ * Opens the durable state of a deployed pipeline, fenced by the pipeline's placement
+ * epoch (SPEC section 9): the store keeps the highest epoch that opened it; an open with
+ * a lower epoch is refused (a worker that was thought dead and is placed again from a
+ * stale command), and an open with the same or a higher epoch takes the state over from
+ * every earlier opener, whose next write is refused so that it stops instead of
+ * overwriting its successor.
  */
 @FunctionalInterface
 public interface KeyValueStateFactory {
 
     /**
-     * The epoch of a deployment outside a coordinator's placement (an embedding application, a test): every open
-     * with it takes the state over from the previous opener (the last opener wins), and it is refused once a
-     * positive epoch opened the state.
+     * The epoch of a deployment outside a coordinator's placement (an embedding
+     * application, a test): every open with it takes the state over from the previous
+     * opener (the last opener wins), and it is refused once a positive epoch opened the
+     * state.
      */
     long NO_PLACEMENT_EPOCH = 0;
 
     /**
-     * @param group     the pipeline group
-     * @param pipeline  the pipeline
-     * @param partition the partition (its own state, SPEC section 11), or {@link Partitioning#NONE}
-     * @param epoch     the placement epoch of this deployment of the pipeline or partition
-     *                  ({@link #NO_PLACEMENT_EPOCH} when unknown)
+     * @param group the pipeline group
+     * @param pipeline the pipeline
+     * @param partition the partition (its own state, SPEC section 11), or
+     * {@link Partitioning#NONE}
+     * @param epoch the placement epoch of this deployment of the pipeline or partition
+     * ({@link #NO_PLACEMENT_EPOCH} when unknown)
      * @return its state, owned by the caller until closed
-     * @throws KeyValueState.StateFencedException      when a higher epoch holds the state
+     * @throws KeyValueState.StateFencedException when a higher epoch holds the state
      * @throws KeyValueState.StateUnavailableException when the store did not answer
-     * @throws KeyValueState.StateException            when the store cannot be opened
+     * @throws KeyValueState.StateException when the store cannot be opened
      */
     KeyValueState open(String group, String pipeline, int partition, long epoch);
 
@@ -43,43 +47,46 @@ public interface KeyValueStateFactory {
 
     /**
      * @param connection the connection (leader reads, bucket management)
-     * @param transport  the JetStream transport that publishes the writes
-     * @param settings   TTL, replicas, timeout and cache size of the buckets
-     * @param threads    settle the writes and mend the write chains of every state
-     * @return state in one JetStream key-value bucket per pipeline, {@code varpulis_state_{group}_{pipeline}_{hash}},
-     * or per partition, {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}} (see
+     * @param transport the JetStream transport that publishes the writes
+     * @param settings TTL, replicas, timeout and cache size of the buckets
+     * @param threads settle the writes and mend the write chains of every state
+     * @return state in one JetStream key-value bucket per pipeline,
+     * {@code varpulis_state_{group}_{pipeline}_{hash}}, or per partition,
+     * {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}} (see
      * {@link JetStreamKeyValueState})
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
-                                          JetStreamKeyValueState.Settings settings,
-                                          JetStreamKeyValueState.Threads threads) {
+            JetStreamKeyValueState.Settings settings, JetStreamKeyValueState.Threads threads) {
         return (group, pipeline, partition, epoch) -> JetStreamKeyValueState.open(connection, transport,
                 JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings, threads);
     }
 
     /**
-     * As {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings,
-     * JetStreamKeyValueState.Threads)}, each state's write
-     * retries counted as {@code varpulis.state.write.retries{pipeline, partition}} (SPEC section 9: a slow disk is
-     * slowness, with bounded, backed-off and visible retries).
-     *
+     * As
+     * {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings, JetStreamKeyValueState.Threads)},
+     * each state's write retries counted as {@code varpulis.state.write.retries{pipeline,
+     * partition}} (SPEC section 9: a slow disk is slowness, with bounded, backed-off and
+     * visible retries).
      * @param connection the connection
-     * @param transport  the JetStream transport that publishes the writes
-     * @param settings   TTL, replicas, timeout and cache size of the buckets
-     * @param metrics    the registry of the retry counters
-     * @param threads    settle the writes and mend the write chains of every state
+     * @param transport the JetStream transport that publishes the writes
+     * @param settings TTL, replicas, timeout and cache size of the buckets
+     * @param metrics the registry of the retry counters
+     * @param threads settle the writes and mend the write chains of every state
      * @return state in one JetStream key-value bucket per pipeline or partition
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
-                                          JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics,
-                                          JetStreamKeyValueState.Threads threads) {
+            JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics,
+            JetStreamKeyValueState.Threads threads) {
         return (group, pipeline, partition, epoch) -> {
             Counter retries = Counter.builder("varpulis.state.write.retries")
-                    .description("state writes sent again after a PubAck timeout or a refused write, backed off")
-                    .tag("pipeline", pipeline).tag("partition", new PipelineUnit(group, pipeline, partition)
-                            .partitionTag()).register(metrics.registry());
-            return JetStreamKeyValueState.open(connection, transport, JetStreamKeyValueState.bucketName(group,
-                    pipeline, partition), epoch, settings, new StateWriteBackoff(retries::increment), threads);
+                .description("state writes sent again after a PubAck timeout or a refused write, backed off")
+                .tag("pipeline", pipeline)
+                .tag("partition", new PipelineUnit(group, pipeline, partition).partitionTag())
+                .register(metrics.registry());
+            return JetStreamKeyValueState.open(connection, transport,
+                    JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings,
+                    new StateWriteBackoff(retries::increment), threads);
         };
     }
+
 }

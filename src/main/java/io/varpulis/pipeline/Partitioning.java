@@ -3,12 +3,13 @@ package io.varpulis.pipeline;
 import io.varpulis.jetstream.DurableNames;
 
 /**
- * How a partitioned pipeline's events are spread over its partitions (SPEC section 11): an event goes to partition
- * {@code FNV-1a-64(UTF-8 of fields[key]) mod partitions}, the hash read as unsigned. Every event of one key value goes
- * to one partition, so the key's order and state are those of an unpartitioned pipeline. Pure, stable across
- * versions: an external publisher may compute it too.
+ * How a partitioned pipeline's events are spread over its partitions (SPEC section 11):
+ * an event goes to partition {@code FNV-1a-64(UTF-8 of fields[key]) mod partitions}, the
+ * hash read as unsigned. Every event of one key value goes to one partition, so the key's
+ * order and state are those of an unpartitioned pipeline. Pure, stable across versions:
+ * an external publisher may compute it too.
  *
- * @param key        the partition key, the event field whose text picks the partition
+ * @param key the partition key, the event field whose text picks the partition
  * @param partitions how many partitions (1 or more)
  */
 public record Partitioning(String key, int partitions) {
@@ -21,15 +22,16 @@ public record Partitioning(String key, int partitions) {
      */
     public Partitioning {
         if (key == null || key.isBlank() || partitions < 1) {
-            throw new IllegalArgumentException("a partitioning needs a partition key and at least 1 partition, got "
-                    + key + " and " + partitions);
+            throw new IllegalArgumentException(
+                    "a partitioning needs a partition key and at least 1 partition, got " + key + " and " + partitions);
         }
     }
 
     /**
      * @param keyValue the text of the key field
      * @param partitions the partition count
-     * @return {@code FNV-1a-64(UTF-8 of keyValue) mod partitions}, between 0 and {@code partitions - 1}
+     * @return {@code FNV-1a-64(UTF-8 of keyValue) mod partitions}, between 0 and
+     * {@code partitions - 1}
      */
     public static int partitionOf(String keyValue, int partitions) {
         return (int) Long.remainderUnsigned(DurableNames.fnv1a64(keyValue), partitions);
@@ -38,14 +40,16 @@ public record Partitioning(String key, int partitions) {
     /**
      * @param event an event
      * @return its partition
-     * @throws UnprocessableEventException when the event has no text in the key field (absent, null, a number, an
-     *                                     object): it can be placed in no partition, and is parked, never dropped
+     * @throws UnprocessableEventException when the event has no text in the key field
+     * (absent, null, a number, an object): it can be placed in no partition, and is
+     * parked, never dropped
      */
     public int partitionOf(Event event) {
         Object value = event.fields().get(key);
         if (!(value instanceof String text)) {
-            throw new UnprocessableEventException("event " + event.eventType() + " has " + (value == null
-                    ? "no field " + key : "a non-text " + key + " (" + value.getClass().getSimpleName() + ")")
+            throw new UnprocessableEventException("event " + event.eventType() + " has "
+                    + (value == null ? "no field " + key
+                            : "a non-text " + key + " (" + value.getClass().getSimpleName() + ")")
                     + ": its partition key " + key + " must be a JSON string, so it goes to no partition");
         }
         return partitionOf(text, partitions);

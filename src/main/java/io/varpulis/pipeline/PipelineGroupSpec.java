@@ -16,24 +16,26 @@ import java.util.Set;
 /**
  * A pipeline group: pipelines and the routes between them (SPEC section 6). JSON:
  * {@code {"name": "ssh-bruteforce", "pipelines": [{"name": "detect", "processor": {"type": "brute-force",
- * "settings": {...}}}], "routes": [{"from_pipeline": "_external", "to_pipeline": "ingress",
- * "event_types": ["*"]}]}}.
+ * "settings": {...}}}], "routes": [{"from_pipeline": "_external", "to_pipeline":
+ * "ingress", "event_types": ["*"]}]}}.
  *
- * @param name      the group name, a NATS token
+ * @param name the group name, a NATS token
  * @param pipelines its pipelines
- * @param routes    its routes; {@code _external} is the source of injected events
+ * @param routes its routes; {@code _external} is the source of injected events
  */
-public record PipelineGroupSpec(
-        @JsonProperty("name") String name,
-        @JsonProperty("pipelines") List<PipelineSpec> pipelines,
-        @JsonProperty("routes") List<RouteSpec> routes) {
+public record PipelineGroupSpec(@JsonProperty("name") String name,
+        @JsonProperty("pipelines") List<PipelineSpec> pipelines, @JsonProperty("routes") List<RouteSpec> routes) {
 
-    /** Longest group or pipeline name: they become parts of durable, bucket and subject names. */
+    /**
+     * Longest group or pipeline name: they become parts of durable, bucket and subject
+     * names.
+     */
     public static final int MAX_NAME_LENGTH = 64;
 
     /**
-     * The default bound of a pipeline's {@code replicas} ({@code varpulis.cluster.max-partitions}): each partition
-     * is a durable consumer, a subject per input edge and a state bucket, so the bound keeps a typo (6400) from
+     * The default bound of a pipeline's {@code replicas}
+     * ({@code varpulis.cluster.max-partitions}): each partition is a durable consumer, a
+     * subject per input edge and a state bucket, so the bound keeps a typo (6400) from
      * creating thousands of them.
      */
     public static final int DEFAULT_MAX_PARTITIONS = 64;
@@ -47,9 +49,8 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * Checks the group can run with at most {@value #DEFAULT_MAX_PARTITIONS} partitions per pipeline, as
-     * {@link #validate(int)} does.
-     *
+     * Checks the group can run with at most {@value #DEFAULT_MAX_PARTITIONS} partitions
+     * per pipeline, as {@link #validate(int)} does.
      * @return this group
      * @throws IllegalArgumentException naming the first problem found
      */
@@ -58,13 +59,15 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * Checks the group can run: names are NATS tokens of at most 64 characters, pipeline names are unique, a
-     * pipeline's {@code replicas} is between 1 and {@code maxPartitions} with a {@code partition_key} when above 1
-     * (SPEC section 11), routes join declared pipelines, their patterns are valid and they form no cycle.
-     *
-     * @param maxPartitions the largest {@code replicas} allowed ({@code varpulis.cluster.max-partitions})
+     * Checks the group can run: names are NATS tokens of at most 64 characters, pipeline
+     * names are unique, a pipeline's {@code replicas} is between 1 and
+     * {@code maxPartitions} with a {@code partition_key} when above 1 (SPEC section 11),
+     * routes join declared pipelines, their patterns are valid and they form no cycle.
+     * @param maxPartitions the largest {@code replicas} allowed
+     * ({@code varpulis.cluster.max-partitions})
      * @return this group
-     * @throws IllegalArgumentException naming the first problem found, the field and the fix
+     * @throws IllegalArgumentException naming the first problem found, the field and the
+     * fix
      */
     public PipelineGroupSpec validate(int maxPartitions) {
         if (name == null) {
@@ -84,8 +87,8 @@ public record PipelineGroupSpec(
                 throw new IllegalArgumentException("'" + Subjects.EXTERNAL + "' is reserved for injected events");
             }
             if (!names.add(pipeline.name())) {
-                throw new IllegalArgumentException("group " + name + " declares pipeline " + pipeline.name()
-                        + " twice");
+                throw new IllegalArgumentException(
+                        "group " + name + " declares pipeline " + pipeline.name() + " twice");
             }
             if (pipeline.processor() == null || pipeline.processor().type() == null) {
                 throw new IllegalArgumentException("pipeline " + pipeline.name() + " has no processor type");
@@ -104,12 +107,12 @@ public record PipelineGroupSpec(
         }
         for (RouteSpec route : routes) {
             if (!route.fromPipeline().equals(Subjects.EXTERNAL) && !names.contains(route.fromPipeline())) {
-                throw new IllegalArgumentException("route from unknown pipeline " + route.fromPipeline()
-                        + " in group " + name);
+                throw new IllegalArgumentException(
+                        "route from unknown pipeline " + route.fromPipeline() + " in group " + name);
             }
             if (!names.contains(route.toPipeline())) {
-                throw new IllegalArgumentException("route to unknown pipeline " + route.toPipeline() + " in group "
-                        + name);
+                throw new IllegalArgumentException(
+                        "route to unknown pipeline " + route.toPipeline() + " in group " + name);
             }
             route.eventTypes().forEach(EventTypePattern::validate);
         }
@@ -118,13 +121,14 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * A route cycle (a pipeline reachable from itself) would send every event round forever, filling the routing
-     * stream until discard Old evicts other groups' events: refused.
+     * A route cycle (a pipeline reachable from itself) would send every event round
+     * forever, filling the routing stream until discard Old evicts other groups' events:
+     * refused.
      */
     private void rejectCycles() {
         Map<String, List<String>> next = new LinkedHashMap<>();
-        routes.forEach(r -> next.computeIfAbsent(r.fromPipeline(), k -> new java.util.ArrayList<>())
-                .add(r.toPipeline()));
+        routes
+            .forEach(r -> next.computeIfAbsent(r.fromPipeline(), k -> new java.util.ArrayList<>()).add(r.toPipeline()));
         Set<String> done = new HashSet<>();
         for (PipelineSpec pipeline : pipelines) {
             visit(pipeline.name(), next, new java.util.ArrayList<>(), done);
@@ -138,8 +142,8 @@ public record PipelineGroupSpec(
         if (path.contains(pipeline)) {
             List<String> cycle = new java.util.ArrayList<>(path.subList(path.indexOf(pipeline), path.size()));
             cycle.add(pipeline);
-            throw new IllegalArgumentException("routes of group " + name + " form a cycle (" + String.join(" -> ",
-                    cycle) + "): every event would go round forever; remove a route");
+            throw new IllegalArgumentException("routes of group " + name + " form a cycle ("
+                    + String.join(" -> ", cycle) + "): every event would go round forever; remove a route");
         }
         path.add(pipeline);
         for (String to : next.getOrDefault(pipeline, List.of())) {
@@ -159,18 +163,22 @@ public record PipelineGroupSpec(
 
     /**
      * @param pipeline a pipeline name
-     * @return the route edges into it (unpartitioned subjects); a pipeline with one replica has one durable consumer
-     * on each, a partitioned one consumes each with its repartitioner (see {@link #consumedEdges(String)})
+     * @return the route edges into it (unpartitioned subjects); a pipeline with one
+     * replica has one durable consumer on each, a partitioned one consumes each with its
+     * repartitioner (see {@link #consumedEdges(String)})
      */
     public List<RouteEdge> inputEdges(String pipeline) {
-        return routes.stream().filter(r -> r.toPipeline().equals(pipeline))
-                .map(r -> new RouteEdge(name, r.fromPipeline(), r.toPipeline())).distinct().toList();
+        return routes.stream()
+            .filter(r -> r.toPipeline().equals(pipeline))
+            .map(r -> new RouteEdge(name, r.fromPipeline(), r.toPipeline()))
+            .distinct()
+            .toList();
     }
 
     /**
-     * Every edge a durable consumer of the pipeline reads (SPEC section 11): its input edges, and for a partitioned
-     * pipeline also each input edge's partition subjects, {@code partition 0} to {@code replicas - 1}.
-     *
+     * Every edge a durable consumer of the pipeline reads (SPEC section 11): its input
+     * edges, and for a partitioned pipeline also each input edge's partition subjects,
+     * {@code partition 0} to {@code replicas - 1}.
      * @param pipeline a pipeline name
      * @return the edges, input edge by input edge, the unpartitioned one first
      */
@@ -190,12 +198,16 @@ public record PipelineGroupSpec(
 
     /**
      * @param edge one of the group's route edges
-     * @return the event-type patterns the edge carries: those of every route from its {@code from} to its
-     * {@code to}, in declaration order (empty when the group has no such route)
+     * @return the event-type patterns the edge carries: those of every route from its
+     * {@code from} to its {@code to}, in declaration order (empty when the group has no
+     * such route)
      */
     public List<String> eventTypes(RouteEdge edge) {
-        return routes.stream().filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to()))
-                .flatMap(r -> r.eventTypes().stream()).distinct().toList();
+        return routes.stream()
+            .filter(r -> r.fromPipeline().equals(edge.from()) && r.toPipeline().equals(edge.to()))
+            .flatMap(r -> r.eventTypes().stream())
+            .distinct()
+            .toList();
     }
 
     /**
@@ -207,23 +219,24 @@ public record PipelineGroupSpec(
     }
 
     /**
-     * A pipeline of the group. JSON: {@code {"name": "detect", "processor": {...}, "replicas": 4,
-     * "partition_key": "src_ip"}}; the last two are left out of the JSON when absent, so an unpartitioned pipeline's
-     * spec reads as it did before partitions existed.
+     * A pipeline of the group. JSON: {@code {"name": "detect", "processor": {...},
+     * "replicas": 4, "partition_key": "src_ip"}}; the last two are left out of the JSON
+     * when absent, so an unpartitioned pipeline's spec reads as it did before partitions
+     * existed.
      *
-     * @param name         the pipeline name, a NATS token
-     * @param processor    what it runs
-     * @param replicas     its partition count (SPEC section 11), {@code null} for 1
-     * @param partitionKey the event field whose text picks the partition, required when {@code replicas} is above 1
+     * @param name the pipeline name, a NATS token
+     * @param processor what it runs
+     * @param replicas its partition count (SPEC section 11), {@code null} for 1
+     * @param partitionKey the event field whose text picks the partition, required when
+     * {@code replicas} is above 1
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record PipelineSpec(@JsonProperty("name") String name,
-                               @JsonProperty("processor") ProcessorSpec processor,
-                               @JsonProperty("replicas") Integer replicas,
-                               @JsonProperty("partition_key") String partitionKey) {
+    public record PipelineSpec(@JsonProperty("name") String name, @JsonProperty("processor") ProcessorSpec processor,
+            @JsonProperty("replicas") Integer replicas, @JsonProperty("partition_key") String partitionKey) {
 
         /**
-         * The constructor {@code application.yml} binds ({@code varpulis.cluster.groups.<name>.pipelines[i].name,
+         * The constructor {@code application.yml} binds
+         * ({@code varpulis.cluster.groups.<name>.pipelines[i].name,
          * processor, replicas, partition-key}) and JSON reads.
          */
         @ConstructorBinding
@@ -232,8 +245,7 @@ public record PipelineGroupSpec(
 
         /**
          * An unpartitioned pipeline.
-         *
-         * @param name      the pipeline name
+         * @param name the pipeline name
          * @param processor what it runs
          */
         public PipelineSpec(String name, ProcessorSpec processor) {
@@ -241,7 +253,8 @@ public record PipelineGroupSpec(
         }
 
         /**
-         * @return how many partitions the pipeline runs in: {@code replicas}, 1 when absent
+         * @return how many partitions the pipeline runs in: {@code replicas}, 1 when
+         * absent
          */
         @JsonIgnore
         public int partitions() {
@@ -280,13 +293,14 @@ public record PipelineGroupSpec(
     /**
      * A processor: a type registered with the {@code ProcessorRegistry} and its settings.
      *
-     * @param type     the processor type ({@code filter}, {@code passthrough}, {@code bean}, {@code sshd-parse},
-     *                 {@code brute-force}, {@code alert-file}, or one a service registers)
+     * @param type the processor type ({@code filter}, {@code passthrough}, {@code bean},
+     * {@code sshd-parse}, {@code brute-force}, {@code alert-file}, or one a service
+     * registers)
      * @param settings the type's settings (JSON values)
      */
     @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public record ProcessorSpec(@JsonProperty("type") String type,
-                                @JsonProperty("settings") Map<String, Object> settings) {
+            @JsonProperty("settings") Map<String, Object> settings) {
 
         /**
          * Copies the settings (absent means none).
@@ -310,29 +324,32 @@ public record PipelineGroupSpec(
      * A route: events of the matching types flow from one pipeline to another.
      *
      * @param fromPipeline the emitting pipeline, or {@code _external}
-     * @param toPipeline   the receiving pipeline
-     * @param eventTypes   patterns: {@code *}, {@code Prefix*} or exact; absent means {@code *}
-     * @param payloadShape how the events are written on the route: {@value #NESTED} (the default, absent:
-     *                     {@code {"event_type","timestamp","fields"}}) or {@value #FLAT} (the fields at the top level,
-     *                     for a Rust Varpulis consumer, SPEC section 17); both shapes are read on every route
+     * @param toPipeline the receiving pipeline
+     * @param eventTypes patterns: {@code *}, {@code Prefix*} or exact; absent means
+     * {@code *}
+     * @param payloadShape how the events are written on the route: {@value #NESTED} (the
+     * default, absent: {@code {"event_type","timestamp","fields"}}) or {@value #FLAT}
+     * (the fields at the top level, for a Rust Varpulis consumer, SPEC section 17); both
+     * shapes are read on every route
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record RouteSpec(@JsonProperty("from_pipeline") String fromPipeline,
-                            @JsonProperty("to_pipeline") String toPipeline,
-                            @JsonProperty("event_types") List<String> eventTypes,
-                            @JsonProperty("payload_shape") String payloadShape) {
+            @JsonProperty("to_pipeline") String toPipeline, @JsonProperty("event_types") List<String> eventTypes,
+            @JsonProperty("payload_shape") String payloadShape) {
 
         /** The nested shape, ours and the default. */
         public static final String NESTED = "nested";
+
         /** The flat shape Varpulis's NATS connector reads and writes. */
         public static final String FLAT = "flat";
 
         /**
-         * Defaults the patterns to {@code *}; the constructor {@code application.yml} binds
-         * ({@code ...routes[i].from-pipeline, to-pipeline, event-types, payload-shape}) and JSON reads.
-         *
-         * @throws IllegalArgumentException when a pipeline name is missing, or the payload shape is neither
-         *                                  {@value #NESTED} nor {@value #FLAT}
+         * Defaults the patterns to {@code *}; the constructor {@code application.yml}
+         * binds
+         * ({@code ...routes[i].from-pipeline, to-pipeline, event-types, payload-shape})
+         * and JSON reads.
+         * @throws IllegalArgumentException when a pipeline name is missing, or the
+         * payload shape is neither {@value #NESTED} nor {@value #FLAT}
          */
         @ConstructorBinding
         public RouteSpec {
@@ -349,10 +366,9 @@ public record PipelineGroupSpec(
 
         /**
          * A route in the nested shape.
-         *
          * @param fromPipeline the emitting pipeline, or {@code _external}
-         * @param toPipeline   the receiving pipeline
-         * @param eventTypes   patterns; absent means {@code *}
+         * @param toPipeline the receiving pipeline
+         * @param eventTypes patterns; absent means {@code *}
          */
         public RouteSpec(String fromPipeline, String toPipeline, List<String> eventTypes) {
             this(fromPipeline, toPipeline, eventTypes, null);

@@ -6,12 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One placement unit (SPEC section 11): an unpartitioned pipeline, or one partition of a partitioned one. Each is
- * placed on its own, with its own placement epoch, durable consumers and state. Its key is {@code group/pipeline},
- * or {@code group/pipeline/partition} for a partition (names are NATS tokens, so {@code /} never occurs in them).
+ * One placement unit (SPEC section 11): an unpartitioned pipeline, or one partition of a
+ * partitioned one. Each is placed on its own, with its own placement epoch, durable
+ * consumers and state. Its key is {@code group/pipeline}, or
+ * {@code group/pipeline/partition} for a partition (names are NATS tokens, so {@code /}
+ * never occurs in them).
  *
- * @param group     the pipeline group
- * @param pipeline  the pipeline
+ * @param group the pipeline group
+ * @param pipeline the pipeline
  * @param partition the partition, or {@link Partitioning#NONE}
  */
 public record PipelineUnit(String group, String pipeline, int partition) {
@@ -30,7 +32,8 @@ public record PipelineUnit(String group, String pipeline, int partition) {
             if (parts.length == 3) {
                 return new PipelineUnit(parts[0], parts[1], Integer.parseInt(parts[2]));
             }
-        } catch (NumberFormatException e) {
+        }
+        catch (NumberFormatException e) {
             // Reported below.
         }
         throw new IllegalArgumentException("'" + key + "' is not group/pipeline or group/pipeline/partition");
@@ -47,7 +50,8 @@ public record PipelineUnit(String group, String pipeline, int partition) {
                 for (int p = 0; p < pipeline.partitions(); p++) {
                     units.add(new PipelineUnit(group.name(), pipeline.name(), p));
                 }
-            } else {
+            }
+            else {
                 units.add(new PipelineUnit(group.name(), pipeline.name(), Partitioning.NONE));
             }
         }
@@ -62,21 +66,24 @@ public record PipelineUnit(String group, String pipeline, int partition) {
     }
 
     /**
-     * @return {@code pipeline}, or {@code pipeline/partition}: the unit's name within its group (placement maps)
+     * @return {@code pipeline}, or {@code pipeline/partition}: the unit's name within its
+     * group (placement maps)
      */
     public String name() {
         return partition == Partitioning.NONE ? pipeline : pipeline + "/" + partition;
     }
 
     /**
-     * @return the partition as JSON carries it: {@code null} for an unpartitioned pipeline (left out)
+     * @return the partition as JSON carries it: {@code null} for an unpartitioned
+     * pipeline (left out)
      */
     public Integer partitionOrNull() {
         return partition == Partitioning.NONE ? null : partition;
     }
 
     /**
-     * @return the meter tag {@code partition}: the index, or {@value SubstrateMetrics#UNPARTITIONED}
+     * @return the meter tag {@code partition}: the index, or
+     * {@value SubstrateMetrics#UNPARTITIONED}
      */
     public String partitionTag() {
         return partition == Partitioning.NONE ? SubstrateMetrics.UNPARTITIONED : Integer.toString(partition);

@@ -26,9 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * How {@link JetStreamKeyValueState} reads its bucket: from the stream leader ({@code $JS.API.STREAM.MSG.GET}), never
- * by a direct get that a replica may answer from behind, and how it reads and writes its fence value
- * ({@code {"epoch": N, "writer": "...", "opened_at": "..."}}). Public for the control plane's buckets, which read
+ * How {@link JetStreamKeyValueState} reads its bucket: from the stream leader
+ * ({@code $JS.API.STREAM.MSG.GET}), never by a direct get that a replica may answer from
+ * behind, and how it reads and writes its fence value ({@code {"epoch": N, "writer":
+ * "...", "opened_at": "..."}}). Public for the control plane's buckets, which read
  * through their stream leader the same way ({@code GroupStore}'s re-read).
  */
 public final class StateReads {
@@ -40,35 +41,40 @@ public final class StateReads {
 
     /**
      * Reads from the stream leader ({@code STREAM.MSG.GET}), never from a replica.
-     *
      * @param connection the connection
-     * @param stream     the bucket's stream, {@code KV_{bucket}}
-     * @param bucket     the bucket, for messages
-     * @param timeout    how long the leader may take to answer
-     * @param request    what to read
-     * @param what       what the read is for, for messages ({@code read window.x})
+     * @param stream the bucket's stream, {@code KV_{bucket}}
+     * @param bucket the bucket, for messages
+     * @param timeout how long the leader may take to answer
+     * @param request what to read
+     * @param what what the read is for, for messages ({@code read window.x})
      * @return the message, or empty when there is none
      * @throws StateUnavailableException when the leader did not answer
-     * @throws StateFencedException      when the bucket is gone
-     * @throws StateException            when the server refused the read
+     * @throws StateFencedException when the bucket is gone
+     * @throws StateException when the server refused the read
      */
     public static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
-                                                    Duration timeout, MessageGetRequest request, String what) {
+            Duration timeout, MessageGetRequest request, String what) {
         Message reply;
         try {
-            reply = connection.requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
-                            + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), request.serialize(),
-                    timeout).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
+            reply = connection
+                .requestWithTimeout(
+                        NatsJetStreamConstants.DEFAULT_API_PREFIX
+                                + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream),
+                        request.serialize(), timeout)
+                .get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StateUnavailableException("interrupted: " + what + " from bucket " + bucket, e);
-        } catch (ExecutionException | TimeoutException | IllegalStateException e) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": its stream leader "
-                    + "did not answer (" + e + ")", e);
+        }
+        catch (ExecutionException | TimeoutException | IllegalStateException e) {
+            throw new StateUnavailableException(
+                    "cannot " + what + " from bucket " + bucket + ": its stream leader " + "did not answer (" + e + ")",
+                    e);
         }
         if (reply.isStatusMessage()) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": "
-                    + reply.getStatus().getMessageWithCode(), null);
+            throw new StateUnavailableException(
+                    "cannot " + what + " from bucket " + bucket + ": " + reply.getStatus().getMessageWithCode(), null);
         }
         MessageInfo info = new MessageInfo(reply, stream, false);
         if (!info.hasError()) {
@@ -82,15 +88,16 @@ public final class StateReads {
             throw new StateFencedException("state bucket " + bucket + " was deleted", null);
         }
         if (PublishException.isTransientApiError(code)) {
-            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": "
-                    + info.getError(), null);
+            throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": " + info.getError(),
+                    null);
         }
         throw new StateException("cannot " + what + " from bucket " + bucket + ": " + info.getError(), null);
     }
 
     /**
      * @param message a message of a bucket
-     * @return whether it is a value ({@code KV-Operation} PUT or none), not a delete or purge marker
+     * @return whether it is a value ({@code KV-Operation} PUT or none), not a delete or
+     * purge marker
      */
     public static boolean isValue(MessageInfo message) {
         Headers headers = message.getHeaders();
@@ -109,20 +116,21 @@ public final class StateReads {
 
     /**
      * @param fence the fence message
-     * @param name  a field of its value
+     * @param name a field of its value
      * @return the field as text, empty when the value is not JSON or lacks it
      */
     static String fenceField(MessageInfo fence, String name) {
         try {
             return JSON.readTree(fence.getData()).path(name).asText("");
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return "";
         }
     }
 
     /**
-     * @param epoch    the placement epoch opening the bucket
-     * @param writer   the writer's identity
+     * @param epoch the placement epoch opening the bucket
+     * @param writer the writer's identity
      * @param openedAt when
      * @return the fence value, {@code {"epoch": N, "writer": "...", "opened_at": "..."}}
      */
@@ -133,8 +141,10 @@ public final class StateReads {
         value.put("opened_at", openedAt.toString());
         try {
             return JSON.writeValueAsBytes(value);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException("cannot encode the fence", e);
         }
     }
+
 }

@@ -7,10 +7,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The writes of one apply, staged over the pipeline's {@link KeyValueState}: the processor reads its own writes at
- * once; {@link #commit()} hands them to the state and returns the flush that confirms them; {@link #discard()}
- * drops them, so an apply that throws leaves no write behind and its retry starts from the same state.
- * <p>Not thread-safe: the route ingress opens one per apply, under the pipeline's one-apply-at-a-time lock.
+ * The writes of one apply, staged over the pipeline's {@link KeyValueState}: the
+ * processor reads its own writes at once; {@link #commit()} hands them to the state and
+ * returns the flush that confirms them; {@link #discard()} drops them, so an apply that
+ * throws leaves no write behind and its retry starts from the same state.
+ * <p>
+ * Not thread-safe: the route ingress opens one per apply, under the pipeline's
+ * one-apply-at-a-time lock.
  */
 public final class StateTransaction implements KeyValueState {
 
@@ -18,7 +21,11 @@ public final class StateTransaction implements KeyValueState {
     private static final byte[] DELETED = new byte[0];
 
     private final KeyValueState state;
-    /** The staged writes in the order their keys were first written, or {@code null} while there is none. */
+
+    /**
+     * The staged writes in the order their keys were first written, or {@code null} while
+     * there is none.
+     */
     private Map<String, byte[]> staged;
 
     /**
@@ -30,7 +37,8 @@ public final class StateTransaction implements KeyValueState {
 
     /**
      * {@inheritDoc}
-     * <p>A staged write wins over the state.
+     * <p>
+     * A staged write wins over the state.
      */
     @Override
     public Optional<byte[]> get(String key) {
@@ -43,8 +51,9 @@ public final class StateTransaction implements KeyValueState {
 
     /**
      * {@inheritDoc}
-     * <p>Staged until {@link #commit()}; a value over {@link #maxValueBytes()} fails here, in the apply, so that a
-     * commit never stores half of an apply's writes.
+     * <p>
+     * Staged until {@link #commit()}; a value over {@link #maxValueBytes()} fails here,
+     * in the apply, so that a commit never stores half of an apply's writes.
      */
     @Override
     public void put(String key, byte[] value) {
@@ -61,7 +70,8 @@ public final class StateTransaction implements KeyValueState {
 
     /**
      * {@inheritDoc}
-     * <p>Staged until {@link #commit()}.
+     * <p>
+     * Staged until {@link #commit()}.
      */
     @Override
     public void delete(String key) {
@@ -75,7 +85,6 @@ public final class StateTransaction implements KeyValueState {
 
     /**
      * Hands the staged writes to the state, in the order their keys were first written.
-     *
      * @return the state's flush: completes when they (and every earlier write) are stored
      * @throws KeyValueState.StateFencedException when another writer took the state over
      */
@@ -84,7 +93,8 @@ public final class StateTransaction implements KeyValueState {
             staged.forEach((key, value) -> {
                 if (value == DELETED) {
                     state.delete(key);
-                } else {
+                }
+                else {
                     state.put(key, value);
                 }
             });
@@ -95,9 +105,11 @@ public final class StateTransaction implements KeyValueState {
 
     /**
      * {@inheritDoc}
-     * <p>Inside an apply: hands the writes staged so far to the state now ({@link #commit()}) and returns their
-     * confirmation, for a processor that must see a write stored before an effect outside the substrate (a sink's
-     * claim before its file write). Those writes stay even if the apply then throws.
+     * <p>
+     * Inside an apply: hands the writes staged so far to the state now
+     * ({@link #commit()}) and returns their confirmation, for a processor that must see a
+     * write stored before an effect outside the substrate (a sink's claim before its file
+     * write). Those writes stay even if the apply then throws.
      */
     @Override
     public CompletableFuture<Void> flush() {
@@ -120,4 +132,5 @@ public final class StateTransaction implements KeyValueState {
         }
         return staged;
     }
+
 }

@@ -37,19 +37,25 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code java -jar varpulis-cluster.jar smoke-test [--varpulis.nats.url=...] [--varpulis.nats.credentials=...]}:
- * checks, with the node's own NATS settings (arguments and {@code VARPULIS_NATS_*} environment variables), that a
- * node could run on the jetstream substrate. It connects (authentication, TLS), checks that JetStream is on, finds or
- * creates the three ADR-007 streams, publishes one event to a routing subject, reads it back, and deletes it again.
- * It prints one line per check, what it found and what is missing, and exits 0 only when every check passed.
- * {@code smoke-test --role worker|coordinator} checks instead that the user has exactly that role's NATS
- * permissions ({@link NatsPermissions}, {@link RoleSmokeTest}).
+ * checks, with the node's own NATS settings (arguments and {@code VARPULIS_NATS_*}
+ * environment variables), that a node could run on the jetstream substrate. It connects
+ * (authentication, TLS), checks that JetStream is on, finds or creates the three ADR-007
+ * streams, publishes one event to a routing subject, reads it back, and deletes it again.
+ * It prints one line per check, what it found and what is missing, and exits 0 only when
+ * every check passed. {@code smoke-test --role worker|coordinator} checks instead that
+ * the user has exactly that role's NATS permissions ({@link NatsPermissions},
+ * {@link RoleSmokeTest}).
  */
 public final class SmokeTest {
 
-    /** The route edge the smoke test publishes on: group {@code _smoke}, never a real pipeline's. */
+    /**
+     * The route edge the smoke test publishes on: group {@code _smoke}, never a real
+     * pipeline's.
+     */
     static final String SUBJECT = Subjects.route("_smoke", Subjects.EXTERNAL, "_smoke");
 
     private static final List<String> ROLES = List.of("worker", "coordinator");
+
     private static final String USAGE = "Usage: java -jar varpulis-cluster.jar smoke-test [--role worker|coordinator] "
             + "[--varpulis.cluster.worker-id=ID] [--varpulis.cluster.coordinator-id=ID] [--varpulis.nats.url=URL] [--varpulis.nats.credentials=FILE] "
             + "[--varpulis.nats.tls.ca-file=FILE] ... (or the VARPULIS_NATS_* environment variables): without "
@@ -57,7 +63,9 @@ public final class SmokeTest {
             + "when absent; with --role, checks that the user has exactly the NATS permissions of that role";
 
     private final NatsProperties properties;
+
     private final PrintStream out;
+
     private final Checklist checks;
 
     private SmokeTest(NatsProperties properties, PrintStream out) {
@@ -77,12 +85,15 @@ public final class SmokeTest {
             String arg = args[i];
             if (arg.equals("--role") && i + 1 < args.length) {
                 role = args[++i];
-            } else if (arg.startsWith("--role=")) {
+            }
+            else if (arg.startsWith("--role=")) {
                 role = arg.substring("--role=".length());
-            } else if (arg.startsWith("--varpulis.nats.") || arg.startsWith("--varpulis.cluster.worker-id=")
+            }
+            else if (arg.startsWith("--varpulis.nats.") || arg.startsWith("--varpulis.cluster.worker-id=")
                     || arg.startsWith("--varpulis.cluster.coordinator-id=")) {
                 springArgs.add(arg);
-            } else {
+            }
+            else {
                 System.out.println((arg.equals("--help") ? "" : "unknown argument '" + arg + "'. ") + USAGE);
                 return arg.equals("--help") ? 0 : 2;
             }
@@ -92,15 +103,15 @@ public final class SmokeTest {
             return 2;
         }
         StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(
-                springArgs.toArray(String[]::new)));
+        environment.getPropertySources()
+            .addFirst(new SimpleCommandLinePropertySource(springArgs.toArray(String[]::new)));
         ApplicationConversionService conversions = new ApplicationConversionService();
         conversions.addConverter(new SubstrateConverter());
         Binder binder = new Binder(ConfigurationPropertySources.get(environment), null, conversions);
         NatsProperties properties = binder.bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
         if (role != null) {
             ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
-                    .orElseGet(ClusterProperties::new);
+                .orElseGet(ClusterProperties::new);
             // ADR-007's variables, as the node reads them.
             if (cluster.getWorkerId() == null) {
                 cluster.setWorkerId(environment.getProperty("VARPULIS_WORKER_ID"));
@@ -112,11 +123,13 @@ public final class SmokeTest {
                 String id = role.equals("worker") ? NodeIdentity.workerId(cluster)
                         : NodeIdentity.coordinatorId(cluster, Substrate.JETSTREAM);
                 if (properties.getInboxPrefix() == null) {
-                    // The inbox the node connects with (varpulis.nats.inbox-prefix's default).
+                    // The inbox the node connects with (varpulis.nats.inbox-prefix's
+                    // default).
                     properties.setInboxPrefix(Subjects.inbox(role, id));
                 }
                 return new RoleSmokeTest(properties, role, id, System.out).execute();
-            } catch (InvalidConfigurationPropertyValueException e) {
+            }
+            catch (InvalidConfigurationPropertyValueException e) {
                 System.out.println(e.getMessage());
                 return 2;
             }
@@ -131,13 +144,14 @@ public final class SmokeTest {
         try {
             connection = NatsConnectionFactory.connect(
                     NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
-                            ConnectionSettings.from(properties), "varpulis-smoke-test", events), properties.getUrl(),
-                    properties.getStartupRetryTimeout(), events);
+                            ConnectionSettings.from(properties), "varpulis-smoke-test", events),
+                    properties.getUrl(), properties.getStartupRetryTimeout(), events);
             pass("connected to %s (server %s %s; TLS %s, authentication %s)", connection.getConnectedUrl(),
                     connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion(),
                     connection.getOptions().getSslContext() != null ? "on" : "off",
                     connection.getServerInfo().isAuthRequired() ? "accepted" : "not required by the server");
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             fail("cannot connect: %s", e.getMessage());
             return summary();
         }
@@ -146,7 +160,8 @@ public final class SmokeTest {
             try {
                 admin.verifyJetStream();
                 pass("JetStream is enabled for this account");
-            } catch (RuntimeException e) {
+            }
+            catch (RuntimeException e) {
                 fail("%s", e.getMessage());
                 return summary();
             }
@@ -156,7 +171,8 @@ public final class SmokeTest {
                 checkStream(admin, stream);
             }
             checkRoundTrip(connection, admin);
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail("interrupted");
         }
@@ -170,7 +186,8 @@ public final class SmokeTest {
             var drift = admin.drift().get(stream.name());
             pass("stream %s %s%s", stream.name(), existed ? "found" : "created",
                     drift == null ? "" : " (differs from the ADR-007 settings: " + drift.describe() + ")");
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             fail("stream %s is missing and cannot be created: %s", stream.name(), e.getMessage());
         }
     }
@@ -179,19 +196,22 @@ public final class SmokeTest {
         try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
                 TransportSettings.from(properties.getJetstream()))) {
             String body = "{\"event_type\":\"SmokeTest\",\"fields\":{\"id\":\"" + UUID.randomUUID() + "\"}}";
-            PublishReceipt receipt = transport.publish(new OutboundMessage(SUBJECT,
-                    body.getBytes(StandardCharsets.UTF_8), null)).get(10, TimeUnit.SECONDS);
+            PublishReceipt receipt = transport
+                .publish(new OutboundMessage(SUBJECT, body.getBytes(StandardCharsets.UTF_8), null))
+                .get(10, TimeUnit.SECONDS);
             pass("published to %s: stored in %s at sequence %d", SUBJECT, receipt.stream(), receipt.sequence());
             JetStreamManagement jsm = admin.management();
             MessageInfo stored = jsm.getMessage(receipt.stream(), receipt.sequence());
             if (body.equals(new String(stored.getData(), StandardCharsets.UTF_8))) {
                 pass("read it back from %s", receipt.stream());
-            } else {
+            }
+            else {
                 fail("read back different bytes from %s at sequence %d", receipt.stream(), receipt.sequence());
             }
             jsm.deleteMessage(receipt.stream(), receipt.sequence());
             pass("deleted the test event again");
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             fail("publish / read back on %s failed: %s", SUBJECT, e.getMessage());
         }
     }
@@ -208,4 +228,5 @@ public final class SmokeTest {
         return checks.summary("all checks passed: a node can run on the jetstream substrate here",
                 "fix them before starting nodes on the jetstream substrate");
     }
+
 }

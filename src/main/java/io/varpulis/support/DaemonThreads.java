@@ -7,13 +7,17 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
- * The one way this project makes background threads: daemon threads with a recognisable name, so a timer or a
- * settling pool never keeps a JVM alive and shows up by name in a thread dump.
- * <p>The executors and schedulers made here are meant to be Spring beans (initialised and shut down by the
- * context). They keep taking tasks after the context began to close and are shut down when the context destroys
- * them, after every lifecycle stopped: a worker draining its pipelines at stop still heartbeats, and a state write
- * confirmed during the drain is still settled. A task handed over once the context destroyed them is dropped: the node
- * is gone, and an exception would only reach the thread that handed it over (a jnats thread completing a PubAck).
+ * The one way this project makes background threads: daemon threads with a recognisable
+ * name, so a timer or a settling pool never keeps a JVM alive and shows up by name in a
+ * thread dump.
+ * <p>
+ * The executors and schedulers made here are meant to be Spring beans (initialised and
+ * shut down by the context). They keep taking tasks after the context began to close and
+ * are shut down when the context destroys them, after every lifecycle stopped: a worker
+ * draining its pipelines at stop still heartbeats, and a state write confirmed during the
+ * drain is still settled. A task handed over once the context destroyed them is dropped:
+ * the node is gone, and an exception would only reach the thread that handed it over (a
+ * jnats thread completing a PubAck).
  */
 public final class DaemonThreads {
 
@@ -21,7 +25,8 @@ public final class DaemonThreads {
     }
 
     /**
-     * @param prefix the thread name prefix, e.g. {@code varpulis-settle}; a {@code -N} suffix is added
+     * @param prefix the thread name prefix, e.g. {@code varpulis-settle}; a {@code -N}
+     * suffix is added
      * @return a factory of daemon threads
      */
     public static CustomizableThreadFactory named(String prefix) {
@@ -31,8 +36,10 @@ public final class DaemonThreads {
     }
 
     /**
-     * @param prefix the thread name prefix, e.g. {@code varpulis-heartbeat}; a {@code -N} suffix is added
-     * @return a scheduler of one daemon thread (its tasks run one at a time, in order), not initialised yet
+     * @param prefix the thread name prefix, e.g. {@code varpulis-heartbeat}; a {@code -N}
+     * suffix is added
+     * @return a scheduler of one daemon thread (its tasks run one at a time, in order),
+     * not initialised yet
      */
     public static ThreadPoolTaskScheduler scheduler(String prefix) {
         ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
@@ -45,9 +52,11 @@ public final class DaemonThreads {
     }
 
     /**
-     * @param prefix     the thread name prefix, e.g. {@code varpulis-fenced-stop}; a {@code -N} suffix is added
-     * @param maxThreads {@code 1} for one thread running the tasks in order (the others wait in an unbounded queue);
-     *                   more for a thread per task up to that many (none waits; idle threads end after a minute)
+     * @param prefix the thread name prefix, e.g. {@code varpulis-fenced-stop}; a
+     * {@code -N} suffix is added
+     * @param maxThreads {@code 1} for one thread running the tasks in order (the others
+     * wait in an unbounded queue); more for a thread per task up to that many (none
+     * waits; idle threads end after a minute)
      * @return an executor of daemon threads, not initialised yet
      */
     public static ThreadPoolTaskExecutor executor(String prefix, int maxThreads) {
@@ -55,7 +64,8 @@ public final class DaemonThreads {
         if (maxThreads == 1) {
             executor.setCorePoolSize(1);
             executor.setMaxPoolSize(1);
-        } else {
+        }
+        else {
             executor.setCorePoolSize(0);
             executor.setMaxPoolSize(maxThreads);
             executor.setQueueCapacity(0);
@@ -66,4 +76,5 @@ public final class DaemonThreads {
         executor.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
         return executor;
     }
+
 }

@@ -10,19 +10,21 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Finds the {@code nats-server} binary that the demo and the test suite start: the one {@value #VARIABLE} names
- * (environment variable, or system property of the same name), else {@code nats-server} on PATH or in
- * {@code /usr/sbin}, {@code /usr/local/bin}, {@code /opt/homebrew/bin}, else the newest build that
- * {@code scripts/install-nats-server.sh} left in {@code ~/.cache/varpulis/nats-server} ({@code VARPULIS_NATS_CACHE},
- * or {@code $XDG_CACHE_HOME/varpulis/nats-server}, as the script).
- * The demo asks {@link #findPreferring} the production line's build first.
+ * Finds the {@code nats-server} binary that the demo and the test suite start: the one
+ * {@value #VARIABLE} names (environment variable, or system property of the same name),
+ * else {@code nats-server} on PATH or in {@code /usr/sbin}, {@code /usr/local/bin},
+ * {@code /opt/homebrew/bin}, else the newest build that
+ * {@code scripts/install-nats-server.sh} left in {@code ~/.cache/varpulis/nats-server}
+ * ({@code VARPULIS_NATS_CACHE}, or {@code $XDG_CACHE_HOME/varpulis/nats-server}, as the
+ * script). The demo asks {@link #findPreferring} the production line's build first.
  */
 public final class NatsServerBinaries {
 
     /** Names the nats-server binary to run. */
     public static final String VARIABLE = "VARPULIS_NATS_SERVER";
 
-    // /usr/sbin is where Debian puts nats-server but is often missing from a non-root PATH;
+    // /usr/sbin is where Debian puts nats-server but is often missing from a non-root
+    // PATH;
     // /opt/homebrew/bin is Homebrew on Apple silicon.
     private static final List<String> USUAL_DIRS = List.of("/usr/sbin", "/usr/local/bin", "/opt/homebrew/bin");
 
@@ -31,8 +33,8 @@ public final class NatsServerBinaries {
 
     /**
      * @return the binary, or empty when none is installed
-     * @throws IllegalStateException when {@value #VARIABLE} names a file that is not executable (never a quiet
-     *                               fallback to another version)
+     * @throws IllegalStateException when {@value #VARIABLE} names a file that is not
+     * executable (never a quiet fallback to another version)
      */
     public static Optional<Path> find() {
         String named = named();
@@ -45,23 +47,26 @@ public final class NatsServerBinaries {
             return Optional.of(binary);
         }
         String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-        return Stream.concat(Stream.concat(Stream.of(path.split(File.pathSeparator)), USUAL_DIRS.stream())
-                                .filter(dir -> !dir.isBlank()).map(dir -> Path.of(dir, "nats-server")),
-                        installedBuilds())
-                .filter(Files::isExecutable)
-                .findFirst();
+        return Stream
+            .concat(Stream.concat(Stream.of(path.split(File.pathSeparator)), USUAL_DIRS.stream())
+                .filter(dir -> !dir.isBlank())
+                .map(dir -> Path.of(dir, "nats-server")), installedBuilds())
+            .filter(Files::isExecutable)
+            .findFirst();
     }
 
     /**
-     * As {@link #find()}, but a build of {@code line} that {@code scripts/install-nats-server.sh} left in the cache
-     * comes before anything on PATH: the demo runs on the release production runs when the script built it (the
-     * README's first command builds it, then runs the demo), even where an older package is on PATH. The tests start
-     * their servers by {@link #find()}'s order (PATH by default), CI naming the binary of each pass; those that run
-     * the demo without {@code --nats-url} get its choice.
-     *
+     * As {@link #find()}, but a build of {@code line} that
+     * {@code scripts/install-nats-server.sh} left in the cache comes before anything on
+     * PATH: the demo runs on the release production runs when the script built it (the
+     * README's first command builds it, then runs the demo), even where an older package
+     * is on PATH. The tests start their servers by {@link #find()}'s order (PATH by
+     * default), CI naming the binary of each pass; those that run the demo without
+     * {@code --nats-url} get its choice.
      * @param line a release line, such as {@code 2.12}
      * @return the binary, or empty when none is installed
-     * @throws IllegalStateException when {@value #VARIABLE} names a file that is not executable
+     * @throws IllegalStateException when {@value #VARIABLE} names a file that is not
+     * executable
      */
     public static Optional<Path> findPreferring(String line) {
         if (named() != null) {
@@ -70,9 +75,12 @@ public final class NatsServerBinaries {
         return built(line, cache()).or(NatsServerBinaries::find);
     }
 
-    /** {@value #VARIABLE}, the system property before the environment variable, each only when not blank. */
+    /**
+     * {@value #VARIABLE}, the system property before the environment variable, each only
+     * when not blank.
+     */
     private static String named() {
-        for (String value : new String[] {System.getProperty(VARIABLE), System.getenv(VARIABLE)}) {
+        for (String value : new String[] { System.getProperty(VARIABLE), System.getenv(VARIABLE) }) {
             if (value != null && !value.isBlank()) {
                 return value;
             }
@@ -81,20 +89,22 @@ public final class NatsServerBinaries {
     }
 
     /**
-     * @param line  a release line, such as {@code 2.12}
-     * @param cache where scripts/install-nats-server.sh builds ({@code <cache>/v2.12.15/nats-server})
+     * @param line a release line, such as {@code 2.12}
+     * @param cache where scripts/install-nats-server.sh builds
+     * ({@code <cache>/v2.12.15/nats-server})
      * @return the newest executable build of that line there
      */
     static Optional<Path> built(String line, Path cache) {
         return installedBuilds(cache)
-                .filter(p -> p.getParent().getFileName().toString().replaceFirst("^v", "").startsWith(line + "."))
-                .filter(Files::isExecutable)
-                .findFirst();
+            .filter(p -> p.getParent().getFileName().toString().replaceFirst("^v", "").startsWith(line + "."))
+            .filter(Files::isExecutable)
+            .findFirst();
     }
 
     /**
      * Where scripts/install-nats-server.sh builds: {@code VARPULIS_NATS_CACHE}, else
-     * {@code $XDG_CACHE_HOME/varpulis/nats-server}, else {@code ~/.cache/varpulis/nats-server}.
+     * {@code $XDG_CACHE_HOME/varpulis/nats-server}, else
+     * {@code ~/.cache/varpulis/nats-server}.
      */
     private static Path cache() {
         String configured = System.getenv("VARPULIS_NATS_CACHE");
@@ -103,7 +113,8 @@ public final class NatsServerBinaries {
         }
         String xdg = System.getenv("XDG_CACHE_HOME");
         return (xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache"))
-                .resolve("varpulis").resolve("nats-server");
+            .resolve("varpulis")
+            .resolve("nats-server");
     }
 
     /** What scripts/install-nats-server.sh built, newest version first. */
@@ -117,10 +128,11 @@ public final class NatsServerBinaries {
         }
         try (Stream<Path> versions = Files.list(cache)) {
             return versions.map(v -> v.resolve("nats-server"))
-                    .sorted(Comparator.comparing((Path p) -> versionKey(p.getParent().getFileName().toString()))
-                            .reversed())
-                    .toList().stream();
-        } catch (IOException e) {
+                .sorted(Comparator.comparing((Path p) -> versionKey(p.getParent().getFileName().toString())).reversed())
+                .toList()
+                .stream();
+        }
+        catch (IOException e) {
             return Stream.empty();
         }
     }
@@ -133,4 +145,5 @@ public final class NatsServerBinaries {
         }
         return key.toString();
     }
+
 }

@@ -10,10 +10,11 @@ import org.testcontainers.containers.Container;
 import java.util.List;
 
 /**
- * {@link NatsConnectionDetails} from a {@code @ServiceConnection} container of the {@code nats} image (or one
- * annotated {@code @ServiceConnection(name = "nats")}), as Spring Boot's own modules do for theirs:
- * {@code nats://{host}:{mapped 4222}}, with the container's SSL bundle when {@code @Ssl...} annotations give one.
- * Registered in {@code META-INF/spring.factories}; inert where Testcontainers is not on the classpath.
+ * {@link NatsConnectionDetails} from a {@code @ServiceConnection} container of the
+ * {@code nats} image (or one annotated {@code @ServiceConnection(name = "nats")}), as
+ * Spring Boot's own modules do for theirs: {@code nats://{host}:{mapped 4222}}, with the
+ * container's SSL bundle when {@code @Ssl...} annotations give one. Registered in
+ * {@code META-INF/spring.factories}; inert where Testcontainers is not on the classpath.
  */
 class NatsContainerConnectionDetailsFactory
         extends ContainerConnectionDetailsFactory<Container<?>, NatsConnectionDetails> {
@@ -30,7 +31,10 @@ class NatsContainerConnectionDetailsFactory
         return new NatsContainerConnectionDetails(source);
     }
 
-    /** The container's address, read when the connection is made (the container is started by then). */
+    /**
+     * The container's address, read when the connection is made (the container is started
+     * by then).
+     */
     private static final class NatsContainerConnectionDetails extends ContainerConnectionDetails<Container<?>>
             implements NatsConnectionDetails {
 
@@ -48,5 +52,7 @@ class NatsContainerConnectionDetailsFactory
         public @Nullable SslBundle getSslBundle() {
             return super.getSslBundle();
         }
+
     }
+
 }

@@ -6,11 +6,13 @@ import io.varpulis.nats.Substrate;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The cluster's event transport: one API over both substrates, so the route ingress and the heartbeat path are
- * written once and durability is a configuration choice (ADR-007). Create one with {@link ClusterTransports} or take
- * the auto-configured bean.
- * <p>Only event paths use it: routed events and heartbeats. Registration and commands are core request/reply on the
- * connection itself ({@link RequestReply}), and raft and checkpoint subjects never go through JetStream.
+ * The cluster's event transport: one API over both substrates, so the route ingress and
+ * the heartbeat path are written once and durability is a configuration choice (ADR-007).
+ * Create one with {@link ClusterTransports} or take the auto-configured bean.
+ * <p>
+ * Only event paths use it: routed events and heartbeats. Registration and commands are
+ * core request/reply on the connection itself ({@link RequestReply}), and raft and
+ * checkpoint subjects never go through JetStream.
  */
 public interface ClusterTransport extends AutoCloseable {
 
@@ -20,42 +22,48 @@ public interface ClusterTransport extends AutoCloseable {
     Substrate substrate();
 
     /**
-     * Publishes one message. On JetStream the future completes when the stream's PubAck arrives, so many publishes
-     * can be outstanding at once (up to {@code varpulis.nats.jetstream.max-outstanding-publishes}; beyond it this
-     * call waits for a slot). On core it completes as soon as the bytes are handed to the client.
-     *
+     * Publishes one message. On JetStream the future completes when the stream's PubAck
+     * arrives, so many publishes can be outstanding at once (up to
+     * {@code varpulis.nats.jetstream.max-outstanding-publishes}; beyond it this call
+     * waits for a slot). On core it completes as soon as the bytes are handed to the
+     * client.
      * @param message the message
-     * @return the receipt; completes exceptionally with {@link PublishException} when the event was not confirmed
-     * (no PubAck within the publish timeout, no stream for the subject, stream refused it), never reporting an
-     * unconfirmed event as published. Its {@link PublishException#kind() kind} says whether the broker was away
-     * (retry with the same message id) or refused the message; after a timeout its
+     * @return the receipt; completes exceptionally with {@link PublishException} when the
+     * event was not confirmed (no PubAck within the publish timeout, no stream for the
+     * subject, stream refused it), never reporting an unconfirmed event as published. Its
+     * {@link PublishException#kind() kind} says whether the broker was away (retry with
+     * the same message id) or refused the message; after a timeout its
      * {@link PublishException#late() late()} completes should the PubAck still come.
      */
     CompletableFuture<PublishReceipt> publish(OutboundMessage message);
 
     /**
-     * @return the largest message the connected server accepts, headers included (its {@code max_payload}, bytes),
-     * or -1 when unknown (before the first connection, or a transport that does not say)
+     * @return the largest message the connected server accepts, headers included (its
+     * {@code max_payload}, bytes), or -1 when unknown (before the first connection, or a
+     * transport that does not say)
      */
     default long maxPayload() {
         return -1;
     }
 
     /**
-     * Starts consuming. On JetStream the durable pull consumer is created if absent (never updated) and messages are
-     * pulled in batches; on core the filter subject is subscribed with the durable name as queue group, so the same
-     * consumer in two processes splits the events instead of doubling them.
-     *
-     * @param consumer the consumer (stream, durable, filter subject, ack and delivery limits)
-     * @param handler  receives each delivery and owns its acknowledgement
+     * Starts consuming. On JetStream the durable pull consumer is created if absent
+     * (never updated) and messages are pulled in batches; on core the filter subject is
+     * subscribed with the durable name as queue group, so the same consumer in two
+     * processes splits the events instead of doubling them.
+     * @param consumer the consumer (stream, durable, filter subject, ack and delivery
+     * limits)
+     * @param handler receives each delivery and owns its acknowledgement
      * @return the running consumption; close it to stop
      * @throws IllegalStateException when the consumer cannot be created or bound
      */
     Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler);
 
     /**
-     * Stops the transport's consumptions. Does not close the connection, which belongs to its creator.
+     * Stops the transport's consumptions. Does not close the connection, which belongs to
+     * its creator.
      */
     @Override
     void close();
+
 }

@@ -15,13 +15,13 @@ public final class ClusterTransports {
     }
 
     /**
-     * Creates a transport with default settings; on JetStream, verifies JetStream is available first.
-     *
+     * Creates a transport with default settings; on JetStream, verifies JetStream is
+     * available first.
      * @param connection an open connection (the caller keeps owning it)
-     * @param substrate  the substrate
+     * @param substrate the substrate
      * @return the transport
-     * @throws io.varpulis.jetstream.JetStreamUnavailableException when JetStream is requested and the server does
-     *                                                             not have it (never falls back to core)
+     * @throws io.varpulis.jetstream.JetStreamUnavailableException when JetStream is
+     * requested and the server does not have it (never falls back to core)
      */
     public static ClusterTransport create(Connection connection, Substrate substrate) {
         if (substrate == Substrate.JETSTREAM) {
@@ -34,16 +34,16 @@ public final class ClusterTransports {
 
     /**
      * Creates a transport.
-     *
      * @param connection an open connection (the caller keeps owning it)
-     * @param substrate  the substrate
-     * @param admin      the JetStream admin that creates durable consumers (required on JetStream, ignored on core)
-     * @param settings   tuning
+     * @param substrate the substrate
+     * @param admin the JetStream admin that creates durable consumers (required on
+     * JetStream, ignored on core)
+     * @param settings tuning
      * @return the transport
      * @throws IllegalArgumentException when JetStream is requested without an admin
      */
     public static ClusterTransport create(Connection connection, Substrate substrate, JetStreamAdmin admin,
-                                          TransportSettings settings) {
+            TransportSettings settings) {
         return switch (substrate) {
             case CORE -> new CoreTransport(connection);
             case JETSTREAM -> {
@@ -56,12 +56,12 @@ public final class ClusterTransports {
     }
 
     /**
-     * The bytes a NATS server counts against its {@code max_payload} for one message as the transport of that
-     * substrate publishes it: the data and, on JetStream, the header block with its {@code Nats-Msg-Id} (as jnats
-     * writes it). The client refuses a larger message before sending it: it can never be stored.
-     *
+     * The bytes a NATS server counts against its {@code max_payload} for one message as
+     * the transport of that substrate publishes it: the data and, on JetStream, the
+     * header block with its {@code Nats-Msg-Id} (as jnats writes it). The client refuses
+     * a larger message before sending it: it can never be stored.
      * @param substrate the substrate
-     * @param message   the message
+     * @param message the message
      * @return its size, bytes
      */
     public static long payloadSize(Substrate substrate, OutboundMessage message) {
@@ -71,4 +71,5 @@ public final class ClusterTransports {
         return message.data().length
                 + new Headers().put(NatsJetStreamConstants.MSG_ID_HDR, message.messageId()).serializedLength();
     }
+
 }

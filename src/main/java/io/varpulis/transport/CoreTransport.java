@@ -19,15 +19,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Core NATS pub/sub, the historical behaviour: fire-and-forget, byte-identical payloads and subjects, no
- * persistence. An event published while nobody is subscribed is lost, and nothing records it.
+ * Core NATS pub/sub, the historical behaviour: fire-and-forget, byte-identical payloads
+ * and subjects, no persistence. An event published while nobody is subscribed is lost,
+ * and nothing records it.
  */
 final class CoreTransport implements ClusterTransport {
 
     private static final Logger log = LoggerFactory.getLogger(CoreTransport.class);
 
     private final Connection connection;
+
     private final AtomicLong localIds = new AtomicLong();
+
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
     CoreTransport(Connection connection) {
@@ -44,13 +47,15 @@ final class CoreTransport implements ClusterTransport {
         try {
             if (message.headers().isEmpty()) {
                 connection.publish(message.subject(), message.data());
-            } else {
+            }
+            else {
                 Headers headers = new Headers();
                 message.headers().forEach(headers::add);
                 connection.publish(message.subject(), headers, message.data());
             }
             return CompletableFuture.completedFuture(new PublishReceipt(message.subject(), null, 0, false));
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new PublishException(message.subject(), e.getMessage(), e));
         }
     }
@@ -76,7 +81,8 @@ final class CoreTransport implements ClusterTransport {
                 if (consumptions.contains(this) && connection.getStatus() == Connection.Status.CONNECTED) {
                     try {
                         dispatcher.drain(timeout).get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
-                    } catch (Exception e) {
+                    }
+                    catch (Exception e) {
                         log.debug("draining {}: {}", consumer.durable(), e.toString());
                     }
                 }
@@ -161,5 +167,7 @@ final class CoreTransport implements ClusterTransport {
             log.warn("core substrate: the event on {} was not applied and core NATS never redelivers it, so it is "
                     + "lost; set VARPULIS_NATS_SUBSTRATE=jetstream to keep it", subject());
         }
+
     }
+
 }

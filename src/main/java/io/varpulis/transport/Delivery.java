@@ -14,13 +14,17 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One message handed to a consumer, with a one-shot settlement: exactly one of {@link #ack()},
- * {@link #nak(Duration)}, {@link #parked(ParkReason)} (an ack once the DLQ stored the death envelope) or
- * {@link #leave(String)} (given up unsettled, for the server to redeliver) takes effect; a second call throws. How it
- * was settled is part of the delivery ({@link #settlement()}, {@link #parkReason()}), so meters, traces and logs read
- * it from here rather than from the DLQ's message ids or envelopes (SPEC section 18).
- * <p>On JetStream an unacknowledged delivery comes back after ack_wait, up to max_deliver times. On core there is no
- * redelivery: ack is a no-op and nak logs that the event is lost.
+ * One message handed to a consumer, with a one-shot settlement: exactly one of
+ * {@link #ack()}, {@link #nak(Duration)}, {@link #parked(ParkReason)} (an ack once the
+ * DLQ stored the death envelope) or {@link #leave(String)} (given up unsettled, for the
+ * server to redeliver) takes effect; a second call throws. How it was settled is part of
+ * the delivery ({@link #settlement()}, {@link #parkReason()}), so meters, traces and logs
+ * read it from here rather than from the DLQ's message ids or envelopes (SPEC section
+ * 18).
+ * <p>
+ * On JetStream an unacknowledged delivery comes back after ack_wait, up to max_deliver
+ * times. On core there is no redelivery: ack is a no-op and nak logs that the event is
+ * lost.
  */
 public abstract class Delivery {
 
@@ -28,14 +32,17 @@ public abstract class Delivery {
     public static final String MSG_ID_HEADER = NatsJetStreamConstants.MSG_ID_HDR;
 
     private final Message message;
-    // How it was settled ("ack", "nak"), or null; one field set by compare-and-exchange rather than an
+
+    // How it was settled ("ack", "nak"), or null; one field set by compare-and-exchange
+    // rather than an
     // AtomicReference, which was one more object per delivery (issue 14, item 3).
     private static final VarHandle SETTLED_BY;
 
     static {
         try {
             SETTLED_BY = MethodHandles.lookup().findVarHandle(Delivery.class, "settledBy", String.class);
-        } catch (ReflectiveOperationException e) {
+        }
+        catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
@@ -46,8 +53,12 @@ public abstract class Delivery {
     /** Why it was parked, once {@link #parked} settled it. */
     private volatile ParkReason parkReason;
 
-    /** When it was received, or last told the server it was in progress ({@link System#nanoTime()}). */
+    /**
+     * When it was received, or last told the server it was in progress
+     * ({@link System#nanoTime()}).
+     */
     private final long receivedNanos = System.nanoTime();
+
     private volatile long progressNanos = receivedNanos;
 
     /**
@@ -88,27 +99,29 @@ public abstract class Delivery {
     }
 
     /**
-     * A stable identity: the publisher's {@code Nats-Msg-Id} when set, else {@code {stream}:{sequence}} on JetStream.
-     *
-     * @return the id, the same on every redelivery (on core without a header: unique per process only)
+     * A stable identity: the publisher's {@code Nats-Msg-Id} when set, else
+     * {@code {stream}:{sequence}} on JetStream.
+     * @return the id, the same on every redelivery (on core without a header: unique per
+     * process only)
      */
     public abstract String messageId();
 
     /**
-     * @return the trace id of this delivery's processing when it is observed with a tracer (SPEC section 14: a park
-     * names it in the death envelope's {@code trace_id}), else {@code null}
+     * @return the trace id of this delivery's processing when it is observed with a
+     * tracer (SPEC section 14: a park names it in the death envelope's {@code trace_id}),
+     * else {@code null}
      */
     public String traceId() {
         return null;
     }
 
     /**
-     * Runs code on behalf of this delivery, on whichever thread: an observed delivery (SPEC section 14) makes its
-     * process observation current meanwhile, so what the code publishes (the outputs of an apply, confirmed after its
-     * state writes on another thread) continues the delivery's trace.
-     *
+     * Runs code on behalf of this delivery, on whichever thread: an observed delivery
+     * (SPEC section 14) makes its process observation current meanwhile, so what the code
+     * publishes (the outputs of an apply, confirmed after its state writes on another
+     * thread) continues the delivery's trace.
      * @param work the code
-     * @param <T>  its result's type
+     * @param <T> its result's type
      * @return its result
      */
     public <T> T inContext(Supplier<T> work) {
@@ -121,19 +134,21 @@ public abstract class Delivery {
     public abstract long attempt();
 
     /**
-     * @return the consumer's max_deliver as the server has it: the attempt after which the server never delivers the
-     * message again (1 on core; below 1 means unlimited)
+     * @return the consumer's max_deliver as the server has it: the attempt after which
+     * the server never delivers the message again (1 on core; below 1 means unlimited)
      */
     public abstract long maxDeliver();
 
     /**
-     * @return the consumer's ack_wait as the server has it: how long the server waits for an ack (or an in-progress
-     * acknowledgement) before it delivers the message again ({@link Duration#ZERO} on core)
+     * @return the consumer's ack_wait as the server has it: how long the server waits for
+     * an ack (or an in-progress acknowledgement) before it delivers the message again
+     * ({@link Duration#ZERO} on core)
      */
     public abstract Duration ackWait();
 
     /**
-     * @return {@code true} when a failure now means the message would never come back, so it must be parked
+     * @return {@code true} when a failure now means the message would never come back, so
+     * it must be parked
      */
     public boolean isLastAttempt() {
         return maxDeliver() >= 1 && attempt() >= maxDeliver();
@@ -169,7 +184,6 @@ public abstract class Delivery {
 
     /**
      * Acknowledges: the message is done and is not delivered again (no-op on core).
-     *
      * @throws IllegalStateException when the delivery was already acked or nak'ed
      */
     public final void ack() {
@@ -178,8 +192,8 @@ public abstract class Delivery {
     }
 
     /**
-     * Negative acknowledgement: redeliver after the delay (JetStream); on core the event is lost and a WARN says so.
-     *
+     * Negative acknowledgement: redeliver after the delay (JetStream); on core the event
+     * is lost and a WARN says so.
      * @param delay how long the server waits before redelivering
      * @throws IllegalStateException when the delivery was already acked or nak'ed
      */
@@ -189,9 +203,9 @@ public abstract class Delivery {
     }
 
     /**
-     * Acknowledges a delivery whose death envelope the DLQ stored (the dead-letter parker's PubAck came): the message
-     * is done, and is not delivered again. ADR-007: the original is acked only after the DLQ's PubAck.
-     *
+     * Acknowledges a delivery whose death envelope the DLQ stored (the dead-letter
+     * parker's PubAck came): the message is done, and is not delivered again. ADR-007:
+     * the original is acked only after the DLQ's PubAck.
      * @param reason why it was parked
      * @throws IllegalStateException when the delivery was already settled
      */
@@ -202,10 +216,10 @@ public abstract class Delivery {
     }
 
     /**
-     * Gives the delivery up without settling it on the server: nothing is sent, and JetStream delivers it again after
-     * ack_wait (to wherever its consumer runs next). What a stopped or fenced owner does with what it can no longer
-     * finish; recorded so that its observation ends.
-     *
+     * Gives the delivery up without settling it on the server: nothing is sent, and
+     * JetStream delivers it again after ack_wait (to wherever its consumer runs next).
+     * What a stopped or fenced owner does with what it can no longer finish; recorded so
+     * that its observation ends.
      * @param why why it is given up, for the log and the trace
      * @throws IllegalStateException when the delivery was already settled
      */
@@ -215,25 +229,30 @@ public abstract class Delivery {
     }
 
     /**
-     * Tells the server the delivery is still being worked on, which restarts its ack_wait (JetStream; no-op on core).
-     * Sent for every delivery a container holds (queued, applied, or waiting for the broker) once it has waited a
-     * third of ack_wait, so that nothing a live process holds is redelivered and no delivery of its max_deliver
-     * budget is spent on slowness or on the broker's absence (SPEC section 9). Ignored once settled; a connection
-     * that cannot send it now (closed) is not an error: the server then redelivers after ack_wait.
+     * Tells the server the delivery is still being worked on, which restarts its ack_wait
+     * (JetStream; no-op on core). Sent for every delivery a container holds (queued,
+     * applied, or waiting for the broker) once it has waited a third of ack_wait, so that
+     * nothing a live process holds is redelivered and no delivery of its max_deliver
+     * budget is spent on slowness or on the broker's absence (SPEC section 9). Ignored
+     * once settled; a connection that cannot send it now (closed) is not an error: the
+     * server then redelivers after ack_wait.
      */
     public void inProgress() {
         if (!isSettled()) {
             progressNanos = System.nanoTime();
             try {
                 doInProgress();
-            } catch (IllegalStateException notSent) {
-                // Closed connection or full reconnect buffer: ack_wait will bring the message back instead.
+            }
+            catch (IllegalStateException notSent) {
+                // Closed connection or full reconnect buffer: ack_wait will bring the
+                // message back instead.
             }
         }
     }
 
     /**
-     * @return when it was received, or last told the server it was in progress ({@link System#nanoTime()} units)
+     * @return when it was received, or last told the server it was in progress
+     * ({@link System#nanoTime()} units)
      */
     public long progressNanos() {
         return progressNanos;
@@ -254,8 +273,8 @@ public abstract class Delivery {
     }
 
     /**
-     * @return how it was settled: {@code ack}, {@code nak}, {@code parked}, {@code left}, or {@code null} while it is
-     * not
+     * @return how it was settled: {@code ack}, {@code nak}, {@code parked}, {@code left},
+     * or {@code null} while it is not
      */
     public String settlement() {
         return settledBy;
@@ -280,7 +299,6 @@ public abstract class Delivery {
 
     /**
      * Sends the ack of a parked delivery.
-     *
      * @param reason why it was parked
      */
     protected void doParked(ParkReason reason) {
@@ -289,7 +307,6 @@ public abstract class Delivery {
 
     /**
      * Gives it up: nothing to send.
-     *
      * @param why why
      */
     protected void doLeave(String why) {
@@ -301,7 +318,6 @@ public abstract class Delivery {
 
     /**
      * Sends the nak.
-     *
      * @param delay redelivery delay
      */
     protected abstract void doNak(Duration delay);
@@ -309,8 +325,8 @@ public abstract class Delivery {
     private void settle(String how) {
         String earlier = (String) SETTLED_BY.compareAndExchange(this, null, how);
         if (earlier != null) {
-            throw new IllegalStateException("delivery " + messageId() + " on " + subject() + " was already "
-                    + earlier + "; " + how + " is refused (settlement is one-shot)");
+            throw new IllegalStateException("delivery " + messageId() + " on " + subject() + " was already " + earlier
+                    + "; " + how + " is refused (settlement is one-shot)");
         }
     }
 
@@ -319,4 +335,5 @@ public abstract class Delivery {
         return substrate() + " delivery " + messageId() + " on " + subject() + " (attempt " + attempt() + "/"
                 + maxDeliver() + ")";
     }
+
 }

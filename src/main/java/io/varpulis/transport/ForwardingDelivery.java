@@ -9,9 +9,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * A {@link Delivery} that forwards to another one, for code that must see a delivery settled without changing who
- * settles it (an observation that ends on the ack, nak, park or leave). Settlement stays one-shot on both: settling
- * this one settles the delivery it wraps the same way, so the transport that made that delivery sees it settled too.
+ * A {@link Delivery} that forwards to another one, for code that must see a delivery
+ * settled without changing who settles it (an observation that ends on the ack, nak, park
+ * or leave). Settlement stays one-shot on both: settling this one settles the delivery it
+ * wraps the same way, so the transport that made that delivery sees it settled too.
  */
 public abstract class ForwardingDelivery extends Delivery {
 
@@ -121,4 +122,5 @@ public abstract class ForwardingDelivery extends Delivery {
     public String toString() {
         return delegate.toString();
     }
+
 }

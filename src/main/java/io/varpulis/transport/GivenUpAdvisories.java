@@ -21,12 +21,16 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Listens for the server's max-deliveries advisories of the durables this transport consumes
- * ({@code $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{stream}.{durable}}), and tells each one's handler which message
- * the server gave up on (SPEC section 9: nothing leaves silently). Each durable's advisories are read in the queue
- * group {@value #QUEUE}, so of the processes (or concurrent consumptions) that consume one durable, one is told.
- * <p>Advisories are core messages: one published while no process consuming the durable is connected is not seen.
- * Alert on the server's advisories for that case (docs/OPERATING.md).
+ * Listens for the server's max-deliveries advisories of the durables this transport
+ * consumes ({@code $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{stream}.{durable}}), and
+ * tells each one's handler which message the server gave up on (SPEC section 9: nothing
+ * leaves silently). Each durable's advisories are read in the queue group
+ * {@value #QUEUE}, so of the processes (or concurrent consumptions) that consume one
+ * durable, one is told.
+ * <p>
+ * Advisories are core messages: one published while no process consuming the durable is
+ * connected is not seen. Alert on the server's advisories for that case
+ * (docs/OPERATING.md).
  */
 final class GivenUpAdvisories implements AutoCloseable {
 
@@ -37,10 +41,13 @@ final class GivenUpAdvisories implements AutoCloseable {
     private static final int NO_MESSAGE_FOUND = 10037;
 
     private static final Logger log = LoggerFactory.getLogger(GivenUpAdvisories.class);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Connection connection;
+
     private final JetStreamAdmin admin;
+
     private Dispatcher dispatcher;
 
     GivenUpAdvisories(Connection connection, JetStreamAdmin admin) {
@@ -49,16 +56,15 @@ final class GivenUpAdvisories implements AutoCloseable {
     }
 
     /**
-     * Starts telling the handler about the messages the server gives up on for this durable.
-     *
-     * @param consumer   the durable consumer
-     * @param handler    told of each
+     * Starts telling the handler about the messages the server gives up on for this
+     * durable.
+     * @param consumer the durable consumer
+     * @param handler told of each
      * @param maxDeliver the consumer's max_deliver as the server has it
-     * @param ackWait    its ack_wait
+     * @param ackWait its ack_wait
      * @return the subscription; close it with the consumption
      */
-    synchronized Watch watch(ConsumerDeclaration consumer, DeliveryHandler handler, long maxDeliver,
-                             Duration ackWait) {
+    synchronized Watch watch(ConsumerDeclaration consumer, DeliveryHandler handler, long maxDeliver, Duration ackWait) {
         if (dispatcher == null) {
             dispatcher = connection.createDispatcher();
         }
@@ -91,10 +97,13 @@ final class GivenUpAdvisories implements AutoCloseable {
         try {
             JsonNode json = JSON.readTree(advisory.getData());
             return new Advisory(json.path("stream_seq").asLong(), json.path("deliveries").asLong());
-        } catch (IOException | RuntimeException e) {
-            log.error("durable {} on stream {}: a max-deliveries advisory that cannot be read ({}); its message is not "
-                    + "parked: find it with the server's advisories, {}", consumer.durable(), consumer.stream(),
-                    e.toString(), new String(advisory.getData(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        catch (IOException | RuntimeException e) {
+            log.error(
+                    "durable {} on stream {}: a max-deliveries advisory that cannot be read ({}); its message is not "
+                            + "parked: find it with the server's advisories, {}",
+                    consumer.durable(), consumer.stream(), e.toString(),
+                    new String(advisory.getData(), java.nio.charset.StandardCharsets.UTF_8));
             return null;
         }
     }
@@ -102,8 +111,10 @@ final class GivenUpAdvisories implements AutoCloseable {
     /** A subscription to one durable's advisories. */
     @FunctionalInterface
     interface Watch extends AutoCloseable {
+
         @Override
         void close();
+
     }
 
     private record Advisory(long streamSequence, long deliveries) {
@@ -111,8 +122,11 @@ final class GivenUpAdvisories implements AutoCloseable {
 
     /** One advisory, with the read of its stored message. */
     private final class Given implements GivenUpMessage {
+
         private final ConsumerDeclaration consumer;
+
         private final Advisory advisory;
+
         private final Duration ackWait;
 
         private Given(ConsumerDeclaration consumer, Advisory advisory, Duration ackWait) {
@@ -146,15 +160,19 @@ final class GivenUpAdvisories implements AutoCloseable {
             MessageInfo stored;
             try {
                 stored = admin.management().getMessage(consumer.stream(), advisory.streamSequence());
-            } catch (JetStreamApiException e) {
+            }
+            catch (JetStreamApiException e) {
                 if (e.getApiErrorCode() == NO_MESSAGE_FOUND) {
                     return Optional.empty();
                 }
                 throw new IOException("stream " + consumer.stream() + " sequence " + advisory.streamSequence()
                         + " could not be read: " + e.getMessage(), e);
             }
-            NatsMessage message = NatsMessage.builder().subject(stored.getSubject()).headers(stored.getHeaders())
-                    .data(stored.getData()).build();
+            NatsMessage message = NatsMessage.builder()
+                .subject(stored.getSubject())
+                .headers(stored.getHeaders())
+                .data(stored.getData())
+                .build();
             Instant storedAt = stored.getTime() == null ? null : stored.getTime().toInstant();
             return Optional.of(new GivenUpDelivery(message, consumer.stream(), advisory, storedAt, ackWait));
         }
@@ -164,20 +182,24 @@ final class GivenUpAdvisories implements AutoCloseable {
             return "stream " + consumer.stream() + " sequence " + advisory.streamSequence() + " (durable "
                     + consumer.durable() + ", " + advisory.deliveries() + " deliveries)";
         }
+
     }
 
     /**
-     * The stored copy of a message given up on, as a delivery on its last attempt: nothing it settles reaches the
-     * server, which no longer delivers it.
+     * The stored copy of a message given up on, as a delivery on its last attempt:
+     * nothing it settles reaches the server, which no longer delivers it.
      */
     private static final class GivenUpDelivery extends Delivery {
+
         private final String stream;
+
         private final Advisory advisory;
+
         private final Instant storedAt;
+
         private final Duration ackWait;
 
-        private GivenUpDelivery(Message message, String stream, Advisory advisory, Instant storedAt,
-                                Duration ackWait) {
+        private GivenUpDelivery(Message message, String stream, Advisory advisory, Instant storedAt, Duration ackWait) {
             super(message);
             this.stream = stream;
             this.advisory = advisory;
@@ -235,5 +257,7 @@ final class GivenUpAdvisories implements AutoCloseable {
         protected void doNak(Duration delay) {
             // Nor to redeliver.
         }
+
     }
+
 }

@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * A message the server stopped delivering to a durable consumer, as its max-deliveries advisory names it
- * (JSON {@code {"type": "io.nats.jetstream.advisory.v1.max_deliver", "stream": "...", "consumer": "...",
+ * A message the server stopped delivering to a durable consumer, as its max-deliveries
+ * advisory names it (JSON
+ * {@code {"type": "io.nats.jetstream.advisory.v1.max_deliver", "stream": "...", "consumer": "...",
  * "stream_seq": N, "deliveries": N}}).
  */
 public interface GivenUpMessage {
@@ -34,11 +35,13 @@ public interface GivenUpMessage {
     long deliveries();
 
     /**
-     * Reads the stored message from the stream's leader (a blocking request: never on a dispatcher thread).
-     *
-     * @return it as a delivery on its last attempt, whose ack and nak send nothing (the server no longer delivers
-     * it), or empty when the stream no longer holds it (its max_age passed, or it was deleted)
+     * Reads the stored message from the stream's leader (a blocking request: never on a
+     * dispatcher thread).
+     * @return it as a delivery on its last attempt, whose ack and nak send nothing (the
+     * server no longer delivers it), or empty when the stream no longer holds it (its
+     * max_age passed, or it was deleted)
      * @throws IOException when the stream cannot be asked (the broker is away)
      */
     Optional<Delivery> load() throws IOException;
+
 }

@@ -34,32 +34,47 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 /**
- * JetStream: every publish is stored and confirmed by a PubAck, every consumer is a durable pull consumer whose
- * unacked messages come back after ack_wait, up to max_deliver times (ADR-007).
- * <p>Publishing pipelines confirmations: up to {@code maxOutstanding} PubAcks may be awaited at once, which keeps
- * throughput near the raw client's; a full window makes the publisher wait rather than buffer without bound.
- * Heartbeats take no slot: a window full of slow PubAcks (a slow disk behind a stream's leader, a state writer mending
- * its chain) must never hold a worker's liveness back (SPEC section 9: slow is not dead); they are one message per
- * worker per heartbeat-interval, so they cannot grow without bound.
+ * JetStream: every publish is stored and confirmed by a PubAck, every consumer is a
+ * durable pull consumer whose unacked messages come back after ack_wait, up to
+ * max_deliver times (ADR-007).
+ * <p>
+ * Publishing pipelines confirmations: up to {@code maxOutstanding} PubAcks may be awaited
+ * at once, which keeps throughput near the raw client's; a full window makes the
+ * publisher wait rather than buffer without bound. Heartbeats take no slot: a window full
+ * of slow PubAcks (a slow disk behind a stream's leader, a state writer mending its
+ * chain) must never hold a worker's liveness back (SPEC section 9: slow is not dead);
+ * they are one message per worker per heartbeat-interval, so they cannot grow without
+ * bound.
+ * <p>
+ * Longer than most: publishing (its PubAck window, back-pressure and late PubAcks) and
+ * consuming share the one JetStream context and its settings.
  */
 final class JetStreamTransport implements ClusterTransport {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamTransport.class);
 
     /**
-     * How long one pull request stays open. A stopped consumer is finished only when its open pull ends, so this
-     * bounds how long {@link Consumption#drain} waits on an idle consumer; jnats' default (30 s) made every graceful
-     * shutdown of an idle worker last its whole drain-timeout. An empty pull costs one small request per consumer.
+     * How long one pull request stays open. A stopped consumer is finished only when its
+     * open pull ends, so this bounds how long {@link Consumption#drain} waits on an idle
+     * consumer; jnats' default (30 s) made every graceful shutdown of an idle worker last
+     * its whole drain-timeout. An empty pull costs one small request per consumer.
      */
     private static final Duration PULL_EXPIRES = Duration.ofSeconds(2);
 
     private final Connection connection;
+
     private final JetStream jetStream;
+
     private final JetStreamAdmin admin;
+
     private final TransportSettings settings;
+
     private final Semaphore window;
+
     private final PubAckDeadlines deadlines;
+
     private final GivenUpAdvisories advisories;
+
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
     JetStreamTransport(Connection connection, JetStreamAdmin admin, TransportSettings settings) {
@@ -69,7 +84,8 @@ final class JetStreamTransport implements ClusterTransport {
         this.window = new Semaphore(settings.maxOutstandingPublishes());
         try {
             this.jetStream = connection.jetStream();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException("cannot open the JetStream context: " + e.getMessage(), e);
         }
         this.deadlines = new PubAckDeadlines(settings.publishTimeout());
@@ -87,26 +103,31 @@ final class JetStreamTransport implements ClusterTransport {
         boolean windowed = !Subjects.isHeartbeat(subject);
         try {
             if (windowed && !window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                return CompletableFuture.failedFuture(new PublishException(subject, settings.maxOutstandingPublishes()
-                        + " PubAcks were outstanding for " + settings.publishTimeout().toMillis() + " ms", null,
-                        PublishException.Kind.UNAVAILABLE, null));
+                return CompletableFuture.failedFuture(new PublishException(subject,
+                        settings.maxOutstandingPublishes() + " PubAcks were outstanding for "
+                                + settings.publishTimeout().toMillis() + " ms",
+                        null, PublishException.Kind.UNAVAILABLE, null));
             }
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(new PublishException(subject, "interrupted", e,
-                    PublishException.Kind.UNAVAILABLE, null));
+            return CompletableFuture
+                .failedFuture(new PublishException(subject, "interrupted", e, PublishException.Kind.UNAVAILABLE, null));
         }
         CompletableFuture<PublishAck> pubAck;
         try {
             pubAck = jetStream.publishAsync(subject, headers(message), message.data(), options(message));
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             if (windowed) {
                 window.release();
             }
             return CompletableFuture.failedFuture(new PublishException(subject, e.getMessage(), e));
         }
-        // The deadline fails the caller's future, not jnats' own: a PubAck that comes after the publish timeout (the
-        // message sat in the reconnect buffer, the stream elected a leader) still completes pubAck, and late() tells
+        // The deadline fails the caller's future, not jnats' own: a PubAck that comes
+        // after the publish timeout (the
+        // message sat in the reconnect buffer, the stream elected a leader) still
+        // completes pubAck, and late() tells
         // the caller the message was stored after all.
         Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow(), windowed));
         pubAck.whenComplete(pending);
@@ -151,20 +172,25 @@ final class JetStreamTransport implements ClusterTransport {
 
     @Override
     public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
-        // The server's max_deliver and ack_wait, not the declared ones: an existing durable is used as it is.
+        // The server's max_deliver and ack_wait, not the declared ones: an existing
+        // durable is used as it is.
         ConsumerConfiguration server = admin.declareConsumer(consumer).getConsumerConfiguration();
         long maxDeliver = server.getMaxDeliver();
         Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
         GivenUpAdvisories.Watch givenUp = advisories.watch(consumer, handler, maxDeliver, ackWait);
         try {
-            // The handler hands each message over and returns (the container queues it and keeps it in progress):
-            // jnats pulls the next batch as soon as the last one is handed over, so the server's max_ack_pending is
-            // what bounds the messages this client holds, and none waits here, untracked, past its ack_wait.
+            // The handler hands each message over and returns (the container queues it
+            // and keeps it in progress):
+            // jnats pulls the next batch as soon as the last one is handed over, so the
+            // server's max_ack_pending is
+            // what bounds the messages this client holds, and none waits here, untracked,
+            // past its ack_wait.
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
-                    .getConsumerContext(consumer.durable())
-                    .consume(ConsumeOptions.builder().batchSize(settings.batchSize())
-                                    .expiresIn(PULL_EXPIRES.toMillis()).build(),
-                            msg -> handler.onDelivery(new JetStreamDelivery(msg, maxDeliver, ackWait)));
+                .getConsumerContext(consumer.durable())
+                .consume(ConsumeOptions.builder()
+                    .batchSize(settings.batchSize())
+                    .expiresIn(PULL_EXPIRES.toMillis())
+                    .build(), msg -> handler.onDelivery(new JetStreamDelivery(msg, maxDeliver, ackWait)));
             Consumption consumption = new Consumption() {
                 @Override
                 public String name() {
@@ -178,7 +204,8 @@ final class JetStreamTransport implements ClusterTransport {
                     while (!messages.isFinished() && System.nanoTime() < deadline) {
                         try {
                             Thread.sleep(20);
-                        } catch (InterruptedException e) {
+                        }
+                        catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                             break;
                         }
@@ -199,7 +226,8 @@ final class JetStreamTransport implements ClusterTransport {
             log.info("consuming {} with durable {} on stream {}", consumer.filterSubject(), consumer.durable(),
                     consumer.stream());
             return consumption;
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             givenUp.close();
             throw new IllegalStateException("cannot bind durable consumer " + consumer.durable() + " on stream "
                     + consumer.stream() + ": " + e.getMessage(), e);
@@ -216,7 +244,8 @@ final class JetStreamTransport implements ClusterTransport {
     private static void stop(MessageConsumer messages, String durable) {
         try {
             messages.close();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             log.debug("closing consumer {}: {}", durable, e.toString());
         }
     }
@@ -233,17 +262,19 @@ final class JetStreamTransport implements ClusterTransport {
     }
 
     /**
-     * One publish waiting for its PubAck, and the caller's future of it: completed once, by the PubAck (or jnats'
-     * failure of it) or by its deadline, whichever comes first, and the window's slot given back then. One object and
-     * one dependent of jnats' future per publish (issue 14, item 3).
+     * One publish waiting for its PubAck, and the caller's future of it: completed once,
+     * by the PubAck (or jnats' failure of it) or by its deadline, whichever comes first,
+     * and the window's slot given back then. One object and one dependent of jnats'
+     * future per publish (issue 14, item 3).
      */
     private static final VarHandle CLAIMED;
 
     static {
         try {
             CLAIMED = MethodHandles.privateLookupIn(Pending.class, MethodHandles.lookup())
-                    .findVarHandle(Pending.class, "claimed", int.class);
-        } catch (ReflectiveOperationException e) {
+                .findVarHandle(Pending.class, "claimed", int.class);
+        }
+        catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
@@ -252,9 +283,13 @@ final class JetStreamTransport implements ClusterTransport {
             implements BiConsumer<PublishAck, Throwable>, PubAckDeadlines.Watched {
 
         private final String subject;
+
         private final CompletableFuture<PublishAck> pubAck;
+
         private final long deadline;
+
         private final boolean windowed;
+
         @SuppressWarnings("unused") // set once through CLAIMED
         private volatile int claimed;
 
@@ -273,7 +308,8 @@ final class JetStreamTransport implements ClusterTransport {
             }
             if (error == null) {
                 complete(receipt(subject, pa));
-            } else {
+            }
+            else {
                 Throwable cause = unwrap(error);
                 fail(new PublishException(subject, reason(cause), cause, PublishException.classify(cause), null));
             }
@@ -284,7 +320,10 @@ final class JetStreamTransport implements ClusterTransport {
             return deadline;
         }
 
-        /** No PubAck within the publish timeout: failed, with the PubAck still to come as the late receipt. */
+        /**
+         * No PubAck within the publish timeout: failed, with the PubAck still to come as
+         * the late receipt.
+         */
         @Override
         public void expire() {
             if (pubAck.isDone()) {
@@ -298,9 +337,9 @@ final class JetStreamTransport implements ClusterTransport {
         }
 
         /**
-         * Claims the outcome (PubAck or deadline, whichever is first) and gives the window's slot back before the
-         * caller's future completes, so that code run on its completion may publish again (as the old dependent
-         * stage did).
+         * Claims the outcome (PubAck or deadline, whichever is first) and gives the
+         * window's slot back before the caller's future completes, so that code run on
+         * its completion may publish again (as the old dependent stage did).
          */
         private boolean claim() {
             if (!CLAIMED.compareAndSet(this, 0, 1)) {
@@ -312,17 +351,23 @@ final class JetStreamTransport implements ClusterTransport {
             return true;
         }
 
-        /** Fails the caller's future as a dependent stage would (wrapped in a {@link CompletionException}). */
+        /**
+         * Fails the caller's future as a dependent stage would (wrapped in a
+         * {@link CompletionException}).
+         */
         private void fail(PublishException error) {
             completeExceptionally(new CompletionException(error));
         }
+
     }
 
     /** A JetStream delivery: attempt and stream position from the message's metadata. */
     private static final class JetStreamDelivery extends Delivery {
 
         private final NatsJetStreamMetaData meta;
+
         private final long maxDeliver;
+
         private final Duration ackWait;
 
         JetStreamDelivery(Message message, long maxDeliver, Duration ackWait) {
@@ -387,5 +432,7 @@ final class JetStreamTransport implements ClusterTransport {
         protected void doInProgress() {
             message().inProgress();
         }
+
     }
+
 }

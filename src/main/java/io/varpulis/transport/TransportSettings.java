@@ -8,8 +8,9 @@ import java.time.Duration;
  * Tuning of a {@link ClusterTransport}.
  *
  * @param maxOutstandingPublishes most PubAcks awaited at once (JetStream)
- * @param publishTimeout          how long a publish waits for its PubAck, and for a slot in a full window
- * @param batchSize               messages requested per pull (JetStream)
+ * @param publishTimeout how long a publish waits for its PubAck, and for a slot in a full
+ * window
+ * @param batchSize messages requested per pull (JetStream)
  */
 public record TransportSettings(int maxOutstandingPublishes, Duration publishTimeout, int batchSize) {
 
@@ -28,14 +29,16 @@ public record TransportSettings(int maxOutstandingPublishes, Duration publishTim
      */
     public static TransportSettings from(NatsProperties.JetStream jetStream) {
         NatsProperties.Consumer consumer = jetStream.getConsumer();
-        // A pull of more than max_ack_pending would only wait for acks: the batch is capped by it.
+        // A pull of more than max_ack_pending would only wait for acks: the batch is
+        // capped by it.
         int batchSize = consumer.getMaxAckPending() > 0 ? Math.min(consumer.getBatchSize(), consumer.getMaxAckPending())
                 : consumer.getBatchSize();
         return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(), batchSize);
     }
 
     /**
-     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches of 500
+     * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches
+     * of 500
      */
     public static TransportSettings defaults() {
         return from(new NatsProperties.JetStream());

@@ -8,9 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What Spring Boot's {@code /error} answers on a node: {@code {"error": "..."}} like every other refusal of the
- * operator API, instead of the default {@code timestamp}/{@code status}/{@code path} map. Reached only by errors no
- * handler answered (a servlet container refusal, an error on the management port).
+ * What Spring Boot's {@code /error} answers on a node: {@code {"error": "..."}} like
+ * every other refusal of the operator API, instead of the default
+ * {@code timestamp}/{@code status}/{@code path} map. Reached only by errors no handler
+ * answered (a servlet container refusal, an error on the management port).
  */
 public class ApiErrorAttributes extends DefaultErrorAttributes {
 
@@ -25,4 +26,5 @@ public class ApiErrorAttributes extends DefaultErrorAttributes {
                 + (defaults.get("path") == null ? "" : " (" + defaults.get("path") + ")"));
         return body;
     }
+
 }

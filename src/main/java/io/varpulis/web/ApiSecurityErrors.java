@@ -19,17 +19,19 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 
 /**
- * The 401 and 403 answers of a node: {@code {"error": "..."}} like every other refusal, with the
- * {@code WWW-Authenticate} challenges the node accepts ({@code Basic}, and {@code Bearer} with an identity
- * provider). A refused write is audited ({@link RequestAudit}); a refused read is not (scanners would flood the log).
+ * The 401 and 403 answers of a node: {@code {"error": "..."}} like every other refusal,
+ * with the {@code WWW-Authenticate} challenges the node accepts ({@code Basic}, and
+ * {@code Bearer} with an identity provider). A refused write is audited
+ * ({@link RequestAudit}); a refused read is not (scanners would flood the log).
  */
 public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDeniedHandler {
 
     private final ApiAccessRules rules;
+
     private final boolean bearer;
 
     /**
-     * @param rules  says which role a refused request needed
+     * @param rules says which role a refused request needed
      * @param bearer whether bearer tokens (JWT) are accepted, for the challenge
      */
     public ApiSecurityErrors(ApiAccessRules rules, boolean bearer) {
@@ -42,16 +44,15 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
             throws IOException {
         response.addHeader(HttpHeaders.WWW_AUTHENTICATE, "Basic realm=\"varpulis\"");
         if (bearer) {
-            response.addHeader(HttpHeaders.WWW_AUTHENTICATE, e instanceof OAuth2AuthenticationException
-                    ? "Bearer error=\"invalid_token\"" : "Bearer");
+            response.addHeader(HttpHeaders.WWW_AUTHENTICATE,
+                    e instanceof OAuth2AuthenticationException ? "Bearer error=\"invalid_token\"" : "Bearer");
         }
         String reason = e instanceof BadCredentialsException ? "bad credentials"
-                : e instanceof OAuth2AuthenticationException oauth ? "invalid bearer token ("
-                + oauth.getError().getDescription() + ")"
-                : "credentials required";
+                : e instanceof OAuth2AuthenticationException oauth
+                        ? "invalid bearer token (" + oauth.getError().getDescription() + ")" : "credentials required";
         RequestAudit.refused(request, HttpStatus.UNAUTHORIZED.value(), reason);
-        write(response, HttpStatus.UNAUTHORIZED, reason + ": send HTTP basic credentials"
-                + (bearer ? " or a bearer token" : ""));
+        write(response, HttpStatus.UNAUTHORIZED,
+                reason + ": send HTTP basic credentials" + (bearer ? " or a bearer token" : ""));
     }
 
     @Override
@@ -59,19 +60,18 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
             throws IOException {
         Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
         String who = Principals.describe(authentication, request);
-        String needs = "needs role " + rules.requiredRole(request).map(NodeRole::name)
-                .orElse("an authenticated principal");
+        String needs = "needs role "
+                + rules.requiredRole(request).map(NodeRole::name).orElse("an authenticated principal");
         RequestAudit.refused(request, HttpStatus.FORBIDDEN.value(), needs);
-        write(response, HttpStatus.FORBIDDEN, who + ": " + request.getMethod() + " " + request.getRequestURI() + " "
-                + needs);
+        write(response, HttpStatus.FORBIDDEN,
+                who + ": " + request.getMethod() + " " + request.getRequestURI() + " " + needs);
     }
 
     /**
      * Writes {@code {"error": message}}.
-     *
      * @param response the response, not committed yet
-     * @param status   its status
-     * @param message  the error
+     * @param status its status
+     * @param message the error
      * @throws IOException when the client went away
      */
     static void write(HttpServletResponse response, HttpStatus status, String message) throws IOException {
@@ -79,4 +79,5 @@ public class ApiSecurityErrors implements AuthenticationEntryPoint, AccessDenied
         response.setContentType(MediaType.APPLICATION_JSON_VALUE);
         JsonMapper.shared().writeValue(response.getOutputStream(), new ApiError(message));
     }
+
 }

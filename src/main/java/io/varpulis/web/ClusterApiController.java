@@ -41,41 +41,50 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
- * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}: it reads the cluster through
- * {@link ClusterQueries} and declares and removes groups through {@link GroupDeclarations}. Errors are
- * {@code {"error":"..."}} with 400 (invalid input), 404 (unknown group), 409 (group exists), 413 (an event NATS can
- * never store) or 503 (the substrate or the group store did not confirm); 401, 403 and 413 for a body over the limit
- * come from {@link ClusterHttpSecurity}, unknown paths and bodies from {@link ApiErrorAdvice}. Every write is
- * audited ({@link AuditLog}) with the principal and its roles.
+ * The coordinator's operator API, JSON over HTTP under {@code /api/v1/cluster}: it reads
+ * the cluster through {@link ClusterQueries} and declares and removes groups through
+ * {@link GroupDeclarations}. Errors are {@code {"error":"..."}} with 400 (invalid input),
+ * 404 (unknown group), 409 (group exists), 413 (an event NATS can never store) or 503
+ * (the substrate or the group store did not confirm); 401, 403 and 413 for a body over
+ * the limit come from {@link ClusterHttpSecurity}, unknown paths and bodies from
+ * {@link ApiErrorAdvice}. Every write is audited ({@link AuditLog}) with the principal
+ * and its roles.
  */
 @RestController
 @RequestMapping("/api/v1/cluster")
 public class ClusterApiController {
 
-
-    /** An injected event's type: it goes into audit lines, logs and metrics tags, so no control or odd character. */
+    /**
+     * An injected event's type: it goes into audit lines, logs and metrics tags, so no
+     * control or odd character.
+     */
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:-]+");
 
     private static final Logger log = LoggerFactory.getLogger(ClusterApiController.class);
 
     private final ClusterQueries cluster;
+
     private final GroupDeclarations groups;
+
     private final EventInjector injector;
+
     private final String substrate;
+
     private final NodeSecurityProperties limits;
 
     /**
-     * Warns when {@code varpulis.security.max-request-size} is above the server's {@code max_payload}: bodies between
-     * the two are read, then answered 413.
-     *
-     * @param cluster   what the coordinator knows of its cluster, read-only
-     * @param groups    declares and removes groups
-     * @param injector  puts injected events into their group
-     * @param transport the substrate: its {@code max_payload} (a larger event can never be stored), its name
-     * @param limits    the longest event type and field name an injected event may carry, the body limit
+     * Warns when {@code varpulis.security.max-request-size} is above the server's
+     * {@code max_payload}: bodies between the two are read, then answered 413.
+     * @param cluster what the coordinator knows of its cluster, read-only
+     * @param groups declares and removes groups
+     * @param injector puts injected events into their group
+     * @param transport the substrate: its {@code max_payload} (a larger event can never
+     * be stored), its name
+     * @param limits the longest event type and field name an injected event may carry,
+     * the body limit
      */
     public ClusterApiController(ClusterQueries cluster, GroupDeclarations groups, EventInjector injector,
-                                ClusterTransport transport, NodeSecurityProperties limits) {
+            ClusterTransport transport, NodeSecurityProperties limits) {
         this.cluster = cluster;
         this.groups = groups;
         this.injector = injector;
@@ -83,18 +92,20 @@ public class ClusterApiController {
         this.limits = limits;
         long server = transport.maxPayload();
         if (server > 0 && limits.getMaxRequestSize().toBytes() > server) {
-            log.warn("varpulis.security.max-request-size ({} bytes) is above the NATS server's max_payload ({} bytes): "
-                    + "an injected event larger than max_payload is read, then answered 413; lower "
-                    + "varpulis.security.max-request-size to {} or raise the server's max_payload",
+            log.warn(
+                    "varpulis.security.max-request-size ({} bytes) is above the NATS server's max_payload ({} bytes): "
+                            + "an injected event larger than max_payload is read, then answered 413; lower "
+                            + "varpulis.security.max-request-size to {} or raise the server's max_payload",
                     limits.getMaxRequestSize().toBytes(), server, server);
         }
     }
 
     /**
-     * @return the registered workers with status, capacity, last heartbeat and placed pipelines, then the workers
-     * that heartbeat without being registered here (status {@code heartbeating_unregistered}, with the reason: a Rust
-     * Varpulis worker after this coordinator restarted, when the cluster's api-key keeps it from being admitted from
-     * its heartbeats, SPEC section 17)
+     * @return the registered workers with status, capacity, last heartbeat and placed
+     * pipelines, then the workers that heartbeat without being registered here (status
+     * {@code heartbeating_unregistered}, with the reason: a Rust Varpulis worker after
+     * this coordinator restarted, when the cluster's api-key keeps it from being admitted
+     * from its heartbeats, SPEC section 17)
      */
     @GetMapping("/workers")
     public List<Map<String, Object>> workers() {
@@ -109,7 +120,8 @@ public class ClusterApiController {
     }
 
     /**
-     * @return which coordinator leads the cluster, the same on every coordinator (SPEC section 9):
+     * @return which coordinator leads the cluster, the same on every coordinator (SPEC
+     * section 9):
      * {@code {"leader": "<coordinator id>", "epoch": N, "cluster", "expires_at", "this_node", "this_node_leads",
      * "lease_ttl_ms"}}
      */
@@ -127,12 +139,13 @@ public class ClusterApiController {
     }
 
     /**
-     * Declares a group and places its pipelines (on the leader; a follower stores it and the leader places it).
-     *
-     * @param group   the group JSON (SPEC section 6)
+     * Declares a group and places its pipelines (on the leader; a follower stores it and
+     * the leader places it).
+     * @param group the group JSON (SPEC section 6)
      * @param request the request, for the audit line
-     * @return 201 with the group, its placement and each pipeline's state: a pipeline whose deploy failed shows as
-     * {@code unplaced} with the error, and is placed again later
+     * @return 201 with the group, its placement and each pipeline's state: a pipeline
+     * whose deploy failed shows as {@code unplaced} with the error, and is placed again
+     * later
      */
     @ResponseStatus(HttpStatus.CREATED)
     @ApiResponse(responseCode = "201", description = "the group, its placement and each pipeline's state",
@@ -141,13 +154,15 @@ public class ClusterApiController {
     @ApiResponse(responseCode = "409", description = "a group of that name exists in this cluster or another one")
     @ApiResponse(responseCode = "503", description = "the group store did not confirm the write")
     @PostMapping("/pipeline-groups")
-    public ResponseEntity<?> create(@RequestBody PipelineGroupSpec group,
-                                    HttpServletRequest request) {
+    public ResponseEntity<?> create(@RequestBody PipelineGroupSpec group, HttpServletRequest request) {
         try {
             groups.declare(group);
-        } catch (IllegalStateException exists) {
-            // Only the declaration's conflict is a 409: an IllegalStateException elsewhere (Tomcat's malformed query
-            // string, a closed connection) is not the caller's group clashing with another.
+        }
+        catch (IllegalStateException exists) {
+            // Only the declaration's conflict is a 409: an IllegalStateException
+            // elsewhere (Tomcat's malformed query
+            // string, a closed connection) is not the caller's group clashing with
+            // another.
             return refused(HttpStatus.CONFLICT, exists, request);
         }
         GroupView body = describe(group);
@@ -165,15 +180,16 @@ public class ClusterApiController {
     @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
     @GetMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> group(@PathVariable String id) {
-        return cluster.group(id).<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
-                .orElseGet(() -> notFound(id));
+        return cluster.group(id)
+            .<ResponseEntity<?>>map(g -> ResponseEntity.ok(describe(g)))
+            .orElseGet(() -> notFound(id));
     }
 
     /**
-     * Removes a group; {@code ?purge=true} also deletes its durable consumers, state and stored events.
-     *
-     * @param id      the group name
-     * @param purge   delete consumers and state too
+     * Removes a group; {@code ?purge=true} also deletes its durable consumers, state and
+     * stored events.
+     * @param id the group name
+     * @param purge delete consumers and state too
      * @param request the request, for the audit line
      * @return 204, or 404 when unknown
      */
@@ -182,47 +198,52 @@ public class ClusterApiController {
     @ApiResponse(responseCode = "503", description = "the group store did not confirm the delete")
     @DeleteMapping("/pipeline-groups/{id}")
     public ResponseEntity<?> delete(@PathVariable String id, @RequestParam(defaultValue = "false") boolean purge,
-                                    HttpServletRequest request) {
+            HttpServletRequest request) {
         boolean removed = groups.remove(id, purge);
-        AuditLog.done(Principals.caller(request).describe(), "delete group " + id + (purge ? " with purge" : "")
-                + (removed ? ": removed" : ": no such group"));
+        AuditLog.done(Principals.caller(request).describe(),
+                "delete group " + id + (purge ? " with purge" : "") + (removed ? ": removed" : ": no such group"));
         return removed ? ResponseEntity.noContent().build() : notFound(id);
     }
 
     /**
-     * Injects one event at the group's {@code _external} entry: it follows every route from {@code _external} whose
-     * pattern matches its type, into the partition its key picks when the route leads into a partitioned pipeline
-     * (SPEC section 11; one without a text key goes to the unpartitioned subject, where it is parked). Body: {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}. Every
-     * injection has an id, {@code ?id=} or a new UUID, answered in the 202 and in the 503: it seeds the events'
-     * {@code Nats-Msg-Id}s, so a retry with the same id within the routing stream's 2-minute duplicate window is
-     * stored once, whatever became of the first attempt (issue 15).
-     *
-     * @param id      the group name
-     * @param event   the event
-     * @param msgId   the injection's id (1 to {@value EventInjector#MAX_ID_LENGTH} letters, digits, {@code . _ : -}),
-     *                or none for a new one
+     * Injects one event at the group's {@code _external} entry: it follows every route
+     * from {@code _external} whose pattern matches its type, into the partition its key
+     * picks when the route leads into a partitioned pipeline (SPEC section 11; one
+     * without a text key goes to the unpartitioned subject, where it is parked). Body:
+     * {@code {"event_type": "...", "fields": {...}, "timestamp": "..."}}. Every injection
+     * has an id, {@code ?id=} or a new UUID, answered in the 202 and in the 503: it seeds
+     * the events' {@code Nats-Msg-Id}s, so a retry with the same id within the routing
+     * stream's 2-minute duplicate window is stored once, whatever became of the first
+     * attempt (issue 15).
+     * @param id the group name
+     * @param event the event
+     * @param msgId the injection's id (1 to {@value EventInjector#MAX_ID_LENGTH} letters,
+     * digits, {@code . _ : -}), or none for a new one
      * @param request the request, for the audit line
-     * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for an event over the length
-     *         limits, with an event type of other characters than letters, digits, {@code . _ : -}, or without a
-     *         route; 404 for an unknown group; 413 for an event the server can never store
-     *         (encoded, with its {@code Nats-Msg-Id} header, over {@code max_payload}); 503
-     *         {@code {"error": "...", "id": "..."}} when the substrate did not confirm in time (retry with that id)
+     * @return 202 {@code {"status": "injected", "id": "...", "routes": [...]}}; 400 for
+     * an event over the length limits, with an event type of other characters than
+     * letters, digits, {@code . _ : -}, or without a route; 404 for an unknown group; 413
+     * for an event the server can never store (encoded, with its {@code Nats-Msg-Id}
+     * header, over {@code max_payload}); 503 {@code {"error": "...", "id": "..."}} when
+     * the substrate did not confirm in time (retry with that id)
      * @throws InterruptedException when interrupted while waiting for the substrate
      */
     @ResponseStatus(HttpStatus.ACCEPTED)
     @ApiResponse(responseCode = "202", description = "stored on the substrate for every route",
             content = @Content(schema = @Schema(implementation = InjectionAccepted.class)))
-    @ApiResponse(responseCode = "400", description = "an event over the length limits, of an event type with other "
-            + "characters than letters, digits, . _ : -, or without a route; an ?id= of other characters")
+    @ApiResponse(responseCode = "400",
+            description = "an event over the length limits, of an event type with other "
+                    + "characters than letters, digits, . _ : -, or without a route; an ?id= of other characters")
     @ApiResponse(responseCode = "404", description = "no pipeline group of that name")
-    @ApiResponse(responseCode = "413", description = "a body over varpulis.security.max-request-size, or an event "
-            + "the NATS server can never store (over its max_payload)")
+    @ApiResponse(responseCode = "413",
+            description = "a body over varpulis.security.max-request-size, or an event "
+                    + "the NATS server can never store (over its max_payload)")
     @ApiResponse(responseCode = "503", description = "the substrate did not confirm in time: retry with the id",
             content = @Content(schema = @Schema(implementation = InjectionNotConfirmed.class)))
     @PostMapping("/pipeline-groups/{id}/inject")
     public ResponseEntity<?> inject(@PathVariable String id, @RequestBody Event event,
-                                    @RequestParam(name = "id", required = false) String msgId,
-                                    HttpServletRequest request) throws InterruptedException {
+            @RequestParam(name = "id", required = false) String msgId, HttpServletRequest request)
+            throws InterruptedException {
         PipelineGroupSpec group = cluster.group(id).orElse(null);
         if (group == null) {
             return notFound(id);
@@ -231,8 +252,9 @@ public class ClusterApiController {
         String injection = msgId == null ? EventInjector.newId() : EventInjector.checkedId(msgId);
         List<PipelineGroupSpec.RouteSpec> entries = injector.entries(group, event);
         if (entries.isEmpty()) {
-            return ResponseEntity.badRequest().body(new ApiError("no route from _external in group " + id
-                    + " accepts event type " + event.eventType()));
+            return ResponseEntity.badRequest()
+                .body(new ApiError(
+                        "no route from _external in group " + id + " accepts event type " + event.eventType()));
         }
         String who = Principals.caller(request).describe();
         String what = "inject " + event.eventType() + " into group " + id + " (id " + injection + ")";
@@ -243,21 +265,24 @@ public class ClusterApiController {
         }
         try {
             injector.inject(group, entries, event, injection).get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException | CompletionException e) {
+        }
+        catch (ExecutionException | TimeoutException | CompletionException e) {
             AuditLog.refused(who, what + ": the substrate did not confirm (" + e.getMessage() + ")");
-            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new InjectionNotConfirmed(
-                    "the substrate did not confirm the injection (" + e.getMessage() + "); it may still be stored "
-                            + "once NATS is back: retry with ?id=" + injection + " so that it is stored once",
-                    injection));
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .body(new InjectionNotConfirmed(
+                        "the substrate did not confirm the injection (" + e.getMessage() + "); it may still be stored "
+                                + "once NATS is back: retry with ?id=" + injection + " so that it is stored once",
+                        injection));
         }
         AuditLog.done(who, what + ": stored for " + entries.stream().map(r -> r.toPipeline()).toList());
-        return ResponseEntity.accepted().body(new InjectionAccepted("injected", injection,
-                entries.stream().map(r -> r.toPipeline()).toList()));
+        return ResponseEntity.accepted()
+            .body(new InjectionAccepted("injected", injection, entries.stream().map(r -> r.toPipeline()).toList()));
     }
 
     /**
-     * @return every group's placement and edges (subject and durable consumer of each), and by worker what it can
-     * run and any deploy backoff ({@code "placement_gate"}, SPEC section 17)
+     * @return every group's placement and edges (subject and durable consumer of each),
+     * and by worker what it can run and any deploy backoff ({@code "placement_gate"},
+     * SPEC section 17)
      */
     @GetMapping("/topology")
     public Map<String, Object> topology() {
@@ -297,12 +322,16 @@ public class ClusterApiController {
                     + "(no spaces or control characters), for example SshAuthFailure");
         }
         if (event.fields() != null) {
-            event.fields().keySet().stream().filter(name -> name.length() > limits.getMaxFieldNameLength())
-                    .findFirst().ifPresent(name -> {
-                        throw new IllegalArgumentException("field name '" + name.substring(0, 32) + "...' is "
-                                + name.length() + " characters long; at most " + limits.getMaxFieldNameLength()
-                                + " (varpulis.security.max-field-name-length)");
-                    });
+            event.fields()
+                .keySet()
+                .stream()
+                .filter(name -> name.length() > limits.getMaxFieldNameLength())
+                .findFirst()
+                .ifPresent(name -> {
+                    throw new IllegalArgumentException("field name '" + name.substring(0, 32) + "...' is "
+                            + name.length() + " characters long; at most " + limits.getMaxFieldNameLength()
+                            + " (varpulis.security.max-field-name-length)");
+                });
         }
     }
 
@@ -314,4 +343,5 @@ public class ClusterApiController {
         return new GroupView(group, cluster.placementOf(group.name()), cluster.pipelinesOf(group.name()),
                 cluster.adoptingUntil().orElse(null));
     }
+
 }

@@ -12,16 +12,19 @@ import org.springframework.security.web.access.ExceptionTranslationFilter;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 
 /**
- * The security filter chain of a cluster node (SPEC section 10), built on Spring Security's own HTTP basic and
- * OAuth2 resource server (JWT) support: nothing is authenticated by hand. Who may call what is
- * {@link ApiAccessRules}; refusals are {@link ApiSecurityErrors}; bodies are bounded by
- * {@link RequestSizeLimitFilter}; every refused write is audited ({@link RequestAudit}).
- * <p>Stateless: no session and no cookie. There is no CSRF token, and not because a browser holds no credential: it
- * caches HTTP basic credentials and sends them with a forged cross-site request too. What stops a forged write is
- * that none can be sent without a CORS preflight, which this node never answers for another origin: every
- * {@code POST} takes a JSON body ({@code Content-Type: application/json}, not a type a form or a simple request may
- * send; {@code text/plain}, a form or multipart body is 415, and a body-less one 400), and {@code DELETE} is
- * preflighted by itself.
+ * The security filter chain of a cluster node (SPEC section 10), built on Spring
+ * Security's own HTTP basic and OAuth2 resource server (JWT) support: nothing is
+ * authenticated by hand. Who may call what is {@link ApiAccessRules}; refusals are
+ * {@link ApiSecurityErrors}; bodies are bounded by {@link RequestSizeLimitFilter}; every
+ * refused write is audited ({@link RequestAudit}).
+ * <p>
+ * Stateless: no session and no cookie. There is no CSRF token, and not because a browser
+ * holds no credential: it caches HTTP basic credentials and sends them with a forged
+ * cross-site request too. What stops a forged write is that none can be sent without a
+ * CORS preflight, which this node never answers for another origin: every {@code POST}
+ * takes a JSON body ({@code Content-Type: application/json}, not a type a form or a
+ * simple request may send; {@code text/plain}, a form or multipart body is 415, and a
+ * body-less one 400), and {@code DELETE} is preflighted by itself.
  */
 public final class ClusterHttpSecurity {
 
@@ -29,28 +32,32 @@ public final class ClusterHttpSecurity {
     }
 
     /**
-     * @return {@code ADMIN > OPERATOR > VIEWER}: each role grants what the ones below it grant
+     * @return {@code ADMIN > OPERATOR > VIEWER}: each role grants what the ones below it
+     * grant
      */
     public static RoleHierarchy roleHierarchy() {
         return RoleHierarchyImpl.withDefaultRolePrefix()
-                .role(NodeRole.ADMIN.name()).implies(NodeRole.OPERATOR.name())
-                .role(NodeRole.OPERATOR.name()).implies(NodeRole.VIEWER.name())
-                .build();
+            .role(NodeRole.ADMIN.name())
+            .implies(NodeRole.OPERATOR.name())
+            .role(NodeRole.OPERATOR.name())
+            .implies(NodeRole.VIEWER.name())
+            .build();
     }
 
     /**
-     * @param http                   Spring Security's builder
-     * @param properties             body limit and whether Prometheus is open
-     * @param actuatorBasePath       {@code management.endpoints.web.base-path}
-     * @param separateManagementPort whether Actuator is served on its own port ({@code management.server.port})
-     * @param jwt                    whether a {@code JwtDecoder} is configured (an identity provider)
+     * @param http Spring Security's builder
+     * @param properties body limit and whether Prometheus is open
+     * @param actuatorBasePath {@code management.endpoints.web.base-path}
+     * @param separateManagementPort whether Actuator is served on its own port
+     * ({@code management.server.port})
+     * @param jwt whether a {@code JwtDecoder} is configured (an identity provider)
      * @return the chain
-     * @throws InvalidConfigurationPropertyValueException when Prometheus would be open on the application port
-     * @throws Exception                                  as {@link HttpSecurity#build()}
+     * @throws InvalidConfigurationPropertyValueException when Prometheus would be open on
+     * the application port
+     * @throws Exception as {@link HttpSecurity#build()}
      */
     public static SecurityFilterChain build(HttpSecurity http, NodeSecurityProperties properties,
-                                            String actuatorBasePath, boolean separateManagementPort, boolean jwt)
-            throws Exception {
+            String actuatorBasePath, boolean separateManagementPort, boolean jwt) throws Exception {
         if (properties.isOpenPrometheus() && !separateManagementPort) {
             throw new InvalidConfigurationPropertyValueException("varpulis.security.open-prometheus", true,
                     "Prometheus may scrape without credentials only on a separate management port: set "
@@ -63,7 +70,8 @@ public final class ClusterHttpSecurity {
             for (ApiAccessRules.Rule rule : rules.rules()) {
                 if (rule.role() == null) {
                     requests.requestMatchers(rule.matcher()).permitAll();
-                } else {
+                }
+                else {
                     requests.requestMatchers(rule.matcher()).hasRole(rule.role().name());
                 }
             }
@@ -72,7 +80,8 @@ public final class ClusterHttpSecurity {
         http.httpBasic(basic -> basic.realmName("varpulis").authenticationEntryPoint(errors));
         if (jwt) {
             http.oauth2ResourceServer(resourceServer -> resourceServer.jwt(Customizer.withDefaults())
-                    .authenticationEntryPoint(errors).accessDeniedHandler(errors));
+                .authenticationEntryPoint(errors)
+                .accessDeniedHandler(errors));
         }
         http.exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(errors).accessDeniedHandler(errors));
         http.sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
@@ -81,4 +90,5 @@ public final class ClusterHttpSecurity {
         http.addFilterAfter(new RequestSizeLimitFilter(properties.getMaxRequestSize()), AuthorizationFilter.class);
         return http.build();
     }
+
 }

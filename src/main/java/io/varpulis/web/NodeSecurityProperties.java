@@ -4,17 +4,19 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * A node's HTTP security settings, {@code varpulis.security.*} (SPEC section 10). Who may call the node is Spring
- * Boot's own business ({@code spring.security.user.*}, {@code spring.security.oauth2.resourceserver.jwt.*}); these
- * settings bound what a caller may send and say whether Prometheus may scrape without credentials.
+ * A node's HTTP security settings, {@code varpulis.security.*} (SPEC section 10). Who may
+ * call the node is Spring Boot's own business ({@code spring.security.user.*},
+ * {@code spring.security.oauth2.resourceserver.jwt.*}); these settings bound what a
+ * caller may send and say whether Prometheus may scrape without credentials.
  */
 @ConfigurationProperties(prefix = "varpulis.security")
 public class NodeSecurityProperties {
 
     /**
-     * Largest request body the node reads. A larger one is refused with 413 before it is read: an event that can
-     * never be stored must not be answered "503, retry". An injected event over the NATS server's
-     * {@code max_payload} (headers included) is 413 too; a limit above {@code max_payload} is warned of at startup.
+     * Largest request body the node reads. A larger one is refused with 413 before it is
+     * read: an event that can never be stored must not be answered "503, retry". An
+     * injected event over the NATS server's {@code max_payload} (headers included) is 413
+     * too; a limit above {@code max_payload} is warned of at startup.
      */
     private DataSize maxRequestSize = DataSize.ofMegabytes(1);
 
@@ -25,9 +27,9 @@ public class NodeSecurityProperties {
     private int maxFieldNameLength = 256;
 
     /**
-     * Whether {@code /actuator/prometheus} answers without credentials. Allowed only on a separate management port
-     * ({@code management.server.port}), which a NetworkPolicy opens to the Prometheus namespace alone; on the
-     * application port startup fails.
+     * Whether {@code /actuator/prometheus} answers without credentials. Allowed only on a
+     * separate management port ({@code management.server.port}), which a NetworkPolicy
+     * opens to the Prometheus namespace alone; on the application port startup fails.
      */
     private boolean openPrometheus = false;
 
@@ -62,4 +64,5 @@ public class NodeSecurityProperties {
     public void setOpenPrometheus(boolean openPrometheus) {
         this.openPrometheus = openPrometheus;
     }
+
 }

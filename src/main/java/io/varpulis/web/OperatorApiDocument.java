@@ -19,13 +19,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Completes the operator API's OpenAPI document ({@code GET /v3/api-docs}, role VIEWER; SPEC section 15) with what
- * springdoc cannot infer from the controllers: the credentials ({@code basic}, and {@code bearer} with an identity
- * provider), and the refusals every operation may answer, each an {@link ApiError}: 401 without valid credentials,
- * 403 for a lesser role ({@link ApiAccessRules}), 400 for a path or query value of the wrong type or an unreadable
- * body, 413 for a body over {@code varpulis.security.max-request-size}, 415 for a body that is not JSON
- * ({@link ApiErrorAdvice}, {@link RequestSizeLimitFilter}). An operation's own answers (201, 404, 409, 503...) are
- * annotated on its controller method; an error response without content gets the {@link ApiError} body here.
+ * Completes the operator API's OpenAPI document ({@code GET /v3/api-docs}, role VIEWER;
+ * SPEC section 15) with what springdoc cannot infer from the controllers: the credentials
+ * ({@code basic}, and {@code bearer} with an identity provider), and the refusals every
+ * operation may answer, each an {@link ApiError}: 401 without valid credentials, 403 for
+ * a lesser role ({@link ApiAccessRules}), 400 for a path or query value of the wrong type
+ * or an unreadable body, 413 for a body over {@code varpulis.security.max-request-size},
+ * 415 for a body that is not JSON ({@link ApiErrorAdvice},
+ * {@link RequestSizeLimitFilter}). An operation's own answers (201, 404, 409, 503...) are
+ * annotated on its controller method; an error response without content gets the
+ * {@link ApiError} body here.
  */
 public class OperatorApiDocument implements OpenApiCustomizer {
 
@@ -33,7 +36,9 @@ public class OperatorApiDocument implements OpenApiCustomizer {
     public static final String ERROR_SCHEMA = "ApiError";
 
     private static final String JSON = org.springframework.http.MediaType.APPLICATION_JSON_VALUE;
+
     private static final String BASIC = "basic";
+
     private static final String BEARER = "bearer";
 
     private final String version;
@@ -47,16 +52,23 @@ public class OperatorApiDocument implements OpenApiCustomizer {
 
     @Override
     public void customise(OpenAPI api) {
-        api.info(new Info().title("Varpulis node operator API").version(version).description("The coordinator's "
-                + "operator API: workers, leader, pipeline groups, injection, topology and the dead-letter console. "
-                + "Every answer but 2xx is {\"error\": \"...\"}. Roles: VIEWER reads, OPERATOR also declares groups, "
-                + "injects and replays, ADMIN also deletes and purges."));
+        api.info(new Info().title("Varpulis node operator API")
+            .version(version)
+            .description("The coordinator's "
+                    + "operator API: workers, leader, pipeline groups, injection, topology and the dead-letter console. "
+                    + "Every answer but 2xx is {\"error\": \"...\"}. Roles: VIEWER reads, OPERATOR also declares groups, "
+                    + "injects and replays, ADMIN also deletes and purges."));
         Components components = api.getComponents() == null ? new Components() : api.getComponents();
-        components.addSecuritySchemes(BASIC, new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("basic")
-                .description("spring.security.user.name / password (the jar's user varpulis, role ADMIN)"));
-        components.addSecuritySchemes(BEARER, new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
-                .bearerFormat("JWT").description("a JWT of the configured identity provider, roles in its 'roles' "
-                        + "claim; only with spring.security.oauth2.resourceserver.jwt.*"));
+        components.addSecuritySchemes(BASIC,
+                new SecurityScheme().type(SecurityScheme.Type.HTTP)
+                    .scheme("basic")
+                    .description("spring.security.user.name / password (the jar's user varpulis, role ADMIN)"));
+        components.addSecuritySchemes(BEARER,
+                new SecurityScheme().type(SecurityScheme.Type.HTTP)
+                    .scheme("bearer")
+                    .bearerFormat("JWT")
+                    .description("a JWT of the configured identity provider, roles in its 'roles' "
+                            + "claim; only with spring.security.oauth2.resourceserver.jwt.*"));
         components.addSchemas(ERROR_SCHEMA, errorSchema());
         api.components(components);
         api.security(List.of(new SecurityRequirement().addList(BASIC), new SecurityRequirement().addList(BEARER)));
@@ -81,7 +93,8 @@ public class OperatorApiDocument implements OpenApiCustomizer {
         responses.forEach((status, response) -> {
             if (status.equals("204")) {
                 response.content(null);
-            } else if (!status.startsWith("2") && !isErrorBody(response.getContent(), api)) {
+            }
+            else if (!status.startsWith("2") && !isErrorBody(response.getContent(), api)) {
                 response.content(errorContent());
             }
         });
@@ -89,13 +102,14 @@ public class OperatorApiDocument implements OpenApiCustomizer {
     }
 
     /**
-     * springdoc gives an annotated error response the method's return type: every error is an {@link ApiError},
-     * or an object with its {@code error} field and more (an {@link InjectionNotConfirmed} carries the id to retry
-     * with), named explicitly by the annotation.
+     * springdoc gives an annotated error response the method's return type: every error
+     * is an {@link ApiError}, or an object with its {@code error} field and more (an
+     * {@link InjectionNotConfirmed} carries the id to retry with), named explicitly by
+     * the annotation.
      */
     private static boolean isErrorBody(Content content, OpenAPI api) {
-        if (content == null || content.size() != 1 || content.get(JSON) == null
-                || content.get(JSON).getSchema() == null || content.get(JSON).getSchema().get$ref() == null) {
+        if (content == null || content.size() != 1 || content.get(JSON) == null || content.get(JSON).getSchema() == null
+                || content.get(JSON).getSchema().get$ref() == null) {
             return false;
         }
         String ref = content.get(JSON).getSchema().get$ref();
@@ -110,8 +124,8 @@ public class OperatorApiDocument implements OpenApiCustomizer {
     }
 
     private static Content errorContent() {
-        return new Content().addMediaType(JSON, new MediaType().schema(new Schema<>().$ref(
-                "#/components/schemas/" + ERROR_SCHEMA)));
+        return new Content().addMediaType(JSON,
+                new MediaType().schema(new Schema<>().$ref("#/components/schemas/" + ERROR_SCHEMA)));
     }
 
     private static Schema<?> errorSchema() {
@@ -121,4 +135,5 @@ public class OperatorApiDocument implements OpenApiCustomizer {
         schema.required(List.of("error"));
         return schema;
     }
+
 }

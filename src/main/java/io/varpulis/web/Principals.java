@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The caller of an HTTP request as the audit log names it: the authenticated principal, its roles, its address.
+ * The caller of an HTTP request as the audit log names it: the authenticated principal,
+ * its roles, its address.
  */
 final class Principals {
 
@@ -32,8 +33,9 @@ final class Principals {
 
     /**
      * @param authentication the principal, or {@code null}
-     * @param request        the request, for the address
-     * @return {@link AuditLog#describe} of the caller; Spring Security's anonymous token is no principal
+     * @param request the request, for the address
+     * @return {@link AuditLog#describe} of the caller; Spring Security's anonymous token
+     * is no principal
      */
     static String describe(Authentication authentication, HttpServletRequest request) {
         boolean known = authentication != null && !(authentication instanceof AnonymousAuthenticationToken);
@@ -43,15 +45,21 @@ final class Principals {
 
     /**
      * @param authentication the principal, or {@code null}
-     * @return the names of its roles ({@code ROLE_} authorities without the prefix), as granted (before the
-     *         hierarchy adds the lesser ones)
+     * @return the names of its roles ({@code ROLE_} authorities without the prefix), as
+     * granted (before the hierarchy adds the lesser ones)
      */
     static List<String> roles(Authentication authentication) {
         if (authentication == null) {
             return List.of();
         }
-        return authentication.getAuthorities().stream().map(GrantedAuthority::getAuthority)
-                .filter(Objects::nonNull).filter(a -> a.startsWith(NodeRole.AUTHORITY_PREFIX))
-                .map(a -> a.substring(NodeRole.AUTHORITY_PREFIX.length())).sorted().toList();
+        return authentication.getAuthorities()
+            .stream()
+            .map(GrantedAuthority::getAuthority)
+            .filter(Objects::nonNull)
+            .filter(a -> a.startsWith(NodeRole.AUTHORITY_PREFIX))
+            .map(a -> a.substring(NodeRole.AUTHORITY_PREFIX.length()))
+            .sorted()
+            .toList();
     }
+
 }

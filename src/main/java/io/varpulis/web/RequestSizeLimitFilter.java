@@ -14,10 +14,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import java.io.IOException;
 
 /**
- * Refuses request bodies over {@code varpulis.security.max-request-size} with 413 (SPEC section 10: a body over the
- * limit is 413, never 503). A declared {@code Content-Length} over the limit is refused before anything is read; a
- * chunked body is counted while it is read and fails with {@link RequestTooLargeException}, which
- * {@link ApiErrorAdvice} answers with 413. It runs inside the security filter chain, after authorization, so a
+ * Refuses request bodies over {@code varpulis.security.max-request-size} with 413 (SPEC
+ * section 10: a body over the limit is 413, never 503). A declared {@code Content-Length}
+ * over the limit is refused before anything is read; a chunked body is counted while it
+ * is read and fails with {@link RequestTooLargeException}, which {@link ApiErrorAdvice}
+ * answers with 413. It runs inside the security filter chain, after authorization, so a
  * caller without credentials learns nothing but 401.
  */
 public class RequestSizeLimitFilter extends OncePerRequestFilter {
@@ -55,12 +56,14 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter {
         RequestTooLargeException(String message) {
             super(message);
         }
+
     }
 
     /** A request whose body stream fails once more than the limit was read. */
     private static final class Bounded extends HttpServletRequestWrapper {
 
         private final long maxBytes;
+
         private ServletInputStream stream;
 
         Bounded(HttpServletRequest request, long maxBytes) {
@@ -75,12 +78,15 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter {
             }
             return stream;
         }
+
     }
 
     private static final class CountingStream extends ServletInputStream {
 
         private final ServletInputStream in;
+
         private final long maxBytes;
+
         private long read;
 
         CountingStream(ServletInputStream in, long maxBytes) {
@@ -128,5 +134,7 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter {
         public void setReadListener(ReadListener listener) {
             in.setReadListener(listener);
         }
+
     }
+
 }

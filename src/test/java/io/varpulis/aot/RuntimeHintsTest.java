@@ -33,10 +33,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The library's RuntimeHints (issue 33, SPEC section 13), checked with Spring's {@link RuntimeHintsPredicates}: a
- * service's {@code @NatsListener} methods are invocable and their payload and reply types bindable; the JSON records
- * the library reads and writes and its {@code @ConfigurationProperties} (nested types included) are bindable; both
- * contributors are registered in {@code META-INF/spring/aot.factories}.
+ * The library's RuntimeHints (issue 33, SPEC section 13), checked with Spring's
+ * {@link RuntimeHintsPredicates}: a service's {@code @NatsListener} methods are invocable
+ * and their payload and reply types bindable; the JSON records the library reads and
+ * writes and its {@code @ConfigurationProperties} (nested types included) are bindable;
+ * both contributors are registered in {@code META-INF/spring/aot.factories}.
  */
 class RuntimeHintsTest {
 
@@ -63,28 +64,33 @@ class RuntimeHintsTest {
 
         void notAListener(Receipt receipt) {
         }
+
     }
 
     static class PlainBean {
 
         void work(Receipt receipt) {
         }
+
     }
 
     @Test
     void listenerMethodsAreInvocableAndTheirPayloadAndReplyTypesBindable() throws Exception {
         RuntimeHints hints = contribute(OrderListener.class);
 
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderListener.class.getDeclaredMethod(
-                "onOrder", Order.class, String.class, Headers.class, DeliveryMetadata.class))).accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderListener.class.getDeclaredMethod(
-                "onReply", List.class))).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+            .onMethodInvocation(OrderListener.class.getDeclaredMethod("onOrder", Order.class, String.class,
+                    Headers.class, DeliveryMetadata.class)))
+            .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+            .onMethodInvocation(OrderListener.class.getDeclaredMethod("onReply", List.class))).accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderListener.class, "notAListener"))
-                .rejects(hints);
+            .rejects(hints);
         for (Class<?> bound : List.of(Order.class, Address.class, Receipt.class)) {
             assertThat(RuntimeHintsPredicates.reflection().onType(bound)).as(bound.getSimpleName()).accepts(hints);
-            assertThat(RuntimeHintsPredicates.reflection().onConstructorInvocation(
-                    bound.getDeclaredConstructors()[0])).as(bound.getSimpleName()).accepts(hints);
+            assertThat(RuntimeHintsPredicates.reflection().onConstructorInvocation(bound.getDeclaredConstructors()[0]))
+                .as(bound.getSimpleName())
+                .accepts(hints);
         }
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Order.class, "id")).accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Address.class, "city")).accepts(hints);
@@ -96,7 +102,7 @@ class RuntimeHintsTest {
     @Test
     void aBeanWithoutListenersContributesNothing() {
         assertThat(new NatsListenerBeanRegistrationAotProcessor().processAheadOfTime(registered(PlainBean.class)))
-                .isNull();
+            .isNull();
     }
 
     @Test
@@ -109,19 +115,18 @@ class RuntimeHintsTest {
             assertThat(RuntimeHintsPredicates.reflection().onType(json)).as(json.getName()).accepts(hints);
         }
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(DeathEnvelope.class, "originalSubject"))
-                .accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onConstructorInvocation(
-                DeathEnvelope.class.getDeclaredConstructors()[0])).accepts(hints);
+            .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+            .onConstructorInvocation(DeathEnvelope.class.getDeclaredConstructors()[0])).accepts(hints);
         for (Class<?> properties : List.of(NatsProperties.class, NatsProperties.JetStream.class,
                 NatsProperties.Consumer.class, NatsProperties.StreamSpec.class, NatsListenerProperties.class,
                 NatsListenerProperties.Listener.class, LeaderReachProperties.class, DeadLetterProperties.class)) {
-            assertThat(RuntimeHintsPredicates.reflection().onType(properties)).as(properties.getName())
-                    .accepts(hints);
+            assertThat(RuntimeHintsPredicates.reflection().onType(properties)).as(properties.getName()).accepts(hints);
         }
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.class, "setSubstrate"))
-                .accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.Consumer.class,
-                "setAckWait")).accepts(hints);
+            .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.Consumer.class, "setAckWait"))
+            .accepts(hints);
     }
 
     @Test
@@ -129,12 +134,12 @@ class RuntimeHintsTest {
         SpringFactoriesLoader aot = SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
         assertThat(aot.load(RuntimeHintsRegistrar.class)).hasAtLeastOneElementOfType(VarpulisRuntimeHints.class);
         assertThat(aot.load(BeanRegistrationAotProcessor.class))
-                .hasAtLeastOneElementOfType(NatsListenerBeanRegistrationAotProcessor.class);
+            .hasAtLeastOneElementOfType(NatsListenerBeanRegistrationAotProcessor.class);
     }
 
     private static RuntimeHints contribute(Class<?> beanClass) {
         BeanRegistrationAotContribution contribution = new NatsListenerBeanRegistrationAotProcessor()
-                .processAheadOfTime(registered(beanClass));
+            .processAheadOfTime(registered(beanClass));
         assertThat(contribution).isNotNull();
         DefaultGenerationContext generation = new DefaultGenerationContext(
                 new ClassNameGenerator(ClassName.get("com.example", "Service")), new InMemoryGeneratedFiles());
@@ -147,4 +152,5 @@ class RuntimeHintsTest {
         beanFactory.registerBeanDefinition("bean", new RootBeanDefinition(beanClass));
         return RegisteredBean.of(beanFactory, "bean");
     }
+
 }

@@ -29,10 +29,10 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The cluster node's startup checks (SPEC section 2: a bad value fails startup with the property's name, the bad
- * value and the fix), ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
- * {@code VARPULIS_WORKER_ID}, and each node's own inbox prefix ({@code _INBOX_{role}_{id}}), on a real JetStream
- * server.
+ * The cluster node's startup checks (SPEC section 2: a bad value fails startup with the
+ * property's name, the bad value and the fix), ADR-007's environment variables
+ * {@code VARPULIS_COORDINATOR_ID} and {@code VARPULIS_WORKER_ID}, and each node's own
+ * inbox prefix ({@code _INBOX_{role}_{id}}), on a real JetStream server.
  */
 @BrokerTest
 class ClusterStartupValidationTest {
@@ -41,91 +41,107 @@ class ClusterStartupValidationTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class, ClusterAutoConfiguration.class))
-            .withPropertyValues("varpulis.cluster.enabled=true", "varpulis.nats.connect-timeout=1s",
-                    "varpulis.nats.startup-retry-timeout=1s");
+        .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
+                ClusterAutoConfiguration.class))
+        .withPropertyValues("varpulis.cluster.enabled=true", "varpulis.nats.connect-timeout=1s",
+                "varpulis.nats.startup-retry-timeout=1s");
 
     @ParameterizedTest(name = "role {0}")
-    @ValueSource(strings = {"coordinator", "standalone"})
+    @ValueSource(strings = { "coordinator", "standalone" })
     void coordinatorOnJetStreamWithoutCoordinatorIdFailsNamingThePropertyAndTheEnvironmentVariable(String role) {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                "varpulis.cluster.role=" + role).run(context -> {
-                    assertThat(context).hasFailed();
-                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
-                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.coordinator-id");
-                    assertThat(failure.getMessage()).contains("varpulis.cluster.coordinator-id",
-                            "VARPULIS_COORDINATOR_ID", "hb_");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.role=" + role)
+            .run(context -> {
+                assertThat(context).hasFailed();
+                InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                assertThat(failure.getName()).isEqualTo("varpulis.cluster.coordinator-id");
+                assertThat(failure.getMessage()).contains("varpulis.cluster.coordinator-id", "VARPULIS_COORDINATOR_ID",
+                        "hb_");
+            });
     }
 
     @Test
     void aConfiguredPipelineWithReplicasButNoPartitionKeyFailsStartupNamingTheGroupsProperty() {
         String p = "varpulis.cluster.groups.g.pipelines[0].";
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
-                "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
-                p + "replicas=2", "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
-                "varpulis.cluster.groups.g.routes[0].to-pipeline=detect").run(context -> {
-                    assertThat(context).hasFailed();
-                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
-                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.groups.g");
-                    assertThat(failure.getMessage()).contains("partition_key is missing", "or set replicas to 1");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                    "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
+                    p + "replicas=2", "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
+                    "varpulis.cluster.groups.g.routes[0].to-pipeline=detect")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                assertThat(failure.getName()).isEqualTo("varpulis.cluster.groups.g");
+                assertThat(failure.getMessage()).contains("partition_key is missing", "or set replicas to 1");
+            });
     }
 
     @Test
     void aConfiguredPartitionedPipelineBindsItsReplicasAndPartitionKey() {
         String p = "varpulis.cluster.groups.g.pipelines[0].";
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
-                "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
-                p + "replicas=3", p + "partition-key=src_ip",
-                "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
-                "varpulis.cluster.groups.g.routes[0].to-pipeline=detect").run(context -> {
-                    assertThat(context).hasNotFailed();
-                    var detect = context.getBean(ClusterQueries.class).group("g").orElseThrow()
-                            .pipeline("detect").orElseThrow();
-                    assertThat(detect.partitions()).isEqualTo(3);
-                    assertThat(detect.partitionKey()).isEqualTo("src_ip");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                    "varpulis.cluster.role=coordinator", p + "name=detect", p + "processor.type=passthrough",
+                    p + "replicas=3", p + "partition-key=src_ip",
+                    "varpulis.cluster.groups.g.routes[0].from-pipeline=_external",
+                    "varpulis.cluster.groups.g.routes[0].to-pipeline=detect")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                var detect = context.getBean(ClusterQueries.class)
+                    .group("g")
+                    .orElseThrow()
+                    .pipeline("detect")
+                    .orElseThrow();
+                assertThat(detect.partitions()).isEqualTo(3);
+                assertThat(detect.partitionKey()).isEqualTo("src_ip");
+            });
     }
 
     @Test
     void coordinatorOnCoreNeedsNoId() {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
-                "varpulis.cluster.role=coordinator").run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coordinator");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                    "varpulis.cluster.role=coordinator")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coordinator");
+            });
     }
 
     @ParameterizedTest(name = "worker id ''{0}''")
-    @ValueSource(strings = {"worker.1", "worker 1", "worker-*", "worker->"})
+    @ValueSource(strings = { "worker.1", "worker 1", "worker-*", "worker->" })
     void workerIdThatIsNotANatsTokenFailsNamingThePropertyAndTheValue(String workerId) {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=" + workerId).run(context -> {
-                    assertThat(context).hasFailed();
-                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
-                    assertThat(failure.getName()).isEqualTo("varpulis.cluster.worker-id");
-                    assertThat(failure.getValue()).isEqualTo(workerId);
-                    assertThat(failure.getMessage()).contains("varpulis.cluster.worker-id", "VARPULIS_WORKER_ID");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=" + workerId)
+            .run(context -> {
+                assertThat(context).hasFailed();
+                InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                assertThat(failure.getName()).isEqualTo("varpulis.cluster.worker-id");
+                assertThat(failure.getValue()).isEqualTo(workerId);
+                assertThat(failure.getMessage()).contains("varpulis.cluster.worker-id", "VARPULIS_WORKER_ID");
+            });
     }
 
     @Test
     void heartbeatTimeoutNotLongerThanTheIntervalFailsNamingIt() {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
-                "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=w1",
-                "varpulis.cluster.heartbeat-interval=5s", "varpulis.cluster.heartbeat-timeout=5s").run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(cause(context.getStartupFailure()).getName())
-                            .isEqualTo("varpulis.cluster.heartbeat-timeout");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core",
+                    "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=w1",
+                    "varpulis.cluster.heartbeat-interval=5s", "varpulis.cluster.heartbeat-timeout=5s")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(cause(context.getStartupFailure()).getName())
+                    .isEqualTo("varpulis.cluster.heartbeat-timeout");
+            });
     }
 
     @Test
     void adrEnvironmentVariablesAreReadAsTheIdProperties() {
-        StandardEnvironment environment = environment(Map.of("VARPULIS_COORDINATOR_ID", " coord-env ",
-                "VARPULIS_WORKER_ID", "worker-env"));
+        StandardEnvironment environment = environment(
+                Map.of("VARPULIS_COORDINATOR_ID", " coord-env ", "VARPULIS_WORKER_ID", "worker-env"));
 
         new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
 
@@ -138,8 +154,8 @@ class ClusterStartupValidationTest {
     void anExplicitPropertyOrTheRelaxedVariableWinsOverTheAdrEnvironmentVariable() {
         StandardEnvironment environment = environment(Map.of("VARPULIS_COORDINATOR_ID", "coord-env",
                 "VARPULIS_CLUSTER_WORKERID", "worker-relaxed", "VARPULIS_WORKER_ID", "worker-env"));
-        environment.getPropertySources().addFirst(new MapPropertySource("explicit",
-                Map.of("varpulis.cluster.coordinator-id", "coord-explicit")));
+        environment.getPropertySources()
+            .addFirst(new MapPropertySource("explicit", Map.of("varpulis.cluster.coordinator-id", "coord-explicit")));
 
         new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
 
@@ -149,28 +165,28 @@ class ClusterStartupValidationTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({
-            "worker, _INBOX_worker_w-9",
-            "coordinator, _INBOX_coordinator_c-9",
-            "standalone, _INBOX_standalone_w-9"})
+    @CsvSource({ "worker, _INBOX_worker_w-9", "coordinator, _INBOX_coordinator_c-9",
+            "standalone, _INBOX_standalone_w-9" })
     void aNodeConnectsWithItsOwnInboxByDefault(String role, String inbox) {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.cluster.role=" + role, "varpulis.cluster.worker-id=w-9",
-                        "varpulis.cluster.coordinator-id=c-9")
-                .withInitializer(context -> new ClusterEnvironmentPostProcessor().postProcessEnvironment(
-                        (ConfigurableEnvironment) context.getEnvironment(), new SpringApplication()))
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix()).isEqualTo(inbox + ".");
-                    assertThat(context.getBean(Connection.class).createInbox()).startsWith(inbox + ".");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.role=" + role, "varpulis.cluster.worker-id=w-9",
+                    "varpulis.cluster.coordinator-id=c-9")
+            .withInitializer(context -> new ClusterEnvironmentPostProcessor()
+                .postProcessEnvironment((ConfigurableEnvironment) context.getEnvironment(), new SpringApplication()))
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix()).isEqualTo(inbox + ".");
+                assertThat(context.getBean(Connection.class).createInbox()).startsWith(inbox + ".");
+            });
     }
 
     @Test
     void anExplicitInboxPrefixWins_andOneThatIsNotSubjectTokensFailsNamingIt() {
         StandardEnvironment environment = environment(Map.of("VARPULIS_WORKER_ID", "worker-env"));
-        environment.getPropertySources().addFirst(new MapPropertySource("explicit", Map.of(
-                "varpulis.cluster.enabled", "true", "varpulis.nats.inbox-prefix", "_INBOX_mine")));
+        environment.getPropertySources()
+            .addFirst(new MapPropertySource("explicit",
+                    Map.of("varpulis.cluster.enabled", "true", "varpulis.nats.inbox-prefix", "_INBOX_mine")));
         new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
         assertThat(environment.getProperty("varpulis.nats.inbox-prefix")).isEqualTo("_INBOX_mine");
 
@@ -179,12 +195,12 @@ class ClusterStartupValidationTest {
         assertThat(library.getProperty("varpulis.nats.inbox-prefix")).as("not a cluster node: jnats' _INBOX").isNull();
 
         runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.inbox-prefix=_INBOX.>")
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
-                    assertThat(failure.getName()).isEqualTo("varpulis.nats.inbox-prefix");
-                    assertThat(failure.getMessage()).contains("'_INBOX.>'", "subject tokens", "{prefix}.>");
-                });
+            .run(context -> {
+                assertThat(context).hasFailed();
+                InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure());
+                assertThat(failure.getName()).isEqualTo("varpulis.nats.inbox-prefix");
+                assertThat(failure.getMessage()).contains("'_INBOX.>'", "subject tokens", "{prefix}.>");
+            });
     }
 
     private static ClusterProperties bind(StandardEnvironment environment) {
@@ -193,21 +209,26 @@ class ClusterStartupValidationTest {
 
     @Test
     void coordinatorOnJetStreamStartsWithItsIdFromVarpulisCoordinatorId() {
-        runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                "varpulis.cluster.role=coordinator")
-                .withInitializer(context -> withEnvironmentVariables((ConfigurableApplicationContext) context,
-                        Map.of("VARPULIS_COORDINATOR_ID", "coord-from-env")))
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coord-from-env");
-                    assertThat(context.getBean(Connection.class).jetStreamManagement()
-                            .getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM,
-                                    DurableNames.heartbeatConsumer("coord-from-env")).getName())
-                            .isEqualTo("hb_coord-from-env");
-                });
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.role=coordinator")
+            .withInitializer(context -> withEnvironmentVariables((ConfigurableApplicationContext) context,
+                    Map.of("VARPULIS_COORDINATOR_ID", "coord-from-env")))
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(ClusterQueries.class).coordinatorId()).isEqualTo("coord-from-env");
+                assertThat(context.getBean(Connection.class)
+                    .jetStreamManagement()
+                    .getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM,
+                            DurableNames.heartbeatConsumer("coord-from-env"))
+                    .getName()).isEqualTo("hb_coord-from-env");
+            });
     }
 
-    /** A standard environment whose system environment is the given map, not the process's. */
+    /**
+     * A standard environment whose system environment is the given map, not the
+     * process's.
+     */
     private static StandardEnvironment environment(Map<String, Object> variables) {
         StandardEnvironment environment = new StandardEnvironment();
         replaceSystemEnvironment(environment, variables);
@@ -215,16 +236,15 @@ class ClusterStartupValidationTest {
     }
 
     private static void withEnvironmentVariables(ConfigurableApplicationContext context,
-                                                 Map<String, Object> variables) {
+            Map<String, Object> variables) {
         replaceSystemEnvironment(context.getEnvironment(), variables);
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(context.getEnvironment(),
-                new SpringApplication());
+        new ClusterEnvironmentPostProcessor().postProcessEnvironment(context.getEnvironment(), new SpringApplication());
     }
 
     private static void replaceSystemEnvironment(ConfigurableEnvironment environment, Map<String, Object> variables) {
-        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                        variables));
+        environment.getPropertySources()
+            .replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+                    StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables));
     }
 
     private static InvalidConfigurationPropertyValueException cause(Throwable failure) {
@@ -236,4 +256,5 @@ class ClusterStartupValidationTest {
         throw new AssertionError("no InvalidConfigurationPropertyValueException in the cause chain of " + failure,
                 failure);
     }
+
 }

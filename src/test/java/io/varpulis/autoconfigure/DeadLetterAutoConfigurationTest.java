@@ -41,8 +41,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * When the dead-letter console, its Actuator endpoint and its REST controller are configured, against a real
- * server (the auto-configuration connects).
+ * When the dead-letter console, its Actuator endpoint and its REST controller are
+ * configured, against a real server (the auto-configuration connects).
  */
 @BrokerTest
 class DeadLetterAutoConfigurationTest {
@@ -56,20 +56,21 @@ class DeadLetterAutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner().withConfiguration(autoConfigurations)
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "management.endpoints.web.exposure.include=dlq");
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "management.endpoints.web.exposure.include=dlq");
     }
 
     private WebApplicationContextRunner webRunner() {
         return new WebApplicationContextRunner().withConfiguration(autoConfigurations)
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream");
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream");
     }
 
     @Test
     void onJetStreamTheConsoleAndItsEndpointAreConfigured_withWritesOffByDefault() {
         runner().run(context -> {
-            assertThat(context).hasSingleBean(DeadLetterConsole.class).hasSingleBean(DeadLetterEndpoint.class)
-                    .doesNotHaveBean(DeadLetterController.class);
+            assertThat(context).hasSingleBean(DeadLetterConsole.class)
+                .hasSingleBean(DeadLetterEndpoint.class)
+                .doesNotHaveBean(DeadLetterController.class);
             assertThat(context.getBean(DeadLetterProperties.class).isWriteEnabled()).isFalse();
             assertThat(context.getBean(DeadLetterConsole.class).writeEnabled()).isFalse();
         });
@@ -78,49 +79,58 @@ class DeadLetterAutoConfigurationTest {
     @Test
     void onCoreNothingIsConfigured_becauseCoreParksNothing() {
         runner().withPropertyValues("varpulis.nats.substrate=core").run(context -> {
-            assertThat(context).hasNotFailed().doesNotHaveBean(DeadLetterConsole.class)
-                    .doesNotHaveBean(DeadLetterEndpoint.class);
+            assertThat(context).hasNotFailed()
+                .doesNotHaveBean(DeadLetterConsole.class)
+                .doesNotHaveBean(DeadLetterEndpoint.class);
         });
     }
 
     @Test
     void theEndpointIsLeftOutWhenItIsNotExposed() {
-        runner().withPropertyValues("management.endpoints.web.exposure.include=health").run(context ->
-                assertThat(context).hasSingleBean(DeadLetterConsole.class).doesNotHaveBean(DeadLetterEndpoint.class));
+        runner().withPropertyValues("management.endpoints.web.exposure.include=health")
+            .run(context -> assertThat(context).hasSingleBean(DeadLetterConsole.class)
+                .doesNotHaveBean(DeadLetterEndpoint.class));
     }
 
     @Test
     void readOnlyAccessLeavesOnlyTheReadOperationsOnTheWeb() {
-        webRunner().withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-                        WebEndpointAutoConfiguration.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=dlq")
-                .run(context -> assertThat(operations(context)).containsOnly(OperationType.READ, OperationType.WRITE,
-                        OperationType.DELETE));
-        webRunner().withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-                        WebEndpointAutoConfiguration.class))
-                // SpringApplication's lenient conversion, which reads "read-only" as Access.READ_ONLY.
-                .withInitializer(context -> context.getEnvironment()
-                        .setConversionService(new ApplicationConversionService()))
-                .withPropertyValues("management.endpoints.web.exposure.include=dlq",
-                        "management.endpoint.dlq.access=read-only")
-                .run(context -> assertThat(operations(context)).containsOnly(OperationType.READ));
+        webRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class))
+            .withPropertyValues("management.endpoints.web.exposure.include=dlq")
+            .run(context -> assertThat(operations(context)).containsOnly(OperationType.READ, OperationType.WRITE,
+                    OperationType.DELETE));
+        webRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class))
+            // SpringApplication's lenient conversion, which reads "read-only" as
+            // Access.READ_ONLY.
+            .withInitializer(
+                    context -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
+            .withPropertyValues("management.endpoints.web.exposure.include=dlq",
+                    "management.endpoint.dlq.access=read-only")
+            .run(context -> assertThat(operations(context)).containsOnly(OperationType.READ));
     }
 
     private static List<OperationType> operations(ApplicationContext context) {
-        return context.getBean(WebEndpointsSupplier.class).getEndpoints().stream()
-                .filter(e -> e.getEndpointId().equals(EndpointId.of("dlq")))
-                .flatMap(e -> e.getOperations().stream()).map(WebOperation::getType).toList();
+        return context.getBean(WebEndpointsSupplier.class)
+            .getEndpoints()
+            .stream()
+            .filter(e -> e.getEndpointId().equals(EndpointId.of("dlq")))
+            .flatMap(e -> e.getOperations().stream())
+            .map(WebOperation::getType)
+            .toList();
     }
 
     @Test
     void theClusterApiControllerIsOnlyOnAServletCoordinator() {
         webRunner().run(context -> assertThat(context).doesNotHaveBean(DeadLetterController.class));
         webRunner().withPropertyValues("varpulis.cluster.enabled=true", "varpulis.cluster.role=worker")
-                .run(context -> assertThat(context).doesNotHaveBean(DeadLetterController.class));
+            .run(context -> assertThat(context).doesNotHaveBean(DeadLetterController.class));
         webRunner().withPropertyValues("varpulis.cluster.enabled=true", "varpulis.cluster.role=coordinator")
-                .run(context -> assertThat(context).hasSingleBean(DeadLetterController.class));
+            .run(context -> assertThat(context).hasSingleBean(DeadLetterController.class));
         runner().withPropertyValues("varpulis.cluster.enabled=true", "varpulis.cluster.role=coordinator")
-                .run(context -> assertThat(context).doesNotHaveBean(DeadLetterController.class));
+            .run(context -> assertThat(context).doesNotHaveBean(DeadLetterController.class));
     }
 
     @Test
@@ -133,28 +143,29 @@ class DeadLetterAutoConfigurationTest {
 
     @Test
     void writesAreRefusedWith403AndAnErrorBodyOnTheEndpointAndTheClusterApi() {
-        webRunner().withPropertyValues("varpulis.cluster.enabled=true", "varpulis.cluster.role=coordinator",
-                "management.endpoints.web.exposure.include=dlq").run(context -> {
-                    DeadLetterEndpoint endpoint = context.getBean(DeadLetterEndpoint.class);
-                    WebEndpointResponse<Object> replay = endpoint.replay(null, null, true, SecurityContext.NONE);
-                    assertThat(replay.getStatus()).isEqualTo(403);
-                    assertThat(((Map<?, ?>) replay.getBody()).get("error").toString())
-                            .contains("varpulis.dlq.write-enabled");
-                    assertThat(endpoint.purge(1, SecurityContext.NONE).getStatus()).isEqualTo(403);
-                    assertThat(endpoint.purgeUnit("detect", SecurityContext.NONE).getStatus()).isEqualTo(403);
-                    assertThat(endpoint.show(999_999).getStatus()).isEqualTo(404);
-                    assertThat(endpoint.list(null, "soon", null, null, null).getStatus()).isEqualTo(400);
+        webRunner()
+            .withPropertyValues("varpulis.cluster.enabled=true", "varpulis.cluster.role=coordinator",
+                    "management.endpoints.web.exposure.include=dlq")
+            .run(context -> {
+                DeadLetterEndpoint endpoint = context.getBean(DeadLetterEndpoint.class);
+                WebEndpointResponse<Object> replay = endpoint.replay(null, null, true, SecurityContext.NONE);
+                assertThat(replay.getStatus()).isEqualTo(403);
+                assertThat(((Map<?, ?>) replay.getBody()).get("error").toString())
+                    .contains("varpulis.dlq.write-enabled");
+                assertThat(endpoint.purge(1, SecurityContext.NONE).getStatus()).isEqualTo(403);
+                assertThat(endpoint.purgeUnit("detect", SecurityContext.NONE).getStatus()).isEqualTo(403);
+                assertThat(endpoint.show(999_999).getStatus()).isEqualTo(404);
+                assertThat(endpoint.list(null, "soon", null, null, null).getStatus()).isEqualTo(400);
 
-                    MockMvc mvc = MockMvcBuilders.standaloneSetup(context.getBean(DeadLetterController.class)).build();
-                    mvc.perform(post("/api/v1/cluster/dlq/replay").contentType(MediaType.APPLICATION_JSON)
-                                    .content("{\"all\": true}"))
-                            .andExpect(status().isForbidden())
-                            .andExpect(jsonPath("$.error").value(org.hamcrest.Matchers.containsString(
-                                    "varpulis.dlq.write-enabled=true")));
-                    mvc.perform(delete("/api/v1/cluster/dlq/1")).andExpect(status().isForbidden());
-                    mvc.perform(delete("/api/v1/cluster/dlq").param("unit", "detect"))
-                            .andExpect(status().isForbidden());
-                });
+                MockMvc mvc = MockMvcBuilders.standaloneSetup(context.getBean(DeadLetterController.class)).build();
+                mvc.perform(post("/api/v1/cluster/dlq/replay").contentType(MediaType.APPLICATION_JSON)
+                    .content("{\"all\": true}"))
+                    .andExpect(status().isForbidden())
+                    .andExpect(jsonPath("$.error")
+                        .value(org.hamcrest.Matchers.containsString("varpulis.dlq.write-enabled=true")));
+                mvc.perform(delete("/api/v1/cluster/dlq/1")).andExpect(status().isForbidden());
+                mvc.perform(delete("/api/v1/cluster/dlq").param("unit", "detect")).andExpect(status().isForbidden());
+            });
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -164,5 +175,7 @@ class DeadLetterAutoConfigurationTest {
         DeadLetterConsole ownConsole(Connection connection, ClusterTransport transport, EventCodec codec) {
             return new DeadLetterConsole(connection, transport, codec.mapper(), new DeadLetterProperties());
         }
+
     }
+
 }

@@ -23,10 +23,11 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * No silent fire-and-forget (issue 33, SPEC section 13): a service that declares listeners or streams and leaves
- * {@code varpulis.nats.substrate} unset is refused at startup, naming the property and both fixes; saying core
- * explicitly (property or {@code VARPULIS_NATS_SUBSTRATE}), choosing jetstream, declaring nothing, or being a cluster
- * node (ADR-007's default) starts.
+ * No silent fire-and-forget (issue 33, SPEC section 13): a service that declares
+ * listeners or streams and leaves {@code varpulis.nats.substrate} unset is refused at
+ * startup, naming the property and both fixes; saying core explicitly (property or
+ * {@code VARPULIS_NATS_SUBSTRATE}), choosing jetstream, declaring nothing, or being a
+ * cluster node (ADR-007's default) starts.
  */
 @BrokerTest
 class ImplicitCoreSubstrateTest {
@@ -39,13 +40,14 @@ class ImplicitCoreSubstrateTest {
         @NatsListener(id = "orders", subject = "orders.>")
         void onOrder(String order) {
         }
+
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
-                    NatsListenerAutoConfiguration.class))
-            .withPropertyValues("varpulis.nats.url=" + nats.url());
+        .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
+                NatsListenerAutoConfiguration.class))
+        .withPropertyValues("varpulis.nats.url=" + nats.url());
 
     @Test
     void aListenerOnTheDefaultSubstrateIsRefusedNamingThePropertyTheListenerAndBothFixes() {
@@ -64,40 +66,43 @@ class ImplicitCoreSubstrateTest {
     @Test
     void aStreamDeclaredInPropertiesOnTheDefaultSubstrateIsRefusedNamingIt() {
         runner.withPropertyValues("varpulis.nats.jetstream.streams.ORDERS.subjects=orders.>")
-                .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS")
-                        .doesNotContain("@NatsListener"));
+            .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS")
+                .doesNotContain("@NatsListener"));
     }
 
     @Test
     void aStreamDeclaredAsABeanOnTheDefaultSubstrateIsRefusedNamingIt() {
-        runner.withBean("ordersStream", StreamDeclaration.class,
-                        () -> JetStreamSettings.stream("ORDERS", ordersSpec(), 1))
-                .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS"));
+        runner
+            .withBean("ordersStream", StreamDeclaration.class,
+                    () -> JetStreamSettings.stream("ORDERS", ordersSpec(), 1))
+            .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS"));
     }
 
     @Test
     void coreSaidExplicitlyStartsTheListenerFireAndForget() {
-        runner.withBean(OrderListener.class).withPropertyValues("varpulis.nats.substrate=core")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(ImplicitCoreSubstrateGuard.class);
-                    assertThat(context.getBean(NatsListenerRegistry.class).containers()).hasSize(1);
-                });
+        runner.withBean(OrderListener.class).withPropertyValues("varpulis.nats.substrate=core").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ImplicitCoreSubstrateGuard.class);
+            assertThat(context.getBean(NatsListenerRegistry.class).containers()).hasSize(1);
+        });
     }
 
     @Test
     void coreSaidByTheAdrEnvironmentVariableStarts() {
         runner.withBean(OrderListener.class)
-                .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
-                        new SystemEnvironmentPropertySource("environment",
+            .withInitializer(
+                    context -> context.getEnvironment()
+                        .getPropertySources()
+                        .addFirst(new SystemEnvironmentPropertySource("environment",
                                 Map.of("VARPULIS_NATS_SUBSTRATE", "core"))))
-                .run(context -> assertThat(context).hasNotFailed());
+            .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
     void jetStreamStartsTheListener() {
-        runner.withBean(OrderListener.class).withPropertyValues("varpulis.nats.substrate=jetstream",
-                        "varpulis.nats.jetstream.streams.ORDERS.subjects=orders.>")
-                .run(context -> assertThat(context).hasNotFailed());
+        runner.withBean(OrderListener.class)
+            .withPropertyValues("varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.streams.ORDERS.subjects=orders.>")
+            .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
@@ -107,8 +112,9 @@ class ImplicitCoreSubstrateTest {
 
     @Test
     void aClusterNodeKeepsAdr007sDefaultWithoutBeingRefused() {
-        runner.withBean(OrderListener.class).withPropertyValues("varpulis.cluster.enabled=true")
-                .run(context -> assertThat(context).hasNotFailed());
+        runner.withBean(OrderListener.class)
+            .withPropertyValues("varpulis.cluster.enabled=true")
+            .run(context -> assertThat(context).hasNotFailed());
     }
 
     private static NatsStartupException refusal(AssertableApplicationContext context) {
@@ -126,4 +132,5 @@ class ImplicitCoreSubstrateTest {
         spec.setSubjects(List.of("orders.>"));
         return spec;
     }
+
 }

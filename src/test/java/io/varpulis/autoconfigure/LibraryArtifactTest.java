@@ -21,22 +21,26 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The built jars agree with the one declaration of the library boundary (issue 35): the node's packages, excluded by
- * package from the library jar in {@code pom.xml}. The library jar holds every other class of the build, its imports
- * file names exactly the auto-configurations it holds, it carries no node imports file; the node jar's own imports
- * file names exactly the node's auto-configurations. Run after {@code package}: {@code ./mvnw verify} runs it in the
- * {@code integration-test} phase (a missing jar fails it, never skips it).
+ * The built jars agree with the one declaration of the library boundary (issue 35): the
+ * node's packages, excluded by package from the library jar in {@code pom.xml}. The
+ * library jar holds every other class of the build, its imports file names exactly the
+ * auto-configurations it holds, it carries no node imports file; the node jar's own
+ * imports file names exactly the node's auto-configurations. Run after {@code package}:
+ * {@code ./mvnw verify} runs it in the {@code integration-test} phase (a missing jar
+ * fails it, never skips it).
  */
 class LibraryArtifactTest {
 
-    static final String LIBRARY_IMPORTS =
-            "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
+    static final String LIBRARY_IMPORTS = "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
 
-    static final String NODE_IMPORTS =
-            "META-INF/spring/io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration.imports";
+    static final String NODE_IMPORTS = "META-INF/spring/io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration.imports";
 
-    /** A package ({@code io/varpulis/web/**}) or a class with its nested classes ({@code io/varpulis/Main*.class}). */
-    private static final Pattern EXCLUDE = Pattern.compile("<exclude>(io/varpulis/[^<*]+)(/\\*\\*|\\*\\.class)</exclude>");
+    /**
+     * A package ({@code io/varpulis/web/**}) or a class with its nested classes
+     * ({@code io/varpulis/Main*.class}).
+     */
+    private static final Pattern EXCLUDE = Pattern
+        .compile("<exclude>(io/varpulis/[^<*]+)(/\\*\\*|\\*\\.class)</exclude>");
 
     @Test
     void theLibraryJarHoldsEveryClassButTheNodesPackagesAndItsImportsNameOnlyItsOwnClasses() throws IOException {
@@ -44,13 +48,14 @@ class LibraryArtifactTest {
         Set<String> built = classesOf(Path.of("target/classes"));
         try (JarFile library = new JarFile(jar("target/lib", "varpulis-cluster-", ".jar").toFile())) {
             Set<String> held = classes(library, "");
-            assertThat(held).as("classes of the library jar").isEqualTo(built.stream()
+            assertThat(held).as("classes of the library jar")
+                .isEqualTo(built.stream()
                     .filter(name -> nodePackages.stream().noneMatch(name::startsWith))
                     .collect(TreeSet::new, Set::add, Set::addAll));
             List<String> imports = imports(library, LIBRARY_IMPORTS);
             assertThat(imports).as("%s names a class the library jar lacks", LIBRARY_IMPORTS).allMatch(held::contains);
             assertThat(imports).as("every auto-configuration of the library jar is listed")
-                    .containsExactlyInAnyOrderElementsOf(autoConfigurations(held));
+                .containsExactlyInAnyOrderElementsOf(autoConfigurations(held));
             assertThat(library.getEntry(NODE_IMPORTS)).as("the node's imports file in the library jar").isNull();
         }
     }
@@ -62,14 +67,19 @@ class LibraryArtifactTest {
             Set<String> held = classes(node, "BOOT-INF/classes/");
             // Spring Boot's repackaging keeps META-INF at the jar's root.
             List<String> imports = imports(node, NODE_IMPORTS);
-            assertThat(imports).as("%s names a class the node jar lacks", NODE_IMPORTS).allMatch(held::contains)
-                    .allMatch(name -> nodePackages.stream().anyMatch(name::startsWith), "in a node package");
+            assertThat(imports).as("%s names a class the node jar lacks", NODE_IMPORTS)
+                .allMatch(held::contains)
+                .allMatch(name -> nodePackages.stream().anyMatch(name::startsWith), "in a node package");
             assertThat(imports).containsExactlyInAnyOrderElementsOf(autoConfigurations(held).stream()
-                    .filter(name -> nodePackages.stream().anyMatch(name::startsWith)).toList());
+                .filter(name -> nodePackages.stream().anyMatch(name::startsWith))
+                .toList());
         }
     }
 
-    /** What the pom excludes from the library jar, as class-name prefixes ({@code io.varpulis.web.}). */
+    /**
+     * What the pom excludes from the library jar, as class-name prefixes
+     * ({@code io.varpulis.web.}).
+     */
     private static List<String> nodePackages() throws IOException {
         Matcher exclude = EXCLUDE.matcher(Files.readString(Path.of("pom.xml"), StandardCharsets.UTF_8));
         List<String> packages = new ArrayList<>();
@@ -83,8 +93,10 @@ class LibraryArtifactTest {
     private static Path jar(String directory, String prefix, String suffix) throws IOException {
         assertThat(Path.of(directory)).as("%s: build the jars first (./mvnw package)", directory).isDirectory();
         try (Stream<Path> files = Files.list(Path.of(directory))) {
-            List<Path> jars = files.filter(file -> file.getFileName().toString().startsWith(prefix)
-                    && file.getFileName().toString().endsWith(suffix)).toList();
+            List<Path> jars = files
+                .filter(file -> file.getFileName().toString().startsWith(prefix)
+                        && file.getFileName().toString().endsWith(suffix))
+                .toList();
             assertThat(jars).as("jars in %s", directory).hasSize(1);
             return jars.get(0);
         }
@@ -92,17 +104,18 @@ class LibraryArtifactTest {
 
     private static Set<String> classes(JarFile jar, String root) {
         Set<String> classes = new TreeSet<>();
-        jar.stream().map(JarEntry::getName)
-                .filter(name -> name.startsWith(root + "io/varpulis/") && name.endsWith(".class"))
-                .forEach(name -> classes.add(className(name.substring(root.length()))));
+        jar.stream()
+            .map(JarEntry::getName)
+            .filter(name -> name.startsWith(root + "io/varpulis/") && name.endsWith(".class"))
+            .forEach(name -> classes.add(className(name.substring(root.length()))));
         return classes;
     }
 
     private static Set<String> classesOf(Path root) throws IOException {
         try (Stream<Path> files = Files.walk(root.resolve("io/varpulis"))) {
             return files.filter(file -> file.toString().endsWith(".class"))
-                    .map(file -> className(root.relativize(file).toString()))
-                    .collect(TreeSet::new, Set::add, Set::addAll);
+                .map(file -> className(root.relativize(file).toString()))
+                .collect(TreeSet::new, Set::add, Set::addAll);
         }
     }
 
@@ -110,16 +123,21 @@ class LibraryArtifactTest {
         return path.substring(0, path.length() - ".class".length()).replace('/', '.');
     }
 
-    /** The {@code @AutoConfiguration} classes among {@code classes} (loaded from the build's own classes). */
+    /**
+     * The {@code @AutoConfiguration} classes among {@code classes} (loaded from the
+     * build's own classes).
+     */
     private static List<String> autoConfigurations(Set<String> classes) {
-        return classes.stream().filter(name -> !name.contains("$") && load(name).isAnnotationPresent(
-                AutoConfiguration.class)).toList();
+        return classes.stream()
+            .filter(name -> !name.contains("$") && load(name).isAnnotationPresent(AutoConfiguration.class))
+            .toList();
     }
 
     private static Class<?> load(String name) {
         try {
             return Class.forName(name, false, LibraryArtifactTest.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
+        }
+        catch (ClassNotFoundException e) {
             throw new AssertionError(name + " is in a jar but not in the build's classes", e);
         }
     }
@@ -128,8 +146,11 @@ class LibraryArtifactTest {
         JarEntry found = jar.getJarEntry(entry);
         assertThat(found).as("%s in %s", entry, jar.getName()).isNotNull();
         try (InputStream in = jar.getInputStream(found)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::trim)
-                    .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                .map(String::trim)
+                .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+                .toList();
         }
     }
+
 }

@@ -26,10 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The library jar (issue 22) carries none of the node's classes, nor the node's auto-configurations (issue 35: the
- * node imports them itself, {@code ImportNodeAutoConfiguration}): with those classes hidden, a service gets the
- * substrate, its listeners and template, and no node part even with {@code varpulis.cluster.enabled=true}; asking it
- * for a cluster node fails at startup, naming the node's jar. {@link LibraryArtifactTest} checks the built jars.
+ * The library jar (issue 22) carries none of the node's classes, nor the node's
+ * auto-configurations (issue 35: the node imports them itself,
+ * {@code ImportNodeAutoConfiguration}): with those classes hidden, a service gets the
+ * substrate, its listeners and template, and no node part even with
+ * {@code varpulis.cluster.enabled=true}; asking it for a cluster node fails at startup,
+ * naming the node's jar. {@link LibraryArtifactTest} checks the built jars.
  */
 @BrokerTest
 class LibraryJarTest {
@@ -43,49 +45,57 @@ class LibraryJarTest {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class Service {
+
     }
 
     @Test
     void withoutTheNodesClassesAServiceGetsTheSubstrateItsListenersAndItsTemplate() {
-        new ApplicationContextRunner().withClassLoader(LIBRARY_JAR).withUserConfiguration(Service.class)
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        // Would start a worker if the node's auto-configurations were not filtered out.
-                        "varpulis.cluster.enabled=true", "varpulis.cluster.role=worker")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(ClusterTransport.class)
-                            .hasSingleBean(NatsTemplate.class).hasSingleBean(NatsListenerRegistry.class)
-                            .doesNotHaveBean(ClusterAutoConfiguration.class)
-                            .doesNotHaveBean(NodeSecurityAutoConfiguration.class)
-                            .doesNotHaveBean(DeadLetterApiAutoConfiguration.class);
-                });
+        new ApplicationContextRunner().withClassLoader(LIBRARY_JAR)
+            .withUserConfiguration(Service.class)
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    // Would start a worker if the node's auto-configurations were not
+                    // filtered out.
+                    "varpulis.cluster.enabled=true", "varpulis.cluster.role=worker")
+            .run(context -> {
+                assertThat(context).hasNotFailed()
+                    .hasSingleBean(ClusterTransport.class)
+                    .hasSingleBean(NatsTemplate.class)
+                    .hasSingleBean(NatsListenerRegistry.class)
+                    .doesNotHaveBean(ClusterAutoConfiguration.class)
+                    .doesNotHaveBean(NodeSecurityAutoConfiguration.class)
+                    .doesNotHaveBean(DeadLetterApiAutoConfiguration.class);
+            });
     }
 
     @Test
     void withoutBeanValidationOnTheClasspathABadValueStillFailsStartupNamingTheProperty() {
         new ApplicationContextRunner().withUserConfiguration(Service.class)
-                .withClassLoader(new FilteredClassLoader("io.varpulis.cluster.", "io.varpulis.web.",
-                        "io.varpulis.demo.", "io.varpulis.smoke.", "io.varpulis.autoconfigure.node.",
-                        "jakarta.validation.", "org.hibernate.validator."))
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.nats.jetstream.replicas=7")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .isInstanceOf(BindValidationException.class)
-                        .hasMessageContaining("varpulis.nats").hasMessageContaining("jetstream.replicas")
-                        .hasMessageContaining("must be between 1 and 5, got 7"));
+            .withClassLoader(new FilteredClassLoader("io.varpulis.cluster.", "io.varpulis.web.", "io.varpulis.demo.",
+                    "io.varpulis.smoke.", "io.varpulis.autoconfigure.node.", "jakarta.validation.",
+                    "org.hibernate.validator."))
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.replicas=7")
+            .run(context -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .isInstanceOf(BindValidationException.class)
+                .hasMessageContaining("varpulis.nats")
+                .hasMessageContaining("jetstream.replicas")
+                .hasMessageContaining("must be between 1 and 5, got 7"));
     }
 
     @Test
     void aClusterNodeAskedOfTheLibraryIsRefusedNamingTheNodesJar() {
         StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new MapPropertySource("service",
-                Map.of("varpulis.cluster.enabled", "true")));
+        environment.getPropertySources()
+            .addFirst(new MapPropertySource("service", Map.of("varpulis.cluster.enabled", "true")));
         SpringApplication application = new SpringApplication();
         application.setResourceLoader(new DefaultResourceLoader(LIBRARY_JAR));
 
         assertThatIllegalStateException()
-                .isThrownBy(() -> new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment,
-                        application))
-                .withMessageContaining("varpulis.cluster.enabled=true")
-                .withMessageContaining("varpulis-cluster-<version>.jar");
+            .isThrownBy(() -> new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, application))
+            .withMessageContaining("varpulis.cluster.enabled=true")
+            .withMessageContaining("varpulis-cluster-<version>.jar");
     }
+
 }

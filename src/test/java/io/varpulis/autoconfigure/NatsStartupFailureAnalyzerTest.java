@@ -13,7 +13,10 @@ import java.io.IOException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Spring Boot's "APPLICATION FAILED TO START" report of a NATS startup refusal: what is wrong and the fix. */
+/**
+ * Spring Boot's "APPLICATION FAILED TO START" report of a NATS startup refusal: what is
+ * wrong and the fix.
+ */
 class NatsStartupFailureAnalyzerTest {
 
     private final NatsStartupFailureAnalyzer analyzer = new NatsStartupFailureAnalyzer();
@@ -40,8 +43,8 @@ class NatsStartupFailureAnalyzerTest {
         FailureAnalysis analysis = analyzer.analyze(failure);
 
         assertThat(analysis).isNotNull();
-        assertThat(analysis.getDescription())
-                .contains("nats://127.0.0.1:4999", "varpulis.nats.substrate=jetstream", "jetstream=false");
+        assertThat(analysis.getDescription()).contains("nats://127.0.0.1:4999", "varpulis.nats.substrate=jetstream",
+                "jetstream=false");
         assertThat(analysis.getAction()).contains("-js", "jetstream {}", "VARPULIS_NATS_SUBSTRATE=core");
         assertThat(analysis.getCause()).isSameAs(unavailable);
     }
@@ -49,13 +52,13 @@ class NatsStartupFailureAnalyzerTest {
     @Test
     void missingPermissionIsReportedWithTheSubjectToGrant() {
         JetStreamPermissionException denied = new JetStreamPermissionException("stream VARPULIS_ROUTING",
-                "$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "Permissions Violation for Publish",
-                "_INBOX_worker_w1.>", null);
+                "$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "Permissions Violation for Publish", "_INBOX_worker_w1.>",
+                null);
 
         FailureAnalysis analysis = analyzer.analyze(new IllegalStateException("wrapped", denied));
 
-        assertThat(analysis.getDescription())
-                .contains("stream VARPULIS_ROUTING", "$JS.API.STREAM.CREATE.VARPULIS_ROUTING");
+        assertThat(analysis.getDescription()).contains("stream VARPULIS_ROUTING",
+                "$JS.API.STREAM.CREATE.VARPULIS_ROUTING");
         assertThat(analysis.getAction()).contains("$JS.API.STREAM.CREATE.VARPULIS_ROUTING", "_INBOX_worker_w1.>");
     }
 
@@ -67,9 +70,12 @@ class NatsStartupFailureAnalyzerTest {
     @Test
     void analyzerIsRegisteredForSpringBoot() {
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
-                .load(FailureAnalyzer.class, null,
-                        // Some of Spring Boot's own analyzers need a bean factory; they are not what this checks.
-                        SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { })))
-                .hasAtLeastOneElementOfType(NatsStartupFailureAnalyzer.class);
+            .load(FailureAnalyzer.class, null,
+                    // Some of Spring Boot's own analyzers need a bean factory; they are
+                    // not what this checks.
+                    SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> {
+                    })))
+            .hasAtLeastOneElementOfType(NatsStartupFailureAnalyzer.class);
     }
+
 }

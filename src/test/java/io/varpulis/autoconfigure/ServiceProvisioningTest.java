@@ -26,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A service gets what it declares (issue 33, SPEC section 13), checked on a fresh nats-server each: the server's
- * stream list, and the storage the account reserves ({@code /jsz}'s {@code reserved_storage}, the sum of the streams'
- * max_bytes), which only the service's own streams may take. A cluster node keeps the three ADR-007 streams.
+ * A service gets what it declares (issue 33, SPEC section 13), checked on a fresh
+ * nats-server each: the server's stream list, and the storage the account reserves
+ * ({@code /jsz}'s {@code reserved_storage}, the sum of the streams' max_bytes), which
+ * only the service's own streams may take. A cluster node keeps the three ADR-007
+ * streams.
  */
 @BrokerTest
 class ServiceProvisioningTest {
@@ -47,6 +49,7 @@ class ServiceProvisioningTest {
         void onOrder(String order) {
             orders.add(order);
         }
+
     }
 
     @SpringBootConfiguration
@@ -57,45 +60,46 @@ class ServiceProvisioningTest {
         OrderListener orderListener() {
             return new OrderListener();
         }
+
     }
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class EmptyService {
+
     }
 
     @Test
     void aServiceWithOneStreamAndOneListenerGetsThatStreamItsConsumerAndTheDlqOnlyReservingOnlyItsOwnBytes() {
         new ApplicationContextRunner().withUserConfiguration(OrderService.class)
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.nats.jetstream.streams.ORDERS.subjects=orders.>",
-                        "varpulis.nats.jetstream.streams.ORDERS.max-bytes=8MB")
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    context.getBean(NatsTemplate.class).send("orders.eu", "o-1").get();
-                    await().atMost(Duration.ofSeconds(10)).until(() ->
-                            context.getBean(OrderListener.class).orders.contains("o-1"));
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.streams.ORDERS.subjects=orders.>",
+                    "varpulis.nats.jetstream.streams.ORDERS.max-bytes=8MB")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                context.getBean(NatsTemplate.class).send("orders.eu", "o-1").get();
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> context.getBean(OrderListener.class).orders.contains("o-1"));
 
-                    JetStreamManagement jsm = context.getBean(Connection.class).jetStreamManagement();
-                    assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder("ORDERS",
-                            VarpulisJetStream.DLQ_STREAM);
-                    assertThat(jsm.getConsumerNames("ORDERS")).containsExactly("orders");
-                    assertThat(jsm.getConsumerNames(VarpulisJetStream.DLQ_STREAM)).isEmpty();
-                    AccountStatistics account = jsm.getAccountStatistics();
-                    assertThat(account.getStreams()).isEqualTo(2);
-                    assertThat(account.getConsumers()).isEqualTo(1);
-                    assertThat(reservedStorage(context.getBean(Connection.class)))
-                            .as("only ORDERS' max_bytes; the DLQ has none")
-                            .isEqualTo(ORDERS_MAX_BYTES);
-                    assertThat(account.getReservedMemory()).isZero();
-                });
+                JetStreamManagement jsm = context.getBean(Connection.class).jetStreamManagement();
+                assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder("ORDERS", VarpulisJetStream.DLQ_STREAM);
+                assertThat(jsm.getConsumerNames("ORDERS")).containsExactly("orders");
+                assertThat(jsm.getConsumerNames(VarpulisJetStream.DLQ_STREAM)).isEmpty();
+                AccountStatistics account = jsm.getAccountStatistics();
+                assertThat(account.getStreams()).isEqualTo(2);
+                assertThat(account.getConsumers()).isEqualTo(1);
+                assertThat(reservedStorage(context.getBean(Connection.class)))
+                    .as("only ORDERS' max_bytes; the DLQ has none")
+                    .isEqualTo(ORDERS_MAX_BYTES);
+                assertThat(account.getReservedMemory()).isZero();
+            });
     }
 
     @Test
     void aServiceThatDeclaresNothingCreatesNothingAndReservesNothing() throws Exception {
         new ApplicationContextRunner().withUserConfiguration(EmptyService.class)
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
-                .run(context -> assertThat(context).hasNotFailed());
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
+            .run(context -> assertThat(context).hasNotFailed());
         try (Connection nc = Nats.connect(nats.url())) {
             JetStreamManagement jsm = nc.jetStreamManagement();
             assertThat(jsm.getStreamNames()).isEmpty();
@@ -106,23 +110,22 @@ class ServiceProvisioningTest {
     @Test
     void aClusterNodeKeepsTheThreeAdr007Streams() throws Exception {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class,
-                        JetStreamAutoConfiguration.class))
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.cluster.enabled=true")
-                .run(context -> assertThat(context).hasNotFailed());
+            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class))
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.enabled=true")
+            .run(context -> assertThat(context).hasNotFailed());
         try (Connection nc = Nats.connect(nats.url())) {
             JetStreamManagement jsm = nc.jetStreamManagement();
             assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder(VarpulisJetStream.ROUTING_STREAM,
                     VarpulisJetStream.HEARTBEAT_STREAM, VarpulisJetStream.DLQ_STREAM);
-            assertThat(reservedStorage(nc)).as("VARPULIS_ROUTING's 1 GiB")
-                    .isEqualTo(1L << 30);
+            assertThat(reservedStorage(nc)).as("VARPULIS_ROUTING's 1 GiB").isEqualTo(1L << 30);
         }
     }
 
     /**
-     * The file storage the account reserves, in bytes: the sum of the streams' max_bytes, and {@code /jsz}'s
-     * {@code reserved_storage} equal to it where the server reports one (nats-server 2.10 and later; 2.9 says 0).
+     * The file storage the account reserves, in bytes: the sum of the streams' max_bytes,
+     * and {@code /jsz}'s {@code reserved_storage} equal to it where the server reports
+     * one (nats-server 2.10 and later; 2.9 says 0).
      */
     private static long reservedStorage(Connection nc) throws Exception {
         JetStreamManagement jsm = nc.jetStreamManagement();
@@ -132,8 +135,9 @@ class ServiceProvisioningTest {
         }
         if (nc.getServerInfo().isSameOrNewerThanVersion("2.10.0")) {
             assertThat(jsm.getAccountStatistics().getReservedStorage()).as("the server's reserved_storage")
-                    .isEqualTo(declared);
+                .isEqualTo(declared);
         }
         return declared;
     }
+
 }

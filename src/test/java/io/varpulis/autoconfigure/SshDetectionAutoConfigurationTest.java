@@ -13,34 +13,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The main job's processor types are opt-in (review finding 6): a cluster node without
- * {@code varpulis.demo.processors.enabled=true} lets no one declare an {@code alert-file} pipeline on it.
+ * {@code varpulis.demo.processors.enabled=true} lets no one declare an {@code alert-file}
+ * pipeline on it.
  */
 class SshDetectionAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SshDetectionAutoConfiguration.class))
-            .withPropertyValues("varpulis.cluster.enabled=true");
+        .withConfiguration(AutoConfigurations.of(SshDetectionAutoConfiguration.class))
+        .withPropertyValues("varpulis.cluster.enabled=true");
 
     @Test
     void aClusterNodeHasNoneOfTheJobsTypesUnlessItOptsIn() {
-        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ProcessorType.class)
-                .doesNotHaveBean(DemoProcessorsProperties.class));
+        runner.run(context -> assertThat(context).hasNotFailed()
+            .doesNotHaveBean(ProcessorType.class)
+            .doesNotHaveBean(DemoProcessorsProperties.class));
     }
 
     @Test
     void optedInItHasTheThreeTypes_alertFileConfinedToTheAlertDirectoryUnderTheTemporaryDirectoryByDefault() {
         runner.withPropertyValues("varpulis.demo.processors.enabled=true").run(context -> {
             assertThat(context.getBeansOfType(ProcessorType.class).values()).extracting(ProcessorType::name)
-                    .containsExactlyInAnyOrder("sshd-parse", "brute-force", "alert-file");
+                .containsExactlyInAnyOrder("sshd-parse", "brute-force", "alert-file");
             assertThat(context.getBean(DemoProcessorsProperties.class).getAlertDir())
-                    .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "varpulis-alerts"));
+                .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "varpulis-alerts"));
         });
     }
 
     @Test
     void theAlertDirectoryIsAProperty() {
         runner.withPropertyValues("varpulis.demo.processors.enabled=true", "varpulis.demo.processors.alert-dir=/srv/a")
-                .run(context -> assertThat(context.getBean(DemoProcessorsProperties.class).getAlertDir())
-                        .isEqualTo(Path.of("/srv/a")));
+            .run(context -> assertThat(context.getBean(DemoProcessorsProperties.class).getAlertDir())
+                .isEqualTo(Path.of("/srv/a")));
     }
+
 }

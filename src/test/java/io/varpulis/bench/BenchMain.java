@@ -11,36 +11,45 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Issue 7's benchmarks, end to end against a real nats-server that this harness starts on a free 127.0.0.1 port with
- * a JetStream file store in a temp dir, and deletes afterwards. Run it with {@code scripts/bench.sh [--name=value...]}
- * (see {@link BenchOptions}); it prints Markdown tables for BENCHMARKS.md and writes them to
+ * Issue 7's benchmarks, end to end against a real nats-server that this harness starts on
+ * a free 127.0.0.1 port with a JetStream file store in a temp dir, and deletes
+ * afterwards. Run it with {@code scripts/bench.sh [--name=value...]} (see
+ * {@link BenchOptions}); it prints Markdown tables for BENCHMARKS.md and writes them to
  * {@code target/bench/results.md}.
  * <ol>
  * <li>warm-up: each client five times, unreported;</li>
- * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the same run (on JetStream
- * also raw jnats decoding with the product's codec, the product observed at 10 % and 100 % sampling and a service's
- * {@code @NatsListener}: {@link HopClients}), taking turns to go first, for {@code --rounds} rounds;</li>
+ * <li>throughput: the routed hop on JetStream, then on core, product and raw jnats in the
+ * same run (on JetStream also raw jnats decoding with the product's codec, the product
+ * observed at 10 % and 100 % sampling and a service's {@code @NatsListener}:
+ * {@link HopClients}), taking turns to go first, for {@code --rounds} rounds;</li>
  * <li>latency: product and raw at the paced rate;</li>
  * <li>memory: a worker node started from the jar, under the paced load;</li>
  * <li>startup: a worker node started from the jar, to readiness UP;</li>
- * <li>failover: coordinators and workers started from the jar, the leader and a worker stopped or killed (issue 12);
- * </li>
- * <li>mainjob: the main job from the jar, fail2ban-regex and CrowdSec on the 100 000-line log, side by side, on one
- * server or a 3-server R3 cluster ({@code --topology}; issues 14 and 27);</li>
- * <li>steady: the same on the 1 000 000-line log, on one server and then on three, without a kill round: the job's
- * steady state, not its JVMs' warm-up (issue 34);</li>
- * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions (issue 16);</li>
- * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile {@code bench}).</li>
+ * <li>failover: coordinators and workers started from the jar, the leader and a worker
+ * stopped or killed (issue 12);</li>
+ * <li>mainjob: the main job from the jar, fail2ban-regex and CrowdSec on the 100 000-line
+ * log, side by side, on one server or a 3-server R3 cluster ({@code --topology}; issues
+ * 14 and 27);</li>
+ * <li>steady: the same on the 1 000 000-line log, on one server and then on three,
+ * without a kill round: the job's steady state, not its JVMs' warm-up (issue 34);</li>
+ * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions
+ * (issue 16);</li>
+ * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile
+ * {@code bench}).</li>
  * </ol>
- * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify} does not run it.
+ * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify}
+ * does not run it.
  */
 public final class BenchMain {
 
     private static final Path OUT = Path.of("target", "bench");
+
     private static final int WARM_UP_RUNS = 5;
 
     private final BenchOptions options;
+
     private final Broker broker;
+
     private int edges;
 
     private BenchMain(BenchOptions options, Broker broker) {
@@ -106,25 +115,28 @@ public final class BenchMain {
     }
 
     /**
-     * Runs each client {@value #WARM_UP_RUNS} times, unreported: on 2 cores the JIT needs several hundred thousand
-     * events before the product's path (Jackson, the ingress, the futures) is compiled, and the first runs are up to
-     * three times slower than the later ones.
+     * Runs each client {@value #WARM_UP_RUNS} times, unreported: on 2 cores the JIT needs
+     * several hundred thousand events before the product's path (Jackson, the ingress,
+     * the futures) is compiled, and the first runs are up to three times slower than the
+     * later ones.
      */
     private void warmUp(Substrate substrate) throws Exception {
         byte[][] warmup = Payloads.events(options.warmup());
         for (int run = 1; run <= WARM_UP_RUNS; run++) {
             for (String client : clients(substrate)) {
-                progress("warm-up " + run + " " + substrate.name().toLowerCase(), once(client(substrate, client),
-                        warmup, null));
+                progress("warm-up " + run + " " + substrate.name().toLowerCase(),
+                        once(client(substrate, client), warmup, null));
             }
         }
     }
 
     /**
-     * Each round runs every client of the substrate once, the first of round r being client r (modulo their number),
-     * so that each goes first as often as the others: on JetStream the product, the raw jnats baseline, raw jnats
-     * decoding each event with the product's codec (the decode's own cost, measured in the same round), the product
-     * observed (issue 23) and a service's listener (issue 22); see {@link HopClients}.
+     * Each round runs every client of the substrate once, the first of round r being
+     * client r (modulo their number), so that each goes first as often as the others: on
+     * JetStream the product, the raw jnats baseline, raw jnats decoding each event with
+     * the product's codec (the decode's own cost, measured in the same round), the
+     * product observed (issue 23) and a service's listener (issue 22); see
+     * {@link HopClients}.
      */
     private void throughput(Substrate substrate, Report report) throws Exception {
         String name = substrate.name().toLowerCase();
@@ -132,7 +144,8 @@ public final class BenchMain {
         List<String> names = clients(substrate);
         int clients = names.size();
         if (clients == 0) {
-            // --hop-clients named none of this substrate's (listener and raw-listener are JetStream's): no table.
+            // --hop-clients named none of this substrate's (listener and raw-listener are
+            // JetStream's): no table.
             return;
         }
         String loadBefore = Machine.load();
@@ -147,16 +160,18 @@ public final class BenchMain {
             }
             rounds.add(results);
         }
-        report.throughput(name, options.events(), names, rounds, command("throughput")
-                + " --events=" + options.events() + " --rounds=" + options.rounds()
-                + (options.rawDecodes() ? " --baseline=raw-decode" : "") + hopOptions(),
+        report.throughput(name, options.events(), names, rounds,
+                command("throughput") + " --events=" + options.events() + " --rounds=" + options.rounds()
+                        + (options.rawDecodes() ? " --baseline=raw-decode" : "") + hopOptions(),
                 loadBefore + " at the start, " + Machine.load() + " at the end");
     }
 
-    /** @return the hop options that differ from their defaults, as given */
+    /**
+     * @return the hop options that differ from their defaults, as given
+     */
     private String hopOptions() {
-        return (options.hopClients().equals(HopClients.ALL) ? "" : " --hop-clients="
-                + String.join(",", options.hopClients()))
+        return (options.hopClients().equals(HopClients.ALL) ? ""
+                : " --hop-clients=" + String.join(",", options.hopClients()))
                 + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait())
                 + (options.storedHop() ? " --hop-mode=stored" : "");
     }
@@ -166,7 +181,8 @@ public final class BenchMain {
         try {
             return ThroughputRun.run(broker, client, edge, payloads, quietWait,
                     options.storedHop() && client.substrate() == Substrate.JETSTREAM);
-        } finally {
+        }
+        finally {
             client.close();
             cleanUp(client, edge);
         }
@@ -183,14 +199,16 @@ public final class BenchMain {
                 System.out.printf("latency %s %s: p99 %.2f ms%n", result.client(), result.substrate(),
                         result.apply().getValueAtPercentile(99) / 1000.0);
                 results.add(result);
-            } finally {
+            }
+            finally {
                 client.close();
                 cleanUp(client, edge);
             }
         }
-        report.latency(results, command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds()
-                + (options.rawDecodes() ? " --baseline=raw-decode" : "")
-                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait()));
+        report.latency(results,
+                command("latency") + " --rate=" + options.rate() + " --seconds=" + options.seconds()
+                        + (options.rawDecodes() ? " --baseline=raw-decode" : "")
+                        + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait()));
     }
 
     private void memory(Report report) throws Exception {
@@ -204,8 +222,8 @@ public final class BenchMain {
         List<MemoryRun.Result> results = new ArrayList<>();
         int group = 0;
         for (MemoryRun.JvmConfiguration configuration : MemoryRun.CONFIGURATIONS) {
-            MemoryRun.Result result = MemoryRun.run(broker, jar.get(), configuration, "mem" + ++group,
-                    options.rate(), options.seconds(), OUT);
+            MemoryRun.Result result = MemoryRun.run(broker, jar.get(), configuration, "mem" + ++group, options.rate(),
+                    options.seconds(), OUT);
             System.out.printf("memory %s: peak RSS %d MiB, heap after GC %.1f MiB%n", result.label(),
                     result.peakKb() / 1024, result.heapAfterGc() / 1048576.0);
             results.add(result);
@@ -229,22 +247,26 @@ public final class BenchMain {
         report.failover(result, command("failover") + " --rounds=" + options.rounds());
     }
 
-    /** The main job, 100 000 lines by default, each topology with a round with a worker killed (issues 14, 27). */
+    /**
+     * The main job, 100 000 lines by default, each topology with a round with a worker
+     * killed (issues 14, 27).
+     */
     private void mainJob(Report report) throws Exception {
         mainJob(report, "mainjob", List.of(MainJobRun.R1), 50, true, options.rounds());
     }
 
     /**
-     * The main job at steady state (issue 34): the 1 000 000-line log, every topology of {@code --topology} (R1 and
-     * R3 by default) one after the other in the same run, no kill round; CrowdSec in the first round of each
-     * topology only (3 to 15 minutes a round on 2 cores), fail2ban-regex in every round.
+     * The main job at steady state (issue 34): the 1 000 000-line log, every topology of
+     * {@code --topology} (R1 and R3 by default) one after the other in the same run, no
+     * kill round; CrowdSec in the first round of each topology only (3 to 15 minutes a
+     * round on 2 cores), fail2ban-regex in every round.
      */
     private void steady(Report report) throws Exception {
         mainJob(report, "steady", MainJobRun.TOPOLOGIES, BenchOptions.STEADY_LOG_DAYS, false, 1);
     }
 
     private void mainJob(Report report, String scenario, List<String> topologies, int days, boolean killRound,
-                         int crowdSecRounds) throws Exception {
+            int crowdSecRounds) throws Exception {
         StringBuilder whyNot = new StringBuilder();
         Optional<Path> jar = NodeJvm.findJar(options.jar(), whyNot);
         int logDays = options.logDays(days);
@@ -265,11 +287,15 @@ public final class BenchMain {
             report.partitionsPending(whyNot.toString(), command);
             return;
         }
-        report.partitions(PartitionsRun.run(broker, jar.get(), options.rounds(), options.days(), options.lineRate(),
-                OUT), command);
+        report.partitions(
+                PartitionsRun.run(broker, jar.get(), options.rounds(), options.days(), options.lineRate(), OUT),
+                command);
     }
 
-    /** @return the clients of a throughput round on the substrate, of those {@code --hop-clients} names */
+    /**
+     * @return the clients of a throughput round on the substrate, of those
+     * {@code --hop-clients} names
+     */
     private List<String> clients(Substrate substrate) {
         return HopClients.on(substrate, options.hopClients());
     }
@@ -291,14 +317,16 @@ public final class BenchMain {
     }
 
     private static void progress(String what, ThroughputRun.Result result) {
-        System.out.printf("%s %s: %,.0f events/s (last PubAck %.2f s, total %.2f s; CPU/event %.0f us JVM + %.0f us "
-                        + "server; other processes %.0f%% before, %.0f%% during)%s%n", what, result.client(),
-                result.eventsPerSecond(), result.publishSeconds(), result.totalSeconds(), result.jvmMicros(),
-                result.serverMicros(), result.foreignBefore(), result.foreignDuring(),
+        System.out.printf(
+                "%s %s: %,.0f events/s (last PubAck %.2f s, total %.2f s; CPU/event %.0f us JVM + %.0f us "
+                        + "server; other processes %.0f%% before, %.0f%% during)%s%n",
+                what, result.client(), result.eventsPerSecond(), result.publishSeconds(), result.totalSeconds(),
+                result.jvmMicros(), result.serverMicros(), result.foreignBefore(), result.foreignDuring(),
                 result.clean() ? "" : " INCOMPLETE: " + result);
     }
 
     private static String command(String scenario) {
         return "scripts/bench.sh --scenarios=" + scenario;
     }
+
 }

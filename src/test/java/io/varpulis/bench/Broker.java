@@ -17,9 +17,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The benchmarks' nats-server: started by {@link NatsServerExtension} on a free 127.0.0.1 port with JetStream and a
- * file store in a temp dir (deleted on close), never on 4222; plus an admin connection that provisions ADR-007's
- * streams, purges the routing stream between runs and checks that every event was acked.
+ * The benchmarks' nats-server: started by {@link NatsServerExtension} on a free 127.0.0.1
+ * port with JetStream and a file store in a temp dir (deleted on close), never on 4222;
+ * plus an admin connection that provisions ADR-007's streams, purges the routing stream
+ * between runs and checks that every event was acked.
  */
 final class Broker implements AutoCloseable {
 
@@ -27,7 +28,9 @@ final class Broker implements AutoCloseable {
     private static final int CONSUMER_NOT_FOUND = 10014;
 
     private final NatsServerExtension server = NatsServerExtension.jetStream();
+
     private final Connection admin;
+
     private final JetStreamManagement jsm;
 
     Broker() throws Exception {
@@ -48,11 +51,15 @@ final class Broker implements AutoCloseable {
         return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).build());
     }
 
-    /** Waits until the server has processed everything sent on the connection (a subscription, for core). */
+    /**
+     * Waits until the server has processed everything sent on the connection (a
+     * subscription, for core).
+     */
     static void flush(Connection connection) {
         try {
             connection.flush(Duration.ofSeconds(5));
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             throw new IllegalStateException("flush: " + e, e);
         }
     }
@@ -75,9 +82,8 @@ final class Broker implements AutoCloseable {
     }
 
     /**
-     * Waits until the durable has nothing pending and nothing awaiting an ack: every event was delivered and its ack
-     * reached the server.
-     *
+     * Waits until the durable has nothing pending and nothing awaiting an ack: every
+     * event was delivered and its ack reached the server.
      * @return {@code true} when settled within the timeout
      */
     boolean settled(String durable, Duration timeout) throws Exception {
@@ -94,12 +100,15 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    /** @return whether the durable exists on VARPULIS_ROUTING */
+    /**
+     * @return whether the durable exists on VARPULIS_ROUTING
+     */
     boolean consumerExists(String durable) throws Exception {
         try {
             jsm.getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable);
             return true;
-        } catch (JetStreamApiException e) {
+        }
+        catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == CONSUMER_NOT_FOUND) {
                 return false;
             }
@@ -107,7 +116,9 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    /** Deletes a run's durable so consumers do not accumulate on the server between runs. */
+    /**
+     * Deletes a run's durable so consumers do not accumulate on the server between runs.
+     */
     void deleteConsumer(String durable) throws Exception {
         jsm.deleteConsumer(VarpulisJetStream.ROUTING_STREAM, durable);
     }
@@ -117,4 +128,5 @@ final class Broker implements AutoCloseable {
         Closing.quietly(admin);
         server.close();
     }
+
 }

@@ -9,8 +9,10 @@ final class Closing {
     static void quietly(AutoCloseable closeable) {
         try {
             closeable.close();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             System.err.println("closing " + closeable + ": " + e);
         }
     }
+
 }

@@ -11,26 +11,34 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * CrowdSec (Debian's 1.4.6) replaying the main job's log, the way its documentation's "replay mode" does: one
- * {@code crowdsec -dsn file://LOG -type syslog} process with the packaged offline hub's
- * {@code crowdsecurity/sshd} collection (the {@code sshd-logs} parser and the {@code ssh-bf} and {@code ssh-slow-bf}
- * scenarios) and the {@code syslog-logs} and {@code dateparse-enrich} parsers of {@code crowdsecurity/linux} that it
- * needs, nothing else. CrowdSec 1.4.6 refuses to run its agent without a local API client ({@code -no-api} still
- * needs a running one to push alerts to), so the process also serves its own local API on a free 127.0.0.1 port with
- * an SQLite database in the run's directory, the Central API off ({@code -no-capi}, no network), Prometheus off. Each
- * run starts from an empty database (the machine is registered before the clock starts).
- * <p>Its rate is lines divided by the wall time of the whole command, start-up included, as fail2ban-regex's. Its
- * leaky buckets are not SPEC section 7's window rule: its overflows ({@code performed 'crowdsecurity/ssh-bf'} and
- * the others, each an alert) and its decisions (bans) are reported beside the job's alerts, never compared.
+ * CrowdSec (Debian's 1.4.6) replaying the main job's log, the way its documentation's
+ * "replay mode" does: one {@code crowdsec -dsn file://LOG -type syslog} process with the
+ * packaged offline hub's {@code crowdsecurity/sshd} collection (the {@code sshd-logs}
+ * parser and the {@code ssh-bf} and {@code ssh-slow-bf} scenarios) and the
+ * {@code syslog-logs} and {@code dateparse-enrich} parsers of {@code crowdsecurity/linux}
+ * that it needs, nothing else. CrowdSec 1.4.6 refuses to run its agent without a local
+ * API client ({@code -no-api} still needs a running one to push alerts to), so the
+ * process also serves its own local API on a free 127.0.0.1 port with an SQLite database
+ * in the run's directory, the Central API off ({@code -no-capi}, no network), Prometheus
+ * off. Each run starts from an empty database (the machine is registered before the clock
+ * starts).
+ * <p>
+ * Its rate is lines divided by the wall time of the whole command, start-up included, as
+ * fail2ban-regex's. Its leaky buckets are not SPEC section 7's window rule: its overflows
+ * ({@code performed 'crowdsecurity/ssh-bf'} and the others, each an alert) and its
+ * decisions (bans) are reported beside the job's alerts, never compared.
  */
 final class CrowdSecRun {
 
     /** The packaged offline hub (README.Debian, "Offline hub"). */
     static final Path HUB = Path.of("/usr/share/crowdsec/hub");
+
     private static final List<String> ITEMS = List.of("parsers/s00-raw/crowdsecurity/syslog-logs.yaml",
             "parsers/s01-parse/crowdsecurity/sshd-logs.yaml", "parsers/s02-enrich/crowdsecurity/dateparse-enrich.yaml",
             "scenarios/crowdsecurity/ssh-bf.yaml", "scenarios/crowdsecurity/ssh-slow-bf.yaml");
+
     private static final Pattern OVERFLOW = Pattern.compile("performed '([^']+)'");
+
     private static final Pattern DECISION = Pattern.compile(": \\S+ ban on Ip ");
 
     private CrowdSecRun() {
@@ -39,16 +47,19 @@ final class CrowdSecRun {
     /**
      * One replay.
      *
-     * @param timed         the command's wall and CPU seconds
-     * @param bruteForce    overflows of {@code crowdsecurity/ssh-bf} (its brute-force alerts)
-     * @param overflows     overflows of every loaded scenario (ssh-bf, ssh-slow-bf and their user-enum variants)
-     * @param decisions     ban decisions its local API made from them
+     * @param timed the command's wall and CPU seconds
+     * @param bruteForce overflows of {@code crowdsecurity/ssh-bf} (its brute-force
+     * alerts)
+     * @param overflows overflows of every loaded scenario (ssh-bf, ssh-slow-bf and their
+     * user-enum variants)
+     * @param decisions ban decisions its local API made from them
      */
     record Replay(MainJobRun.Timed timed, long bruteForce, long overflows, long decisions) {
     }
 
     /**
-     * @return CrowdSec's version line, or {@code null} when {@code crowdsec} or the packaged hub is missing
+     * @return CrowdSec's version line, or {@code null} when {@code crowdsec} or the
+     * packaged hub is missing
      */
     static String version(Path dir) throws IOException, InterruptedException {
         if (!Files.isDirectory(HUB)) {
@@ -60,8 +71,8 @@ final class CrowdSecRun {
     }
 
     /**
-     * Replays the log once, from a fresh configuration and database under {@code dir/crowdsec}.
-     *
+     * Replays the log once, from a fresh configuration and database under
+     * {@code dir/crowdsec}.
      * @param log the sshd log
      * @param dir the scenario's directory
      * @param run names the run's log file
@@ -91,12 +102,16 @@ final class CrowdSecRun {
         return new Replay(timed, bruteForce, overflows, decisions);
     }
 
-    /** Writes the configuration: the hub items above as symbolic links, the packaged patterns and profiles. */
+    /**
+     * Writes the configuration: the hub items above as symbolic links, the packaged
+     * patterns and profiles.
+     */
     private static Path configure(Path home) throws IOException, InterruptedException {
         Path conf = Files.createDirectories(home.resolve("conf"));
         Files.createDirectories(home.resolve("data"));
         for (String item : ITEMS) {
-            // crowdsec wants config_dir/<kind>/<stage>/<file>: the hub's vendor directory is left out.
+            // crowdsec wants config_dir/<kind>/<stage>/<file>: the hub's vendor directory
+            // is left out.
             Path source = HUB.resolve(item);
             Path parent = Path.of(item).getParent().getParent();
             Path link = conf.resolve(parent).resolve(source.getFileName());
@@ -144,4 +159,5 @@ final class CrowdSecRun {
             return socket.getLocalPort();
         }
     }
+
 }

@@ -13,16 +13,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 
 /**
- * Issue 12's failover times, with the production settings (heartbeat 5 s / 15 s, leader lease 6 s): two coordinators
- * and two workers started from the jar, the group {@code _external -> a -> b -> c} (passthrough), and per round:
+ * Issue 12's failover times, with the production settings (heartbeat 5 s / 15 s, leader
+ * lease 6 s): two coordinators and two workers started from the jar, the group
+ * {@code _external -> a -> b -> c} (passthrough), and per round:
  * <ol>
- * <li>graceful: the leader gets SIGTERM; time to the other coordinator answering {@code this_node_leads: true};</li>
+ * <li>graceful: the leader gets SIGTERM; time to the other coordinator answering
+ * {@code this_node_leads: true};</li>
  * <li>crash: the leader gets SIGKILL; the same time;</li>
- * <li>worker: the worker running {@code c} gets SIGKILL; time to a coordinator showing {@code c} running on the
- * other worker (its deploy answered, its consumer bound), polled every 20 ms;</li>
+ * <li>worker: the worker running {@code c} gets SIGKILL; time to a coordinator showing
+ * {@code c} running on the other worker (its deploy answered, its consumer bound), polled
+ * every 20 ms;</li>
  * <li>worker and leader: both get SIGKILL at once; the same time.</li>
  * </ol>
- * Killed and stopped nodes are started again (same ids) and the cluster settles before the next measurement.
+ * Killed and stopped nodes are started again (same ids) and the cluster settles before
+ * the next measurement.
  */
 final class FailoverRun {
 
@@ -32,20 +36,29 @@ final class FailoverRun {
             "--varpulis.cluster.name=bench-failover");
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final String GROUP = "fo";
+
     private static final String GROUP_JSON = """
             {"name": "fo", "pipelines": [{"name": "a", "processor": {"type": "passthrough"}},
               {"name": "b", "processor": {"type": "passthrough"}}, {"name": "c", "processor": {"type": "passthrough"}}],
              "routes": [{"from_pipeline": "_external", "to_pipeline": "a"}, {"from_pipeline": "a", "to_pipeline": "b"},
               {"from_pipeline": "b", "to_pipeline": "c"}]}""";
+
     private static final long TIMEOUT_NANOS = 120_000_000_000L;
 
     private final Broker broker;
+
     private final Path jar;
+
     private final List<String> flags;
+
     private final Path logDir;
+
     private final Map<String, NodeJvm> nodes = new ConcurrentHashMap<>();
+
     private final Map<String, Seen> heartbeats = new ConcurrentHashMap<>();
+
     private int starts;
 
     private FailoverRun(Broker broker, Path jar, List<String> flags, Path logDir) {
@@ -65,13 +78,15 @@ final class FailoverRun {
                 try {
                     String worker = m.getSubject().substring(m.getSubject().lastIndexOf('.') + 1);
                     run.heartbeats.put(worker, new Seen(JSON.readTree(m.getData()), System.nanoTime()));
-                } catch (Exception e) {
+                }
+                catch (Exception e) {
                     // Not a heartbeat this run reads; ignored.
                 }
             });
             dispatcher.subscribe("varpulis.cluster.heartbeat.*");
             return run.measure(rounds);
-        } finally {
+        }
+        finally {
             run.nodes.values().forEach(NodeJvm::close);
         }
     }
@@ -101,14 +116,18 @@ final class FailoverRun {
         return new Result(null, String.join(" ", SETTINGS), graceful, crash, worker, both);
     }
 
-    /** Stops (SIGTERM) or kills the leader; ms to the other coordinator leading; then starts it again. */
+    /**
+     * Stops (SIGTERM) or kills the leader; ms to the other coordinator leading; then
+     * starts it again.
+     */
     private long leaderGone(boolean kill) throws Exception {
         String leader = awaitLeader(null);
         NodeJvm node = nodes.remove(leader);
         long from = System.nanoTime();
         if (kill) {
             node.kill();
-        } else {
+        }
+        else {
             node.close();
         }
         awaitLeader(leader);
@@ -117,7 +136,10 @@ final class FailoverRun {
         return ms;
     }
 
-    /** Kills the worker running c (and the leader, with it); ms to c running elsewhere; then restarts them. */
+    /**
+     * Kills the worker running c (and the leader, with it); ms to c running elsewhere;
+     * then restarts them.
+     */
     private long hostGone(boolean withLeader) throws Exception {
         String host = hostOf("c", 0);
         String leader = withLeader ? awaitLeader(null) : null;
@@ -164,28 +186,29 @@ final class FailoverRun {
 
     private static boolean leads(NodeJvm coordinator) {
         try {
-            return JSON.readTree(coordinator.http("/api/v1/cluster/leader", null)).path("this_node_leads")
-                    .asBoolean();
-        } catch (Exception e) {
+            return JSON.readTree(coordinator.http("/api/v1/cluster/leader", null)).path("this_node_leads").asBoolean();
+        }
+        catch (Exception e) {
             return false;
         }
     }
 
     /**
-     * @return whether a coordinator shows the pipeline running (its deploy answered, its consumers bound) on another
-     * worker than {@code host}
+     * @return whether a coordinator shows the pipeline running (its deploy answered, its
+     * consumers bound) on another worker than {@code host}
      */
     private boolean runsElsewhere(String pipeline, String host) {
         for (Map.Entry<String, NodeJvm> e : nodes.entrySet()) {
             if (e.getKey().startsWith("fo-c")) {
                 try {
                     JsonNode view = JSON.readTree(e.getValue().http("/api/v1/cluster/pipeline-groups/" + GROUP, null))
-                            .path("pipelines").path(pipeline);
-                    if (view.path("state").asText().equals("running") && !view.path("worker").asText()
-                            .equals(host)) {
+                        .path("pipelines")
+                        .path(pipeline);
+                    if (view.path("state").asText().equals("running") && !view.path("worker").asText().equals(host)) {
                         return true;
                     }
-                } catch (Exception notAnswering) {
+                }
+                catch (Exception notAnswering) {
                     // A coordinator starting or just killed: ask the other.
                 }
             }
@@ -193,18 +216,24 @@ final class FailoverRun {
         return false;
     }
 
-    /** Waits until every pipeline of the group is reported by a heartbeat received after {@code since}. */
+    /**
+     * Waits until every pipeline of the group is reported by a heartbeat received after
+     * {@code since}.
+     */
     private void awaitRunning(long since) throws Exception {
         until(() -> List.of("a", "b", "c").stream().allMatch(p -> hostOf(p, since) != null), "the group running");
     }
 
-    /** The worker whose last heartbeat, received after {@code since}, reports the pipeline. */
+    /**
+     * The worker whose last heartbeat, received after {@code since}, reports the
+     * pipeline.
+     */
     private String hostOf(String pipeline, long since) {
         for (Map.Entry<String, Seen> e : heartbeats.entrySet()) {
             if (e.getValue().at() - since > 0 && nodes.containsKey(e.getKey())) {
                 for (JsonNode metric : e.getValue().beat().path("pipeline_metrics")) {
-                    if (GROUP.equals(metric.path("group").asText()) && pipeline.equals(metric.path("pipeline_name")
-                            .asText())) {
+                    if (GROUP.equals(metric.path("group").asText())
+                            && pipeline.equals(metric.path("pipeline_name").asText())) {
                         return e.getKey();
                     }
                 }
@@ -227,18 +256,20 @@ final class FailoverRun {
     }
 
     /**
-     * @param pending  why the scenario could not run, or {@code null}
+     * @param pending why the scenario could not run, or {@code null}
      * @param settings the cluster settings measured
      * @param graceful leader SIGTERM to new leader, ms per round
-     * @param crash    leader SIGKILL to new leader, ms per round
-     * @param worker   worker SIGKILL to its pipeline running elsewhere, ms per round
-     * @param both     worker and leader SIGKILL to the pipeline running elsewhere, ms per round
+     * @param crash leader SIGKILL to new leader, ms per round
+     * @param worker worker SIGKILL to its pipeline running elsewhere, ms per round
+     * @param both worker and leader SIGKILL to the pipeline running elsewhere, ms per
+     * round
      */
     record Result(String pending, String settings, List<Long> graceful, List<Long> crash, List<Long> worker,
-                  List<Long> both) {
+            List<Long> both) {
 
         static Result pending(String why) {
             return new Result(why, "", List.of(), List.of(), List.of(), List.of());
         }
     }
+
 }

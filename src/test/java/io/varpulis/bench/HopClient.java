@@ -7,9 +7,10 @@ import io.varpulis.pipeline.RouteEdge;
 import java.util.function.IntConsumer;
 
 /**
- * One way of carrying routed events over one route edge, as two processes would: a publisher connection and a
- * consumer connection. The product and the hand-written raw jnats baselines implement it, so that every scenario is
- * written once and runs them side by side.
+ * One way of carrying routed events over one route edge, as two processes would: a
+ * publisher connection and a consumer connection. The product and the hand-written raw
+ * jnats baselines implement it, so that every scenario is written once and runs them side
+ * by side.
  */
 interface HopClient extends AutoCloseable {
 
@@ -24,27 +25,27 @@ interface HopClient extends AutoCloseable {
     Substrate substrate();
 
     /**
-     * Starts consuming the edge with its durable consumer (JetStream) or queue group (core).
-     *
-     * @param edge    the edge
-     * @param applied receives each event's sequence number after it was applied and acked, on the consumer's thread
+     * Starts consuming the edge with its durable consumer (JetStream) or queue group
+     * (core).
+     * @param edge the edge
+     * @param applied receives each event's sequence number after it was applied and
+     * acked, on the consumer's thread
      */
     void consume(RouteEdge edge, IntConsumer applied);
 
     /**
      * Publishes one event. May block while the window of outstanding PubAcks is full.
-     *
-     * @param subject   the edge's subject
-     * @param payload   the event
-     * @param confirmed called once the event is stored (JetStream PubAck) or handed to the client (core), with
-     *                  {@code null}, or with the error when it was not stored
+     * @param subject the edge's subject
+     * @param payload the event
+     * @param confirmed called once the event is stored (JetStream PubAck) or handed to
+     * the client (core), with {@code null}, or with the error when it was not stored
      */
     void publish(String subject, byte[] payload, Confirmation confirmed);
 
     /**
      * @param edge the edge
-     * @return the durable consumer (JetStream) or queue group (core) it consumes the edge with: the route edge's, as
-     * a pipeline's
+     * @return the durable consumer (JetStream) or queue group (core) it consumes the edge
+     * with: the route edge's, as a pipeline's
      */
     default String durable(RouteEdge edge) {
         return DurableNames.routeConsumer(edge.to(), edge.subject());
@@ -59,8 +60,11 @@ interface HopClient extends AutoCloseable {
     interface Confirmation {
 
         /**
-         * @param error {@code null} when the event was stored (or sent, on core), else why not
+         * @param error {@code null} when the event was stored (or sent, on core), else
+         * why not
          */
         void done(Throwable error);
+
     }
+
 }

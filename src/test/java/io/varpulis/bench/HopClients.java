@@ -5,19 +5,26 @@ import io.varpulis.nats.Substrate;
 import java.util.List;
 
 /**
- * The clients of the routed hop's throughput rounds, by their {@code --hop-clients} names: what each carries an event
- * over one route edge with, so that one run measures them side by side.
+ * The clients of the routed hop's throughput rounds, by their {@code --hop-clients}
+ * names: what each carries an event over one route edge with, so that one run measures
+ * them side by side.
  * <ul>
  * <li>{@code product}: the cluster's own hop, {@link ProductHopClient};</li>
- * <li>{@code product-traceparent}: the same, each event with a sampled-out {@code traceparent} header and no
- * observation: what the trace context costs on the wire (issue 32; JetStream);</li>
- * <li>{@code raw}: raw jnats ({@link RawJetStreamHopClient}, {@link RawCoreHopClient} on core), the baseline;</li>
- * <li>{@code raw-codec}: raw jnats decoding each event with the product's codec, as the ingress must (JetStream);</li>
- * <li>{@code observed-10}, {@code observed-100}: the product with observation on (issue 23), Brave sampling 10 %
- * (Spring Boot's default) and 100 % (JetStream);</li>
- * <li>{@code listener}: a service's {@code @NatsListener} fed by its {@code NatsTemplate} (issue 22; JetStream);</li>
- * <li>{@code listener-observed-10}: the same with observation on, Brave sampling 10 % (issue 32; JetStream);</li>
- * <li>{@code raw-listener}: a plain jnats pull consumer doing the listener's work by hand (issue 34; JetStream).</li>
+ * <li>{@code product-traceparent}: the same, each event with a sampled-out
+ * {@code traceparent} header and no observation: what the trace context costs on the wire
+ * (issue 32; JetStream);</li>
+ * <li>{@code raw}: raw jnats ({@link RawJetStreamHopClient}, {@link RawCoreHopClient} on
+ * core), the baseline;</li>
+ * <li>{@code raw-codec}: raw jnats decoding each event with the product's codec, as the
+ * ingress must (JetStream);</li>
+ * <li>{@code observed-10}, {@code observed-100}: the product with observation on (issue
+ * 23), Brave sampling 10 % (Spring Boot's default) and 100 % (JetStream);</li>
+ * <li>{@code listener}: a service's {@code @NatsListener} fed by its {@code NatsTemplate}
+ * (issue 22; JetStream);</li>
+ * <li>{@code listener-observed-10}: the same with observation on, Brave sampling 10 %
+ * (issue 32; JetStream);</li>
+ * <li>{@code raw-listener}: a plain jnats pull consumer doing the listener's work by hand
+ * (issue 34; JetStream).</li>
  * </ul>
  */
 final class HopClients {
@@ -34,38 +41,40 @@ final class HopClients {
 
     /**
      * @param substrate the substrate
-     * @param chosen    the {@code --hop-clients} names
+     * @param chosen the {@code --hop-clients} names
      * @return those that run on the substrate, in round order
      */
     static List<String> on(Substrate substrate, List<String> chosen) {
-        return ALL.stream().filter(chosen::contains)
-                .filter(name -> substrate == Substrate.JETSTREAM || ON_CORE.contains(name)).toList();
+        return ALL.stream()
+            .filter(chosen::contains)
+            .filter(name -> substrate == Substrate.JETSTREAM || ON_CORE.contains(name))
+            .toList();
     }
 
     /**
-     * @param name      a client's name, one of {@link #ALL}
+     * @param name a client's name, one of {@link #ALL}
      * @param substrate the substrate
-     * @param url       the server
-     * @param options   the raw baseline's batch and decode
+     * @param url the server
+     * @param options the raw baseline's batch and decode
      * @return a new client, connected
      * @throws Exception when the server is unreachable
      */
     static HopClient create(String name, Substrate substrate, String url, BenchOptions options) throws Exception {
         return switch (name) {
             case "product" -> new ProductHopClient(url, substrate);
-            case "raw" -> substrate == Substrate.CORE ? new RawCoreHopClient(url)
-                    : new RawJetStreamHopClient(url, options.rawBatch(), options.rawDecodes()
-                    ? RawJetStreamHopClient.Decode.JACKSON : RawJetStreamHopClient.Decode.NONE);
-            case "raw-codec" -> new RawJetStreamHopClient(url, options.rawBatch(),
-                    RawJetStreamHopClient.Decode.CODEC);
+            case "raw" -> substrate == Substrate.CORE ? new RawCoreHopClient(url) : new RawJetStreamHopClient(url,
+                    options.rawBatch(),
+                    options.rawDecodes() ? RawJetStreamHopClient.Decode.JACKSON : RawJetStreamHopClient.Decode.NONE);
+            case "raw-codec" -> new RawJetStreamHopClient(url, options.rawBatch(), RawJetStreamHopClient.Decode.CODEC);
             case "product-traceparent" -> ProductHopClient.withTraceparent(url, substrate);
             case "observed-10" -> new ProductHopClient(url, substrate, 0.1f);
             case "observed-100" -> new ProductHopClient(url, substrate, 1f);
             case "listener" -> new ListenerHopClient(url);
             case "listener-observed-10" -> new ListenerHopClient(url, 0.1f);
-            case "raw-listener" -> new RawJetStreamHopClient(url, options.rawBatch(),
-                    RawJetStreamHopClient.Decode.RECORD);
+            case "raw-listener" ->
+                new RawJetStreamHopClient(url, options.rawBatch(), RawJetStreamHopClient.Decode.RECORD);
             default -> throw new IllegalArgumentException("unknown hop client '" + name + "'; known: " + ALL);
         };
     }
+
 }

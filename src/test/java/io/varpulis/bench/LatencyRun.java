@@ -7,9 +7,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The routed hop at a paced rate: the time from an event's due publish time to the end of its apply (publish ->
- * PubAck -> stream -> pull -> decode -> apply), recorded in microseconds in an HdrHistogram. The PubAck round trip is
- * recorded too. Publisher and consumer are in this JVM, so both read the same monotonic clock.
+ * The routed hop at a paced rate: the time from an event's due publish time to the end of
+ * its apply (publish -> PubAck -> stream -> pull -> decode -> apply), recorded in
+ * microseconds in an HdrHistogram. The PubAck round trip is recorded too. Publisher and
+ * consumer are in this JVM, so both read the same monotonic clock.
  */
 final class LatencyRun {
 
@@ -17,7 +18,8 @@ final class LatencyRun {
     }
 
     /**
-     * @param quietWait how long to wait at most for other processes to take under 10 % of the CPU first
+     * @param quietWait how long to wait at most for other processes to take under 10 % of
+     * the CPU first
      */
     static Result run(HopClient client, RouteEdge edge, int rate, int seconds, Duration quietWait) throws Exception {
         int count = rate * seconds;
@@ -48,9 +50,8 @@ final class LatencyRun {
         boolean complete = progress.await(Duration.ofSeconds(30), ThroughputRun.STALL);
         double foreign = CpuUsage.now().foreignPercentSince(before);
         synchronized (progress) {
-            return new Result(client.name(), client.substrate().name().toLowerCase(), rate, seconds, count,
-                    complete, count - progress.applied(), progress.failed(), applyLatency.copy(),
-                    pubAckLatency.copy(), foreign);
+            return new Result(client.name(), client.substrate().name().toLowerCase(), rate, seconds, count, complete,
+                    count - progress.applied(), progress.failed(), applyLatency.copy(), pubAckLatency.copy(), foreign);
         }
     }
 
@@ -59,11 +60,12 @@ final class LatencyRun {
     }
 
     /**
-     * @param apply  due time to end of apply, us
-     * @param pubAck  due time to PubAck (core: to hand-off to the client), us
+     * @param apply due time to end of apply, us
+     * @param pubAck due time to PubAck (core: to hand-off to the client), us
      * @param foreign other processes' share of the machine's CPU during the run, %
      */
     record Result(String client, String substrate, int rate, int seconds, int events, boolean complete, int missing,
-                  int failed, Histogram apply, Histogram pubAck, double foreign) {
+            int failed, Histogram apply, Histogram pubAck, double foreign) {
     }
+
 }

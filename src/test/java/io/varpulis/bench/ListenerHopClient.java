@@ -29,16 +29,19 @@ import java.util.Map;
 import java.util.function.IntConsumer;
 
 /**
- * A service's own listener (SPEC section 13, issue 22): a {@link NatsTemplate} publishes each event, and a
- * {@link NatsListener} method consumes it through the library's container exactly as Spring starts it (the annotation
- * post-processor finds the method, {@link NatsListenerContainerFactory} declares the durable pull consumer with
- * ADR-007's defaults, {@link NatsListenerRegistry} starts it): each payload converted with Jackson 2 into a record,
- * the method called, then the ack. The Spring context itself is left out: it is not on the hop. The template is
- * handed the prepared bytes (a {@code byte[]} payload is published as it is), as the other clients publish prepared
- * bytes.
- * <p>Observed (issue 32): the template's and the container's transports wrapped in the {@link ObservedClusterTransport}
- * and every delivery in the process observation ({@link ObservedDeliveries}) that
- * {@code varpulis.nats.observation-enabled=true} adds, observing with {@link BenchTracing} at the given sampling.
+ * A service's own listener (SPEC section 13, issue 22): a {@link NatsTemplate} publishes
+ * each event, and a {@link NatsListener} method consumes it through the library's
+ * container exactly as Spring starts it (the annotation post-processor finds the method,
+ * {@link NatsListenerContainerFactory} declares the durable pull consumer with ADR-007's
+ * defaults, {@link NatsListenerRegistry} starts it): each payload converted with Jackson
+ * 2 into a record, the method called, then the ack. The Spring context itself is left
+ * out: it is not on the hop. The template is handed the prepared bytes (a {@code byte[]}
+ * payload is published as it is), as the other clients publish prepared bytes.
+ * <p>
+ * Observed (issue 32): the template's and the container's transports wrapped in the
+ * {@link ObservedClusterTransport} and every delivery in the process observation
+ * ({@link ObservedDeliveries}) that {@code varpulis.nats.observation-enabled=true} adds,
+ * observing with {@link BenchTracing} at the given sampling.
  */
 final class ListenerHopClient implements HopClient {
 
@@ -46,14 +49,23 @@ final class ListenerHopClient implements HopClient {
     static final String ID = "bench_listener";
 
     private final SubstrateFixture publisher;
+
     private final SubstrateFixture worker;
+
     private final NatsTemplate template;
+
     private final PayloadConverter converter = new PayloadConverter(JsonMapper.builder().findAndAddModules().build());
+
     private final BenchTracing tracing;
+
     private final ClusterTransport consuming;
+
     private final DeliveryDecorator observed;
+
     private final String name;
+
     private NatsListenerRegistry registry;
+
     private DeliveryContainerFactory containers;
 
     ListenerHopClient(String url) throws Exception {
@@ -61,7 +73,8 @@ final class ListenerHopClient implements HopClient {
     }
 
     /**
-     * @param sampling the observation's sampling probability (0 to 1), or NaN for no observation (the default)
+     * @param sampling the observation's sampling probability (0 to 1), or NaN for no
+     * observation (the default)
      */
     ListenerHopClient(String url, float sampling) throws Exception {
         this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
@@ -72,12 +85,13 @@ final class ListenerHopClient implements HopClient {
             consuming = worker.transport;
             observed = DeliveryDecorator.NONE;
             name = "listener";
-        } else {
+        }
+        else {
             tracing = new BenchTracing(sampling);
             template = new NatsTemplate(new ObservedClusterTransport(publisher.transport, tracing.registry(), null,
                     null, tracing.traces(), tracing.untraced()), converter);
-            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null,
-                    tracing.traces(), tracing.untraced());
+            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null, tracing.traces(),
+                    tracing.untraced());
             observed = new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced());
             name = "listener, observed " + Math.round(sampling * 100) + " %";
         }
@@ -87,12 +101,14 @@ final class ListenerHopClient implements HopClient {
     record SshEvent(@JsonProperty("event_type") String eventType, Instant timestamp, Map<String, String> fields) {
     }
 
-    private static final ObjectReader RECORDS = JsonMapper.builder().findAndAddModules().build()
-            .readerFor(SshEvent.class);
+    private static final ObjectReader RECORDS = JsonMapper.builder()
+        .findAndAddModules()
+        .build()
+        .readerFor(SshEvent.class);
 
     /**
-     * What the listener does with a payload, by hand: the baseline of the listener's hop (issue 34).
-     *
+     * What the listener does with a payload, by hand: the baseline of the listener's hop
+     * (issue 34).
      * @param payload an event's JSON
      */
     static void work(byte[] payload) {
@@ -101,7 +117,8 @@ final class ListenerHopClient implements HopClient {
             if (event.fields().isEmpty()) {
                 throw new IllegalArgumentException("an event without fields");
             }
-        } catch (java.io.IOException e) {
+        }
+        catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
     }
@@ -119,6 +136,7 @@ final class ListenerHopClient implements HopClient {
                 throw new IllegalArgumentException("an event without fields");
             }
         }
+
     }
 
     @Override
@@ -173,8 +191,9 @@ final class ListenerHopClient implements HopClient {
     }
 
     /**
-     * Reports each event's sequence number once the container acked it (convert, call, ack), as the product client
-     * does once its ingress's outcome is known; around the process observation when observed.
+     * Reports each event's sequence number once the container acked it (convert, call,
+     * ack), as the product client does once its ingress's outcome is known; around the
+     * process observation when observed.
      */
     private record Reporting(DeliveryDecorator observed, IntConsumer applied) implements DeliveryDecorator {
 
@@ -189,4 +208,5 @@ final class ListenerHopClient implements HopClient {
             };
         }
     }
+
 }

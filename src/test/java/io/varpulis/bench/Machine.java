@@ -6,10 +6,11 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The machine a table was measured on, printed with every table: figures from another machine are not comparable.
+ * The machine a table was measured on, printed with every table: figures from another
+ * machine are not comparable.
  */
 record Machine(int cores, String cpu, long memoryMib, String kernel, String jvm, String natsServer,
-               String storeFileSystem) {
+        String storeFileSystem) {
 
     static Machine describe(Broker broker) {
         return new Machine(Runtime.getRuntime().availableProcessors(), readCpuModel(), readMemoryMib(),
@@ -24,13 +25,15 @@ record Machine(int cores, String cpu, long memoryMib, String kernel, String jvm,
     }
 
     /**
-     * @return the load averages over 1, 5 and 15 minutes, as {@code uptime} prints them, from /proc/loadavg
+     * @return the load averages over 1, 5 and 15 minutes, as {@code uptime} prints them,
+     * from /proc/loadavg
      */
     static String load() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
             return f[0] + ", " + f[1] + ", " + f[2];
-        } catch (IOException | RuntimeException e) {
+        }
+        catch (IOException | RuntimeException e) {
             return "unknown";
         }
     }
@@ -41,14 +44,18 @@ record Machine(int cores, String cpu, long memoryMib, String kernel, String jvm,
 
     private static long readMemoryMib() {
         return procLine(Path.of("/proc/meminfo"), "MemTotal").map(v -> Long.parseLong(v.replaceAll("\\D", "")) / 1024)
-                .orElse(-1L);
+            .orElse(-1L);
     }
 
     static Optional<String> procLine(Path file, String key) {
         try {
-            return Files.readAllLines(file).stream().filter(l -> l.startsWith(key))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst();
-        } catch (IOException e) {
+            return Files.readAllLines(file)
+                .stream()
+                .filter(l -> l.startsWith(key))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                .findFirst();
+        }
+        catch (IOException e) {
             return Optional.empty();
         }
     }
@@ -60,7 +67,8 @@ record Machine(int cores, String cpu, long memoryMib, String kernel, String jvm,
                 existing = existing.getParent();
             }
             return Files.getFileStore(existing).type();
-        } catch (IOException | RuntimeException e) {
+        }
+        catch (IOException | RuntimeException e) {
             return "unknown file system";
         }
     }

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The JMH micro-benchmarks of {@code src/jmh/java} (per-event CPU of the decode, the route ingress and the meters),
- * run by {@code org.openjdk.jmh.Main} in a child JVM with this JVM's classpath. They are compiled only with the
- * Maven profile {@code bench}, which brings JMH; without it the table says so.
+ * The JMH micro-benchmarks of {@code src/jmh/java} (per-event CPU of the decode, the
+ * route ingress and the meters), run by {@code org.openjdk.jmh.Main} in a child JVM with
+ * this JVM's classpath. They are compiled only with the Maven profile {@code bench},
+ * which brings JMH; without it the table says so.
  */
 final class MicroRun {
 
@@ -27,7 +28,8 @@ final class MicroRun {
     static List<Result> run(Path outDir) throws Exception {
         try {
             Class.forName(JMH_MAIN);
-        } catch (ClassNotFoundException e) {
+        }
+        catch (ClassNotFoundException e) {
             return List.of();
         }
         Files.createDirectories(outDir);
@@ -35,15 +37,16 @@ final class MicroRun {
         Process jmh = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), JMH_MAIN, "-rf", "json", "-rff", json.toString(),
                 "io.varpulis.bench.*Benchmark")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(outDir.resolve("jmh.log").toFile())).start();
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(outDir.resolve("jmh.log").toFile()))
+            .start();
         if (!jmh.waitFor(20, TimeUnit.MINUTES)) {
             jmh.destroyForcibly();
             throw new IllegalStateException("JMH did not finish within 20 minutes; see " + outDir.resolve("jmh.log"));
         }
         if (jmh.exitValue() != 0) {
-            throw new IllegalStateException("JMH exited with " + jmh.exitValue() + "; see "
-                    + outDir.resolve("jmh.log"));
+            throw new IllegalStateException(
+                    "JMH exited with " + jmh.exitValue() + "; see " + outDir.resolve("jmh.log"));
         }
         List<Result> results = new ArrayList<>();
         for (JsonNode benchmark : new ObjectMapper().readTree(json.toFile())) {
@@ -58,10 +61,11 @@ final class MicroRun {
 
     /**
      * @param benchmark {@code Class.method}
-     * @param score     the mean
-     * @param error     its 99.9 % confidence half-width
-     * @param unit      JMH's unit, ns/op
+     * @param score the mean
+     * @param error its 99.9 % confidence half-width
+     * @param unit JMH's unit, ns/op
      */
     record Result(String benchmark, double score, double error, String unit) {
     }
+
 }

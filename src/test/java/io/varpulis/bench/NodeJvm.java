@@ -24,8 +24,9 @@ import java.util.jar.JarFile;
 
 /**
  * A cluster node started from the built jar
- * ({@code java -jar target/varpulis-cluster-*.jar --varpulis.cluster.role=...}) on the benchmark's server, JetStream,
- * HTTP on a free 127.0.0.1 port, its output in a log file under target/bench.
+ * ({@code java -jar target/varpulis-cluster-*.jar --varpulis.cluster.role=...}) on the
+ * benchmark's server, JetStream, HTTP on a free 127.0.0.1 port, its output in a log file
+ * under target/bench.
  */
 public final class NodeJvm implements AutoCloseable {
 
@@ -34,18 +35,23 @@ public final class NodeJvm implements AutoCloseable {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-    // Nodes still running when the harness exits (interrupted) are killed, so none keeps a port or a consumer.
+    // Nodes still running when the harness exits (interrupted) are killed, so none keeps
+    // a port or a consumer.
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
-                "bench-node-reaper"));
+        Runtime.getRuntime()
+            .addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "bench-node-reaper"));
     }
 
     private final String name;
+
     private final int port;
+
     private final Path log;
+
     private final Process process;
+
     private final long startedNanos;
 
     private NodeJvm(String name, int port, Path log, Process process, long startedNanos) {
@@ -57,7 +63,8 @@ public final class NodeJvm implements AutoCloseable {
     }
 
     /**
-     * @return the node jar, or why there is none (the reason becomes the pending row of the table)
+     * @return the node jar, or why there is none (the reason becomes the pending row of
+     * the table)
      */
     public static Optional<Path> findJar(String option, StringBuilder whyNot) {
         Path jar = option.isEmpty() ? builtJar() : Path.of(option);
@@ -71,7 +78,8 @@ public final class NodeJvm implements AutoCloseable {
                 whyNot.append(jar).append(" is not an executable Spring Boot jar (no Start-Class)");
                 return Optional.empty();
             }
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             whyNot.append("cannot read ").append(jar).append(": ").append(e.getMessage());
             return Optional.empty();
         }
@@ -80,13 +88,12 @@ public final class NodeJvm implements AutoCloseable {
 
     /**
      * Launches a node; the start time is taken just before the JVM is forked.
-     *
-     * @param name     its name (log file, messages)
+     * @param name its name (log file, messages)
      * @param jvmFlags JVM flags
-     * @param args     Spring arguments ({@code --key=value}), role and identity included
+     * @param args Spring arguments ({@code --key=value}), role and identity included
      */
     public static NodeJvm start(Path jar, String name, List<String> jvmFlags, List<String> args, String natsUrl,
-                                Path logDir) throws IOException {
+            Path logDir) throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
@@ -103,38 +110,40 @@ public final class NodeJvm implements AutoCloseable {
         Path log = logDir.resolve(name + ".log");
         long started = System.nanoTime();
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+            .start();
         LIVE.add(process);
         return new NodeJvm(name, port, log, process, started);
     }
 
     /**
      * Polls {@code /actuator/health/readiness} every 20 ms until it answers UP.
-     *
      * @return seconds from the launch to the first UP
-     * @throws IllegalStateException when the node exits or is not ready within {@link #READY_TIMEOUT}
+     * @throws IllegalStateException when the node exits or is not ready within
+     * {@link #READY_TIMEOUT}
      */
     public double awaitReady() throws InterruptedException {
         HttpRequest readiness = HttpRequest.newBuilder(uri("/actuator/health/readiness"))
-                .timeout(Duration.ofSeconds(1)).build();
+            .timeout(Duration.ofSeconds(1))
+            .build();
         long deadline = startedNanos + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + " before readiness "
-                        + "UP; see " + log);
+                throw new IllegalStateException(
+                        name + " exited with " + process.exitValue() + " before readiness " + "UP; see " + log);
             }
             try {
                 HttpResponse<String> response = HTTP.send(readiness, HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 200 && response.body().contains("\"UP\"")) {
                     return (System.nanoTime() - startedNanos) / 1e9;
                 }
-            } catch (IOException notYet) {
+            }
+            catch (IOException notYet) {
                 // Not listening yet.
             }
             Thread.sleep(20);
         }
-        throw new IllegalStateException(name + " was not ready within " + READY_TIMEOUT.toSeconds() + " s; see "
-                + log);
+        throw new IllegalStateException(name + " was not ready within " + READY_TIMEOUT.toSeconds() + " s; see " + log);
     }
 
     /**
@@ -143,15 +152,16 @@ public final class NodeJvm implements AutoCloseable {
      * @throws IllegalStateException on a status other than 2xx
      */
     public String http(String path, String jsonBody) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
-                .header("Authorization", TestCredentials.adminBasic());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Authorization", TestCredentials.adminBasic());
         if (jsonBody != null) {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(jsonBody));
         }
         HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
-            throw new IllegalStateException((jsonBody == null ? "GET " : "POST ") + path + " on " + name
-                    + " answered " + response.statusCode() + ": " + response.body());
+            throw new IllegalStateException((jsonBody == null ? "GET " : "POST ") + path + " on " + name + " answered "
+                    + response.statusCode() + ": " + response.body());
         }
         return response.body();
     }
@@ -165,12 +175,15 @@ public final class NodeJvm implements AutoCloseable {
     }
 
     /**
-     * Runs a full GC in the node ({@code jcmd PID GC.run}), so that the heap it reports next is what is live.
+     * Runs a full GC in the node ({@code jcmd PID GC.run}), so that the heap it reports
+     * next is what is live.
      */
     void fullGc() throws IOException, InterruptedException {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         Process gc = new ProcessBuilder(jcmd.toString(), String.valueOf(process.pid()), "GC.run")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
         if (!gc.waitFor(30, TimeUnit.SECONDS)) {
             gc.destroyForcibly();
             throw new IllegalStateException("jcmd GC.run on " + name + " did not finish within 30 s");
@@ -208,8 +221,10 @@ public final class NodeJvm implements AutoCloseable {
                 return jar;
             }
             return null;
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return null;
         }
     }
+
 }

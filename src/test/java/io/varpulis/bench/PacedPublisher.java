@@ -3,9 +3,10 @@ package io.varpulis.bench;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Publishes at a fixed rate: event i is due at {@code start + i / rate}. The latency of an event is measured from its
- * due time, not from when the publisher got to it, so a publisher held up by a full window or a pause shows up in the
- * figures instead of hiding (no coordinated omission).
+ * Publishes at a fixed rate: event i is due at {@code start + i / rate}. The latency of
+ * an event is measured from its due time, not from when the publisher got to it, so a
+ * publisher held up by a full window or a pause shows up in the figures instead of hiding
+ * (no coordinated omission).
  */
 final class PacedPublisher {
 
@@ -16,9 +17,10 @@ final class PacedPublisher {
     }
 
     /**
-     * @param rate    events per second
-     * @param count   how many
-     * @param publish called with the event's index and its due time ({@link System#nanoTime()})
+     * @param rate events per second
+     * @param count how many
+     * @param publish called with the event's index and its due time
+     * ({@link System#nanoTime()})
      */
     static void run(int rate, int count, DuePublish publish) {
         long period = 1_000_000_000L / rate;
@@ -29,7 +31,8 @@ final class PacedPublisher {
             while ((wait = due - System.nanoTime()) > 0) {
                 if (wait > SPIN_NANOS) {
                     LockSupport.parkNanos(wait - SPIN_NANOS);
-                } else {
+                }
+                else {
                     Thread.onSpinWait();
                 }
             }
@@ -42,5 +45,7 @@ final class PacedPublisher {
     interface DuePublish {
 
         void publish(int index, long dueNanos);
+
     }
+
 }

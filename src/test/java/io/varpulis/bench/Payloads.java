@@ -3,9 +3,11 @@ package io.varpulis.bench;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The routed events of the benchmarks: the SPEC section 6 JSON of an sshd failure, padded to {@link #SIZE} bytes, with
- * a fixed-width sequence number at a fixed offset so a consumer can read it without a JSON parser (the raw baselines
- * do not decode unless {@code --baseline=raw-decode}; the product does, because its route ingress always does).
+ * The routed events of the benchmarks: the SPEC section 6 JSON of an sshd failure, padded
+ * to {@link #SIZE} bytes, with a fixed-width sequence number at a fixed offset so a
+ * consumer can read it without a JSON parser (the raw baselines do not decode unless
+ * {@code --baseline=raw-decode}; the product does, because its route ingress always
+ * does).
  */
 final class Payloads {
 
@@ -13,8 +15,10 @@ final class Payloads {
     static final int SIZE = 200;
 
     private static final int SEQ_DIGITS = 10;
+
     private static final String PREFIX = "{\"event_type\":\"SshAuthFailure\",\"timestamp\":\"2026-11-30T12:00:00Z\","
             + "\"fields\":{\"seq\":\"";
+
     private static final int SEQ_OFFSET = PREFIX.length();
 
     private Payloads() {
@@ -39,7 +43,8 @@ final class Payloads {
 
     /**
      * @param count how many
-     * @return payloads 0 to count - 1, built before a timed run so that building them is not timed
+     * @return payloads 0 to count - 1, built before a timed run so that building them is
+     * not timed
      */
     static byte[][] events(int count) {
         byte[][] payloads = new byte[count][];
@@ -60,4 +65,5 @@ final class Payloads {
         }
         return value;
     }
+
 }

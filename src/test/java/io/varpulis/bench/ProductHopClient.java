@@ -21,24 +21,35 @@ import java.util.function.IntConsumer;
 
 /**
  * The product: {@code ClusterTransport.publish} (pipelined PubAcks, the window of
- * {@code varpulis.nats.jetstream.max-outstanding-publishes}) on one connection, and on another a {@link RouteIngress}
- * with a no-op processor consuming the edge's durable consumer, deciding and sending the ack, with ADR-007's default
- * settings throughout.
- * <p>Observed (issue 23): both transports wrapped in the {@link ObservedClusterTransport} that
- * {@code varpulis.nats.observation-enabled=true} puts around a node's transport, observing with {@link BenchTracing}
- * (Brave, W3C headers, timers) at the given sampling probability.
+ * {@code varpulis.nats.jetstream.max-outstanding-publishes}) on one connection, and on
+ * another a {@link RouteIngress} with a no-op processor consuming the edge's durable
+ * consumer, deciding and sending the ack, with ADR-007's default settings throughout.
+ * <p>
+ * Observed (issue 23): both transports wrapped in the {@link ObservedClusterTransport}
+ * that {@code varpulis.nats.observation-enabled=true} puts around a node's transport,
+ * observing with {@link BenchTracing} (Brave, W3C headers, timers) at the given sampling
+ * probability.
  */
 final class ProductHopClient implements HopClient {
 
     private final Substrate substrate;
+
     private final SubstrateFixture publisher;
+
     private final SubstrateFixture worker;
+
     private final BenchTracing tracing;
+
     private final ClusterTransport publishing;
+
     private final ClusterTransport consuming;
+
     private final DeliveryContainerFactory containers;
+
     private final String name;
+
     private final Map<String, String> headers;
+
     private Consumption consumption;
 
     ProductHopClient(String url, Substrate substrate) throws Exception {
@@ -46,18 +57,19 @@ final class ProductHopClient implements HopClient {
     }
 
     /**
-     * @param sampling the observation's sampling probability (0 to 1), or NaN for no observation (the default)
+     * @param sampling the observation's sampling probability (0 to 1), or NaN for no
+     * observation (the default)
      */
     ProductHopClient(String url, Substrate substrate, float sampling) throws Exception {
         this(url, substrate, sampling, Map.of());
     }
 
     /**
-     * The product unobserved, each event published with a sampled-out {@code traceparent} as an observed publisher
-     * writes it (issue 32): what carrying the trace context costs on the wire (jnats' header encoding and parsing,
-     * the server's), apart from observation's own work.
-     *
-     * @param url       the server
+     * The product unobserved, each event published with a sampled-out {@code traceparent}
+     * as an observed publisher writes it (issue 32): what carrying the trace context
+     * costs on the wire (jnats' header encoding and parsing, the server's), apart from
+     * observation's own work.
+     * @param url the server
      * @param substrate the substrate
      * @return the client, connected
      * @throws Exception when the server is unreachable
@@ -81,12 +93,13 @@ final class ProductHopClient implements HopClient {
             consuming = worker.transport;
             containers = worker.containers;
             name = headers.isEmpty() ? "product" : "product + traceparent";
-        } else {
+        }
+        else {
             tracing = new BenchTracing(sampling);
             publishing = new ObservedClusterTransport(publisher.transport, tracing.registry(), null, null,
                     tracing.traces(), tracing.untraced());
-            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null,
-                    tracing.traces(), tracing.untraced());
+            consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null, tracing.traces(),
+                    tracing.untraced());
             containers = new DeliveryContainerFactory(consuming, worker.parker,
                     worker.properties.getJetstream().getConsumer().getNakDelay(),
                     new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
@@ -115,22 +128,25 @@ final class ProductHopClient implements HopClient {
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
         RouteIngress ingress = worker.ingress(edge, (event, context) -> List.of(), OutputEmitter.NONE).adapter();
-        // What the pipeline host runs, with the sequence number reported once the outcome is known (the ack follows).
-        consumption = containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        worker.consumer()), edge.to(),
-                worker.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
-                delivery -> ingress.handle(delivery).thenApply(outcome -> {
-                    applied.accept(Payloads.seq(delivery.data()));
-                    return outcome;
-                })).start();
+        // What the pipeline host runs, with the sequence number reported once the outcome
+        // is known (the ack follows).
+        consumption = containers
+            .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), worker.consumer()), edge.to(),
+                    worker.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
+                    delivery -> ingress.handle(delivery).thenApply(outcome -> {
+                        applied.accept(Payloads.seq(delivery.data()));
+                        return outcome;
+                    }))
+            .start();
         Broker.flush(worker.connection);
     }
 
     @Override
     public void publish(String subject, byte[] payload, Confirmation confirmed) {
-        publishing.publish(headers.isEmpty() ? new OutboundMessage(subject, payload, null)
-                        : new OutboundMessage(subject, payload, null, headers, null, null))
-                .whenComplete((receipt, error) -> confirmed.done(error));
+        publishing
+            .publish(headers.isEmpty() ? new OutboundMessage(subject, payload, null)
+                    : new OutboundMessage(subject, payload, null, headers, null, null))
+            .whenComplete((receipt, error) -> confirmed.done(error));
     }
 
     @Override
@@ -147,4 +163,5 @@ final class ProductHopClient implements HopClient {
         Closing.quietly(worker);
         Closing.quietly(publisher);
     }
+
 }

@@ -6,20 +6,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What happened to the events of one run: confirmed publishes, applied events (each sequence number once: a second
- * apply is counted as a duplicate), and when the last of each happened.
+ * What happened to the events of one run: confirmed publishes, applied events (each
+ * sequence number once: a second apply is counted as a duplicate), and when the last of
+ * each happened.
  */
 final class Progress {
 
     private final int expected;
+
     private final AtomicInteger confirmed = new AtomicInteger();
+
     private final AtomicInteger failed = new AtomicInteger();
+
     private final CountDownLatch allConfirmed = new CountDownLatch(1);
+
     private final CountDownLatch allApplied = new CountDownLatch(1);
+
     private final boolean[] seen;
+
     private int applied;
+
     private int duplicates;
+
     private volatile long lastConfirmedNanos;
+
     private volatile long lastAppliedNanos;
 
     Progress(int expected) {
@@ -52,9 +62,9 @@ final class Progress {
     }
 
     /**
-     * Waits for every publish to be answered and every event applied, giving up after {@code timeout} or when
-     * nothing moved for {@code stall} (core drops what it cannot deliver, and nothing brings it back).
-     *
+     * Waits for every publish to be answered and every event applied, giving up after
+     * {@code timeout} or when nothing moved for {@code stall} (core drops what it cannot
+     * deliver, and nothing brings it back).
      * @return {@code true} when complete
      */
     boolean await(Duration timeout, Duration stall) throws InterruptedException {
@@ -76,8 +86,8 @@ final class Progress {
     }
 
     /**
-     * Waits for every publish to be answered (the stored mode publishes everything before it consumes).
-     *
+     * Waits for every publish to be answered (the stored mode publishes everything before
+     * it consumes).
      * @return {@code true} when every publish was answered in time
      */
     boolean awaitConfirmed(Duration timeout) throws InterruptedException {
@@ -103,4 +113,5 @@ final class Progress {
     synchronized int duplicates() {
         return duplicates;
     }
+
 }

@@ -9,12 +9,14 @@ import io.varpulis.pipeline.RouteEdge;
 import java.util.function.IntConsumer;
 
 /**
- * The raw jnats baseline on core NATS: {@code Connection.publish} and a dispatcher subscribed with a queue group, as
- * the product's core transport does, with nothing around them.
+ * The raw jnats baseline on core NATS: {@code Connection.publish} and a dispatcher
+ * subscribed with a queue group, as the product's core transport does, with nothing
+ * around them.
  */
 final class RawCoreHopClient implements HopClient {
 
     private final Connection publisher;
+
     private final Connection worker;
 
     RawCoreHopClient(String url) throws Exception {
@@ -51,4 +53,5 @@ final class RawCoreHopClient implements HopClient {
         Closing.quietly(worker);
         Closing.quietly(publisher);
     }
+
 }

@@ -22,15 +22,18 @@ import java.util.concurrent.CompletionException;
 import java.util.function.IntConsumer;
 
 /**
- * The hand-written raw jnats baseline on JetStream, doing what the product does with nothing around it:
- * {@code publishAsync} with a window of {@value #WINDOW} outstanding PubAcks (the oldest is awaited when it is full,
- * as in jnats' examples), and a durable pull consumer (the same configuration as the product's) read with
- * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It does not decode the JSON,
- * unless asked to: {@link Decode#JACKSON} ({@code --baseline=raw-decode}) reads each payload into a {@code Map} with
- * Jackson data binding before the ack, what a hand-written consumer that looks at its events does;
- * {@link Decode#CODEC} reads it with the product's own {@link EventCodec}, as its route ingress always does (SPEC
- * section 4: undecodable events are parked, the event type is checked), so that the product's cost over this client
- * is all but the decode; {@link Decode#RECORD} does by hand what the listener client's method and conversion do.
+ * The hand-written raw jnats baseline on JetStream, doing what the product does with
+ * nothing around it: {@code publishAsync} with a window of {@value #WINDOW} outstanding
+ * PubAcks (the oldest is awaited when it is full, as in jnats' examples), and a durable
+ * pull consumer (the same configuration as the product's) read with
+ * {@code ConsumerContext.consume}, each message acked explicitly after a no-op apply. It
+ * does not decode the JSON, unless asked to: {@link Decode#JACKSON}
+ * ({@code --baseline=raw-decode}) reads each payload into a {@code Map} with Jackson data
+ * binding before the ack, what a hand-written consumer that looks at its events does;
+ * {@link Decode#CODEC} reads it with the product's own {@link EventCodec}, as its route
+ * ingress always does (SPEC section 4: undecodable events are parked, the event type is
+ * checked), so that the product's cost over this client is all but the decode;
+ * {@link Decode#RECORD} does by hand what the listener client's method and conversion do.
  */
 final class RawJetStreamHopClient implements HopClient {
 
@@ -40,16 +43,24 @@ final class RawJetStreamHopClient implements HopClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Connection publisher;
+
     private final Connection worker;
+
     private final JetStream jetStream;
+
     private final int batchSize;
+
     private final Decode decode;
+
     private final EventCodec codec = new EventCodec();
+
     private final ArrayDeque<CompletableFuture<PublishAck>> window = new ArrayDeque<>(WINDOW);
+
     private MessageConsumer messages;
 
     /** What the consumer does with each payload before its ack. */
     enum Decode {
+
         /** Nothing: jnats alone, the targets' reference. */
         NONE("raw jnats"),
         /** Jackson data binding into a {@code Map}. */
@@ -57,9 +68,9 @@ final class RawJetStreamHopClient implements HopClient {
         /** The product's {@link EventCodec#decode}. */
         CODEC("raw jnats + EventCodec"),
         /**
-         * What the listener client's method does, by hand: Jackson 2 data binding into the same record, with the same
-         * mapper, and the same check (issue 34: a {@code @NatsListener} against a plain jnats pull consumer doing the
-         * same work).
+         * What the listener client's method does, by hand: Jackson 2 data binding into
+         * the same record, with the same mapper, and the same check (issue 34: a
+         * {@code @NatsListener} against a plain jnats pull consumer doing the same work).
          */
         RECORD("raw jnats + the listener's work");
 
@@ -69,15 +80,19 @@ final class RawJetStreamHopClient implements HopClient {
             this.client = client;
         }
 
-        /** @return the client's name in the tables */
+        /**
+         * @return the client's name in the tables
+         */
         String client() {
             return client;
         }
+
     }
 
     /**
-     * @param batchSize messages per pull; jnats' default ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500
-     * @param decode    what is done with each payload before its ack
+     * @param batchSize messages per pull; jnats' default
+     * ({@code ConsumeOptions.DEFAULT_CONSUME_OPTIONS}) is 500
+     * @param decode what is done with each payload before its ack
      */
     RawJetStreamHopClient(String url, int batchSize, Decode decode) throws Exception {
         this.publisher = Broker.connect(url);
@@ -103,18 +118,21 @@ final class RawJetStreamHopClient implements HopClient {
                 ConsumerSettings.defaults());
         try {
             worker.jetStreamManagement().addOrUpdateConsumer(consumer.stream(), consumer.configuration());
-            messages = worker.getStreamContext(consumer.stream()).getConsumerContext(consumer.durable())
-                    .consume(ConsumeOptions.builder().batchSize(batchSize).build(), msg -> {
-                        switch (decode) {
-                            case JACKSON -> decoded(msg.getData());
-                            case CODEC -> codec.decode(msg.getData());
-                            case RECORD -> ListenerHopClient.work(msg.getData());
-                            case NONE -> { }
+            messages = worker.getStreamContext(consumer.stream())
+                .getConsumerContext(consumer.durable())
+                .consume(ConsumeOptions.builder().batchSize(batchSize).build(), msg -> {
+                    switch (decode) {
+                        case JACKSON -> decoded(msg.getData());
+                        case CODEC -> codec.decode(msg.getData());
+                        case RECORD -> ListenerHopClient.work(msg.getData());
+                        case NONE -> {
                         }
-                        msg.ack();
-                        applied.accept(Payloads.seq(msg.getData()));
-                    });
-        } catch (Exception e) {
+                    }
+                    msg.ack();
+                    applied.accept(Payloads.seq(msg.getData()));
+                });
+        }
+        catch (Exception e) {
             throw new IllegalStateException("raw consumer " + consumer.durable() + ": " + e, e);
         }
     }
@@ -124,7 +142,8 @@ final class RawJetStreamHopClient implements HopClient {
             if (JSON.readValue(payload, Map.class).isEmpty()) {
                 throw new IllegalStateException("an empty event");
             }
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
@@ -134,8 +153,10 @@ final class RawJetStreamHopClient implements HopClient {
         if (window.size() == WINDOW) {
             try {
                 window.poll().join();
-            } catch (CompletionException counted) {
-                // Counted by its own confirmation below; the window only needs the slot back.
+            }
+            catch (CompletionException counted) {
+                // Counted by its own confirmation below; the window only needs the slot
+                // back.
             }
         }
         CompletableFuture<PublishAck> ack = jetStream.publishAsync(subject, payload);
@@ -151,4 +172,5 @@ final class RawJetStreamHopClient implements HopClient {
         Closing.quietly(worker);
         Closing.quietly(publisher);
     }
+
 }

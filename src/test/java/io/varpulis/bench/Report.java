@@ -6,10 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** The results as Markdown tables, ready for BENCHMARKS.md, each with its machine line and command. */
+/**
+ * The results as Markdown tables, ready for BENCHMARKS.md, each with its machine line and
+ * command.
+ */
 final class Report {
 
     private final Machine machine;
+
     private final StringBuilder text = new StringBuilder();
 
     Report(Machine machine) {
@@ -17,15 +21,18 @@ final class Report {
     }
 
     /**
-     * Two tables: each round's events/s by client, then per client the median events/s, the medians of its per-round
-     * ratios to raw jnats, to raw jnats + EventCodec and to the product (each ratio within one round), and its CPU.
-     *
-     * @param clients the clients' {@link HopClients} names, in the order of each round's results
-     * @param rounds  per round, the results by client; round r ran client r (modulo their number) first
-     * @param load    the machine's load averages (1, 5, 15 min) when the rounds started and ended
+     * Two tables: each round's events/s by client, then per client the median events/s,
+     * the medians of its per-round ratios to raw jnats, to raw jnats + EventCodec and to
+     * the product (each ratio within one round), and its CPU.
+     * @param clients the clients' {@link HopClients} names, in the order of each round's
+     * results
+     * @param rounds per round, the results by client; round r ran client r (modulo their
+     * number) first
+     * @param load the machine's load averages (1, 5, 15 min) when the rounds started and
+     * ended
      */
     void throughput(String substrate, int events, List<String> clients, List<ThroughputRun.Result[]> rounds,
-                    String command, String load) {
+            String command, String load) {
         heading("Routed hop on " + substrate + ": " + events + " events of " + Payloads.SIZE + " bytes", command);
         line("Load average (1, 5, 15 min; 2 cores): " + load + ".");
         line("");
@@ -51,8 +58,8 @@ final class Report {
                 foreign.add(fixed(r.foreignDuring(), 0));
                 if (!r.clean()) {
                     problems.add("round " + (i + 1) + " " + r.client() + ": " + r.failed()
-                            + " publishes not confirmed, " + r.missing() + " events not applied, "
-                            + r.duplicates() + " applied twice, server saw every ack: " + r.settled());
+                            + " publishes not confirmed, " + r.missing() + " events not applied, " + r.duplicates()
+                            + " applied twice, server saw every ack: " + r.settled());
                 }
             }
             line(row + " " + String.join(" / ", foreign) + " |");
@@ -68,27 +75,33 @@ final class Report {
         for (int c = 0; c < first.length; c++) {
             int client = c;
             List<Double> rates = rounds.stream().map(r -> r[client].eventsPerSecond()).toList();
-            List<Double> perRound = rounds.stream().map(r -> r[client].eventsPerSecond()
-                    / r[codec < 0 ? Math.max(raw, 0) : codec].eventsPerSecond()).toList();
+            List<Double> perRound = rounds.stream()
+                .map(r -> r[client].eventsPerSecond() / r[codec < 0 ? Math.max(raw, 0) : codec].eventsPerSecond())
+                .toList();
             line("| " + first[c].client() + " | " + rate(median(rates)) + " | " + ratio(rounds, c, raw) + " | "
                     + ratio(rounds, c, codec) + " | " + ratio(rounds, c, product) + " | "
-                    + fixed(median(rounds.stream().map(r -> r[client].jvmMicros() + r[client].serverMicros())
-                    .toList()), 1) + " (" + fixed(median(rounds.stream().map(r -> r[client].jvmMicros()).toList()), 1)
-                    + " + " + fixed(median(rounds.stream().map(r -> r[client].serverMicros()).toList()), 1) + ") | "
+                    + fixed(median(rounds.stream().map(r -> r[client].jvmMicros() + r[client].serverMicros()).toList()),
+                            1)
+                    + " (" + fixed(median(rounds.stream().map(r -> r[client].jvmMicros()).toList()), 1) + " + "
+                    + fixed(median(rounds.stream().map(r -> r[client].serverMicros()).toList()), 1) + ") | "
                     + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + " |");
         }
         line("");
         int listener = clients.indexOf("listener");
         int rawListener = clients.indexOf("raw-listener");
         if (listener >= 0 && rawListener >= 0) {
-            // Issue 34: the listener's hop against a plain jnats pull consumer doing the same work, round by round.
-            List<Double> perRound = rounds.stream().map(r -> r[listener].eventsPerSecond()
-                    / r[rawListener].eventsPerSecond()).toList();
+            // Issue 34: the listener's hop against a plain jnats pull consumer doing the
+            // same work, round by round.
+            List<Double> perRound = rounds.stream()
+                .map(r -> r[listener].eventsPerSecond() / r[rawListener].eventsPerSecond())
+                .toList();
             line("**" + first[listener].client() + " / " + first[rawListener].client() + "**, per round: "
                     + String.join(", ", perRound.stream().map(v -> fixed(v, 2)).toList()) + "; median **"
                     + fixed(median(perRound), 2) + "**. JVM CPU us/event per round (listener / raw): "
-                    + String.join(", ", rounds.stream().map(r -> fixed(r[listener].jvmMicros(), 1) + " / "
-                    + fixed(r[rawListener].jvmMicros(), 1)).toList()) + ".");
+                    + String.join(", ", rounds.stream()
+                        .map(r -> fixed(r[listener].jvmMicros(), 1) + " / " + fixed(r[rawListener].jvmMicros(), 1))
+                        .toList())
+                    + ".");
             line("");
         }
         line(problems.isEmpty() ? "Every run: every publish confirmed, every event applied exactly once"
@@ -105,13 +118,17 @@ final class Report {
         line("");
     }
 
-    /** @return the median over the rounds of client's events/s over reference's, or "-" without the reference */
+    /**
+     * @return the median over the rounds of client's events/s over reference's, or "-"
+     * without the reference
+     */
     private static String ratio(List<ThroughputRun.Result[]> rounds, int client, int reference) {
         if (reference < 0) {
             return "-";
         }
-        return fixed(median(rounds.stream().map(r -> r[client].eventsPerSecond() / r[reference].eventsPerSecond())
-                .toList()), 2);
+        return fixed(
+                median(rounds.stream().map(r -> r[client].eventsPerSecond() / r[reference].eventsPerSecond()).toList()),
+                2);
     }
 
     void latency(List<LatencyRun.Result> results, String command) {
@@ -126,8 +143,8 @@ final class Report {
             line("| " + r.client() + " | " + r.substrate() + " | " + ms(h.getValueAtPercentile(50)) + " | "
                     + ms(h.getValueAtPercentile(90)) + " | " + ms(h.getValueAtPercentile(99)) + " | "
                     + ms(h.getValueAtPercentile(99.9)) + " | " + ms(h.getMaxValue()) + " | "
-                    + ms(r.pubAck().getValueAtPercentile(50)) + " | " + ms(r.pubAck().getValueAtPercentile(99))
-                    + " | " + r.missing() + (r.failed() > 0 ? " (" + r.failed() + " publishes failed)" : "") + " | "
+                    + ms(r.pubAck().getValueAtPercentile(50)) + " | " + ms(r.pubAck().getValueAtPercentile(99)) + " | "
+                    + r.missing() + (r.failed() > 0 ? " (" + r.failed() + " publishes failed)" : "") + " | "
                     + fixed(r.foreign(), 0) + " |");
         }
         line("");
@@ -144,8 +161,8 @@ final class Report {
         for (MemoryRun.Result r : results) {
             line("| " + r.label() + (r.flags().isEmpty() ? "" : " `" + r.flags() + "`") + " | " + mib(r.idleKb())
                     + " | " + mib(r.peakKb()) + " | " + mib(r.hwmKb()) + " | " + mib(r.afterKb()) + " | "
-                    + fixed(r.heapAfterGc() / 1048576.0, 1) + " | " + fixed(r.heapCommitted() / 1048576.0, 1)
-                    + " | " + r.appliedEvents() + " | " + r.drainedMillis() + " |");
+                    + fixed(r.heapAfterGc() / 1048576.0, 1) + " | " + fixed(r.heapCommitted() / 1048576.0, 1) + " | "
+                    + r.appliedEvents() + " | " + r.drainedMillis() + " |");
         }
         line("");
     }
@@ -172,8 +189,8 @@ final class Report {
         line("| round | start to readiness UP (s) | RSS when ready (MiB) | other processes' CPU % |");
         line("|---|---:|---:|---:|");
         for (int i = 0; i < result.seconds().size(); i++) {
-            line("| " + (i + 1) + " | " + fixed(result.seconds().get(i), 2) + " | " + mib(result.rssKb().get(i))
-                    + " | " + fixed(result.foreign().get(i), 0) + " |");
+            line("| " + (i + 1) + " | " + fixed(result.seconds().get(i), 2) + " | " + mib(result.rssKb().get(i)) + " | "
+                    + fixed(result.foreign().get(i), 0) + " |");
         }
         line("| **median** | **" + fixed(median(result.seconds()), 2) + "** | | |");
         line("");
@@ -217,7 +234,7 @@ final class Report {
         line("| detect partitions | runs passed | median end to end (s) | median lines/s | vs 1 partition |");
         line("|---:|---:|---:|---:|---:|");
         double one = Double.NaN;
-        for (int partitions : new int[] {1, 2}) {
+        for (int partitions : new int[] { 1, 2 }) {
             List<PartitionsRun.Result> of = results.stream().filter(r -> r.partitions() == partitions).toList();
             List<PartitionsRun.Result> passed = of.stream().filter(PartitionsRun.Result::passed).toList();
             double rate = passed.isEmpty() ? Double.NaN
@@ -225,12 +242,14 @@ final class Report {
             if (partitions == 1) {
                 one = rate;
             }
-            line("| " + partitions + " | " + passed.size() + " of " + of.size() + " | " + (passed.isEmpty() ? "-"
-                    : fixed(median(passed.stream().map(PartitionsRun.Result::secondsEndToEnd).toList()), 1))
+            line("| " + partitions + " | " + passed.size() + " of " + of.size() + " | "
+                    + (passed.isEmpty() ? "-"
+                            : fixed(median(passed.stream().map(PartitionsRun.Result::secondsEndToEnd).toList()), 1))
                     + " | " + (passed.isEmpty() ? "-" : rate(rate)) + " | " + fixed(rate / one, 2) + " |");
         }
-        results.stream().filter(r -> !r.passed()).forEach(r -> line("- failed run, " + r.partitions()
-                + " partition(s): " + r.note()));
+        results.stream()
+            .filter(r -> !r.passed())
+            .forEach(r -> line("- failed run, " + r.partitions() + " partition(s): " + r.note()));
         line("");
     }
 
@@ -254,9 +273,11 @@ final class Report {
             line("");
             return;
         }
-        line(result.lines() + " lines (scripts/make-log.sh, " + result.days() + " days of the sample); "
-                + result.f2b() + "; " + (result.crowdSec() == null ? "CrowdSec not installed" : result.crowdSec()
-                + " (replay mode, sshd parsers, ssh-bf and ssh-slow-bf)") + ". The job is fed unpaced; its rate is "
+        line(result.lines() + " lines (scripts/make-log.sh, " + result.days() + " days of the sample); " + result.f2b()
+                + "; "
+                + (result.crowdSec() == null ? "CrowdSec not installed"
+                        : result.crowdSec() + " (replay mode, sshd parsers, ssh-bf and ssh-slow-bf)")
+                + ". The job is fed unpaced; its rate is "
                 + "from the first publish to the last alert written (end to end), and over its steady part: from 20 % "
                 + "to 80 % of detect's input acknowledged, sampled every 50 ms; and over its first 20 % of lines, "
                 + "before the steady part (the JVMs' warm-up). fail2ban-regex's and CrowdSec's "
@@ -307,9 +328,9 @@ final class Report {
         }
         if (!ratios.isEmpty()) {
             line("| **median, no kill** (" + ratios.size() + " counted) | | | **" + rate(median(jobs)) + "** | **"
-                    + (steadies.isEmpty() ? "-" : rate(median(steadies))) + "** | | | **"
-                    + rate(median(f2bs)) + "** | | **" + (crowdSecs.isEmpty() ? "-" : rate(median(crowdSecs)))
-                    + "** | | **" + fixed(median(ratios), 2) + "** | **"
+                    + (steadies.isEmpty() ? "-" : rate(median(steadies))) + "** | | | **" + rate(median(f2bs))
+                    + "** | | **" + (crowdSecs.isEmpty() ? "-" : rate(median(crowdSecs))) + "** | | **"
+                    + fixed(median(ratios), 2) + "** | **"
                     + (steadyRatios.isEmpty() ? "-" : fixed(median(steadyRatios), 2)) + "** | **"
                     + (crowdSecRatios.isEmpty() ? "-" : fixed(median(crowdSecRatios), 1)) + "** | | | | |");
             line("| **spread, no kill** | | | " + spread(jobs) + " | " + spread(steadies) + " | | | " + spread(f2bs)
@@ -360,13 +381,17 @@ final class Report {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    /** @return "min-max" of rates, or "-" for none */
+    /**
+     * @return "min-max" of rates, or "-" for none
+     */
     private static String spread(List<Double> values) {
         return values.isEmpty() ? "-" : rate(values.stream().min(Double::compare).orElseThrow()) + "-"
                 + rate(values.stream().max(Double::compare).orElseThrow());
     }
 
-    /** @return "min-max" of ratios with two decimals, or "-" for none */
+    /**
+     * @return "min-max" of ratios with two decimals, or "-" for none
+     */
     private static String spread2(List<Double> values) {
         return values.isEmpty() ? "-" : fixed(values.stream().min(Double::compare).orElseThrow(), 2) + "-"
                 + fixed(values.stream().max(Double::compare).orElseThrow(), 2);
@@ -392,4 +417,5 @@ final class Report {
     private static String mib(long kb) {
         return kb < 0 ? "-" : String.valueOf(Math.round(kb / 1024.0));
     }
+
 }

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * Start-up of a worker node: from forking {@code java -jar target/varpulis-cluster-*.jar
- * --varpulis.cluster.role=worker} (JetStream, the benchmark's server, a coordinator already running) to the first
- * {@code UP} from {@code /actuator/health/readiness}, polled every 20 ms; with the node's RSS at that moment.
+ * --varpulis.cluster.role=worker} (JetStream, the benchmark's server, a coordinator
+ * already running) to the first {@code UP} from {@code /actuator/health/readiness},
+ * polled every 20 ms; with the node's RSS at that moment.
  */
 final class StartupRun {
 
@@ -42,9 +43,9 @@ final class StartupRun {
 
     /**
      * @param pending why the scenario could not run, or {@code null}
-     * @param flags   the worker's JVM flags
+     * @param flags the worker's JVM flags
      * @param seconds start to readiness UP, per round
-     * @param rssKb   RSS at readiness UP, per round
+     * @param rssKb RSS at readiness UP, per round
      * @param foreign other processes' share of the machine's CPU during each start, %
      */
     record Result(String pending, String flags, List<Double> seconds, List<Long> rssKb, List<Double> foreign) {
@@ -53,4 +54,5 @@ final class StartupRun {
             return new Result(why, "", List.of(), List.of(), List.of());
         }
     }
+
 }

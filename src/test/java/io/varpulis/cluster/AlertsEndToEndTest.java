@@ -36,14 +36,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The chart's alert rules and dashboard against a real Prometheus (Debian's package) scraping real nodes on
- * loopback every second (SPEC section 15): two coordinators and a worker run as their own JVMs; the rules are
- * the chart's PrometheusRule rendered with {@code monitoring.prometheusRule.forOverride=2s}. A poison event fires
- * {@code VarpulisEventsParked} and {@code VarpulisDlqHoldsEvents}, which resolves once the DLQ is purged; the worker
- * killed with the pipelines on it fires {@code VarpulisWorkerUnhealthy} and {@code VarpulisPipelineUnplaced}, which
- * resolve when it is back under its id;
- * the leading coordinator killed fires {@code VarpulisNoLeader}, which resolves when the other leads. Every panel
- * of the dashboard returns series from that Prometheus.
+ * The chart's alert rules and dashboard against a real Prometheus (Debian's package)
+ * scraping real nodes on loopback every second (SPEC section 15): two coordinators and a
+ * worker run as their own JVMs; the rules are the chart's PrometheusRule rendered with
+ * {@code monitoring.prometheusRule.forOverride=2s}. A poison event fires
+ * {@code VarpulisEventsParked} and {@code VarpulisDlqHoldsEvents}, which resolves once
+ * the DLQ is purged; the worker killed with the pipelines on it fires
+ * {@code VarpulisWorkerUnhealthy} and {@code VarpulisPipelineUnplaced}, which resolve
+ * when it is back under its id; the leading coordinator killed fires
+ * {@code VarpulisNoLeader}, which resolves when the other leads. Every panel of the
+ * dashboard returns series from that Prometheus.
  */
 @BrokerTest
 class AlertsEndToEndTest {
@@ -56,13 +58,23 @@ class AlertsEndToEndTest {
     Path dir;
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    // Generous: the nodes share two loaded cores with other builds (a JVM may take a minute to start).
+
+    // Generous: the nodes share two loaded cores with other builds (a JVM may take a
+    // minute to start).
     private static final Duration WAIT = Duration.ofSeconds(300);
+
     private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(8);
+
     private static final Duration WORKER_LEASE_TTL = Duration.ofSeconds(10);
+
     private static final String GROUP = "alerts";
-    /** Long enough that the time without a leader after a kill outlasts the scrape, the evaluation and "for". */
+
+    /**
+     * Long enough that the time without a leader after a kill outlasts the scrape, the
+     * evaluation and "for".
+     */
     private static final Duration LEADER_LEASE_TTL = Duration.ofSeconds(15);
 
     private final List<ClusterProcess> nodes = new ArrayList<>();
@@ -73,32 +85,39 @@ class AlertsEndToEndTest {
         Path rules = renderedRules();
         try (PrometheusServer prometheus = PrometheusServer.start(Files.createDirectories(dir.resolve("prometheus")),
                 rules, "/actuator/prometheus", TestCredentials.USER, TestCredentials.PASSWORD);
-             Connection client = Nats.connect(nats.url())) {
+                Connection client = Nats.connect(nats.url())) {
             List<ClusterProcess> coordinators = List.of(coordinator("coord-1"), coordinator("coord-2"));
             worker("worker-1");
             prometheus.scrape(nodes.stream().map(ClusterProcess::address).toList());
             for (ClusterProcess node : nodes) {
-                await().atMost(WAIT).until(() -> node.get("/actuator/health/readiness")
-                        .map(r -> r.status() == 200).orElse(false));
+                await().atMost(WAIT)
+                    .until(() -> node.get("/actuator/health/readiness").map(r -> r.status() == 200).orElse(false));
             }
             await().atMost(WAIT).until(prometheus::isReady);
             ClusterProcess leader = await().atMost(WAIT).until(() -> leaderAmong(coordinators), c -> c != null);
-            await().atMost(WAIT).until(() -> leader.get("/api/v1/cluster/workers").map(r -> r.body().size() == 1)
-                    .orElse(false));
+            await().atMost(WAIT)
+                .until(() -> leader.get("/api/v1/cluster/workers").map(r -> r.body().size() == 1).orElse(false));
             assertThat(leader.post("/api/v1/cluster/pipeline-groups", JSON.writeValueAsString(group())).status())
-                    .isEqualTo(201);
+                .isEqualTo(201);
             await().atMost(WAIT).until(() -> placement(leader).size() == 2);
             for (int n = 0; n < 20; n++) {
-                assertThat(leader.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject",
-                        "{\"event_type\": \"Probe\", \"fields\": {\"n\": " + n + "}}").status()).isEqualTo(202);
+                assertThat(leader
+                    .post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject",
+                            "{\"event_type\": \"Probe\", \"fields\": {\"n\": " + n + "}}")
+                    .status()).isEqualTo(202);
             }
 
-            // A counter's first increase is seen by rate() only from a sample before it: the pipeline's parked
-            // counters exist at 0 from its ingress's start, and Prometheus must have scraped them so.
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> prometheus.query(
-                    "varpulis_events_parked_total{unit=\"a\",reason=\"undecodable\"} == 0").size() > 0);
-            client.jetStream().publish(new RouteEdge(GROUP, Subjects.EXTERNAL, "a").subject(),
-                    "not an event".getBytes(StandardCharsets.UTF_8));
+            // A counter's first increase is seen by rate() only from a sample before it:
+            // the pipeline's parked
+            // counters exist at 0 from its ingress's start, and Prometheus must have
+            // scraped them so.
+            await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> prometheus.query("varpulis_events_parked_total{unit=\"a\",reason=\"undecodable\"} == 0")
+                    .size() > 0);
+            client.jetStream()
+                .publish(new RouteEdge(GROUP, Subjects.EXTERNAL, "a").subject(),
+                        "not an event".getBytes(StandardCharsets.UTF_8));
             awaitFiring(prometheus, "VarpulisEventsParked");
             awaitFiring(prometheus, "VarpulisDlqHoldsEvents");
 
@@ -130,16 +149,19 @@ class AlertsEndToEndTest {
             awaitFiring(prometheus, "VarpulisNoLeader");
             awaitResolved(prometheus, "VarpulisNoLeader");
             assertThat(leaderAmong(coordinators)).as("the other coordinator leads").isNotNull().isNotSameAs(leader);
-        } finally {
+        }
+        finally {
             nodes.forEach(ClusterProcess::close);
         }
     }
 
     /** The chart's PrometheusRule, every "for" shortened to 2 s, as a rule file. */
     private Path renderedRules() throws Exception {
-        String rendered = new Helm(Path.of("helm/varpulis").toAbsolutePath()).template().withName("varpulis")
-                .set("monitoring.prometheusRule.enabled", "true").set("monitoring.prometheusRule.forOverride", "2s")
-                .call();
+        String rendered = new Helm(Path.of("helm/varpulis").toAbsolutePath()).template()
+            .withName("varpulis")
+            .set("monitoring.prometheusRule.enabled", "true")
+            .set("monitoring.prometheusRule.forOverride", "2s")
+            .call();
         Yaml yaml = new Yaml();
         for (Object document : yaml.loadAll(rendered)) {
             if (document instanceof Map<?, ?> object && "PrometheusRule".equals(object.get("kind"))) {
@@ -152,16 +174,20 @@ class AlertsEndToEndTest {
     }
 
     private static PipelineGroupSpec group() {
-        return new PipelineGroupSpec(GROUP, List.of(
-                new PipelineSpec("a", new ProcessorSpec("passthrough", Map.of())),
-                new PipelineSpec("b", new ProcessorSpec("passthrough", Map.of()))),
-                List.of(new RouteSpec(Subjects.EXTERNAL, "a", List.of("Probe")), new RouteSpec("a", "b", List.of("*"))));
+        return new PipelineGroupSpec(GROUP,
+                List.of(new PipelineSpec("a", new ProcessorSpec("passthrough", Map.of())),
+                        new PipelineSpec("b", new ProcessorSpec("passthrough", Map.of()))),
+                List.of(new RouteSpec(Subjects.EXTERNAL, "a", List.of("Probe")),
+                        new RouteSpec("a", "b", List.of("*"))));
     }
 
-    /** @return pipeline -> worker, for the pipelines placed */
+    /**
+     * @return pipeline -> worker, for the pipelines placed
+     */
     private static Map<String, String> placement(ClusterProcess coordinator) {
         JsonNode placement = coordinator.get("/api/v1/cluster/pipeline-groups/" + GROUP)
-                .map(r -> r.body().path("placement")).orElse(JSON.nullNode());
+            .map(r -> r.body().path("placement"))
+            .orElse(JSON.nullNode());
         Map<String, String> placed = new java.util.TreeMap<>();
         placement.properties().forEach(e -> {
             if (e.getValue().isTextual()) {
@@ -174,7 +200,8 @@ class AlertsEndToEndTest {
     private static ClusterProcess leaderAmong(List<ClusterProcess> coordinators) {
         for (ClusterProcess candidate : coordinators) {
             if (candidate.isAlive() && candidate.get("/api/v1/cluster/leader")
-                    .map(r -> r.body().path("this_node_leads").asBoolean()).orElse(false)) {
+                .map(r -> r.body().path("this_node_leads").asBoolean())
+                .orElse(false)) {
                 return candidate;
             }
         }
@@ -184,20 +211,22 @@ class AlertsEndToEndTest {
     private static void awaitFiring(PrometheusServer prometheus, String alert) throws Exception {
         long from = System.nanoTime();
         try {
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(200))
-                    .until(() -> prometheus.alertStates(alert).contains("firing"));
-        } catch (ConditionTimeoutException e) {
+            await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> prometheus.alertStates(alert).contains("firing"));
+        }
+        catch (ConditionTimeoutException e) {
             throw new AssertionError(alert + " never fired; Prometheus' targets: " + prometheus.targets(), e);
         }
-        System.out.printf("alerts: %s firing after %d ms%n", alert, Duration.ofNanos(System.nanoTime() - from)
-                .toMillis());
+        System.out.printf("alerts: %s firing after %d ms%n", alert,
+                Duration.ofNanos(System.nanoTime() - from).toMillis());
     }
 
     private static void awaitResolved(PrometheusServer prometheus, String alert) throws Exception {
         long from = System.nanoTime();
         await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> prometheus.alertStates(alert).isEmpty());
-        System.out.printf("alerts: %s resolved after %d ms%n", alert, Duration.ofNanos(System.nanoTime() - from)
-                .toMillis());
+        System.out.printf("alerts: %s resolved after %d ms%n", alert,
+                Duration.ofNanos(System.nanoTime() - from).toMillis());
     }
 
     private ClusterProcess coordinator(String id) throws Exception {
@@ -222,4 +251,5 @@ class AlertsEndToEndTest {
         nodes.add(node);
         return node;
     }
+
 }

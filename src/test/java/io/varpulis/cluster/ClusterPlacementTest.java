@@ -35,10 +35,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 3 on a real JetStream broker: a coordinator and two workers, each its own Spring context of the node
- * application, register, place a three-pipeline group, carry an injected event to its last pipeline, keep commands
- * and registration off JetStream, and refuse invalid groups with a JSON error and a fitting status.
- * <p>The three nodes are shared by the tests (starting them is the slow part); each test uses its own group.
+ * Issue 3 on a real JetStream broker: a coordinator and two workers, each its own Spring
+ * context of the node application, register, place a three-pipeline group, carry an
+ * injected event to its last pipeline, keep commands and registration off JetStream, and
+ * refuse invalid groups with a JSON error and a fitting status.
+ * <p>
+ * The three nodes are shared by the tests (starting them is the slow part); each test
+ * uses its own group.
  */
 @BrokerTest
 class ClusterPlacementTest {
@@ -49,7 +52,9 @@ class ClusterPlacementTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private static ClusterNode coordinator;
+
     private static ClusterNode worker1;
+
     private static ClusterNode worker2;
 
     @BeforeAll
@@ -63,7 +68,7 @@ class ClusterPlacementTest {
 
     @AfterAll
     static void stopCluster() {
-        for (ClusterNode node : new ClusterNode[]{coordinator, worker1, worker2}) {
+        for (ClusterNode node : new ClusterNode[] { coordinator, worker1, worker2 }) {
             if (node != null) {
                 node.close();
             }
@@ -77,19 +82,24 @@ class ClusterPlacementTest {
             ClusterNode.Response workers = coordinator.get("/api/v1/cluster/workers");
             assertThat(workers.status()).isEqualTo(200);
             Map<String, String> status = new HashMap<>();
-            workers.body().forEach(w -> status.put(w.path("worker").path("worker_id").asText(),
-                    w.path("worker").path("status").asText()));
+            workers.body()
+                .forEach(w -> status.put(w.path("worker").path("worker_id").asText(),
+                        w.path("worker").path("status").asText()));
             assertThat(status).containsEntry("worker-1", "ready").containsEntry("worker-2", "ready");
         });
-        JsonNode record = coordinator.get("/api/v1/cluster/workers").body().findValues("worker").stream()
-                .filter(w -> w.path("worker_id").asText().equals("worker-1")).findFirst().orElseThrow();
+        JsonNode record = coordinator.get("/api/v1/cluster/workers")
+            .body()
+            .findValues("worker")
+            .stream()
+            .filter(w -> w.path("worker_id").asText().equals("worker-1"))
+            .findFirst()
+            .orElseThrow();
         assertThat(record.path("capacity").path("max_pipelines").asInt()).isEqualTo(32);
         assertThat(record.path("last_heartbeat").isNull()).isFalse();
     }
 
     @Test
-    void threePipelineGroupIsPlacedOnBothWorkersAndAnEventInjectedAtExternalReachesItsLastPipeline()
-            throws Exception {
+    void threePipelineGroupIsPlacedOnBothWorkersAndAnEventInjectedAtExternalReachesItsLastPipeline() throws Exception {
         awaitBothReady();
         PipelineGroupSpec group = TestGroups.threeStages("relay");
 
@@ -99,9 +109,9 @@ class ClusterPlacementTest {
         Map<String, String> placement = awaitRunning("relay");
         assertThat(placement).containsOnlyKeys("a", "b", "c");
         assertThat(new HashSet<>(placement.values())).as("least-loaded placement uses both workers")
-                .containsExactlyInAnyOrder("worker-1", "worker-2");
-        assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/relay").body().path("placement").path("c")
-                .asText()).isEqualTo(placement.get("c"));
+            .containsExactlyInAnyOrder("worker-1", "worker-2");
+        assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/relay").body().path("placement").path("c").asText())
+            .isEqualTo(placement.get("c"));
 
         ClusterNode.Response dropped = coordinator.post("/api/v1/cluster/pipeline-groups/relay/inject",
                 Map.of("event_type", "Probe", "fields", Map.of("n", 1, "drop", true)));
@@ -115,14 +125,14 @@ class ClusterPlacementTest {
         ClusterNode other = last == worker1 ? worker2 : worker1;
         await().atMost(WAIT).until(() -> !last.recorded("relay").isEmpty());
         assertThat(last.recorded("relay")).as("b filtered out the event with drop=true; c got the other one")
-                .containsExactly(Event.of("Probe", Map.of("n", 2)));
+            .containsExactly(Event.of("Probe", Map.of("n", 2)));
         assertThat(other.recorded("relay")).isEmpty();
 
         JsonNode topology = coordinator.get("/api/v1/cluster/topology").body();
         assertThat(topology.path("substrate").asText()).isEqualTo("jetstream");
-        assertThat(topology.findValues("subject").stream().map(JsonNode::asText).toList())
-                .contains("varpulis.cluster.pipeline.relay._external.a", "varpulis.cluster.pipeline.relay.a.b",
-                        "varpulis.cluster.pipeline.relay.b.c");
+        assertThat(topology.findValues("subject").stream().map(JsonNode::asText).toList()).contains(
+                "varpulis.cluster.pipeline.relay._external.a", "varpulis.cluster.pipeline.relay.a.b",
+                "varpulis.cluster.pipeline.relay.b.c");
     }
 
     @Test
@@ -131,29 +141,35 @@ class ClusterPlacementTest {
         Map<String, Integer> seenOnCore = new ConcurrentHashMap<>();
         try (Connection observer = Nats.connect(nats.url())) {
             Dispatcher dispatcher = observer.createDispatcher(m -> seenOnCore.merge(
-                    m.getSubject().startsWith(Subjects.COMMAND_ROOT) ? m.getSubject().substring(
-                            m.getSubject().lastIndexOf('.') + 1) : m.getSubject(), 1, Integer::sum));
+                    m.getSubject().startsWith(Subjects.COMMAND_ROOT)
+                            ? m.getSubject().substring(m.getSubject().lastIndexOf('.') + 1) : m.getSubject(),
+                    1, Integer::sum));
             dispatcher.subscribe(Subjects.COMMAND_ROOT + ".>");
             dispatcher.subscribe(Subjects.REGISTER);
             observer.flush(Duration.ofSeconds(2));
 
-            // deploy (placement), inject, undeploy (removal) and a registration asked for by the coordinator's command
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("commands"))
-                    .status()).isEqualTo(201);
+            // deploy (placement), inject, undeploy (removal) and a registration asked for
+            // by the coordinator's command
+            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("commands")).status())
+                .isEqualTo(201);
             awaitRunning("commands");
-            assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/commands/inject",
-                    Map.of("event_type", "Probe", "fields", Map.of("n", 7))).status()).isEqualTo(202);
+            assertThat(coordinator
+                .post("/api/v1/cluster/pipeline-groups/commands/inject",
+                        Map.of("event_type", "Probe", "fields", Map.of("n", 7)))
+                .status()).isEqualTo(202);
             Message injected = observer.request(Subjects.command("worker-1", Commands.INJECT),
                     ("{\"pipeline_id\": \"commands/a\", \"event_type\": \"Probe\", \"fields\": {\"n\": 8}}")
-                            .getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
+                        .getBytes(StandardCharsets.UTF_8),
+                    Duration.ofSeconds(5));
             assertThat(new String(injected.getData(), StandardCharsets.UTF_8)).contains("\"status\":\"injected\"",
                     "\"stream\":\"VARPULIS_ROUTING\"");
             assertThat(coordinator.delete("/api/v1/cluster/pipeline-groups/commands").status()).isEqualTo(204);
             Message registering = observer.request(Subjects.command("worker-2", Commands.REGISTER),
                     "{}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
             assertThat(new String(registering.getData(), StandardCharsets.UTF_8)).contains("registering");
-            await().atMost(WAIT).untilAsserted(() -> assertThat(seenOnCore)
-                    .containsKeys("deploy", "undeploy", "inject", "register", Subjects.REGISTER));
+            await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(seenOnCore).containsKeys("deploy", "undeploy", "inject", "register",
+                        Subjects.REGISTER));
         }
 
         JetStreamManagement jsm = worker1.context().getBean(Connection.class).jetStreamManagement();
@@ -166,15 +182,16 @@ class ClusterPlacementTest {
             StreamInfo info = jsm.getStreamInfo(stream);
             for (String filter : info.getConfiguration().getSubjects()) {
                 for (String subject : control) {
-                    assertThat(overlap(filter, subject)).as("stream %s subject %s captures %s", stream, filter,
-                            subject).isFalse();
+                    assertThat(overlap(filter, subject)).as("stream %s subject %s captures %s", stream, filter, subject)
+                        .isFalse();
                 }
             }
             for (String subject : List.of(Subjects.REGISTER, Subjects.COMMAND_ROOT + ".>")) {
-                var stored = jsm.getStreamInfo(stream, StreamInfoOptions.filterSubjects(subject)).getStreamState()
-                        .getSubjects();
+                var stored = jsm.getStreamInfo(stream, StreamInfoOptions.filterSubjects(subject))
+                    .getStreamState()
+                    .getSubjects();
                 assertThat(stored == null ? List.of() : stored).as("messages of stream %s on %s", stream, subject)
-                        .isEmpty();
+                    .isEmpty();
             }
         }
     }
@@ -189,8 +206,11 @@ class ClusterPlacementTest {
             ClusterNode.Response response = coordinator.post("/api/v1/cluster/pipeline-groups", group);
             assertError(response, 400, "'" + group.name() + "'", "NATS subject token");
         }
-        assertThat(coordinator.get("/api/v1/cluster/pipeline-groups").body().findValues("name").stream()
-                .map(JsonNode::asText)).doesNotContain("bad name", "bad.name");
+        assertThat(coordinator.get("/api/v1/cluster/pipeline-groups")
+            .body()
+            .findValues("name")
+            .stream()
+            .map(JsonNode::asText)).doesNotContain("bad name", "bad.name");
     }
 
     @Test
@@ -246,7 +266,7 @@ class ClusterPlacementTest {
     void duplicateGroupAnswers409AndKeepsTheFirst() throws Exception {
         awaitBothReady();
         assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("twice")).status())
-                .isEqualTo(201);
+            .isEqualTo(201);
 
         ClusterNode.Response again = coordinator.post("/api/v1/cluster/pipeline-groups",
                 TestGroups.threeStages("twice"));
@@ -266,18 +286,24 @@ class ClusterPlacementTest {
     }
 
     private static void awaitBothReady() {
-        await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
-                .filter(WorkerRecord::isReady).count() == 2);
+        await().atMost(WAIT)
+            .until(() -> coordinator.coordinator().workers().stream().filter(WorkerRecord::isReady).count() == 2);
     }
 
-    /** Waits until the workers' heartbeats report every pipeline of the group running; returns the placement. */
+    /**
+     * Waits until the workers' heartbeats report every pipeline of the group running;
+     * returns the placement.
+     */
     private static Map<String, String> awaitRunning(String group) {
         await().atMost(WAIT).until(() -> {
             Set<String> running = new HashSet<>();
             for (WorkerRecord worker : coordinator.coordinator().workers()) {
                 if (worker.heartbeat() != null) {
-                    worker.heartbeat().pipelineMetrics().stream().filter(m -> group.equals(m.group()))
-                            .forEach(m -> running.add(m.pipelineName()));
+                    worker.heartbeat()
+                        .pipelineMetrics()
+                        .stream()
+                        .filter(m -> group.equals(m.group()))
+                        .forEach(m -> running.add(m.pipelineName()));
                 }
             }
             return running.equals(Set.of("a", "b", "c"));
@@ -285,7 +311,10 @@ class ClusterPlacementTest {
         return coordinator.coordinator().placementOf(group);
     }
 
-    /** Whether two NATS subjects (with {@code *} and {@code >} wildcards) can match a common subject. */
+    /**
+     * Whether two NATS subjects (with {@code *} and {@code >} wildcards) can match a
+     * common subject.
+     */
     static boolean overlap(String a, String b) {
         String[] x = a.split("\\.");
         String[] y = b.split("\\.");
@@ -302,4 +331,5 @@ class ClusterPlacementTest {
         }
         return true;
     }
+
 }

@@ -44,18 +44,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 12's done-means, with two and three coordinators run as their own JVMs (the leader is killed with SIGKILL)
- * and three workers, under a steady load of events published into the group's {@code _external} edge:
+ * Issue 12's done-means, with two and three coordinators run as their own JVMs (the
+ * leader is killed with SIGKILL) and three workers, under a steady load of events
+ * published into the group's {@code _external} edge:
  * <ul>
- * <li>while the leader is killed, each pipeline runs on exactly one worker at every sample, as the workers' own
- * heartbeats say, another coordinator leads within the lease TTL plus one renewal, and no event is lost;</li>
- * <li>when the worker running the last pipeline dies together with the leader, that pipeline runs again, on another
- * worker, within heartbeat-timeout plus lease TTL plus 5 s, and no event is lost;</li>
- * <li>on three servers with every stream and bucket R3 and two coordinators, the leader killed together with the
- * server leading its lease bucket: the other coordinator leads within the lease TTL, a third of it and the bucket's
- * election, no pipeline runs on two workers or none, none moves, no event is lost.</li>
+ * <li>while the leader is killed, each pipeline runs on exactly one worker at every
+ * sample, as the workers' own heartbeats say, another coordinator leads within the lease
+ * TTL plus one renewal, and no event is lost;</li>
+ * <li>when the worker running the last pipeline dies together with the leader, that
+ * pipeline runs again, on another worker, within heartbeat-timeout plus lease TTL plus 5
+ * s, and no event is lost;</li>
+ * <li>on three servers with every stream and bucket R3 and two coordinators, the leader
+ * killed together with the server leading its lease bucket: the other coordinator leads
+ * within the lease TTL, a third of it and the bucket's election, no pipeline runs on two
+ * workers or none, none moves, no event is lost.</li>
  * </ul>
- * The times measured are printed ({@code failover:} lines); BENCHMARKS.md has them with production settings.
+ * The times measured are printed ({@code failover:} lines); BENCHMARKS.md has them with
+ * production settings.
  */
 @BrokerTest
 class ControlPlaneFailoverTest {
@@ -67,19 +72,25 @@ class ControlPlaneFailoverTest {
     Path logs;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final Duration WAIT = Duration.ofSeconds(90);
+
     private static final String GROUP = "failover";
+
     private static final Set<String> PIPELINES = Set.of("a", "b", "c");
+
     private static final Duration LEASE = ClusterNode.LEADER_LEASE_TTL;
 
-    /** The test nodes' timings (ClusterNode's): heartbeat every 500 ms, dead after 2 s, leader lease 2 s. */
+    /**
+     * The test nodes' timings (ClusterNode's): heartbeat every 500 ms, dead after 2 s,
+     * leader lease 2 s.
+     */
     private static final Timings FAST = new Timings(ClusterNode.HEARTBEAT_INTERVAL, ClusterNode.HEARTBEAT_TIMEOUT,
             LEASE);
 
     @ParameterizedTest(name = "{0} coordinators")
-    @ValueSource(ints = {2, 3})
-    void eachPipelineRunsOnExactlyOneWorkerAtEverySampleWhileTheLeaderIsKilledUnderLoad(int size)
-            throws Exception {
+    @ValueSource(ints = { 2, 3 })
+    void eachPipelineRunsOnExactlyOneWorkerAtEverySampleWhileTheLeaderIsKilledUnderLoad(int size) throws Exception {
         try (Cluster cluster = new Cluster(size, nats.url(), 1, FAST)) {
             cluster.loadFor(Duration.ofSeconds(2));
             ClusterProcess leader = cluster.leader();
@@ -87,28 +98,30 @@ class ControlPlaneFailoverTest {
 
             long killed = System.nanoTime();
             leader.kill();
-            ClusterProcess next = await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
-                    .until(() -> cluster.leaderAmong(cluster.coordinators), n -> n != null && n != leader);
+            ClusterProcess next = await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> cluster.leaderAmong(cluster.coordinators), n -> n != null && n != leader);
             Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
             cluster.loadFor(Duration.ofSeconds(5));
 
             System.out.printf("failover: %d coordinators, leader SIGKILL to new leader: %d ms%n", size,
                     takeover.toMillis());
-            assertThat(takeover).as("leader kill to new leader").isLessThanOrEqualTo(LEASE.plus(LEASE.dividedBy(3))
-                    .plusSeconds(3));
+            assertThat(takeover).as("leader kill to new leader")
+                .isLessThanOrEqualTo(LEASE.plus(LEASE.dividedBy(3)).plusSeconds(3));
             assertThat(cluster.epoch(next)).isGreaterThan(epoch);
             cluster.awaitEveryEventApplied();
             assertThat(cluster.samples).as("samples taken").hasSizeGreaterThan(50);
             assertThat(cluster.violations).as("samples where a pipeline ran on no worker or on two").isEmpty();
-            assertThat(cluster.hostsSeen).as("no pipeline moved").allSatisfy((p, hosts) -> assertThat(hosts)
-                    .hasSize(1));
+            assertThat(cluster.hostsSeen).as("no pipeline moved")
+                .allSatisfy((p, hosts) -> assertThat(hosts).hasSize(1));
         }
     }
 
-    // Three coordinators only: the leader's kill with two and three is the test above; here what matters is the
+    // Three coordinators only: the leader's kill with two and three is the test above;
+    // here what matters is the
     // successor placing the orphan, which is the same with either.
     @ParameterizedTest(name = "{0} coordinators")
-    @ValueSource(ints = {3})
+    @ValueSource(ints = { 3 })
     void aPipelineWhoseWorkerDiesWhileTheLeaderIsDeadRunsAgainWithinHeartbeatTimeoutPlusLeaseTtlPlus5s(int size)
             throws Exception {
         try (Cluster cluster = new Cluster(size, nats.url(), 1, FAST)) {
@@ -120,26 +133,29 @@ class ControlPlaneFailoverTest {
             leader.kill();
             host.kill();
             cluster.exclusive = false;
-            String successor = await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                    .until(() -> cluster.runningOn("c"), w -> w != null && !w.equals(host.name()));
+            String successor = await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> cluster.runningOn("c"), w -> w != null && !w.equals(host.name()));
             Duration back = Duration.ofNanos(System.nanoTime() - killed);
             cluster.loadFor(Duration.ofSeconds(3));
 
-            System.out.printf("failover: %d coordinators, leader and worker SIGKILL to the pipeline running on %s:"
-                    + " %d ms%n", size, successor, back.toMillis());
+            System.out.printf(
+                    "failover: %d coordinators, leader and worker SIGKILL to the pipeline running on %s:" + " %d ms%n",
+                    size, successor, back.toMillis());
             assertThat(back).as("worker and leader killed to the pipeline running elsewhere")
-                    .isLessThanOrEqualTo(ClusterNode.HEARTBEAT_TIMEOUT.plus(LEASE).plusSeconds(5));
+                .isLessThanOrEqualTo(ClusterNode.HEARTBEAT_TIMEOUT.plus(LEASE).plusSeconds(5));
             cluster.awaitEveryEventApplied();
             assertThat(cluster.violations).as("samples where a pipeline ran on two workers").isEmpty();
         }
     }
 
     /**
-     * Production's topology: three nats-servers, every stream and bucket R3, two coordinators, production's leader
-     * lease (6 s) and a heartbeat timeout well over a stream leader's election. The leading coordinator and the
-     * server leading the leader-lease bucket are killed with SIGKILL at the same moment: the other coordinator leads
-     * within the lease TTL, one renewal and the bucket's election, no pipeline ever runs on two workers, none
-     * moves, and no event is lost.
+     * Production's topology: three nats-servers, every stream and bucket R3, two
+     * coordinators, production's leader lease (6 s) and a heartbeat timeout well over a
+     * stream leader's election. The leading coordinator and the server leading the
+     * leader-lease bucket are killed with SIGKILL at the same moment: the other
+     * coordinator leads within the lease TTL, one renewal and the bucket's election, no
+     * pipeline ever runs on two workers, none moves, and no event is lost.
      */
     @Test
     void onThreeServersR3_theLeaderAndTheServerLeadingItsLeaseKilledTogether_theOtherLeadsAndNothingIsLost()
@@ -156,8 +172,9 @@ class ControlPlaneFailoverTest {
                 long killed = System.nanoTime();
                 leader.kill();
                 servers.kill(leaseServer);
-                ClusterProcess next = await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
-                        .until(() -> cluster.leaderAmong(cluster.coordinators), n -> n != null && n != leader);
+                ClusterProcess next = await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> cluster.leaderAmong(cluster.coordinators), n -> n != null && n != leader);
                 Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
                 cluster.loadFor(Duration.ofSeconds(5));
                 servers.start(leaseServer);
@@ -166,67 +183,83 @@ class ControlPlaneFailoverTest {
                 System.out.printf("failover: 2 coordinators on 3 servers (R3), leader and the lease bucket's server "
                         + "SIGKILL to new leader: %d ms%n", takeover.toMillis());
                 assertThat(takeover).as("leader and lease server kill to new leader")
-                        .isLessThanOrEqualTo(production.lease().plus(production.lease().dividedBy(3))
-                                .plusSeconds(10));
+                    .isLessThanOrEqualTo(production.lease().plus(production.lease().dividedBy(3)).plusSeconds(10));
                 assertThat(cluster.epoch(next)).isGreaterThan(epoch);
                 cluster.awaitEveryEventApplied();
                 assertThat(cluster.samples).as("samples taken").hasSizeGreaterThan(50);
                 assertThat(cluster.violations).as("samples where a pipeline ran on no worker or on two").isEmpty();
-                assertThat(cluster.hostsSeen).as("no pipeline moved").allSatisfy((p, hosts) ->
-                        assertThat(hosts).hasSize(1));
+                assertThat(cluster.hostsSeen).as("no pipeline moved")
+                    .allSatisfy((p, hosts) -> assertThat(hosts).hasSize(1));
             }
         }
     }
 
     /**
      * @param heartbeatInterval how often workers beat
-     * @param heartbeatTimeout  how long without a beat before a worker is dead
-     * @param lease             the leader lease's TTL
+     * @param heartbeatTimeout how long without a beat before a worker is dead
+     * @param lease the leader lease's TTL
      */
     private record Timings(Duration heartbeatInterval, Duration heartbeatTimeout, Duration lease) {
 
-        /** @return the nodes' arguments for them */
+        /**
+         * @return the nodes' arguments for them
+         */
         List<String> arguments() {
             return List.of("--varpulis.cluster.heartbeat-interval=" + heartbeatInterval.toMillis() + "ms",
                     "--varpulis.cluster.heartbeat-timeout=" + heartbeatTimeout.toMillis() + "ms",
                     "--varpulis.cluster.leader-lease-ttl=" + lease.toMillis() + "ms");
         }
 
-        /** @return how old a heartbeat may be and still say where a pipeline runs */
+        /**
+         * @return how old a heartbeat may be and still say where a pipeline runs
+         */
         Duration fresh() {
             return heartbeatInterval.multipliedBy(3);
         }
     }
 
-    /** Coordinators as processes, workers in this JVM, a heartbeat sampler and a loader. */
+    /**
+     * Coordinators as processes, workers in this JVM, a heartbeat sampler and a loader.
+     */
     private final class Cluster implements AutoCloseable {
 
         private final List<ClusterProcess> coordinators = new ArrayList<>();
+
         private final List<ClusterNode> workers = new ArrayList<>();
+
         private final Connection observer;
+
         private final Map<String, Seen> latest = new ConcurrentHashMap<>();
+
         private final List<Map<String, Set<String>>> samples = new CopyOnWriteArrayList<>();
+
         private final List<String> violations = new CopyOnWriteArrayList<>();
+
         private final Map<String, Set<String>> hostsSeen = new ConcurrentHashMap<>();
+
         private final AtomicInteger published = new AtomicInteger();
+
         private final AtomicBoolean sampling = new AtomicBoolean(true);
+
         private final Thread sampler;
+
         private volatile boolean exclusive = true;
+
         private final Duration fresh;
 
         /**
-         * @param size     coordinators
-         * @param url      the servers
+         * @param size coordinators
+         * @param url the servers
          * @param replicas of every stream and bucket
-         * @param timings  heartbeats and lease
+         * @param timings heartbeats and lease
          */
         Cluster(int size, String url, int replicas, Timings timings) throws Exception {
             this.fresh = timings.fresh();
-            List<String> common = new ArrayList<>(List.of("--varpulis.cluster.role=coordinator",
-                    "--varpulis.nats.url=" + url, "--varpulis.nats.substrate=jetstream",
-                    "--varpulis.nats.jetstream.replicas=" + replicas,
-                    "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
-                    "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.rebalance-delay=1h"));
+            List<String> common = new ArrayList<>(
+                    List.of("--varpulis.cluster.role=coordinator", "--varpulis.nats.url=" + url,
+                            "--varpulis.nats.substrate=jetstream", "--varpulis.nats.jetstream.replicas=" + replicas,
+                            "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
+                            "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.rebalance-delay=1h"));
             common.addAll(timings.arguments());
             for (int i = 1; i <= size; i++) {
                 List<String> args = new ArrayList<>(common);
@@ -236,9 +269,10 @@ class ControlPlaneFailoverTest {
             List<String> workerSettings = new ArrayList<>(timings.arguments());
             workerSettings.add("--varpulis.nats.jetstream.replicas=" + replicas);
             String[] extra = workerSettings.toArray(String[]::new);
-            List<CompletableFuture<ClusterNode>> starting = IntStream.rangeClosed(1, 3).mapToObj(i ->
-                    CompletableFuture.supplyAsync(() -> ClusterNode.worker(url, "jetstream", "worker-" + i, false,
-                            extra))).toList();
+            List<CompletableFuture<ClusterNode>> starting = IntStream.rangeClosed(1, 3)
+                .mapToObj(i -> CompletableFuture
+                    .supplyAsync(() -> ClusterNode.worker(url, "jetstream", "worker-" + i, false, extra)))
+                .toList();
             starting.forEach(w -> workers.add(w.join()));
             observer = Nats.connect(new Options.Builder().servers(url.split(",")).build());
             Dispatcher heartbeats = observer.createDispatcher(message -> {
@@ -246,19 +280,23 @@ class ControlPlaneFailoverTest {
                     WorkerHeartbeat beat = JSON.readValue(message.getData(), WorkerHeartbeat.class);
                     String worker = message.getSubject().substring(Subjects.HEARTBEAT_ROOT.length() + 1);
                     latest.put(worker, new Seen(beat, System.nanoTime()));
-                } catch (Exception e) {
+                }
+                catch (Exception e) {
                     violations.add("unreadable heartbeat: " + e);
                 }
             });
             heartbeats.subscribe(Subjects.HEARTBEAT_ROOT + ".*");
             for (ClusterProcess coordinator : coordinators) {
-                await().atMost(WAIT).until(() -> coordinator.get("/actuator/health/readiness")
-                        .map(r -> r.status() == 200).orElse(false));
+                await().atMost(WAIT)
+                    .until(() -> coordinator.get("/actuator/health/readiness")
+                        .map(r -> r.status() == 200)
+                        .orElse(false));
             }
             await().atMost(WAIT).until(() -> leaderAmong(coordinators) != null);
             await().atMost(WAIT).until(() -> workers.stream().allMatch(w -> w.worker().isRegistered()));
-            assertThat(leader().post("/api/v1/cluster/pipeline-groups", JSON.writeValueAsString(
-                    TestGroups.threeStages(GROUP))).status()).isEqualTo(201);
+            assertThat(leader()
+                .post("/api/v1/cluster/pipeline-groups", JSON.writeValueAsString(TestGroups.threeStages(GROUP)))
+                .status()).isEqualTo(201);
             await().atMost(WAIT).until(() -> PIPELINES.stream().allMatch(p -> runningOn(p) != null));
             sampler = new Thread(this::sample, "heartbeat-sampler");
             sampler.start();
@@ -272,8 +310,11 @@ class ControlPlaneFailoverTest {
                 long now = System.nanoTime();
                 latest.forEach((worker, seen) -> {
                     if (now - seen.at() < fresh.toNanos()) {
-                        seen.beat().pipelineMetrics().stream().filter(m -> GROUP.equals(m.group()))
-                                .forEach(m -> hosts.get(m.pipelineName()).add(worker));
+                        seen.beat()
+                            .pipelineMetrics()
+                            .stream()
+                            .filter(m -> GROUP.equals(m.group()))
+                            .forEach(m -> hosts.get(m.pipelineName()).add(worker));
                     }
                 });
                 samples.add(hosts);
@@ -285,13 +326,17 @@ class ControlPlaneFailoverTest {
                 });
                 try {
                     Thread.sleep(100);
-                } catch (InterruptedException e) {
+                }
+                catch (InterruptedException e) {
                     return;
                 }
             }
         }
 
-        /** Publishes 100 events per second into {@code _external -> a}, each stored once (message id). */
+        /**
+         * Publishes 100 events per second into {@code _external -> a}, each stored once
+         * (message id).
+         */
         void loadFor(Duration duration) throws Exception {
             JetStream js = observer.jetStream();
             String subject = new RouteEdge(GROUP, Subjects.EXTERNAL, "a").subject();
@@ -299,17 +344,20 @@ class ControlPlaneFailoverTest {
             while (System.nanoTime() < end) {
                 int n = published.getAndIncrement();
                 byte[] event = ("{\"event_type\": \"Probe\", \"fields\": {\"n\": " + n + "}}")
-                        .getBytes(StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
                 Headers headers = new Headers().put("Nats-Msg-Id", "load-" + n);
-                // On three servers the routing stream may be electing a leader (its server killed): the same
-                // message id again until it is stored, a duplicate then meaning an earlier try was.
+                // On three servers the routing stream may be electing a leader (its
+                // server killed): the same
+                // message id again until it is stored, a duplicate then meaning an
+                // earlier try was.
                 long giveUp = System.nanoTime() + WAIT.toNanos();
-                for (int tries = 1; ; tries++) {
+                for (int tries = 1;; tries++) {
                     try {
                         PublishAck ack = js.publish(subject, headers, event);
                         assertThat(ack.isDuplicate() && tries == 1).as("load-%d stored twice", n).isFalse();
                         break;
-                    } catch (IOException | JetStreamApiException e) {
+                    }
+                    catch (IOException | JetStreamApiException e) {
                         if (System.nanoTime() > giveUp) {
                             throw e;
                         }
@@ -326,8 +374,7 @@ class ControlPlaneFailoverTest {
             await().atMost(WAIT).untilAsserted(() -> {
                 Set<Integer> applied = new HashSet<>();
                 workers.forEach(w -> applied.addAll(TestGroups.numbers(w.recorded(GROUP))));
-                assertThat(applied).as("events applied by the last pipeline, on any worker")
-                        .containsAll(expected);
+                assertThat(applied).as("events applied by the last pipeline, on any worker").containsAll(expected);
             });
         }
 
@@ -340,8 +387,9 @@ class ControlPlaneFailoverTest {
         ClusterProcess leaderAmong(List<ClusterProcess> candidates) {
             for (ClusterProcess candidate : candidates) {
                 if (candidate.isAlive()) {
-                    JsonNode answer = candidate.get("/api/v1/cluster/leader").map(ClusterNode.Response::body)
-                            .orElse(null);
+                    JsonNode answer = candidate.get("/api/v1/cluster/leader")
+                        .map(ClusterNode.Response::body)
+                        .orElse(null);
                     if (answer != null && answer.path("this_node_leads").asBoolean()) {
                         return candidate;
                     }
@@ -363,8 +411,11 @@ class ControlPlaneFailoverTest {
         String runningOn(String pipeline) {
             long now = System.nanoTime();
             for (Map.Entry<String, Seen> e : latest.entrySet()) {
-                if (now - e.getValue().at() < fresh.toNanos() && e.getValue().beat().pipelineMetrics().stream()
-                        .anyMatch(m -> GROUP.equals(m.group()) && pipeline.equals(m.pipelineName()))) {
+                if (now - e.getValue().at() < fresh.toNanos() && e.getValue()
+                    .beat()
+                    .pipelineMetrics()
+                    .stream()
+                    .anyMatch(m -> GROUP.equals(m.group()) && pipeline.equals(m.pipelineName()))) {
                     return e.getKey();
                 }
             }
@@ -381,8 +432,10 @@ class ControlPlaneFailoverTest {
             workers.forEach(ClusterNode::close);
             observer.close();
         }
+
     }
 
     private record Seen(WorkerHeartbeat beat, long at) {
     }
+
 }

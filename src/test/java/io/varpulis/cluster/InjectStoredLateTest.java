@@ -19,9 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * An event injected during a NATS outage is answered 503 (its PubAck did not come within the publish timeout), yet
- * stored once NATS is back, from the client's reconnect buffer; {@code varpulis.events.published} counts it when its
- * late PubAck arrives (issue 15), and a retry with the same {@code ?id=} is not counted again.
+ * An event injected during a NATS outage is answered 503 (its PubAck did not come within
+ * the publish timeout), yet stored once NATS is back, from the client's reconnect buffer;
+ * {@code varpulis.events.published} counts it when its late PubAck arrives (issue 15),
+ * and a retry with the same {@code ?id=} is not counted again.
  */
 @BrokerTest
 class InjectStoredLateTest {
@@ -31,8 +32,9 @@ class InjectStoredLateTest {
 
     @Test
     void anInjectionAnswered503ButStoredAfterTheOutageIsCountedOnce() throws Exception {
-        PipelineGroupSpec group = new PipelineGroupSpec("late", List.of(new PipelineGroupSpec.PipelineSpec("sink",
-                new PipelineGroupSpec.ProcessorSpec("passthrough", Map.of()))),
+        PipelineGroupSpec group = new PipelineGroupSpec("late",
+                List.of(new PipelineGroupSpec.PipelineSpec("sink",
+                        new PipelineGroupSpec.ProcessorSpec("passthrough", Map.of()))),
                 List.of(new PipelineGroupSpec.RouteSpec("_external", "sink", List.of("*"))));
         RouteEdge edge = new RouteEdge("late", "_external", "sink");
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-late",
@@ -44,7 +46,8 @@ class InjectStoredLateTest {
             ClusterNode.Response during;
             try {
                 during = coordinator.post("/api/v1/cluster/pipeline-groups/late/inject?id=outage-1", event);
-            } finally {
+            }
+            finally {
                 nats.start();
             }
             assertThat(during.status()).as(during.body().toString()).isEqualTo(503);
@@ -52,7 +55,8 @@ class InjectStoredLateTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> stored(edge) == 1);
             await().atMost(Duration.ofSeconds(30)).until(() -> published(coordinator, edge) == 1);
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/late/inject?id=outage-1", event).status())
-                    .as("the client's retry").isEqualTo(202);
+                .as("the client's retry")
+                .isEqualTo(202);
             assertThat(stored(edge)).isEqualTo(1);
             assertThat(published(coordinator, edge)).as("stored once, counted once").isEqualTo(1);
         }
@@ -64,9 +68,12 @@ class InjectStoredLateTest {
 
     private static long stored(RouteEdge edge) throws Exception {
         try (Connection connection = Nats.connect(nats.url())) {
-            var subjects = connection.jetStreamManagement().getStreamInfo(VarpulisJetStream.ROUTING_STREAM,
-                    StreamInfoOptions.filterSubjects(edge.subject())).getStreamState().getSubjects();
+            var subjects = connection.jetStreamManagement()
+                .getStreamInfo(VarpulisJetStream.ROUTING_STREAM, StreamInfoOptions.filterSubjects(edge.subject()))
+                .getStreamState()
+                .getSubjects();
             return subjects == null ? 0 : subjects.stream().mapToLong(s -> s.getCount()).sum();
         }
     }
+
 }

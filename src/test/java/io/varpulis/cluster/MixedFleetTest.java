@@ -26,12 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 26 on a real broker, with a peer that speaks exactly what a Rust Varpulis 0.11 node puts on the wire (its
- * registration, heartbeats and command replies, from its source): it gets none of our pipelines and nothing moves;
- * after our coordinator restarts it is admitted again from its heartbeats (without capabilities), or, with an api-key,
- * listed with the reason, its heartbeats counted apart; a refusal is in the shape
- * it reads; our worker registers with a Rust-shaped coordinator and answers its commands with the difference.
- * {@code scripts/interop-rust.sh} runs the same against the real binary.
+ * Issue 26 on a real broker, with a peer that speaks exactly what a Rust Varpulis 0.11
+ * node puts on the wire (its registration, heartbeats and command replies, from its
+ * source): it gets none of our pipelines and nothing moves; after our coordinator
+ * restarts it is admitted again from its heartbeats (without capabilities), or, with an
+ * api-key, listed with the reason, its heartbeats counted apart; a refusal is in the
+ * shape it reads; our worker registers with a Rust-shaped coordinator and answers its
+ * commands with the difference. {@code scripts/interop-rust.sh} runs the same against the
+ * real binary.
  */
 @BrokerTest
 class MixedFleetTest {
@@ -40,17 +42,18 @@ class MixedFleetTest {
     final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aRustWorkerBesideOursGetsNoPipelineNothingMovesAndNoEventIsLost() throws Exception {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats.url(), "jetstream", "coord-mixed",
                 "--varpulis.cluster.rebalance-delay=500ms");
-             ClusterNode jw1 = ClusterNode.worker(nats, "jetstream", "jw1");
-             ClusterNode jw2 = ClusterNode.worker(nats, "jetstream", "jw2")) {
+                ClusterNode jw1 = ClusterNode.worker(nats, "jetstream", "jw1");
+                ClusterNode jw2 = ClusterNode.worker(nats, "jetstream", "jw2")) {
             await().atMost(WAIT).until(() -> jw1.worker().isRegistered() && jw2.worker().isRegistered());
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", TestGroups.threeStages("mixed")).status())
-                    .isEqualTo(201);
+                .isEqualTo(201);
             await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf("mixed").size() == 3);
             Map<String, String> settled = coordinator.coordinator().placementOf("mixed");
 
@@ -59,11 +62,13 @@ class MixedFleetTest {
                 for (int i = 0; i < 10; i++) {
                     Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.toMillis());
                     assertThat(coordinator.coordinator().placementOf("mixed")).as("no move, no flapping")
-                            .isEqualTo(settled);
+                        .isEqualTo(settled);
                 }
                 for (int n : IntStream.rangeClosed(1, 20).toArray()) {
-                    assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/mixed/inject",
-                            Map.of("event_type", "Probe", "fields", Map.of("n", n))).status()).isEqualTo(202);
+                    assertThat(coordinator
+                        .post("/api/v1/cluster/pipeline-groups/mixed/inject",
+                                Map.of("event_type", "Probe", "fields", Map.of("n", n)))
+                        .status()).isEqualTo(202);
                 }
                 ClusterNode last = settled.get("c").equals("jw1") ? jw1 : jw2;
                 await().atMost(WAIT).until(() -> TestGroups.numbers(last.recorded("mixed")).size() == 20);
@@ -73,7 +78,7 @@ class MixedFleetTest {
                 JsonNode gate = coordinator.get("/api/v1/cluster/topology").body().path("placement_gate");
                 assertThat(gate.path("rw1").path("capabilities").isNull()).isTrue();
                 assertThat(gate.path("jw1").path("capabilities").path("processor_types").toString())
-                        .contains("passthrough", "filter", "bean");
+                    .contains("passthrough", "filter", "bean");
             }
         }
     }
@@ -93,7 +98,8 @@ class MixedFleetTest {
                 JsonNode gate = second.get("/api/v1/cluster/topology").body().path("placement_gate");
                 assertThat(gate.path("rw2").path("capabilities").isNull()).as("no pipeline placed on it").isTrue();
                 assertThat(second.metrics().registry().counter("varpulis.heartbeats.unknown").count())
-                        .as("counted apart until it was admitted").isPositive();
+                    .as("counted apart until it was admitted")
+                    .isPositive();
             }
         }
     }
@@ -127,7 +133,7 @@ class MixedFleetTest {
     void aRefusedRustWorkerGetsAReplyItCannotTakeForAnAcceptanceWithTheReasonInIt() throws Exception {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats.url(), "jetstream", "coord-keyed",
                 "--varpulis.cluster.api-key=the-right-key");
-             RustPeer rust = RustPeer.worker(nats.url(), "rw3", "a-wrong-key")) {
+                RustPeer rust = RustPeer.worker(nats.url(), "rw3", "a-wrong-key")) {
             JsonNode reply = await().atMost(WAIT).until(rust::register, r -> r.has("status"));
 
             assertThat(reply.path("worker_id").asText()).isEqualTo("rw3");
@@ -141,7 +147,7 @@ class MixedFleetTest {
     @Test
     void ourWorkerRegistersWithARustCoordinatorAndAnswersItsCommandsWithTheDifference() throws Exception {
         try (RustPeer rustCoordinator = RustPeer.coordinator(nats.url());
-             ClusterNode worker = ClusterNode.worker(nats, "core", "jw-under-rust")) {
+                ClusterNode worker = ClusterNode.worker(nats, "core", "jw-under-rust")) {
             await().atMost(WAIT).until(() -> worker.worker().isRegistered());
             JsonNode registration = rustCoordinator.registrations().get(0);
             assertThat(registration.has("api_key")).as("a Rust coordinator requires the field").isTrue();
@@ -154,26 +160,32 @@ class MixedFleetTest {
             JsonNode batch = rustCoordinator.command("jw-under-rust", "inject_batch", "{\"events_text\":\"\"}");
 
             assertThat(deploy.isTextual()).as("a string: the Rust coordinator's reading of it quotes it").isTrue();
-            assertThat(deploy.asText()).startsWith("refused: deploy of a VPL program (pipeline p1): this worker "
-                    + "runs processor types [");
+            assertThat(deploy.asText())
+                .startsWith("refused: deploy of a VPL program (pipeline p1): this worker " + "runs processor types [");
             assertThat(batch.path("error").asText()).isEqualTo("unknown command: inject_batch; this worker supports "
                     + "deploy, undeploy, inject, drain, register");
         }
     }
 
     /**
-     * A peer on a plain connection that puts on the wire what a Rust Varpulis 0.11 worker or coordinator does
-     * (varpulis-cluster 0.11.0: {@code RegisterWorkerRequest}, {@code HeartbeatRequest}, the worker's command
-     * dispatcher's replies).
+     * A peer on a plain connection that puts on the wire what a Rust Varpulis 0.11 worker
+     * or coordinator does (varpulis-cluster 0.11.0: {@code RegisterWorkerRequest},
+     * {@code HeartbeatRequest}, the worker's command dispatcher's replies).
      */
     private static final class RustPeer implements AutoCloseable {
 
         private final Connection connection;
+
         private final String workerId;
+
         private final String apiKey;
+
         private final List<String> commands = new CopyOnWriteArrayList<>();
+
         private final List<JsonNode> registrations = new CopyOnWriteArrayList<>();
+
         private final List<JsonNode> heartbeats = new CopyOnWriteArrayList<>();
+
         private final ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
 
         private RustPeer(Connection connection, String workerId, String apiKey) {
@@ -182,7 +194,10 @@ class MixedFleetTest {
             this.apiKey = apiKey;
         }
 
-        /** A worker: answers its commands as the Rust dispatcher does, heartbeats every test interval. */
+        /**
+         * A worker: answers its commands as the Rust dispatcher does, heartbeats every
+         * test interval.
+         */
         static RustPeer worker(String url, String workerId, String apiKey) throws Exception {
             RustPeer peer = new RustPeer(Nats.connect(url), workerId, apiKey);
             Dispatcher dispatcher = peer.connection.createDispatcher(peer::onCommand);
@@ -192,7 +207,10 @@ class MixedFleetTest {
             return peer;
         }
 
-        /** A coordinator: accepts every registration as the Rust one does, records the heartbeats. */
+        /**
+         * A coordinator: accepts every registration as the Rust one does, records the
+         * heartbeats.
+         */
         static RustPeer coordinator(String url) throws Exception {
             RustPeer peer = new RustPeer(Nats.connect(url), null, null);
             Dispatcher dispatcher = peer.connection.createDispatcher(peer::onCoordinatorMessage);
@@ -212,7 +230,7 @@ class MixedFleetTest {
         void heartbeat() {
             connection.publish("varpulis.cluster.heartbeat." + workerId,
                     "{\"events_processed\":0,\"pipelines_running\":0,\"pipeline_metrics\":[]}"
-                            .getBytes(StandardCharsets.UTF_8));
+                        .getBytes(StandardCharsets.UTF_8));
         }
 
         JsonNode command(String worker, String command, String body) throws Exception {
@@ -239,7 +257,7 @@ class MixedFleetTest {
             String reply = switch (command) {
                 case "deploy" -> "{\"error\":\"bad request: missing field `name` at line 1 column 500\"}";
                 case "undeploy", "inject", "inject_batch", "checkpoint", "restore", "drain" ->
-                        "{\"error\":\"bad request: missing field `pipeline_id`\"}";
+                    "{\"error\":\"bad request: missing field `pipeline_id`\"}";
                 default -> "{\"error\":\"unknown command: " + command + "\"}";
             };
             connection.publish(message.getReplyTo(), reply.getBytes(StandardCharsets.UTF_8));
@@ -252,10 +270,12 @@ class MixedFleetTest {
                     registrations.add(body);
                     connection.publish(message.getReplyTo(), JSON.writeValueAsBytes(Map.of("worker_id",
                             body.path("worker_id").asText(), "status", "registered", "heartbeat_interval_secs", 1)));
-                } else {
+                }
+                else {
                     heartbeats.add(body);
                 }
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -265,5 +285,7 @@ class MixedFleetTest {
             beats.shutdownNow();
             connection.close();
         }
+
     }
+
 }

@@ -32,36 +32,40 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 10 on a real nats-server configured with the documented permission sets ({@link NatsPermissions}):
- * a coordinator and a worker, each with its own user, run a group with state, parking, replay and a purge; a
- * publisher injects; the server logs no permission violation for any of it. Then what lies outside each set is
- * refused: a worker cannot delete or purge a stream, delete a consumer, read another worker's commands, send its
- * heartbeat or write the coordinators' buckets; a publisher can do nothing but inject at {@code _external}; a
- * coordinator cannot delete the streams.
+ * SPEC section 10 on a real nats-server configured with the documented permission sets
+ * ({@link NatsPermissions}): a coordinator and a worker, each with its own user, run a
+ * group with state, parking, replay and a purge; a publisher injects; the server logs no
+ * permission violation for any of it. Then what lies outside each set is refused: a
+ * worker cannot delete or purge a stream, delete a consumer, read another worker's
+ * commands, send its heartbeat or write the coordinators' buckets; a publisher can do
+ * nothing but inject at {@code _external}; a coordinator cannot delete the streams.
  */
 @BrokerTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NatsRolePermissionTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+
     private static final String GROUP = "perm";
+
     private static final String COORDINATOR_ID = "perm-coord";
+
     private static final String PUBLISHER = "ingest";
-    private static final Map<String, String> INBOXES = Map.of(
-            "coordinator", NatsPermissions.coordinator(COORDINATOR_ID).inboxPrefix(),
-            "w1", NatsPermissions.worker("w1").inboxPrefix(),
+
+    private static final Map<String, String> INBOXES = Map.of("coordinator",
+            NatsPermissions.coordinator(COORDINATOR_ID).inboxPrefix(), "w1", NatsPermissions.worker("w1").inboxPrefix(),
             "publisher", NatsPermissions.publisher(PUBLISHER).inboxPrefix());
 
     @RegisterExtension
-    static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("authorization {\n"
-            + "  users = [\n"
-            + NatsPermissions.coordinator(COORDINATOR_ID).serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
-            + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
-            + NatsPermissions.publisher(PUBLISHER).serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
-            + "{ user: \"admin\", password: \"admin-pw\" }\n"
-            + "  ]\n}\n");
+    static final NatsServerExtension nats = NatsServerExtension.jetStream()
+        .withConfig("authorization {\n" + "  users = [\n"
+                + NatsPermissions.coordinator(COORDINATOR_ID).serverConfigUser("coordinator", "\"coordinator-pw\"")
+                + ",\n" + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
+                + NatsPermissions.publisher(PUBLISHER).serverConfigUser("publisher", "\"publisher-pw\"") + ",\n"
+                + "{ user: \"admin\", password: \"admin-pw\" }\n" + "  ]\n}\n");
 
     private static ClusterNode coordinator;
+
     private static ClusterNode worker;
 
     @BeforeAll
@@ -93,21 +97,26 @@ class NatsRolePermissionTest {
         RoleChecks.runCountingGroup(coordinator, worker, GROUP);
 
         try (Connection publisher = Nats.connect(new Options.Builder().server(nats.url())
-                .userInfo("publisher", "publisher-pw").inboxPrefix(NatsPermissions.publisher(PUBLISHER).inboxPrefix())
-                .connectionName("varpulis-publisher").build())) {
-            PublishAck ack = publisher.jetStream().publish(Subjects.route(GROUP, Subjects.EXTERNAL, "count"),
-                    failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
+            .userInfo("publisher", "publisher-pw")
+            .inboxPrefix(NatsPermissions.publisher(PUBLISHER).inboxPrefix())
+            .connectionName("varpulis-publisher")
+            .build())) {
+            PublishAck ack = publisher.jetStream()
+                .publish(Subjects.route(GROUP, Subjects.EXTERNAL, "count"),
+                        failureJson("10.0.0.10").getBytes(StandardCharsets.UTF_8));
             assertThat(ack.getStream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
         }
 
         assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("not an address"))
-                .status()).isEqualTo(202);
-        await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
-                .asLong() == 1);
-        assertThat(coordinator.post("/api/v1/cluster/dlq/replay", Map.of("unit", "count")).body()
-                .path("replayed_count").asInt()).isEqualTo(1);
-        await().atMost(WAIT).until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth")
-                .asLong() == 1);
+            .status()).isEqualTo(202);
+        await().atMost(WAIT)
+            .until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth").asLong() == 1);
+        assertThat(coordinator.post("/api/v1/cluster/dlq/replay", Map.of("unit", "count"))
+            .body()
+            .path("replayed_count")
+            .asInt()).isEqualTo(1);
+        await().atMost(WAIT)
+            .until(() -> coordinator.get("/api/v1/cluster/dlq?unit=count").body().path("depth").asLong() == 1);
         assertThat(coordinator.delete("/api/v1/cluster/dlq?unit=count").status()).isEqualTo(200);
 
         coordinator.close();
@@ -123,25 +132,30 @@ class NatsRolePermissionTest {
         List<String> overheard = new CopyOnWriteArrayList<>();
         List<String> inboxes = List.of("_INBOX.>", "_INBOX_coordinator_" + COORDINATOR_ID + ".>", "_INBOX_worker_w1.>");
         try (Connection publisher = connect("publisher", "publisher-pw", errors);
-             Connection w1 = connect("w1", "w1-pw", errors)) {
+                Connection w1 = connect("w1", "w1-pw", errors)) {
             for (String inbox : inboxes) {
                 publisher.createDispatcher(message -> overheard.add("publisher: " + message.getSubject()))
-                        .subscribe(inbox);
+                    .subscribe(inbox);
             }
             w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(0));
             w1.createDispatcher(message -> overheard.add("w1: " + message.getSubject())).subscribe(inboxes.get(1));
             publisher.flush(Duration.ofSeconds(2));
             w1.flush(Duration.ofSeconds(2));
 
-            // The coordinator's PubAcks and what the worker fetches arrive in their inboxes meanwhile.
+            // The coordinator's PubAcks and what the worker fetches arrive in their
+            // inboxes meanwhile.
             for (int i = 0; i < 2; i++) {
-                assertThat(coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject",
-                        failure("10.0.0.11")).status()).isEqualTo(202);
+                assertThat(
+                        coordinator.post("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", failure("10.0.0.11"))
+                            .status())
+                    .isEqualTo(202);
             }
-            await().atMost(WAIT).until(() -> worker.recorded(GROUP).stream()
+            await().atMost(WAIT)
+                .until(() -> worker.recorded(GROUP)
+                    .stream()
                     .anyMatch(e -> "10.0.0.11".equals(e.fields().get("src_ip"))));
-            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
-                    .contains("Subscription to \"_INBOX.>\"")
+            await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(String.join("\n", errors)).contains("Subscription to \"_INBOX.>\"")
                     .contains("Subscription to \"_INBOX_coordinator_" + COORDINATOR_ID + ".>\"")
                     .contains("Subscription to \"_INBOX_worker_w1.>\""));
             assertThat(overheard).as("replies, PubAcks and fetched events read by another user").isEmpty();
@@ -162,7 +176,8 @@ class NatsRolePermissionTest {
             w1.publish(Subjects.heartbeat("w2"), "{}".getBytes(StandardCharsets.UTF_8));
             w1.publish("$KV." + NatsPermissions.GROUPS_BUCKET + "." + GROUP, "{}".getBytes(StandardCharsets.UTF_8));
             w1.flush(Duration.ofSeconds(2));
-            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+            await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(String.join("\n", errors))
                     .contains("Publish to \"$JS.API.STREAM.DELETE." + VarpulisJetStream.ROUTING_STREAM + "\"")
                     .contains("Publish to \"$JS.API.STREAM.PURGE." + VarpulisJetStream.DLQ_STREAM + "\"")
                     .contains("Publish to \"$JS.API.CONSUMER.DELETE." + VarpulisJetStream.ROUTING_STREAM + "."
@@ -186,10 +201,12 @@ class NatsRolePermissionTest {
             publisher.publish(Subjects.route(GROUP, "count", "c"), "{}".getBytes(StandardCharsets.UTF_8));
             publisher.publish(Subjects.command("w1", "undeploy"), "{}".getBytes(StandardCharsets.UTF_8));
             publisher.subscribe(Subjects.PIPELINE_ROOT + ".>");
-            assertThatThrownBy(() -> publisher.jetStreamManagement(quick())
-                    .getStreamInfo(VarpulisJetStream.ROUTING_STREAM)).isNotNull();
+            assertThatThrownBy(
+                    () -> publisher.jetStreamManagement(quick()).getStreamInfo(VarpulisJetStream.ROUTING_STREAM))
+                .isNotNull();
             publisher.flush(Duration.ofSeconds(2));
-            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+            await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(String.join("\n", errors))
                     .contains("Publish to \"varpulis.cluster.pipeline." + GROUP + ".count.c\"")
                     .contains("Publish to \"varpulis.cluster.cmd.w1.undeploy\"")
                     .contains("Subscription to \"varpulis.cluster.pipeline.>\"")
@@ -207,21 +224,24 @@ class NatsRolePermissionTest {
                     VarpulisJetStream.DLQ_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET)) {
                 assertThatThrownBy(() -> jsm.deleteStream(stream)).as(stream).isNotNull();
             }
-            await().atMost(WAIT).untilAsserted(() -> assertThat(String.join("\n", errors))
+            await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(String.join("\n", errors))
                     .contains("Publish to \"$JS.API.STREAM.DELETE.VARPULIS_ROUTING\"")
                     .contains("Publish to \"$JS.API.STREAM.DELETE.KV_varpulis_groups\""));
         }
         assertThat(coordinator.delete("/api/v1/cluster/pipeline-groups/" + GROUP + "?purge=true").status())
-                .isEqualTo(204);
+            .isEqualTo(204);
         try (Connection admin = connect("admin", "admin-pw", null)) {
             JetStreamManagement jsm = admin.jetStreamManagement();
-            await().atMost(WAIT).until(() -> jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM).stream()
+            await().atMost(WAIT)
+                .until(() -> jsm.getConsumerNames(VarpulisJetStream.ROUTING_STREAM)
+                    .stream()
                     .noneMatch(name -> name.contains(GROUP)));
             assertThat(jsm.getStreamNames()).doesNotContain("KV_" + JetStreamKeyValueState.bucketName(GROUP, "count"))
-                    .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
+                .contains(VarpulisJetStream.ROUTING_STREAM, "KV_" + NatsPermissions.GROUPS_BUCKET);
         }
         assertThat(RoleChecks.nodeViolations(nats)).as("the purge needed no permission outside the coordinator's set")
-                .isEmpty();
+            .isEmpty();
     }
 
     private static String failureJson(String srcIp) {
@@ -231,8 +251,12 @@ class NatsRolePermissionTest {
 
     private static String anyRouteConsumer() throws Exception {
         try (Connection admin = connect("admin", "admin-pw", null)) {
-            return admin.jetStreamManagement().getConsumerNames(VarpulisJetStream.ROUTING_STREAM).stream()
-                    .filter(name -> name.startsWith("route_")).findFirst().orElseThrow();
+            return admin.jetStreamManagement()
+                .getConsumerNames(VarpulisJetStream.ROUTING_STREAM)
+                .stream()
+                .filter(name -> name.startsWith("route_"))
+                .findFirst()
+                .orElseThrow();
         }
     }
 
@@ -241,8 +265,9 @@ class NatsRolePermissionTest {
     }
 
     private static Connection connect(String user, String password, List<String> errors) throws Exception {
-        Options.Builder options = new Options.Builder().server(nats.url()).userInfo(user, password)
-                .connectionTimeout(Duration.ofSeconds(2));
+        Options.Builder options = new Options.Builder().server(nats.url())
+            .userInfo(user, password)
+            .connectionTimeout(Duration.ofSeconds(2));
         if (INBOXES.containsKey(user)) {
             // The user's own inbox, as its node or service connects.
             options.inboxPrefix(INBOXES.get(user));
@@ -252,4 +277,5 @@ class NatsRolePermissionTest {
         }
         return Nats.connect(options.build());
     }
+
 }

@@ -34,12 +34,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 16's done-means: a pipeline in two partitions on two worker processes, under a steady stream of events of
- * many keys published by an external publisher onto the pipeline's unpartitioned entry subject; the worker running
- * partition 1 is killed with SIGKILL mid-stream. The partition moves to the other worker with a newer placement
- * epoch, its durable consumer carries on where the dead worker stopped, and every event reaches the next edge once:
- * nothing lost, nothing doubled (the outputs' deterministic {@code Nats-Msg-Id}s make a re-emission after a
- * redelivery a duplicate the stream drops).
+ * Issue 16's done-means: a pipeline in two partitions on two worker processes, under a
+ * steady stream of events of many keys published by an external publisher onto the
+ * pipeline's unpartitioned entry subject; the worker running partition 1 is killed with
+ * SIGKILL mid-stream. The partition moves to the other worker with a newer placement
+ * epoch, its durable consumer carries on where the dead worker stopped, and every event
+ * reaches the next edge once: nothing lost, nothing doubled (the outputs' deterministic
+ * {@code Nats-Msg-Id}s make a re-emission after a redelivery a duplicate the stream
+ * drops).
  */
 @BrokerTest
 class PartitionWorkerKillTest {
@@ -51,18 +53,21 @@ class PartitionWorkerKillTest {
     Path logs;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final Duration WAIT = Duration.ofSeconds(120);
+
     private static final String GROUP = "killparts";
+
     private static final int KEYS = 50;
 
     @Test
     void nothingIsLostOrDoubledWhenAPartitionsWorkerIsKilledWithSigkill() throws Exception {
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-killparts");
-             ClusterProcess w1 = worker("worker-k1");
-             ClusterProcess w2 = worker("worker-k2");
-             Connection client = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
-                    .filter(WorkerRecord::isReady).count() == 2);
+                ClusterProcess w1 = worker("worker-k1");
+                ClusterProcess w2 = worker("worker-k2");
+                Connection client = Nats.connect(nats.url())) {
+            await().atMost(WAIT)
+                .until(() -> coordinator.coordinator().workers().stream().filter(WorkerRecord::isReady).count() == 2);
             PipelineGroupSpec group = PartitionedPipelineTest.group(GROUP, 2, "filter");
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
             await().atMost(WAIT).until(() -> coordinator.coordinator().placementOf(GROUP).size() == 3);
@@ -86,10 +91,14 @@ class PartitionWorkerKillTest {
                 Thread.sleep(300);
             }
 
-            await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/p/1")
-                    .filter(p -> p.isRunning() && !p.worker().equals(victim.name())).isPresent());
+            await().atMost(WAIT)
+                .until(() -> coordinator.coordinator()
+                    .placement(GROUP + "/p/1")
+                    .filter(p -> p.isRunning() && !p.worker().equals(victim.name()))
+                    .isPresent());
             assertThat(coordinator.coordinator().placement(GROUP + "/p/1").orElseThrow().epoch())
-                    .as("moved with a newer placement epoch").isGreaterThan(epochBefore);
+                .as("moved with a newer placement epoch")
+                .isGreaterThan(epochBefore);
             JetStreamManagement jsm = client.jetStreamManagement();
             List<RouteEdge> consumed = new ArrayList<>(group.consumedEdges("p"));
             consumed.addAll(group.consumedEdges("c"));
@@ -101,33 +110,34 @@ class PartitionWorkerKillTest {
                 }
             });
 
-            List<Message> outputs = PartitionedPipelineTest.messages(client,
-                    new RouteEdge(GROUP, "p", "c").subject());
+            List<Message> outputs = PartitionedPipelineTest.messages(client, new RouteEdge(GROUP, "p", "c").subject());
             Map<String, Set<Integer>> byKey = new HashMap<>();
             Set<String> ids = new HashSet<>();
             for (Message output : outputs) {
                 Event event = JSON.readValue(output.getData(), Event.class);
                 byKey.computeIfAbsent((String) event.fields().get("k"), x -> new HashSet<>())
-                        .add(((Number) event.fields().get("s")).intValue());
+                    .add(((Number) event.fields().get("s")).intValue());
                 ids.add(output.getHeaders().getFirst("Nats-Msg-Id"));
             }
             assertThat(outputs).as("outputs stored on p -> c: each event once, none doubled").hasSize(sent);
             assertThat(ids).hasSize(sent);
-            assertThat(byKey).hasSize(KEYS).allSatisfy((key, rounds) -> assertThat(rounds).as(key + ": none lost")
-                    .hasSize(12));
+            assertThat(byKey).hasSize(KEYS)
+                .allSatisfy((key, rounds) -> assertThat(rounds).as(key + ": none lost").hasSize(12));
             assertThat(PartitionedPipelineTest.parked(jsm, "p")).as("nothing parked").isZero();
         }
     }
 
     private ClusterProcess worker(String id) throws Exception {
-        return ClusterProcess.start(id, logs, List.of("--varpulis.cluster.role=worker",
-                "--varpulis.nats.url=" + nats.url(), "--varpulis.nats.substrate=jetstream",
-                "--varpulis.cluster.worker-id=" + id,
-                "--varpulis.cluster.heartbeat-interval=" + ClusterNode.HEARTBEAT_INTERVAL.toMillis() + "ms",
-                "--varpulis.cluster.heartbeat-timeout=" + ClusterNode.HEARTBEAT_TIMEOUT.toMillis() + "ms",
-                "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
-                "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.registration-max-backoff=2s",
-                // A delivery the killed worker held comes back after 5 s, not 30 s.
-                "--varpulis.nats.jetstream.consumer.ack-wait=5s"));
+        return ClusterProcess.start(id, logs,
+                List.of("--varpulis.cluster.role=worker", "--varpulis.nats.url=" + nats.url(),
+                        "--varpulis.nats.substrate=jetstream", "--varpulis.cluster.worker-id=" + id,
+                        "--varpulis.cluster.heartbeat-interval=" + ClusterNode.HEARTBEAT_INTERVAL.toMillis() + "ms",
+                        "--varpulis.cluster.heartbeat-timeout=" + ClusterNode.HEARTBEAT_TIMEOUT.toMillis() + "ms",
+                        "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
+                        "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.registration-max-backoff=2s",
+                        // A delivery the killed worker held comes back after 5 s, not 30
+                        // s.
+                        "--varpulis.nats.jetstream.consumer.ack-wait=5s"));
     }
+
 }

@@ -29,11 +29,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 25, item 1 (SPEC section 9, fencing every effect): the worker hosting the alert sink is paused with SIGSTOP
- * (a long GC pause, a frozen VM) while it holds deliveries it pulled; its pipeline moves to the other worker, which
- * writes every alert; then the paused worker is resumed with SIGCONT. It must find that it no longer owns the
- * pipeline before any effect: no alert is written twice to the file both workers share, it says so once at ERROR,
- * and its heartbeats stop reporting the pipeline.
+ * Issue 25, item 1 (SPEC section 9, fencing every effect): the worker hosting the alert
+ * sink is paused with SIGSTOP (a long GC pause, a frozen VM) while it holds deliveries it
+ * pulled; its pipeline moves to the other worker, which writes every alert; then the
+ * paused worker is resumed with SIGCONT. It must find that it no longer owns the pipeline
+ * before any effect: no alert is written twice to the file both workers share, it says so
+ * once at ERROR, and its heartbeats stop reporting the pipeline.
  */
 @BrokerTest
 class WorkerPauseTest {
@@ -42,8 +43,11 @@ class WorkerPauseTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private static final EventCodec CODEC = new EventCodec();
+
     private static final Duration WAIT = Duration.ofSeconds(120);
+
     private static final String GROUP = "paused";
+
     private static final int ALERTS = 600;
 
     @TempDir
@@ -55,18 +59,21 @@ class WorkerPauseTest {
         Path file = alerts.resolve("alerts.jsonl");
         try (ClusterNode coordinator = ClusterNode.coordinator(nats, "jetstream", "coord-pause",
                 "--varpulis.demo.processors.enabled=true", "--varpulis.demo.processors.alert-dir=" + alerts);
-             ClusterProcess w1 = worker("worker-p1", alerts);
-             ClusterProcess w2 = worker("worker-p2", alerts);
-             Connection client = Nats.connect(nats.url())) {
-            await().atMost(WAIT).until(() -> coordinator.coordinator().workers().stream()
-                    .filter(WorkerRecord::isReady).count() == 2);
-            PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(new PipelineGroupSpec.PipelineSpec(
-                    "alerts", new PipelineGroupSpec.ProcessorSpec("alert-file", Map.of("path", "alerts.jsonl")),
-                    null, null)), List.of(new PipelineGroupSpec.RouteSpec(Subjects.EXTERNAL, "alerts",
-                    List.of("BruteForceSuspected"))));
+                ClusterProcess w1 = worker("worker-p1", alerts);
+                ClusterProcess w2 = worker("worker-p2", alerts);
+                Connection client = Nats.connect(nats.url())) {
+            await().atMost(WAIT)
+                .until(() -> coordinator.coordinator().workers().stream().filter(WorkerRecord::isReady).count() == 2);
+            PipelineGroupSpec group = new PipelineGroupSpec(GROUP, List.of(new PipelineGroupSpec.PipelineSpec("alerts",
+                    new PipelineGroupSpec.ProcessorSpec("alert-file", Map.of("path", "alerts.jsonl")), null, null)),
+                    List.of(new PipelineGroupSpec.RouteSpec(Subjects.EXTERNAL, "alerts",
+                            List.of("BruteForceSuspected"))));
             assertThat(coordinator.post("/api/v1/cluster/pipeline-groups", group).status()).isEqualTo(201);
-            await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/alerts")
-                    .filter(Placement::isRunning).isPresent());
+            await().atMost(WAIT)
+                .until(() -> coordinator.coordinator()
+                    .placement(GROUP + "/alerts")
+                    .filter(Placement::isRunning)
+                    .isPresent());
             String host = coordinator.coordinator().placementOf(GROUP).get("alerts");
             ClusterProcess victim = host.equals(w1.name()) ? w1 : w2;
 
@@ -75,31 +82,40 @@ class WorkerPauseTest {
             for (int i = 0; i < ALERTS; i++) {
                 BruteForceAlert alert = new BruteForceAlert("10.0." + i / 250 + "." + i % 250,
                         Instant.parse("2026-12-22T09:10:00Z"), 5);
-                js.publishAsync(entry, new Headers().put("Nats-Msg-Id", alert.id()),
-                        CODEC.encode(alert.toEvent()));
+                js.publishAsync(entry, new Headers().put("Nats-Msg-Id", alert.id()), CODEC.encode(alert.toEvent()));
             }
             await().atMost(WAIT).until(() -> lines(file).size() >= 20);
             victim.pause();
             try {
-                await().atMost(WAIT).until(() -> coordinator.coordinator().placement(GROUP + "/alerts")
-                        .filter(p -> p.isRunning() && !p.worker().equals(victim.name())).isPresent());
-            } finally {
+                await().atMost(WAIT)
+                    .until(() -> coordinator.coordinator()
+                        .placement(GROUP + "/alerts")
+                        .filter(p -> p.isRunning() && !p.worker().equals(victim.name()))
+                        .isPresent());
+            }
+            finally {
                 victim.resume();
             }
             Instant resumed = Instant.now();
-            // Paused in the middle of a write, the victim held the file's lock: its successor writes once it resumed.
+            // Paused in the middle of a write, the victim held the file's lock: its
+            // successor writes once it resumed.
             await().atMost(WAIT).until(() -> new HashSet<>(lines(file)).size() == ALERTS);
 
             await().atMost(WAIT).until(() -> victim.output().contains("stops consuming on this worker"));
-            await().atMost(WAIT).until(() -> coordinator.coordinator().worker(victim.name())
+            await().atMost(WAIT)
+                .until(() -> coordinator.coordinator()
+                    .worker(victim.name())
                     .filter(w -> w.heartbeat() != null && w.lastHeartbeat() != null
                             && w.lastHeartbeat().isAfter(resumed.plusSeconds(1)))
-                    .map(w -> w.heartbeat().pipelineMetrics().stream()
-                            .noneMatch(m -> "alerts".equals(m.pipelineName())))
+                    .map(w -> w.heartbeat()
+                        .pipelineMetrics()
+                        .stream()
+                        .noneMatch(m -> "alerts".equals(m.pipelineName())))
                     .orElse(false));
             List<String> written = lines(file);
             assertThat(written).as("every alert once, none written again by the resumed worker")
-                    .hasSize(ALERTS).doesNotHaveDuplicates();
+                .hasSize(ALERTS)
+                .doesNotHaveDuplicates();
             String log = victim.output();
             assertThat(log).contains("pipeline paused/alerts (placement epoch");
             assertThat(log.split("stops consuming on this worker", -1)).as("said once").hasSize(2);
@@ -114,14 +130,15 @@ class WorkerPauseTest {
     }
 
     private ClusterProcess worker(String id, Path alerts) throws Exception {
-        return ClusterProcess.start(id, dir.resolve("logs"), List.of("--varpulis.cluster.role=worker",
-                "--varpulis.nats.url=" + nats.url(), "--varpulis.nats.substrate=jetstream",
-                "--varpulis.cluster.worker-id=" + id,
-                "--varpulis.cluster.heartbeat-interval=" + ClusterNode.HEARTBEAT_INTERVAL.toMillis() + "ms",
-                "--varpulis.cluster.heartbeat-timeout=" + ClusterNode.HEARTBEAT_TIMEOUT.toMillis() + "ms",
-                "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
-                "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.registration-max-backoff=2s",
-                "--varpulis.demo.processors.enabled=true", "--varpulis.demo.processors.alert-dir=" + alerts,
-                "--varpulis.nats.jetstream.consumer.ack-wait=5s"));
+        return ClusterProcess.start(id, dir.resolve("logs"),
+                List.of("--varpulis.cluster.role=worker", "--varpulis.nats.url=" + nats.url(),
+                        "--varpulis.nats.substrate=jetstream", "--varpulis.cluster.worker-id=" + id,
+                        "--varpulis.cluster.heartbeat-interval=" + ClusterNode.HEARTBEAT_INTERVAL.toMillis() + "ms",
+                        "--varpulis.cluster.heartbeat-timeout=" + ClusterNode.HEARTBEAT_TIMEOUT.toMillis() + "ms",
+                        "--varpulis.cluster.worker-lease-ttl=" + ClusterNode.WORKER_LEASE_TTL.toMillis() + "ms",
+                        "--varpulis.cluster.command-timeout=2s", "--varpulis.cluster.registration-max-backoff=2s",
+                        "--varpulis.demo.processors.enabled=true", "--varpulis.demo.processors.alert-dir=" + alerts,
+                        "--varpulis.nats.jetstream.consumer.ack-wait=5s"));
     }
+
 }

@@ -10,8 +10,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The raw form's headers (SPEC section 4): every envelope field round-trips through header values, whatever their
- * characters, and the fields that matter most are kept first when the room under max_payload is short.
+ * The raw form's headers (SPEC section 4): every envelope field round-trips through
+ * header values, whatever their characters, and the fields that matter most are kept
+ * first when the room under max_payload is short.
  */
 class DeadLetterHeadersTest {
 
@@ -24,7 +25,7 @@ class DeadLetterHeadersTest {
         Map<String, String> fields = DeadLetterHeaders.of(ENVELOPE, 4096);
         Headers headers = new Headers();
         fields.forEach(headers::add);
-        byte[] binary = {(byte) 0xff, 0x00, 0x41};
+        byte[] binary = { (byte) 0xff, 0x00, 0x41 };
 
         DeathEnvelope read = DeadLetterHeaders.envelope(headers, binary);
 
@@ -46,20 +47,21 @@ class DeadLetterHeadersTest {
         fields.forEach(headers::add);
 
         assertThat(fields).containsEntry("Varpulis-Dlq-Trace-Id", "4bf92f3577b34da6a3ce929d0e0e4736")
-                .containsEntry("Varpulis-Dlq-Durable", "route_detect__varpulis_cluster_pipeline_g__external_detect");
+            .containsEntry("Varpulis-Dlq-Durable", "route_detect__varpulis_cluster_pipeline_g__external_detect");
         assertThat(DeadLetterHeaders.envelope(headers, "{}".getBytes()).traceId())
-                .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+            .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
         ObjectMapper json = new ObjectMapper();
         assertThat(json.readTree(json.writeValueAsString(traced)).path("trace_id").asText())
-                .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+            .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
         assertThat(json.readTree(json.writeValueAsString(ENVELOPE)).has("trace_id"))
-                .as("the envelope of an untraced delivery keeps the older shape").isFalse();
+            .as("the envelope of an untraced delivery keeps the older shape")
+            .isFalse();
     }
 
     @Test
     void anElementParkedAloneKeepsItsIndex_nextAfterTheReason() {
-        DeathEnvelope element = new DeathEnvelope(ENVELOPE.originalSubject(), "detect", 1, 1796886600, "bad line",
-                "{}", null, "unprocessable", null, "VARPULIS_ROUTING", 42L, "g-1", 1796886590L, 7);
+        DeathEnvelope element = new DeathEnvelope(ENVELOPE.originalSubject(), "detect", 1, 1796886600, "bad line", "{}",
+                null, "unprocessable", null, "VARPULIS_ROUTING", 42L, "g-1", 1796886590L, 7);
         Map<String, String> fields = DeadLetterHeaders.of(element, 4096);
         Headers headers = new Headers();
         fields.forEach(headers::add);
@@ -69,7 +71,10 @@ class DeadLetterHeadersTest {
         assertThat(DeadLetterHeaders.envelope(headers, "{}".getBytes()).parkedElement()).isEqualTo(7);
     }
 
-    /** A message another version or a hand wrote is still shown: a number that is not one reads as absent. */
+    /**
+     * A message another version or a hand wrote is still shown: a number that is not one
+     * reads as absent.
+     */
     @Test
     void numbersThatAreNotNumbersReadAsAbsent_notAsAnError() {
         Headers headers = new Headers();
@@ -96,12 +101,12 @@ class DeadLetterHeadersTest {
                 1796886600, "x".repeat(5000), null, null, "max_deliver", null, "VARPULIS_ROUTING", 42L, null, null),
                 600);
 
-        assertThat(roomy).containsKey("Varpulis-Dlq-Last-Error").doesNotContainKey(
-                DeadLetterHeaders.LAST_ERROR_TRUNCATED);
+        assertThat(roomy).containsKey("Varpulis-Dlq-Last-Error")
+            .doesNotContainKey(DeadLetterHeaders.LAST_ERROR_TRUNCATED);
         assertThat(tight.keySet()).startsWith(DeadLetterHeaders.ORIGINAL_SUBJECT, "Varpulis-Dlq-Unit")
-                .doesNotContain("Varpulis-Dlq-Error-Class");
+            .doesNotContain("Varpulis-Dlq-Error-Class");
         assertThat(tight.entrySet().stream().mapToInt(e -> e.getKey().length() + e.getValue().length() + 4).sum())
-                .isLessThanOrEqualTo(200 - 12);
+            .isLessThanOrEqualTo(200 - 12);
         assertThat(cut).containsEntry(DeadLetterHeaders.LAST_ERROR_TRUNCATED, "true");
         assertThat(cut.get("Varpulis-Dlq-Last-Error")).hasSizeLessThan(600).startsWith("xxx");
         assertThat(DeadLetterHeaders.of(ENVELOPE, 20)).isEmpty();
@@ -113,4 +118,5 @@ class DeadLetterHeadersTest {
         assertThat(DeadLetterHeaders.decode(DeadLetterHeaders.encode(text))).isEqualTo(text);
         assertThat(DeadLetterHeaders.encode("100%")).isEqualTo("100%25");
     }
+
 }

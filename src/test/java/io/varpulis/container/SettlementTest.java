@@ -17,18 +17,23 @@ import java.util.concurrent.TimeoutException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The one decision of what a delivery becomes (SPEC section 18), rule by rule, each test named after the rule and
- * the section it comes from. Attempts are out of max_deliver 5.
+ * The one decision of what a delivery becomes (SPEC section 18), rule by rule, each test
+ * named after the rule and the section it comes from. Attempts are out of max_deliver 5.
  */
 class SettlementTest {
 
     private static final Duration NAK_DELAY = Duration.ofSeconds(2);
+
     private static final Settlement SETTLEMENT = new Settlement(NAK_DELAY);
+
     private static final RuntimeException BUG = new IllegalStateException("processor threw");
+
     private static final PublishException NO_RESPONDERS = new PublishException("events.x",
             "503 No Responders Available For Request", new IOException("503 No Responders"));
+
     private static final PublishException NO_PUBACK = new PublishException("events.x", "no PubAck within 5000 ms",
             new TimeoutException(), PublishException.Kind.UNAVAILABLE, null);
+
     private static final PublishException REFUSED = new PublishException("events.x", "maximum payload exceeded",
             new IllegalArgumentException("too large"));
 
@@ -65,8 +70,8 @@ class SettlementTest {
 
     @Test
     void sections4And11And13_poisonIsParkedOnTheDeliveryThatFoundIt() {
-        for (ParkReason reason : new ParkReason[]{ParkReason.UNDECODABLE, ParkReason.UNPROCESSABLE,
-                ParkReason.UNROUTABLE}) {
+        for (ParkReason reason : new ParkReason[] { ParkReason.UNDECODABLE, ParkReason.UNPROCESSABLE,
+                ParkReason.UNROUTABLE }) {
             Decision decision = decide(Outcome.poison(reason, BUG), 1);
             assertThat(decision.action()).as(reason.tag()).isEqualTo(Action.PARK);
             assertThat(decision.reason()).isEqualTo(reason);
@@ -84,11 +89,11 @@ class SettlementTest {
     void section9_aFencedOwnerLeavesEverything_withoutAnyEffect() {
         assertThat(decide(Outcome.fenced(BUG), 1).action()).isEqualTo(Action.LEAVE);
         assertThat(decide(Outcome.fenced(BUG), 5).action()).as("not even a park on the last delivery")
-                .isEqualTo(Action.LEAVE);
-        for (Outcome outcome : new Outcome[]{Outcome.failed(BUG), Outcome.poison(ParkReason.UNDECODABLE, BUG),
-                Outcome.stopped("moved")}) {
+            .isEqualTo(Action.LEAVE);
+        for (Outcome outcome : new Outcome[] { Outcome.failed(BUG), Outcome.poison(ParkReason.UNDECODABLE, BUG),
+                Outcome.stopped("moved") }) {
             assertThat(SETTLEMENT.decide(outcome, 5, 5, State.FENCED).action()).as("a fenced container: " + outcome)
-                    .isEqualTo(Action.LEAVE);
+                .isEqualTo(Action.LEAVE);
         }
     }
 
@@ -99,9 +104,11 @@ class SettlementTest {
         assertThat(last.action()).isEqualTo(Action.PARK);
         assertThat(last.reason()).isEqualTo(ParkReason.MAX_DELIVER);
         assertThat(SETTLEMENT.decide(Outcome.failed(BUG), 2, 5, State.STOPPED).action())
-                .as("a failure after the stop is not the event's: no nak").isEqualTo(Action.LEAVE);
+            .as("a failure after the stop is not the event's: no nak")
+            .isEqualTo(Action.LEAVE);
         assertThat(SETTLEMENT.decide(Outcome.brokerAway(NO_PUBACK, null), 2, 5, State.STOPPED).action())
-                .as("a stopped owner gives its broker waits up").isEqualTo(Action.LEAVE);
+            .as("a stopped owner gives its broker waits up")
+            .isEqualTo(Action.LEAVE);
     }
 
     @Test
@@ -109,15 +116,15 @@ class SettlementTest {
         Outcome refused = new Outcome.ParkFailed(ParkReason.MAX_DELIVER, BUG, REFUSED);
         assertThat(decide(refused, 2).action()).isEqualTo(Action.NAK);
         assertThat(decide(refused, 5).action()).as("the server then gives it up, and its advisory parks it")
-                .isEqualTo(Action.NAK);
+            .isEqualTo(Action.NAK);
     }
 
     @Test
     void section9_aParkWhileTheDlqIsUnavailableIsTriedAgain_noDeliverySpent() {
         assertThat(decide(new Outcome.ParkFailed(ParkReason.UNDECODABLE, BUG, NO_PUBACK), 1).action())
-                .isEqualTo(Action.RETRY);
+            .isEqualTo(Action.RETRY);
         assertThat(decide(new Outcome.ParkFailed(ParkReason.MAX_DELIVER, BUG, NO_RESPONDERS), 5).action())
-                .isEqualTo(Action.RETRY);
+            .isEqualTo(Action.RETRY);
     }
 
     @Test
@@ -133,9 +140,10 @@ class SettlementTest {
     @Test
     void section9_aMessageTheServerGaveUpWhoseParkTheDlqRefusesIsStranded_andWaitedForWhileTheDlqIsAway() {
         assertThat(decide(new Outcome.ParkFailed(ParkReason.SERVER_GAVE_UP, BUG, REFUSED), 5).action())
-                .isEqualTo(Action.STRANDED);
-        assertThat(SETTLEMENT.decide(new Outcome.ParkFailed(ParkReason.SERVER_GAVE_UP, BUG, NO_PUBACK), 5, 5,
-                State.STOPPED).action()).isEqualTo(Action.RETRY);
+            .isEqualTo(Action.STRANDED);
+        assertThat(SETTLEMENT
+            .decide(new Outcome.ParkFailed(ParkReason.SERVER_GAVE_UP, BUG, NO_PUBACK), 5, 5, State.STOPPED)
+            .action()).isEqualTo(Action.RETRY);
     }
 
     @Test
@@ -144,21 +152,26 @@ class SettlementTest {
                 apiError(10158));
         PublishException noStream = new PublishException("events.x", "no stream matches subject", apiError(10060));
         assertThat(decide(new Outcome.ParkFailed(ParkReason.MAX_DELIVER, BUG, electing), 5).action())
-                .isEqualTo(Action.RETRY);
+            .isEqualTo(Action.RETRY);
         assertThat(decide(new Outcome.ParkFailed(ParkReason.MAX_DELIVER, BUG, noStream), 3).action())
-                .isEqualTo(Action.NAK);
+            .isEqualTo(Action.NAK);
     }
 
     @Test
     void aParkFailureThatIsNotAPublishFailureIsARefusal_neverAnEndlessWait() {
-        assertThat(decide(new Outcome.ParkFailed(ParkReason.UNDECODABLE, BUG, new IllegalStateException(
-                "cannot write a death envelope")), 1).action()).isEqualTo(Action.NAK);
+        assertThat(decide(new Outcome.ParkFailed(ParkReason.UNDECODABLE, BUG,
+                new IllegalStateException("cannot write a death envelope")), 1)
+            .action()).isEqualTo(Action.NAK);
     }
 
-    /** An API error as the server sends it, {@code {"error": {"code": 400, "err_code": N, ...}}}. */
+    /**
+     * An API error as the server sends it, {@code {"error": {"code": 400, "err_code": N,
+     * ...}}}.
+     */
     private static JetStreamApiException apiError(int code) {
         return new JetStreamApiException(new ApiResponse<Object>(JsonParser.parseUnchecked("{\"error\": {\"code\": "
                 + "400, \"err_code\": " + code + ", \"description\": \"api error " + code + "\"}}")) {
         });
     }
+
 }

@@ -15,8 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@code ProcessingContext.ackAfter} (issue 27): an effect whose confirmation comes later (a group-committed sync)
- * gates the apply's confirmation, which the route ingress waits for before the ack, and its failure fails it.
+ * {@code ProcessingContext.ackAfter} (issue 27): an effect whose confirmation comes later
+ * (a group-committed sync) gates the apply's confirmation, which the route ingress waits
+ * for before the ack, and its failure fails it.
  */
 class AckAfterEffectTest {
 
@@ -49,14 +50,17 @@ class AckAfterEffectTest {
         }, new InMemoryKeyValueState());
         applied(pipeline, "m1");
         assertThatThrownBy(() -> kept.get().ackAfter(CompletableFuture.completedFuture(null)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("after the apply");
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("after the apply");
     }
 
     private static CompletableFuture<Void> applied(DeployedPipeline pipeline, String id) {
         try {
             return pipeline.apply(Event.of("In", Map.of()), id, 1).stored();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             throw new AssertionError(e);
         }
     }
+
 }

@@ -20,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The {@code alert-file} type writes only in its alert directory (review finding 6): whoever may declare a group
- * cannot name a file anywhere else on a worker's host, by an absolute path, by {@code ..} or through a symbolic link.
+ * The {@code alert-file} type writes only in its alert directory (review finding 6):
+ * whoever may declare a group cannot name a file anywhere else on a worker's host, by an
+ * absolute path, by {@code ..} or through a symbolic link.
  */
 class AlertFileTypeTest {
 
@@ -33,8 +34,8 @@ class AlertFileTypeTest {
     }
 
     private static PipelineGroupSpec group(PipelineSpec pipeline) {
-        return new PipelineGroupSpec("g", List.of(pipeline), List.of(new RouteSpec("_external", "alerts",
-                List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
+        return new PipelineGroupSpec("g", List.of(pipeline),
+                List.of(new RouteSpec("_external", "alerts", List.of(SshEvents.BRUTE_FORCE_SUSPECTED))));
     }
 
     @Test
@@ -48,8 +49,8 @@ class AlertFileTypeTest {
         sink.process(new BruteForceAlert("5.36.59.76", Instant.parse("2026-12-10T07:10:00Z"), 6).toEvent(),
                 TestContext.first("alert:x", new InMemoryKeyValueState()));
 
-        assertThat(Files.readAllLines(dir.resolve("ssh/alerts.jsonl"))).containsExactly(
-                "{\"src_ip\":\"5.36.59.76\",\"window_start\":\"2026-12-10T07:10:00Z\",\"failures\":6}");
+        assertThat(Files.readAllLines(dir.resolve("ssh/alerts.jsonl")))
+            .containsExactly("{\"src_ip\":\"5.36.59.76\",\"window_start\":\"2026-12-10T07:10:00Z\",\"failures\":6}");
     }
 
     @Test
@@ -59,11 +60,11 @@ class AlertFileTypeTest {
         for (String path : List.of(tmp.resolve("alerts/alerts.jsonl").toString(), "/etc/cron.d/x", "../x.jsonl",
                 "ssh/../../x.jsonl", ".", "ssh/..")) {
             assertThatThrownBy(() -> type.validate(alerts(path))).as(path)
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("settings.path '" + path + "' must be a file name relative to the alert "
-                            + "directory (varpulis.demo.processors.alert-dir)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("settings.path '" + path + "' must be a file name relative to the alert "
+                        + "directory (varpulis.demo.processors.alert-dir)");
             assertThatThrownBy(() -> type.create(group(alerts(path)), alerts(path))).as(path)
-                    .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOf(IllegalArgumentException.class);
         }
         assertThat(tmp.resolve("alerts")).doesNotExist();
         assertThat(tmp.resolve("x.jsonl")).doesNotExist();
@@ -78,7 +79,7 @@ class AlertFileTypeTest {
         PipelineSpec pipeline = alerts("out/alerts.jsonl");
 
         assertThatThrownBy(() -> type.create(group(pipeline), pipeline)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("leads out of the alert directory " + dir + " through a symbolic link");
+            .hasMessageContaining("leads out of the alert directory " + dir + " through a symbolic link");
         assertThat(outside).isEmptyDirectory();
     }
 
@@ -91,7 +92,8 @@ class AlertFileTypeTest {
         PipelineSpec pipeline = alerts("alerts.jsonl");
 
         assertThatThrownBy(() -> type.create(group(pipeline), pipeline)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("is not a regular file");
+            .hasMessageContaining("is not a regular file");
         assertThat(target).hasContent("not yours\nno newline");
     }
+
 }

@@ -33,9 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * SPEC section 9, a sink's external write is fenced too (issue 25, item 1: a paused worker wrote alerts twice): the
- * alert sink claims each alert in its pipeline's state, which the server fences, before its file write. Two
- * placements of the {@code alerts} pipeline (two processes sharing the file) write every alert once.
+ * SPEC section 9, a sink's external write is fenced too (issue 25, item 1: a paused
+ * worker wrote alerts twice): the alert sink claims each alert in its pipeline's state,
+ * which the server fences, before its file write. Two placements of the {@code alerts}
+ * pipeline (two processes sharing the file) write every alert once.
  */
 @BrokerTest
 class AlertSinkFencingTest {
@@ -54,16 +55,18 @@ class AlertSinkFencingTest {
         Path file = dir.resolve("alerts.jsonl");
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "alerts");
         try (SubstrateFixture first = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
-                    SETTINGS, TestThreads.states());
+                SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1, SETTINGS,
+                    TestThreads.states());
             DeployedPipeline old = TestPipelines.deployed("sink-fence", "alerts", new AlertSinkProcessor(file),
                     oldState);
             old.apply(alert("10.0.0.1"), "m1", 1).stored().get(5, TimeUnit.SECONDS);
-            // The successor's processor opens the file before the old placement's last alert is written.
+            // The successor's processor opens the file before the old placement's last
+            // alert is written.
             AlertSinkProcessor successorSink = new AlertSinkProcessor(file);
             old.apply(alert("10.0.0.4"), "m4", 1).stored().get(5, TimeUnit.SECONDS);
-            // The old placement claimed an alert, then stopped before writing its line (a crash between the two).
+            // The old placement claimed an alert, then stopped before writing its line (a
+            // crash between the two).
             oldState.put(AlertSinkProcessor.claimKey(BruteForceAlert.fromEvent(alert("10.0.0.3"))),
                     "{}".getBytes(StandardCharsets.UTF_8));
             oldState.flush().get(5, TimeUnit.SECONDS);
@@ -72,20 +75,23 @@ class AlertSinkFencingTest {
                     SETTINGS, TestThreads.states());
             DeployedPipeline successor = TestPipelines.deployed("sink-fence", "alerts", successorSink, newState);
 
-            // The claim's refusal arrives with its PubAck: it fails the apply's confirmation (what the ack waits
-            // for), and the line, written only once the claim is stored, is never written.
+            // The claim's refusal arrives with its PubAck: it fails the apply's
+            // confirmation (what the ack waits
+            // for), and the line, written only once the claim is stored, is never
+            // written.
             assertThat(failureOf(() -> old.apply(alert("10.0.0.2"), "m2", 1).stored()))
-                    .as("the superseded placement's claim is refused by the server")
-                    .isInstanceOf(KeyValueState.StateFencedException.class);
+                .as("the superseded placement's claim is refused by the server")
+                .isInstanceOf(KeyValueState.StateFencedException.class);
             assertThat(Files.readString(file)).as("so it wrote nothing").doesNotContain("10.0.0.2");
 
-            for (String ip : new String[] {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.2"}) {
+            for (String ip : new String[] { "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.2" }) {
                 successor.apply(alert(ip), "again-" + ip, 2).stored().get(5, TimeUnit.SECONDS);
             }
-            assertThat(Files.readAllLines(file)).as("every alert once: 10.0.0.4 was written by the old placement "
-                            + "after the successor opened the file, 10.0.0.3 claimed but never written by it")
-                    .extracting(line -> line.substring(11, line.indexOf("\"", 11)))
-                    .containsExactly("10.0.0.1", "10.0.0.4", "10.0.0.2", "10.0.0.3");
+            assertThat(Files.readAllLines(file))
+                .as("every alert once: 10.0.0.4 was written by the old placement "
+                        + "after the successor opened the file, 10.0.0.3 claimed but never written by it")
+                .extracting(line -> line.substring(11, line.indexOf("\"", 11)))
+                .containsExactly("10.0.0.1", "10.0.0.4", "10.0.0.2", "10.0.0.3");
             oldState.close();
             newState.close();
         }
@@ -97,15 +103,15 @@ class AlertSinkFencingTest {
         String bucket = JetStreamKeyValueState.bucketName("sink-fence", "claimed");
         String claim = AlertSinkProcessor.claimKey(BruteForceAlert.fromEvent(alert("10.0.0.9")));
         try (SubstrateFixture first = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+                SubstrateFixture second = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             // A first placement claimed the alert and stopped before writing its line.
             KeyValueState firstState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 1,
                     SETTINGS, TestThreads.states());
             firstState.put(claim, "{}".getBytes(StandardCharsets.UTF_8));
             firstState.flush().get(5, TimeUnit.SECONDS);
             firstState.close();
-            KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2,
-                    SETTINGS, TestThreads.states());
+            KeyValueState oldState = JetStreamKeyValueState.open(first.connection, first.transport, bucket, 2, SETTINGS,
+                    TestThreads.states());
             DeployedPipeline old = TestPipelines.deployed("sink-fence", "claimed", new AlertSinkProcessor(file),
                     oldState);
             assertThat(oldState.get(claim)).as("the second placement sees the claim").isPresent();
@@ -114,9 +120,9 @@ class AlertSinkFencingTest {
                     SETTINGS, TestThreads.states());
 
             assertThatThrownBy(() -> old.apply(alert("10.0.0.9"), "old-m9", 1))
-                    .as("the second placement, running late but never paused, finds a claim and no line: the "
-                            + "server's fence refuses it before it writes")
-                    .isInstanceOf(KeyValueState.StateFencedException.class);
+                .as("the second placement, running late but never paused, finds a claim and no line: the "
+                        + "server's fence refuses it before it writes")
+                .isInstanceOf(KeyValueState.StateFencedException.class);
             assertThat(Files.readString(file)).as("so it wrote nothing").isEmpty();
             oldState.close();
             newState.close();
@@ -135,7 +141,8 @@ class AlertSinkFencingTest {
             List<CompletableFuture<Void>> acks = new ArrayList<>();
             Set<String> lineBeforeAck = ConcurrentHashMap.newKeySet();
             for (int i = 0; i < 60; i++) {
-                // Every fifth alert comes twice in a row (a redelivery while the first copy's line is in flight).
+                // Every fifth alert comes twice in a row (a redelivery while the first
+                // copy's line is in flight).
                 for (int copy = 0; copy < (i % 5 == 0 ? 2 : 1); copy++) {
                     String ip = "10.0.1." + i;
                     String applied = ip + "/" + copy;
@@ -145,7 +152,8 @@ class AlertSinkFencingTest {
                             if (error == null && Files.readString(file).contains("\"" + ip + "\"")) {
                                 lineBeforeAck.add(applied);
                             }
-                        } catch (java.io.IOException ignored) {
+                        }
+                        catch (java.io.IOException ignored) {
                             // counted as missing below
                         }
                     }));
@@ -153,9 +161,10 @@ class AlertSinkFencingTest {
             }
             CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
             assertThat(lineBeforeAck).as("each confirmation completes only once its alert's line is in the file")
-                    .hasSize(72);
+                .hasSize(72);
             assertThat(Files.readAllLines(file)).as("one line per alert, the second copies included once")
-                    .hasSize(60).doesNotHaveDuplicates();
+                .hasSize(60)
+                .doesNotHaveDuplicates();
             state.close();
         }
     }
@@ -168,15 +177,21 @@ class AlertSinkFencingTest {
             KeyValueState state = JetStreamKeyValueState.open(fixture.connection, fixture.transport, bucket, 1,
                     SETTINGS, TestThreads.states());
             DeployedPipeline sink = TestPipelines.deployed("sink-fence", "locked", new AlertSinkProcessor(file), state);
-            // Another process (fcntl, the lock Java's FileChannel takes) holds the file for 1.5 s, as one paused in
+            // Another process (fcntl, the lock Java's FileChannel takes) holds the file
+            // for 1.5 s, as one paused in
             // the middle of its write would.
-            Process holder = new ProcessBuilder("python3", "-c", "import fcntl,sys,time\n"
-                    + "f=open(sys.argv[1],'r+'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True)\n"
-                    + "time.sleep(1.5)", file.toString()).redirectErrorStream(true).start();
+            Process holder = new ProcessBuilder("python3", "-c",
+                    "import fcntl,sys,time\n"
+                            + "f=open(sys.argv[1],'r+'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True)\n"
+                            + "time.sleep(1.5)",
+                    file.toString())
+                .redirectErrorStream(true)
+                .start();
             assertThat(new String(holder.getInputStream().readNBytes(6))).isEqualTo("locked");
             CompletableFuture<Void> ack = sink.apply(alert("10.0.2.1"), "m-locked", 1).stored();
-            assertThat(failureOf(() -> ack)).as("the line waits for the lock, then is written: no failure, no "
-                    + "delivery spent").isNull();
+            assertThat(failureOf(() -> ack))
+                .as("the line waits for the lock, then is written: no failure, no " + "delivery spent")
+                .isNull();
             assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
             assertThat(Files.readAllLines(file)).hasSize(1).allMatch(line -> line.contains("10.0.2.1"));
             state.close();
@@ -184,20 +199,22 @@ class AlertSinkFencingTest {
     }
 
     /**
-     * @return what an apply failed with: thrown by it, or its confirmation's failure (a claim is refused when its
-     * PubAck arrives, after the apply returned)
+     * @return what an apply failed with: thrown by it, or its confirmation's failure (a
+     * claim is refused when its PubAck arrives, after the apply returned)
      */
     private static Throwable failureOf(Callable<CompletableFuture<Void>> apply) throws Exception {
         CompletableFuture<Void> stored;
         try {
             stored = apply.call();
-        } catch (Exception thrown) {
+        }
+        catch (Exception thrown) {
             return thrown;
         }
         try {
             stored.get(5, TimeUnit.SECONDS);
             return null;
-        } catch (ExecutionException failed) {
+        }
+        catch (ExecutionException failed) {
             Throwable cause = failed.getCause();
             while (cause instanceof CompletionException && cause.getCause() != null) {
                 cause = cause.getCause();
@@ -209,4 +226,5 @@ class AlertSinkFencingTest {
     private static Event alert(String ip) {
         return new BruteForceAlert(ip, Instant.parse("2026-12-22T09:10:00Z"), 5).toEvent();
     }
+
 }

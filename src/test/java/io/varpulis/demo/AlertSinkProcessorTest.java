@@ -74,11 +74,12 @@ class AlertSinkProcessorTest {
     @Test
     void aFileWithAForeignLineIsRefusedNamingTheLine() throws Exception {
         Path file = dir.resolve("alerts.jsonl");
-        Files.writeString(file, "{\"src_ip\":\"5.36.59.76\",\"window_start\":\"2026-12-10T07:10:00Z\",\"failures\":6}\n"
-                + "hello\n", StandardCharsets.UTF_8);
+        Files.writeString(file,
+                "{\"src_ip\":\"5.36.59.76\",\"window_start\":\"2026-12-10T07:10:00Z\",\"failures\":6}\n" + "hello\n",
+                StandardCharsets.UTF_8);
 
         assertThatThrownBy(() -> new AlertSinkProcessor(file)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(file + " line 2 is not an alert");
+            .hasMessageContaining(file + " line 2 is not an alert");
     }
 
     @Test
@@ -88,12 +89,12 @@ class AlertSinkProcessorTest {
         Path longTail = Files.writeString(dir.resolve("long.jsonl"), "{" + "x".repeat(10_000));
 
         assertThatThrownBy(() -> new AlertSinkProcessor(foreignLines)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(foreignLines + " line 1 is not an alert");
+            .hasMessageContaining(foreignLines + " line 1 is not an alert");
         assertThatThrownBy(() -> new AlertSinkProcessor(noNewline)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(noNewline + " ends with 10000 bytes without a newline that are not the start "
-                        + "of an alert");
+            .hasMessageContaining(
+                    noNewline + " ends with 10000 bytes without a newline that are not the start " + "of an alert");
         assertThatThrownBy(() -> new AlertSinkProcessor(longTail)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("not the start of an alert");
+            .hasMessageContaining("not the start of an alert");
         assertThat(foreignLines).hasContent("hello\nworld");
         assertThat(Files.size(noNewline)).isEqualTo(10_000);
         assertThat(Files.size(longTail)).isEqualTo(10_001);
@@ -105,11 +106,11 @@ class AlertSinkProcessorTest {
         Path devZero = Files.createSymbolicLink(dir.resolve("zero.jsonl"), Path.of("/dev/zero"));
 
         assertThatThrownBy(() -> new AlertSinkProcessor(directory)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("is not a regular file");
+            .hasMessageContaining("is not a regular file");
         assertThatThrownBy(() -> new AlertSinkProcessor(devZero)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("is not a regular file");
-        assertThatThrownBy(() -> new AlertSinkProcessor(Path.of("/dev/zero")))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("is not a regular file");
+            .hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> new AlertSinkProcessor(Path.of("/dev/zero"))).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("is not a regular file");
     }
 
     @Test
@@ -117,9 +118,12 @@ class AlertSinkProcessorTest {
         AlertSinkProcessor sink = new AlertSinkProcessor(dir.resolve("alerts.jsonl"));
 
         assertThatThrownBy(() -> sink.process(Event.of("SshAuthFailure", Map.of("src_ip", "10.0.0.9")), context))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a BruteForceSuspected");
-        assertThatThrownBy(() -> sink.process(Event.of("BruteForceSuspected", Map.of("src_ip", "10.0.0.9",
-                "window_start", "yesterday", "failures", 5)), context))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an RFC 3339");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("expected a BruteForceSuspected");
+        assertThatThrownBy(() -> sink.process(Event.of("BruteForceSuspected",
+                Map.of("src_ip", "10.0.0.9", "window_start", "yesterday", "failures", 5)), context))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("not an RFC 3339");
     }
+
 }

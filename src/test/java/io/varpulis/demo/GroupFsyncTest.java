@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link GroupFsync}: every request is answered by a sync that started after it; a file that cannot be opened fails
- * the waiting requests (their alerts are written again) without halting. A failed {@code fdatasync} itself (which
- * halts the process) cannot be provoked here without a faulty block device.
+ * {@link GroupFsync}: every request is answered by a sync that started after it; a file
+ * that cannot be opened fails the waiting requests (their alerts are written again)
+ * without halting. A failed {@code fdatasync} itself (which halts the process) cannot be
+ * provoked here without a faulty block device.
  */
 class GroupFsyncTest {
 
@@ -38,9 +39,10 @@ class GroupFsyncTest {
         List<IOException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         GroupFsync later = GroupFsync.of(gone, failures::add);
         assertThat(later.request()).as("a file that cannot be opened: its lines are not stored")
-                .failsWithin(30, TimeUnit.SECONDS);
+            .failsWithin(30, TimeUnit.SECONDS);
         Files.writeString(gone, "{\"line\":0}\n");
         later.request().get(30, TimeUnit.SECONDS);
         assertThat(failures).as("a missing file is not a failed fdatasync: nothing halts").isEmpty();
     }
+
 }

@@ -14,31 +14,36 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The header and the sshd tag are matched by hand since issue 34 (they were a sixth of the ingress's time): the
- * hand-written matching must decide every line as the two patterns it replaced did, and cut the same groups. Checked
- * on every line of the bundled sample and on 200 000 lines made of the pieces those patterns turn on (spaces and
- * other white space, digits, tags, pids, line terminators), with a fixed seed.
+ * The header and the sshd tag are matched by hand since issue 34 (they were a sixth of
+ * the ingress's time): the hand-written matching must decide every line as the two
+ * patterns it replaced did, and cut the same groups. Checked on every line of the bundled
+ * sample and on 200 000 lines made of the pieces those patterns turn on (spaces and other
+ * white space, digits, tags, pids, line terminators), with a fixed seed.
  */
 class SshdLogParserHandMatchTest {
 
     /** The patterns before issue 34, verbatim. */
-    private static final Pattern RFC3164 =
-            Pattern.compile("([A-Z][a-z]{2}) {1,2}(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (.*)");
-    private static final Pattern SSHD_MESSAGE =
-            Pattern.compile("\\S+ (sshd(?:-session|-auth)?|sshd\\(pam_unix\\))(?:\\[\\d+])?: ?(.*)");
+    private static final Pattern RFC3164 = Pattern
+        .compile("([A-Z][a-z]{2}) {1,2}(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (.*)");
 
-    private static final Pattern FAILED =
-            Pattern.compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
+    private static final Pattern SSHD_MESSAGE = Pattern
+        .compile("\\S+ (sshd(?:-session|-auth)?|sshd\\(pam_unix\\))(?:\\[\\d+])?: ?(.*)");
 
-    /** What the failure pattern turns on: its literals, white space, digits, a user called like its pieces. */
-    private static final String[] FAILURE_PIECES = {"Failed ", "Failed", "password", "publickey", " for ", "for",
+    private static final Pattern FAILED = Pattern
+        .compile("Failed (\\S+) for (invalid user )?(.*) from (\\S+) port \\d+(?: ssh2)?");
+
+    /**
+     * What the failure pattern turns on: its literals, white space, digits, a user called
+     * like its pieces.
+     */
+    private static final String[] FAILURE_PIECES = { "Failed ", "Failed", "password", "publickey", " for ", "for",
             "invalid user ", "invalid user", " from ", "from", " port ", "port", " ssh2", "ssh2", "22", "1.2.3.4",
-            "::1", "host.example", " ", "  ", "\t", "\f", "x", "é", "\uD83D\uDE00", "7", ":"};
+            "::1", "host.example", " ", "  ", "\t", "\f", "x", "é", "\uD83D\uDE00", "7", ":" };
 
-    private static final String[] PIECES = {"Dec", "Jan", "dec", "DEC", " ", " ", "  ", "\t", "1", "10", "5", "123",
+    private static final String[] PIECES = { "Dec", "Jan", "dec", "DEC", " ", " ", "  ", "\t", "1", "10", "5", "123",
             "07", ":", "07:13:43", "LabSZ", "host", "sshd", "sshd-session", "sshd-auth", "sshd(pam_unix)",
-            "sshd-sessionx", "sshd(pam_unix", "[", "]", "[24227]", "[]", "[x]", ":", ": ", "::", "Failed password",
-            "x", "\r", "\n", "\u0085", "\u2028", "\u2029", "\u000B", "\f", "é", "\uD83D\uDE00", "-"};
+            "sshd-sessionx", "sshd(pam_unix", "[", "]", "[24227]", "[]", "[x]", ":", ": ", "::", "Failed password", "x",
+            "\r", "\n", "\u0085", "\u2028", "\u2029", "\u000B", "\f", "é", "\uD83D\uDE00", "-" };
 
     @Test
     void everySampleLineIsCutAsThePatternsCutIt() throws IOException {
@@ -69,8 +74,11 @@ class SshdLogParserHandMatchTest {
                 message.append(FAILURE_PIECES[random.nextInt(FAILURE_PIECES.length)]);
             }
             if (random.nextBoolean()) {
-                message.append(" from 10.0.0.").append(random.nextInt(300)).append(" port ")
-                        .append(random.nextInt(70000)).append(random.nextBoolean() ? " ssh2" : "");
+                message.append(" from 10.0.0.")
+                    .append(random.nextInt(300))
+                    .append(" port ")
+                    .append(random.nextInt(70000))
+                    .append(random.nextBoolean() ? " ssh2" : "");
             }
             assertFailureSameAsPattern(message.toString());
         }
@@ -92,7 +100,7 @@ class SshdLogParserHandMatchTest {
         assertThat(groups != null).as("failure [%s]", message).isEqualTo(failed.matches());
         if (groups != null) {
             assertThat(groups).as("groups of [%s]", message)
-                    .containsExactly(failed.group(1), failed.group(2), failed.group(3), failed.group(4));
+                .containsExactly(failed.group(1), failed.group(2), failed.group(3), failed.group(4));
         }
     }
 
@@ -119,9 +127,10 @@ class SshdLogParserHandMatchTest {
             rests.add(text.substring(restAt));
         }
         for (String rest : rests) {
-            // Only a rest the header's (.*) took reaches the tag: one without a line terminator.
-            if (rest.chars().noneMatch(c -> c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028'
-                    || c == '\u2029')) {
+            // Only a rest the header's (.*) took reaches the tag: one without a line
+            // terminator.
+            if (rest.chars()
+                .noneMatch(c -> c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029')) {
                 Matcher sshd = SSHD_MESSAGE.matcher(rest);
                 int tagAt = SshdLogParser.sshdTagAt(rest);
                 String tag = tagAt == -1 ? null : SshdLogParser.sshdTag(rest, tagAt);
@@ -129,9 +138,11 @@ class SshdLogParserHandMatchTest {
                 if (tag != null) {
                     assertThat(tag).as("tag of [%s]", rest).isEqualTo(sshd.group(1));
                     assertThat(rest.substring(SshdLogParser.messageAt(rest, tagAt + tag.length())))
-                            .as("message of [%s]", rest).isEqualTo(sshd.group(2));
+                        .as("message of [%s]", rest)
+                        .isEqualTo(sshd.group(2));
                 }
             }
         }
     }
+
 }

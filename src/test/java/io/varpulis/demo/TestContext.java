@@ -8,14 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A delivery as the route ingress would describe it, for tests of the {@code ssh-bruteforce} processors.
+ * A delivery as the route ingress would describe it, for tests of the
+ * {@code ssh-bruteforce} processors.
  *
  * @param messageId the input's stable id
- * @param attempt   the delivery attempt, 1 for the first
- * @param state     the pipeline's state
+ * @param attempt the delivery attempt, 1 for the first
+ * @param state the pipeline's state
  */
-record TestContext(String messageId, long attempt, KeyValueState state, List<Event> parked)
-        implements ProcessingContext {
+record TestContext(String messageId, long attempt, KeyValueState state,
+        List<Event> parked) implements ProcessingContext {
 
     TestContext(String messageId, long attempt, KeyValueState state) {
         this(messageId, attempt, state, new ArrayList<>());

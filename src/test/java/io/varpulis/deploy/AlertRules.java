@@ -13,9 +13,9 @@ import static io.varpulis.deploy.Yamls.asMap;
 import static io.varpulis.deploy.Yamls.listAt;
 
 /**
- * The chart's alert rules ({@code helm/varpulis/files/alerts.yaml}, a Prometheus rule file) and their sections in
- * docs/OPERATING.md ("## Alerts": one {@code ### AlertName} heading per alert, with the alert's expression in a
- * {@code promql} block).
+ * The chart's alert rules ({@code helm/varpulis/files/alerts.yaml}, a Prometheus rule
+ * file) and their sections in docs/OPERATING.md ("## Alerts": one {@code ### AlertName}
+ * heading per alert, with the alert's expression in a {@code promql} block).
  */
 final class AlertRules {
 
@@ -30,12 +30,17 @@ final class AlertRules {
     private AlertRules() {
     }
 
-    /** @return every alerting rule of the file, by alert name, in file order */
+    /**
+     * @return every alerting rule of the file, by alert name, in file order
+     */
     static Map<String, Map<String, Object>> inFile() throws IOException {
         return byName(listAt(Yamls.parse(Files.readString(FILE)), "groups"));
     }
 
-    /** @return the alerting rules of a rule file's (or a PrometheusRule's spec's) {@code groups}, by alert name */
+    /**
+     * @return the alerting rules of a rule file's (or a PrometheusRule's spec's)
+     * {@code groups}, by alert name
+     */
     static Map<String, Map<String, Object>> byName(List<Object> groups) {
         Map<String, Map<String, Object>> rules = new LinkedHashMap<>();
         for (Object group : groups) {
@@ -47,7 +52,10 @@ final class AlertRules {
         return rules;
     }
 
-    /** @return the expression of each {@code ### Name} section under "## Alerts" of OPERATING.md, by heading */
+    /**
+     * @return the expression of each {@code ### Name} section under "## Alerts" of
+     * OPERATING.md, by heading
+     */
     static Map<String, String> documented() throws IOException {
         String text = Files.readString(OPERATING);
         int start = text.indexOf("\n## Alerts\n");
@@ -69,4 +77,5 @@ final class AlertRules {
     static String normalized(String expression) {
         return expression.strip().replaceAll("\\s+", " ");
     }
+
 }

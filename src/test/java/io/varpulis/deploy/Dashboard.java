@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The chart's Grafana dashboard, {@code helm/varpulis/files/dashboard.json}: its panels' queries. */
+/**
+ * The chart's Grafana dashboard, {@code helm/varpulis/files/dashboard.json}: its panels'
+ * queries.
+ */
 public final class Dashboard {
 
     /** The dashboard file the chart puts in its ConfigMap. */
@@ -19,7 +22,8 @@ public final class Dashboard {
 
     /**
      * @param json the dashboard JSON
-     * @return every query of every panel (rows aside), keyed {@code "panel title / refId"}, in panel order
+     * @return every query of every panel (rows aside), keyed
+     * {@code "panel title / refId"}, in panel order
      */
     public static Map<String, String> queries(String json) throws IOException {
         Map<String, String> queries = new LinkedHashMap<>();
@@ -34,10 +38,12 @@ public final class Dashboard {
 
     /**
      * @param query a panel's query
-     * @param rateInterval what Grafana would put for {@code $__rate_interval} (e.g. {@code 1m})
+     * @param rateInterval what Grafana would put for {@code $__rate_interval} (e.g.
+     * {@code 1m})
      * @return the query as Grafana sends it to Prometheus
      */
     public static String asSent(String query, String rateInterval) {
         return query.replace("$__rate_interval", rateInterval);
     }
+
 }

@@ -17,8 +17,9 @@ import static io.varpulis.deploy.Yamls.stringAt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code docker-compose.yml}, the laptop cluster, read as Compose reads it (YAML with merge keys). No Docker engine
- * runs here, so the test checks what {@code docker compose up} would be given.
+ * {@code docker-compose.yml}, the laptop cluster, read as Compose reads it (YAML with
+ * merge keys). No Docker engine runs here, so the test checks what
+ * {@code docker compose up} would be given.
  */
 class DockerComposeTest {
 
@@ -36,8 +37,8 @@ class DockerComposeTest {
         assertThat(services).containsOnlyKeys("nats", "coordinator", "worker-1", "worker-2", "demo");
         Map<String, Object> demo = service("demo");
         assertThat(listAt(demo, "profiles")).containsExactly("demo");
-        assertThat(listAt(demo, "command")).containsExactly("demo", "--nats-url", "nats://nats:4222",
-                "--alerts-out", "/tmp/alerts.jsonl");
+        assertThat(listAt(demo, "command")).containsExactly("demo", "--nats-url", "nats://nats:4222", "--alerts-out",
+                "/tmp/alerts.jsonl");
     }
 
     @Test
@@ -45,7 +46,8 @@ class DockerComposeTest {
         Map<String, Object> nats = service("nats");
 
         assertThat(stringAt(nats, "image")).as("the release production runs, the same as helm/nats-values.yaml")
-                .isEqualTo("nats:" + HelmChartTest.natsValuesImageTag()).startsWith("nats:2.12.");
+            .isEqualTo("nats:" + HelmChartTest.natsValuesImageTag())
+            .startsWith("nats:2.12.");
         assertThat(listAt(nats, "command")).containsExactly("-js", "-sd", "/data", "-m", "8222");
         assertThat(listAt(nats, "volumes")).containsExactly("nats-data:/data");
         assertThat(stringAt(nats, "healthcheck", "test", 1)).as("a tool the alpine image has").isEqualTo("wget");
@@ -64,15 +66,12 @@ class DockerComposeTest {
 
     @Test
     void theCoordinatorHasAStableIdAndEachWorkerItsOwn() {
-        assertThat(environment("coordinator"))
-                .containsEntry("VARPULIS_CLUSTER_ROLE", "coordinator")
-                .containsEntry("VARPULIS_COORDINATOR_ID", "coordinator-1");
-        assertThat(environment("worker-1"))
-                .containsEntry("VARPULIS_CLUSTER_ROLE", "worker")
-                .containsEntry("VARPULIS_WORKER_ID", "worker-1");
-        assertThat(environment("worker-2"))
-                .containsEntry("VARPULIS_CLUSTER_ROLE", "worker")
-                .containsEntry("VARPULIS_WORKER_ID", "worker-2");
+        assertThat(environment("coordinator")).containsEntry("VARPULIS_CLUSTER_ROLE", "coordinator")
+            .containsEntry("VARPULIS_COORDINATOR_ID", "coordinator-1");
+        assertThat(environment("worker-1")).containsEntry("VARPULIS_CLUSTER_ROLE", "worker")
+            .containsEntry("VARPULIS_WORKER_ID", "worker-1");
+        assertThat(environment("worker-2")).containsEntry("VARPULIS_CLUSTER_ROLE", "worker")
+            .containsEntry("VARPULIS_WORKER_ID", "worker-2");
     }
 
     @Test
@@ -97,7 +96,8 @@ class DockerComposeTest {
     void theStopGracePeriodLeavesTimeForTheDrain() {
         for (String node : NODES) {
             Duration grace = Duration.parse("PT" + stringAt(service(node), "stop_grace_period").toUpperCase());
-            Duration drain = Duration.parse("PT" + environment(node).get("VARPULIS_CLUSTER_DRAINTIMEOUT").toString().toUpperCase());
+            Duration drain = Duration
+                .parse("PT" + environment(node).get("VARPULIS_CLUSTER_DRAINTIMEOUT").toString().toUpperCase());
             assertThat(grace).isGreaterThan(drain);
         }
     }
@@ -108,8 +108,8 @@ class DockerComposeTest {
             Object ports = Yamls.asMap(services.get(name), name).get("ports");
             if (ports != null) {
                 assertThat(Yamls.asList(ports, name + "/ports"))
-                        .as("%s: no authentication or TLS here, so nothing may listen beyond 127.0.0.1", name)
-                        .allSatisfy(port -> assertThat(port).asString().startsWith("127.0.0.1:"));
+                    .as("%s: no authentication or TLS here, so nothing may listen beyond 127.0.0.1", name)
+                    .allSatisfy(port -> assertThat(port).asString().startsWith("127.0.0.1:"));
             }
         }
         assertThat(listAt(service("coordinator"), "ports")).contains("127.0.0.1:8080:8080");
@@ -123,4 +123,5 @@ class DockerComposeTest {
     private static Map<String, Object> environment(String name) {
         return mapAt(services, name, "environment");
     }
+
 }

@@ -11,12 +11,16 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code Dockerfile}, read instruction by instruction (no Docker engine runs here): multi-stage, a JRE runtime,
- * the layered jar, a non-root numeric user, and JVM options left to the operator.
+ * The {@code Dockerfile}, read instruction by instruction (no Docker engine runs here):
+ * multi-stage, a JRE runtime, the layered jar, a non-root numeric user, and JVM options
+ * left to the operator.
  */
 class DockerfileTest {
 
-    /** One instruction, continuation lines joined: {@code keyword} upper-cased, {@code arguments} as written. */
+    /**
+     * One instruction, continuation lines joined: {@code keyword} upper-cased,
+     * {@code arguments} as written.
+     */
     private record Instruction(String keyword, String arguments) {
     }
 
@@ -50,10 +54,11 @@ class DockerfileTest {
                 && run.contains("-Djarmode=tools") && run.contains("extract --layers"));
 
         List<String> layers = arguments(runtime(), "COPY").stream()
-                .filter(copy -> copy.startsWith("--from=build"))
-                .map(copy -> copy.replaceAll(".*/extracted/([^/]+)/.*", "$1"))
-                .toList();
-        assertThat(layers).containsExactly("dependencies", "spring-boot-loader", "snapshot-dependencies", "application");
+            .filter(copy -> copy.startsWith("--from=build"))
+            .map(copy -> copy.replaceAll(".*/extracted/([^/]+)/.*", "$1"))
+            .toList();
+        assertThat(layers).containsExactly("dependencies", "spring-boot-loader", "snapshot-dependencies",
+                "application");
         assertThat(arguments(runtime(), "ENTRYPOINT")).containsExactly("[\"java\", \"-jar\", \"application.jar\"]");
     }
 
@@ -68,26 +73,30 @@ class DockerfileTest {
 
     @Test
     void leavesTheHeapToTheContainerLimitAndJavaToolOptions() {
-        String dockerfile = String.join("\n", stages.stream().flatMap(List::stream).map(Instruction::arguments).toList());
+        String dockerfile = String.join("\n",
+                stages.stream().flatMap(List::stream).map(Instruction::arguments).toList());
         assertThat(dockerfile).doesNotContain("-Xmx");
-        assertThat(arguments(runtime(), "ENV")).anyMatch(env -> env.startsWith("JAVA_TOOL_OPTIONS=") && env.contains("-XX:MaxRAMPercentage="));
+        assertThat(arguments(runtime(), "ENV"))
+            .anyMatch(env -> env.startsWith("JAVA_TOOL_OPTIONS=") && env.contains("-XX:MaxRAMPercentage="));
     }
 
     @Test
     void exposesTheHttpPortAndChecksReadiness() {
         assertThat(arguments(runtime(), "EXPOSE")).containsExactly("8080");
-        assertThat(arguments(runtime(), "HEALTHCHECK")).singleElement().asString()
-                .contains("http://127.0.0.1:8080/actuator/health/readiness");
+        assertThat(arguments(runtime(), "HEALTHCHECK")).singleElement()
+            .asString()
+            .contains("http://127.0.0.1:8080/actuator/health/readiness");
         assertThat(arguments(runtime(), "ENV")).as("the readiness group exists outside Kubernetes too")
-                .contains("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED=true");
+            .contains("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED=true");
     }
 
     @Test
     void theBuildContextLeavesOutLocalBuildOutput() throws Exception {
-        List<String> rules = Files.readAllLines(Path.of(".dockerignore")).stream()
-                .map(String::strip)
-                .filter(line -> !line.isEmpty() && !line.startsWith("#"))
-                .toList();
+        List<String> rules = Files.readAllLines(Path.of(".dockerignore"))
+            .stream()
+            .map(String::strip)
+            .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+            .toList();
         assertThat(rules.get(0)).as("allow-list: everything excluded first").isEqualTo("*");
         assertThat(rules).contains("!mvnw", "!.mvn/", "!pom.xml", "!src/").doesNotContain("!target/");
     }
@@ -105,10 +114,16 @@ class DockerfileTest {
     }
 
     private static List<String> arguments(List<Instruction> stage, String keyword) {
-        return stage.stream().filter(instruction -> instruction.keyword().equals(keyword)).map(Instruction::arguments).toList();
+        return stage.stream()
+            .filter(instruction -> instruction.keyword().equals(keyword))
+            .map(Instruction::arguments)
+            .toList();
     }
 
-    /** Instructions of a Dockerfile: comments and blank lines dropped, backslash continuations joined. */
+    /**
+     * Instructions of a Dockerfile: comments and blank lines dropped, backslash
+     * continuations joined.
+     */
     private static List<Instruction> parse(List<String> lines) {
         List<Instruction> instructions = new ArrayList<>();
         StringBuilder pending = new StringBuilder();
@@ -122,10 +137,12 @@ class DockerfileTest {
             if (!continues) {
                 String instruction = pending.toString().strip();
                 int space = instruction.indexOf(' ');
-                instructions.add(new Instruction(instruction.substring(0, space).toUpperCase(), instruction.substring(space + 1).strip()));
+                instructions.add(new Instruction(instruction.substring(0, space).toUpperCase(),
+                        instruction.substring(space + 1).strip()));
                 pending.setLength(0);
             }
         }
         return instructions;
     }
+
 }

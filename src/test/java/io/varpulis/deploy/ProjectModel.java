@@ -13,13 +13,18 @@ record ProjectModel(String artifactId, String version) {
         try {
             Document pom = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Path.of("pom.xml").toFile());
             var xpath = XPathFactory.newInstance().newXPath();
-            return new ProjectModel(xpath.evaluate("/project/artifactId", pom), xpath.evaluate("/project/version", pom));
-        } catch (Exception e) {
+            return new ProjectModel(xpath.evaluate("/project/artifactId", pom),
+                    xpath.evaluate("/project/version", pom));
+        }
+        catch (Exception e) {
             throw new IllegalStateException("cannot read pom.xml", e);
         }
     }
 
-    /** The version a release of this build carries: {@code 0.1.0-SNAPSHOT} is released as {@code 0.1.0}. */
+    /**
+     * The version a release of this build carries: {@code 0.1.0-SNAPSHOT} is released as
+     * {@code 0.1.0}.
+     */
     String releaseVersion() {
         return version.replaceFirst("-SNAPSHOT$", "");
     }

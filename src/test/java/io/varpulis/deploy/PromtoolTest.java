@@ -21,9 +21,10 @@ import static io.varpulis.deploy.Yamls.mapAt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chart's alert rules checked and unit-tested by Prometheus' own {@code promtool} (Debian's {@code prometheus}
- * package): the rule file and the rendered PrometheusRule are valid, and every alert fires (and stays quiet) at the
- * times {@code src/test/resources/monitoring/alerts-test.yaml} expects.
+ * The chart's alert rules checked and unit-tested by Prometheus' own {@code promtool}
+ * (Debian's {@code prometheus} package): the rule file and the rendered PrometheusRule
+ * are valid, and every alert fires (and stays quiet) at the times
+ * {@code src/test/resources/monitoring/alerts-test.yaml} expects.
  */
 class PromtoolTest {
 
@@ -47,8 +48,11 @@ class PromtoolTest {
 
     @Test
     void theRenderedPrometheusRuleIsValidForPrometheus(@TempDir Path dir) throws Exception {
-        RenderedManifests manifests = RenderedManifests.parse(new Helm(Path.of("helm/varpulis").toAbsolutePath())
-                .template().withName("varpulis").set("monitoring.prometheusRule.enabled", "true").call());
+        RenderedManifests manifests = RenderedManifests
+            .parse(new Helm(Path.of("helm/varpulis").toAbsolutePath()).template()
+                .withName("varpulis")
+                .set("monitoring.prometheusRule.enabled", "true")
+                .call());
         Path rules = dir.resolve("rendered.yaml");
         Files.writeString(rules, yaml().dump(mapAt(manifests.get("PrometheusRule", "varpulis"), "spec")));
 
@@ -59,7 +63,8 @@ class PromtoolTest {
 
     @Test
     void everyAlertPassesItsUnitTest(@TempDir Path dir) throws Exception {
-        // The descriptions are long prose, so the unit test pins the summaries only: a copy of the rules without them.
+        // The descriptions are long prose, so the unit test pins the summaries only: a
+        // copy of the rules without them.
         Map<String, Object> rules = Yamls.parse(Files.readString(AlertRules.FILE));
         for (Object group : listAt(rules, "groups")) {
             for (Object rule : listAt(group, "rules")) {
@@ -95,4 +100,5 @@ class PromtoolTest {
         options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
         return new Yaml(options);
     }
+
 }

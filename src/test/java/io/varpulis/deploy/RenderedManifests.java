@@ -16,9 +16,9 @@ record RenderedManifests(List<Map<String, Object>> objects) {
 
     Map<String, Object> get(String kind, String name) {
         return ofKind(kind).stream()
-                .filter(object -> name.equals(Yamls.stringAt(object, "metadata", "name")))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no " + kind + " named " + name + "; rendered: " + names()));
+            .filter(object -> name.equals(Yamls.stringAt(object, "metadata", "name")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no " + kind + " named " + name + "; rendered: " + names()));
     }
 
     boolean contains(String kind, String name) {
@@ -30,17 +30,23 @@ record RenderedManifests(List<Map<String, Object>> objects) {
         return Yamls.mapAt(workload, "spec", "template", "spec", "containers", 0);
     }
 
-    /** A container's environment variable entry ({@code name} plus {@code value} or {@code valueFrom}). */
+    /**
+     * A container's environment variable entry ({@code name} plus {@code value} or
+     * {@code valueFrom}).
+     */
     static Map<String, Object> env(Map<String, Object> container, String name) {
         return Yamls.named(Yamls.listAt(container, "env"), name);
     }
 
     static boolean hasEnv(Map<String, Object> container, String name) {
-        return Yamls.listAt(container, "env").stream()
-                .anyMatch(entry -> name.equals(Yamls.asMap(entry, "env").get("name")));
+        return Yamls.listAt(container, "env")
+            .stream()
+            .anyMatch(entry -> name.equals(Yamls.asMap(entry, "env").get("name")));
     }
 
     private List<String> names() {
-        return objects.stream().map(object -> object.get("kind") + "/" + Yamls.stringAt(object, "metadata", "name")).toList();
+        return objects.stream()
+            .map(object -> object.get("kind") + "/" + Yamls.stringAt(object, "metadata", "name"))
+            .toList();
     }
 }

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** Parsing and walking YAML documents (Helm output, docker-compose.yml) as plain maps and lists. */
+/**
+ * Parsing and walking YAML documents (Helm output, docker-compose.yml) as plain maps and
+ * lists.
+ */
 final class Yamls {
 
     private Yamls() {
@@ -29,8 +32,8 @@ final class Yamls {
     }
 
     /**
-     * The node at {@code path} under {@code root}: a String steps into a map, an Integer into a list.
-     *
+     * The node at {@code path} under {@code root}: a String steps into a map, an Integer
+     * into a list.
      * @throws AssertionError naming the path walked so far when a step is missing
      */
     static Object at(Object root, Object... path) {
@@ -44,7 +47,8 @@ final class Yamls {
                     throw new AssertionError("no element " + walked + " (list has " + list.size() + ")");
                 }
                 node = list.get(index);
-            } else {
+            }
+            else {
                 Map<String, Object> map = asMap(node, walked.toString());
                 if (!map.containsKey(step)) {
                     throw new AssertionError("no key " + walked + " (keys: " + map.keySet() + ")");
@@ -67,13 +71,16 @@ final class Yamls {
         return Objects.toString(at(root, path), null);
     }
 
-    /** The element of a list of maps whose {@code name} is {@code name} (env vars, volumes, ports). */
+    /**
+     * The element of a list of maps whose {@code name} is {@code name} (env vars,
+     * volumes, ports).
+     */
     static Map<String, Object> named(List<Object> list, String name) {
         return list.stream()
-                .map(element -> asMap(element, "list element"))
-                .filter(element -> name.equals(element.get("name")))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no element named " + name + " in " + list));
+            .map(element -> asMap(element, "list element"))
+            .filter(element -> name.equals(element.get("name")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no element named " + name + " in " + list));
     }
 
     @SuppressWarnings("unchecked")
@@ -91,4 +98,5 @@ final class Yamls {
         }
         return (List<Object>) node;
     }
+
 }

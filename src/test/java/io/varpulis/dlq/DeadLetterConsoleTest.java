@@ -35,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The dead-letter console on a real JetStream server: list, show, replay and purge of {@code VARPULIS_DLQ}.
+ * The dead-letter console on a real JetStream server: list, show, replay and purge of
+ * {@code VARPULIS_DLQ}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 @BrokerTest
@@ -47,8 +48,11 @@ class DeadLetterConsoleTest {
     private static final Caller ALICE = new Caller("alice", "10.0.0.5");
 
     private SubstrateFixture node;
+
     private DeadLetterProperties properties;
+
     private DeadLetterConsole console;
+
     private ParkedEvents envelopes;
 
     @BeforeEach
@@ -106,11 +110,11 @@ class DeadLetterConsoleTest {
             assertThat(applied).containsExactly("10.0.0.9");
             assertThat(console.list(DeadLetterQuery.all()).events()).isEmpty();
             assertThatThrownBy(() -> console.show(parked.sequence())).isInstanceOf(ParkedEventNotFoundException.class);
-            MessageInfo replayed = node.jsm().getMessage(VarpulisJetStream.ROUTING_STREAM,
-                    report.replayed().get(0).streamSequence());
+            MessageInfo replayed = node.jsm()
+                .getMessage(VarpulisJetStream.ROUTING_STREAM, report.replayed().get(0).streamSequence());
             assertThat(replayed.getHeaders().getFirst("Nats-Msg-Id"))
-                    .as("a fresh id: the original one may still be in the duplicate window")
-                    .startsWith("replay:" + parked.sequence() + ":");
+                .as("a fresh id: the original one may still be in the duplicate window")
+                .startsWith("replay:" + parked.sequence() + ":");
         }
     }
 
@@ -152,16 +156,17 @@ class DeadLetterConsoleTest {
         long rareNew = park("rare", "new");
 
         assertThat(console.list(DeadLetterQuery.of("rare", null, null, null, 10)).events())
-                .extracting(ParkedEvent::sequence).containsExactly(rareNew, rareOld);
+            .extracting(ParkedEvent::sequence)
+            .containsExactly(rareNew, rareOld);
         List<Long> seen = new ArrayList<>();
         Long before = null;
         do {
             DeadLetterPage page = console.list(DeadLetterQuery.of("bulk", null, null, before, 100));
             page.events().forEach(e -> seen.add(e.sequence()));
             before = page.nextBefore();
-        } while (before != null);
-        assertThat(seen).hasSize(250).doesNotHaveDuplicates()
-                .isSortedAccordingTo(Comparator.reverseOrder());
+        }
+        while (before != null);
+        assertThat(seen).hasSize(250).doesNotHaveDuplicates().isSortedAccordingTo(Comparator.reverseOrder());
     }
 
     @Test
@@ -172,22 +177,27 @@ class DeadLetterConsoleTest {
         long late = park("detect", "late");
 
         assertThat(console.list(new DeadLetterQuery(null, between, null, null, null)).events())
-                .extracting(ParkedEvent::sequence).containsExactly(late);
+            .extracting(ParkedEvent::sequence)
+            .containsExactly(late);
         assertThat(console.list(new DeadLetterQuery(null, null, between, null, null)).events())
-                .extracting(ParkedEvent::sequence).containsExactly(early);
-        assertThat(console.list(new DeadLetterQuery("detect", Instant.now().plusSeconds(60), null, null, null))
-                .events()).isEmpty();
+            .extracting(ParkedEvent::sequence)
+            .containsExactly(early);
+        assertThat(
+                console.list(new DeadLetterQuery("detect", Instant.now().plusSeconds(60), null, null, null)).events())
+            .isEmpty();
         assertThat(console.list(DeadLetterQuery.of(null, "0", null, null, null)).events()).hasSize(2);
         assertThatThrownBy(() -> DeadLetterQuery.of(null, "yesterday", null, null, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("since 'yesterday'");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("since 'yesterday'");
     }
 
     @Test
     void listRefusesAPageLargerThanTheConfiguredMaximum() {
         assertThatThrownBy(() -> console.list(DeadLetterQuery.of(null, null, null, null, 501)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("varpulis.dlq.max-page-size");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("varpulis.dlq.max-page-size");
         assertThatThrownBy(() -> console.list(DeadLetterQuery.of(null, null, null, null, 0)))
-                .isInstanceOf(IllegalArgumentException.class);
+            .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -196,19 +206,20 @@ class DeadLetterConsoleTest {
         properties.setWriteEnabled(false);
 
         assertThatThrownBy(() -> console.replay(ReplayRequest.ofSequence(parked), ALICE))
-                .isInstanceOf(DeadLetterWritesDisabledException.class)
-                .hasMessageContaining("varpulis.dlq.write-enabled=true");
+            .isInstanceOf(DeadLetterWritesDisabledException.class)
+            .hasMessageContaining("varpulis.dlq.write-enabled=true");
         assertThatThrownBy(() -> console.replay(ReplayRequest.ofAll(), Caller.anonymous()))
-                .isInstanceOf(DeadLetterWritesDisabledException.class);
+            .isInstanceOf(DeadLetterWritesDisabledException.class);
         assertThatThrownBy(() -> console.purge(parked, ALICE)).isInstanceOf(DeadLetterWritesDisabledException.class);
         assertThatThrownBy(() -> console.purgeUnit("detect", new Caller(null, "10.0.0.7")))
-                .isInstanceOf(DeadLetterWritesDisabledException.class);
+            .isInstanceOf(DeadLetterWritesDisabledException.class);
 
         assertThat(console.show(parked).sequence()).isEqualTo(parked);
-        assertThat(output).contains("audit: alice: refused: DLQ replay sequence " + parked + ": varpulis.dlq."
-                        + "write-enabled is false")
-                .contains("audit: anonymous: refused: DLQ replay all")
-                .contains("audit: anonymous@10.0.0.7: refused: DLQ purge unit detect");
+        assertThat(output)
+            .contains("audit: alice: refused: DLQ replay sequence " + parked + ": varpulis.dlq."
+                    + "write-enabled is false")
+            .contains("audit: anonymous: refused: DLQ replay all")
+            .contains("audit: anonymous@10.0.0.7: refused: DLQ purge unit detect");
     }
 
     @Test
@@ -221,7 +232,7 @@ class DeadLetterConsoleTest {
         console.purge(other, new Caller(null, "10.0.0.7"));
 
         assertThat(output).contains("audit: alice: DLQ replay unit enrich: 2 replayed, 0 failed")
-                .contains("audit: anonymous@10.0.0.7: DLQ purge sequence " + other + ": 1 purged");
+            .contains("audit: anonymous@10.0.0.7: DLQ purge sequence " + other + ": 1 purged");
     }
 
     @Test
@@ -238,8 +249,8 @@ class DeadLetterConsoleTest {
         });
         assertThat(report.stopped()).contains("sequence " + unstorable);
         assertThat(console.list(DeadLetterQuery.all()).events()).extracting(ParkedEvent::sequence)
-                .as("the unconfirmed event and the ones after it stay parked, in order")
-                .containsExactly(after, unstorable);
+            .as("the unconfirmed event and the ones after it stay parked, in order")
+            .containsExactly(after, unstorable);
     }
 
     @Test
@@ -260,12 +271,12 @@ class DeadLetterConsoleTest {
         }
         assertThat(republished).containsExactly(payload("first"), payload("second"), payload("third"));
         assertThat(console.list(DeadLetterQuery.all()).events()).extracting(ParkedEvent::sequence)
-                .containsExactly(detect);
+            .containsExactly(detect);
     }
 
     @Test
     void replayOfAPayloadThatIsNotUtf8PublishesTheOriginalBytes() throws Exception {
-        byte[] binary = {(byte) 0xff, (byte) 0xfe, 0x00, 0x41};
+        byte[] binary = { (byte) 0xff, (byte) 0xfe, 0x00, 0x41 };
         long parked = park("detect", new RouteEdge("ops2", "_external", "detect").subject(), binary);
         assertThat(console.show(parked).envelope().containsKey("payload_base64")).isTrue();
 
@@ -287,7 +298,7 @@ class DeadLetterConsoleTest {
         assertThat(report.replayedCount()).isEqualTo(2);
         assertThat(report.more()).isTrue();
         assertThat(console.list(DeadLetterQuery.all()).events()).extracting(ParkedEvent::sequence)
-                .containsExactly(third);
+            .containsExactly(third);
         assertThat(console.replay(ReplayRequest.ofAll(), ALICE).more()).isFalse();
         assertThat(console.list(DeadLetterQuery.all()).depth()).isZero();
     }
@@ -298,8 +309,10 @@ class DeadLetterConsoleTest {
         try (Consumption ignored = node.ingress(edge, (event, context) -> {
             throw new UnprocessableEventException("still broken");
         }, OutputEmitter.NONE).start(node.transport, node.consumer())) {
-            node.transport.publish(new OutboundMessage(edge.subject(),
-                    node.codec.encode(Event.of("SshAuthFailure", Map.of())), null)).get();
+            node.transport
+                .publish(new OutboundMessage(edge.subject(), node.codec.encode(Event.of("SshAuthFailure", Map.of())),
+                        null))
+                .get();
             await().atMost(Duration.ofSeconds(10)).until(() -> console.list(DeadLetterQuery.all()).depth() == 1);
             long first = console.list(DeadLetterQuery.all()).events().get(0).sequence();
 
@@ -321,21 +334,21 @@ class DeadLetterConsoleTest {
         assertThat(console.purge(d1, ALICE)).isEqualTo(new PurgeReport("sequence " + d1, 1));
         assertThat(console.purgeUnit("enrich", ALICE)).isEqualTo(new PurgeReport("unit enrich", 2));
 
-        assertThat(console.list(DeadLetterQuery.all()).events()).extracting(ParkedEvent::sequence)
-                .containsExactly(d2);
+        assertThat(console.list(DeadLetterQuery.all()).events()).extracting(ParkedEvent::sequence).containsExactly(d2);
         assertThatThrownBy(() -> console.purge(d1, ALICE)).isInstanceOf(ParkedEventNotFoundException.class)
-                .hasMessageContaining("sequence " + d1);
+            .hasMessageContaining("sequence " + d1);
         assertThatThrownBy(() -> console.purgeUnit(" ", ALICE)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void replayRequestNamesExactlyOneTarget() {
         assertThatThrownBy(() -> console.replay(new ReplayRequest(null, null, null), ALICE))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly one");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("exactly one");
         assertThatThrownBy(() -> console.replay(new ReplayRequest(1L, "detect", null), ALICE))
-                .isInstanceOf(IllegalArgumentException.class);
+            .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> console.replay(ReplayRequest.ofSequence(999_999), ALICE))
-                .isInstanceOf(ParkedEventNotFoundException.class);
+            .isInstanceOf(ParkedEventNotFoundException.class);
     }
 
     private long park(String unit, String text) {
@@ -349,4 +362,5 @@ class DeadLetterConsoleTest {
     private static String payload(String text) {
         return ParkedEvents.payload(text);
     }
+
 }

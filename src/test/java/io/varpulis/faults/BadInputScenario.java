@@ -23,21 +23,26 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Scenario e: bad input published straight onto a routing subject by an outside publisher (plain jnats, not the
- * product), to a node started from the jar: a payload that is not JSON, one that is not UTF-8, a binary one just
- * under the server's max_payload, an event whose type is 10 000 characters, and one valid event. The valid one is
- * applied; each bad one is parked with its reason and shown by the DLQ console whole (the one near max_payload in the
- * raw form); none is applied, lost, stranded or looped.
+ * Scenario e: bad input published straight onto a routing subject by an outside publisher
+ * (plain jnats, not the product), to a node started from the jar: a payload that is not
+ * JSON, one that is not UTF-8, a binary one just under the server's max_payload, an event
+ * whose type is 10 000 characters, and one valid event. The valid one is applied; each
+ * bad one is parked with its reason and shown by the DLQ console whole (the one near
+ * max_payload in the raw form); none is applied, lost, stranded or looped.
  */
 final class BadInputScenario {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final RouteEdge EDGE = new RouteEdge("bad-input", "_external", "detect");
-    private static final Pattern APPLIED = Pattern.compile(
-            "varpulis_events_applied_total\\{[^}]*pipeline=\"detect\"[^}]*} ([0-9.]+)");
+
+    private static final Pattern APPLIED = Pattern
+        .compile("varpulis_events_applied_total\\{[^}]*pipeline=\"detect\"[^}]*} ([0-9.]+)");
+
     private static final Pattern STRANDED = Pattern.compile("varpulis_events_stranded_total\\{[^}]*} ([0-9.]+)");
 
     private final Path jar;
+
     private final Path out;
 
     BadInputScenario(Path jar, Path out) {
@@ -51,8 +56,7 @@ final class BadInputScenario {
             try (NodeJvm node = NodeJvm.start(jar, "e-" + run + "-node", List.of(),
                     List.of("--varpulis.cluster.role=standalone", "--varpulis.cluster.coordinator-id=faults-e",
                             "--varpulis.cluster.worker-id=faults-e-w", "--varpulis.dlq.write-enabled=true"),
-                    nats.url(), out);
-                 Connection publisher = Nats.connect(nats.url())) {
+                    nats.url(), out); Connection publisher = Nats.connect(nats.url())) {
                 node.awaitReady();
                 node.http("/api/v1/cluster/pipeline-groups", "{\"name\": \"bad-input\", \"pipelines\": [{\"name\": "
                         + "\"detect\", \"processor\": {\"type\": \"passthrough\", \"settings\": {}}}], \"routes\": "
@@ -62,8 +66,8 @@ final class BadInputScenario {
                 Map<String, byte[]> inputs = inputs(publisher.getMaxPayload());
                 JetStream js = publisher.jetStream();
                 for (Map.Entry<String, byte[]> input : inputs.entrySet()) {
-                    js.publish(EDGE.subject(), input.getValue(), PublishOptions.builder()
-                            .messageId("bad-" + run + "-" + input.getKey()).build());
+                    js.publish(EDGE.subject(), input.getValue(),
+                            PublishOptions.builder().messageId("bad-" + run + "-" + input.getKey()).build());
                 }
                 long deadline = System.nanoTime() + 60_000_000_000L;
                 JsonNode page = null;
@@ -90,12 +94,12 @@ final class BadInputScenario {
             reasons.put(key, whole.path("envelope").path("reason").asText() + "/" + whole.path("form").asText());
             byte[] original = inputs.get(key);
             if (original != null && whole.path("payload_bytes").asLong() != original.length) {
-                problems.add(key + " shown with " + whole.path("payload_bytes") + " bytes, published "
-                        + original.length);
+                problems
+                    .add(key + " shown with " + whole.path("payload_bytes") + " bytes, published " + original.length);
             }
         }
-        Map<String, String> expected = Map.of("notjson", "undecodable/json", "notutf8", "undecodable/json",
-                "nearmax", "undecodable/headers", "longtype", "unroutable/json");
+        Map<String, String> expected = Map.of("notjson", "undecodable/json", "notutf8", "undecodable/json", "nearmax",
+                "undecodable/headers", "longtype", "unroutable/json");
         expected.forEach((key, reason) -> {
             if (!reason.equals(reasons.get(key))) {
                 problems.add(key + " parked as " + reasons.get(key) + ", expected " + reason);
@@ -121,12 +125,12 @@ final class BadInputScenario {
         nearMax[0] = (byte) 0xff;
         Map<String, byte[]> inputs = new LinkedHashMap<>();
         inputs.put("notjson", "this is not json".getBytes(StandardCharsets.UTF_8));
-        inputs.put("notutf8", new byte[] {(byte) 0xc3, 0x28, (byte) 0xff, (byte) 0xfe, 0x41});
+        inputs.put("notutf8", new byte[] { (byte) 0xc3, 0x28, (byte) 0xff, (byte) 0xfe, 0x41 });
         inputs.put("nearmax", nearMax);
-        inputs.put("longtype", ("{\"event_type\": \"" + "X".repeat(10_000) + "\", \"fields\": {}}")
-                .getBytes(StandardCharsets.UTF_8));
+        inputs.put("longtype",
+                ("{\"event_type\": \"" + "X".repeat(10_000) + "\", \"fields\": {}}").getBytes(StandardCharsets.UTF_8));
         inputs.put("valid", "{\"event_type\": \"SshAuthFailure\", \"fields\": {\"src_ip\": \"10.0.0.9\"}}"
-                .getBytes(StandardCharsets.UTF_8));
+            .getBytes(StandardCharsets.UTF_8));
         return inputs;
     }
 
@@ -136,7 +140,8 @@ final class BadInputScenario {
             try {
                 connection.jetStreamManagement().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable);
                 return;
-            } catch (Exception notYet) {
+            }
+            catch (Exception notYet) {
                 Thread.sleep(100);
             }
         }
@@ -155,4 +160,5 @@ final class BadInputScenario {
         }
         return sum;
     }
+
 }

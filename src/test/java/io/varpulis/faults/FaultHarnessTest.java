@@ -15,8 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The fault suite's own parsing: its options, the demo's output it reads, the alerts it counts twice, and issue 30's
- * advisories matched to parked events, PubAck outcomes and disk filling.
+ * The fault suite's own parsing: its options, the demo's output it reads, the alerts it
+ * counts twice, and issue 30's advisories matched to parked events, PubAck outcomes and
+ * disk filling.
  */
 class FaultHarnessTest {
 
@@ -25,7 +26,7 @@ class FaultHarnessTest {
 
     @Test
     void optionsOfIssue25sScenarios() {
-        FaultOptions defaults = FaultOptions.parse(new String[]{"--scenarios=pause-alerts,slow-fsync"});
+        FaultOptions defaults = FaultOptions.parse(new String[] { "--scenarios=pause-alerts,slow-fsync" });
         assertThat(defaults.scenarios()).containsExactly("pause-alerts", "slow-fsync");
         assertThat(defaults.rate()).isEqualTo(3000);
         assertThat(defaults.pause()).isEqualTo(20);
@@ -33,18 +34,18 @@ class FaultHarnessTest {
         assertThat(defaults.fsyncDelays()).containsExactly(20, 100);
         assertThat(defaults.rates().get("b")).as("issue 11's rates stay").isEqualTo(20_000);
 
-        FaultOptions ci = FaultOptions.parse(new String[]{"--rate=300", "--pause=10", "--fsync-delays=5"});
+        FaultOptions ci = FaultOptions.parse(new String[] { "--rate=300", "--pause=10", "--fsync-delays=5" });
         assertThat(ci.rates().get("pause-leader")).isEqualTo(300);
         assertThat(ci.fsyncDelays()).containsExactly(5);
-        assertThatThrownBy(() -> FaultOptions.parse(new String[]{"--scenarios=pause-everything"}))
-                .hasMessageContaining("unknown scenario");
-        assertThatThrownBy(() -> FaultOptions.parse(new String[]{"--pause=long"}))
-                .hasMessageContaining("--pause must be a number, got 'long'");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--scenarios=pause-everything" }))
+            .hasMessageContaining("unknown scenario");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--pause=long" }))
+            .hasMessageContaining("--pause must be a number, got 'long'");
     }
 
     @Test
     void optionsOfIssue30sScenarios() {
-        FaultOptions defaults = FaultOptions.parse(new String[]{"--scenarios=slow-disk,disk-full", "--runs=2"});
+        FaultOptions defaults = FaultOptions.parse(new String[] { "--scenarios=slow-disk,disk-full", "--runs=2" });
         assertThat(defaults.scenarios()).containsExactly("slow-disk", "disk-full");
         assertThat(defaults.runs()).isEqualTo(2);
         assertThat(defaults.rates().get("slow-disk")).as("issue 30: 3 000 lines/s").isEqualTo(3000);
@@ -54,18 +55,18 @@ class FaultHarnessTest {
         assertThat(defaults.storeMegabytes()).as("75 % of it holds a 1 GiB max_bytes").isEqualTo(2048);
         assertThat(defaults.fullFor()).isEqualTo(20);
 
-        FaultOptions set = FaultOptions.parse(new String[]{"--scenarios=disk-full", "--disk-delay=20",
-                "--store-mb=64", "--full-for=45", "--rate=1000"});
+        FaultOptions set = FaultOptions.parse(new String[] { "--scenarios=disk-full", "--disk-delay=20",
+                "--store-mb=64", "--full-for=45", "--rate=1000" });
         assertThat(set.diskDelay()).isEqualTo(20);
         assertThat(set.storeMegabytes()).isEqualTo(64);
         assertThat(set.fullFor()).isEqualTo(45);
         assertThat(set.rates().get("disk-full")).isEqualTo(1000);
-        assertThatThrownBy(() -> FaultOptions.parse(new String[]{"--store-mb=0"}))
-                .hasMessageContaining("--store-mb must be at least 1, got 0");
-        assertThatThrownBy(() -> FaultOptions.parse(new String[]{"--disk-delay=slow"}))
-                .hasMessageContaining("--disk-delay must be a number, got 'slow'");
-        assertThatThrownBy(() -> FaultOptions.parse(new String[]{"--scenarios=slow-disks"}))
-                .hasMessageContaining("unknown scenario");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--store-mb=0" }))
+            .hasMessageContaining("--store-mb must be at least 1, got 0");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--disk-delay=slow" }))
+            .hasMessageContaining("--disk-delay must be a number, got 'slow'");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--scenarios=slow-disks" }))
+            .hasMessageContaining("unknown scenario");
     }
 
     @Test
@@ -79,24 +80,28 @@ class FaultHarnessTest {
 
     @Test
     void matchesAdvisoriesToParkedEventsByStreamSequence() {
-        assertThat(MaxDeliveriesWatch.parkedKey(null, ("{\"original_subject\":\"varpulis.cluster.pipeline.g.a.b\","
-                + "\"unit\":\"b\",\"attempts\":5,\"reason\":\"max_deliver\",\"stream\":\"VARPULIS_ROUTING\","
-                + "\"stream_sequence\":1234,\"parked_element\":3}").getBytes(StandardCharsets.UTF_8)))
-                .isEqualTo("VARPULIS_ROUTING:1234");
+        assertThat(MaxDeliveriesWatch.parkedKey(null,
+                ("{\"original_subject\":\"varpulis.cluster.pipeline.g.a.b\","
+                        + "\"unit\":\"b\",\"attempts\":5,\"reason\":\"max_deliver\",\"stream\":\"VARPULIS_ROUTING\","
+                        + "\"stream_sequence\":1234,\"parked_element\":3}")
+                    .getBytes(StandardCharsets.UTF_8)))
+            .isEqualTo("VARPULIS_ROUTING:1234");
         Headers raw = new Headers().add("Varpulis-Dlq-Original-Subject", "varpulis.cluster.pipeline.g.a.b")
-                .add("Varpulis-Dlq-Stream", "VARPULIS_ROUTING").add("Varpulis-Dlq-Stream-Sequence", "77");
-        assertThat(MaxDeliveriesWatch.parkedKey(raw, new byte[]{1, 2, 3})).isEqualTo("VARPULIS_ROUTING:77");
+            .add("Varpulis-Dlq-Stream", "VARPULIS_ROUTING")
+            .add("Varpulis-Dlq-Stream-Sequence", "77");
+        assertThat(MaxDeliveriesWatch.parkedKey(raw, new byte[] { 1, 2, 3 })).isEqualTo("VARPULIS_ROUTING:77");
         assertThat(MaxDeliveriesWatch.parkedKey(null, "{\"unit\":\"b\"}".getBytes(StandardCharsets.UTF_8)))
-                .as("core: no stream sequence").isNull();
+            .as("core: no stream sequence")
+            .isNull();
 
-        MaxDeliveriesWatch.Result result = new MaxDeliveriesWatch.Result(List.of(
-                new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_detect", 1234, 5, 0),
-                new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_detect", 1300, 5, 0),
-                new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_alerts", 77, 5, 0)),
+        MaxDeliveriesWatch.Result result = new MaxDeliveriesWatch.Result(
+                List.of(new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_detect", 1234, 5, 0),
+                        new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_detect", 1300, 5, 0),
+                        new MaxDeliveriesWatch.Advisory("VARPULIS_ROUTING", "route_alerts", 77, 5, 0)),
                 Set.of("VARPULIS_ROUTING:1234", "VARPULIS_ROUTING:77"), 2);
         assertThat(result.matched()).isEqualTo(2);
-        assertThat(result.byDurable()).isEqualTo("route_alerts 1 (1 parked) seq 77; route_detect 2 (1 parked) seq "
-                + "1234,1300!");
+        assertThat(result.byDurable())
+            .isEqualTo("route_alerts 1 (1 parked) seq 77; route_detect 2 (1 parked) seq " + "1234,1300!");
         assertThat(new Row.Watched(3, 2, 0, -1, 12.5).silentlyDropped()).isTrue();
         assertThat(new Row.Watched(0, 0, 0, -1, 12.5).silentlyDropped()).isFalse();
     }
@@ -104,13 +109,17 @@ class FaultHarnessTest {
     @Test
     void readsPubAckOutcomes() {
         assertThat(StateWriteWatch.outcome("{\"stream\":\"KV_x\",\"seq\":5}".getBytes(StandardCharsets.UTF_8)))
-                .isEqualTo("stored");
-        assertThat(StateWriteWatch.outcome("{\"stream\":\"KV_x\",\"seq\":5,\"duplicate\":true}"
-                .getBytes(StandardCharsets.UTF_8))).isEqualTo("duplicate");
-        assertThat(StateWriteWatch.outcome(("{\"error\":{\"code\":400,\"err_code\":10071,\"description\":"
-                + "\"wrong last sequence: 7\"}}").getBytes(StandardCharsets.UTF_8))).isEqualTo("10071");
+            .isEqualTo("stored");
+        assertThat(StateWriteWatch
+            .outcome("{\"stream\":\"KV_x\",\"seq\":5,\"duplicate\":true}".getBytes(StandardCharsets.UTF_8)))
+            .isEqualTo("duplicate");
+        assertThat(StateWriteWatch
+            .outcome(("{\"error\":{\"code\":400,\"err_code\":10071,\"description\":" + "\"wrong last sequence: 7\"}}")
+                .getBytes(StandardCharsets.UTF_8)))
+            .isEqualTo("10071");
         assertThat(StateWriteWatch.outcome(("{\"error\":{\"code\":503,\"err_code\":10158,\"description\":"
-                + "\"duplicate message id is in process\"}}").getBytes(StandardCharsets.UTF_8))).isEqualTo("10158");
+                + "\"duplicate message id is in process\"}}")
+            .getBytes(StandardCharsets.UTF_8))).isEqualTo("10158");
     }
 
     @Test
@@ -146,4 +155,5 @@ class FaultHarnessTest {
         Files.write(alerts, List.of(a, b, aAgain, a, ""));
         assertThat(DemoScenario.writtenTwice(alerts)).isEqualTo(2);
     }
+
 }

@@ -16,21 +16,25 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Issue 11's fault suite: real nats-servers this harness starts, kills and restarts, the main job run from the jar
- * against them, and the figures of each scenario (events expected, applied, parked, duplicated, alerts expected and
- * got). Run it with {@code scripts/faults.sh [--name=value...]} (see {@link FaultOptions}); it prints a Markdown
- * table for docs/RELIABILITY.md, writes it to {@code target/faults/results.md}, and exits 0 only when every run
- * passed.
+ * Issue 11's fault suite: real nats-servers this harness starts, kills and restarts, the
+ * main job run from the jar against them, and the figures of each scenario (events
+ * expected, applied, parked, duplicated, alerts expected and got). Run it with
+ * {@code scripts/faults.sh [--name=value...]} (see {@link FaultOptions}); it prints a
+ * Markdown table for docs/RELIABILITY.md, writes it to {@code target/faults/results.md},
+ * and exits 0 only when every run passed.
  * <ul>
- * <li>a: one server, file storage, killed -9 a third into the stream and restarted 5 s later;</li>
- * <li>b: three servers, R3, the routing stream's leader killed -9 a third into the stream (20 000 lines/s) and
- * restarted 20 s later; the election is timed;</li>
- * <li>c: one server, a worker and the coordinator killed -9 together half-way ({@code --kill worker+coordinator});</li>
+ * <li>a: one server, file storage, killed -9 a third into the stream and restarted 5 s
+ * later;</li>
+ * <li>b: three servers, R3, the routing stream's leader killed -9 a third into the stream
+ * (20 000 lines/s) and restarted 20 s later; the election is timed;</li>
+ * <li>c: one server, a worker and the coordinator killed -9 together half-way
+ * ({@code --kill worker+coordinator});</li>
  * <li>d: one server stopped a third into the stream, for 60 s;</li>
  * <li>e: bad input on a routing subject ({@link BadInputScenario});</li>
  * <li>sync: what {@code sync_interval: always} costs ({@link SyncIntervalCost});</li>
- * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead ({@link NodeFaults}), slow-fsync, small-store
- * and partition ({@link ServerFaults});</li>
+ * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead
+ * ({@link NodeFaults}), slow-fsync, small-store and partition
+ * ({@link ServerFaults});</li>
  * <li>issue 30's slow-disk and disk-full ({@link DiskFaults}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
@@ -106,9 +110,9 @@ public final class FaultMain {
     }
 
     private static DemoScenario.Setup setup(String scenario, int run, String url, int replicas, List<String> extra,
-                                            double at, FaultOptions options) {
-        return new DemoScenario.Setup(scenario, run, url, replicas, options.rates().get(scenario), extra, Map.of(),
-                at, false);
+            double at, FaultOptions options) {
+        return new DemoScenario.Setup(scenario, run, url, replicas, options.rates().get(scenario), extra, Map.of(), at,
+                false);
     }
 
     private static Row oneServerKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
@@ -133,9 +137,11 @@ public final class FaultMain {
                 long elected = awaitLeader(cluster, killed);
                 Thread.sleep(Math.max(0, options.restart() * 1000L - (System.nanoTime() - killed) / 1_000_000));
                 cluster.start(leader);
-                return new DemoScenario.Injected("routing leader n" + (leader + 1) + " killed -9, new leader after "
-                        + (elected < 0 ? "(none seen)" : elected + " ms") + ", restarted after " + options.restart()
-                        + " s", elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");
+                return new DemoScenario.Injected(
+                        "routing leader n" + (leader + 1) + " killed -9, new leader after "
+                                + (elected < 0 ? "(none seen)" : elected + " ms") + ", restarted after "
+                                + options.restart() + " s",
+                        elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");
             });
         }
     }
@@ -143,9 +149,9 @@ public final class FaultMain {
     private static Row nodesKilled(DemoScenario demo, int run, FaultOptions options) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
-            // The demo kills them half-way itself (--kill-at defaults to half the lines) and starts them again.
-            return demo.run(setup("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator"), 0, options),
-                    null);
+            // The demo kills them half-way itself (--kill-at defaults to half the lines)
+            // and starts them again.
+            return demo.run(setup("c", run, nats.url(), 1, List.of("--kill", "worker+coordinator"), 0, options), null);
         }
     }
 
@@ -161,16 +167,21 @@ public final class FaultMain {
         }
     }
 
-    /** Polls until a server names a leader of the routing stream; ms since the kill, or -1 after 60 s. */
+    /**
+     * Polls until a server names a leader of the routing stream; ms since the kill, or -1
+     * after 60 s.
+     */
     private static long awaitLeader(NatsClusterExtension cluster, long killed) throws InterruptedException {
         while (System.nanoTime() - killed < 60_000_000_000L) {
             try {
                 cluster.streamLeader(VarpulisJetStream.ROUTING_STREAM);
                 return (System.nanoTime() - killed) / 1_000_000;
-            } catch (IllegalStateException noLeaderYet) {
+            }
+            catch (IllegalStateException noLeaderYet) {
                 Thread.sleep(100);
             }
         }
         return -1;
     }
+
 }

@@ -17,9 +17,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * Which worker runs which pipeline, as the workers' own heartbeats say ({@code varpulis.cluster.heartbeat.{worker}},
- * {@code pipeline_metrics}), received from the moment it starts: how long a pipeline took to run elsewhere after a
- * fault, and for how long two workers both said they ran it.
+ * Which worker runs which pipeline, as the workers' own heartbeats say
+ * ({@code varpulis.cluster.heartbeat.{worker}}, {@code pipeline_metrics}), received from
+ * the moment it starts: how long a pipeline took to run elsewhere after a fault, and for
+ * how long two workers both said they ran it.
  */
 final class HeartbeatWatch implements AutoCloseable {
 
@@ -30,10 +31,14 @@ final class HeartbeatWatch implements AutoCloseable {
     }
 
     private final Connection connection;
+
     private final Dispatcher dispatcher;
+
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
+
     /** Every heartbeat's receive time by worker, pipelines or not. */
     private final Map<String, List<Long>> beats = new ConcurrentHashMap<>();
+
     private final long started = System.nanoTime();
 
     /**
@@ -51,7 +56,8 @@ final class HeartbeatWatch implements AutoCloseable {
                             + (metric.has("partition") ? "/" + metric.path("partition").asInt() : "");
                     seen.add(new Seen(now, worker, pipeline));
                 }
-            } catch (Exception notAHeartbeat) {
+            }
+            catch (Exception notAHeartbeat) {
                 // Not JSON: nothing to record.
             }
         });
@@ -60,33 +66,38 @@ final class HeartbeatWatch implements AutoCloseable {
 
     /**
      * @param pipeline a pipeline ({@code alerts}, {@code detect})
-     * @param from     the worker it ran on
-     * @param since    {@link System#nanoTime()} of the fault
-     * @return ms from {@code since} until another worker reported it, or -1 when none has yet
+     * @param from the worker it ran on
+     * @param since {@link System#nanoTime()} of the fault
+     * @return ms from {@code since} until another worker reported it, or -1 when none has
+     * yet
      */
     long movedAfter(String pipeline, String from, long since) {
-        return seen.stream().filter(s -> s.nanos() >= since && s.pipeline().equals(pipeline)
-                        && !s.worker().equals(from)).mapToLong(s -> (s.nanos() - since) / 1_000_000).min()
-                .orElse(-1);
+        return seen.stream()
+            .filter(s -> s.nanos() >= since && s.pipeline().equals(pipeline) && !s.worker().equals(from))
+            .mapToLong(s -> (s.nanos() - since) / 1_000_000)
+            .min()
+            .orElse(-1);
     }
 
     /**
      * @param pipeline a pipeline
-     * @param since    {@link System#nanoTime()} of the fault
-     * @return seconds since then (whole seconds counted from {@code since}) in which two workers or more reported it
+     * @param since {@link System#nanoTime()} of the fault
+     * @return seconds since then (whole seconds counted from {@code since}) in which two
+     * workers or more reported it
      */
     long secondsOnTwoWorkers(String pipeline, long since) {
         Map<Long, Set<String>> workersBySecond = seen.stream()
-                .filter(s -> s.nanos() >= since && s.pipeline().equals(pipeline))
-                .collect(Collectors.groupingBy(s -> (s.nanos() - since) / 1_000_000_000L,
-                        Collectors.mapping(Seen::worker, Collectors.toCollection(HashSet::new))));
+            .filter(s -> s.nanos() >= since && s.pipeline().equals(pipeline))
+            .collect(Collectors.groupingBy(s -> (s.nanos() - since) / 1_000_000_000L,
+                    Collectors.mapping(Seen::worker, Collectors.toCollection(HashSet::new))));
         return workersBySecond.values().stream().filter(w -> w.size() > 1).count();
     }
 
     /**
      * @param overMillis the gaps to list
-     * @return per worker (in name order): heartbeats received, the longest gap between two, and every gap longer than
-     *         {@code overMillis} with when it began (seconds since this watch started)
+     * @return per worker (in name order): heartbeats received, the longest gap between
+     * two, and every gap longer than {@code overMillis} with when it began (seconds since
+     * this watch started)
      */
     String gaps(long overMillis) {
         return new TreeMap<>(beats).entrySet().stream().map(e -> {
@@ -105,7 +116,9 @@ final class HeartbeatWatch implements AutoCloseable {
         }).collect(Collectors.joining("; "));
     }
 
-    /** @return the longest gap between two heartbeats of one worker, ms */
+    /**
+     * @return the longest gap between two heartbeats of one worker, ms
+     */
     long longestGap() {
         long longest = 0;
         for (List<Long> times : beats.values()) {
@@ -118,8 +131,9 @@ final class HeartbeatWatch implements AutoCloseable {
 
     /**
      * @param pipeline a pipeline
-     * @return from its first report on: the longest time no worker reported it (ms) and when that began (seconds since
-     *         this watch started), the workers that reported it, in order of first report
+     * @return from its first report on: the longest time no worker reported it (ms) and
+     * when that began (seconds since this watch started), the workers that reported it,
+     * in order of first report
      */
     String absence(String pipeline) {
         List<Seen> reports = seen.stream().filter(s -> s.pipeline().equals(pipeline)).toList();
@@ -143,4 +157,5 @@ final class HeartbeatWatch implements AutoCloseable {
     public void close() {
         connection.closeDispatcher(dispatcher);
     }
+
 }

@@ -21,50 +21,72 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Keeps streams led by one server for a whole run: as soon as a stream exists (sampled every 100 ms until every
- * stream is held, then every second, on a connection of its own), its leader is asked to step down in favour of the
- * target ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>}, {@code {"placement":{"preferred":"nX"}}}), and again
- * whenever the leadership leaves it, at most {@code maxStepDowns} times per stream; but only while the target's replica
- * is current (lag 0): a step-down toward a replica catching up fails and moves the leadership elsewhere, and repeated
- * ones kept a slow server behind for good (a first slow-disk run: "Catchup ... stalled" on n2, 10 step-downs, n2 never
- * led). Each change is printed; {@link #note()} says when each stream was first held, the step-downs it took and who
- * was sampled leading it.
+ * Keeps streams led by one server for a whole run: as soon as a stream exists (sampled
+ * every 100 ms until every stream is held, then every second, on a connection of its
+ * own), its leader is asked to step down in favour of the target
+ * ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>},
+ * {@code {"placement":{"preferred":"nX"}}}), and again whenever the leadership leaves it,
+ * at most {@code maxStepDowns} times per stream; but only while the target's replica is
+ * current (lag 0): a step-down toward a replica catching up fails and moves the
+ * leadership elsewhere, and repeated ones kept a slow server behind for good (a first
+ * slow-disk run: "Catchup ... stalled" on n2, 10 step-downs, n2 never led). Each change
+ * is printed; {@link #note()} says when each stream was first held, the step-downs it
+ * took and who was sampled leading it.
  */
 final class LeaderHold implements AutoCloseable {
 
     private static final Duration ELECTION = Duration.ofSeconds(10);
 
     private final Connection connection;
+
     private final int target;
+
     private final String targetName;
+
     private final List<String> streams;
+
     private final int maxStepDowns;
+
     private final String label;
+
     private final long started = System.nanoTime();
+
     private final Map<String, Map<String, Long>> samples = new LinkedHashMap<>();
+
     /** Leaders sampled once the target first led the stream. */
     private final Map<String, Map<String, Long>> afterHeld = new LinkedHashMap<>();
+
     private final Map<String, Integer> stepDowns = new LinkedHashMap<>();
+
     private final Map<String, Long> firstHeld = new LinkedHashMap<>();
+
     private final Map<String, String> last = new LinkedHashMap<>();
+
     private final Map<String, String> waiting = new LinkedHashMap<>();
+
     private final List<String> refusals = new ArrayList<>();
+
     private final Thread thread;
+
     private volatile boolean closed;
 
     /**
-     * @param urls         the servers' URLs, in name order
-     * @param target       the server that must lead them, 0-based
-     * @param streams      the streams (a state bucket is its stream, {@code KV_<bucket>})
+     * @param urls the servers' URLs, in name order
+     * @param target the server that must lead them, 0-based
+     * @param streams the streams (a state bucket is its stream, {@code KV_<bucket>})
      * @param maxStepDowns step-downs per stream at most
-     * @param label        the run's name, for what is printed
+     * @param label the run's name, for what is printed
      */
     LeaderHold(List<String> urls, int target, List<String> streams, int maxStepDowns, String label)
             throws IOException, InterruptedException {
         List<String> others = new ArrayList<>(urls);
-        others.add(others.remove(target)); // asked through another server first: the target may be the slow one
-        this.connection = Nats.connect(new Options.Builder().servers(others.toArray(String[]::new)).noRandomize()
-                .connectionTimeout(Duration.ofSeconds(2)).maxReconnects(-1).build());
+        others.add(others.remove(target)); // asked through another server first: the
+                                           // target may be the slow one
+        this.connection = Nats.connect(new Options.Builder().servers(others.toArray(String[]::new))
+            .noRandomize()
+            .connectionTimeout(Duration.ofSeconds(2))
+            .maxReconnects(-1)
+            .build());
         this.target = target;
         this.targetName = LoopbackCluster.name(target);
         this.streams = streams;
@@ -88,7 +110,8 @@ final class LeaderHold implements AutoCloseable {
                 }
                 Thread.sleep(allHeld() ? 1000 : 100);
             }
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
@@ -117,8 +140,8 @@ final class LeaderHold implements AutoCloseable {
                 || stepDowns.get(stream) >= maxStepDowns) {
             return;
         }
-        Optional<Replica> replica = info.get().getReplicas() == null ? Optional.empty() : info.get().getReplicas()
-                .stream().filter(r -> r.getName().equals(targetName)).findFirst();
+        Optional<Replica> replica = info.get().getReplicas() == null ? Optional.empty()
+                : info.get().getReplicas().stream().filter(r -> r.getName().equals(targetName)).findFirst();
         String behind = replica.isEmpty() ? "not a replica" : replica.get().isCurrent() && replica.get().getLag() == 0
                 ? null : "replica not current, lag " + replica.get().getLag();
         if (behind != null) {
@@ -141,7 +164,8 @@ final class LeaderHold implements AutoCloseable {
                     ("{\"placement\":{\"preferred\":\"" + targetName + "\"}}").getBytes(StandardCharsets.UTF_8),
                     Duration.ofSeconds(5));
             answer = reply == null ? "no answer" : new String(reply.getData(), StandardCharsets.UTF_8);
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             answer = e.toString();
         }
         if (!answer.contains("\"success\":true")) {
@@ -151,18 +175,19 @@ final class LeaderHold implements AutoCloseable {
         }
         long deadline = System.nanoTime() + ELECTION.toNanos();
         String now = "none";
-        while (System.nanoTime() < deadline && (now = info(stream).map(ClusterInfo::getLeader).orElse("none"))
-                .equals("none")) {
+        while (System.nanoTime() < deadline
+                && (now = info(stream).map(ClusterInfo::getLeader).orElse("none")).equals("none")) {
             Thread.sleep(100);
         }
-        print(stream + " step-down " + stepDowns.get(stream) + " toward " + targetName + ": " + answer
-                + "; leader now " + now);
+        print(stream + " step-down " + stepDowns.get(stream) + " toward " + targetName + ": " + answer + "; leader now "
+                + now);
     }
 
     private Optional<ClusterInfo> info(String stream) {
         try {
             return Optional.ofNullable(connection.jetStreamManagement().getStreamInfo(stream).getClusterInfo());
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             return Optional.empty();
         }
     }
@@ -177,21 +202,28 @@ final class LeaderHold implements AutoCloseable {
 
     /**
      * @param stream a stream
-     * @return whether the target led it and, from then on, was named its leader in every sample that named one (an
-     *         election, or the bucket deleted at the job's end, names none)
+     * @return whether the target led it and, from then on, was named its leader in every
+     * sample that named one (an election, or the bucket deleted at the job's end, names
+     * none)
      */
     synchronized boolean heldThroughout(String stream) {
-        return firstHeld.containsKey(stream) && afterHeld.get(stream).keySet().stream()
-                .allMatch(s -> s.equals(targetName) || s.equals("none"));
+        return firstHeld.containsKey(stream)
+                && afterHeld.get(stream).keySet().stream().allMatch(s -> s.equals(targetName) || s.equals("none"));
     }
 
-    /** @return per stream: when first held, step-downs, leaders sampled before and after */
+    /**
+     * @return per stream: when first held, step-downs, leaders sampled before and after
+     */
     synchronized String note() {
-        return streams.stream().map(s -> s + " " + (firstHeld.containsKey(s) ? "led by " + targetName + " from "
-                + String.format(Locale.ROOT, "%.1f s", (firstHeld.get(s) - started) / 1e9)
-                : "never led by " + targetName) + " (" + stepDowns.get(s) + " step-downs), leaders sampled "
-                + samples.get(s) + ", of them from then on " + afterHeld.get(s)).collect(Collectors.joining("; "))
-                + (refusals.isEmpty() ? "" : "; step-downs refused: " + refusals);
+        return streams.stream()
+            .map(s -> s + " "
+                    + (firstHeld.containsKey(s)
+                            ? "led by " + targetName + " from "
+                                    + String.format(Locale.ROOT, "%.1f s", (firstHeld.get(s) - started) / 1e9)
+                            : "never led by " + targetName)
+                    + " (" + stepDowns.get(s) + " step-downs), leaders sampled " + samples.get(s)
+                    + ", of them from then on " + afterHeld.get(s))
+            .collect(Collectors.joining("; ")) + (refusals.isEmpty() ? "" : "; step-downs refused: " + refusals);
     }
 
     @Override
@@ -200,4 +232,5 @@ final class LeaderHold implements AutoCloseable {
         thread.join(30_000);
         connection.close();
     }
+
 }

@@ -32,53 +32,71 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * Three clustered nats-servers on 127.0.0.1 for issue 30's disk faults, {@code n1} to {@code n3}, whose command a
- * scenario may wrap (n2 run from its start under strace) and whose stores may be tmpfs mounts of a given size (one of
- * them filled); each with a monitoring port ({@code /jsz}: is JetStream still on) and its log in the output
- * directory. The test's own {@code NatsClusterExtension} runs its servers itself, so it can do neither.
- * Everything is removed at the end: servers (and their wrappers' children), mounts, stores.
+ * Three clustered nats-servers on 127.0.0.1 for issue 30's disk faults, {@code n1} to
+ * {@code n3}, whose command a scenario may wrap (n2 run from its start under strace) and
+ * whose stores may be tmpfs mounts of a given size (one of them filled); each with a
+ * monitoring port ({@code /jsz}: is JetStream still on) and its log in the output
+ * directory. The test's own {@code NatsClusterExtension} runs its servers itself, so it
+ * can do neither. Everything is removed at the end: servers (and their wrappers'
+ * children), mounts, stores.
  */
 final class LoopbackCluster implements AutoCloseable {
 
     static final int SIZE = 3;
 
-    /** The prefix of this class's temp dirs, which scripts/faults.sh unmounts if a run killed earlier left them. */
+    /**
+     * The prefix of this class's temp dirs, which scripts/faults.sh unmounts if a run
+     * killed earlier left them.
+     */
     static final String ROOT_PREFIX = "faults-disk-";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Path out;
+
     private final String label;
+
     private final String jetStream;
+
     private final Map<Integer, List<String>> wrappers = new HashMap<>();
+
     private final int[] clientPorts;
+
     private final int[] routePorts;
+
     private final int[] monitorPorts;
+
     private final Process[] servers = new Process[SIZE];
+
     private final Path root;
+
     private int tmpfsMegabytes;
+
     private final List<Path> mounts = new ArrayList<>();
 
     /**
-     * @param out       where the servers' logs go ({@code <label>-n1.log} ...)
-     * @param label     the run's name
-     * @param jetStream lines inside every server's {@code jetstream {...}} block ({@code sync_interval: always})
+     * @param out where the servers' logs go ({@code <label>-n1.log} ...)
+     * @param label the run's name
+     * @param jetStream lines inside every server's {@code jetstream {...}} block
+     * ({@code sync_interval: always})
      */
     LoopbackCluster(Path out, String label, String jetStream) throws IOException {
         this.out = out;
         this.label = label;
         this.jetStream = jetStream;
         int[] ports = freePorts(3 * SIZE);
-        this.clientPorts = new int[]{ports[0], ports[1], ports[2]};
-        this.routePorts = new int[]{ports[3], ports[4], ports[5]};
-        this.monitorPorts = new int[]{ports[6], ports[7], ports[8]};
+        this.clientPorts = new int[] { ports[0], ports[1], ports[2] };
+        this.routePorts = new int[] { ports[3], ports[4], ports[5] };
+        this.monitorPorts = new int[] { ports[6], ports[7], ports[8] };
         this.root = Files.createTempDirectory(ROOT_PREFIX);
     }
 
     /**
-     * @param index   a server, 0-based
-     * @param command what runs the server, its command line appended ({@code strace -f ... -o /dev/null})
+     * @param index a server, 0-based
+     * @param command what runs the server, its command line appended
+     * ({@code strace -f ... -o /dev/null})
      * @return this cluster
      */
     LoopbackCluster wrap(int index, List<String> command) {
@@ -87,7 +105,8 @@ final class LoopbackCluster implements AutoCloseable {
     }
 
     /**
-     * @param megabytes every server's store is a tmpfs mount of this size, mounted at {@link #start()} (root only)
+     * @param megabytes every server's store is a tmpfs mount of this size, mounted at
+     * {@link #start()} (root only)
      * @return this cluster
      */
     LoopbackCluster withTmpfsStores(int megabytes) {
@@ -95,12 +114,16 @@ final class LoopbackCluster implements AutoCloseable {
         return this;
     }
 
-    /** @return {@code nats://127.0.0.1:p1,...} */
+    /**
+     * @return {@code nats://127.0.0.1:p1,...}
+     */
     String url() {
         return IntStream.range(0, SIZE).mapToObj(this::url).collect(Collectors.joining(","));
     }
 
-    /** @return the URLs, in server order */
+    /**
+     * @return the URLs, in server order
+     */
     List<String> urls() {
         return IntStream.range(0, SIZE).mapToObj(this::url).toList();
     }
@@ -113,22 +136,31 @@ final class LoopbackCluster implements AutoCloseable {
         return "n" + (index + 1);
     }
 
-    /** @return the index of {@code n1}... or -1 */
+    /**
+     * @return the index of {@code n1}... or -1
+     */
     static int index(String name) {
         return name != null && name.matches("n[1-" + SIZE + "]") ? Integer.parseInt(name.substring(1)) - 1 : -1;
     }
 
-    /** @return a server's store directory (a tmpfs mount point with {@link #withTmpfsStores}) */
+    /**
+     * @return a server's store directory (a tmpfs mount point with
+     * {@link #withTmpfsStores})
+     */
     Path store(int index) {
         return root.resolve(name(index) + "-store");
     }
 
-    /** @return a server's log */
+    /**
+     * @return a server's log
+     */
     Path log(int index) {
         return out.resolve(label + "-" + name(index) + ".log");
     }
 
-    /** Starts the three servers and waits until an R3 stream can be placed (60 s at most). */
+    /**
+     * Starts the three servers and waits until an R3 stream can be placed (60 s at most).
+     */
     void start() throws Exception {
         for (int i = 0; i < SIZE; i++) {
             Files.createDirectories(store(i));
@@ -146,29 +178,34 @@ final class LoopbackCluster implements AutoCloseable {
     }
 
     /**
-     * Starts one server (again, on its ports and store) and waits until it accepts clients.
-     *
+     * Starts one server (again, on its ports and store) and waits until it accepts
+     * clients.
      * @param index a server, 0-based
      */
     void start(int index) throws Exception {
-        Path binary = NatsServerBinaries.find().orElseThrow(() -> new IllegalStateException("no nats-server: set "
-                + "VARPULIS_NATS_SERVER (scripts/install-nats-server.sh)"));
+        Path binary = NatsServerBinaries.find()
+            .orElseThrow(() -> new IllegalStateException(
+                    "no nats-server: set " + "VARPULIS_NATS_SERVER (scripts/install-nats-server.sh)"));
         Path config = root.resolve(name(index) + ".conf");
-        String routes = IntStream.range(0, SIZE).filter(j -> j != index)
-                .mapToObj(j -> "nats-route://127.0.0.1:" + routePorts[j]).collect(Collectors.joining(", "));
-        Files.writeString(config, "server_name: " + name(index) + "\nlisten: 127.0.0.1:" + clientPorts[index]
-                + "\nhttp: 127.0.0.1:" + monitorPorts[index] + "\njetstream {\n  store_dir: \"" + store(index)
-                + "\"\n  " + jetStream + "\n}\ncluster {\n  name: faults-disk\n  listen: 127.0.0.1:"
-                + routePorts[index] + "\n  routes: [" + routes + "]\n}\n");
+        String routes = IntStream.range(0, SIZE)
+            .filter(j -> j != index)
+            .mapToObj(j -> "nats-route://127.0.0.1:" + routePorts[j])
+            .collect(Collectors.joining(", "));
+        Files.writeString(config,
+                "server_name: " + name(index) + "\nlisten: 127.0.0.1:" + clientPorts[index] + "\nhttp: 127.0.0.1:"
+                        + monitorPorts[index] + "\njetstream {\n  store_dir: \"" + store(index) + "\"\n  " + jetStream
+                        + "\n}\ncluster {\n  name: faults-disk\n  listen: 127.0.0.1:" + routePorts[index]
+                        + "\n  routes: [" + routes + "]\n}\n");
         List<String> command = new ArrayList<>(wrappers.getOrDefault(index, List.of()));
         command.addAll(List.of(binary.toString(), "-c", config.toString()));
         servers[index] = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log(index).toFile())).start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log(index).toFile()))
+            .start();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
             if (!servers[index].isAlive()) {
-                throw new IllegalStateException(name(index) + " exited at start: " + String.join(" ", command)
-                        + "; see " + log(index));
+                throw new IllegalStateException(
+                        name(index) + " exited at start: " + String.join(" ", command) + "; see " + log(index));
             }
             // A socket, not a NATS client: jnats logs every refused connection at SEVERE.
             try (Socket socket = new Socket("127.0.0.1", clientPorts[index])) {
@@ -176,7 +213,8 @@ final class LoopbackCluster implements AutoCloseable {
                 if (new String(socket.getInputStream().readNBytes(4), StandardCharsets.US_ASCII).equals("INFO")) {
                     return;
                 }
-            } catch (IOException notYet) {
+            }
+            catch (IOException notYet) {
                 Thread.sleep(100);
             }
         }
@@ -185,7 +223,6 @@ final class LoopbackCluster implements AutoCloseable {
 
     /**
      * Kills one server with SIGKILL, with what its wrapper started.
-     *
      * @param index a server, 0-based
      */
     void kill(int index) {
@@ -197,37 +234,46 @@ final class LoopbackCluster implements AutoCloseable {
 
     /**
      * @param index a server, 0-based
-     * @return whether its {@code /jsz} says JetStream is on ({@code "disabled": true} once a full store disabled
-     *         it); false when it does not answer
+     * @return whether its {@code /jsz} says JetStream is on ({@code "disabled": true}
+     * once a full store disabled it); false when it does not answer
      */
     boolean jetStreamEnabled(int index) {
         try {
-            HttpResponse<String> jsz = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + monitorPorts[index] + "/jsz")).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> jsz = HTTP
+                .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + monitorPorts[index] + "/jsz"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build(), HttpResponse.BodyHandlers.ofString());
             return jsz.statusCode() == 200 && !jsz.body().replace(" ", "").contains("\"disabled\":true");
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return false;
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
     }
 
-    /** @return the JetStream meta leader as {@code /jsz} names it ({@code meta_cluster.leader}), or {@code ?} */
+    /**
+     * @return the JetStream meta leader as {@code /jsz} names it
+     * ({@code meta_cluster.leader}), or {@code ?}
+     */
     String metaLeader() {
         for (int i = 0; i < SIZE; i++) {
             try {
-                HttpResponse<String> jsz = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                        + monitorPorts[i] + "/jsz")).timeout(Duration.ofSeconds(2)).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> jsz = HTTP
+                    .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + monitorPorts[i] + "/jsz"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.ofString());
                 String leader = JSON.readTree(jsz.body()).path("meta_cluster").path("leader").asText("");
                 if (!leader.isEmpty()) {
                     return leader;
                 }
-            } catch (IOException e) {
+            }
+            catch (IOException e) {
                 // Ask the next one.
-            } catch (InterruptedException e) {
+            }
+            catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return "?";
             }
@@ -237,24 +283,33 @@ final class LoopbackCluster implements AutoCloseable {
 
     /**
      * @param stream a stream
-     * @return the index of its leader as the first server that answers names it, -1 when none does
+     * @return the index of its leader as the first server that answers names it, -1 when
+     * none does
      */
     int streamLeader(String stream) {
         return StreamLeaders.leader(urls(), stream, -1);
     }
 
-    /** Waits until an R3 stream can be created (the meta leader knows its peers), 60 s at most. */
+    /**
+     * Waits until an R3 stream can be created (the meta leader knows its peers), 60 s at
+     * most.
+     */
     private void awaitReady() throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
             try (Connection connection = connect(url(0))) {
                 JetStreamManagement jsm = connection.jetStreamManagement();
-                jsm.addStream(StreamConfiguration.builder().name("FAULTS_READY").subjects("faults.ready")
-                        .storageType(StorageType.Memory).replicas(SIZE).build());
+                jsm.addStream(StreamConfiguration.builder()
+                    .name("FAULTS_READY")
+                    .subjects("faults.ready")
+                    .storageType(StorageType.Memory)
+                    .replicas(SIZE)
+                    .build());
                 jsm.deleteStream("FAULTS_READY");
                 return;
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 last = e.toString();
             }
             Thread.sleep(500);
@@ -263,11 +318,14 @@ final class LoopbackCluster implements AutoCloseable {
     }
 
     static Connection connect(String url) throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(0).build());
+        return Nats.connect(
+                new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).maxReconnects(0).build());
     }
 
-    /** Kills the servers and their wrappers' children, unmounts the tmpfs stores, deletes the stores. */
+    /**
+     * Kills the servers and their wrappers' children, unmounts the tmpfs stores, deletes
+     * the stores.
+     */
     @Override
     public void close() throws Exception {
         for (int i = 0; i < SIZE; i++) {
@@ -276,7 +334,8 @@ final class LoopbackCluster implements AutoCloseable {
         for (Path mount : mounts) {
             try {
                 Tools.run(List.of("umount", mount.toString()));
-            } catch (IllegalStateException busy) {
+            }
+            catch (IllegalStateException busy) {
                 Tools.run(List.of("umount", "-l", mount.toString()));
             }
         }
@@ -295,19 +354,24 @@ final class LoopbackCluster implements AutoCloseable {
                 sockets.add(new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")));
             }
             return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } finally {
+        }
+        finally {
             for (ServerSocket socket : sockets) {
                 socket.close();
             }
         }
     }
 
-    /** @return text of a file, empty when unreadable */
+    /**
+     * @return text of a file, empty when unreadable
+     */
     static String read(Path file) {
         try {
             return Files.readString(file, StandardCharsets.ISO_8859_1);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return "";
         }
     }
+
 }

@@ -22,11 +22,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * The server's {@code $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>} advisories, received on the harness's own
- * connection from before the job starts until after its report, and which of them have their message parked in
- * {@code VARPULIS_DLQ} (SPEC section 9: nothing leaves silently). A parked event is matched by the stream and stream
- * sequence its death envelope names: the JSON envelope's {@code stream} and {@code stream_sequence}, or the raw
- * form's {@code Varpulis-Dlq-Stream} and {@code Varpulis-Dlq-Stream-Sequence} headers ({@code DeathEnvelope},
+ * The server's {@code $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>} advisories, received
+ * on the harness's own connection from before the job starts until after its report, and
+ * which of them have their message parked in {@code VARPULIS_DLQ} (SPEC section 9:
+ * nothing leaves silently). A parked event is matched by the stream and stream sequence
+ * its death envelope names: the JSON envelope's {@code stream} and
+ * {@code stream_sequence}, or the raw form's {@code Varpulis-Dlq-Stream} and
+ * {@code Varpulis-Dlq-Stream-Sequence} headers ({@code DeathEnvelope},
  * {@code DeadLetterHeaders}).
  */
 final class MaxDeliveriesWatch implements AutoCloseable {
@@ -34,7 +36,10 @@ final class MaxDeliveriesWatch implements AutoCloseable {
     static final String ADVISORIES = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** At most this many DLQ messages are read to match (the DLQ's own limit is 100 000). */
+
+    /**
+     * At most this many DLQ messages are read to match (the DLQ's own limit is 100 000).
+     */
     private static final int MAX_PARKED_READ = 100_000;
 
     /** One advisory: {@code {"stream","consumer","stream_seq","deliveries"}}. */
@@ -49,8 +54,8 @@ final class MaxDeliveriesWatch implements AutoCloseable {
      * What the advisories and the DLQ say.
      *
      * @param advisories every advisory, in arrival order
-     * @param parked     stream:sequence of every parked event the DLQ held at the end
-     * @param dlqRead    DLQ messages read
+     * @param parked stream:sequence of every parked event the DLQ held at the end
+     * @param dlqRead DLQ messages read
      */
     record Result(List<Advisory> advisories, Set<String> parked, long dlqRead) {
 
@@ -58,15 +63,24 @@ final class MaxDeliveriesWatch implements AutoCloseable {
             return advisories.stream().filter(a -> parked.contains(a.key())).count();
         }
 
-        /** @return durable: advisories (of them with a parked event) [stream sequences], for the notes */
+        /**
+         * @return durable: advisories (of them with a parked event) [stream sequences],
+         * for the notes
+         */
         String byDurable() {
-            Map<String, List<Advisory>> by = advisories.stream().collect(Collectors.groupingBy(Advisory::consumer,
-                    TreeMap::new, Collectors.toList()));
-            return by.entrySet().stream().map(e -> e.getKey() + " " + e.getValue().size() + " ("
-                    + e.getValue().stream().filter(a -> parked.contains(a.key())).count() + " parked) seq "
-                    + e.getValue().stream().map(a -> a.streamSequence() + (parked.contains(a.key()) ? "" : "!"))
-                    .limit(20).collect(Collectors.joining(",")) + (e.getValue().size() > 20 ? ",..." : ""))
-                    .collect(Collectors.joining("; "));
+            Map<String, List<Advisory>> by = advisories.stream()
+                .collect(Collectors.groupingBy(Advisory::consumer, TreeMap::new, Collectors.toList()));
+            return by.entrySet()
+                .stream()
+                .map(e -> e.getKey() + " " + e.getValue().size() + " ("
+                        + e.getValue().stream().filter(a -> parked.contains(a.key())).count() + " parked) seq "
+                        + e.getValue()
+                            .stream()
+                            .map(a -> a.streamSequence() + (parked.contains(a.key()) ? "" : "!"))
+                            .limit(20)
+                            .collect(Collectors.joining(","))
+                        + (e.getValue().size() > 20 ? ",..." : ""))
+                .collect(Collectors.joining("; "));
         }
 
         String note() {
@@ -77,8 +91,11 @@ final class MaxDeliveriesWatch implements AutoCloseable {
     }
 
     private final Connection connection;
+
     private final Dispatcher dispatcher;
+
     private final List<Advisory> seen = new CopyOnWriteArrayList<>();
+
     private final long started = System.nanoTime();
 
     /**
@@ -93,7 +110,8 @@ final class MaxDeliveriesWatch implements AutoCloseable {
                         advisory.path("stream_seq").asLong(), advisory.path("deliveries").asLong(),
                         System.nanoTime() - started));
                 System.out.printf("faults: max-deliveries advisory %s%n", new String(message.getData()));
-            } catch (IOException notJson) {
+            }
+            catch (IOException notJson) {
                 seen.add(new Advisory("?", message.getSubject(), -1, -1, System.nanoTime() - started));
             }
         });
@@ -101,7 +119,8 @@ final class MaxDeliveriesWatch implements AutoCloseable {
     }
 
     /**
-     * @param reader a connection to read the DLQ through (the majority's view once the job reported)
+     * @param reader a connection to read the DLQ through (the majority's view once the
+     * job reported)
      * @return the advisories seen so far and the DLQ's parked events
      */
     Result result(Connection reader) throws IOException, JetStreamApiException {
@@ -122,7 +141,8 @@ final class MaxDeliveriesWatch implements AutoCloseable {
             MessageInfo message;
             try {
                 message = jsm.getMessage(VarpulisJetStream.DLQ_STREAM, seq);
-            } catch (JetStreamApiException gone) {
+            }
+            catch (JetStreamApiException gone) {
                 continue;
             }
             read++;
@@ -136,8 +156,9 @@ final class MaxDeliveriesWatch implements AutoCloseable {
 
     /**
      * @param headers a DLQ message's headers, or {@code null}
-     * @param data    its body
-     * @return {@code stream:sequence} of the event it parks, or {@code null} when it names none
+     * @param data its body
+     * @return {@code stream:sequence} of the event it parks, or {@code null} when it
+     * names none
      */
     static String parkedKey(Headers headers, byte[] data) {
         if (headers != null && headers.getFirst("Varpulis-Dlq-Stream-Sequence") != null) {
@@ -145,9 +166,10 @@ final class MaxDeliveriesWatch implements AutoCloseable {
         }
         try {
             JsonNode envelope = JSON.readTree(data);
-            return envelope.hasNonNull("stream_sequence") ? envelope.path("stream").asText() + ":"
-                    + envelope.path("stream_sequence").asLong() : null;
-        } catch (IOException notJson) {
+            return envelope.hasNonNull("stream_sequence")
+                    ? envelope.path("stream").asText() + ":" + envelope.path("stream_sequence").asLong() : null;
+        }
+        catch (IOException notJson) {
             return null;
         }
     }
@@ -156,4 +178,5 @@ final class MaxDeliveriesWatch implements AutoCloseable {
     public void close() {
         connection.closeDispatcher(dispatcher);
     }
+
 }

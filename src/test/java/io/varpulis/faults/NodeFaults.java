@@ -15,38 +15,45 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Issue 25's faults of a node, each on one fresh JetStream server (file storage) with the demo's nodes (three
- * workers, one pipeline each) streaming the log at {@code --rate}, injected a third into the stream:
+ * Issue 25's faults of a node, each on one fresh JetStream server (file storage) with the
+ * demo's nodes (three workers, one pipeline each) streaming the log at {@code --rate},
+ * injected a third into the stream:
  * <ul>
- * <li>{@code pause-alerts}, {@code pause-detect}: the worker hosting that pipeline stopped (SIGSTOP, as a long GC
- * pause or a frozen VM) for {@code --pause} seconds, long enough that its pipelines move (the demo's heartbeat-timeout
- * is 4 s), then resumed (SIGCONT). Measured from the workers' heartbeats: when another worker ran the pipeline, and
- * for how many seconds after the resume two workers both said they ran it;</li>
- * <li>{@code pause-leader}: two coordinators, the leading one stopped for {@code --pause} seconds then resumed;
- * measured from the leader lease: when another coordinator led;</li>
- * <li>{@code clock-ahead}: two coordinators, every node under libfaketime, the leading coordinator's wall clock moved
- * {@code --skew} seconds ahead (its monotonic clock untouched) 5 % into the stream until the end; measured from the
- * heartbeats: for how many seconds each pipeline ran on two workers.</li>
+ * <li>{@code pause-alerts}, {@code pause-detect}: the worker hosting that pipeline
+ * stopped (SIGSTOP, as a long GC pause or a frozen VM) for {@code --pause} seconds, long
+ * enough that its pipelines move (the demo's heartbeat-timeout is 4 s), then resumed
+ * (SIGCONT). Measured from the workers' heartbeats: when another worker ran the pipeline,
+ * and for how many seconds after the resume two workers both said they ran it;</li>
+ * <li>{@code pause-leader}: two coordinators, the leading one stopped for {@code --pause}
+ * seconds then resumed; measured from the leader lease: when another coordinator
+ * led;</li>
+ * <li>{@code clock-ahead}: two coordinators, every node under libfaketime, the leading
+ * coordinator's wall clock moved {@code --skew} seconds ahead (its monotonic clock
+ * untouched) 5 % into the stream until the end; measured from the heartbeats: for how
+ * many seconds each pipeline ran on two workers.</li>
  * </ul>
  */
 final class NodeFaults {
 
-    private static final String[] PIPELINES = {"ingress", "detect", "alerts"};
+    private static final String[] PIPELINES = { "ingress", "detect", "alerts" };
 
     /**
-     * How long the heartbeats are watched after a resume, for copies still running; the stream must outlast a third
-     * of it, the pause and this, or the run does not count.
+     * How long the heartbeats are watched after a resume, for copies still running; the
+     * stream must outlast a third of it, the pause and this, or the run does not count.
      */
     private static final long AFTER_RESUME_MILLIS = 5_000;
 
     private final DemoScenario demo;
+
     private final FaultOptions options;
+
     private final Path out;
 
     /**
-     * @param demo    the demo runner
-     * @param options the suite's options ({@code --pause}, {@code --skew}, {@code --rate})
-     * @param out     where the libfaketime files go
+     * @param demo the demo runner
+     * @param options the suite's options ({@code --pause}, {@code --skew},
+     * {@code --rate})
+     * @param out where the libfaketime files go
      */
     NodeFaults(DemoScenario demo, FaultOptions options, Path out) {
         this.demo = demo;
@@ -55,20 +62,21 @@ final class NodeFaults {
     }
 
     /**
-     * @param scenario {@code pause-alerts}, {@code pause-detect}, {@code pause-leader} or {@code clock-ahead}
-     * @param run      the run number
+     * @param scenario {@code pause-alerts}, {@code pause-detect}, {@code pause-leader} or
+     * {@code clock-ahead}
+     * @param run the run number
      * @return the run's row
      */
     Row run(String scenario, int run) throws Exception {
         try (NatsServerExtension nats = NatsServerExtension.jetStream()) {
             nats.start();
             return switch (scenario) {
-                case "pause-alerts" -> demo.run(setup(scenario, run, nats, List.of(), Map.of()),
-                        d -> pauseWorker(d, "alerts"));
-                case "pause-detect" -> demo.run(setup(scenario, run, nats, List.of(), Map.of()),
-                        d -> pauseWorker(d, "detect"));
-                case "pause-leader" -> demo.run(setup(scenario, run, nats, List.of("--coordinators", "2"), Map.of()),
-                        this::pauseLeader);
+                case "pause-alerts" ->
+                    demo.run(setup(scenario, run, nats, List.of(), Map.of()), d -> pauseWorker(d, "alerts"));
+                case "pause-detect" ->
+                    demo.run(setup(scenario, run, nats, List.of(), Map.of()), d -> pauseWorker(d, "detect"));
+                case "pause-leader" ->
+                    demo.run(setup(scenario, run, nats, List.of("--coordinators", "2"), Map.of()), this::pauseLeader);
                 case "clock-ahead" -> clockAhead(run, nats);
                 default -> throw new IllegalArgumentException("not a node fault: " + scenario);
             };
@@ -76,10 +84,11 @@ final class NodeFaults {
     }
 
     private DemoScenario.Setup setup(String scenario, int run, NatsServerExtension nats, List<String> extra,
-                                     Map<String, String> env) {
+            Map<String, String> env) {
         List<String> arguments = new ArrayList<>(DemoScenario.THREE_WORKERS);
         arguments.addAll(extra);
-        // The clock moves almost from the start, so that the leader has the rest of the stream to act on it.
+        // The clock moves almost from the start, so that the leader has the rest of the
+        // stream to act on it.
         double at = scenario.equals("clock-ahead") ? 0.05 : 1.0 / 3;
         return new DemoScenario.Setup(scenario, run, nats.url(), 1, options.rate(), arguments, env, at,
                 scenario.equals("clock-ahead"));
@@ -93,10 +102,11 @@ final class NodeFaults {
             long resumed = pause(pid);
             Thread.sleep(AFTER_RESUME_MILLIS);
             long moved = watch.movedAfter(pipeline, host, stopped);
-            return new DemoScenario.Injected(host + " (hosting " + pipeline + ") SIGSTOPped for " + options.pause()
-                    + " s, then SIGCONT; " + pipeline + " on another worker " + (moved < 0 ? "never seen"
-                    : "after " + moved + " ms") + ", on two workers in " + watch.secondsOnTwoWorkers(pipeline,
-                    resumed) + " s of the " + AFTER_RESUME_MILLIS / 1000 + " s after the resume",
+            return new DemoScenario.Injected(
+                    host + " (hosting " + pipeline + ") SIGSTOPped for " + options.pause() + " s, then SIGCONT; "
+                            + pipeline + " on another worker " + (moved < 0 ? "never seen" : "after " + moved + " ms")
+                            + ", on two workers in " + watch.secondsOnTwoWorkers(pipeline, resumed) + " s of the "
+                            + AFTER_RESUME_MILLIS / 1000 + " s after the resume",
                     moved < 0 ? "not moved" : pipeline + " moved in " + seconds(moved));
         }
     }
@@ -122,15 +132,18 @@ final class NodeFaults {
                     }
                     Thread.sleep(200);
                 }
-            } finally {
+            }
+            finally {
                 Tools.signal(pid, "CONT");
             }
             Thread.sleep(AFTER_RESUME_MILLIS);
             String after = RunningDemo.leader(leases);
-            return new DemoScenario.Injected("leader " + leader + " SIGSTOPped for " + options.pause() + " s, then "
-                    + "SIGCONT; " + (takeover < 0 ? "no other coordinator led meanwhile" : next + " led after "
-                    + takeover + " ms") + "; leader " + after + " " + AFTER_RESUME_MILLIS / 1000
-                    + " s after the resume", takeover < 0 ? "no new leader" : "new leader in " + seconds(takeover));
+            return new DemoScenario.Injected(
+                    "leader " + leader + " SIGSTOPped for " + options.pause() + " s, then " + "SIGCONT; "
+                            + (takeover < 0 ? "no other coordinator led meanwhile"
+                                    : next + " led after " + takeover + " ms")
+                            + "; leader " + after + " " + AFTER_RESUME_MILLIS / 1000 + " s after the resume",
+                    takeover < 0 ? "no new leader" : "new leader in " + seconds(takeover));
         }
     }
 
@@ -151,8 +164,9 @@ final class NodeFaults {
                 long skewed = System.nanoTime();
                 Files.writeString(clocks.resolve(leader), "+" + options.skew() + "s\n");
                 Thread.sleep(options.pause() * 1000L + AFTER_RESUME_MILLIS);
-                String twice = Arrays.stream(PIPELINES).map(p -> p + " " + watch.secondsOnTwoWorkers(p,
-                        skewed) + " s").collect(Collectors.joining(", "));
+                String twice = Arrays.stream(PIPELINES)
+                    .map(p -> p + " " + watch.secondsOnTwoWorkers(p, skewed) + " s")
+                    .collect(Collectors.joining(", "));
                 return DemoScenario.Injected.note("leader " + leader + "'s clock " + options.skew() + " s ahead "
                         + "(libfaketime) from 5 % into the stream to the end; on two workers in the next "
                         + (options.pause() + AFTER_RESUME_MILLIS / 1000) + " s: " + twice);
@@ -160,12 +174,16 @@ final class NodeFaults {
         });
     }
 
-    /** Stops a process for {@code --pause} seconds and resumes it, even when interrupted; returns the resume time. */
+    /**
+     * Stops a process for {@code --pause} seconds and resumes it, even when interrupted;
+     * returns the resume time.
+     */
     private long pause(long pid) throws Exception {
         Tools.signal(pid, "STOP");
         try {
             Thread.sleep(options.pause() * 1000L);
-        } finally {
+        }
+        finally {
             Tools.signal(pid, "CONT");
         }
         return System.nanoTime();
@@ -174,4 +192,5 @@ final class NodeFaults {
     private static String seconds(long millis) {
         return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
     }
+
 }

@@ -12,10 +12,12 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * What a run's node logs say about issue 30's questions, by the words the nodes log (best effort: the product's log
- * lines may change): workers declared unhealthy or late, state write chains mended, fence refusals, broker waits,
- * state opens (each a placement of a stateful pipeline), heartbeats not stored, leadership. The lines themselves go
- * to {@code <run>-facts.txt} beside the node logs, grouped, so that a reader finds the lines around each fact.
+ * What a run's node logs say about issue 30's questions, by the words the nodes log (best
+ * effort: the product's log lines may change): workers declared unhealthy or late, state
+ * write chains mended, fence refusals, broker waits, state opens (each a placement of a
+ * stateful pipeline), heartbeats not stored, leadership. The lines themselves go to
+ * {@code <run>-facts.txt} beside the node logs, grouped, so that a reader finds the lines
+ * around each fact.
  */
 final class NodeLogFacts {
 
@@ -87,8 +89,13 @@ final class NodeLogFacts {
         lines.forEach((label, found) -> {
             if (!found.isEmpty()) {
                 counts.put(label, (long) found.size());
-                text.append("\n== ").append(label).append(" (").append(found.size()).append(" lines, '")
-                        .append(FACTS.get(label)).append("')\n");
+                text.append("\n== ")
+                    .append(label)
+                    .append(" (")
+                    .append(found.size())
+                    .append(" lines, '")
+                    .append(FACTS.get(label))
+                    .append("')\n");
                 found.stream().limit(KEPT).forEach(l -> text.append(l).append('\n'));
             }
         });
@@ -96,9 +103,13 @@ final class NodeLogFacts {
         return counts;
     }
 
-    /** @return the counts as one note */
+    /**
+     * @return the counts as one note
+     */
     static String note(Map<String, Long> counts, Path factsFile) {
-        return "node logs: " + counts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(Collectors.joining(", ")) + " (lines in " + factsFile + ")";
+        return "node logs: "
+                + counts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
+                + " (lines in " + factsFile + ")";
     }
+
 }

@@ -22,18 +22,24 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * Scenario {@code partition}: three nats-servers, each in a network namespace of its own that this class creates
- * ({@value #NS}1 to 3, addresses {@value #SUBNET}.11 to .13 on veth pairs to the bridge {@value #BRIDGE}, which
- * holds {@value #SUBNET}.1 for the demo and its nodes in the host's namespace), R3 streams and state. A third into
- * the stream, the routing stream's leadership is moved to the server the demo's own connection is on (so that its
- * publishes and its report start on the minority side), then that leader is cut off from the two other servers for {@code --cut} seconds by
- * iptables DROP rules inside its own namespace, while the clients connected to it stay connected; then the rules
- * are removed. Measured: when the two others elected a new routing leader. Everything created is deleted at the end
- * (and scripts/faults.sh deletes leftovers on exit); no traffic leaves the namespaces and the bridge.
+ * Scenario {@code partition}: three nats-servers, each in a network namespace of its own
+ * that this class creates ({@value #NS}1 to 3, addresses {@value #SUBNET}.11 to .13 on
+ * veth pairs to the bridge {@value #BRIDGE}, which holds {@value #SUBNET}.1 for the demo
+ * and its nodes in the host's namespace), R3 streams and state. A third into the stream,
+ * the routing stream's leadership is moved to the server the demo's own connection is on
+ * (so that its publishes and its report start on the minority side), then that leader is
+ * cut off from the two other servers for {@code --cut} seconds by iptables DROP rules
+ * inside its own namespace, while the clients connected to it stay connected; then the
+ * rules are removed. Measured: when the two others elected a new routing leader.
+ * Everything created is deleted at the end (and scripts/faults.sh deletes leftovers on
+ * exit); no traffic leaves the namespaces and the bridge.
  */
 final class PartitionedCluster implements AutoCloseable {
 
-    /** The private subnet of the namespaces this class creates; nothing else is ever addressed in it. */
+    /**
+     * The private subnet of the namespaces this class creates; nothing else is ever
+     * addressed in it.
+     */
     static final String SUBNET = "10.251.25";
 
     /** Namespace name prefix. */
@@ -43,20 +49,27 @@ final class PartitionedCluster implements AutoCloseable {
     static final String BRIDGE = "vf25br";
 
     private static final int SIZE = 3;
+
     private static final int CLIENT_PORT = 4222;
+
     private static final int ROUTE_PORT = 6222;
+
     private static final int STEPDOWNS = 5;
 
     private final DemoScenario demo;
+
     private final FaultOptions options;
+
     private final Path out;
+
     private final List<Process> servers = new ArrayList<>();
+
     private Path root;
 
     /**
-     * @param demo    the demo runner
+     * @param demo the demo runner
      * @param options the suite's options ({@code --cut}, {@code --rate})
-     * @param out     where the servers' logs go
+     * @param out where the servers' logs go
      */
     PartitionedCluster(DemoScenario demo, FaultOptions options, Path out) {
         this.demo = demo;
@@ -95,8 +108,9 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     private void start(int run) throws Exception {
-        Path binary = NatsServerBinaries.find().orElseThrow(() -> new IllegalStateException("no nats-server: set "
-                + "VARPULIS_NATS_SERVER (scripts/install-nats-server.sh)"));
+        Path binary = NatsServerBinaries.find()
+            .orElseThrow(() -> new IllegalStateException(
+                    "no nats-server: set " + "VARPULIS_NATS_SERVER (scripts/install-nats-server.sh)"));
         removeLeftovers();
         Tools.run(List.of("ip", "link", "add", BRIDGE, "type", "bridge"));
         Tools.run(List.of("ip", "addr", "add", SUBNET + ".1/24", "dev", BRIDGE));
@@ -117,45 +131,57 @@ final class PartitionedCluster implements AutoCloseable {
         for (int i = 0; i < SIZE; i++) {
             Path config = root.resolve("n" + (i + 1) + ".conf");
             int self = i;
-            String routes = IntStream.range(0, SIZE).filter(j -> j != self)
-                    .mapToObj(j -> "nats-route://" + address(j) + ":" + ROUTE_PORT).collect(Collectors.joining(", "));
-            Files.writeString(config, "server_name: n" + (i + 1) + "\nlisten: " + address(i) + ":" + CLIENT_PORT
-                    + "\njetstream { store_dir: \"" + root.resolve("n" + (i + 1) + "-store") + "\" }\n"
-                    + "cluster {\n  name: faults-partition\n  listen: " + address(i) + ":" + ROUTE_PORT
-                    + "\n  routes: [" + routes + "]\n}\n");
+            String routes = IntStream.range(0, SIZE)
+                .filter(j -> j != self)
+                .mapToObj(j -> "nats-route://" + address(j) + ":" + ROUTE_PORT)
+                .collect(Collectors.joining(", "));
+            Files.writeString(config,
+                    "server_name: n" + (i + 1) + "\nlisten: " + address(i) + ":" + CLIENT_PORT
+                            + "\njetstream { store_dir: \"" + root.resolve("n" + (i + 1) + "-store") + "\" }\n"
+                            + "cluster {\n  name: faults-partition\n  listen: " + address(i) + ":" + ROUTE_PORT
+                            + "\n  routes: [" + routes + "]\n}\n");
             servers.add(new ProcessBuilder("ip", "netns", "exec", ns(i), binary.toString(), "-c", config.toString())
-                    .redirectErrorStream(true).redirectOutput(out.resolve("partition-" + run + "-n" + (i + 1) + ".log")
-                            .toFile()).start());
+                .redirectErrorStream(true)
+                .redirectOutput(out.resolve("partition-" + run + "-n" + (i + 1) + ".log").toFile())
+                .start());
         }
         awaitReady();
     }
 
-    /** Waits until an R3 stream can be created (the meta leader knows its peers), 60 s at most. */
+    /**
+     * Waits until an R3 stream can be created (the meta leader knows its peers), 60 s at
+     * most.
+     */
     private void awaitReady() throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
             try (Connection connection = connect(url(0))) {
                 JetStreamManagement jsm = connection.jetStreamManagement();
-                jsm.addStream(StreamConfiguration.builder().name("FAULTS_READY").subjects("faults.ready")
-                        .storageType(StorageType.Memory).replicas(SIZE).build());
+                jsm.addStream(StreamConfiguration.builder()
+                    .name("FAULTS_READY")
+                    .subjects("faults.ready")
+                    .storageType(StorageType.Memory)
+                    .replicas(SIZE)
+                    .build());
                 jsm.deleteStream("FAULTS_READY");
                 return;
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 last = e.toString();
             }
             Thread.sleep(500);
         }
-        throw new IllegalStateException("the namespaced cluster was not ready within 60 s: " + last + "; logs in "
-                + out);
+        throw new IllegalStateException(
+                "the namespaced cluster was not ready within 60 s: " + last + "; logs in " + out);
     }
 
     /**
-     * Moves the routing stream's leadership to the server the demo's own connection is on (a leader step-down that
-     * prefers it, at most {@value #STEPDOWNS} times), so that the cut leaves the demo's publishes and its report on the
-     * minority side, the case a client staying on the server it connected to must survive; the nodes are spread over
-     * the servers by their own random choice.
-     *
+     * Moves the routing stream's leadership to the server the demo's own connection is on
+     * (a leader step-down that prefers it, at most {@value #STEPDOWNS} times), so that
+     * the cut leaves the demo's publishes and its report on the minority side, the case a
+     * client staying on the server it connected to must survive; the nodes are spread
+     * over the servers by their own random choice.
      * @return what was done, for the notes
      */
     private String leadFromDemoServer(RunningDemo running) throws Exception {
@@ -169,14 +195,18 @@ final class PartitionedCluster implements AutoCloseable {
             return "the routing leader could not be moved to the demo's server " + server;
         }
         return move.stepDowns() == 0 ? "the demo's server " + server + " led the routing stream"
-                : "routing leadership moved to the demo's server " + server + " (" + move.stepDowns()
-                + " step-downs)";
+                : "routing leadership moved to the demo's server " + server + " (" + move.stepDowns() + " step-downs)";
     }
 
-    /** Cuts the leader off from the other servers for {@code --cut} seconds and times the others' election. */
+    /**
+     * Cuts the leader off from the other servers for {@code --cut} seconds and times the
+     * others' election.
+     */
     private DemoScenario.Injected cut(int leader, String moved) throws Exception {
-        List<String> peers = IntStream.range(0, SIZE).filter(j -> j != leader).mapToObj(PartitionedCluster::address)
-                .toList();
+        List<String> peers = IntStream.range(0, SIZE)
+            .filter(j -> j != leader)
+            .mapToObj(PartitionedCluster::address)
+            .toList();
         long cutAt = System.nanoTime();
         for (String peer : peers) {
             inNs(leader, "iptables", "-A", "INPUT", "-s", peer, "-j", "DROP");
@@ -190,18 +220,22 @@ final class PartitionedCluster implements AutoCloseable {
                 }
                 Thread.sleep(250);
             }
-        } finally {
+        }
+        finally {
             inNs(leader, "iptables", "-F");
         }
-        return new DemoScenario.Injected(moved + "; routing leader n" + (leader + 1) + " cut off from the two other servers "
-                + "(iptables DROP in its namespace) for " + options.cut() + " s, its clients still connected; "
-                + (elected < 0 ? "no new leader among the others" : "the others elected a leader after " + elected
-                + " ms"), elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");
+        return new DemoScenario.Injected(
+                moved + "; routing leader n" + (leader + 1) + " cut off from the two other servers "
+                        + "(iptables DROP in its namespace) for " + options.cut() + " s, its clients still connected; "
+                        + (elected < 0 ? "no new leader among the others"
+                                : "the others elected a leader after " + elected + " ms"),
+                elected < 0 ? "no new leader" : "new routing leader in " + elected + " ms");
     }
 
     /**
      * @param not a server not to ask (the one cut off), or -1
-     * @return the index of the routing stream's leader as another server names it, or -1 when none does
+     * @return the index of the routing stream's leader as another server names it, or -1
+     * when none does
      */
     private int streamLeader(int not) {
         return StreamLeaders.leader(urls(), VarpulisJetStream.ROUTING_STREAM, not);
@@ -212,8 +246,8 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     private static Connection connect(String url) throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(0).build());
+        return Nats.connect(
+                new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).maxReconnects(0).build());
     }
 
     private static void inNs(int index, String... command) throws IOException, InterruptedException {
@@ -222,7 +256,10 @@ final class PartitionedCluster implements AutoCloseable {
         Tools.run(full);
     }
 
-    /** Deletes this class's namespaces and bridge if a run killed earlier left them (their veths go with them). */
+    /**
+     * Deletes this class's namespaces and bridge if a run killed earlier left them (their
+     * veths go with them).
+     */
     static void removeLeftovers() throws IOException, InterruptedException {
         String namespaces = Tools.run(List.of("ip", "netns", "list"));
         for (int i = 0; i < SIZE; i++) {
@@ -252,4 +289,5 @@ final class PartitionedCluster implements AutoCloseable {
             root = null;
         }
     }
+
 }

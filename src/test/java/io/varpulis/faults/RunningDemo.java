@@ -21,9 +21,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A demo run as a fault sees it: its nodes and their process ids ({@code nodes: NAME (pid N), ...}) and the
- * pipelines' first placement ({@code group ssh-bruteforce deployed: {ingress=NODE, ...}}), both read from the demo's
- * output, and the leading coordinator, read from the leader lease on the server.
+ * A demo run as a fault sees it: its nodes and their process ids
+ * ({@code nodes: NAME (pid N), ...}) and the pipelines' first placement ({@code group
+ * ssh-bruteforce deployed: {ingress=NODE, ...}}), both read from the demo's output, and
+ * the leading coordinator, read from the leader lease on the server.
  */
 final class RunningDemo {
 
@@ -31,16 +32,21 @@ final class RunningDemo {
     static final String CLUSTER = "varpulis-demo";
 
     private static final Pattern NODE = Pattern.compile("(\\S+) \\(pid (\\d+)\\)");
+
     private static final Pattern CONNECTED = Pattern.compile("NATS connected to \\S+ \\(server (\\S+) ");
+
     private static final Pattern DEPLOYED = Pattern.compile("group \\S+ deployed: \\{([^}]*)}");
+
     private static final Pattern NODE_LOGS = Pattern.compile("node logs: (\\S+)");
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path log;
+
     private final String natsUrl;
 
     /**
-     * @param log     the demo's output
+     * @param log the demo's output
      * @param natsUrl the servers
      */
     RunningDemo(Path log, String natsUrl) {
@@ -48,14 +54,16 @@ final class RunningDemo {
         this.natsUrl = natsUrl;
     }
 
-    /** @return the servers' URL list */
+    /**
+     * @return the servers' URL list
+     */
     String natsUrl() {
         return natsUrl;
     }
 
     /**
-     * @return the name of the NATS server the demo's own connection (its publishes and its report) is on, as it last
-     *         logged it, or empty before it connected
+     * @return the name of the NATS server the demo's own connection (its publishes and
+     * its report) is on, as it last logged it, or empty before it connected
      */
     Optional<String> server() throws IOException {
         String server = null;
@@ -70,8 +78,9 @@ final class RunningDemo {
 
     /**
      * @param node a node of the run
-     * @return the NATS server (n1, ...) it last logged being connected to ({@code NATS connected to ... (server nX}),
-     *         from its log in the run directory, or empty
+     * @return the NATS server (n1, ...) it last logged being connected to
+     * ({@code NATS connected to ... (server nX}), from its log in the run directory, or
+     * empty
      */
     Optional<String> serverOf(String node) throws IOException {
         Matcher dir = NODE_LOGS.matcher(Files.readString(log, StandardCharsets.ISO_8859_1));
@@ -93,12 +102,14 @@ final class RunningDemo {
 
     /**
      * @param node a node of the run
-     * @return its HTTP port, from its command line ({@code --server.port=N}, which the demo passes)
+     * @return its HTTP port, from its command line ({@code --server.port=N}, which the
+     * demo passes)
      * @throws IllegalStateException when the process or the argument is gone
      */
     int httpPort(String node) throws IOException {
-        String[] arguments = ProcessHandle.of(pids().get(node)).flatMap(p -> p.info().arguments())
-                .orElseThrow(() -> new IllegalStateException(node + " is not running"));
+        String[] arguments = ProcessHandle.of(pids().get(node))
+            .flatMap(p -> p.info().arguments())
+            .orElseThrow(() -> new IllegalStateException(node + " is not running"));
         for (String argument : arguments) {
             if (argument.startsWith("--server.port=")) {
                 return Integer.parseInt(argument.substring("--server.port=".length()));
@@ -128,7 +139,8 @@ final class RunningDemo {
     /**
      * @param pipeline a pipeline of the group ({@code alerts}, {@code detect})
      * @return the node it was first placed on
-     * @throws IllegalStateException when the demo has not printed the placement or the pipeline is not in it
+     * @throws IllegalStateException when the demo has not printed the placement or the
+     * pipeline is not in it
      */
     String host(String pipeline) throws IOException {
         for (String line : Files.readAllLines(log, StandardCharsets.ISO_8859_1)) {
@@ -146,7 +158,8 @@ final class RunningDemo {
     }
 
     /**
-     * @return the coordinator holding the demo cluster's leader lease now, or {@code null} when none does
+     * @return the coordinator holding the demo cluster's leader lease now, or
+     * {@code null} when none does
      */
     String leader() throws Exception {
         try (Connection connection = connect()) {
@@ -156,7 +169,8 @@ final class RunningDemo {
 
     /**
      * @param leases the {@value ControlPlaneBuckets#LEADER} bucket
-     * @return the coordinator holding the demo cluster's lease, or {@code null} when none does (or no answer)
+     * @return the coordinator holding the demo cluster's lease, or {@code null} when none
+     * does (or no answer)
      */
     static String leader(KeyValue leases) {
         try {
@@ -166,14 +180,20 @@ final class RunningDemo {
             }
             JsonNode lease = JSON.readTree(entry.getValue());
             return lease.path("leader").isTextual() ? lease.path("leader").asText() : null;
-        } catch (Exception noAnswer) {
+        }
+        catch (Exception noAnswer) {
             return null;
         }
     }
 
-    /** @return a connection to the servers that retries for ever, for a fault's watch */
+    /**
+     * @return a connection to the servers that retries for ever, for a fault's watch
+     */
     Connection connect() throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(natsUrl).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(-1).build());
+        return Nats.connect(new Options.Builder().server(natsUrl)
+            .connectionTimeout(Duration.ofSeconds(2))
+            .maxReconnects(-1)
+            .build());
     }
+
 }

@@ -11,11 +11,12 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Which server leads a stream's raft group, and moving that leadership to a chosen server by a leader step-down that
- * prefers it ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>} with {@code {"placement":{"preferred":"nX"}}}, nats-server
- * 2.11 and later): the partition scenario puts the routing leader on the demo's own server, slow-disk puts the routing
- * stream and {@code detect}'s state on the slow server. Servers are named {@code n1}, {@code n2}, ... in the order of
- * their URLs.
+ * Which server leads a stream's raft group, and moving that leadership to a chosen server
+ * by a leader step-down that prefers it ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>}
+ * with {@code {"placement":{"preferred":"nX"}}}, nats-server 2.11 and later): the
+ * partition scenario puts the routing leader on the demo's own server, slow-disk puts the
+ * routing stream and {@code detect}'s state on the slow server. Servers are named
+ * {@code n1}, {@code n2}, ... in the order of their URLs.
  */
 final class StreamLeaders {
 
@@ -28,17 +29,18 @@ final class StreamLeaders {
     /**
      * The outcome of {@link #moveTo}.
      *
-     * @param held      whether the target led the stream at the end
+     * @param held whether the target led the stream at the end
      * @param stepDowns step-downs asked
      */
     record Move(boolean held, int stepDowns) {
     }
 
     /**
-     * @param urls   each server's client URL, in name order
+     * @param urls each server's client URL, in name order
      * @param stream a stream
-     * @param not    a server not to ask and not to believe as leader (one cut off), or -1
-     * @return the index of the stream's leader as the first server that answers names it, or -1 when none does
+     * @param not a server not to ask and not to believe as leader (one cut off), or -1
+     * @return the index of the stream's leader as the first server that answers names it,
+     * or -1 when none does
      */
     static int leader(List<String> urls, String stream, int not) {
         for (int i = 0; i < urls.size(); i++) {
@@ -50,7 +52,8 @@ final class StreamLeaders {
                 if (info != null && info.getLeader() != null && !info.getLeader().equals("n" + (not + 1))) {
                     return Integer.parseInt(info.getLeader().substring(1)) - 1;
                 }
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 // Ask the next one.
             }
         }
@@ -58,12 +61,11 @@ final class StreamLeaders {
     }
 
     /**
-     * Asks the stream's leader to step down in favour of {@code target} until the target leads, at most
-     * {@code attempts} times, each followed by up to 10 s for an election.
-     *
-     * @param urls     each server's client URL, in name order
-     * @param stream   a stream
-     * @param target   the server that should lead it
+     * Asks the stream's leader to step down in favour of {@code target} until the target
+     * leads, at most {@code attempts} times, each followed by up to 10 s for an election.
+     * @param urls each server's client URL, in name order
+     * @param stream a stream
+     * @param target the server that should lead it
      * @param attempts step-downs at most
      * @return whether it held, and how many step-downs it took
      */
@@ -77,7 +79,8 @@ final class StreamLeaders {
                 connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + stream,
                         ("{\"placement\":{\"preferred\":\"" + preferred + "\"}}").getBytes(StandardCharsets.UTF_8),
                         Duration.ofSeconds(5));
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 // Asked again below.
             }
             long deadline = System.nanoTime() + ELECTION.toNanos();
@@ -89,7 +92,8 @@ final class StreamLeaders {
     }
 
     private static Connection connect(String url) throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(0).build());
+        return Nats.connect(
+                new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).maxReconnects(0).build());
     }
+
 }

@@ -23,18 +23,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What {@code sync_interval: always} costs on the production topology: the product's publish loop (window of 1024
- * PubAcks) into an R3 {@code VARPULIS_ROUTING} on three clustered servers, with the servers' default fsync (every
- * 2 min) and with an fsync of every write before it is acknowledged, alternating, in the same run.
+ * What {@code sync_interval: always} costs on the production topology: the product's
+ * publish loop (window of 1024 PubAcks) into an R3 {@code VARPULIS_ROUTING} on three
+ * clustered servers, with the servers' default fsync (every 2 min) and with an fsync of
+ * every write before it is acknowledged, alternating, in the same run.
  */
 final class SyncIntervalCost {
 
     private static final int EVENTS = 20_000;
+
     private static final int ROUNDS = 3;
+
     private static final byte[] EVENT = ("{\"event_type\":\"SshAuthFailure\",\"timestamp\":\"2026-11-30T12:00:00Z\","
             + "\"fields\":{\"src_ip\":\"10.0.0.9\",\"user\":\"root\",\"failures\":1,\"line\":\"Dec 10 06:55:46 "
             + "LabSZ sshd[24200]: Failed password for invalid user webmaster from 173.234.31.186 port 38926 ssh2\"}}")
-            .getBytes(StandardCharsets.UTF_8);
+        .getBytes(StandardCharsets.UTF_8);
 
     /**
      * @return a row of events per second with each setting, and the ratio
@@ -50,15 +53,15 @@ final class SyncIntervalCost {
         double synced = median(always);
         return new Row("sync", 1, true, EVENTS, EVENTS, "-", 0, -1, 0, Row.Twice.NONE, "-", String.format(
                 "R3 publish loop, %d events of %d bytes, median of %d: default %.0f events/s, sync_interval: always "
-                        + "%.0f events/s (%.0f %% of the default)", EVENTS, EVENT.length, ROUNDS, byDefault, synced,
-                100 * synced / byDefault));
+                        + "%.0f events/s (%.0f %% of the default)",
+                EVENTS, EVENT.length, ROUNDS, byDefault, synced, 100 * synced / byDefault));
     }
 
     private static double rate(String jetStream) throws Exception {
         try (NatsClusterExtension cluster = NatsClusterExtension.ofThree().withJetStream(jetStream)) {
             cluster.start();
-            try (Connection connection = Nats.connect(new Options.Builder().server(cluster.url())
-                    .connectionTimeout(Duration.ofSeconds(2)).build())) {
+            try (Connection connection = Nats.connect(
+                    new Options.Builder().server(cluster.url()).connectionTimeout(Duration.ofSeconds(2)).build())) {
                 NatsProperties.JetStream settings = new NatsProperties().getJetstream();
                 settings.setReplicas(3);
                 JetStreamAdmin admin = new JetStreamAdmin(connection, null);
@@ -88,4 +91,5 @@ final class SyncIntervalCost {
         List<Double> sorted = values.stream().sorted().toList();
         return sorted.get(sorted.size() / 2);
     }
+
 }

@@ -23,17 +23,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 25, item 6, under a real partition: {@code n3}'s routes pass through a proxy that drops every byte, so
- * {@code n3} stays up and keeps answering its clients' pings while it cannot reach {@code n1} and {@code n2}, which
- * keep a majority. A node connected to {@code n3} (where a client would stay for the whole partition) sees its
- * {@code jetstream} health DOWN naming {@code n3}, reconnects to the majority after {@code reconnect-after}, is UP
- * there and publishes to its R3 stream while the partition lasts. The times are printed ({@code PARTITION ...}).
+ * Issue 25, item 6, under a real partition: {@code n3}'s routes pass through a proxy that
+ * drops every byte, so {@code n3} stays up and keeps answering its clients' pings while
+ * it cannot reach {@code n1} and {@code n2}, which keep a majority. A node connected to
+ * {@code n3} (where a client would stay for the whole partition) sees its
+ * {@code jetstream} health DOWN naming {@code n3}, reconnects to the majority after
+ * {@code reconnect-after}, is UP there and publishes to its R3 stream while the partition
+ * lasts. The times are printed ({@code PARTITION ...}).
  */
 @BrokerTest
 class PartitionedServerTest {
 
     private static final String STREAM = "PARTITIONED";
+
     private static final Duration RECONNECT_AFTER = Duration.ofSeconds(5);
+
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @RegisterExtension
@@ -41,41 +45,51 @@ class PartitionedServerTest {
 
     @Test
     void aNodeOnTheMinoritySideReconnectsToTheMajorityAndPublishesThereWhileThePartitionLasts() throws Exception {
-        Options options = new Options.Builder()
-                .servers(new String[]{cluster.url(2), cluster.url(0), cluster.url(1)}).noRandomize()
-                .connectionTimeout(Duration.ofSeconds(1)).reconnectWait(Duration.ofMillis(200)).maxReconnects(-1)
-                .build();
+        Options options = new Options.Builder().servers(new String[] { cluster.url(2), cluster.url(0), cluster.url(1) })
+            .noRandomize()
+            .connectionTimeout(Duration.ofSeconds(1))
+            .reconnectWait(Duration.ofMillis(200))
+            .maxReconnects(-1)
+            .build();
         LeaderReachProperties reach = new LeaderReachProperties();
         reach.setReconnectAfter(RECONNECT_AFTER);
         reach.setCheckInterval(Duration.ofSeconds(1));
         try (Connection connection = Nats.connect(options)) {
             assertThat(connection.getServerInfo().getServerName()).isEqualTo("n3");
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-            admin.declareStream(new StreamDeclaration(StreamConfiguration.builder().name(STREAM)
-                    .subjects("partitioned.>").storageType(StorageType.File).replicas(3).build()));
+            admin.declareStream(new StreamDeclaration(StreamConfiguration.builder()
+                .name(STREAM)
+                .subjects("partitioned.>")
+                .storageType(StorageType.File)
+                .replicas(3)
+                .build()));
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
-                 LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 long cut = System.nanoTime();
                 cluster.partition();
                 try {
-                    Health down = await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                            .until(() -> health.health(true), h -> h.getStatus().equals(Status.DOWN));
+                    Health down = await().atMost(WAIT)
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> health.health(true), h -> h.getStatus().equals(Status.DOWN));
                     long toDown = millisSince(cut);
                     assertThat(down.getDetails()).containsEntry("server", "n3");
-                    Health up = await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                            .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP));
+                    Health up = await().atMost(WAIT)
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> health.health(true), h -> h.getStatus().equals(Status.UP));
                     long toUp = millisSince(cut);
                     assertThat(up.getDetails().get("server")).isIn("n1", "n2");
                     assertThat(policy.reconnects()).isGreaterThanOrEqualTo(1);
-                    assertThat(connection.jetStream().publish("partitioned.event",
-                            "during the partition".getBytes(StandardCharsets.UTF_8)).getStream()).isEqualTo(STREAM);
-                    System.out.printf("PARTITION jetstream DOWN after %d ms, UP on %s after %d ms "
-                            + "(reconnect-after %d ms)%n", toDown, up.getDetails().get("server"), toUp,
-                            RECONNECT_AFTER.toMillis());
-                } finally {
+                    assertThat(connection.jetStream()
+                        .publish("partitioned.event", "during the partition".getBytes(StandardCharsets.UTF_8))
+                        .getStream()).isEqualTo(STREAM);
+                    System.out.printf(
+                            "PARTITION jetstream DOWN after %d ms, UP on %s after %d ms " + "(reconnect-after %d ms)%n",
+                            toDown, up.getDetails().get("server"), toUp, RECONNECT_AFTER.toMillis());
+                }
+                finally {
                     cluster.heal();
                 }
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
@@ -86,4 +100,5 @@ class PartitionedServerTest {
     private static long millisSince(long nanos) {
         return Duration.ofNanos(System.nanoTime() - nanos).toMillis();
     }
+
 }

@@ -7,7 +7,10 @@ import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A transient JetStream problem counts only once it has lasted {@code down-after}; a clean check restarts it. */
+/**
+ * A transient JetStream problem counts only once it has lasted {@code down-after}; a
+ * clean check restarts it.
+ */
 class ProblemGraceTest {
 
     private static final Instant T0 = Instant.parse("2026-12-02T10:00:00Z");
@@ -32,4 +35,5 @@ class ProblemGraceTest {
         grace.seen(T0);
         assertThat(grace.elapsed(T0)).isTrue();
     }
+
 }

@@ -27,15 +27,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Readiness answers within 1 s whatever NATS is doing (issue 11; the chart's probe times out after 3 s): with the
- * server stopped, and with a "server" that accepts TCP connections and never says a word, the node's
- * {@code /actuator/health/readiness} answers DOWN at once, and UP again once the server is back. The node is started
- * as {@code java -jar} would start it, on the jar's own configuration.
+ * Readiness answers within 1 s whatever NATS is doing (issue 11; the chart's probe times
+ * out after 3 s): with the server stopped, and with a "server" that accepts TCP
+ * connections and never says a word, the node's {@code /actuator/health/readiness}
+ * answers DOWN at once, and UP again once the server is back. The node is started as
+ * {@code java -jar} would start it, on the jar's own configuration.
  */
 @BrokerTest
 class ReadinessAnswersFastTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final Duration FAST = Duration.ofMillis(1000);
 
     @RegisterExtension
@@ -44,10 +46,11 @@ class ReadinessAnswersFastTest {
     @Test
     void readinessAnswersDownInWellUnderASecondWhileNatsIsStoppedOrSilent_andUpWhenItIsBack() throws Exception {
         try (ConfigurableApplicationContext node = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .properties("server.port=0", "varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.nats.reconnect-wait=200ms", "varpulis.cluster.coordinator-id=ready-fast",
-                        "varpulis.cluster.worker-id=ready-fast-w",
-                        "spring.security.user.password=" + TestCredentials.PASSWORD).run()) {
+            .properties("server.port=0", "varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.reconnect-wait=200ms", "varpulis.cluster.coordinator-id=ready-fast",
+                    "varpulis.cluster.worker-id=ready-fast-w",
+                    "spring.security.user.password=" + TestCredentials.PASSWORD)
+            .run()) {
             int port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             URI readiness = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
@@ -67,12 +70,12 @@ class ReadinessAnswersFastTest {
                     for (int i = 0; i < 8; i++) {
                         Answer answer = status(http, readiness);
                         assertThat(answer.status()).isEqualTo("DOWN");
-                        assertThat(answer.took()).as("a server that accepts TCP and never answers")
-                                .isLessThan(FAST);
+                        assertThat(answer.took()).as("a server that accepts TCP and never answers").isLessThan(FAST);
                         Thread.sleep(500);
                     }
                 }
-            } finally {
+            }
+            finally {
                 nats.start();
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> status(http, readiness).status().equals("UP"));
@@ -81,8 +84,8 @@ class ReadinessAnswersFastTest {
 
     private static Answer status(HttpClient http, URI uri) throws Exception {
         long started = System.nanoTime();
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         JsonNode body = JSON.readTree(response.body());
         return new Answer(body.path("status").asText(), took);
@@ -91,10 +94,16 @@ class ReadinessAnswersFastTest {
     private record Answer(String status, Duration took) {
     }
 
-    /** Accepts TCP connections on the server's port and never sends anything (a hung server, a half-open proxy). */
+    /**
+     * Accepts TCP connections on the server's port and never sends anything (a hung
+     * server, a half-open proxy).
+     */
     private static final class SilentServer implements AutoCloseable {
+
         private final ServerSocket socket;
+
         private final List<Socket> held = new CopyOnWriteArrayList<>();
+
         private final Thread acceptor;
 
         SilentServer(int port) throws IOException {
@@ -105,7 +114,8 @@ class ReadinessAnswersFastTest {
                 while (!socket.isClosed()) {
                     try {
                         held.add(socket.accept());
-                    } catch (IOException closed) {
+                    }
+                    catch (IOException closed) {
                         return;
                     }
                 }
@@ -126,5 +136,7 @@ class ReadinessAnswersFastTest {
             }
             acceptor.join(2000);
         }
+
     }
+
 }

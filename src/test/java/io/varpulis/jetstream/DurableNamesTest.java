@@ -15,9 +15,8 @@ class DurableNamesTest {
     @Test
     void routeConsumerIsRoutePipelineAndSubjectWithEveryOtherCharacterReplaced() {
         assertThat(DurableNames.routeConsumer("detector", EDGE))
-                .isEqualTo("route_detector__varpulis_cluster_pipeline_ssh_ingest_detector");
-        assertThat(DurableNames.routeConsumer("my-pipe_1", "a.*.>"))
-                .isEqualTo("route_my-pipe_1__a____");
+            .isEqualTo("route_detector__varpulis_cluster_pipeline_ssh_ingest_detector");
+        assertThat(DurableNames.routeConsumer("my-pipe_1", "a.*.>")).isEqualTo("route_my-pipe_1__a____");
     }
 
     @Test
@@ -34,7 +33,8 @@ class DurableNamesTest {
 
     @Test
     void fnv1a64IsAlwaysSixteenLowerCaseHexDigits() {
-        // "a" hashes with a leading 'a'; find inputs whose hash starts with zeros to prove the padding.
+        // "a" hashes with a leading 'a'; find inputs whose hash starts with zeros to
+        // prove the padding.
         for (int i = 0; i < 5000; i++) {
             String text = "x" + i;
             assertThat(DurableNames.fnv1a64Hex(text)).matches("[0-9a-f]{16}").isEqualTo(referenceFnv1a64(text));
@@ -59,8 +59,8 @@ class DurableNamesTest {
 
         assertThat(raw.length()).isGreaterThan(96);
         assertThat(name).hasSize(96)
-                .startsWith(sanitised.substring(0, 79))
-                .isEqualTo(sanitised.substring(0, 79) + "_" + referenceFnv1a64(raw));
+            .startsWith(sanitised.substring(0, 79))
+            .isEqualTo(sanitised.substring(0, 79) + "_" + referenceFnv1a64(raw));
         assertThat(name.charAt(79)).isEqualTo('_');
         assertThat(name.substring(80)).matches("[0-9a-f]{16}");
     }
@@ -85,8 +85,8 @@ class DurableNamesTest {
 
         String name = DurableNames.routeConsumer("p", subject);
 
-        assertThat(name).hasSize(96).isEqualTo(("route_p__" + subject).substring(0, 79) + "_"
-                + referenceFnv1a64("route_p__" + subject));
+        assertThat(name).hasSize(96)
+            .isEqualTo(("route_p__" + subject).substring(0, 79) + "_" + referenceFnv1a64("route_p__" + subject));
     }
 
     @Test
@@ -101,8 +101,7 @@ class DurableNamesTest {
         String tooLong = "c.".repeat(47);
 
         assertThat(DurableNames.heartbeatConsumer(fits)).hasSize(96).isEqualTo("hb_" + fits);
-        assertThat(DurableNames.heartbeatConsumer(tooLong)).isEqualTo("hb_" + referenceFnv1a64(tooLong))
-                .hasSize(19);
+        assertThat(DurableNames.heartbeatConsumer(tooLong)).isEqualTo("hb_" + referenceFnv1a64(tooLong)).hasSize(19);
     }
 
     @Test
@@ -114,7 +113,8 @@ class DurableNamesTest {
 
     @Test
     void eachNonAsciiCodePointBecomesOneUnderscore() {
-        // 'é' is one UTF-16 unit, the emoji two (a surrogate pair): both are one code point, so one '_'.
+        // 'é' is one UTF-16 unit, the emoji two (a surrogate pair): both are one code
+        // point, so one '_'.
         assertThat(DurableNames.sanitize("café\uD83D\uDE00x")).isEqualTo("caf__x");
         assertThat(DurableNames.routeConsumer("détecteur", "a.b")).isEqualTo("route_d_tecteur__a_b");
         assertThat(DurableNames.heartbeatConsumer("\uD83D\uDE00")).isEqualTo("hb__");
@@ -127,8 +127,8 @@ class DurableNamesTest {
         String name = DurableNames.routeConsumer("p", subject);
 
         assertThat(name).hasSize(96)
-                .isEqualTo(("route_p__" + "_".repeat(100)).substring(0, 79) + "_"
-                        + referenceFnv1a64("route_p__" + subject));
+            .isEqualTo(
+                    ("route_p__" + "_".repeat(100)).substring(0, 79) + "_" + referenceFnv1a64("route_p__" + subject));
     }
 
     @Test
@@ -137,7 +137,9 @@ class DurableNamesTest {
         assertThat(DurableNames.heartbeatConsumer("host.example.com:8080")).matches("[A-Za-z0-9_-]+");
     }
 
-    /** FNV-1a 64 written independently of the code under test, with unsigned arithmetic. */
+    /**
+     * FNV-1a 64 written independently of the code under test, with unsigned arithmetic.
+     */
     private static String referenceFnv1a64(String text) {
         BigInteger mod = BigInteger.ONE.shiftLeft(64);
         BigInteger prime = new BigInteger("100000001b3", 16);
@@ -148,4 +150,5 @@ class DurableNamesTest {
         String hex = hash.toString(16);
         return "0".repeat(16 - hex.length()) + hex;
     }
+
 }

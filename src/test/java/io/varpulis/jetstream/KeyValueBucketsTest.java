@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A node that starts while its JetStream cluster cannot answer (no meta leader: two of three servers down, as in an
- * election after a kill) does not fail: creating its key-value bucket asks again until the cluster answers (found by
- * a newcomer run: a worker started during an election exited with "Timeout or no response").
+ * A node that starts while its JetStream cluster cannot answer (no meta leader: two of
+ * three servers down, as in an election after a kill) does not fail: creating its
+ * key-value bucket asks again until the cluster answers (found by a newcomer run: a
+ * worker started during an election exited with "Timeout or no response").
  */
 @BrokerTest
 class KeyValueBucketsTest {
@@ -30,16 +31,23 @@ class KeyValueBucketsTest {
 
     @Test
     void aBucketCreatedWhileTheClusterHasNoQuorumIsCreatedOnceItAnswersAgain() throws Exception {
-        Options options = new Options.Builder().server(cluster.url(0)).connectionTimeout(Duration.ofSeconds(5))
-                .maxReconnects(-1).build();
+        Options options = new Options.Builder().server(cluster.url(0))
+            .connectionTimeout(Duration.ofSeconds(5))
+            .maxReconnects(-1)
+            .build();
         try (Connection connection = Nats.connect(options)) {
             cluster.kill(1);
             cluster.kill(2);
             CompletableFuture<KeyValueStatus> created = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration
-                            .builder().name("kv_no_quorum").storageType(StorageType.File).replicas(3).build());
-                } catch (Exception e) {
+                    return KeyValueBuckets.createIfAbsent(connection.keyValueManagement(),
+                            KeyValueConfiguration.builder()
+                                .name("kv_no_quorum")
+                                .storageType(StorageType.File)
+                                .replicas(3)
+                                .build());
+                }
+                catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
@@ -53,4 +61,5 @@ class KeyValueBucketsTest {
             assertThat(status.getReplicas()).isEqualTo(3);
         }
     }
+
 }

@@ -6,7 +6,10 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The wait before a leader-reach reconnect doubles after each one, up to 8 times, and resets on a passed check. */
+/**
+ * The wait before a leader-reach reconnect doubles after each one, up to 8 times, and
+ * resets on a passed check.
+ */
 class ReconnectBackoffTest {
 
     @Test
@@ -22,4 +25,5 @@ class ReconnectBackoffTest {
         backoff.passed();
         assertThat(backoff.current()).isEqualTo(Duration.ofSeconds(15));
     }
+
 }

@@ -10,7 +10,10 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** How an existing stream differs from its declaration: what the WARN line and the health details show. */
+/**
+ * How an existing stream differs from its declaration: what the WARN line and the health
+ * details show.
+ */
 class StreamDriftTest {
 
     private static final NatsProperties.JetStream DEFAULTS = new NatsProperties.JetStream();
@@ -43,19 +46,18 @@ class StreamDriftTest {
     void everyDifferenceIsListedWithUnlimitedForAbsentLimits() {
         StreamConfiguration declared = JetStreamSettings.deadLetters(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
-                .maxMessages(-1)
-                .maxAge(Duration.ofDays(1))
-                .storageType(StorageType.Memory)
-                .discardPolicy(DiscardPolicy.New)
-                .build();
+            .maxMessages(-1)
+            .maxAge(Duration.ofDays(1))
+            .storageType(StorageType.Memory)
+            .discardPolicy(DiscardPolicy.New)
+            .build();
 
         StreamDrift drift = StreamDrift.between(declared, actual);
 
         assertThat(drift.differences()).extracting(StreamDrift.Difference::setting)
-                .containsExactlyInAnyOrder("max_msgs", "max_age", "storage", "discard");
-        assertThat(drift.describe())
-                .contains("max_msgs=unlimited (expected 100000)")
-                .contains("max_age=24h (expected unlimited)");
+            .containsExactlyInAnyOrder("max_msgs", "max_age", "storage", "discard");
+        assertThat(drift.describe()).contains("max_msgs=unlimited (expected 100000)")
+            .contains("max_age=24h (expected unlimited)");
     }
 
     @Test
@@ -70,7 +72,8 @@ class StreamDriftTest {
     void serverDefaultDuplicateWindowIsNotDriftWhenTheDeclarationLeavesItUnset() {
         StreamConfiguration declared = JetStreamSettings.heartbeat(DEFAULTS).configuration();
         StreamConfiguration asTheServerReportsIt = StreamConfiguration.builder(declared)
-                .duplicateWindow(Duration.ofMinutes(2)).build();
+            .duplicateWindow(Duration.ofMinutes(2))
+            .build();
 
         assertThat(StreamDrift.between(declared, asTheServerReportsIt).isEmpty()).isTrue();
     }
@@ -79,20 +82,22 @@ class StreamDriftTest {
     void differentDuplicateWindowIsDriftWhenDeclared() {
         StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
-                .duplicateWindow(Duration.ofSeconds(30)).build();
+            .duplicateWindow(Duration.ofSeconds(30))
+            .build();
 
-        assertThat(StreamDrift.between(declared, actual).describe())
-                .isEqualTo("duplicate_window=30s (expected 2m)");
+        assertThat(StreamDrift.between(declared, actual).describe()).isEqualTo("duplicate_window=30s (expected 2m)");
     }
 
     @Test
     void replicasAndSubjectsAreCompared() {
         StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
-                .replicas(3).subjects("varpulis.cluster.pipeline.ssh.>").build();
+            .replicas(3)
+            .subjects("varpulis.cluster.pipeline.ssh.>")
+            .build();
 
-        assertThat(StreamDrift.between(declared, actual).differences())
-                .extracting(StreamDrift.Difference::setting)
-                .containsExactlyInAnyOrder("replicas", "subjects");
+        assertThat(StreamDrift.between(declared, actual).differences()).extracting(StreamDrift.Difference::setting)
+            .containsExactlyInAnyOrder("replicas", "subjects");
     }
+
 }

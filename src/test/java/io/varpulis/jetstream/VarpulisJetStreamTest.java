@@ -78,7 +78,7 @@ class VarpulisJetStreamTest {
     void dlqSubjectsAreCapturedByTheDlqStreamAndNotByTheRoutingOne() {
         assertThat(DurableNames.dlqSubject("detector")).startsWith("varpulis.dlq.");
         assertThat(JetStreamSettings.routing(defaults).configuration().getSubjects())
-                .noneMatch(s -> s.startsWith("varpulis.dlq"));
+            .noneMatch(s -> s.startsWith("varpulis.dlq"));
     }
 
     @Test
@@ -88,7 +88,7 @@ class VarpulisJetStreamTest {
 
         assertThat(List.of(JetStreamSettings.routing(production), JetStreamSettings.heartbeat(production),
                 JetStreamSettings.deadLetters(production)))
-                .allSatisfy(d -> assertThat(d.configuration().getReplicas()).isEqualTo(3));
+            .allSatisfy(d -> assertThat(d.configuration().getReplicas()).isEqualTo(3));
     }
 
     @Test
@@ -112,14 +112,15 @@ class VarpulisJetStreamTest {
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_ROUTING");
         assertThat(consumer.durable()).isEqualTo(DurableNames.routeConsumer("detector", subject))
-                .isEqualTo("route_detector__varpulis_cluster_pipeline_ssh_ingest_detector");
+            .isEqualTo("route_detector__varpulis_cluster_pipeline_ssh_ingest_detector");
         assertThat(consumer.filterSubject()).isEqualTo(subject);
         assertAdrConsumerSettings(consumer.configuration());
     }
 
     @Test
     void heartbeatConsumerIsTheCoordinatorsDurableOnEveryWorker() {
-        ConsumerDeclaration consumer = VarpulisJetStream.heartbeatConsumer("coordinator-0", ConsumerSettings.from(defaults.getConsumer()));
+        ConsumerDeclaration consumer = VarpulisJetStream.heartbeatConsumer("coordinator-0",
+                ConsumerSettings.from(defaults.getConsumer()));
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_HEARTBEAT");
         assertThat(consumer.durable()).isEqualTo("hb_coordinator-0");
@@ -142,4 +143,5 @@ class VarpulisJetStreamTest {
         // A pull consumer: no deliver subject.
         assertThat(c.getDeliverSubject()).isNull();
     }
+
 }

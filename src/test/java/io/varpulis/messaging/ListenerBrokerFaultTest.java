@@ -29,11 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 31's measurement as a test: a service's {@code @NatsListener} replying to each order on a 3-server cluster
- * with R3 streams, a server SIGKILLed mid-flow and restarted 10 s later. A reply whose PubAck does not come while
- * the broker elects (503 no responders, a timeout) is the broker away, not a bug in the service's method: it is
- * waited out, spending no delivery (SPEC sections 9 and 18). Every order processed, every reply stored once, nothing
- * parked, and no order processed on a delivery above 2 (the one a kill cut may come once more).
+ * Issue 31's measurement as a test: a service's {@code @NatsListener} replying to each
+ * order on a 3-server cluster with R3 streams, a server SIGKILLed mid-flow and restarted
+ * 10 s later. A reply whose PubAck does not come while the broker elects (503 no
+ * responders, a timeout) is the broker away, not a bug in the service's method: it is
+ * waited out, spending no delivery (SPEC sections 9 and 18). Every order processed, every
+ * reply stored once, nothing parked, and no order processed on a delivery above 2 (the
+ * one a kill cut may come once more).
  */
 @BrokerTest
 class ListenerBrokerFaultTest {
@@ -52,6 +54,7 @@ class ListenerBrokerFaultTest {
     static class OrderListener {
 
         final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
         final Map<String, Long> highestAttempt = new ConcurrentHashMap<>();
 
         @NatsListener(id = "orders", subject = "orders.>", sendTo = "events.confirmed")
@@ -60,6 +63,7 @@ class ListenerBrokerFaultTest {
             highestAttempt.merge(order.id(), delivery.attempt(), Math::max);
             return new Confirmed(order.id(), delivery.attempt());
         }
+
     }
 
     @SpringBootConfiguration
@@ -70,18 +74,18 @@ class ListenerBrokerFaultTest {
         OrderListener orderListener() {
             return new OrderListener();
         }
+
     }
 
     private ApplicationContextRunner service(String prefix) {
-        return new ApplicationContextRunner()
-                .withUserConfiguration(Service.class)
-                .withPropertyValues("varpulis.nats.url=" + cluster.url(), "varpulis.nats.substrate=jetstream",
-                        "varpulis.nats.jetstream.replicas=3",
-                        "varpulis.nats.jetstream.streams." + prefix + "_ORDERS.subjects=" + prefix + ".orders.>",
-                        "varpulis.nats.jetstream.streams." + prefix + "_EVENTS.subjects=" + prefix + ".events.>",
-                        "varpulis.nats.jetstream.streams." + prefix + "_EVENTS.duplicate-window=2m",
-                        "varpulis.nats.listeners.orders.subject=" + prefix + ".orders.>",
-                        "varpulis.nats.listeners.orders.send-to=" + prefix + ".events.confirmed");
+        return new ApplicationContextRunner().withUserConfiguration(Service.class)
+            .withPropertyValues("varpulis.nats.url=" + cluster.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.replicas=3",
+                    "varpulis.nats.jetstream.streams." + prefix + "_ORDERS.subjects=" + prefix + ".orders.>",
+                    "varpulis.nats.jetstream.streams." + prefix + "_EVENTS.subjects=" + prefix + ".events.>",
+                    "varpulis.nats.jetstream.streams." + prefix + "_EVENTS.duplicate-window=2m",
+                    "varpulis.nats.listeners.orders.subject=" + prefix + ".orders.>",
+                    "varpulis.nats.listeners.orders.send-to=" + prefix + ".events.confirmed");
     }
 
     @Test
@@ -112,22 +116,25 @@ class ListenerBrokerFaultTest {
                     cluster.start(victim);
                 });
                 for (int i = 0; i < ORDERS; i++) {
-                    // Paced, so that the orders go on arriving through the election; a publish refused during it is
+                    // Paced, so that the orders go on arriving through the election; a
+                    // publish refused during it is
                     // the caller's to retry, with the same message id.
-                    sendUntilStored(template, OutboundEvent.to(prefix + ".orders.new", new Order("o-" + i))
-                            .withMessageId("order-" + i));
+                    sendUntilStored(template,
+                            OutboundEvent.to(prefix + ".orders.new", new Order("o-" + i)).withMessageId("order-" + i));
                     if (i % 50 == 0) {
                         sleep(100);
                     }
                 }
                 fault.get(3, TimeUnit.MINUTES);
-                await().atMost(Duration.ofMinutes(3)).until(() -> listener.calls.size() == ORDERS
-                        && jsm.getConsumerInfo(prefix + "_ORDERS", "orders").getNumAckPending() == 0);
+                await().atMost(Duration.ofMinutes(3))
+                    .until(() -> listener.calls.size() == ORDERS
+                            && jsm.getConsumerInfo(prefix + "_ORDERS", "orders").getNumAckPending() == 0);
 
                 assertThat(listener.highestAttempt.values()).as("no order processed on a delivery above 2")
-                        .allSatisfy(attempt -> assertThat(attempt).isLessThanOrEqualTo(2));
+                    .allSatisfy(attempt -> assertThat(attempt).isLessThanOrEqualTo(2));
                 assertThat(jsm.getStreamInfo(prefix + "_EVENTS").getStreamState().getMsgCount())
-                        .as("every reply stored once").isEqualTo(ORDERS);
+                    .as("every reply stored once")
+                    .isEqualTo(ORDERS);
                 Set<String> replied = new HashSet<>();
                 long last = jsm.getStreamInfo(prefix + "_EVENTS").getStreamState().getLastSequence();
                 for (long seq = 1; seq <= last; seq++) {
@@ -136,18 +143,20 @@ class ListenerBrokerFaultTest {
                 }
                 assertThat(replied).hasSize(ORDERS);
                 assertThat(jsm.getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState().getMsgCount())
-                        .as("nothing parked").isZero();
+                    .as("nothing parked")
+                    .isZero();
                 assertThat(givenUp).as("no max-deliveries advisory").hasValue(0);
             }
         });
     }
 
     private static void sendUntilStored(NatsTemplate template, OutboundEvent order) {
-        for (int tries = 0; ; tries++) {
+        for (int tries = 0;; tries++) {
             try {
                 template.send(order).get(10, TimeUnit.SECONDS);
                 return;
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 if (tries > 60) {
                     throw new IllegalStateException("order " + order.messageId() + " not stored", e);
                 }
@@ -159,9 +168,11 @@ class ListenerBrokerFaultTest {
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }
+
 }

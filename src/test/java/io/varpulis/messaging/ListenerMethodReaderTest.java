@@ -11,9 +11,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A listener resolves its payload's reader once, yet a {@link PayloadConverter} bean that overrides only
- * {@link PayloadConverter#read} (as the README invites) still converts every payload, and still refuses the ones it
- * refuses (the listener parks those on delivery 1).
+ * A listener resolves its payload's reader once, yet a {@link PayloadConverter} bean that
+ * overrides only {@link PayloadConverter#read} (as the README invites) still converts
+ * every payload, and still refuses the ones it refuses (the listener parks those on
+ * delivery 1).
  */
 class ListenerMethodReaderTest {
 
@@ -21,8 +22,10 @@ class ListenerMethodReaderTest {
     }
 
     static class Handler {
+
         void on(Command command) {
         }
+
     }
 
     @Test
@@ -42,7 +45,8 @@ class ListenerMethodReaderTest {
 
         assertThat(reader.read("{\"id\":\"tc-1\"}".getBytes(StandardCharsets.UTF_8))).isEqualTo(new Command("tc-1"));
         assertThatThrownBy(() -> reader.read("{\"id\":\"forbidden\"}".getBytes(StandardCharsets.UTF_8)))
-                .isInstanceOf(IOException.class).hasMessageContaining("refused by the service's converter");
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("refused by the service's converter");
     }
 
     @Test
@@ -53,4 +57,5 @@ class ListenerMethodReaderTest {
 
         assertThat(reader.read("{\"id\":\"tc-2\"}".getBytes(StandardCharsets.UTF_8))).isEqualTo(new Command("tc-2"));
     }
+
 }

@@ -30,9 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The README's documented way to set a service's payload JSON (issue 33): its Jackson 2 {@code ObjectMapper} bean (the
- * only one, or the {@code @Primary} one) converts what its listeners read and what its template writes;
- * {@code spring.jackson.*}, which configures Spring Boot 4's Jackson 3 mapper, does not.
+ * The README's documented way to set a service's payload JSON (issue 33): its Jackson 2
+ * {@code ObjectMapper} bean (the only one, or the {@code @Primary} one) converts what its
+ * listeners read and what its template writes; {@code spring.jackson.*}, which configures
+ * Spring Boot 4's Jackson 3 mapper, does not.
  */
 @BrokerTest
 class PayloadJacksonTest {
@@ -51,6 +52,7 @@ class PayloadJacksonTest {
         void onOrder(Order order) {
             orders.add(order);
         }
+
     }
 
     @SpringBootConfiguration
@@ -61,6 +63,7 @@ class PayloadJacksonTest {
         OrderListener orderListener() {
             return new OrderListener();
         }
+
     }
 
     @SpringBootConfiguration
@@ -70,6 +73,7 @@ class PayloadJacksonTest {
         ObjectMapper payloadObjectMapper() {
             return snakeCase();
         }
+
     }
 
     @SpringBootConfiguration
@@ -85,11 +89,11 @@ class PayloadJacksonTest {
         ObjectMapper otherObjectMapper() {
             return JsonMapper.builder().findAndAddModules().build();
         }
+
     }
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(Service.class)
-            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core");
+    private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Service.class)
+        .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core");
 
     @Test
     void theServicesObjectMapperBeanWritesTheTemplatesPayloadsAndReadsTheListeners() {
@@ -97,8 +101,8 @@ class PayloadJacksonTest {
             assertThat(context).hasNotFailed();
             String written = publishAndCapture(context.getBean(Connection.class), context.getBean(NatsTemplate.class));
             assertThat(written).isEqualTo("{\"order_id\":\"o-1\",\"placed_at\":\"2026-11-30T12:00:00Z\"}");
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
-                    context.getBean(OrderListener.class).orders)
+            await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(context.getBean(OrderListener.class).orders)
                     .containsExactly(new Order("o-1", Instant.parse("2026-11-30T12:00:00Z"))));
         });
     }
@@ -108,7 +112,8 @@ class PayloadJacksonTest {
         runner.withUserConfiguration(TwoMappers.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(new String(context.getBean(PayloadConverter.class).write(new Order("o-2", null)),
-                    StandardCharsets.UTF_8)).isEqualTo("{\"order_id\":\"o-2\",\"placed_at\":null}");
+                    StandardCharsets.UTF_8))
+                .isEqualTo("{\"order_id\":\"o-2\",\"placed_at\":null}");
         });
     }
 
@@ -117,7 +122,8 @@ class PayloadJacksonTest {
         runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(new String(context.getBean(PayloadConverter.class).write(new Order("o-3", null)),
-                    StandardCharsets.UTF_8)).isEqualTo("{\"orderId\":\"o-3\",\"placedAt\":null}");
+                    StandardCharsets.UTF_8))
+                .isEqualTo("{\"orderId\":\"o-3\",\"placedAt\":null}");
         });
     }
 
@@ -134,9 +140,11 @@ class PayloadJacksonTest {
     }
 
     private static ObjectMapper snakeCase() {
-        return JsonMapper.builder().findAndAddModules()
-                .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .build();
+        return JsonMapper.builder()
+            .findAndAddModules()
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .build();
     }
+
 }

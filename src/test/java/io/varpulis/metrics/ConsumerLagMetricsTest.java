@@ -26,8 +26,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The gauges an SRE alerts on, read from a real JetStream server: consumer pending and ack pending, stream size,
- * and DLQ depth.
+ * The gauges an SRE alerts on, read from a real JetStream server: consumer pending and
+ * ack pending, stream size, and DLQ depth.
  */
 @BrokerTest
 class ConsumerLagMetricsTest {
@@ -39,8 +39,7 @@ class ConsumerLagMetricsTest {
     void gaugesShowConsumerLag_streamSize_andDlqDepth_perConsumerAndStreamOnly() throws Exception {
         RouteEdge edge = new RouteEdge("lag", "_external", "detect");
         try (SubstrateFixture node = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            var consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                    node.consumer());
+            var consumer = VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), node.consumer());
             node.admin.declareConsumer(consumer);
             for (int i = 0; i < 3; i++) {
                 node.transport.publish(OutboundMessage.of(edge.subject(), "{\"event_type\":\"T\"}")).get();
@@ -53,20 +52,20 @@ class ConsumerLagMetricsTest {
                 metrics.refresh();
 
                 assertThat(gauge(registry, "varpulis.consumer.pending", "consumer", consumer.durable())).isEqualTo(3);
-                assertThat(gauge(registry, "varpulis.consumer.ack.pending", "consumer", consumer.durable()))
-                        .isZero();
+                assertThat(gauge(registry, "varpulis.consumer.ack.pending", "consumer", consumer.durable())).isZero();
                 assertThat(gauge(registry, "varpulis.stream.messages", "stream", VarpulisJetStream.ROUTING_STREAM))
-                        .isEqualTo(3);
+                    .isEqualTo(3);
                 assertThat(gauge(registry, "varpulis.stream.bytes", "stream", VarpulisJetStream.ROUTING_STREAM))
-                        .isPositive();
-                assertThat(gauge(registry, "varpulis.dlq.depth", "stream", VarpulisJetStream.DLQ_STREAM))
-                        .isEqualTo(2);
-                assertThat(registry.find("varpulis.dlq.depth").gauges())
-                        .as("one DLQ depth series, not one per unit").hasSize(1);
+                    .isPositive();
+                assertThat(gauge(registry, "varpulis.dlq.depth", "stream", VarpulisJetStream.DLQ_STREAM)).isEqualTo(2);
+                assertThat(registry.find("varpulis.dlq.depth").gauges()).as("one DLQ depth series, not one per unit")
+                    .hasSize(1);
                 assertThat(gauge(registry, "varpulis.stream.max.bytes", "stream", VarpulisJetStream.ROUTING_STREAM))
-                        .as("the routing stream's max_bytes").isEqualTo(1L << 30);
+                    .as("the routing stream's max_bytes")
+                    .isEqualTo(1L << 30);
                 assertThat(gauge(registry, "varpulis.stream.max.messages", "stream", VarpulisJetStream.DLQ_STREAM))
-                        .as("the DLQ's max_msgs").isEqualTo(100_000);
+                    .as("the DLQ's max_msgs")
+                    .isEqualTo(100_000);
                 assertThat(registry.get("varpulis.jetstream.available").gauge().value()).isEqualTo(1);
             }
         }
@@ -75,15 +74,16 @@ class ConsumerLagMetricsTest {
     @Test
     void lagGaugesAreConfiguredAlongsideMicrometersAutoConfiguredRegistry() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                        NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                        SubstrateMetricsAutoConfiguration.class))
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
-                .run(context -> assertThat(context).hasSingleBean(ConsumerLagMetrics.class));
+            .withConfiguration(
+                    AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                            SimpleMetricsExportAutoConfiguration.class, NatsAutoConfiguration.class,
+                            JetStreamAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class))
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream")
+            .run(context -> assertThat(context).hasSingleBean(ConsumerLagMetrics.class));
     }
 
     private static double gauge(MeterRegistry registry, String name, String tag, String value) {
         return registry.get(name).tag(tag, value).gauge().value();
     }
+
 }

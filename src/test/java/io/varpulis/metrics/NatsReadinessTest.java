@@ -31,8 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Readiness follows NATS and recovers by itself; liveness never depends on it (SPEC section 7b). The health groups
- * are those of the jar's application.yml, against a real server stopped and started again on the same port.
+ * Readiness follows NATS and recovers by itself; liveness never depends on it (SPEC
+ * section 7b). The health groups are those of the jar's application.yml, against a real
+ * server stopped and started again on the same port.
  */
 @BrokerTest
 class NatsReadinessTest {
@@ -41,18 +42,17 @@ class NatsReadinessTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                    SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class, EndpointAutoConfiguration.class,
-                    HealthContributorAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class,
-                    HealthEndpointAutoConfiguration.class, VarpulisHealthContributorAutoConfiguration.class,
-                    ApplicationAvailabilityAutoConfiguration.class,
-                    AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class))
-            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
-                    "varpulis.nats.reconnect-wait=200ms",
-                    "management.endpoint.health.probes.enabled=true",
-                    "management.endpoint.health.validate-group-membership=false",
-                    "management.endpoint.health.group.readiness.include=readinessState,nats,jetstream",
-                    "management.endpoint.health.group.liveness.include=livenessState");
+        .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
+                EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
+                HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+                VarpulisHealthContributorAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class,
+                AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class))
+        .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                "varpulis.nats.reconnect-wait=200ms", "management.endpoint.health.probes.enabled=true",
+                "management.endpoint.health.validate-group-membership=false",
+                "management.endpoint.health.group.readiness.include=readinessState,nats,jetstream",
+                "management.endpoint.health.group.liveness.include=livenessState");
 
     @Test
     void readinessGoesDownWhenNatsIsUnreachable_andComesBackUpByItself_whileLivenessStaysUp() {
@@ -68,7 +68,8 @@ class NatsReadinessTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> status(health, "readiness").equals(Status.DOWN));
                 assertThat(status(health, "liveness")).as("a NATS outage never restarts the pod").isEqualTo(Status.UP);
                 assertThat(status(health, "readiness", "nats")).isEqualTo(Status.DOWN);
-            } finally {
+            }
+            finally {
                 nats.start();
             }
 
@@ -81,4 +82,5 @@ class NatsReadinessTest {
     private static Status status(HealthEndpoint health, String... path) {
         return health.healthForPath(path).getStatus();
     }
+
 }

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The publish latency timer {@code varpulis.events.publish{kind,outcome}} on a real JetStream server.
+ * The publish latency timer {@code varpulis.events.publish{kind,outcome}} on a real
+ * JetStream server.
  */
 @BrokerTest
 class PublishLatencyTest {
@@ -39,7 +40,9 @@ class PublishLatencyTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private SubstrateFixture node;
+
     private MeterRegistry registry;
+
     private ClusterTransport timed;
 
     @BeforeEach
@@ -59,21 +62,25 @@ class PublishLatencyTest {
         timed.publish(OutboundMessage.of(new RouteEdge("lat", "_external", "detect").subject(), "{}")).get();
         timed.publish(OutboundMessage.of(Subjects.heartbeat("w1"), "{}")).get();
 
-        Timer routes = registry.get(TimedClusterTransport.PUBLISH_TIMER).tags("kind", "route", "outcome", "confirmed")
-                .timer();
+        Timer routes = registry.get(TimedClusterTransport.PUBLISH_TIMER)
+            .tags("kind", "route", "outcome", "confirmed")
+            .timer();
         assertThat(routes.count()).isEqualTo(1);
         assertThat(routes.totalTime(TimeUnit.NANOSECONDS)).isPositive();
         assertThat(registry.get(TimedClusterTransport.PUBLISH_TIMER).tags("kind", "heartbeat").timer().count())
-                .isEqualTo(1);
+            .isEqualTo(1);
     }
 
     @Test
     void aPublishNoStreamConfirmedIsTimedAsFailed_andStillFailsForTheCaller() {
         assertThatThrownBy(() -> timed.publish(OutboundMessage.of("varpulis.nowhere.x", "{}")).get())
-                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(PublishException.class);
+            .isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(PublishException.class);
 
-        assertThat(registry.get(TimedClusterTransport.PUBLISH_TIMER).tags("kind", "other", "outcome", "failed")
-                .timer().count()).isEqualTo(1);
+        assertThat(registry.get(TimedClusterTransport.PUBLISH_TIMER)
+            .tags("kind", "other", "outcome", "failed")
+            .timer()
+            .count()).isEqualTo(1);
     }
 
     @Test
@@ -93,10 +100,9 @@ class PublishLatencyTest {
     @Test
     void theAutoConfiguredTransportIsTimedWhenAMeterRegistryExists() {
         ApplicationContextRunner runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class,
-                        JetStreamAutoConfiguration.class, TransportAutoConfiguration.class,
-                        SubstrateMetricsAutoConfiguration.class))
-                .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream");
+            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                    TransportAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class))
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream");
 
         runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             ClusterTransport transport = context.getBean(ClusterTransport.class);
@@ -104,9 +110,10 @@ class PublishLatencyTest {
             assertThat(transport.substrate()).isEqualTo(Substrate.JETSTREAM);
             transport.publish(OutboundMessage.of(Subjects.heartbeat("w1"), "{}")).get();
             assertThat(context.getBean(MeterRegistry.class).get(TimedClusterTransport.PUBLISH_TIMER).timer().count())
-                    .isEqualTo(1);
+                .isEqualTo(1);
         });
         runner.run(context -> assertThat(context.getBean(ClusterTransport.class))
-                .isNotInstanceOf(TimedClusterTransport.class));
+            .isNotInstanceOf(TimedClusterTransport.class));
     }
+
 }

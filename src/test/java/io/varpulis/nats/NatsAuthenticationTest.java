@@ -27,34 +27,43 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Each authentication method of {@code varpulis.nats.*} against a real nats-server configured for it (SPEC section 2,
- * issue 5): token, username/password, nkey seed, credentials file (operator mode), TLS with a private CA with and
- * without client certificates. Keys, JWTs and certificates are generated here.
+ * Each authentication method of {@code varpulis.nats.*} against a real nats-server
+ * configured for it (SPEC section 2, issue 5): token, username/password, nkey seed,
+ * credentials file (operator mode), TLS with a private CA with and without client
+ * certificates. Keys, JWTs and certificates are generated here.
  */
 @BrokerTest
 class NatsAuthenticationTest {
 
     private static final String TOKEN = "s3cret-token";
+
     private static final NKey NKEY_USER = newUser();
+
     private static final String TLS_HANDSHAKE_TIMEOUT = "timeout: 5\n";
 
-    /** jnats reports a refused credential only after the connect timeout; keep it short where one is expected. */
+    /**
+     * jnats reports a refused credential only after the connect timeout; keep it short
+     * where one is expected.
+     */
     private static final String SHORT_CONNECT_TIMEOUT = "varpulis.nats.connect-timeout=500ms";
 
-    /** A TLS failure is retried like an unreachable server; one attempt is enough to see it fail. */
+    /**
+     * A TLS failure is retried like an unreachable server; one attempt is enough to see
+     * it fail.
+     */
     private static final String SINGLE_ATTEMPT = "varpulis.nats.startup-retry-timeout=200ms";
 
     @RegisterExtension
-    static final NatsServerExtension tokenServer =
-            NatsServerExtension.coreOnly().withConfig("authorization { token: \"" + TOKEN + "\" }\n");
+    static final NatsServerExtension tokenServer = NatsServerExtension.coreOnly()
+        .withConfig("authorization { token: \"" + TOKEN + "\" }\n");
 
     @RegisterExtension
     static final NatsServerExtension passwordServer = NatsServerExtension.coreOnly()
-            .withConfig("authorization { users = [ { user: \"alice\", password: \"wonderland\" } ] }\n");
+        .withConfig("authorization { users = [ { user: \"alice\", password: \"wonderland\" } ] }\n");
 
     @RegisterExtension
     static final NatsServerExtension nkeyServer = NatsServerExtension.coreOnly()
-            .withConfig("authorization { users = [ { nkey: \"" + publicKey(NKEY_USER) + "\" } ] }\n");
+        .withConfig("authorization { users = [ { nkey: \"" + publicKey(NKEY_USER) + "\" } ] }\n");
 
     @RegisterExtension
     static final NatsServerExtension operatorServer = operatorMode();
@@ -66,33 +75,37 @@ class NatsAuthenticationTest {
     static final NatsServerExtension mutualTlsServer = tls(true);
 
     private static TestNatsJwts jwts;
+
     private static TestCertificates serverCa;
+
     private static TestCertificates mutualCa;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class))
-            .withPropertyValues("varpulis.nats.connect-timeout=5s", "varpulis.nats.startup-retry-timeout=1s");
+        .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class))
+        .withPropertyValues("varpulis.nats.connect-timeout=5s", "varpulis.nats.startup-retry-timeout=1s");
 
     @Test
     void rightTokenConnects() {
         runner.withPropertyValues("varpulis.nats.url=" + tokenServer.url(), "varpulis.nats.token=" + TOKEN)
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void wrongTokenFailsStartupAtOnceSayingTheCredentialsWereRefused() {
         long started = System.nanoTime();
-        runner.withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + tokenServer.url(),
-                        "varpulis.nats.token=wrong", "varpulis.nats.startup-retry-timeout=10s")
-                .run(context -> assertCredentialsRefused(context, tokenServer));
-        // A refused credential is not retried: it fails well before the 10 s startup retry timeout.
+        runner
+            .withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + tokenServer.url(),
+                    "varpulis.nats.token=wrong", "varpulis.nats.startup-retry-timeout=10s")
+            .run(context -> assertCredentialsRefused(context, tokenServer));
+        // A refused credential is not retried: it fails well before the 10 s startup
+        // retry timeout.
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
     }
 
     @Test
     void missingTokenFailsStartupSayingTheCredentialsWereRefused() {
         runner.withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + tokenServer.url())
-                .run(context -> assertCredentialsRefused(context, tokenServer));
+            .run(context -> assertCredentialsRefused(context, tokenServer));
     }
 
     @Test
@@ -104,8 +117,8 @@ class NatsAuthenticationTest {
 
         try (Connection connection = NatsConnectionFactory.connect(
                 NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
-                        ConnectionSettings.from(properties), "factory-test", events), properties.getUrl(),
-                Duration.ofSeconds(1), events)) {
+                        ConnectionSettings.from(properties), "factory-test", events),
+                properties.getUrl(), Duration.ofSeconds(1), events)) {
             assertRoundTrip(connection);
             assertThat(connection.getOptions().getConnectionName()).isEqualTo("factory-test");
         }
@@ -113,147 +126,156 @@ class NatsAuthenticationTest {
 
     @Test
     void usernameAndPasswordConnect() {
-        runner.withPropertyValues("varpulis.nats.url=" + passwordServer.url(), "varpulis.nats.username=alice",
-                        "varpulis.nats.password=wonderland")
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+        runner
+            .withPropertyValues("varpulis.nats.url=" + passwordServer.url(), "varpulis.nats.username=alice",
+                    "varpulis.nats.password=wonderland")
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void wrongPasswordFailsStartupSayingTheCredentialsWereRefused() {
-        runner.withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + passwordServer.url(),
-                        "varpulis.nats.username=alice", "varpulis.nats.password=looking-glass")
-                .run(context -> assertCredentialsRefused(context, passwordServer));
+        runner
+            .withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + passwordServer.url(),
+                    "varpulis.nats.username=alice", "varpulis.nats.password=looking-glass")
+            .run(context -> assertCredentialsRefused(context, passwordServer));
     }
 
     @Test
     void nkeySeedFileConnects() {
         Path seed = write(nkeyServer.workDir().resolve("user.nk"), new String(NKEY_USER.getSeed()) + "\n");
         runner.withPropertyValues("varpulis.nats.url=" + nkeyServer.url(), "varpulis.nats.nkey-seed-file=" + seed)
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void seedOfAnUnknownUserFailsStartupSayingTheCredentialsWereRefused() {
         Path seed = write(nkeyServer.workDir().resolve("stranger.nk"), new String(newUser().getSeed()));
-        runner.withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + nkeyServer.url(),
-                        "varpulis.nats.nkey-seed-file=" + seed)
-                .run(context -> assertCredentialsRefused(context, nkeyServer));
+        runner
+            .withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + nkeyServer.url(),
+                    "varpulis.nats.nkey-seed-file=" + seed)
+            .run(context -> assertCredentialsRefused(context, nkeyServer));
     }
 
     @Test
     void nkeySeedFileWithoutASeedFailsStartupNamingTheProperty() {
         Path notASeed = write(nkeyServer.workDir().resolve("public.nk"), publicKey(NKEY_USER));
         runner.withPropertyValues("varpulis.nats.url=" + nkeyServer.url(), "varpulis.nats.nkey-seed-file=" + notASeed)
-                .run(context -> assertInvalidProperty(context, "varpulis.nats.nkey-seed-file", notASeed.toString()));
+            .run(context -> assertInvalidProperty(context, "varpulis.nats.nkey-seed-file", notASeed.toString()));
     }
 
     @Test
     void missingNkeySeedFileFailsStartupNamingTheProperty() {
         String missing = nkeyServer.workDir().resolve("absent.nk").toString();
         runner.withPropertyValues("varpulis.nats.url=" + nkeyServer.url(), "varpulis.nats.nkey-seed-file=" + missing)
-                .run(context -> assertInvalidProperty(context, "varpulis.nats.nkey-seed-file", missing));
+            .run(context -> assertInvalidProperty(context, "varpulis.nats.nkey-seed-file", missing));
     }
 
     @Test
     void credentialsFileConnectsToAnOperatorModeServer() {
         Path creds = jwts.userCreds("worker-1");
         runner.withPropertyValues("varpulis.nats.url=" + operatorServer.url(), "varpulis.nats.credentials=" + creds)
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void credentialsSignedByAnUnknownAccountFailStartupSayingTheCredentialsWereRefused() {
         Path creds = jwts.foreignUserCreds("intruder");
-        runner.withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + operatorServer.url(),
-                        "varpulis.nats.credentials=" + creds)
-                .run(context -> assertCredentialsRefused(context, operatorServer));
+        runner
+            .withPropertyValues(SHORT_CONNECT_TIMEOUT, "varpulis.nats.url=" + operatorServer.url(),
+                    "varpulis.nats.credentials=" + creds)
+            .run(context -> assertCredentialsRefused(context, operatorServer));
     }
 
     @Test
     void missingCredentialsFileFailsStartupNamingTheProperty() {
         String missing = operatorServer.workDir().resolve("absent.creds").toString();
         runner.withPropertyValues("varpulis.nats.url=" + operatorServer.url(), "varpulis.nats.credentials=" + missing)
-                .run(context -> assertInvalidProperty(context, "varpulis.nats.credentials", missing));
+            .run(context -> assertInvalidProperty(context, "varpulis.nats.credentials", missing));
     }
 
     @Test
     void tlsWithThePrivateCaConnects() {
-        runner.withPropertyValues("varpulis.nats.url=" + tlsServer.url(),
-                        "varpulis.nats.tls.ca-file=" + serverCa.caCertificate())
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+        runner
+            .withPropertyValues("varpulis.nats.url=" + tlsServer.url(),
+                    "varpulis.nats.tls.ca-file=" + serverCa.caCertificate())
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void tlsUrlWithThePrivateCaConnects() {
-        runner.withPropertyValues("varpulis.nats.url=tls://127.0.0.1:" + tlsServer.port(),
-                        "varpulis.nats.tls.ca-file=" + serverCa.caCertificate())
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+        runner
+            .withPropertyValues("varpulis.nats.url=tls://127.0.0.1:" + tlsServer.port(),
+                    "varpulis.nats.tls.ca-file=" + serverCa.caCertificate())
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void tlsWithoutThePrivateCaFailsStartup() {
-        runner.withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.url=" + tlsServer.url(),
-                        "varpulis.nats.tls.enabled=true")
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
-                            .contains(tlsServer.url());
-                });
+        runner
+            .withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.url=" + tlsServer.url(),
+                    "varpulis.nats.tls.enabled=true")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
+                    .contains(tlsServer.url());
+            });
     }
 
     @Test
     void tlsTrustingAnotherCaFailsStartup() {
-        runner.withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.url=" + tlsServer.url(),
-                        "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate())
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
-                            .contains(tlsServer.url());
-                });
+        runner
+            .withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.url=" + tlsServer.url(),
+                    "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate())
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
+                    .contains(tlsServer.url());
+            });
     }
 
     @Test
     void nodeWithoutTlsSettingsCannotConnectToATlsServer() {
         runner.withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.url=" + tlsServer.url())
-                .run(context -> assertThat(context).hasFailed());
+            .run(context -> assertThat(context).hasFailed());
     }
 
     @Test
     void clientCertificateConnectsToAServerThatVerifiesClients() {
         TestCertificates.Pem client = mutualCa.issueClient("worker-1");
-        runner.withPropertyValues("varpulis.nats.url=" + mutualTlsServer.url(),
-                        "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate(),
-                        "varpulis.nats.tls.cert-file=" + client.certificate(),
-                        "varpulis.nats.tls.key-file=" + client.privateKey())
-                .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
+        runner
+            .withPropertyValues("varpulis.nats.url=" + mutualTlsServer.url(),
+                    "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate(),
+                    "varpulis.nats.tls.cert-file=" + client.certificate(),
+                    "varpulis.nats.tls.key-file=" + client.privateKey())
+            .run(NatsAuthenticationTest::assertConnectedAndRoundTrips);
     }
 
     @Test
     void missingClientCertificateFailsStartupOnAServerThatVerifiesClients() {
         runner.withPropertyValues(SINGLE_ATTEMPT, "varpulis.nats.connect-timeout=1s",
-                        "varpulis.nats.url=" + mutualTlsServer.url(),
-                        "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate())
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
-                            .contains(mutualTlsServer.url());
-                });
+                "varpulis.nats.url=" + mutualTlsServer.url(), "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate())
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(cause(context.getStartupFailure(), NatsStartupException.class).getMessage())
+                    .contains(mutualTlsServer.url());
+            });
     }
 
     @Test
     void clientCertificateWithoutItsKeyFailsStartupNamingTheMissingProperty() {
         TestCertificates.Pem client = mutualCa.issueClient("half-pair");
-        runner.withPropertyValues("varpulis.nats.url=" + mutualTlsServer.url(),
-                        "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate(),
-                        "varpulis.nats.tls.cert-file=" + client.certificate())
-                .run(context -> assertInvalidProperty(context, "varpulis.nats.tls.key-file", null));
+        runner
+            .withPropertyValues("varpulis.nats.url=" + mutualTlsServer.url(),
+                    "varpulis.nats.tls.ca-file=" + mutualCa.caCertificate(),
+                    "varpulis.nats.tls.cert-file=" + client.certificate())
+            .run(context -> assertInvalidProperty(context, "varpulis.nats.tls.key-file", null));
     }
 
     @Test
     void missingCaFileFailsStartupNamingTheProperty() {
         String missing = tlsServer.workDir().resolve("absent-ca.pem").toString();
         runner.withPropertyValues("varpulis.nats.url=" + tlsServer.url(), "varpulis.nats.tls.ca-file=" + missing)
-                .run(context -> assertInvalidProperty(context, "varpulis.nats.tls.ca-file", missing));
+            .run(context -> assertInvalidProperty(context, "varpulis.nats.tls.ca-file", missing));
     }
 
     private static void assertConnectedAndRoundTrips(AssertableApplicationContext context) throws Exception {
@@ -301,7 +323,10 @@ class NatsAuthenticationTest {
         return server.withConfig(jwts.serverConfig());
     }
 
-    /** A TLS server with its own CA; {@code verifyClients} also requires a client certificate that CA signed. */
+    /**
+     * A TLS server with its own CA; {@code verifyClients} also requires a client
+     * certificate that CA signed.
+     */
     private static NatsServerExtension tls(boolean verifyClients) {
         NatsServerExtension server = NatsServerExtension.coreOnly();
         TestCertificates ca = TestCertificates.createAuthority(server.workDir().resolve("pki"),
@@ -312,7 +337,8 @@ class NatsAuthenticationTest {
         if (verifyClients) {
             config += "  ca_file: \"" + ca.caCertificate() + "\"\n  verify: true\n";
             mutualCa = ca;
-        } else {
+        }
+        else {
             serverCa = ca;
         }
         return server.withConfig(config + "}\n");
@@ -321,7 +347,8 @@ class NatsAuthenticationTest {
     private static NKey newUser() {
         try {
             return NKey.createUser(null);
-        } catch (IOException | GeneralSecurityException e) {
+        }
+        catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot create an nkey", e);
         }
     }
@@ -329,7 +356,8 @@ class NatsAuthenticationTest {
     private static String publicKey(NKey key) {
         try {
             return new String(key.getPublicKey());
-        } catch (IOException | GeneralSecurityException e) {
+        }
+        catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -337,8 +365,10 @@ class NatsAuthenticationTest {
     private static Path write(Path file, String text) {
         try {
             return Files.writeString(file, text, StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
+
 }

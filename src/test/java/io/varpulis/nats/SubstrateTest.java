@@ -8,41 +8,42 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Parsing of {@code varpulis.nats.substrate} / {@code VARPULIS_NATS_SUBSTRATE} (SPEC section 2, ADR-007). */
+/**
+ * Parsing of {@code varpulis.nats.substrate} / {@code VARPULIS_NATS_SUBSTRATE} (SPEC
+ * section 2, ADR-007).
+ */
 class SubstrateTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"core", "CORE", "Core", "  core\t", "pubsub", "PubSub", "pub_sub", " PUB_SUB "})
+    @ValueSource(strings = { "core", "CORE", "Core", "  core\t", "pubsub", "PubSub", "pub_sub", " PUB_SUB " })
     void coreAndItsAliasesSelectCore(String value) {
         assertThat(Substrate.parse(value)).isEqualTo(Substrate.CORE);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jetstream", "JetStream", "JETSTREAM", " jetstream ", "js", "JS", "\tJs\n"})
+    @ValueSource(strings = { "jetstream", "JetStream", "JETSTREAM", " jetstream ", "js", "JS", "\tJs\n" })
     void jetstreamAndItsAliasSelectJetStream(String value) {
         assertThat(Substrate.parse(value)).isEqualTo(Substrate.JETSTREAM);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jetstrem", "pub-sub", "nats", "core,jetstream", "j s", "   "})
+    @ValueSource(strings = { "jetstrem", "pub-sub", "nats", "core,jetstream", "j s", "   " })
     void unknownValueFailsNamingTheValueAndTheAcceptedOnes(String value) {
-        assertThatThrownBy(() -> Substrate.parse(value))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'" + value + "'")
-                .hasMessageContaining("core")
-                .hasMessageContaining("jetstream")
-                .hasMessageContaining("pubsub")
-                .hasMessageContaining("pub_sub")
-                .hasMessageContaining("js");
+        assertThatThrownBy(() -> Substrate.parse(value)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + value + "'")
+            .hasMessageContaining("core")
+            .hasMessageContaining("jetstream")
+            .hasMessageContaining("pubsub")
+            .hasMessageContaining("pub_sub")
+            .hasMessageContaining("js");
     }
 
     @ParameterizedTest
     @NullAndEmptySource
     void missingValueFailsInsteadOfDefaulting(String value) {
-        assertThatThrownBy(() -> Substrate.parse(value))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'" + value + "'")
-                .hasMessageContaining(Substrate.ACCEPTED);
+        assertThatThrownBy(() -> Substrate.parse(value)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + value + "'")
+            .hasMessageContaining(Substrate.ACCEPTED);
     }
 
     @Test
@@ -60,4 +61,5 @@ class SubstrateTest {
         assertThat(Substrate.CORE.id()).isEqualTo("core");
         assertThat(Substrate.JETSTREAM.id()).isEqualTo("jetstream");
     }
+
 }

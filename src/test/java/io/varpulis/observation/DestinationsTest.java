@@ -7,21 +7,21 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The low-cardinality destination of a subject, what is never observed, and the trace id read from a parked
- * event's trace header: pure functions, no broker.
+ * The low-cardinality destination of a subject, what is never observed, and the trace id
+ * read from a parked event's trace header: pure functions, no broker.
  */
 class DestinationsTest {
 
     @Test
     void clusterSubjectsBecomeTemplatesWithoutTheirIds() {
         assertThat(Destinations.of(Subjects.route("ssh", "_external", "detect")))
-                .isEqualTo("varpulis.cluster.pipeline.{group}.{from}.{to}");
+            .isEqualTo("varpulis.cluster.pipeline.{group}.{from}.{to}");
         assertThat(Destinations.of(Subjects.route("ssh", "parse", "detect") + ".p3")).isEqualTo(Destinations.ROUTE);
         assertThat(Destinations.of(DurableNames.dlqSubject("detect"))).isEqualTo("varpulis.dlq.{unit}");
         assertThat(Destinations.of(Subjects.command("worker-7", "deploy")))
-                .isEqualTo("varpulis.cluster.cmd.{worker}.{command}");
+            .isEqualTo("varpulis.cluster.cmd.{worker}.{command}");
         assertThat(Destinations.of("orders.created")).as("a service's own subject, as its author named it")
-                .isEqualTo("orders.created");
+            .isEqualTo("orders.created");
     }
 
     @Test
@@ -34,10 +34,11 @@ class DestinationsTest {
     @Test
     void theTraceIdOfW3cAndB3Headers() {
         assertThat(ObservedClusterTransport.traceId("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
-                .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+            .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
         assertThat(ObservedClusterTransport.traceId("80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1"))
-                .isEqualTo("80f198ee56343ba864fe8b2a57d3eff7");
+            .isEqualTo("80f198ee56343ba864fe8b2a57d3eff7");
         assertThat(ObservedClusterTransport.traceId(null)).isNull();
         assertThat(ObservedClusterTransport.traceId(" ")).isNull();
     }
+
 }

@@ -11,15 +11,18 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link MicrometerTraces} on a real Brave tracer: an observation's trace id, and a span linked to the context a W3C
- * or B3 header names (Brave records the link as {@code links[0].*} tags), the child of the current span if any.
+ * {@link MicrometerTraces} on a real Brave tracer: an observation's trace id, and a span
+ * linked to the context a W3C or B3 header names (Brave records the link as
+ * {@code links[0].*} tags), the child of the current span if any.
  */
 class MicrometerTracesTest {
 
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
     private static final String SPAN_ID = "00f067aa0ba902b7";
 
     private final InMemoryTracing tracing = new InMemoryTracing();
+
     private final MicrometerTraces traces = new MicrometerTraces(tracing.tracer());
 
     @AfterEach
@@ -59,8 +62,9 @@ class MicrometerTracesTest {
         MutableSpan span = tracing.named("linked").get(0);
         MutableSpan parent = tracing.named("request").get(0);
         assertThat(span.parentId()).isEqualTo(parent.id());
-        assertThat(span.tags()).containsEntry("links[0].traceId", TRACE_ID).containsEntry("links[0].spanId", SPAN_ID)
-                .containsEntry("k", "v");
+        assertThat(span.tags()).containsEntry("links[0].traceId", TRACE_ID)
+            .containsEntry("links[0].spanId", SPAN_ID)
+            .containsEntry("k", "v");
     }
 
     @Test
@@ -68,4 +72,5 @@ class MicrometerTracesTest {
         assertThat(traces.startLinked("linked", "not a traceparent", Map.of())).isSameAs(Traces.LinkedSpan.NONE);
         assertThat(traces.startLinked("linked", null, Map.of())).isSameAs(Traces.LinkedSpan.NONE);
     }
+
 }

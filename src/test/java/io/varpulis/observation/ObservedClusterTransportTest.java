@@ -46,9 +46,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 14 on a real broker with a real tracer: one trace follows an event from its inject through two
- * pipelines, and a poison event's trace holds its five deliveries and its park, whose DLQ message and death envelope
- * name the trace that the console shows, and to whose park span a replay is linked.
+ * SPEC section 14 on a real broker with a real tracer: one trace follows an event from
+ * its inject through two pipelines, and a poison event's trace holds its five deliveries
+ * and its park, whose DLQ message and death envelope name the trace that the console
+ * shows, and to whose park span a replay is linked.
  */
 @BrokerTest
 class ObservedClusterTransportTest {
@@ -57,19 +58,25 @@ class ObservedClusterTransportTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private final List<Consumption> consumptions = new ArrayList<>();
+
     private InMemoryTracing tracing;
+
     private SubstrateFixture fixture;
+
     private ObservedClusterTransport transport;
+
     private DeadLetterParker parker;
+
     private DeliveryContainerFactory containers;
 
     @BeforeEach
     void connect() throws Exception {
         tracing = new InMemoryTracing();
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-        // As the auto-configuration wires them: the tracer decides sampling first, untraced messages are only timed.
-        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null,
-                tracing.traces(), tracing.untraced());
+        // As the auto-configuration wires them: the tracer decides sampling first,
+        // untraced messages are only timed.
+        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null, tracing.traces(),
+                tracing.untraced());
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
         containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
                 new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
@@ -89,8 +96,9 @@ class ObservedClusterTransportTest {
         RouteEdge intoDetect = new RouteEdge("traced", "parse", "detect");
         List<Event> detected = new CopyOnWriteArrayList<>();
         start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
-                TestPipelines.emitter("traced", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))),
-                        transport, fixture.codec, fixture.metrics));
+                TestPipelines.emitter("traced",
+                        List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))), transport,
+                        fixture.codec, fixture.metrics));
         start(intoDetect, (event, context) -> {
             detected.add(event);
             return List.of();
@@ -98,9 +106,12 @@ class ObservedClusterTransportTest {
 
         Observation request = Observation.start("http.server.requests", tracing.registry());
         try (Observation.Scope scope = request.openScope()) {
-            transport.publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw",
-                    Map.of("n", "1"))), "inject:1")).get();
-        } finally {
+            transport
+                .publish(new OutboundMessage(intoParse.subject(),
+                        fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))), "inject:1"))
+                .get();
+        }
+        finally {
             request.stop();
         }
 
@@ -116,27 +127,32 @@ class ObservedClusterTransportTest {
         MutableSpan emit = sends.stream().filter(s -> s != inject).findFirst().orElseThrow();
         MutableSpan detect = span(processes, "messaging.consumer.group.name",
                 DurableNames.routeConsumer("detect", intoDetect.subject()));
-        assertThat(List.of(inject, parse, emit, detect)).allSatisfy(s -> assertThat(s.traceId())
-                .isEqualTo(api.traceId()));
+        assertThat(List.of(inject, parse, emit, detect))
+            .allSatisfy(s -> assertThat(s.traceId()).isEqualTo(api.traceId()));
         assertThat(inject.parentId()).as("the publish is the child of the request").isEqualTo(api.id());
         assertThat(parse.parentId()).as("the delivery continues its publish's trace").isEqualTo(inject.id());
         assertThat(emit.parentId()).as("an output is published while its input is processed").isEqualTo(parse.id());
         assertThat(detect.parentId()).isEqualTo(emit.id());
         assertThat(detect.tags()).containsEntry("messaging.system", "nats")
-                .containsEntry("messaging.operation.type", "process")
-                .containsEntry("messaging.destination.name", "varpulis.cluster.pipeline.{group}.{from}.{to}")
-                .containsEntry("varpulis.delivery.outcome", "acked")
-                .containsEntry("messaging.nats.subject", intoDetect.subject())
-                .containsEntry("messaging.nats.delivery.attempt", "1")
-                .containsKey("messaging.nats.stream.sequence");
-        await().atMost(Duration.ofSeconds(5)).until(() -> tracing.meters().find(
-                DefaultNatsProcessObservationConvention.NAME).tag("varpulis.delivery.outcome", "acked").timers()
-                .stream().mapToLong(Timer::count).sum() == 2);
+            .containsEntry("messaging.operation.type", "process")
+            .containsEntry("messaging.destination.name", "varpulis.cluster.pipeline.{group}.{from}.{to}")
+            .containsEntry("varpulis.delivery.outcome", "acked")
+            .containsEntry("messaging.nats.subject", intoDetect.subject())
+            .containsEntry("messaging.nats.delivery.attempt", "1")
+            .containsKey("messaging.nats.stream.sequence");
+        await().atMost(Duration.ofSeconds(5))
+            .until(() -> tracing.meters()
+                .find(DefaultNatsProcessObservationConvention.NAME)
+                .tag("varpulis.delivery.outcome", "acked")
+                .timers()
+                .stream()
+                .mapToLong(Timer::count)
+                .sum() == 2);
         assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME).timers())
-                .as("one timer per durable, with low-cardinality tags only").hasSize(2)
-                .allSatisfy(timer -> assertThat(timer.getId().getTags())
-                        .noneMatch(tag -> tag.getKey().startsWith("messaging.nats.")
-                                || tag.getKey().equals("messaging.message.id")));
+            .as("one timer per durable, with low-cardinality tags only")
+            .hasSize(2)
+            .allSatisfy(timer -> assertThat(timer.getId().getTags()).noneMatch(
+                    tag -> tag.getKey().startsWith("messaging.nats.") || tag.getKey().equals("messaging.message.id")));
     }
 
     @Test
@@ -146,35 +162,47 @@ class ObservedClusterTransportTest {
         RouteEdge intoDetect = new RouteEdge("unsampled", "parse", "detect");
         List<String> detectedWith = new CopyOnWriteArrayList<>();
         start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))),
-                TestPipelines.emitter("unsampled", List.of(new PipelineGroupSpec.RouteSpec("parse", "detect",
-                        List.of("*"))), transport, fixture.codec, fixture.metrics));
-        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"), TestPipelines.deployed(intoDetect.group(),
-                intoDetect.to(), (event, context) -> List.of(), new InMemoryKeyValueState()), OutputEmitter.NONE,
-                fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
-        consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(intoDetect.to(),
-                        intoDetect.subject(), fixture.consumer()), intoDetect.to(),
-                fixture.metrics.deliveries(intoDetect.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
-                delivery -> {
-                    detectedWith.add(delivery.headers() == null ? "none"
-                            : String.valueOf(delivery.headers().getFirst("traceparent")));
-                    return detect.handle(delivery);
-                }).start());
+                TestPipelines.emitter("unsampled",
+                        List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))), transport,
+                        fixture.codec, fixture.metrics));
+        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"),
+                TestPipelines.deployed(intoDetect.group(), intoDetect.to(), (event, context) -> List.of(),
+                        new InMemoryKeyValueState()),
+                OutputEmitter.NONE, fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consumptions.add(containers
+            .create(VarpulisJetStream.routeEdgeConsumer(intoDetect.to(), intoDetect.subject(), fixture.consumer()),
+                    intoDetect.to(), fixture.metrics.deliveries(intoDetect.to(), SubstrateMetrics.UNPARTITIONED, true),
+                    1, delivery -> {
+                        detectedWith.add(delivery.headers() == null ? "none"
+                                : String.valueOf(delivery.headers().getFirst("traceparent")));
+                        return detect.handle(delivery);
+                    })
+            .start());
 
         // A publisher whose trace was sampled out upstream: flags 00.
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
-        fixture.transport.publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw",
-                Map.of("n", "1"))), "unsampled:1", Map.of("traceparent", traceparent), null, null)).get();
+        fixture.transport
+            .publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
+                    "unsampled:1", Map.of("traceparent", traceparent), null, null))
+            .get();
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.meters().find(
-                DefaultNatsProcessObservationConvention.NAME).timers().stream().mapToLong(Timer::count).sum() == 2);
+        await().atMost(Duration.ofSeconds(20))
+            .until(() -> tracing.meters()
+                .find(DefaultNatsProcessObservationConvention.NAME)
+                .timers()
+                .stream()
+                .mapToLong(Timer::count)
+                .sum() == 2);
         assertThat(detectedWith).as("the output carries its input's trace context through, unchanged")
-                .containsExactly(traceparent);
+            .containsExactly(traceparent);
         assertThat(tracing.spans()).as("no span for an unsampled delivery or its output").isEmpty();
         assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timers())
-                .as("the output's publish is timed").singleElement()
-                .satisfies(timer -> assertThat(timer.count()).isOne());
-        assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME + ".active")
-                .longTaskTimers()).as("no long-task timer per message").isEmpty();
+            .as("the output's publish is timed")
+            .singleElement()
+            .satisfies(timer -> assertThat(timer.count()).isOne());
+        assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME + ".active").longTaskTimers())
+            .as("no long-task timer per message")
+            .isEmpty();
     }
 
     @Test
@@ -184,33 +212,37 @@ class ObservedClusterTransportTest {
             throw new IllegalStateException("cannot apply " + event.eventType());
         }, OutputEmitter.NONE);
 
-        transport.publish(new OutboundMessage(intoPoisoned.subject(), fixture.codec.encode(Event.of("Poison",
-                Map.of())), "inject:poison")).get();
+        transport
+            .publish(new OutboundMessage(intoPoisoned.subject(), fixture.codec.encode(Event.of("Poison", Map.of())),
+                    "inject:poison"))
+            .get();
 
         String dlq = DurableNames.dlqSubject("poisoned");
-        await().atMost(Duration.ofSeconds(30)).until(() -> tracing.named("send " + Destinations.DLQ).size() == 1
-                && tracing.named("process " + Destinations.ROUTE).size() == 5);
+        await().atMost(Duration.ofSeconds(30))
+            .until(() -> tracing.named("send " + Destinations.DLQ).size() == 1
+                    && tracing.named("process " + Destinations.ROUTE).size() == 5);
         MutableSpan inject = tracing.named("send " + Destinations.ROUTE).get(0);
         List<MutableSpan> deliveries = tracing.named("process " + Destinations.ROUTE);
         assertThat(deliveries).allSatisfy(s -> assertThat(s.traceId()).isEqualTo(inject.traceId()))
-                .allSatisfy(s -> assertThat(s.parentId()).isEqualTo(inject.id()));
+            .allSatisfy(s -> assertThat(s.parentId()).isEqualTo(inject.id()));
         assertThat(deliveries).extracting(s -> s.tag("varpulis.delivery.outcome"))
-                .containsExactly("nak", "nak", "nak", "nak", "parked");
+            .containsExactly("nak", "nak", "nak", "nak", "parked");
         assertThat(deliveries).extracting(s -> s.tag("messaging.nats.delivery.attempt"))
-                .containsExactly("1", "2", "3", "4", "5");
+            .containsExactly("1", "2", "3", "4", "5");
         assertThat(deliveries.get(4).tags()).containsEntry("varpulis.delivery.park.reason", "max_deliver");
         MutableSpan park = tracing.named("send " + Destinations.DLQ).get(0);
         assertThat(park.parentId()).as("the park is the child of the delivery that failed last")
-                .isEqualTo(deliveries.get(4).id());
+            .isEqualTo(deliveries.get(4).id());
 
         MessageInfo parked = fixture.jsm().getLastMessage(VarpulisJetStream.DLQ_STREAM, dlq);
         String traceparent = parked.getHeaders().getFirst("traceparent");
         assertThat(ObservedClusterTransport.traceId(traceparent)).as("the parked message names the trace")
-                .isEqualTo(inject.traceId());
+            .isEqualTo(inject.traceId());
         assertThat(fixture.codec.mapper().readTree(parked.getData()).path("trace_id").asText())
-                .as("the death envelope names the trace of the delivery that failed").isEqualTo(inject.traceId());
-        assertThat(consumptions).as("every delivery was settled").allSatisfy(c -> assertThat(
-                ((DeliveryContainer) c).inFlight()).isZero());
+            .as("the death envelope names the trace of the delivery that failed")
+            .isEqualTo(inject.traceId());
+        assertThat(consumptions).as("every delivery was settled")
+            .allSatisfy(c -> assertThat(((DeliveryContainer) c).inFlight()).isZero());
 
         DeadLetterProperties properties = new DeadLetterProperties();
         properties.setWriteEnabled(true);
@@ -218,36 +250,42 @@ class ObservedClusterTransportTest {
                 properties);
         ParkedEvent shown = console.show(parked.getSeq());
         assertThat(shown.envelope()).as("the console shows the trace a parked event kept")
-                .containsEntry("traceparent", traceparent);
+            .containsEntry("traceparent", traceparent);
         consumptions.forEach(Consumption::close);
         consumptions.clear();
         console.replay(ReplayRequest.ofSequence(parked.getSeq()), Caller.anonymous());
-        await().atMost(Duration.ofSeconds(10)).until(() -> tracing.named("send " + Destinations.ROUTE).size() == 2
-                && tracing.named(ObservedClusterTransport.REPLAY_SPAN).size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> tracing.named("send " + Destinations.ROUTE).size() == 2
+                    && tracing.named(ObservedClusterTransport.REPLAY_SPAN).size() == 1);
         MutableSpan replay = tracing.named("send " + Destinations.ROUTE).get(1);
         assertThat(replay.tags()).as("the replay names the trace that parked the event")
-                .containsEntry("varpulis.parked.trace.id", inject.traceId())
-                .containsEntry("messaging.nats.subject", intoPoisoned.subject());
+            .containsEntry("varpulis.parked.trace.id", inject.traceId())
+            .containsEntry("messaging.nats.subject", intoPoisoned.subject());
         MutableSpan linked = tracing.named(ObservedClusterTransport.REPLAY_SPAN).get(0);
         assertThat(replay.parentId()).as("the replay is sent under the linked span").isEqualTo(linked.id());
         assertThat(linked.traceId()).as("a replay is a trace of its own").isNotEqualTo(inject.traceId());
         assertThat(linked.tags()).as("Micrometer's Brave bridge records the span link as tags")
-                .containsEntry("links[0].traceId", inject.traceId())
-                .containsEntry("links[0].spanId", park.id())
-                .containsEntry("varpulis.parked.trace.id", inject.traceId());
+            .containsEntry("links[0].traceId", inject.traceId())
+            .containsEntry("links[0].spanId", park.id())
+            .containsEntry("varpulis.parked.trace.id", inject.traceId());
     }
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
-        RouteIngress ingress = new RouteIngress(edge, List.of("*"), TestPipelines.deployed(edge.group(), edge.to(),
-                processor, new InMemoryKeyValueState()), emitter, fixture.codec, parker,
-                RouteIngress.OwnershipListener.NONE);
-        consumptions.add(containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(),
-                        fixture.consumer()), edge.to(),
-                fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, ingress).start());
+        RouteIngress ingress = new RouteIngress(edge, List.of("*"),
+                TestPipelines.deployed(edge.group(), edge.to(), processor, new InMemoryKeyValueState()), emitter,
+                fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consumptions
+            .add(containers
+                .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), fixture.consumer()), edge.to(),
+                        fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, ingress)
+                .start());
     }
 
     private static MutableSpan span(List<MutableSpan> spans, String tag, String value) {
-        return spans.stream().filter(s -> value.equals(s.tag(tag))).findFirst().orElseThrow(() ->
-                new AssertionError("no span with " + tag + "=" + value + " in " + spans));
+        return spans.stream()
+            .filter(s -> value.equals(s.tag(tag)))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no span with " + tag + "=" + value + " in " + spans));
     }
+
 }

@@ -14,15 +14,19 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link UntracedObservations}: a message no span records is timed as its Observation would have been, with the
- * application's convention bean (a retag), filters and predicates; without a broker.
+ * {@link UntracedObservations}: a message no span records is timed as its Observation
+ * would have been, with the application's convention bean (a retag), filters and
+ * predicates; without a broker.
  */
 class UntracedObservationsTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
     private final ObservationFilter region = context -> context.addLowCardinalityKeyValue(KeyValue.of("region", "eu"));
-    private final ObservationPredicate offForHealth = (name, context) -> !(context instanceof NatsSendContext send
-            && send.subject().startsWith("health."));
+
+    private final ObservationPredicate offForHealth = (name,
+            context) -> !(context instanceof NatsSendContext send && send.subject().startsWith("health."));
+
     private final UntracedObservations untraced = new UntracedObservations(
             new NatsMeterObservationHandler(meters, false), List.of(offForHealth), List.of(region), List.of());
 
@@ -69,7 +73,7 @@ class UntracedObservationsTest {
     void withoutAConventionBeanTheDefaultNamesIt() {
         NatsSendContext context = new NatsSendContext("svc.orders", null, null, true);
         assertThat(untraced.convention(context, null, DefaultNatsSendObservationConvention.INSTANCE))
-                .isSameAs(DefaultNatsSendObservationConvention.INSTANCE);
+            .isSameAs(DefaultNatsSendObservationConvention.INSTANCE);
         assertThat(context.getName()).isEqualTo(DefaultNatsSendObservationConvention.NAME);
     }
 
@@ -84,4 +88,5 @@ class UntracedObservationsTest {
         }
         untraced.stop(context, convention);
     }
+
 }

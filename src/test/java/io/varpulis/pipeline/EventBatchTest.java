@@ -27,9 +27,10 @@ class EventBatchTest {
                 + "\"fields\":{\"n\":2}}]}}");
         assertThat(EventBatch.isBatch(decoded)).isTrue();
         assertThat(EventBatch.elements(decoded)).extracting(EventBatch.Element::event)
-                .containsExactly(first, Event.of("Tick", Map.of("n", 2)));
+            .containsExactly(first, Event.of("Tick", Map.of("n", 2)));
         assertThat(EventBatch.elements(batch)).extracting(EventBatch.Element::event)
-                .as("the same before the wire").containsExactly(first, Event.of("Tick", Map.of("n", 2)));
+            .as("the same before the wire")
+            .containsExactly(first, Event.of("Tick", Map.of("n", 2)));
     }
 
     @Test
@@ -37,19 +38,17 @@ class EventBatchTest {
         Event decoded = codec.decode(("{\"event_type\":\"Ticks\",\"fields\":{\"events\":[7,{\"fields\":{}},"
                 + "{\"event_type\":\"Tick\",\"fields\":[]},{\"event_type\":\"Tick\",\"timestamp\":\"yesterday\"},"
                 + "{\"event_type\":\"Tick\",\"timestamp\":\"2026-12-10T08:13:56+01:00\"}]}}")
-                .getBytes(StandardCharsets.UTF_8));
+            .getBytes(StandardCharsets.UTF_8));
 
         List<EventBatch.Element> elements = EventBatch.elements(decoded);
 
-        assertThat(elements).extracting(EventBatch.Element::error).containsExactly(
-                "element 0 is not an event object: 7",
-                "element 1 has no string event_type: {fields={}}",
-                "element 2's fields are not an object: {event_type=Tick, fields=[]}",
-                "element 3's timestamp is not RFC 3339: yesterday",
-                null);
+        assertThat(elements).extracting(EventBatch.Element::error)
+            .containsExactly("element 0 is not an event object: 7", "element 1 has no string event_type: {fields={}}",
+                    "element 2's fields are not an object: {event_type=Tick, fields=[]}",
+                    "element 3's timestamp is not RFC 3339: yesterday", null);
         assertThat(elements.get(4).event().timestamp()).isEqualTo(Instant.parse("2026-12-10T07:13:56Z"));
         assertThat(EventBatch.alone("Ticks", elements.get(0)))
-                .isEqualTo(Event.of("Ticks", Map.of("events", List.of(7))));
+            .isEqualTo(Event.of("Ticks", Map.of("events", List.of(7))));
         assertThat(EventBatch.alone("Ticks", elements.get(4))).isEqualTo(elements.get(4).event());
     }
 
@@ -64,4 +63,5 @@ class EventBatchTest {
         assertThat(EventBatch.isBatch(Event.of("Ticks", Map.of("events", "x")))).isFalse();
         assertThat(EventBatch.elements(Event.of("Ticks", Map.of()))).isEmpty();
     }
+
 }

@@ -17,13 +17,16 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The streaming writer gives data binding's bytes, on generated events, on the main job's own shapes and on
- * timestamps across the years it formats by hand; a mapper that writes otherwise keeps data binding.
+ * The streaming writer gives data binding's bytes, on generated events, on the main job's
+ * own shapes and on timestamps across the years it formats by hand; a mapper that writes
+ * otherwise keeps data binding.
  */
 class EventWriterTest {
 
     private final ObjectMapper mapper = new EventCodec().mapper();
+
     private final ObjectWriter binding = mapper.writerFor(Event.class);
+
     private final EventWriter streaming = EventWriter.forMapper(mapper, binding);
 
     @Test
@@ -34,7 +37,7 @@ class EventWriterTest {
                     fields(random, 0));
 
             assertThat(new String(streaming.write(event), StandardCharsets.UTF_8))
-                    .isEqualTo(new String(binding.writeValueAsBytes(event), StandardCharsets.UTF_8));
+                .isEqualTo(new String(binding.writeValueAsBytes(event), StandardCharsets.UTF_8));
         }
     }
 
@@ -43,7 +46,7 @@ class EventWriterTest {
         EventCodec codec = new EventCodec();
         Event line = codec.decode(("{\"event_type\":\"SshLogLine\",\"timestamp\":\"2026-12-10T06:55:46Z\","
                 + "\"fields\":{\"line\":\"Dec 10 06:55:46 LabSZ sshd[24200]: x\",\"line_number\":1,\"year\":2026}}")
-                .getBytes(StandardCharsets.UTF_8));
+            .getBytes(StandardCharsets.UTF_8));
         Event batch = EventBatch.of("SshLogLines", List.of(line, line, Event.of("Other", Map.of("n", 1.5))));
 
         assertThat(streaming.write(batch)).isEqualTo(binding.writeValueAsBytes(batch));
@@ -55,11 +58,11 @@ class EventWriterTest {
         Random random = new Random(7);
         for (int i = 0; i < 20_000; i++) {
             long seconds = random.nextLong(-62_167_219_200L - 86_400L * 400, 253_402_300_800L + 86_400L * 400);
-            Event event = new Event("T", Instant.ofEpochSecond(seconds, i % 10 == 0 ? random.nextInt(1_000_000_000)
-                    : 0), Map.of());
+            Event event = new Event("T",
+                    Instant.ofEpochSecond(seconds, i % 10 == 0 ? random.nextInt(1_000_000_000) : 0), Map.of());
 
             assertThat(streaming.write(event)).as(event.timestamp().toString())
-                    .isEqualTo(binding.writeValueAsBytes(event));
+                .isEqualTo(binding.writeValueAsBytes(event));
         }
     }
 
@@ -71,15 +74,16 @@ class EventWriterTest {
 
         assertThat(streaming).isNotNull();
         assertThat(EventWriter.forMapper(numbers, numbers.writerFor(Event.class))).isNull();
-        assertThat(new EventCodec(indented).encode(event)).isEqualTo(indented.writerFor(Event.class)
-                .writeValueAsBytes(event));
+        assertThat(new EventCodec(indented).encode(event))
+            .isEqualTo(indented.writerFor(Event.class).writeValueAsBytes(event));
         assertThat(new String(new EventCodec(numbers).encode(new Event("A", Instant.ofEpochSecond(5), Map.of())),
-                StandardCharsets.UTF_8)).contains("\"timestamp\":5");
+                StandardCharsets.UTF_8))
+            .contains("\"timestamp\":5");
     }
 
     private static Instant instant(Random random) {
-        return Instant.ofEpochSecond(random.nextLong(0, 4_102_444_800L), random.nextInt(4) == 0
-                ? random.nextInt(1_000_000_000) : 0);
+        return Instant.ofEpochSecond(random.nextLong(0, 4_102_444_800L),
+                random.nextInt(4) == 0 ? random.nextInt(1_000_000_000) : 0);
     }
 
     private static Map<String, Object> fields(Random random, int depth) {
@@ -112,4 +116,5 @@ class EventWriterTest {
             default -> new Event("Nested", random.nextBoolean() ? null : instant(random), fields(random, depth + 1));
         };
     }
+
 }

@@ -27,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Graceful drain on a real JetStream server: a host stops pulling, lets in-flight applies finish and ack within the
- * drain timeout, and leaves anything unfinished unacked. Counting every apply per message id across the drained host
- * and a host restarted on the same durable consumer proves that nothing is lost and nothing unfinished was acked.
+ * Graceful drain on a real JetStream server: a host stops pulling, lets in-flight applies
+ * finish and ack within the drain timeout, and leaves anything unfinished unacked.
+ * Counting every apply per message id across the drained host and a host restarted on the
+ * same durable consumer proves that nothing is lost and nothing unfinished was acked.
  */
 @BrokerTest
 class GracefulDrainTest {
@@ -77,9 +78,11 @@ class GracefulDrainTest {
             assertThat(appliedByFirst).as("the drain let the apply in flight finish").isGreaterThan(2);
             assertThat(applied.subList(0, appliedByFirst)).allMatch(a -> a.host().equals("first"));
             assertThat(countById(applied)).as("every event applied exactly once across both hosts")
-                    .containsOnlyKeys(ids).allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
+                .containsOnlyKeys(ids)
+                .allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
             assertSettled(second, group);
-        } finally {
+        }
+        finally {
             secondHost.close();
             second.close();
         }
@@ -111,7 +114,7 @@ class GracefulDrainTest {
         long started = System.nanoTime();
         firstHost.drain(Duration.ofMillis(300));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the drain timeout bounds the shutdown")
-                .isLessThan(Duration.ofSeconds(3));
+            .isLessThan(Duration.ofSeconds(3));
         first.close();
         release.countDown();
 
@@ -125,16 +128,19 @@ class GracefulDrainTest {
             await().atMost(Duration.ofSeconds(15)).until(() -> applied.size() >= ids.size());
             Thread.sleep(ACK_WAIT.plusSeconds(1).toMillis());
 
-            assertThat(applied).filteredOn(a -> a.host().equals("first")).extracting(Applied::messageId)
-                    .containsExactly(ids.get(0), ids.get(1));
+            assertThat(applied).filteredOn(a -> a.host().equals("first"))
+                .extracting(Applied::messageId)
+                .containsExactly(ids.get(0), ids.get(1));
             assertThat(applied).filteredOn(a -> a.messageId().equals(stuck)).singleElement().satisfies(a -> {
                 assertThat(a.host()).isEqualTo("second");
                 assertThat(a.attempt()).as("it was delivered before and never acked").isGreaterThanOrEqualTo(2);
             });
             assertThat(countById(applied)).as("none lost, none applied twice")
-                    .containsOnlyKeys(ids).allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
+                .containsOnlyKeys(ids)
+                .allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
             assertSettled(second, group);
-        } finally {
+        }
+        finally {
             secondHost.close();
             second.close();
         }
@@ -157,8 +163,8 @@ class GracefulDrainTest {
             assertThat(host.drain(Duration.ofSeconds(20))).isEqualTo(1);
 
             assertThat(Duration.ofNanos(System.nanoTime() - started))
-                    .as("a rolling restart must not wait drain-timeout (here 20 s) when nothing is in flight")
-                    .isLessThan(Duration.ofSeconds(5));
+                .as("a rolling restart must not wait drain-timeout (here 20 s) when nothing is in flight")
+                .isLessThan(Duration.ofSeconds(5));
             assertSettled(node, group);
         }
     }
@@ -182,23 +188,24 @@ class GracefulDrainTest {
             }
         };
         return new PipelineHost(node.containers, new ProcessorRegistry(List.of(recording)),
-                KeyValueStateFactory.inMemory(), node.codec, node.metrics,
-                node.consumer(), TestThreads.host());
+                KeyValueStateFactory.inMemory(), node.codec, node.metrics, node.consumer(), TestThreads.host());
     }
 
     private static PipelineGroupSpec group(String name) {
         return new PipelineGroupSpec(name,
-                List.of(new PipelineGroupSpec.PipelineSpec("apply", new PipelineGroupSpec.ProcessorSpec("recording",
-                        Map.of()))),
-                List.of(new PipelineGroupSpec.RouteSpec("_external", "apply", null))).validate();
+                List.of(new PipelineGroupSpec.PipelineSpec("apply",
+                        new PipelineGroupSpec.ProcessorSpec("recording", Map.of()))),
+                List.of(new PipelineGroupSpec.RouteSpec("_external", "apply", null)))
+            .validate();
     }
 
     private static List<String> publish(SubstrateFixture node, String group, int count) throws Exception {
         RouteEdge edge = new RouteEdge(group, "_external", "apply");
         List<String> ids = IntStream.rangeClosed(1, count).mapToObj(i -> group + "-" + i).toList();
         for (String id : ids) {
-            node.transport.publish(new OutboundMessage(edge.subject(),
-                    node.codec.encode(Event.of("Work", Map.of("id", id))), id)).get();
+            node.transport
+                .publish(new OutboundMessage(edge.subject(), node.codec.encode(Event.of("Work", Map.of("id", id))), id))
+                .get();
         }
         return ids;
     }
@@ -209,9 +216,10 @@ class GracefulDrainTest {
 
     private static void assertSettled(SubstrateFixture node, String group) throws Exception {
         RouteEdge edge = new RouteEdge(group, "_external", "apply");
-        ConsumerInfo info = node.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                DurableNames.routeConsumer("apply", edge.subject()));
+        ConsumerInfo info = node.jsm()
+            .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, DurableNames.routeConsumer("apply", edge.subject()));
         assertThat(info.getNumPending()).isZero();
         assertThat(info.getNumAckPending()).isZero();
     }
+
 }

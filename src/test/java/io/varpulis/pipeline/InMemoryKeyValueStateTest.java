@@ -35,13 +35,15 @@ class InMemoryKeyValueStateTest {
     void keysFollowTheNatsKeyValueRule() {
         state.put("a-b_c=d/e.F9", bytes("x"));
 
-        for (String bad : new String[] {"", ".a", "a.", "a..b", "a b", "a:b", "a*", "a>"}) {
+        for (String bad : new String[] { "", ".a", "a.", "a..b", "a b", "a:b", "a*", "a>" }) {
             assertThatThrownBy(() -> state.put(bad, bytes("x"))).as(bad)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid state key");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("invalid state key");
         }
     }
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
+
 }

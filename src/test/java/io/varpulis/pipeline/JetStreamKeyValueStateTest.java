@@ -39,30 +39,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The pipeline state's contract on a real server (SPEC section 9): reads see the writer's own last write, writes are
- * confirmed by a flush, every write expects the bucket's last revision, a writer whose bucket another writer opened
- * or wrote stops instead of overwriting, and an open below the fence's placement epoch is refused. Reads never use
- * the direct get a replica may answer: the user here may not call {@code $JS.API.DIRECT.GET}.
+ * The pipeline state's contract on a real server (SPEC section 9): reads see the writer's
+ * own last write, writes are confirmed by a flush, every write expects the bucket's last
+ * revision, a writer whose bucket another writer opened or wrote stops instead of
+ * overwriting, and an open below the fence's placement epoch is refused. Reads never use
+ * the direct get a replica may answer: the user here may not call
+ * {@code $JS.API.DIRECT.GET}.
  */
 @BrokerTest
 class JetStreamKeyValueStateTest {
 
     @RegisterExtension
-    static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("""
-            authorization { users = [
-              { user: "pipeline", password: "pipeline",
-                permissions: { publish: { allow: [">"], deny: ["$JS.API.DIRECT.GET.>"] }, subscribe: { allow: [">"] } } }
-              { user: "operator", password: "operator" }
-            ] }
-            """);
+    static final NatsServerExtension nats = NatsServerExtension.jetStream()
+        .withConfig(
+                """
+                        authorization { users = [
+                          { user: "pipeline", password: "pipeline",
+                            permissions: { publish: { allow: [">"], deny: ["$JS.API.DIRECT.GET.>"] }, subscribe: { allow: [">"] } } }
+                          { user: "operator", password: "operator" }
+                        ] }
+                        """);
 
     private static final JetStreamKeyValueState.Settings SETTINGS = new JetStreamKeyValueState.Settings(
             Duration.ofHours(1), 1, Duration.ofSeconds(2), 100_000);
 
     private final List<AutoCloseable> opened = new ArrayList<>();
+
     private Connection connection;
+
     private Connection operator;
+
     private ClusterTransport transport;
+
     private String bucket;
 
     @BeforeEach
@@ -113,13 +121,14 @@ class JetStreamKeyValueStateTest {
         kv.purge("window.purged");
 
         assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.kept", Duration.ofSeconds(2)))
-                .map(JetStreamKeyValueStateTest::text).contains("1");
+            .map(JetStreamKeyValueStateTest::text)
+            .contains("1");
         assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.deleted", Duration.ofSeconds(2)))
-                .isEmpty();
+            .isEmpty();
         assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.purged", Duration.ofSeconds(2)))
-                .isEmpty();
+            .isEmpty();
         assertThat(JetStreamKeyValueState.readFromLeader(operator, bucket, "window.never", Duration.ofSeconds(2)))
-                .isEmpty();
+            .isEmpty();
     }
 
     @Test
@@ -133,8 +142,8 @@ class JetStreamKeyValueStateTest {
         assertThat(text(successor.get("window.a").orElseThrow())).isEqualTo("seen");
         assertThat(successor.get("window.absent")).isEmpty();
         assertThatThrownBy(() -> connection.keyValue(bucket).get("window.a"))
-                .as("jnats' own get uses the direct get, which this user may not call")
-                .isInstanceOf(Exception.class);
+            .as("jnats' own get uses the direct get, which this user may not call")
+            .isInstanceOf(Exception.class);
     }
 
     @Test
@@ -162,9 +171,9 @@ class JetStreamKeyValueStateTest {
         operator.keyValue(bucket).put("count", bytes("41"));
         state.put("count", bytes("2"));
 
-        assertThatThrownBy(() -> state.flush().get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(StateFencedException.class)
-                .hasMessageContaining("another writer");
+        assertThatThrownBy(() -> state.flush().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(StateFencedException.class)
+            .hasMessageContaining("another writer");
         assertThatThrownBy(() -> state.get("count")).isInstanceOf(StateFencedException.class);
         assertThatThrownBy(() -> state.put("other", bytes("x"))).isInstanceOf(StateFencedException.class);
         assertThat(text(operator.keyValue(bucket).get("count").getValue())).isEqualTo("41");
@@ -181,10 +190,11 @@ class JetStreamKeyValueStateTest {
         successor.put("window.a", bytes("successor-1"));
         successor.flush().get(5, TimeUnit.SECONDS);
 
-        // The zombie still runs: its next write, to a key the successor never touched, is refused.
+        // The zombie still runs: its next write, to a key the successor never touched, is
+        // refused.
         zombie.put("window.b", bytes("zombie-2"));
         assertThatThrownBy(() -> zombie.flush().get(10, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(StateFencedException.class);
+            .hasCauseInstanceOf(StateFencedException.class);
         KeyValue kv = operator.keyValue(bucket);
         assertThat(kv.get("window.b")).isNull();
         assertThat(text(kv.get("window.a").getValue())).isEqualTo("successor-1");
@@ -193,7 +203,8 @@ class JetStreamKeyValueStateTest {
         successor.flush().get(5, TimeUnit.SECONDS);
         assertThat(text(kv.get("window.b").getValue())).isEqualTo("successor-2");
         assertThatThrownBy(() -> open(1)).as("epoch 1 may not open a bucket epoch 2 holds")
-                .isInstanceOf(StateFencedException.class).hasMessageContaining("placement epoch 2");
+            .isInstanceOf(StateFencedException.class)
+            .hasMessageContaining("placement epoch 2");
     }
 
     @Test
@@ -206,7 +217,7 @@ class JetStreamKeyValueStateTest {
         earlier.put("k", bytes("2"));
 
         assertThatThrownBy(() -> earlier.flush().get(10, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(StateFencedException.class);
+            .hasCauseInstanceOf(StateFencedException.class);
         assertThat(text(later.get("k").orElseThrow())).isEqualTo("1");
     }
 
@@ -225,7 +236,8 @@ class JetStreamKeyValueStateTest {
                 flushes.add(state.flush());
             }
             Thread.sleep(1500);
-        } finally {
+        }
+        finally {
             nats.start();
         }
         CompletableFuture.allOf(flushes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
@@ -241,8 +253,10 @@ class JetStreamKeyValueStateTest {
 
     @Test
     void aWriteAfterTheServerRestartedPastTheDuplicateWindowIsStored() throws Exception {
-        // A 3 s TTL gives the bucket a 3 s duplicate window: past it, a restarted server no longer knows the bucket's
-        // last message id, and a write chained on that id alone would be refused (10070) for ever.
+        // A 3 s TTL gives the bucket a 3 s duplicate window: past it, a restarted server
+        // no longer knows the bucket's
+        // last message id, and a write chained on that id alone would be refused (10070)
+        // for ever.
         JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
                 new JetStreamKeyValueState.Settings(Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 100_000),
                 TestThreads.states());
@@ -258,14 +272,17 @@ class JetStreamKeyValueStateTest {
         state.put("k", bytes("3"));
         state.flush().get(10, TimeUnit.SECONDS);
         assertThat(text(operator.keyValue(bucket).get("k").getValue())).as("the chain goes on by message id")
-                .isEqualTo("3");
+            .isEqualTo("3");
     }
 
     @Test
     void aWriteWhosePubAckNeverComesIsLookedUpAndSentAgain_notAwaitedUntilTheClientGivesUp() throws Exception {
-        // Issue 30, slow-disk run: a stream leader that steps down while a write is being stored drops the proposal
-        // and never answers; jnats fails the PubAck only at its request cleanup, minutes later. Here the first write
-        // of a key is never sent and its late PubAck never comes: the writer must look the chain up after the
+        // Issue 30, slow-disk run: a stream leader that steps down while a write is being
+        // stored drops the proposal
+        // and never answers; jnats fails the PubAck only at its request cleanup, minutes
+        // later. Here the first write
+        // of a key is never sent and its late PubAck never comes: the writer must look
+        // the chain up after the
         // publish timeout and its late PubAck's own wait, and send the write again.
         AtomicInteger dropped = new AtomicInteger();
         ClusterTransport dropsFirstWrite = new ClusterTransport() {
@@ -277,9 +294,9 @@ class JetStreamKeyValueStateTest {
             @Override
             public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
                 if (message.subject().endsWith(".bf.9.a") && dropped.getAndIncrement() == 0) {
-                    return CompletableFuture.failedFuture(new PublishException(message.subject(),
-                            "no PubAck within 2000 ms", new TimeoutException(), PublishException.Kind.UNAVAILABLE,
-                            new CompletableFuture<>()));
+                    return CompletableFuture
+                        .failedFuture(new PublishException(message.subject(), "no PubAck within 2000 ms",
+                                new TimeoutException(), PublishException.Kind.UNAVAILABLE, new CompletableFuture<>()));
                 }
                 return transport.publish(message);
             }
@@ -312,9 +329,9 @@ class JetStreamKeyValueStateTest {
         byte[] huge = new byte[(int) connection.getMaxPayload()];
 
         assertThatThrownBy(() -> state.put("big", huge)).isInstanceOf(KeyValueState.StateException.class)
-                .hasMessageContaining("bytes");
-        assertThatThrownBy(() -> state.put("_varpulis.fence", bytes("1")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            .hasMessageContaining("bytes");
+        assertThatThrownBy(() -> state.put("_varpulis.fence", bytes("1"))).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("reserved");
     }
 
     private JetStreamKeyValueState open(long epoch) {
@@ -325,9 +342,12 @@ class JetStreamKeyValueStateTest {
     }
 
     private static Connection connect(NatsServerExtension server, String user) throws Exception {
-        return Nats.connect(new Options.Builder().server(server.url()).userInfo(user, user)
-                .connectionTimeout(Duration.ofSeconds(2)).reconnectWait(Duration.ofMillis(200)).maxReconnects(-1)
-                .build());
+        return Nats.connect(new Options.Builder().server(server.url())
+            .userInfo(user, user)
+            .connectionTimeout(Duration.ofSeconds(2))
+            .reconnectWait(Duration.ofMillis(200))
+            .maxReconnects(-1)
+            .build());
     }
 
     private static ClusterTransport transport(Connection connection) {
@@ -342,4 +362,5 @@ class JetStreamKeyValueStateTest {
     private static String text(byte[] value) {
         return new String(value, StandardCharsets.UTF_8);
     }
+
 }

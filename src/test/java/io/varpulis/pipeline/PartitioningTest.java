@@ -16,20 +16,22 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * SPEC section 11 as pure functions: the partition of a key, the partition subjects and their durables, the state
- * buckets, and the validation of {@code replicas} and {@code partition_key}.
+ * SPEC section 11 as pure functions: the partition of a key, the partition subjects and
+ * their durables, the state buckets, and the validation of {@code replicas} and
+ * {@code partition_key}.
  */
 class PartitioningTest {
 
     private static PipelineGroupSpec group(Integer replicas, String key) {
-        return new PipelineGroupSpec("g", List.of(
-                new PipelineSpec("detect", new ProcessorSpec("passthrough", Map.of()), replicas, key)),
+        return new PipelineGroupSpec("g",
+                List.of(new PipelineSpec("detect", new ProcessorSpec("passthrough", Map.of()), replicas, key)),
                 List.of(new RouteSpec("_external", "detect", null)));
     }
 
     @Test
     void thePartitionIsFnv1a64OfTheKeysUtf8BytesModNReadUnsigned() {
-        // FNV-1a-64("a") = 0xaf63dc4c8601ec8c: negative as a Java long, so the remainder must be unsigned.
+        // FNV-1a-64("a") = 0xaf63dc4c8601ec8c: negative as a Java long, so the remainder
+        // must be unsigned.
         assertThat(DurableNames.fnv1a64("a")).isEqualTo(0xaf63dc4c8601ec8cL);
         assertThat(Partitioning.partitionOf("a", 7)).isEqualTo((int) Long.remainderUnsigned(0xaf63dc4c8601ec8cL, 7));
         assertThat(Partitioning.partitionOf("", 3)).isEqualTo((int) Long.remainderUnsigned(0xcbf29ce484222325L, 3));
@@ -51,11 +53,13 @@ class PartitioningTest {
     void anEventWithoutATextKeyBelongsToNoPartition() {
         Partitioning byIp = new Partitioning("src_ip", 2);
         assertThatThrownBy(() -> byIp.partitionOf(Event.of("SshAuthFailure", Map.of("user", "root"))))
-                .isInstanceOf(UnprocessableEventException.class).hasMessageContaining("no field src_ip");
+            .isInstanceOf(UnprocessableEventException.class)
+            .hasMessageContaining("no field src_ip");
         assertThatThrownBy(() -> byIp.partitionOf(Event.of("SshAuthFailure", Map.of("src_ip", 42))))
-                .isInstanceOf(UnprocessableEventException.class).hasMessageContaining("non-text src_ip");
+            .isInstanceOf(UnprocessableEventException.class)
+            .hasMessageContaining("non-text src_ip");
         assertThat(byIp.partitionOf(Event.of("SshAuthFailure", Map.of("src_ip", "10.0.0.9"))))
-                .isEqualTo(Partitioning.partitionOf("10.0.0.9", 2));
+            .isEqualTo(Partitioning.partitionOf("10.0.0.9", 2));
     }
 
     @Test
@@ -65,20 +69,22 @@ class PartitioningTest {
         assertThat(edge.partition(3).subject()).isEqualTo("varpulis.cluster.pipeline.g.ingress.detect.3");
         assertThat(edge.partition(3).name()).isEqualTo("g.ingress.detect.3");
         assertThat(DurableNames.routeConsumer("detect", edge.partition(3).subject()))
-                .isEqualTo("route_detect__varpulis_cluster_pipeline_g_ingress_detect_3");
-        // The unpartitioned edge is byte-identical to what it was before partitions existed.
+            .isEqualTo("route_detect__varpulis_cluster_pipeline_g_ingress_detect_3");
+        // The unpartitioned edge is byte-identical to what it was before partitions
+        // existed.
         assertThat(DurableNames.routeConsumer("detect", edge.subject()))
-                .isEqualTo("route_detect__varpulis_cluster_pipeline_g_ingress_detect");
+            .isEqualTo("route_detect__varpulis_cluster_pipeline_g_ingress_detect");
     }
 
     @Test
     void aPartitionedPipelineConsumesItsEntrySubjectAndEachPartitionsSubject() {
         PipelineGroupSpec group = group(3, "src_ip").validate();
-        assertThat(group.consumedEdges("detect")).extracting(RouteEdge::subject).containsExactly(
-                "varpulis.cluster.pipeline.g._external.detect", "varpulis.cluster.pipeline.g._external.detect.0",
-                "varpulis.cluster.pipeline.g._external.detect.1", "varpulis.cluster.pipeline.g._external.detect.2");
+        assertThat(group.consumedEdges("detect")).extracting(RouteEdge::subject)
+            .containsExactly("varpulis.cluster.pipeline.g._external.detect",
+                    "varpulis.cluster.pipeline.g._external.detect.0", "varpulis.cluster.pipeline.g._external.detect.1",
+                    "varpulis.cluster.pipeline.g._external.detect.2");
         assertThat(PipelineUnit.of(group)).extracting(PipelineUnit::key)
-                .containsExactly("g/detect/0", "g/detect/1", "g/detect/2");
+            .containsExactly("g/detect/0", "g/detect/1", "g/detect/2");
         assertThat(group(null, null).consumedEdges("detect")).hasSize(1);
         assertThat(PipelineUnit.of(group(1, null))).extracting(PipelineUnit::key).containsExactly("g/detect");
     }
@@ -100,13 +106,13 @@ class PartitioningTest {
         }
         assertThat(buckets).hasSize(64).doesNotContain(JetStreamKeyValueState.bucketName("g", "detect"));
         assertThat(JetStreamKeyValueState.bucketName("g", "detect", Partitioning.NONE))
-                .isEqualTo(JetStreamKeyValueState.bucketName("g", "detect"));
+            .isEqualTo(JetStreamKeyValueState.bucketName("g", "detect"));
     }
 
     @Test
     void replicasAboveOneNeedAPartitionKey_theErrorNamesTheFieldAndTheFix() {
-        assertThatThrownBy(() -> group(2, null).validate())
-                .hasMessageContaining("partition_key is missing").hasMessageContaining("or set replicas to 1");
+        assertThatThrownBy(() -> group(2, null).validate()).hasMessageContaining("partition_key is missing")
+            .hasMessageContaining("or set replicas to 1");
         assertThatCode(() -> group(1, null).validate()).doesNotThrowAnyException();
         assertThatCode(() -> group(64, "src_ip").validate()).doesNotThrowAnyException();
     }
@@ -114,9 +120,10 @@ class PartitioningTest {
     @Test
     void replicasOutsideOneToTheBoundAreRefusedNamingTheSetting() {
         assertThatThrownBy(() -> group(0, "src_ip").validate()).hasMessageContaining("replicas is 0")
-                .hasMessageContaining("between 1 and 64");
+            .hasMessageContaining("between 1 and 64");
         assertThatThrownBy(() -> group(65, "src_ip").validate())
-                .hasMessageContaining("varpulis.cluster.max-partitions");
+            .hasMessageContaining("varpulis.cluster.max-partitions");
         assertThatCode(() -> group(65, "src_ip").validate(128)).doesNotThrowAnyException();
     }
+
 }

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Groups that could never run, or would flood the routing stream, are refused when they are declared.
+ * Groups that could never run, or would flood the routing stream, are refused when they
+ * are declared.
  */
 class PipelineGroupSpecTest {
 
@@ -28,9 +29,8 @@ class PipelineGroupSpecTest {
                 List.of(new RouteSpec("_external", "p", null), new RouteSpec("p", "p", null)));
         assertThatThrownBy(selfLoop::validate).hasMessageContaining("cycle (p -> p)");
 
-        PipelineGroupSpec twoHop = new PipelineGroupSpec("g", List.of(pipeline("p"), pipeline("q")),
-                List.of(new RouteSpec("_external", "p", null), new RouteSpec("p", "q", null),
-                        new RouteSpec("q", "p", null)));
+        PipelineGroupSpec twoHop = new PipelineGroupSpec("g", List.of(pipeline("p"), pipeline("q")), List
+            .of(new RouteSpec("_external", "p", null), new RouteSpec("p", "q", null), new RouteSpec("q", "p", null)));
         assertThatThrownBy(twoHop::validate).hasMessageContaining("cycle (p -> q -> p)");
     }
 
@@ -47,22 +47,22 @@ class PipelineGroupSpecTest {
     void namesLongerThan64CharactersAreRefused_theyWouldOverflowStreamAndBucketNames() {
         String longName = "a".repeat(65);
         assertThatThrownBy(() -> new PipelineGroupSpec(longName, List.of(pipeline("p")), List.of()).validate())
-                .hasMessageContaining("at most 64");
+            .hasMessageContaining("at most 64");
         assertThatThrownBy(() -> new PipelineGroupSpec("g", List.of(pipeline(longName)), List.of()).validate())
-                .hasMessageContaining("at most 64");
+            .hasMessageContaining("at most 64");
     }
 
     @Test
     void aGroupWithoutANameSaysSo() {
         assertThatThrownBy(() -> new PipelineGroupSpec(null, List.of(pipeline("p")), List.of()).validate())
-                .hasMessage("a pipeline group needs a name");
+            .hasMessage("a pipeline group needs a name");
     }
 
     @Test
     void filterExpressionsMayNotCallMethods() {
         ProcessorType filter = BuiltInProcessorTypes.filter();
-        PipelineSpec callsMethods = new PipelineSpec("f", new ProcessorSpec("filter",
-                Map.of("expression", "'a'.repeat(100000000).length() > 0")));
+        PipelineSpec callsMethods = new PipelineSpec("f",
+                new ProcessorSpec("filter", Map.of("expression", "'a'.repeat(100000000).length() > 0")));
         assertThatThrownBy(() -> filter.validate(callsMethods)).hasMessageContaining("method calls");
         PipelineSpec operatorsOnly = new PipelineSpec("f", new ProcessorSpec("filter",
                 Map.of("expression", "event_type == 'SshAuthFailure' and fields['user'] matches 'r.*'")));
@@ -70,22 +70,22 @@ class PipelineGroupSpecTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"event_type.class.name == 'x'", "event_type.length > 3", "timestamp.bytes != null",
-            "#root != null", "fields.?[true] != null", "user == 'root'", "event_type[0] == 'S'",
-            "['fields'] != null"})
+    @ValueSource(strings = { "event_type.class.name == 'x'", "event_type.length > 3", "timestamp.bytes != null",
+            "#root != null", "fields.?[true] != null", "user == 'root'", "event_type[0] == 'S'", "['fields'] != null" })
     void filterExpressionsThatCanOnlyFailOnEveryEventAreRefusedWhenDeclared(String expression) {
         PipelineSpec pipeline = new PipelineSpec("f", new ProcessorSpec("filter", Map.of("expression", expression)));
         assertThatThrownBy(() -> BuiltInProcessorTypes.filter().validate(pipeline))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("filter pipeline f: expression '" + expression + "' uses");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("filter pipeline f: expression '" + expression + "' uses");
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"fields.user == 'root'", "fields['geo']['country'] == 'NL'", "timestamp != null",
+    @ValueSource(strings = { "fields.user == 'root'", "fields['geo']['country'] == 'NL'", "timestamp != null",
             "event_type matches 'Ssh.*' ? true : false", "fields['port'] > 1024 or !(fields['user'] == 'x')",
-            "fields['attempts'] >= 3 and fields['user'] != null"})
+            "fields['attempts'] >= 3 and fields['user'] != null" })
     void filterExpressionsOverTheEventAreAccepted(String expression) {
         PipelineSpec pipeline = new PipelineSpec("f", new ProcessorSpec("filter", Map.of("expression", expression)));
         assertThatCode(() -> BuiltInProcessorTypes.filter().validate(pipeline)).doesNotThrowAnyException();
     }
+
 }

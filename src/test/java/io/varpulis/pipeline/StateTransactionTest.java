@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * One apply's writes: the processor reads them at once, the state sees them only when the apply returned, and an
- * apply that throws leaves nothing behind.
+ * One apply's writes: the processor reads them at once, the state sees them only when the
+ * apply returned, and an apply that throws leaves nothing behind.
  */
 class StateTransactionTest {
 
@@ -53,12 +53,14 @@ class StateTransactionTest {
         StateTransaction apply = new StateTransaction(state);
 
         assertThatThrownBy(() -> apply.put("a b", bytes("x"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("invalid state key");
+            .hasMessageContaining("invalid state key");
         assertThatThrownBy(() -> apply.put(KeyValueState.RESERVED_PREFIX + "fence", bytes("x")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("reserved");
     }
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
+
 }

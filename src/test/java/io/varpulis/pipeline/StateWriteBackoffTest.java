@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 25, item 3: a state's write retries back off (50 ms doubling to 2 s), are counted, and start over only once
- * every write a mended chain sent again is confirmed, never when only its first ones were.
+ * Issue 25, item 3: a state's write retries back off (50 ms doubling to 2 s), are
+ * counted, and start over only once every write a mended chain sent again is confirmed,
+ * never when only its first ones were.
  */
 class StateWriteBackoffTest {
 
     private final AtomicInteger counted = new AtomicInteger();
+
     private final StateWriteBackoff backoff = new StateWriteBackoff(counted::incrementAndGet);
 
     @Test
@@ -38,7 +40,7 @@ class StateWriteBackoffTest {
 
         backoff.confirmed(first);
         assertThat(backoff.nextRetryMillis()).as("the first writes sent again were stored, the rest timed out")
-                .isEqualTo(200L);
+            .isEqualTo(200L);
         backoff.mended(last);
         backoff.confirmed(first);
         backoff.confirmed(last);
@@ -62,4 +64,5 @@ class StateWriteBackoffTest {
 
         assertThat(backoff.nextRetryMillis()).isEqualTo(50L);
     }
+
 }

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * One {@code smoke-test} run as the command line does it, its standard output captured.
  *
- * @param output   what it printed
+ * @param output what it printed
  * @param exitCode what it returned
  */
 record SmokeRun(String output, int exitCode) {
@@ -19,7 +19,8 @@ record SmokeRun(String output, int exitCode) {
         try {
             int exitCode = SmokeTest.run(args);
             return new SmokeRun(captured.toString(StandardCharsets.UTF_8), exitCode);
-        } finally {
+        }
+        finally {
             System.setOut(original);
         }
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 5: the operators' smoke test reports what it found and what is missing, and exits non-zero on any failure.
+ * Issue 5: the operators' smoke test reports what it found and what is missing, and exits
+ * non-zero on any failure.
  */
 @BrokerTest
 class SmokeTestCommandTest {
@@ -25,11 +26,13 @@ class SmokeTestCommandTest {
     @Test
     void passesOnAJetStreamServer_createsTheStreams_andLeavesNoTestEventBehind() throws Exception {
         String output = run("--varpulis.nats.url=" + jetStream.url());
-        assertThat(output).contains("ok    JetStream is enabled", "stream VARPULIS_ROUTING created",
-                "read it back", "all checks passed");
+        assertThat(output).contains("ok    JetStream is enabled", "stream VARPULIS_ROUTING created", "read it back",
+                "all checks passed");
         try (Connection connection = Nats.connect(jetStream.url())) {
-            assertThat(connection.jetStreamManagement().getStreamInfo(VarpulisJetStream.ROUTING_STREAM)
-                    .getStreamState().getMsgCount()).isZero();
+            assertThat(connection.jetStreamManagement()
+                .getStreamInfo(VarpulisJetStream.ROUTING_STREAM)
+                .getStreamState()
+                .getMsgCount()).isZero();
         }
         assertThat(exitCode).isZero();
     }
@@ -48,4 +51,5 @@ class SmokeTestCommandTest {
         exitCode = run.exitCode();
         return run.output();
     }
+
 }

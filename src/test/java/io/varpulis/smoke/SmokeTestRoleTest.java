@@ -13,28 +13,28 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 13: {@code smoke-test --role worker|coordinator} passes for a user with exactly that role's permission set
- * ({@link NatsPermissions}), fails for a user lacking what the role needs, and fails for a user who may do more
- * (an unrestricted user, one who may read every inbox), naming the permission set to use. It leaves nothing
- * behind.
+ * Issue 13: {@code smoke-test --role worker|coordinator} passes for a user with exactly
+ * that role's permission set ({@link NatsPermissions}), fails for a user lacking what the
+ * role needs, and fails for a user who may do more (an unrestricted user, one who may
+ * read every inbox), naming the permission set to use. It leaves nothing behind.
  */
 @BrokerTest
 class SmokeTestRoleTest {
 
     @RegisterExtension
-    static final NatsServerExtension nats = NatsServerExtension.jetStream().withConfig("authorization {\n"
-            + "  users = [\n"
-            + NatsPermissions.coordinator("coordinator-0").serverConfigUser("coordinator", "\"coordinator-pw\"") + ",\n"
-            + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
-            + "{ user: \"admin\", password: \"admin-pw\" }\n"
-            + "  ]\n}\n");
+    static final NatsServerExtension nats = NatsServerExtension.jetStream()
+        .withConfig("authorization {\n" + "  users = [\n"
+                + NatsPermissions.coordinator("coordinator-0").serverConfigUser("coordinator", "\"coordinator-pw\"")
+                + ",\n" + NatsPermissions.worker("w1").serverConfigUser("w1", "\"w1-pw\"") + ",\n"
+                + "{ user: \"admin\", password: \"admin-pw\" }\n" + "  ]\n}\n");
 
     private int exitCode;
 
     @BeforeAll
     static void createTheStreams() {
         assertThat(new SmokeTestRoleTest().run("--varpulis.nats.url=" + nats.url(), "--varpulis.nats.username=admin",
-                "--varpulis.nats.password=admin-pw")).contains("all checks passed");
+                "--varpulis.nats.password=admin-pw"))
+            .contains("all checks passed");
     }
 
     @Test
@@ -42,12 +42,14 @@ class SmokeTestRoleTest {
         long before = storedMessages();
         String output = run("--role", "worker", "--varpulis.cluster.worker-id=w1", "--varpulis.nats.url=" + nats.url(),
                 "--varpulis.nats.username=w1", "--varpulis.nats.password=w1-pw");
-        assertThat(output).contains("ok    may receive replies in its own inbox (subscribe _INBOX_worker_w1.>)",
-                "ok    may not read every connection's replies (subscribe _INBOX.> refused)",
-                "ok    may not read another node's replies",
-                "ok    may publish its heartbeat (publish varpulis.cluster.heartbeat.w1)",
-                "ok    may not delete a stream", "ok    may not read another worker's commands",
-                "all checks passed: this user has exactly what a worker needs").doesNotContain("FAIL");
+        assertThat(output)
+            .contains("ok    may receive replies in its own inbox (subscribe _INBOX_worker_w1.>)",
+                    "ok    may not read every connection's replies (subscribe _INBOX.> refused)",
+                    "ok    may not read another node's replies",
+                    "ok    may publish its heartbeat (publish varpulis.cluster.heartbeat.w1)",
+                    "ok    may not delete a stream", "ok    may not read another worker's commands",
+                    "all checks passed: this user has exactly what a worker needs")
+            .doesNotContain("FAIL");
         assertThat(exitCode).isZero();
         assertThat(storedMessages()).as("nothing stored").isEqualTo(before);
     }
@@ -57,13 +59,13 @@ class SmokeTestRoleTest {
         String output = run("--role=coordinator", "--varpulis.cluster.coordinator-id=coordinator-0",
                 "--varpulis.nats.url=" + nats.url(), "--varpulis.nats.username=coordinator",
                 "--varpulis.nats.password=coordinator-pw");
-        assertThat(output).contains(
-                "ok    may receive replies in its own inbox (subscribe _INBOX_coordinator_coordinator-0.>)",
-                "ok    may receive registrations", "ok    may not read the workers' commands", "all checks passed")
-                .doesNotContain("FAIL");
+        assertThat(output)
+            .contains("ok    may receive replies in its own inbox (subscribe _INBOX_coordinator_coordinator-0.>)",
+                    "ok    may receive registrations", "ok    may not read the workers' commands", "all checks passed")
+            .doesNotContain("FAIL");
         assertThat(exitCode).isZero();
         assertThat(run("--role=coordinator", "--varpulis.nats.url=" + nats.url())).as("its inbox is named after it")
-                .contains("varpulis.cluster.coordinator-id");
+            .contains("varpulis.cluster.coordinator-id");
         assertThat(exitCode).isEqualTo(2);
     }
 
@@ -75,8 +77,7 @@ class SmokeTestRoleTest {
                 "FAIL  may not receive its own commands");
         assertThat(exitCode).isEqualTo(1);
         String asCoordinator = run("--role", "coordinator", "--varpulis.cluster.coordinator-id=coordinator-0",
-                "--varpulis.nats.url=" + nats.url(),
-                "--varpulis.nats.username=w1", "--varpulis.nats.password=w1-pw");
+                "--varpulis.nats.url=" + nats.url(), "--varpulis.nats.username=w1", "--varpulis.nats.password=w1-pw");
         assertThat(asCoordinator).contains("FAIL  may not receive registrations");
         assertThat(exitCode).isEqualTo(1);
     }
@@ -98,8 +99,8 @@ class SmokeTestRoleTest {
     }
 
     private static long storedMessages() throws Exception {
-        try (Connection admin = Nats.connect(new Options.Builder().server(nats.url()).userInfo("admin", "admin-pw")
-                .build())) {
+        try (Connection admin = Nats
+            .connect(new Options.Builder().server(nats.url()).userInfo("admin", "admin-pw").build())) {
             long total = 0;
             for (String stream : admin.jetStreamManagement().getStreamNames()) {
                 total += admin.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount();
@@ -114,4 +115,5 @@ class SmokeTestRoleTest {
         exitCode = run.exitCode();
         return run.output();
     }
+
 }

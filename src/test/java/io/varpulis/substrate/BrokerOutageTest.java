@@ -36,9 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A broker that is briefly away is not poison (SPEC section 9): no responders, PubAck timeouts and a server killed
- * and restarted never make a valid event reach max_deliver and be parked; the ingress waits, keeping the delivery
- * in progress, and applies it once. A processor that throws is still parked after five deliveries.
+ * A broker that is briefly away is not poison (SPEC section 9): no responders, PubAck
+ * timeouts and a server killed and restarted never make a valid event reach max_deliver
+ * and be parked; the ingress waits, keeping the delivery in progress, and applies it
+ * once. A processor that throws is still parked after five deliveries.
  */
 @BrokerTest
 class BrokerOutageTest {
@@ -51,23 +52,33 @@ class BrokerOutageTest {
         RouteEdge edge = new RouteEdge("noresp", "_external", "detect");
         NatsProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
-            // Outputs go to a subject no stream captures yet: every publish is answered 503 no responders.
-            OutputEmitter elsewhere = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
-                    .map(o -> worker.transport.publish(new OutboundMessage("elsewhere.out", worker.codec.encode(o),
-                            input.messageId() + "/0"))).toArray(CompletableFuture[]::new));
-            try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) ->
-                    List.of(Event.of("Out", Map.of())), new InMemoryKeyValueState(), elsewhere)
-                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
-                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
-                        Map.of())), "noresp-1")).get(5, TimeUnit.SECONDS);
+            // Outputs go to a subject no stream captures yet: every publish is answered
+            // 503 no responders.
+            OutputEmitter elsewhere = (outputs,
+                    input) -> CompletableFuture.allOf(outputs.stream()
+                        .map(o -> worker.transport.publish(
+                                new OutboundMessage("elsewhere.out", worker.codec.encode(o), input.messageId() + "/0")))
+                        .toArray(CompletableFuture[]::new));
+            try (Consumption ignored = worker
+                .ingress(edge, List.of("*"), (event, context) -> List.of(Event.of("Out", Map.of())),
+                        new InMemoryKeyValueState(), elsewhere)
+                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                worker.transport
+                    .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of())),
+                            "noresp-1"))
+                    .get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the output.
                 Thread.sleep(6000);
                 assertThat(worker.metrics.count("varpulis.events.applied", "pipeline", "detect")).isZero();
-                worker.jsm().addStream(StreamConfiguration.builder().name("ELSEWHERE").subjects("elsewhere.>")
-                        .storageType(StorageType.File).build());
+                worker.jsm()
+                    .addStream(StreamConfiguration.builder()
+                        .name("ELSEWHERE")
+                        .subjects("elsewhere.>")
+                        .storageType(StorageType.File)
+                        .build());
 
-                await().atMost(Duration.ofSeconds(20)).until(() ->
-                        worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
                 var consumer = deliveredOnce(worker, edge);
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(consumer.getNumAckPending()).isZero();
@@ -81,43 +92,60 @@ class BrokerOutageTest {
     @Test
     void anEventRepublishedToItsKeysPartitionWaitsForNoResponders_neverNakd_andIsStoredOnce() throws Exception {
         Partitioning partitioning = new Partitioning("k", 2);
-        String key = IntStream.range(0, 100).mapToObj(i -> "key-" + i)
-                .filter(k -> partitioning.partitionOf(Event.of("In", Map.of("k", k))) == 1).findFirst().orElseThrow();
-        // Partition 0's edge gets an event whose key picks partition 1: its ingress republishes it there.
+        String key = IntStream.range(0, 100)
+            .mapToObj(i -> "key-" + i)
+            .filter(k -> partitioning.partitionOf(Event.of("In", Map.of("k", k))) == 1)
+            .findFirst()
+            .orElseThrow();
+        // Partition 0's edge gets an event whose key picks partition 1: its ingress
+        // republishes it there.
         RouteEdge edge = new RouteEdge("reroute", "_external", "detect").partition(0);
         NatsProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
-            // "Partition 1" is a subject no stream captures yet: every republish is answered 503 no responders.
-            OutputEmitter toPartitions = (outputs, input) -> CompletableFuture.allOf(outputs.stream()
-                    .map(o -> worker.transport.publish(new OutboundMessage("rerouted.detect.1",
-                            worker.codec.encode(o), input.messageId() + "/rerouted")))
-                    .toArray(CompletableFuture[]::new));
+            // "Partition 1" is a subject no stream captures yet: every republish is
+            // answered 503 no responders.
+            OutputEmitter toPartitions = (outputs,
+                    input) -> CompletableFuture.allOf(outputs.stream()
+                        .map(o -> worker.transport.publish(new OutboundMessage("rerouted.detect.1",
+                                worker.codec.encode(o), input.messageId() + "/rerouted")))
+                        .toArray(CompletableFuture[]::new));
             DeployedPipeline pipeline = TestPipelines.deployed(edge.group(), edge.to(), (event, context) -> List.of(),
                     new InMemoryKeyValueState(), "0", partitioning);
             TestIngress ingress = new TestIngress(new RouteIngress(edge, List.of("*"), pipeline, OutputEmitter.NONE,
-                    worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker).reroutingTo(toPartitions);
-            long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
-                    .getMsgCount();
-            try (Consumption ignored = ingress.start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
-                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
-                        Map.of("k", key))), "reroute-1")).get(5, TimeUnit.SECONDS);
+                    worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker)
+                .reroutingTo(toPartitions);
+            long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState().getMsgCount();
+            try (Consumption ignored = ingress.start(worker.transport,
+                    ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                worker.transport
+                    .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of("k", key))),
+                            "reroute-1"))
+                    .get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the partition.
                 Thread.sleep(6000);
-                worker.jsm().addStream(StreamConfiguration.builder().name("REROUTED").subjects("rerouted.>")
-                        .storageType(StorageType.File).build());
+                worker.jsm()
+                    .addStream(StreamConfiguration.builder()
+                        .name("REROUTED")
+                        .subjects("rerouted.>")
+                        .storageType(StorageType.File)
+                        .build());
 
                 var consumerName = DurableNames.routeConsumer("detect", edge.subject());
-                await().atMost(Duration.ofSeconds(20)).until(() -> worker.jsm().getConsumerInfo(
-                        VarpulisJetStream.ROUTING_STREAM, consumerName).getAckFloor().getStreamSequence() > 0);
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> worker.jsm()
+                        .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName)
+                        .getAckFloor()
+                        .getStreamSequence() > 0);
                 var consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName);
                 assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
-                        .isEqualTo(1);
+                    .isEqualTo(1);
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.retried", "pipeline", "detect")).isPositive();
                 assertThat(worker.jsm().getStreamInfo("REROUTED").getStreamState().getMsgCount()).isEqualTo(1);
-                assertThat(worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState()
-                        .getMsgCount()).as("nothing parked").isEqualTo(parkedBefore);
+                assertThat(worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState().getMsgCount())
+                    .as("nothing parked")
+                    .isEqualTo(parkedBefore);
             }
         }
     }
@@ -136,10 +164,14 @@ class BrokerOutageTest {
             });
             rig.tickAll(ticks, Duration.ofMillis(2));
             outage.get(60, TimeUnit.SECONDS);
-            // The poison once the server is back: parking still works after the outage. Sent before it, its
-            // deliveries would meet the kill, where versions differ in what the server does with them (not the
-            // ingress): 2.15 gives a last delivery in flight up with a MAX_DELIVERIES advisory, and 2.9 was seen
-            // once never to redeliver a message nak'ed with a delay 100 ms before the kill (docs/RELIABILITY.md).
+            // The poison once the server is back: parking still works after the outage.
+            // Sent before it, its
+            // deliveries would meet the kill, where versions differ in what the server
+            // does with them (not the
+            // ingress): 2.15 gives a last delivery in flight up with a MAX_DELIVERIES
+            // advisory, and 2.9 was seen
+            // once never to redeliver a message nak'ed with a delay 100 ms before the
+            // kill (docs/RELIABILITY.md).
             rig.tick(-1).get(30, TimeUnit.SECONDS);
 
             rig.awaitDrained(ticks, Duration.ofSeconds(120));
@@ -151,14 +183,16 @@ class BrokerOutageTest {
             assertThat(rig.parked()).last().asString().startsWith("max_deliver ").contains("\"n\":-1");
             assertThat(rig.maxDeliveries).as("no delivery reached max_deliver unsettled").isEmpty();
             assertThat(rig.worker.metrics.count("varpulis.events.parked", "unit", "count", "reason", "max_deliver"))
-                    .isEqualTo(1);
+                .isEqualTo(1);
         }
     }
 
     @Test
     void applyThatBlocksOnItsThreadPastItsAckWait_isKeptInProgress_deliveredOnce() throws Exception {
-        // A processor blocked inside its apply (a state read waiting out an election) holds the delivery in the
-        // ingress's slot, not in the keeper's queue: the slot is swept the same, so ack_wait never runs out.
+        // A processor blocked inside its apply (a state read waiting out an election)
+        // holds the delivery in the
+        // ingress's slot, not in the keeper's queue: the slot is swept the same, so
+        // ack_wait never runs out.
         RouteEdge edge = new RouteEdge("slowapply", "_external", "detect");
         NatsProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
@@ -166,12 +200,14 @@ class BrokerOutageTest {
                 Thread.sleep(5000);
                 return List.of();
             }, new InMemoryKeyValueState(), OutputEmitter.NONE)
-                    .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
-                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In",
-                        Map.of())), "slowapply-1")).get(5, TimeUnit.SECONDS);
+                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                worker.transport
+                    .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of())),
+                            "slowapply-1"))
+                    .get(5, TimeUnit.SECONDS);
 
-                await().atMost(Duration.ofSeconds(20)).until(() ->
-                        worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 1);
                 var consumer = deliveredOnce(worker, edge);
                 assertThat(consumer.getNumAckPending()).isZero();
                 assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isZero();
@@ -179,16 +215,21 @@ class BrokerOutageTest {
         }
     }
 
-    /** Asserts the detect consumer delivered the edge's one event once (kept in progress), and returns its info. */
+    /**
+     * Asserts the detect consumer delivered the edge's one event once (kept in progress),
+     * and returns its info.
+     */
     private static ConsumerInfo deliveredOnce(SubstrateFixture worker, RouteEdge edge) throws Exception {
-        ConsumerInfo consumer = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                DurableNames.routeConsumer("detect", edge.subject()));
-        assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once")
-                .isEqualTo(1);
+        ConsumerInfo consumer = worker.jsm()
+            .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, DurableNames.routeConsumer("detect", edge.subject()));
+        assertThat(consumer.getDelivered().getConsumerSequence()).as("kept in progress: delivered once").isEqualTo(1);
         return consumer;
     }
 
-    /** ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass in 6 s. */
+    /**
+     * ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass
+     * in 6 s.
+     */
     private static NatsProperties shortWaits() {
         NatsProperties properties = new NatsProperties();
         properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
@@ -196,4 +237,5 @@ class BrokerOutageTest {
         properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
         return properties;
     }
+
 }

@@ -15,10 +15,12 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The production topology (SPEC section 9): three clustered servers, R3 streams and R3 pipeline state, the routing
- * stream's leader (which leads the state's bucket too) killed with SIGKILL under load and restarted 15 s later. During the election publishes are answered
- * 503 no responders; the ingress waits them out with the deliveries kept in progress, so no valid event reaches
- * max_deliver or is parked, every event is applied once in the state, and every output is stored.
+ * The production topology (SPEC section 9): three clustered servers, R3 streams and R3
+ * pipeline state, the routing stream's leader (which leads the state's bucket too) killed
+ * with SIGKILL under load and restarted 15 s later. During the election publishes are
+ * answered 503 no responders; the ingress waits them out with the deliveries kept in
+ * progress, so no valid event reaches max_deliver or is parked, every event is applied
+ * once in the state, and every output is stored.
  */
 @BrokerTest
 class ClusterFailoverTest {
@@ -32,15 +34,17 @@ class ClusterFailoverTest {
         int ticks = 6000;
         try (CountingRig rig = new CountingRig(cluster.url(), 3, Duration.ofSeconds(10))) {
             int leader = cluster.streamLeader(VarpulisJetStream.ROUTING_STREAM);
-            // The state's bucket led by the same server, so that the state writes meet the election too.
+            // The state's bucket led by the same server, so that the state writes meet
+            // the election too.
             for (int i = 0; i < 20 && cluster.streamLeader(rig.stateStream) != leader; i++) {
                 rig.worker.connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + rig.stateStream, new byte[0])
-                        .get(5, TimeUnit.SECONDS);
+                    .get(5, TimeUnit.SECONDS);
                 CountingRig.sleep(1000);
             }
             AtomicLong killedAt = new AtomicLong();
             CompletableFuture<Void> failover = CompletableFuture.runAsync(() -> {
-                // While the pipeline works through a backlog: its outputs and state writes meet the election.
+                // While the pipeline works through a backlog: its outputs and state
+                // writes meet the election.
                 CountingRig.sleep(1500);
                 killedAt.set(System.nanoTime());
                 cluster.kill(leader);
@@ -57,7 +61,8 @@ class ClusterFailoverTest {
             assertThat(rig.total()).as("every tick counted once in the R3 state").isEqualTo(ticks);
             assertThat(rig.dlqDepth()).as("nothing parked").isZero();
             assertThat(rig.maxDeliveriesAdvisories).as("no delivery reached max_deliver: %s", rig.maxDeliveries)
-                    .hasValue(0);
+                .hasValue(0);
         }
     }
+
 }

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 8, behaviour 2: on core, an event routed while its pipeline is down is lost. Kept as a test because it
- * documents why the jetstream substrate exists; the same scenario on JetStream is in
- * {@link JetStreamRouteDeliveryTest}.
+ * SPEC section 8, behaviour 2: on core, an event routed while its pipeline is down is
+ * lost. Kept as a test because it documents why the jetstream substrate exists; the same
+ * scenario on JetStream is in {@link JetStreamRouteDeliveryTest}.
  */
 @BrokerTest
 class CoreSubstrateLosesEventsTest {
@@ -38,24 +38,25 @@ class CoreSubstrateLosesEventsTest {
         Event lost = Event.of("SshAuthFailure", Map.of("src_ip", "10.0.0.9"));
         Event seen = Event.of("SshAuthFailure", Map.of("src_ip", "10.0.0.10"));
         try (SubstrateFixture publisher = SubstrateFixture.connect(nats.url(), Substrate.CORE)) {
-            PublishReceipt receipt = publisher.transport.publish(
-                    new OutboundMessage(edge.subject(), publisher.codec.encode(lost), "ignored-on-core")).get();
+            PublishReceipt receipt = publisher.transport
+                .publish(new OutboundMessage(edge.subject(), publisher.codec.encode(lost), "ignored-on-core"))
+                .get();
             assertThat(receipt.stored()).as("core stores nothing").isFalse();
 
             List<Event> applied = new CopyOnWriteArrayList<>();
             try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.CORE);
-                 Consumption ignored = worker.ingress(edge, (event, context) -> {
-                     applied.add(event);
-                     return List.of();
-                 }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
+                    Consumption ignored = worker.ingress(edge, (event, context) -> {
+                        applied.add(event);
+                        return List.of();
+                    }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 worker.connection.flush(Duration.ofSeconds(2));
                 publisher.transport.publish(new OutboundMessage(edge.subject(), publisher.codec.encode(seen), null))
-                        .get();
+                    .get();
                 await().atMost(Duration.ofSeconds(5)).until(() -> !applied.isEmpty());
                 Thread.sleep(300);
-                assertThat(applied).as("the event published while the pipeline was down is gone")
-                        .containsExactly(seen);
+                assertThat(applied).as("the event published while the pipeline was down is gone").containsExactly(seen);
             }
         }
     }
+
 }

@@ -28,9 +28,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The ways an event could slip between ack, nak and park, each closed: a processor that throws an Error, a durable
- * that exists with another max_deliver, a DLQ that refuses the park on the last delivery, and two route edges whose
- * durable names collide.
+ * The ways an event could slip between ack, nak and park, each closed: a processor that
+ * throws an Error, a durable that exists with another max_deliver, a DLQ that refuses the
+ * park on the last delivery, and two route edges whose durable names collide.
  */
 @BrokerTest
 class DeliveryEdgeCasesTest {
@@ -45,16 +45,17 @@ class DeliveryEdgeCasesTest {
         RouteEdge edge = new RouteEdge("err", "_external", "detect");
         AtomicInteger attempts = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, (event, context) -> {
-                 attempts.incrementAndGet();
-                 throw new AssertionError("invariant broken");
-             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, (event, context) -> {
+                    attempts.incrementAndGet();
+                    throw new AssertionError("invariant broken");
+                }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "err-1")).get();
-            await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
-                    "unit", "detect", "reason", "max_deliver") == 1);
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
+                        "max_deliver") == 1);
             assertThat(attempts).hasValue(5);
             assertThat(JetStreamRouteDeliveryTest.lastParked(worker, "detect").get("last_error").asText())
-                    .isEqualTo("invariant broken");
+                .isEqualTo("invariant broken");
         }
     }
 
@@ -63,18 +64,19 @@ class DeliveryEdgeCasesTest {
         RouteEdge edge = new RouteEdge("md3", "_external", "detect");
         AtomicInteger attempts = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            var declared = VarpulisJetStream.routeEdgeConsumer("detect", edge.subject(),
-                    worker.consumer());
-            worker.jsm().addOrUpdateConsumer(VarpulisJetStream.ROUTING_STREAM,
-                    ConsumerConfiguration.builder(declared.configuration()).maxDeliver(3).build());
+            var declared = VarpulisJetStream.routeEdgeConsumer("detect", edge.subject(), worker.consumer());
+            worker.jsm()
+                .addOrUpdateConsumer(VarpulisJetStream.ROUTING_STREAM,
+                        ConsumerConfiguration.builder(declared.configuration()).maxDeliver(3).build());
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 attempts.incrementAndGet();
                 throw new IllegalStateException("always fails");
             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "md3-1"))
-                        .get();
-                await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
-                        "unit", "detect", "reason", "max_deliver") == 1);
+                    .get();
+                await().atMost(Duration.ofSeconds(15))
+                    .until(() -> worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
+                            "max_deliver") == 1);
                 assertThat(attempts).as("the server's max_deliver (3), not the declared 5").hasValue(3);
             }
         }
@@ -91,20 +93,24 @@ class DeliveryEdgeCasesTest {
             worker.jsm().deleteStream(VarpulisJetStream.DLQ_STREAM);
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 throw new IllegalStateException("poison");
-            }, OutputEmitter.NONE).start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
-                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "dd-1"))
-                        .get();
+            }, OutputEmitter.NONE)
+                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "dd-1")).get();
                 Thread.sleep(1500);
-                assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
-                        "max_deliver")).as("no DLQ yet").isZero();
+                assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
+                    .as("no DLQ yet")
+                    .isZero();
                 worker.admin.declareStream(JetStreamSettings.deadLetters(properties.getJetstream()));
 
-                await().atMost(Duration.ofSeconds(20)).until(() -> worker.metrics.count("varpulis.events.parked",
-                        "unit", "detect", "reason", "max_deliver") == 1);
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
+                            "max_deliver") == 1);
                 assertThat(worker.metrics.count("varpulis.events.stranded", "unit", "detect")).isZero();
                 assertThat(JetStreamRouteDeliveryTest.dlqDepth(worker)).isEqualTo(1);
-                await().atMost(Duration.ofSeconds(5)).until(() -> worker.jsm().getConsumerInfo(
-                        VarpulisJetStream.ROUTING_STREAM, DurableNames.routeConsumer("detect", edge.subject()))
+                await().atMost(Duration.ofSeconds(5))
+                    .until(() -> worker.jsm()
+                        .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                                DurableNames.routeConsumer("detect", edge.subject()))
                         .getNumAckPending() == 0);
             }
         }
@@ -115,14 +121,14 @@ class DeliveryEdgeCasesTest {
         RouteEdge first = new RouteEdge("g", "a_b", "c");
         RouteEdge second = new RouteEdge("g_a", "b", "c");
         assertThat(DurableNames.routeConsumer("c", first.subject()))
-                .isEqualTo(DurableNames.routeConsumer("c", second.subject()));
+            .isEqualTo(DurableNames.routeConsumer("c", second.subject()));
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(first, (event, context) -> List.of(), OutputEmitter.NONE)
-                     .start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(first, (event, context) -> List.of(), OutputEmitter.NONE)
+                    .start(worker.transport, worker.consumer())) {
             assertThatThrownBy(() -> worker.ingress(second, (event, context) -> List.of(), OutputEmitter.NONE)
-                    .start(worker.transport, worker.consumer()))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("sanitise to the same durable name");
+                .start(worker.transport, worker.consumer())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sanitise to the same durable name");
         }
     }
+
 }

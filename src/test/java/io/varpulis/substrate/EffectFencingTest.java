@@ -33,11 +33,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 9, fencing every effect and output identity (issue 25, items 1 and 2): a superseded owner publishes
- * no output once a later placement opened the pipeline's state, because the server refuses its state write and the
- * outputs of an apply leave only after its state writes are stored; and an output's {@code Nats-Msg-Id} follows
- * what the output is, so a re-apply that emits another event in the same position is stored, not dropped as a
- * duplicate.
+ * SPEC section 9, fencing every effect and output identity (issue 25, items 1 and 2): a
+ * superseded owner publishes no output once a later placement opened the pipeline's
+ * state, because the server refuses its state write and the outputs of an apply leave
+ * only after its state writes are stored; and an output's {@code Nats-Msg-Id} follows
+ * what the output is, so a re-apply that emits another event in the same position is
+ * stored, not dropped as a duplicate.
  */
 @BrokerTest
 class EffectFencingTest {
@@ -54,35 +55,42 @@ class EffectFencingTest {
         properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         int events = 200;
         try (SubstrateFixture zombieWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
-             SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
-            PipelineGroupSpec group = new PipelineGroupSpec("superseded",
-                    List.of(pipeline("detect"), pipeline("sink")),
+                SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+            PipelineGroupSpec group = new PipelineGroupSpec("superseded", List.of(pipeline("detect"), pipeline("sink")),
                     List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", List.of("*")),
-                            new PipelineGroupSpec.RouteSpec("detect", "sink", List.of("*")))).validate();
+                            new PipelineGroupSpec.RouteSpec("detect", "sink", List.of("*"))))
+                .validate();
             PipelineHost zombie = zombieWorker.host(countingAndEmitting("zombie"), states(zombieWorker));
             PipelineHost owner = ownerWorker.host(countingAndEmitting("owner"), states(ownerWorker));
             zombie.deploy(group, "detect", 1);
-            // A later placement (the coordinator thought the zombie dead); both now pull from the same durable.
+            // A later placement (the coordinator thought the zombie dead); both now pull
+            // from the same durable.
             owner.deploy(group, "detect", 2);
             RouteEdge input = new RouteEdge("superseded", "_external", "detect");
             for (int i = 0; i < events; i++) {
-                ownerWorker.transport.publish(new OutboundMessage(input.subject(), ownerWorker.codec.encode(
-                        Event.of("Tick", Map.of("n", i))), "superseded-" + i)).get(5, TimeUnit.SECONDS);
+                ownerWorker.transport
+                    .publish(new OutboundMessage(input.subject(),
+                            ownerWorker.codec.encode(Event.of("Tick", Map.of("n", i))), "superseded-" + i))
+                    .get(5, TimeUnit.SECONDS);
             }
 
             await().atMost(WAIT).until(() -> {
-                var info = ownerWorker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                        DurableNames.routeConsumer("detect", input.subject()));
+                var info = ownerWorker.jsm()
+                    .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                            DurableNames.routeConsumer("detect", input.subject()));
                 return info.getNumPending() == 0 && info.getNumAckPending() == 0;
             });
-            List<Map<String, Object>> outputs = stored(ownerWorker, new RouteEdge("superseded", "detect", "sink")
-                    .subject());
+            List<Map<String, Object>> outputs = stored(ownerWorker,
+                    new RouteEdge("superseded", "detect", "sink").subject());
             assertThat(zombie.status()).as("the zombie stopped its pipeline").isEmpty();
             assertThat(zombieWorker.metrics.count("varpulis.state.fenced", "pipeline", "detect")).isEqualTo(1);
-            assertThat(outputs).as("every output is the owner's; the zombie's refused state writes kept its "
-                    + "outputs from leaving").allSatisfy(o -> assertThat(o.get("by")).isEqualTo("owner"));
-            assertThat(outputs).extracting(o -> o.get("n")).as("one output per event").doesNotHaveDuplicates()
-                    .hasSize(events);
+            assertThat(outputs)
+                .as("every output is the owner's; the zombie's refused state writes kept its " + "outputs from leaving")
+                .allSatisfy(o -> assertThat(o.get("by")).isEqualTo("owner"));
+            assertThat(outputs).extracting(o -> o.get("n"))
+                .as("one output per event")
+                .doesNotHaveDuplicates()
+                .hasSize(events);
             owner.close();
             zombie.close();
         }
@@ -93,32 +101,35 @@ class EffectFencingTest {
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             PipelineGroupSpec group = new PipelineGroupSpec("identity", List.of(pipeline("detect"), pipeline("sink")),
                     List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", List.of("*")),
-                            new PipelineGroupSpec.RouteSpec("detect", "sink", List.of("*")))).validate();
-            RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes("detect"), worker.transport,
-                    worker.codec, worker.metrics);
+                            new PipelineGroupSpec.RouteSpec("detect", "sink", List.of("*"))))
+                .validate();
+            RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes("detect"), worker.transport, worker.codec,
+                    worker.metrics);
             Event first = alert("10.0.0.1");
             Event other = alert("10.0.0.2");
 
             emitter.emit(List.of(first), List.of("alert:10.0.0.1"), "input-1").get(5, TimeUnit.SECONDS);
-            // The same input applied again under other state emits another alert at the same position: stored.
+            // The same input applied again under other state emits another alert at the
+            // same position: stored.
             emitter.emit(List.of(other), List.of("alert:10.0.0.2"), "input-1").get(5, TimeUnit.SECONDS);
             // The same alert again from the same input: a duplicate.
             emitter.emit(List.of(first), List.of("alert:10.0.0.1"), "input-1").get(5, TimeUnit.SECONDS);
-            // Without keys: the bytes decide, and two equal outputs of one input are both kept.
+            // Without keys: the bytes decide, and two equal outputs of one input are both
+            // kept.
             emitter.emit(List.of(first, first), null, "input-2").get(5, TimeUnit.SECONDS);
             emitter.emit(List.of(other), null, "input-2").get(5, TimeUnit.SECONDS);
             emitter.emit(List.of(first), null, "input-2").get(5, TimeUnit.SECONDS);
 
             List<Map<String, Object>> stored = stored(worker, new RouteEdge("identity", "detect", "sink").subject());
-            assertThat(stored).extracting(o -> o.get("src_ip")).containsExactly("10.0.0.1", "10.0.0.2",
-                    "10.0.0.1", "10.0.0.1", "10.0.0.2");
-            PublishReceipt again = worker.transport.publish(new OutboundMessage(
-                    new RouteEdge("identity", "detect", "sink").subject(), worker.codec.encode(first),
-                    RouteEmitter.messageId("input-1", "identity", "sink", RouteEmitter.keyId("alert:10.0.0.1"))))
-                    .get(5, TimeUnit.SECONDS);
+            assertThat(stored).extracting(o -> o.get("src_ip"))
+                .containsExactly("10.0.0.1", "10.0.0.2", "10.0.0.1", "10.0.0.1", "10.0.0.2");
+            PublishReceipt again = worker.transport
+                .publish(new OutboundMessage(new RouteEdge("identity", "detect", "sink").subject(),
+                        worker.codec.encode(first),
+                        RouteEmitter.messageId("input-1", "identity", "sink", RouteEmitter.keyId("alert:10.0.0.1"))))
+                .get(5, TimeUnit.SECONDS);
             assertThat(again.duplicate()).as("the id is {input}/{group}/{to}/k:{key}").isTrue();
-            assertThat(RouteEmitter.contentId(worker.codec.encode(first), 2))
-                    .matches("h:[0-9a-f]{32}\\.2");
+            assertThat(RouteEmitter.contentId(worker.codec.encode(first), 2)).matches("h:[0-9a-f]{32}\\.2");
         }
     }
 
@@ -130,13 +141,16 @@ class EffectFencingTest {
         return new PipelineGroupSpec.PipelineSpec(name, new PipelineGroupSpec.ProcessorSpec("test", Map.of()));
     }
 
-    /** Counts each event once in the state and emits {@code {"n", "by"}}, keyed by the event's number. */
+    /**
+     * Counts each event once in the state and emits {@code {"n", "by"}}, keyed by the
+     * event's number.
+     */
     private static EventProcessor countingAndEmitting(String by) {
         return (event, context) -> {
             KeyValueState state = context.state();
             String seen = "seen." + event.fields().get("n");
             if (state.get(seen).isEmpty()) {
-                state.put(seen, new byte[] {1});
+                state.put(seen, new byte[] { 1 });
             }
             return List.of(context.keyed(Event.of("Out", Map.of("n", event.fields().get("n"), "by", by)),
                     "out:" + event.fields().get("n")));
@@ -158,7 +172,8 @@ class EffectFencingTest {
             MessageInfo message;
             try {
                 message = worker.jsm().getMessage(VarpulisJetStream.ROUTING_STREAM, seq);
-            } catch (io.nats.client.JetStreamApiException e) {
+            }
+            catch (io.nats.client.JetStreamApiException e) {
                 continue;
             }
             if (subject.equals(message.getSubject())) {
@@ -167,4 +182,5 @@ class EffectFencingTest {
         }
         return fields;
     }
+
 }

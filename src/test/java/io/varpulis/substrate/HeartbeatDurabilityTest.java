@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 8, behaviours 6 and 7: heartbeats survive a coordinator restart on JetStream (and are lost on core),
- * and a replayed heartbeat older than heartbeat-timeout is discarded, never applied.
+ * SPEC section 8, behaviours 6 and 7: heartbeats survive a coordinator restart on
+ * JetStream (and are lost on core), and a replayed heartbeat older than heartbeat-timeout
+ * is discarded, never applied.
  */
 @BrokerTest
 class HeartbeatDurabilityTest {
@@ -43,13 +44,13 @@ class HeartbeatDurabilityTest {
         }
         Map<String, WorkerHeartbeat> seen = new ConcurrentHashMap<>();
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = listener(coordinator, "coord-6", Duration.ofSeconds(15), seen)
-                     .start(coordinator.containers, coordinator.consumer())) {
+                Consumption ignored = listener(coordinator, "coord-6", Duration.ofSeconds(15), seen)
+                    .start(coordinator.containers, coordinator.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> seen.containsKey("w-6"));
             WorkerHeartbeat heartbeat = seen.get("w-6");
             assertThat(heartbeat.eventsProcessed()).isEqualTo(42);
-            assertThat(heartbeat.pipelineMetrics()).containsExactly(
-                    new WorkerHeartbeat.PipelineMetric("detect", 42, 3, null, null, null));
+            assertThat(heartbeat.pipelineMetrics())
+                .containsExactly(new WorkerHeartbeat.PipelineMetric("detect", 42, 3, null, null, null));
             assertThat(coordinator.metrics.count("varpulis.heartbeats.applied")).isGreaterThanOrEqualTo(1);
         }
     }
@@ -61,8 +62,8 @@ class HeartbeatDurabilityTest {
             worker.transport.publish(OutboundMessage.of(Subjects.heartbeat("w-core"), BEAT)).get();
             worker.connection.flush(Duration.ofSeconds(2));
             try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.CORE);
-                 Consumption ignored = listener(coordinator, "coord-core", Duration.ofSeconds(15), seen)
-                         .start(coordinator.containers, coordinator.consumer())) {
+                    Consumption ignored = listener(coordinator, "coord-core", Duration.ofSeconds(15), seen)
+                        .start(coordinator.containers, coordinator.consumer())) {
                 coordinator.connection.flush(Duration.ofSeconds(2));
                 worker.transport.publish(OutboundMessage.of(Subjects.heartbeat("w-core-later"), BEAT)).get();
                 await().atMost(Duration.ofSeconds(5)).until(() -> seen.containsKey("w-core-later"));
@@ -79,32 +80,35 @@ class HeartbeatDurabilityTest {
         Thread.sleep(1200);
         Map<String, WorkerHeartbeat> seen = new ConcurrentHashMap<>();
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = listener(coordinator, "coord-7", Duration.ofSeconds(1), seen)
-                     .start(coordinator.containers, coordinator.consumer())) {
+                Consumption ignored = listener(coordinator, "coord-7", Duration.ofSeconds(1), seen)
+                    .start(coordinator.containers, coordinator.consumer())) {
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> coordinator.metrics.count("varpulis.heartbeats.stale") >= 1);
+                .until(() -> coordinator.metrics.count("varpulis.heartbeats.stale") >= 1);
             assertThat(seen).as("a stale heartbeat would mark a dead worker alive").doesNotContainKey("w-7");
-            await().atMost(Duration.ofSeconds(5)).until(() -> coordinator.jsm().getConsumerInfo(
-                    VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer("coord-7"))
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> coordinator.jsm()
+                    .getConsumerInfo(VarpulisJetStream.HEARTBEAT_STREAM, DurableNames.heartbeatConsumer("coord-7"))
                     .getNumAckPending() == 0);
         }
     }
 
     private static HeartbeatListener listener(SubstrateFixture node, String coordinatorId, Duration timeout,
-                                              Map<String, WorkerHeartbeat> seen) {
-        // As the coordinator does before it consumes: the server's time, so that a replay is measured against it.
+            Map<String, WorkerHeartbeat> seen) {
+        // As the coordinator does before it consumes: the server's time, so that a replay
+        // is measured against it.
         ServerClock serverClock = new ServerClock(Clock.systemUTC());
         if (node.substrate == Substrate.JETSTREAM) {
             try {
                 serverClock.observe(node.jsm().getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM));
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         }
-        return new HeartbeatListener(coordinatorId, timeout, serverClock, node.codec.mapper(),
-                (worker, beat, age) -> {
-                    seen.put(worker, beat);
-                    return true;
-                }, node.metrics);
+        return new HeartbeatListener(coordinatorId, timeout, serverClock, node.codec.mapper(), (worker, beat, age) -> {
+            seen.put(worker, beat);
+            return true;
+        }, node.metrics);
     }
+
 }

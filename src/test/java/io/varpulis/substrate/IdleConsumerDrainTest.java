@@ -16,8 +16,8 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A graceful stop waits for in-flight applies, not for the drain timeout: draining an idle consumer returns as soon
- * as its open pull ends.
+ * A graceful stop waits for in-flight applies, not for the drain timeout: draining an
+ * idle consumer returns as soon as its open pull ends.
  */
 @BrokerTest
 class IdleConsumerDrainTest {
@@ -28,9 +28,10 @@ class IdleConsumerDrainTest {
     @Test
     void drainingAnIdleConsumerDoesNotWaitForTheWholeTimeout() throws Exception {
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            Consumption consumption = worker.ingress(new RouteEdge("idle", "_external", "detect"),
-                    (event, context) -> List.of(), OutputEmitter.NONE)
-                    .start(worker.transport, worker.consumer());
+            Consumption consumption = worker
+                .ingress(new RouteEdge("idle", "_external", "detect"), (event, context) -> List.of(),
+                        OutputEmitter.NONE)
+                .start(worker.transport, worker.consumer());
 
             long started = System.nanoTime();
             consumption.drain(Duration.ofSeconds(20));
@@ -38,4 +39,5 @@ class IdleConsumerDrainTest {
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
         }
     }
+
 }

@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 8, behaviours 1, 3, 4 and 5, and the emit-before-ack rule, on a real JetStream server.
+ * SPEC section 8, behaviours 1, 3, 4 and 5, and the emit-before-ack rule, on a real
+ * JetStream server.
  */
 @BrokerTest
 class JetStreamRouteDeliveryTest {
@@ -53,23 +54,24 @@ class JetStreamRouteDeliveryTest {
     void eventRoutedWhileItsPipelineIsDownIsAppliedWhenItIsBack_andNotRedeliveredAfterItsAck() throws Exception {
         RouteEdge edge = new RouteEdge("b1", "_external", "detect");
         try (SubstrateFixture publisher = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            PublishReceipt receipt = publisher.transport.publish(
-                    new OutboundMessage(edge.subject(), publisher.codec.encode(SSH_FAILURE), null)).get();
+            PublishReceipt receipt = publisher.transport
+                .publish(new OutboundMessage(edge.subject(), publisher.codec.encode(SSH_FAILURE), null))
+                .get();
             assertThat(receipt.stored()).isTrue();
             assertThat(receipt.stream()).isEqualTo(VarpulisJetStream.ROUTING_STREAM);
         }
         List<Event> applied = new CopyOnWriteArrayList<>();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, collect(applied), OutputEmitter.NONE)
-                     .start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, collect(applied), OutputEmitter.NONE)
+                    .start(worker.transport, worker.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 1);
             assertThat(applied.get(0)).isEqualTo(SSH_FAILURE);
             await().atMost(Duration.ofSeconds(5)).until(() -> consumer(worker, edge).getNumAckPending() == 0);
         }
         List<Event> afterRestart = new CopyOnWriteArrayList<>();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, collect(afterRestart), OutputEmitter.NONE)
-                     .start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, collect(afterRestart), OutputEmitter.NONE)
+                    .start(worker.transport, worker.consumer())) {
             Thread.sleep(1000);
             assertThat(afterRestart).as("an acked event is not delivered again").isEmpty();
             ConsumerInfo info = consumer(worker, edge);
@@ -95,10 +97,10 @@ class JetStreamRouteDeliveryTest {
 
         List<Long> attempts = new CopyOnWriteArrayList<>();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, (event, context) -> {
-                 attempts.add(context.attempt());
-                 return List.of();
-             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, (event, context) -> {
+                    attempts.add(context.attempt());
+                    return List.of();
+                }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> !attempts.isEmpty());
             assertThat(attempts).containsExactly(2L);
             assertThat(worker.metrics.count("varpulis.events.redelivered", "pipeline", "detect")).isEqualTo(1);
@@ -110,13 +112,13 @@ class JetStreamRouteDeliveryTest {
         RouteEdge edge = new RouteEdge("b4", "_external", "detect");
         AtomicInteger deliveries = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, (event, context) -> {
-                 deliveries.incrementAndGet();
-                 throw new IllegalStateException("detector state store unavailable");
-             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, (event, context) -> {
+                    deliveries.incrementAndGet();
+                    throw new IllegalStateException("detector state store unavailable");
+                }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             byte[] payload = worker.codec.encode(SSH_FAILURE);
             PublishReceipt original = worker.transport.publish(new OutboundMessage(edge.subject(), payload, null))
-                    .get();
+                .get();
 
             await().atMost(Duration.ofSeconds(15)).until(() -> dlqDepth(worker) == 1);
             Thread.sleep(1000);
@@ -137,7 +139,7 @@ class JetStreamRouteDeliveryTest {
             assertThat(info.getNumAckPending()).as("the original was acked after the park").isZero();
             assertThat(info.getNumPending()).isZero();
             assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
-                    .isEqualTo(1);
+                .isEqualTo(1);
         }
     }
 
@@ -145,12 +147,12 @@ class JetStreamRouteDeliveryTest {
     void undecodablePayloadIsParkedOnItsFirstDelivery_withNonUtf8BytesKeptAsBase64() throws Exception {
         RouteEdge edge = new RouteEdge("b5", "_external", "detect");
         AtomicInteger applied = new AtomicInteger();
-        byte[] garbage = {(byte) 0xff, (byte) 0xfe, 'n', 'o', 't', ' ', 'j', 's', 'o', 'n'};
+        byte[] garbage = { (byte) 0xff, (byte) 0xfe, 'n', 'o', 't', ' ', 'j', 's', 'o', 'n' };
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             Consumption ignored = worker.ingress(edge, (event, context) -> {
-                 applied.incrementAndGet();
-                 return List.of();
-             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, (event, context) -> {
+                    applied.incrementAndGet();
+                    return List.of();
+                }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
             long before = dlqDepth(worker);
             worker.transport.publish(new OutboundMessage(edge.subject(), garbage, null)).get();
             worker.transport.publish(OutboundMessage.of(edge.subject(), "{\"fields\": {}}")).get();
@@ -158,7 +160,8 @@ class JetStreamRouteDeliveryTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> dlqDepth(worker) == before + 2);
             assertThat(applied).hasValue(0);
             List<JsonNode> parked = parked(worker, "detect");
-            // The two are parked concurrently: find each by what it carries, not by its place in the DLQ.
+            // The two are parked concurrently: find each by what it carries, not by its
+            // place in the DLQ.
             List<JsonNode> lastTwo = parked.subList(parked.size() - 2, parked.size());
             JsonNode binary = lastTwo.stream().filter(e -> e.has("payload_base64")).findFirst().orElseThrow();
             assertThat(binary.get("attempts").asLong()).isEqualTo(1);
@@ -179,14 +182,16 @@ class JetStreamRouteDeliveryTest {
         AtomicInteger attempts = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             OutputEmitter refusedThenStored = (outputs, input) -> {
-                // First attempt: the stream refuses the output (its expected last sequence is wrong), so no PubAck
-                // confirms it. (A subject no stream captures is no responders: the broker being away, which the
+                // First attempt: the stream refuses the output (its expected last
+                // sequence is wrong), so no PubAck
+                // confirms it. (A subject no stream captures is no responders: the broker
+                // being away, which the
                 // ingress waits out without a nak; see BrokerOutageTest.)
                 return CompletableFuture.allOf(outputs.stream().map(o -> {
                     OutboundMessage message = new OutboundMessage(next.subject(), worker.codec.encode(o),
                             input.messageId() + "/0");
-                    return worker.transport.publish(input.attempt() == 1
-                            ? message.expectingLastSequence(Long.MAX_VALUE / 2) : message);
+                    return worker.transport
+                        .publish(input.attempt() == 1 ? message.expectingLastSequence(Long.MAX_VALUE / 2) : message);
                 }).toArray(CompletableFuture[]::new));
             };
             EventProcessor detect = (event, context) -> {
@@ -194,11 +199,13 @@ class JetStreamRouteDeliveryTest {
                 return List.of(Event.of("BruteForceSuspected", Map.of("src_ip", "10.0.0.9")));
             };
             try (Consumption ignored = worker.ingress(edge, detect, refusedThenStored)
-                    .start(worker.transport, worker.consumer())) {
-                worker.transport.publish(OutboundMessage.of(edge.subject(),
-                        new String(worker.codec.encode(SSH_FAILURE), StandardCharsets.UTF_8))).get();
-                await().atMost(Duration.ofSeconds(10)).until(() -> consumer(worker, edge).getNumAckPending() == 0
-                        && attempts.get() == 2);
+                .start(worker.transport, worker.consumer())) {
+                worker.transport
+                    .publish(OutboundMessage.of(edge.subject(),
+                            new String(worker.codec.encode(SSH_FAILURE), StandardCharsets.UTF_8)))
+                    .get();
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> consumer(worker, edge).getNumAckPending() == 0 && attempts.get() == 2);
                 MessageInfo output = worker.jsm().getLastMessage(VarpulisJetStream.ROUTING_STREAM, next.subject());
                 assertThat(worker.codec.decode(output.getData()).eventType()).isEqualTo("BruteForceSuspected");
                 assertThat(worker.metrics.count("varpulis.events.applied", "pipeline", "detect")).isEqualTo(1);
@@ -214,8 +221,8 @@ class JetStreamRouteDeliveryTest {
     }
 
     private static ConsumerInfo consumer(SubstrateFixture fixture, RouteEdge edge) throws Exception {
-        return fixture.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                DurableNames.routeConsumer(edge.to(), edge.subject()));
+        return fixture.jsm()
+            .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, DurableNames.routeConsumer(edge.to(), edge.subject()));
     }
 
     static long dlqDepth(SubstrateFixture fixture) throws Exception {
@@ -238,4 +245,5 @@ class JetStreamRouteDeliveryTest {
         }
         return out;
     }
+
 }

@@ -37,9 +37,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What a worker's pipeline host enforces on every edge (SPEC sections 6 and 9): an edge applies only the event
- * types its routes declare, and a pipeline whose state a later placement took over stops on this worker, leaving
- * its events to the owner.
+ * What a worker's pipeline host enforces on every edge (SPEC sections 6 and 9): an edge
+ * applies only the event types its routes declare, and a pipeline whose state a later
+ * placement took over stops on this worker, leaving its events to the owner.
  */
 @ExtendWith(OutputCaptureExtension.class)
 @BrokerTest
@@ -61,22 +61,27 @@ class PipelineHostTest {
             RouteEdge edge = new RouteEdge("routed", "_external", "detect");
             String longType = "X".repeat(10_000);
             for (String type : List.of("SshAuthFailure", "HttpRequest", longType)) {
-                worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of(type,
-                        Map.of("src_ip", "10.0.0.9"))), "routed-" + type.length() + type.charAt(0)))
-                        .get(5, TimeUnit.SECONDS);
+                worker.transport
+                    .publish(new OutboundMessage(edge.subject(),
+                            worker.codec.encode(Event.of(type, Map.of("src_ip", "10.0.0.9"))),
+                            "routed-" + type.length() + type.charAt(0)))
+                    .get(5, TimeUnit.SECONDS);
             }
 
-            await().atMost(Duration.ofSeconds(15)).until(() -> worker.metrics.count("varpulis.events.parked",
-                    "unit", "detect", "reason", "unroutable") == 2);
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
+                        "unroutable") == 2);
             host.close();
             assertThat(applied).containsExactly("SshAuthFailure");
             List<JsonNode> parked = parked(worker);
             assertThat(parked).extracting(p -> p.path("reason").asText()).containsOnly("unroutable");
-            // Two parks run side by side: the DLQ holds them in whichever order their envelopes were stored.
+            // Two parks run side by side: the DLQ holds them in whichever order their
+            // envelopes were stored.
             assertThat(parked).extracting(p -> p.path("attempts").asLong()).containsOnly(1L);
-            assertThat(parked).extracting(p -> p.path("last_error").asText()).hasSize(2)
-                    .contains("event type HttpRequest is not accepted by route _external->detect (Ssh*)")
-                    .anySatisfy(error -> assertThat(error).contains("(10000 characters)").hasSizeLessThan(400));
+            assertThat(parked).extracting(p -> p.path("last_error").asText())
+                .hasSize(2)
+                .contains("event type HttpRequest is not accepted by route _external->detect (Ssh*)")
+                .anySatisfy(error -> assertThat(error).contains("(10000 characters)").hasSizeLessThan(400));
         }
     }
 
@@ -88,41 +93,45 @@ class PipelineHostTest {
         properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         int events = 400;
         try (SubstrateFixture zombieWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
-             SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
+                SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             PipelineGroupSpec group = group("fenced", List.of("*"));
             PipelineHost zombie = host(zombieWorker, counting(), states(zombieWorker));
             PipelineHost owner = host(ownerWorker, counting(), states(ownerWorker));
             RouteEdge edge = new RouteEdge("fenced", "_external", "detect");
             zombie.deploy(group, "detect", 1);
             for (int i = 0; i < events / 2; i++) {
-                zombieWorker.transport.publish(new OutboundMessage(edge.subject(), zombieWorker.codec.encode(
-                        Event.of("Tick", Map.of("n", i))), "fenced-" + i));
+                zombieWorker.transport.publish(new OutboundMessage(edge.subject(),
+                        zombieWorker.codec.encode(Event.of("Tick", Map.of("n", i))), "fenced-" + i));
             }
             await().atMost(Duration.ofSeconds(15)).until(() -> zombie.eventsProcessed() >= 50);
 
-            // A later placement of the same pipeline (the coordinator thought the first worker dead).
+            // A later placement of the same pipeline (the coordinator thought the first
+            // worker dead).
             owner.deploy(group, "detect", 2);
             for (int i = events / 2; i < events; i++) {
-                ownerWorker.transport.publish(new OutboundMessage(edge.subject(), ownerWorker.codec.encode(
-                        Event.of("Tick", Map.of("n", i))), "fenced-" + i)).get(5, TimeUnit.SECONDS);
+                ownerWorker.transport
+                    .publish(new OutboundMessage(edge.subject(),
+                            ownerWorker.codec.encode(Event.of("Tick", Map.of("n", i))), "fenced-" + i))
+                    .get(5, TimeUnit.SECONDS);
             }
 
             await().atMost(Duration.ofSeconds(30)).until(() -> zombie.status().isEmpty());
             await().atMost(Duration.ofSeconds(60)).until(() -> {
-                var info = ownerWorker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
-                        DurableNames.routeConsumer("detect", edge.subject()));
+                var info = ownerWorker.jsm()
+                    .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM,
+                            DurableNames.routeConsumer("detect", edge.subject()));
                 return info.getNumPending() == 0 && info.getNumAckPending() == 0;
             });
             KeyValueState verify = states(ownerWorker).open("fenced", "detect", Partitioning.NONE, 3);
             assertThat(new String(verify.get("total").orElseThrow(), StandardCharsets.UTF_8))
-                    .as("every event counted once, though two workers ran the pipeline for a while")
-                    .isEqualTo(Integer.toString(events));
+                .as("every event counted once, though two workers ran the pipeline for a while")
+                .isEqualTo(Integer.toString(events));
             verify.close();
             assertThat(zombieWorker.metrics.count("varpulis.state.fenced", "pipeline", "detect")).isEqualTo(1);
             assertThat(output).contains("pipeline fenced/detect (placement epoch 1) stops consuming on this worker")
-                    .contains("no longer owns it and stops");
-            assertThat(zombieWorker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",
-                    "max_deliver")).isZero();
+                .contains("no longer owns it and stops");
+            assertThat(zombieWorker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
+                .isZero();
             owner.close();
             zombie.close();
         }
@@ -131,19 +140,21 @@ class PipelineHostTest {
     @Test
     void eachPartitionsStateIsFencedByItsOwnPlacementEpoch() throws Exception {
         try (SubstrateFixture a = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-             SubstrateFixture b = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+                SubstrateFixture b = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             PipelineGroupSpec group = new PipelineGroupSpec("pfenced",
-                    List.of(new PipelineGroupSpec.PipelineSpec("detect", new PipelineGroupSpec.ProcessorSpec("test",
-                            Map.of()), 2, "src_ip")),
-                    List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", null))).validate();
+                    List.of(new PipelineGroupSpec.PipelineSpec("detect",
+                            new PipelineGroupSpec.ProcessorSpec("test", Map.of()), 2, "src_ip")),
+                    List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", null)))
+                .validate();
             PipelineHost hostA = host(a, counting(), states(a));
             PipelineHost hostB = host(b, counting(), states(b));
 
             assertThat(hostA.deploy(group, "detect", 0, 7)).isTrue();
-            assertThat(hostB.deploy(group, "detect", 1, 3)).as("partition 1's state knows nothing of partition 0's "
-                    + "epoch 7").isTrue();
+            assertThat(hostB.deploy(group, "detect", 1, 3))
+                .as("partition 1's state knows nothing of partition 0's " + "epoch 7")
+                .isTrue();
             assertThatThrownBy(() -> hostB.deploy(group, "detect", 0, 6)).as("partition 0 is held by epoch 7")
-                    .isInstanceOf(KeyValueState.StateFencedException.class);
+                .isInstanceOf(KeyValueState.StateFencedException.class);
             assertThatThrownBy(() -> hostB.deploy(group, "detect", 2, 8)).hasMessageContaining("partition 2 is none");
             assertThat(hostA.status()).extracting(PipelineHost.PipelineStatus::partition).containsExactly(0);
             assertThat(hostB.status()).extracting(PipelineHost.PipelineStatus::partition).containsExactly(1);
@@ -161,9 +172,10 @@ class PipelineHostTest {
             String seen = "seen." + event.fields().get("n");
             KeyValueState state = context.state();
             if (state.get(seen).isEmpty()) {
-                state.put(seen, new byte[] {1});
-                long total = state.get("total").map(v -> Long.parseLong(new String(v, StandardCharsets.UTF_8)))
-                        .orElse(0L);
+                state.put(seen, new byte[] { 1 });
+                long total = state.get("total")
+                    .map(v -> Long.parseLong(new String(v, StandardCharsets.UTF_8)))
+                    .orElse(0L);
                 state.put("total", Long.toString(total + 1).getBytes(StandardCharsets.UTF_8));
             }
             return List.of();
@@ -182,18 +194,20 @@ class PipelineHostTest {
 
     private static PipelineGroupSpec group(String name, List<String> eventTypes) {
         return new PipelineGroupSpec(name,
-                List.of(new PipelineGroupSpec.PipelineSpec("detect", new PipelineGroupSpec.ProcessorSpec("test",
-                        Map.of()))),
-                List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", eventTypes))).validate();
+                List.of(new PipelineGroupSpec.PipelineSpec("detect",
+                        new PipelineGroupSpec.ProcessorSpec("test", Map.of()))),
+                List.of(new PipelineGroupSpec.RouteSpec("_external", "detect", eventTypes)))
+            .validate();
     }
 
     private static List<JsonNode> parked(SubstrateFixture worker) throws Exception {
         var state = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState();
         List<JsonNode> parked = new CopyOnWriteArrayList<>();
         for (long seq = state.getFirstSequence(); seq <= state.getLastSequence(); seq++) {
-            parked.add(worker.codec.mapper().readTree(worker.jsm().getMessage(VarpulisJetStream.DLQ_STREAM, seq)
-                    .getData()));
+            parked.add(worker.codec.mapper()
+                .readTree(worker.jsm().getMessage(VarpulisJetStream.DLQ_STREAM, seq).getData()));
         }
         return parked;
     }
+
 }

@@ -28,11 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC section 9, "a delivery a live worker holds (applying it, or waiting in its batch) never burns a delivery"
- * (issue 30): a pipeline so slow that the deliveries it holds wait in its queue for more than twice the consumer's
- * ack_wait is a slow pipeline, not a failing one. Before the delivery container, the end of each pulled batch waited
- * in the client untracked past ack_wait, was redelivered meanwhile and, on a slow enough disk, given up by the server
- * after max_deliver without anyone seeing it.
+ * SPEC section 9, "a delivery a live worker holds (applying it, or waiting in its batch)
+ * never burns a delivery" (issue 30): a pipeline so slow that the deliveries it holds
+ * wait in its queue for more than twice the consumer's ack_wait is a slow pipeline, not a
+ * failing one. Before the delivery container, the end of each pulled batch waited in the
+ * client untracked past ack_wait, was redelivered meanwhile and, on a slow enough disk,
+ * given up by the server after max_deliver without anyone seeing it.
  */
 @BrokerTest
 class SlowPipelineHeldDeliveriesTest {
@@ -53,21 +54,24 @@ class SlowPipelineHeldDeliveriesTest {
             Dispatcher advisories = worker.connection.createDispatcher(m -> givenUp.incrementAndGet());
             advisories.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>");
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
-                Thread.sleep(60); // 100 x 60 ms = 6 s for what the client holds at once: three ack_waits
+                Thread.sleep(60); // 100 x 60 ms = 6 s for what the client holds at once:
+                                  // three ack_waits
                 applies.computeIfAbsent((String) event.fields().get("n"), n -> new AtomicInteger()).incrementAndGet();
                 return List.of();
             }, OutputEmitter.NONE).start(worker.transport, worker.consumer())) {
                 publish(worker, edge, 100);
                 await().atMost(Duration.ofSeconds(30)).until(() -> applies.size() == 100);
                 ConsumerInfo info = worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable);
-                await().atMost(Duration.ofSeconds(5)).until(() -> worker.jsm()
-                        .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable).getNumAckPending() == 0);
-                assertThat(applies.values()).as("each event applied once").allSatisfy(n ->
-                        assertThat(n.get()).isOne());
+                await().atMost(Duration.ofSeconds(5))
+                    .until(() -> worker.jsm()
+                        .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable)
+                        .getNumAckPending() == 0);
+                assertThat(applies.values()).as("each event applied once").allSatisfy(n -> assertThat(n.get()).isOne());
                 assertThat(info.getRedelivered()).as("no delivery redelivered while the worker held it").isZero();
                 assertThat(givenUp.get()).as("no max-deliveries advisory").isZero();
                 assertThat(worker.metrics.count("varpulis.consumer.stalls", "unit", "detect"))
-                        .as("slow, not stalled: something was settled within each ack_wait").isZero();
+                    .as("slow, not stalled: something was settled within each ack_wait")
+                    .isZero();
             }
         }
     }
@@ -80,25 +84,28 @@ class SlowPipelineHeldDeliveriesTest {
         CompletableFuture<Void> outputsStored = new CompletableFuture<>();
         AtomicInteger applied = new AtomicInteger();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
-             Consumption ignored = worker.ingress(edge, (event, context) -> {
-                 applied.incrementAndGet();
-                 return List.of(event);
-             }, (outputs, input) -> outputsStored).start(worker.transport,
-                     worker.consumer())) {
+                Consumption ignored = worker.ingress(edge, (event, context) -> {
+                    applied.incrementAndGet();
+                    return List.of(event);
+                }, (outputs, input) -> outputsStored).start(worker.transport, worker.consumer())) {
             publish(worker, edge, 3);
             await().atMost(Duration.ofSeconds(10)).until(() -> applied.get() == 3);
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    worker.metrics.count("varpulis.consumer.stalls", "unit", "detect") == 1);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> worker.metrics.count("varpulis.consumer.stalls", "unit", "detect") == 1);
             Thread.sleep(3000);
             assertThat(worker.metrics.count("varpulis.consumer.stalls", "unit", "detect"))
-                    .as("one stall, reported once").isEqualTo(1);
+                .as("one stall, reported once")
+                .isEqualTo(1);
 
             outputsStored.complete(null);
             String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
-            await().atMost(Duration.ofSeconds(10)).until(() -> worker.jsm()
-                    .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable).getNumAckPending() == 0);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> worker.jsm()
+                    .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable)
+                    .getNumAckPending() == 0);
             assertThat(worker.jsm().getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, durable).getRedelivered())
-                    .as("kept in progress through the stall").isZero();
+                .as("kept in progress through the stall")
+                .isZero();
         }
     }
 
@@ -111,4 +118,5 @@ class SlowPipelineHeldDeliveriesTest {
         }
         CompletableFuture.allOf(sent).join();
     }
+
 }

@@ -22,8 +22,9 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC section 8, behaviour 10: the streams carry the section 3 settings, provisioning twice is idempotent, and a
- * limit an operator edited by hand survives a restart (drift reported, stream never updated).
+ * SPEC section 8, behaviour 10: the streams carry the section 3 settings, provisioning
+ * twice is idempotent, and a limit an operator edited by hand survives a restart (drift
+ * reported, stream never updated).
  */
 @BrokerTest
 class StreamProvisioningTest {
@@ -35,8 +36,7 @@ class StreamProvisioningTest {
     void streamsCarryTheAdrSettings_provisioningTwiceIsIdempotent_andAHandEditedLimitSurvivesARestart()
             throws Exception {
         try (SubstrateFixture node = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            StreamConfiguration routing = node.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM)
-                    .getConfiguration();
+            StreamConfiguration routing = node.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM).getConfiguration();
             assertThat(routing.getSubjects()).containsExactly("varpulis.cluster.pipeline.>");
             assertThat(routing.getRetentionPolicy()).isEqualTo(RetentionPolicy.Limits);
             assertThat(routing.getMaxAge()).isEqualTo(Duration.ofHours(1));
@@ -45,8 +45,9 @@ class StreamProvisioningTest {
             assertThat(routing.getStorageType()).isEqualTo(StorageType.File);
             assertThat(routing.getDuplicateWindow()).isEqualTo(Duration.ofMinutes(2));
 
-            StreamConfiguration heartbeat = node.jsm().getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM)
-                    .getConfiguration();
+            StreamConfiguration heartbeat = node.jsm()
+                .getStreamInfo(VarpulisJetStream.HEARTBEAT_STREAM)
+                .getConfiguration();
             assertThat(heartbeat.getSubjects()).containsExactly("varpulis.cluster.heartbeat.>");
             assertThat(heartbeat.getMaxAge()).isEqualTo(Duration.ofMinutes(5));
             assertThat(heartbeat.getMaxMsgsPerSubject()).isEqualTo(16);
@@ -63,18 +64,18 @@ class StreamProvisioningTest {
             JetStreamAdmin again = new JetStreamAdmin(node.connection, null);
             again.provision(defaults(), List.of());
             assertThat(again.drift()).isEmpty();
-            assertThat(node.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM).getCreateTime())
-                    .isEqualTo(created);
+            assertThat(node.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM).getCreateTime()).isEqualTo(created);
 
             node.jsm().updateStream(StreamConfiguration.builder(routing).maxAge(Duration.ofHours(2)).build());
         }
         nats.restart();
         try (SubstrateFixture restarted = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            assertThat(restarted.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM).getConfiguration()
-                    .getMaxAge()).as("the operator's limit survives").isEqualTo(Duration.ofHours(2));
+            assertThat(restarted.jsm().getStreamInfo(VarpulisJetStream.ROUTING_STREAM).getConfiguration().getMaxAge())
+                .as("the operator's limit survives")
+                .isEqualTo(Duration.ofHours(2));
             assertThat(restarted.admin.drift()).containsOnlyKeys(VarpulisJetStream.ROUTING_STREAM);
             assertThat(restarted.admin.drift().get(VarpulisJetStream.ROUTING_STREAM).describe())
-                    .isEqualTo("max_age=2h (expected 1h)");
+                .isEqualTo("max_age=2h (expected 1h)");
         }
     }
 
@@ -83,4 +84,5 @@ class StreamProvisioningTest {
         return List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
                 JetStreamSettings.deadLetters(js));
     }
+
 }

@@ -10,8 +10,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo's choice among the builds scripts/install-nats-server.sh leaves in its cache: the newest of the line asked
- * for (production's 2.12), never a newer line's or an older one's, and none when that line was not built.
+ * The demo's choice among the builds scripts/install-nats-server.sh leaves in its cache:
+ * the newest of the line asked for (production's 2.12), never a newer line's or an older
+ * one's, and none when that line was not built.
  */
 class NatsServerBinariesTest {
 
@@ -20,7 +21,7 @@ class NatsServerBinariesTest {
 
     @Test
     void theNewestBuildOfTheLineIsChosen_notANewerLinesNorAnOlderOnes() throws Exception {
-        for (String version : new String[] {"v2.9.10", "v2.12.3", "v2.12.15", "v2.120.1", "v2.15.3"}) {
+        for (String version : new String[] { "v2.9.10", "v2.12.3", "v2.12.15", "v2.120.1", "v2.15.3" }) {
             build(version);
         }
 
@@ -34,7 +35,7 @@ class NatsServerBinariesTest {
         Files.createDirectories(cache.resolve("v2.12.1"));
 
         assertThat(NatsServerBinaries.built("2.12", cache)).as("a 2.12 directory without a binary is no build")
-                .isEmpty();
+            .isEmpty();
         assertThat(NatsServerBinaries.built("2.12", cache.resolve("missing"))).isEmpty();
     }
 
@@ -43,4 +44,5 @@ class NatsServerBinariesTest {
         Files.writeString(binary, "#!/bin/sh\n");
         Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
+
 }

@@ -10,10 +10,11 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a test class that runs against a real nats-server ({@link NatsServerExtension}, a node process, the demo):
- * the JUnit tag {@value #TAG}, which {@code .ci/run} selects to repeat these tests on every nats-server version of
- * the matrix ({@code ./mvnw -Dgroups=broker ...}). {@code TestConventionsTest} fails for a broker-backed class that
- * lacks it.
+ * Marks a test class that runs against a real nats-server ({@link NatsServerExtension}, a
+ * node process, the demo): the JUnit tag {@value #TAG}, which {@code .ci/run} selects to
+ * repeat these tests on every nats-server version of the matrix
+ * ({@code ./mvnw -Dgroups=broker ...}). {@code TestConventionsTest} fails for a
+ * broker-backed class that lacks it.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -24,4 +25,5 @@ public @interface BrokerTest {
 
     /** The JUnit tag. */
     String TAG = "broker";
+
 }

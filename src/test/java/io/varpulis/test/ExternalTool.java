@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A command-line tool the monitoring tests run (promtool, kubeconform): found on the PATH or at the path an
- * environment variable names, else the test fails saying how to install it (CI installs every one of them: a
- * missing tool is a failure, never a skip).
+ * A command-line tool the monitoring tests run (promtool, kubeconform): found on the PATH
+ * or at the path an environment variable names, else the test fails saying how to install
+ * it (CI installs every one of them: a missing tool is a failure, never a skip).
  *
  * @param name the executable's name
  * @param path where it is
@@ -26,10 +26,10 @@ public record ExternalTool(String name, Path path) {
     }
 
     /**
-     * @param name        the executable's name, looked up on the PATH
-     * @param variable    an environment variable that may name the executable instead
+     * @param name the executable's name, looked up on the PATH
+     * @param variable an environment variable that may name the executable instead
      * @param otherPlaces more places to look (a cache directory)
-     * @param install     how to install it, for the failure message
+     * @param install how to install it, for the failure message
      * @return the tool
      * @throws AssertionError naming the install command when it is nowhere
      */
@@ -37,16 +37,20 @@ public record ExternalTool(String name, Path path) {
         List<Path> candidates = new ArrayList<>();
         Optional.ofNullable(System.getenv(variable)).filter(v -> !v.isBlank()).map(Path::of).ifPresent(candidates::add);
         Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .filter(entry -> !entry.isBlank()).map(entry -> Path.of(entry, name)).forEach(candidates::add);
+            .filter(entry -> !entry.isBlank())
+            .map(entry -> Path.of(entry, name))
+            .forEach(candidates::add);
         candidates.addAll(otherPlaces);
-        return candidates.stream().filter(Files::isExecutable).findFirst().map(path -> new ExternalTool(name, path))
-                .orElseThrow(() -> new AssertionError(name + " is not installed (looked at $" + variable
-                        + ", the PATH and " + otherPlaces + "): " + install));
+        return candidates.stream()
+            .filter(Files::isExecutable)
+            .findFirst()
+            .map(path -> new ExternalTool(name, path))
+            .orElseThrow(() -> new AssertionError(name + " is not installed (looked at $" + variable + ", the PATH and "
+                    + otherPlaces + "): " + install));
     }
 
     /**
      * Runs the tool to its end (at most 2 minutes).
-     *
      * @param directory its working directory
      * @param arguments its arguments
      * @return its exit status and its output (stdout and stderr together)

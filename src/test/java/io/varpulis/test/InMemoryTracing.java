@@ -28,51 +28,64 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * A real Brave tracer with W3C propagation, wired to an {@link ObservationRegistry} the way Spring Boot wires it
- * (the propagating sender and receiver handlers, the default tracing handler, the meter handler, and the substrate's
- * own meter and sender tracing handlers first), that keeps the finished spans in memory; with the {@link #traces()}
- * and {@link #untraced()} that the auto-configuration gives the observed transport and deliveries.
+ * A real Brave tracer with W3C propagation, wired to an {@link ObservationRegistry} the
+ * way Spring Boot wires it (the propagating sender and receiver handlers, the default
+ * tracing handler, the meter handler, and the substrate's own meter and sender tracing
+ * handlers first), that keeps the finished spans in memory; with the {@link #traces()}
+ * and {@link #untraced()} that the auto-configuration gives the observed transport and
+ * deliveries.
  */
 public final class InMemoryTracing implements AutoCloseable {
 
     // A queue, not a copy-on-write list: a benchmark ends tens of thousands of spans.
     private final Queue<MutableSpan> spans = new ConcurrentLinkedQueue<>();
+
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
     private final ObservationRegistry registry = ObservationRegistry.create();
+
     private final Tracing tracing;
+
     private final BraveTracer tracer;
+
     private final MicrometerTraces traces;
+
     private final UntracedObservations untraced;
 
     /** Starts the tracer. */
     public InMemoryTracing() {
         ThreadLocalCurrentTraceContext context = ThreadLocalCurrentTraceContext.newBuilder().build();
-        tracing = Tracing.newBuilder().currentTraceContext(context).propagationFactory(new W3CPropagation())
-                .traceId128Bit(true).sampler(Sampler.ALWAYS_SAMPLE).addSpanHandler(new SpanHandler() {
-                    @Override
-                    public boolean end(TraceContext traceContext, MutableSpan span, Cause cause) {
-                        spans.add(span);
-                        return true;
-                    }
-                }).build();
+        tracing = Tracing.newBuilder()
+            .currentTraceContext(context)
+            .propagationFactory(new W3CPropagation())
+            .traceId128Bit(true)
+            .sampler(Sampler.ALWAYS_SAMPLE)
+            .addSpanHandler(new SpanHandler() {
+                @Override
+                public boolean end(TraceContext traceContext, MutableSpan span, Cause cause) {
+                    spans.add(span);
+                    return true;
+                }
+            })
+            .build();
         tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         NatsMeterObservationHandler timers = new NatsMeterObservationHandler(meters, false);
         BravePropagator propagator = new BravePropagator(tracing);
         NatsSenderTracingObservationHandler senders = new NatsSenderTracingObservationHandler(tracer, propagator);
         traces = new MicrometerTraces(tracer, senders);
         untraced = new UntracedObservations(timers, List.of(), List.of(), List.of());
-        // As Spring Boot 4.1 groups the beans varpulis.nats.observation-enabled adds (the substrate's own meter and
-        // sender tracing handlers, ordered first) with its own: first-matching, meter handlers wrapped for exemplars.
+        // As Spring Boot 4.1 groups the beans varpulis.nats.observation-enabled adds (the
+        // substrate's own meter and
+        // sender tracing handlers, ordered first) with its own: first-matching, meter
+        // handlers wrapped for exemplars.
         registry.observationConfig()
-                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        senders,
-                        new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                        new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
-                        new DefaultTracingObservationHandler(tracer)))
-                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                        new TracingAwareMeterObservationHandler<>(timers, tracer),
-                        new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters),
-                                tracer)));
+            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(senders,
+                    new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                    new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                    new DefaultTracingObservationHandler(tracer)))
+            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                    new TracingAwareMeterObservationHandler<>(timers, tracer),
+                    new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters), tracer)));
     }
 
     /**
@@ -91,14 +104,16 @@ public final class InMemoryTracing implements AutoCloseable {
     }
 
     /**
-     * @return trace ids, links and sampling decisions through the tracer, as the auto-configuration makes them
+     * @return trace ids, links and sampling decisions through the tracer, as the
+     * auto-configuration makes them
      */
     public MicrometerTraces traces() {
         return traces;
     }
 
     /**
-     * @return what times a message whose trace is not sampled, as the auto-configuration makes it
+     * @return what times a message whose trace is not sampled, as the auto-configuration
+     * makes it
      */
     public UntracedObservations untraced() {
         return untraced;
@@ -129,4 +144,5 @@ public final class InMemoryTracing implements AutoCloseable {
     public void close() {
         tracing.close();
     }
+
 }

@@ -29,35 +29,52 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * The production topology in a test: a JetStream cluster of real nats-server processes (three by default) routed to
- * one another on 127.0.0.1, each with its own file store, named {@code n1}, {@code n2}, {@code n3}. As a
- * {@code static} field it serves the whole class; it is {@link AutoCloseable} for use outside JUnit.
+ * The production topology in a test: a JetStream cluster of real nats-server processes
+ * (three by default) routed to one another on 127.0.0.1, each with its own file store,
+ * named {@code n1}, {@code n2}, {@code n3}. As a {@code static} field it serves the whole
+ * class; it is {@link AutoCloseable} for use outside JUnit.
  *
  * <pre>{@code
- * @RegisterExtension
+ * &#64;RegisterExtension
  * static final NatsClusterExtension cluster = NatsClusterExtension.ofThree();
  * ... cluster.url() ... cluster.kill(cluster.streamLeader("VARPULIS_ROUTING")) ... cluster.start(i) ...
  * }</pre>
  *
- * <p>Ports (client and route) are chosen once and kept across restarts, as are the stores, so a server killed with
- * SIGKILL and started again rejoins with its data, like a pod restarted on its volume. Uses the nats-server binary of
- * {@link NatsServerProcess#findBinary()} ({@code VARPULIS_NATS_SERVER}, else PATH); there is no Docker path.
+ * <p>
+ * Ports (client and route) are chosen once and kept across restarts, as are the stores,
+ * so a server killed with SIGKILL and started again rejoins with its data, like a pod
+ * restarted on its volume. Uses the nats-server binary of
+ * {@link NatsServerProcess#findBinary()} ({@code VARPULIS_NATS_SERVER}, else PATH); there
+ * is no Docker path.
  */
 public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
-    /** How long {@link #start()} waits for the cluster to elect its JetStream meta leader and know its peers. */
+    /**
+     * How long {@link #start()} waits for the cluster to elect its JetStream meta leader
+     * and know its peers.
+     */
     public static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final int size;
+
     private String extraConfig = "";
+
     private String jetStreamConfig = "";
+
     private final Map<Integer, String> serverJetStreamConfig = new HashMap<>();
+
     private int partitionable = -1;
+
     private int unusedPort;
+
     private PartitionProxy[] proxies;
+
     private Path root;
+
     private int[] clientPorts;
+
     private int[] routePorts;
+
     private NatsServerProcess[] servers;
 
     private NatsClusterExtension(int size) {
@@ -70,8 +87,9 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * @param config top-level nats-server configuration added to every server's file ({@code max_payload: 2MB},
-     *               an {@code accounts {...}} block); takes effect for servers not started yet
+     * @param config top-level nats-server configuration added to every server's file
+     * ({@code max_payload: 2MB}, an {@code accounts {...}} block); takes effect for
+     * servers not started yet
      * @return this extension
      */
     public synchronized NatsClusterExtension withConfig(String config) {
@@ -80,8 +98,9 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * @param settings lines added inside every server's {@code jetstream {...}} block ({@code sync_interval: always},
-     *                 {@code max_file_store: 1GB}); takes effect for servers not started yet
+     * @param settings lines added inside every server's {@code jetstream {...}} block
+     * ({@code sync_interval: always}, {@code max_file_store: 1GB}); takes effect for
+     * servers not started yet
      * @return this extension
      */
     public synchronized NatsClusterExtension withJetStream(String settings) {
@@ -90,10 +109,10 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * @param index    a server, 0-based
-     * @param settings lines added inside that server's {@code jetstream {...}} block only, after the common ones
-     *                 ({@code max_file_store: 64MB} for one server with a small store); takes effect if it is not
-     *                 started yet
+     * @param index a server, 0-based
+     * @param settings lines added inside that server's {@code jetstream {...}} block
+     * only, after the common ones ({@code max_file_store: 64MB} for one server with a
+     * small store); takes effect if it is not started yet
      * @return this extension
      */
     public synchronized NatsClusterExtension withJetStream(int index, String settings) {
@@ -102,11 +121,11 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * Routes every connection to and from one server through a {@link PartitionProxy}, so that
-     * {@link #partition()} can cut it off from its peers while its clients stay connected to it (the minority side of
-     * a partition). Its routes to the others and theirs to it go through proxies; every server advertises a port
-     * nothing listens on, so no route learned by gossip goes around a proxy.
-     *
+     * Routes every connection to and from one server through a {@link PartitionProxy}, so
+     * that {@link #partition()} can cut it off from its peers while its clients stay
+     * connected to it (the minority side of a partition). Its routes to the others and
+     * theirs to it go through proxies; every server advertises a port nothing listens on,
+     * so no route learned by gossip goes around a proxy.
      * @param index a server, 0-based; takes effect for servers not started yet
      * @return this extension
      */
@@ -115,14 +134,20 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         return this;
     }
 
-    /** Cuts the server of {@link #withPartitionableServer(int)} off from its peers: every route byte is dropped. */
+    /**
+     * Cuts the server of {@link #withPartitionableServer(int)} off from its peers: every
+     * route byte is dropped.
+     */
     public synchronized void partition() {
         for (PartitionProxy proxy : requireProxies()) {
             proxy.cut();
         }
     }
 
-    /** Ends {@link #partition()}: the held routes are closed and the servers route to one another again. */
+    /**
+     * Ends {@link #partition()}: the held routes are closed and the servers route to one
+     * another again.
+     */
     public synchronized void heal() {
         for (PartitionProxy proxy : requireProxies()) {
             proxy.heal();
@@ -141,12 +166,17 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         return servers[index].pid();
     }
 
-    /** @return the number of servers */
+    /**
+     * @return the number of servers
+     */
     public int size() {
         return size;
     }
 
-    /** @return {@code nats://127.0.0.1:p1,nats://127.0.0.1:p2,...}, the value for {@code varpulis.nats.url} */
+    /**
+     * @return {@code nats://127.0.0.1:p1,nats://127.0.0.1:p2,...}, the value for
+     * {@code varpulis.nats.url}
+     */
     public String url() {
         return IntStream.range(0, size).mapToObj(this::url).collect(Collectors.joining(","));
     }
@@ -159,15 +189,18 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         return "nats://127.0.0.1:" + clientPorts()[index];
     }
 
-    /** @return the server name of each index: {@code n1}, {@code n2}, ... */
+    /**
+     * @return the server name of each index: {@code n1}, {@code n2}, ...
+     */
     public String name(int index) {
         return "n" + (index + 1);
     }
 
     /**
-     * Starts every server that is not running and waits until the cluster has a JetStream meta leader.
-     *
-     * @throws IllegalStateException when a server does not start or no meta leader is elected in time
+     * Starts every server that is not running and waits until the cluster has a JetStream
+     * meta leader.
+     * @throws IllegalStateException when a server does not start or no meta leader is
+     * elected in time
      */
     public synchronized void start() {
         for (int i = 0; i < size; i++) {
@@ -177,9 +210,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * Starts one server (again, on its port and store) and returns once it accepts clients; it rejoins the cluster
-     * and catches its streams up on its own.
-     *
+     * Starts one server (again, on its port and store) and returns once it accepts
+     * clients; it rejoins the cluster and catches its streams up on its own.
      * @param index a server, 0-based
      */
     public synchronized void start(int index) {
@@ -188,7 +220,6 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /**
      * Kills one server with SIGKILL (no clean shutdown, no lame duck mode).
-     *
      * @param index a server, 0-based
      */
     public synchronized void kill(int index) {
@@ -199,7 +230,6 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /**
      * Stops one server gracefully (SIGTERM, then SIGKILL after 5 s).
-     *
      * @param index a server, 0-based
      */
     public synchronized void stop(int index) {
@@ -209,9 +239,9 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * Pauses one server with SIGSTOP, as a frozen VM or a long stall would: its connections stay open and silent.
-     * A paused server's peers lose it; two paused servers of three leave the third without a majority.
-     *
+     * Pauses one server with SIGSTOP, as a frozen VM or a long stall would: its
+     * connections stay open and silent. A paused server's peers lose it; two paused
+     * servers of three leave the third without a majority.
      * @param index a server, 0-based
      */
     public synchronized void pause(int index) {
@@ -220,7 +250,6 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /**
      * Resumes a server paused by {@link #pause(int)} (SIGCONT).
-     *
      * @param index a server, 0-based
      */
     public synchronized void resume(int index) {
@@ -237,17 +266,17 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /**
      * Asks a running server which server leads a stream's raft group.
-     *
      * @param stream a stream name
      * @return the leader's index, 0-based
-     * @throws IllegalStateException when no running server answers or the stream has no leader now
+     * @throws IllegalStateException when no running server answers or the stream has no
+     * leader now
      */
     public int streamLeader(String stream) {
         return leaderIndex(jsm -> jsm.getStreamInfo(stream).getClusterInfo(), "stream " + stream);
     }
 
     /**
-     * @param stream  a stream name
+     * @param stream a stream name
      * @param durable a durable consumer on it
      * @return the index of the server that leads the consumer's raft group
      */
@@ -268,7 +297,10 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         close();
     }
 
-    /** Kills every server and deletes its temp dirs; a later {@link #start()} begins afresh on new ports. */
+    /**
+     * Kills every server and deletes its temp dirs; a later {@link #start()} begins
+     * afresh on new ports.
+     */
     @Override
     public synchronized void close() {
         if (servers != null) {
@@ -294,7 +326,9 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     private interface ClusterInfoQuery {
+
         ClusterInfo ask(JetStreamManagement jsm) throws IOException, JetStreamApiException;
+
     }
 
     private int leaderIndex(ClusterInfoQuery query, String what) {
@@ -311,8 +345,10 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
                         }
                     }
                 }
-            } catch (Exception e) {
-                // Ask the next server: this one may be the one that is down or catching up.
+            }
+            catch (Exception e) {
+                // Ask the next server: this one may be the one that is down or catching
+                // up.
             }
         }
         throw new IllegalStateException("no running server names a leader for " + what);
@@ -326,10 +362,12 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
             servers = new NatsServerProcess[size];
             if (partitionable >= 0) {
                 unusedPort = freeLoopbackPort();
-                // proxies[j] relays to server j's route port: the partitionable server's own proxy takes its peers'
+                // proxies[j] relays to server j's route port: the partitionable server's
+                // own proxy takes its peers'
                 // routes to it, the others take its routes to them.
-                proxies = IntStream.range(0, size).mapToObj(j -> new PartitionProxy(freeLoopbackPort(),
-                        routePorts[j])).toArray(PartitionProxy[]::new);
+                proxies = IntStream.range(0, size)
+                    .mapToObj(j -> new PartitionProxy(freeLoopbackPort(), routePorts[j]))
+                    .toArray(PartitionProxy[]::new);
             }
         }
         if (servers[index] != null && servers[index].isRunning()) {
@@ -338,11 +376,12 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         if (servers[index] == null) {
             Path config = root.resolve(name(index) + ".conf");
             write(config, config(index));
-            Path binary = NatsServerProcess.findBinary().orElseThrow(() -> new IllegalStateException(
-                    "no nats-server binary: set VARPULIS_NATS_SERVER or put nats-server on PATH "
-                            + "(scripts/install-nats-server.sh)"));
-            servers[index] = new NatsServerProcess(binary, List.of("-c", config.toString()), clientPorts[index],
-                    true, root.resolve(name(index) + ".log"));
+            Path binary = NatsServerProcess.findBinary()
+                .orElseThrow(() -> new IllegalStateException(
+                        "no nats-server binary: set VARPULIS_NATS_SERVER or put nats-server on PATH "
+                                + "(scripts/install-nats-server.sh)"));
+            servers[index] = new NatsServerProcess(binary, List.of("-c", config.toString()), clientPorts[index], true,
+                    root.resolve(name(index) + ".log"));
         }
         servers[index].start(NatsServerExtension.STARTUP_TIMEOUT);
     }
@@ -357,18 +396,17 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
         }
         String advertise = partitionable < 0 ? "" : "  advertise: 127.0.0.1:" + unusedPort + "\n";
         Path store = root.resolve(name(index) + "-store");
-        return "server_name: " + name(index) + "\n"
-                + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
+        return "server_name: " + name(index) + "\n" + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
                 + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n  "
                 + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n"
                 + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n" + advertise
-                + "  routes: [" + String.join(", ", routes) + "]\n}\n"
-                + extraConfig + "\n";
+                + "  routes: [" + String.join(", ", routes) + "]\n}\n" + extraConfig + "\n";
     }
 
     /**
-     * Waits until the meta leader can place a stream on every server: on 2.9 the leader is elected before it knows
-     * its peers, and an R3 stream created then is refused with "no suitable peers for placement" (10005).
+     * Waits until the meta leader can place a stream on every server: on 2.9 the leader
+     * is elected before it knows its peers, and an R3 stream created then is refused with
+     * "no suitable peers for placement" (10005).
      */
     private void awaitMetaLeader() {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
@@ -378,11 +416,16 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
                 JetStreamManagement jsm = connection.jetStreamManagement();
                 jsm.getAccountStatistics();
                 String probe = "CLUSTER_READY_PROBE";
-                jsm.addStream(StreamConfiguration.builder().name(probe).subjects("cluster.ready.probe")
-                        .storageType(StorageType.Memory).replicas(size).build());
+                jsm.addStream(StreamConfiguration.builder()
+                    .name(probe)
+                    .subjects("cluster.ready.probe")
+                    .storageType(StorageType.Memory)
+                    .replicas(size)
+                    .build());
                 jsm.deleteStream(probe);
                 return;
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 last = e.toString();
             }
             sleep(200);
@@ -392,8 +435,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     }
 
     private static Connection connect(String url) throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .maxReconnects(0).build());
+        return Nats.connect(
+                new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).maxReconnects(0).build());
     }
 
     private PartitionProxy[] requireProxies() {
@@ -413,7 +456,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private static Path tempRoot() {
         try {
             return Files.createTempDirectory("nats-cluster-");
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot create a temp dir for the nats cluster", e);
         }
     }
@@ -421,7 +465,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private static void write(Path file, String text) {
         try {
             Files.writeString(file, text, StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
     }
@@ -429,7 +474,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, NatsServerProbe.LOOPBACK)) {
             return socket.getLocalPort();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
         }
     }
@@ -437,7 +483,8 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the nats cluster", e);
         }
@@ -448,8 +495,10 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + dir, e);
         }
     }
+
 }

@@ -16,46 +16,59 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * nats-server in a Docker container, used only when no binary is installed. The container's 4222 is bound to a
- * fixed loopback host port, and stop/start/kill act on the same container, so the port and the store (inside the
- * container, under {@link #STORE_DIR}) survive a restart. Needs a local Docker daemon: the extension's temp dir is
- * bind-mounted read-only at the same path, so {@code -c} and the files in {@code workDir()} resolve inside.
- * Testcontainers' Ryuk removes the container if the JVM dies.
+ * nats-server in a Docker container, used only when no binary is installed. The
+ * container's 4222 is bound to a fixed loopback host port, and stop/start/kill act on the
+ * same container, so the port and the store (inside the container, under
+ * {@link #STORE_DIR}) survive a restart. Needs a local Docker daemon: the extension's
+ * temp dir is bind-mounted read-only at the same path, so {@code -c} and the files in
+ * {@code workDir()} resolve inside. Testcontainers' Ryuk removes the container if the JVM
+ * dies.
  */
 final class NatsServerContainer implements NatsServerBackend {
 
-    /** Image of the fallback server; 2.12 is the line the project targets in production. */
+    /**
+     * Image of the fallback server; 2.12 is the line the project targets in production.
+     */
     static final String IMAGE = "nats:2.12";
 
     /** JetStream store inside the container. */
     static final String STORE_DIR = "/data";
 
     private static final int CLIENT_PORT = 4222;
+
     private static final int LOG_TAIL_CHARS = 4000;
 
     private final GenericContainer<?> container;
+
     private final int hostPort;
+
     private final boolean jetStream;
+
     private boolean created;
 
     /**
-     * @param flags    nats-server flags, including {@code -a 0.0.0.0 -p 4222} and {@code -sd /data}
+     * @param flags nats-server flags, including {@code -a 0.0.0.0 -p 4222} and
+     * {@code -sd /data}
      * @param hostPort free loopback port that 4222 is published on
-     * @param mount    host directory mounted read-only at the same path (config file, certificates)
+     * @param mount host directory mounted read-only at the same path (config file,
+     * certificates)
      */
     NatsServerContainer(List<String> flags, int hostPort, boolean jetStream, Path mount) {
         this.hostPort = hostPort;
         this.jetStream = jetStream;
-        this.container = new GenericContainer<>(DockerImageName.parse(IMAGE))
-                .withCommand(flags.toArray(String[]::new))
-                .withExposedPorts(CLIENT_PORT)
-                .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withPortBindings(new PortBinding(
-                        Ports.Binding.bindIpAndPort("127.0.0.1", hostPort), ExposedPort.tcp(CLIENT_PORT))))
-                .withFileSystemBind(mount.toString(), mount.toString(), BindMode.READ_ONLY)
-                .waitingFor(Wait.forLogMessage(".*Server is ready.*", 1));
+        this.container = new GenericContainer<>(DockerImageName.parse(IMAGE)).withCommand(flags.toArray(String[]::new))
+            .withExposedPorts(CLIENT_PORT)
+            .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
+                .withPortBindings(new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", hostPort),
+                        ExposedPort.tcp(CLIENT_PORT))))
+            .withFileSystemBind(mount.toString(), mount.toString(), BindMode.READ_ONLY)
+            .waitingFor(Wait.forLogMessage(".*Server is ready.*", 1));
     }
 
-    /** Whether Testcontainers can reach a Docker daemon (slow the first time: it probes several strategies). */
+    /**
+     * Whether Testcontainers can reach a Docker daemon (slow the first time: it probes
+     * several strategies).
+     */
     static boolean dockerAvailable() {
         return DockerClientFactory.instance().isDockerAvailable();
     }
@@ -65,13 +78,15 @@ final class NatsServerContainer implements NatsServerBackend {
         try {
             if (created) {
                 docker().startContainerCmd(container.getContainerId()).exec();
-            } else {
+            }
+            else {
                 container.withStartupTimeout(timeout).start();
                 created = true;
             }
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("nats-server container " + IMAGE + " did not start: " + e.getMessage()
-                    + "\n" + diagnostics(), e);
+        }
+        catch (RuntimeException e) {
+            throw new IllegalStateException(
+                    "nats-server container " + IMAGE + " did not start: " + e.getMessage() + "\n" + diagnostics(), e);
         }
         NatsServerProbe.awaitInfo(hostPort, jetStream, timeout, this::isRunning, this::diagnostics);
     }
@@ -114,4 +129,5 @@ final class NatsServerContainer implements NatsServerBackend {
         return command + "\nlast lines of container " + container.getContainerId() + " log:\n"
                 + logs.substring(Math.max(0, logs.length() - LOG_TAIL_CHARS));
     }
+
 }

@@ -21,40 +21,54 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Runs a real nats-server for a test: the installed {@code nats-server} binary (PATH, /usr/sbin, /usr/local/bin,
- * /opt/homebrew/bin), or else a {@code nats:2.12} Docker container. With neither, starting fails: a broker test
- * never passes by abstaining.
+ * Runs a real nats-server for a test: the installed {@code nats-server} binary (PATH,
+ * /usr/sbin, /usr/local/bin, /opt/homebrew/bin), or else a {@code nats:2.12} Docker
+ * container. With neither, starting fails: a broker test never passes by abstaining.
  *
  * <pre>{@code
- * @RegisterExtension
+ * &#64;RegisterExtension
  * static final NatsServerExtension nats = NatsServerExtension.jetStream();
  * }</pre>
  *
- * <p>As a {@code static} field one server serves the whole class (started before all, stopped and its temp dirs
- * deleted after all); as an instance field each test gets a fresh server. It is also {@link AutoCloseable} for use
- * outside JUnit's lifecycle.
+ * <p>
+ * As a {@code static} field one server serves the whole class (started before all,
+ * stopped and its temp dirs deleted after all); as an instance field each test gets a
+ * fresh server. It is also {@link AutoCloseable} for use outside JUnit's lifecycle.
  *
- * <p>The server listens on 127.0.0.1 only, on a free port chosen at the first start and kept across
- * {@link #stop()}/{@link #start()}, as is the JetStream store. On the Docker path the store lives inside the
- * container ({@link #storeDir()} is then a container path) and a local Docker daemon is needed (bind mounts).
+ * <p>
+ * The server listens on 127.0.0.1 only, on a free port chosen at the first start and kept
+ * across {@link #stop()}/{@link #start()}, as is the JetStream store. On the Docker path
+ * the store lives inside the container ({@link #storeDir()} is then a container path) and
+ * a local Docker daemon is needed (bind mounts).
  */
 public final class NatsServerExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, AutoCloseable {
 
-    /** How long {@link #start()} waits for the INFO line before it fails; a local server needs well under 1 s. */
+    /**
+     * How long {@link #start()} waits for the INFO line before it fails; a local server
+     * needs well under 1 s.
+     */
     public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
-    /** How long {@link #stop()} lets the server shut down (flush the store) after SIGTERM before killing it. */
+    /**
+     * How long {@link #stop()} lets the server shut down (flush the store) after SIGTERM
+     * before killing it.
+     */
     public static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private static final String INSTALL_HINT = "install nats-server (Debian/Ubuntu: apt-get install nats-server; "
             + "macOS: brew install nats-server) or start Docker";
 
     private final boolean jetStream;
+
     private String configText;
+
     private boolean classScoped;
+
     private Path root;
+
     private int port;
+
     private NatsServerBackend backend;
 
     private NatsServerExtension(boolean jetStream) {
@@ -73,10 +87,9 @@ public final class NatsServerExtension
 
     /**
      * Extra nats-server configuration ({@code authorization {...}}, {@code tls {...}},
-     * {@code jetstream { max_file_store: 64MB }}), written to a file passed with {@code -c}. The extension's
-     * {@code -a}, {@code -p}, {@code -js} and {@code -sd} flags override the same settings in it. Takes effect at
-     * the next {@link #start()}.
-     *
+     * {@code jetstream { max_file_store: 64MB }}), written to a file passed with
+     * {@code -c}. The extension's {@code -a}, {@code -p}, {@code -js} and {@code -sd}
+     * flags override the same settings in it. Takes effect at the next {@link #start()}.
      * @return this extension
      */
     public synchronized NatsServerExtension withConfig(String confText) {
@@ -86,7 +99,6 @@ public final class NatsServerExtension
 
     /**
      * {@code nats://127.0.0.1:<port>}.
-     *
      * @throws IllegalStateException before the first start
      */
     public String url() {
@@ -95,7 +107,6 @@ public final class NatsServerExtension
 
     /**
      * The loopback port clients connect to, the same across restarts.
-     *
      * @throws IllegalStateException before the first start
      */
     public synchronized int port() {
@@ -105,9 +116,13 @@ public final class NatsServerExtension
         return port;
     }
 
-    /** The JetStream store dir given with {@code -sd} (a container path on the Docker path); kept across restarts. */
+    /**
+     * The JetStream store dir given with {@code -sd} (a container path on the Docker
+     * path); kept across restarts.
+     */
     public synchronized Path storeDir() {
-        return backend instanceof NatsServerContainer ? Path.of(NatsServerContainer.STORE_DIR) : root().resolve("store");
+        return backend instanceof NatsServerContainer ? Path.of(NatsServerContainer.STORE_DIR)
+                : root().resolve("store");
     }
 
     /** Whether this server was asked for JetStream ({@link #jetStream()}). */
@@ -116,19 +131,21 @@ public final class NatsServerExtension
     }
 
     /**
-     * A temp dir for the test's own files (certificates, creds), created on first call, so it can be filled before
-     * the server starts; deleted with the server's other temp files after the class (or test).
+     * A temp dir for the test's own files (certificates, creds), created on first call,
+     * so it can be filled before the server starts; deleted with the server's other temp
+     * files after the class (or test).
      */
     public synchronized Path workDir() {
         return root().resolve("work");
     }
 
     /**
-     * Starts the server (again on the same port and store) and returns once it accepts clients. No-op when running.
-     *
-     * @throws IllegalStateException when the server exits or is not ready within {@link #STARTUP_TIMEOUT} (the
-     *                               message holds its log tail), or when neither nats-server nor Docker is available
-     * @throws UncheckedIOException  when the temp files cannot be written
+     * Starts the server (again on the same port and store) and returns once it accepts
+     * clients. No-op when running.
+     * @throws IllegalStateException when the server exits or is not ready within
+     * {@link #STARTUP_TIMEOUT} (the message holds its log tail), or when neither
+     * nats-server nor Docker is available
+     * @throws UncheckedIOException when the temp files cannot be written
      */
     public synchronized void start() {
         if (backend != null && backend.isRunning()) {
@@ -137,7 +154,8 @@ public final class NatsServerExtension
         try {
             Files.writeString(root().resolve("nats-server.conf"),
                     configText == null ? "# no extra configuration\n" : configText, StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot write the nats-server config under " + root, e);
         }
         if (backend == null) {
@@ -147,14 +165,20 @@ public final class NatsServerExtension
         backend.start(STARTUP_TIMEOUT);
     }
 
-    /** Stops the server: SIGTERM, up to {@link #STOP_GRACE}, then SIGKILL. Keeps port and store. No-op when stopped. */
+    /**
+     * Stops the server: SIGTERM, up to {@link #STOP_GRACE}, then SIGKILL. Keeps port and
+     * store. No-op when stopped.
+     */
     public synchronized void stop() {
         if (backend != null) {
             backend.stop(STOP_GRACE);
         }
     }
 
-    /** Kills the server with SIGKILL (no clean shutdown) and waits until it is gone. Keeps port and store. */
+    /**
+     * Kills the server with SIGKILL (no clean shutdown) and waits until it is gone. Keeps
+     * port and store.
+     */
     public synchronized void kill() {
         if (backend != null) {
             backend.kill();
@@ -163,7 +187,6 @@ public final class NatsServerExtension
 
     /**
      * {@link #stop()} then {@link #start()}.
-     *
      * @throws IllegalStateException as {@link #start()}
      */
     public synchronized void restart() {
@@ -172,9 +195,8 @@ public final class NatsServerExtension
     }
 
     /**
-     * Kills the server and deletes its temp dirs (store, work dir, log). A later {@link #start()} begins afresh,
-     * on a new port.
-     *
+     * Kills the server and deletes its temp dirs (store, work dir, log). A later
+     * {@link #start()} begins afresh, on a new port.
      * @throws UncheckedIOException when the temp dirs cannot be deleted
      */
     @Override
@@ -203,7 +225,10 @@ public final class NatsServerExtension
         close();
     }
 
-    /** Starts a per-test server when registered on an instance field (JUnit calls no beforeAll for those). */
+    /**
+     * Starts a per-test server when registered on an instance field (JUnit calls no
+     * beforeAll for those).
+     */
     @Override
     public void beforeEach(ExtensionContext context) {
         if (!classScoped) {
@@ -227,8 +252,8 @@ public final class NatsServerExtension
                     root().resolve("nats-server.log"));
         }
         if (NatsServerContainer.dockerAvailable()) {
-            return new NatsServerContainer(flags("0.0.0.0", 4222, Path.of(NatsServerContainer.STORE_DIR), config),
-                    port, jetStream, root());
+            return new NatsServerContainer(flags("0.0.0.0", 4222, Path.of(NatsServerContainer.STORE_DIR), config), port,
+                    jetStream, root());
         }
         throw new IllegalStateException("no nats-server on PATH, in /usr/sbin, /usr/local/bin or /opt/homebrew/bin, "
                 + "and no Docker daemon: " + INSTALL_HINT);
@@ -239,7 +264,8 @@ public final class NatsServerExtension
         if (jetStream) {
             flags.addAll(List.of("-js", "-sd", store.toString()));
         }
-        // Always passed (an empty file when withConfig was not used) so withConfig can change it between restarts.
+        // Always passed (an empty file when withConfig was not used) so withConfig can
+        // change it between restarts.
         flags.addAll(List.of("-c", config.toString()));
         return flags;
     }
@@ -249,7 +275,8 @@ public final class NatsServerExtension
             try {
                 root = Files.createTempDirectory("nats-server-");
                 Files.createDirectories(root.resolve("work"));
-            } catch (IOException e) {
+            }
+            catch (IOException e) {
                 throw new UncheckedIOException("cannot create a temp dir for nats-server", e);
             }
         }
@@ -259,7 +286,8 @@ public final class NatsServerExtension
     private static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, NatsServerProbe.LOOPBACK)) {
             return socket.getLocalPort();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
         }
     }
@@ -269,8 +297,10 @@ public final class NatsServerExtension
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + dir, e);
         }
     }
+
 }

@@ -19,7 +19,10 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Proves {@link NatsServerExtension} against the installed nats-server: JetStream on/off, restart, kill, config. */
+/**
+ * Proves {@link NatsServerExtension} against the installed nats-server: JetStream on/off,
+ * restart, kill, config.
+ */
 @BrokerTest
 class NatsServerExtensionTest {
 
@@ -30,8 +33,8 @@ class NatsServerExtensionTest {
     static final NatsServerExtension core = NatsServerExtension.coreOnly();
 
     @RegisterExtension
-    static final NatsServerExtension tokenProtected =
-            NatsServerExtension.coreOnly().withConfig("authorization { token: \"s3cret\" }\n");
+    static final NatsServerExtension tokenProtected = NatsServerExtension.coreOnly()
+        .withConfig("authorization { token: \"s3cret\" }\n");
 
     @Test
     void jetStreamServerAnswersJetStreamRequests() throws Exception {
@@ -46,10 +49,11 @@ class NatsServerExtensionTest {
     void coreOnlyServerRejectsJetStreamRequests() throws Exception {
         assertThat(core.jetStreamEnabled()).isFalse();
         try (Connection nc = connect(core.url())) {
-            // nats-server 2.9 without -js: the JetStream API has no responders, and jnats 2.25 reports it at once.
+            // nats-server 2.9 without -js: the JetStream API has no responders, and jnats
+            // 2.25 reports it at once.
             assertThatThrownBy(() -> nc.jetStreamManagement().getAccountStatistics())
-                    .isExactlyInstanceOf(IOException.class)
-                    .hasMessage("Timeout or no response waiting for NATS JetStream server");
+                .isExactlyInstanceOf(IOException.class)
+                .hasMessage("Timeout or no response waiting for NATS JetStream server");
         }
     }
 
@@ -82,9 +86,8 @@ class NatsServerExtensionTest {
 
     @Test
     void configTextIsApplied() throws Exception {
-        assertThatThrownBy(() -> connect(tokenProtected.url()))
-                .isInstanceOf(AuthenticationException.class)
-                .hasMessageContaining("Authorization Violation");
+        assertThatThrownBy(() -> connect(tokenProtected.url())).isInstanceOf(AuthenticationException.class)
+            .hasMessageContaining("Authorization Violation");
         try (Connection nc = Nats.connect(options(tokenProtected.url()).token("s3cret".toCharArray()).build())) {
             assertThat(nc.getStatus()).isEqualTo(Connection.Status.CONNECTED);
         }
@@ -93,11 +96,10 @@ class NatsServerExtensionTest {
     @Test
     void failedStartupReportsTheServerLog() {
         try (NatsServerExtension broken = NatsServerExtension.coreOnly().withConfig("listen: {{{ not a config\n")) {
-            assertThatThrownBy(broken::start)
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("exited during startup")
-                    .hasMessageContaining("Parse error")
-                    .hasMessageContaining("nats-server.log");
+            assertThatThrownBy(broken::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exited during startup")
+                .hasMessageContaining("Parse error")
+                .hasMessageContaining("nats-server.log");
         }
     }
 
@@ -125,13 +127,14 @@ class NatsServerExtensionTest {
                 assertThat(nc.getStatus()).isEqualTo(Connection.Status.CONNECTED);
             }
         }
+
     }
 
     private static void createStream(String name, String subjects) throws Exception {
         try (Connection nc = connect(jetStream.url())) {
             JetStreamManagement jsm = nc.jetStreamManagement();
-            jsm.addStream(StreamConfiguration.builder().name(name).subjects(subjects)
-                    .storageType(StorageType.File).build());
+            jsm.addStream(
+                    StreamConfiguration.builder().name(name).subjects(subjects).storageType(StorageType.File).build());
         }
     }
 
@@ -139,8 +142,10 @@ class NatsServerExtensionTest {
         return Nats.connect(options(url).build());
     }
 
-    // Short timeout: a refused or unauthorised connection fails within it instead of jnats' default 2 s.
+    // Short timeout: a refused or unauthorised connection fails within it instead of
+    // jnats' default 2 s.
     private static Options.Builder options(String url) {
         return new Options.Builder().server(url).connectionTimeout(Duration.ofMillis(500)).noReconnect();
     }
+
 }

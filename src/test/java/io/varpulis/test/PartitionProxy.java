@@ -11,20 +11,24 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP relay on 127.0.0.1 in front of one server's route port, so that a test can cut that server off from its peers
- * without root or network namespaces: while {@link #cut() cut}, every byte either way is dropped and connections are
- * held silent (a partition, not a refused connection); {@link #heal()} closes what was held, so the servers route to
- * one another afresh, and relays again.
+ * A TCP relay on 127.0.0.1 in front of one server's route port, so that a test can cut
+ * that server off from its peers without root or network namespaces: while {@link #cut()
+ * cut}, every byte either way is dropped and connections are held silent (a partition,
+ * not a refused connection); {@link #heal()} closes what was held, so the servers route
+ * to one another afresh, and relays again.
  */
 final class PartitionProxy implements AutoCloseable {
 
     private final ServerSocket listener;
+
     private final int target;
+
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
     private volatile boolean cut;
 
     /**
-     * @param port   the port to listen on
+     * @param port the port to listen on
      * @param target the route port to relay to
      */
     PartitionProxy(int port, int target) {
@@ -33,13 +37,16 @@ final class PartitionProxy implements AutoCloseable {
             listener = new ServerSocket();
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(NatsServerProbe.LOOPBACK, port));
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException("cannot listen on 127.0.0.1:" + port + " for the route proxy", e);
         }
         daemon("route-proxy-" + port, this::accept);
     }
 
-    /** @return the port it listens on */
+    /**
+     * @return the port it listens on
+     */
     int port() {
         return listener.getLocalPort();
     }
@@ -49,7 +56,9 @@ final class PartitionProxy implements AutoCloseable {
         cut = true;
     }
 
-    /** Closes the connections held while cut (their streams lost bytes) and relays again. */
+    /**
+     * Closes the connections held while cut (their streams lost bytes) and relays again.
+     */
     void heal() {
         closeAll();
         cut = false;
@@ -59,7 +68,8 @@ final class PartitionProxy implements AutoCloseable {
     public void close() {
         try {
             listener.close();
-        } catch (IOException ignored) {
+        }
+        catch (IOException ignored) {
             // Closing a listener that failed is nothing to report.
         }
         closeAll();
@@ -77,7 +87,8 @@ final class PartitionProxy implements AutoCloseable {
                 sockets.add(to);
                 daemon("route-proxy-in", () -> relay(from, to));
                 daemon("route-proxy-out", () -> relay(to, from));
-            } catch (IOException e) {
+            }
+            catch (IOException e) {
                 // The listener closed, or the target refused: the peer retries its route.
             }
         }
@@ -93,9 +104,11 @@ final class PartitionProxy implements AutoCloseable {
                     out.flush();
                 }
             }
-        } catch (IOException closed) {
+        }
+        catch (IOException closed) {
             // Either side closed: close the other too.
-        } finally {
+        }
+        finally {
             quietly(from);
             quietly(to);
         }
@@ -109,7 +122,8 @@ final class PartitionProxy implements AutoCloseable {
     private static void quietly(Socket socket) {
         try {
             socket.close();
-        } catch (IOException ignored) {
+        }
+        catch (IOException ignored) {
             // Already closed.
         }
     }
@@ -119,4 +133,5 @@ final class PartitionProxy implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
     }
+
 }

@@ -7,9 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Stopping the processes a test or benchmark started, with the processes they started (a JVM run under
- * {@code faketime} is that wrapper's child, and outlived it as an orphan when only the wrapper was signalled):
- * SIGTERM with a grace period, then SIGKILL.
+ * Stopping the processes a test or benchmark started, with the processes they started (a
+ * JVM run under {@code faketime} is that wrapper's child, and outlived it as an orphan
+ * when only the wrapper was signalled): SIGTERM with a grace period, then SIGKILL.
  */
 public final class Processes {
 
@@ -21,7 +21,6 @@ public final class Processes {
 
     /**
      * SIGKILL: the process dies at once, nothing shut down, as when its machine dies.
-     *
      * @param process the process
      */
     public static void kill(Process process) {
@@ -32,11 +31,10 @@ public final class Processes {
     }
 
     /**
-     * SIGTERM (a graceful shutdown), then SIGKILL when it has not exited within the grace period; the same for the
-     * processes it started.
-     *
+     * SIGTERM (a graceful shutdown), then SIGKILL when it has not exited within the grace
+     * period; the same for the processes it started.
      * @param process the process
-     * @param grace   how long it may take to shut down
+     * @param grace how long it may take to shut down
      */
     public static void stop(Process process, Duration grace) {
         List<ProcessHandle> descendants = process.descendants().toList();
@@ -48,7 +46,9 @@ public final class Processes {
         }
     }
 
-    /** @return whether the process and every descendant exited within the time */
+    /**
+     * @return whether the process and every descendant exited within the time
+     */
     private static boolean awaitExit(Process process, List<ProcessHandle> descendants, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
         try {
@@ -60,11 +60,14 @@ public final class Processes {
                 descendant.onExit().get(Math.max(0, left), TimeUnit.NANOSECONDS);
             }
             return true;
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } catch (ExecutionException | TimeoutException e) {
+        }
+        catch (ExecutionException | TimeoutException e) {
             return false;
         }
     }
+
 }

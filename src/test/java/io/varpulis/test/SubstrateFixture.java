@@ -34,9 +34,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * One node's substrate built by hand, the way a library user would without Spring: a connection, the admin with
- * ADR-007's three streams, the transport, the parker and meters. Closing it closes the connection abruptly, without
- * acking anything in flight, like a killed process.
+ * One node's substrate built by hand, the way a library user would without Spring: a
+ * connection, the admin with ADR-007's three streams, the transport, the parker and
+ * meters. Closing it closes the connection abruptly, without acking anything in flight,
+ * like a killed process.
  */
 public final class SubstrateFixture implements AutoCloseable {
 
@@ -44,18 +45,26 @@ public final class SubstrateFixture implements AutoCloseable {
     public static final Duration TEST_NAK_DELAY = Duration.ofMillis(100);
 
     public final Connection connection;
+
     public final Substrate substrate;
+
     public final NatsProperties properties;
+
     public final JetStreamAdmin admin;
+
     public final ClusterTransport transport;
+
     public final SubstrateMetrics metrics = SubstrateMetrics.inMemory();
+
     public final EventCodec codec = new EventCodec();
+
     public final DeadLetterParker parker;
+
     public final DeliveryContainerFactory containers;
 
     private SubstrateFixture(String url, Substrate substrate, NatsProperties properties) throws Exception {
-        this.connection = Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .build());
+        this.connection = Nats
+            .connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).build());
         this.substrate = substrate;
         this.properties = properties;
         NatsProperties.JetStream js = properties.getJetstream();
@@ -64,7 +73,8 @@ public final class SubstrateFixture implements AutoCloseable {
             admin.verifyJetStream();
             admin.provision(List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
                     JetStreamSettings.deadLetters(js)), List.of());
-        } else {
+        }
+        else {
             admin = null;
         }
         transport = ClusterTransports.create(connection, substrate, admin, TransportSettings.from(js));
@@ -74,7 +84,7 @@ public final class SubstrateFixture implements AutoCloseable {
     }
 
     /**
-     * @param url       the test server
+     * @param url the test server
      * @param substrate the substrate
      * @return a fixture with ADR-007 defaults except a 100 ms nak delay
      * @throws Exception when the server is unreachable
@@ -86,8 +96,8 @@ public final class SubstrateFixture implements AutoCloseable {
     }
 
     /**
-     * @param url        the test server
-     * @param substrate  the substrate
+     * @param url the test server
+     * @param substrate the substrate
      * @param properties the settings
      * @return the fixture
      * @throws Exception when the server is unreachable
@@ -98,9 +108,9 @@ public final class SubstrateFixture implements AutoCloseable {
     }
 
     /**
-     * @param edge      the edge to consume
+     * @param edge the edge to consume
      * @param processor the pipeline
-     * @param emitter   where outputs go
+     * @param emitter where outputs go
      * @return the ingress, not started
      */
     public TestIngress ingress(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {
@@ -108,24 +118,26 @@ public final class SubstrateFixture implements AutoCloseable {
     }
 
     /**
-     * @param edge       the edge to consume
+     * @param edge the edge to consume
      * @param eventTypes the event-type patterns the edge carries
-     * @param processor  the pipeline
-     * @param state      its state
-     * @param emitter    where outputs go
+     * @param processor the pipeline
+     * @param state its state
+     * @param emitter where outputs go
      * @return the ingress, not started
      */
-    public TestIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor,
-                               KeyValueState state, OutputEmitter emitter) {
-        return new TestIngress(new RouteIngress(edge, eventTypes, TestPipelines.deployed(edge.group(), edge.to(),
-                processor, state), emitter, codec, parker, RouteIngress.OwnershipListener.NONE), this);
+    public TestIngress ingress(RouteEdge edge, List<String> eventTypes, EventProcessor processor, KeyValueState state,
+            OutputEmitter emitter) {
+        return new TestIngress(
+                new RouteIngress(edge, eventTypes, TestPipelines.deployed(edge.group(), edge.to(), processor, state),
+                        emitter, codec, parker, RouteIngress.OwnershipListener.NONE),
+                this);
     }
 
     /**
-     * A worker's pipeline host over this fixture, whose only processor type, {@code test}, is {@code processor}.
-     *
+     * A worker's pipeline host over this fixture, whose only processor type,
+     * {@code test}, is {@code processor}.
      * @param processor what every pipeline of type {@code test} runs
-     * @param states    where the pipelines' state lives
+     * @param states where the pipelines' state lives
      * @return the host; the caller closes it
      */
     public PipelineHost host(EventProcessor processor, KeyValueStateFactory states) {
@@ -140,8 +152,8 @@ public final class SubstrateFixture implements AutoCloseable {
                 return processor;
             }
         };
-        return new PipelineHost(containers, new ProcessorRegistry(List.of(type)), states, codec, metrics,
-                consumer(), TestThreads.host());
+        return new PipelineHost(containers, new ProcessorRegistry(List.of(type)), states, codec, metrics, consumer(),
+                TestThreads.host());
     }
 
     /**
@@ -165,4 +177,5 @@ public final class SubstrateFixture implements AutoCloseable {
         containers.close();
         connection.close();
     }
+
 }

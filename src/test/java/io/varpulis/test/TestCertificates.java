@@ -27,36 +27,51 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * A private certificate authority for TLS tests, with the JDK only (no Bouncy Castle, no openssl, no keytool
- * process): EC P-256 keys and X.509 v3 certificates encoded here in DER, written as the PEM files that both
- * nats-server and {@code varpulis.nats.tls.*} read (certificate, unencrypted PKCS#8 private key). Each certificate
- * is parsed back and its signature verified before it is written. Valid from an hour ago for two days.
+ * A private certificate authority for TLS tests, with the JDK only (no Bouncy Castle, no
+ * openssl, no keytool process): EC P-256 keys and X.509 v3 certificates encoded here in
+ * DER, written as the PEM files that both nats-server and {@code varpulis.nats.tls.*}
+ * read (certificate, unencrypted PKCS#8 private key). Each certificate is parsed back and
+ * its signature verified before it is written. Valid from an hour ago for two days.
  */
 public final class TestCertificates {
 
     private static final String EC_WITH_SHA256 = "1.2.840.10045.4.3.2";
+
     private static final String COMMON_NAME = "2.5.4.3";
+
     private static final String SUBJECT_KEY_ID = "2.5.29.14";
+
     private static final String KEY_USAGE = "2.5.29.15";
+
     private static final String SUBJECT_ALT_NAME = "2.5.29.17";
+
     private static final String BASIC_CONSTRAINTS = "2.5.29.19";
+
     private static final String AUTHORITY_KEY_ID = "2.5.29.35";
+
     private static final String EXTENDED_KEY_USAGE = "2.5.29.37";
+
     private static final String SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
+
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
 
     /** keyCertSign (bit 5) and cRLSign (bit 6): one unused bit. */
-    private static final byte[] CA_KEY_USAGE = {0x01, 0x06};
+    private static final byte[] CA_KEY_USAGE = { 0x01, 0x06 };
+
     /** digitalSignature (bit 0): seven unused bits. */
-    private static final byte[] LEAF_KEY_USAGE = {0x07, (byte) 0x80};
+    private static final byte[] LEAF_KEY_USAGE = { 0x07, (byte) 0x80 };
 
     private static final DateTimeFormatter UTC_TIME = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'")
-            .withZone(ZoneOffset.UTC);
+        .withZone(ZoneOffset.UTC);
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path dir;
+
     private final String name;
+
     private final KeyPair keys;
+
     private final Path caCertificate;
 
     private TestCertificates(Path dir, String name, KeyPair keys, Path caCertificate) {
@@ -70,15 +85,15 @@ public final class TestCertificates {
      * A PEM certificate and its private key.
      *
      * @param certificate the certificate, PEM
-     * @param privateKey  the unencrypted PKCS#8 private key, PEM ({@code BEGIN PRIVATE KEY})
+     * @param privateKey the unencrypted PKCS#8 private key, PEM
+     * ({@code BEGIN PRIVATE KEY})
      */
     public record Pem(Path certificate, Path privateKey) {
     }
 
     /**
      * Creates a self-signed CA and writes its certificate to {@code dir/ca.pem}.
-     *
-     * @param dir        where the PEM files go (created when missing)
+     * @param dir where the PEM files go (created when missing)
      * @param commonName the CA's CN
      * @return the CA
      */
@@ -87,21 +102,24 @@ public final class TestCertificates {
             Files.createDirectories(dir);
             KeyPair keys = newKeyPair();
             Path caFile = dir.resolve("ca.pem");
-            byte[] certificate = sign(commonName, keys, commonName, keys, List.of(
-                    extension(BASIC_CONSTRAINTS, true, seq(bool(true))),
-                    extension(KEY_USAGE, true, tlv(0x03, CA_KEY_USAGE)),
-                    extension(SUBJECT_KEY_ID, false, octets(keyId(keys)))));
+            byte[] certificate = sign(commonName, keys, commonName, keys,
+                    List.of(extension(BASIC_CONSTRAINTS, true, seq(bool(true))),
+                            extension(KEY_USAGE, true, tlv(0x03, CA_KEY_USAGE)),
+                            extension(SUBJECT_KEY_ID, false, octets(keyId(keys)))));
             writePem(caFile, "CERTIFICATE", certificate);
             return new TestCertificates(dir, commonName, keys, caFile);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot create the test CA", e);
         }
     }
 
     /**
-     * @return the CA certificate, PEM: the {@code ca_file} of the server and {@code varpulis.nats.tls.ca-file}
+     * @return the CA certificate, PEM: the {@code ca_file} of the server and
+     * {@code varpulis.nats.tls.ca-file}
      */
     public Path caCertificate() {
         return caCertificate;
@@ -109,7 +127,6 @@ public final class TestCertificates {
 
     /**
      * A server certificate for 127.0.0.1 and localhost.
-     *
      * @param stem the file name stem
      * @return its PEM files
      */
@@ -121,7 +138,6 @@ public final class TestCertificates {
 
     /**
      * A client certificate, for servers that verify clients.
-     *
      * @param stem the file name stem, also the CN
      * @return its PEM files
      */
@@ -132,8 +148,7 @@ public final class TestCertificates {
     private Pem issue(String stem, String commonName, String usage, byte[] altNames) {
         try {
             KeyPair leaf = newKeyPair();
-            List<byte[]> extensions = new ArrayList<>(List.of(
-                    extension(BASIC_CONSTRAINTS, true, seq()),
+            List<byte[]> extensions = new ArrayList<>(List.of(extension(BASIC_CONSTRAINTS, true, seq()),
                     extension(KEY_USAGE, true, tlv(0x03, LEAF_KEY_USAGE)),
                     extension(EXTENDED_KEY_USAGE, false, seq(oid(usage))),
                     extension(SUBJECT_KEY_ID, false, octets(keyId(leaf))),
@@ -145,32 +160,29 @@ public final class TestCertificates {
             writePem(pem.certificate(), "CERTIFICATE", sign(commonName, leaf, name, keys, extensions));
             writePem(pem.privateKey(), "PRIVATE KEY", leaf.getPrivate().getEncoded());
             return pem;
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot issue " + stem, e);
         }
     }
 
     private static byte[] sign(String subject, KeyPair subjectKeys, String issuer, KeyPair issuerKeys,
-                               List<byte[]> extensions) throws GeneralSecurityException {
+            List<byte[]> extensions) throws GeneralSecurityException {
         Instant now = Instant.now();
         byte[] algorithm = seq(oid(EC_WITH_SHA256));
-        byte[] tbs = seq(
-                tlv(0xa0, integer(BigInteger.TWO)),
-                integer(new BigInteger(63, RANDOM).add(BigInteger.ONE)),
-                algorithm,
-                name(issuer),
-                seq(utcTime(now.minus(Duration.ofHours(1))), utcTime(now.plus(Duration.ofDays(2)))),
-                name(subject),
-                subjectKeys.getPublic().getEncoded(),
-                tlv(0xa3, seq(extensions.toArray(byte[][]::new))));
+        byte[] tbs = seq(tlv(0xa0, integer(BigInteger.TWO)), integer(new BigInteger(63, RANDOM).add(BigInteger.ONE)),
+                algorithm, name(issuer),
+                seq(utcTime(now.minus(Duration.ofHours(1))), utcTime(now.plus(Duration.ofDays(2)))), name(subject),
+                subjectKeys.getPublic().getEncoded(), tlv(0xa3, seq(extensions.toArray(byte[][]::new))));
         Signature signature = Signature.getInstance("SHA256withECDSA");
         signature.initSign(issuerKeys.getPrivate());
         signature.update(tbs);
         byte[] certificate = seq(tbs, algorithm, bitString(signature.sign()));
         X509Certificate parsed = (X509Certificate) CertificateFactory.getInstance("X.509")
-                .generateCertificate(new ByteArrayInputStream(certificate));
+            .generateCertificate(new ByteArrayInputStream(certificate));
         parsed.verify(issuerKeys.getPublic());
         return certificate;
     }
@@ -208,7 +220,7 @@ public final class TestCertificates {
     }
 
     private static byte[] bool(boolean value) {
-        return tlv(0x01, new byte[] {(byte) (value ? 0xff : 0x00)});
+        return tlv(0x01, new byte[] { (byte) (value ? 0xff : 0x00) });
     }
 
     private static byte[] octets(byte[] value) {
@@ -251,7 +263,8 @@ public final class TestCertificates {
         int length = content.length;
         if (length < 0x80) {
             out.write(length);
-        } else {
+        }
+        else {
             int bytes = (32 - Integer.numberOfLeadingZeros(length) + 7) / 8;
             out.write(0x80 | bytes);
             for (int i = bytes - 1; i >= 0; i--) {
@@ -261,4 +274,5 @@ public final class TestCertificates {
         out.writeBytes(content);
         return out.toByteArray();
     }
+
 }

@@ -4,8 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * The credentials test nodes run with: the jar's user {@code varpulis} (role {@code ADMIN}) with a fixed password,
- * set the Spring Boot way ({@code spring.security.user.password}), so that tests of the operator API keep their
+ * The credentials test nodes run with: the jar's user {@code varpulis} (role
+ * {@code ADMIN}) with a fixed password, set the Spring Boot way
+ * ({@code spring.security.user.password}), so that tests of the operator API keep their
  * assertions while a node never runs open (SPEC section 10).
  */
 public final class TestCredentials {
@@ -23,19 +24,20 @@ public final class TestCredentials {
     }
 
     /**
-     * @param user     a user name
+     * @param user a user name
      * @param password its password
      * @return the {@code Authorization} header value of HTTP basic authentication
      */
     public static String basic(String user, String password) {
-        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
-                .getBytes(StandardCharsets.UTF_8));
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
-     * @return the {@code Authorization} header value for {@link #USER} and {@link #PASSWORD}
+     * @return the {@code Authorization} header value for {@link #USER} and
+     * {@link #PASSWORD}
      */
     public static String adminBasic() {
         return basic(USER, PASSWORD);
     }
+
 }

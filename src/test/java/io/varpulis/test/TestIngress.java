@@ -10,8 +10,9 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.DeliveryDecorator;
 
 /**
- * A route ingress built by a {@link SubstrateFixture}, started in a delivery container of its own, the way the
- * pipeline host runs one: consuming its edge with the pipeline's durable consumer.
+ * A route ingress built by a {@link SubstrateFixture}, started in a delivery container of
+ * its own, the way the pipeline host runs one: consuming its edge with the pipeline's
+ * durable consumer.
  *
  * @param adapter the ingress
  * @param fixture the node it runs on
@@ -20,21 +21,22 @@ public record TestIngress(RouteIngress adapter, SubstrateFixture fixture) {
 
     /**
      * @param transport the transport to consume from (the fixture's, or another node's)
-     * @param settings  the consumer settings
+     * @param settings the consumer settings
      * @return the running container; close it to stop consuming
      */
     public DeliveryContainer start(ClusterTransport transport, ConsumerSettings settings) {
         DeliveryContainerFactory containers = transport == fixture.transport ? fixture.containers
-                : new DeliveryContainerFactory(transport, fixture.parker, settings.nakDelay(),
-                DeliveryDecorator.NONE);
+                : new DeliveryContainerFactory(transport, fixture.parker, settings.nakDelay(), DeliveryDecorator.NONE);
         RouteEdge edge = adapter.edge();
-        return containers.create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), settings), edge.to(),
-                fixture.metrics.deliveries(edge.to(), adapter.pipeline().partitionTag(), true), 1, adapter).start();
+        return containers
+            .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), settings), edge.to(),
+                    fixture.metrics.deliveries(edge.to(), adapter.pipeline().partitionTag(), true), 1, adapter)
+            .start();
     }
 
     /**
-     * Sets where an off-partition event is republished, as {@link RouteIngress#reroutingTo}.
-     *
+     * Sets where an off-partition event is republished, as
+     * {@link RouteIngress#reroutingTo}.
      * @param emitter the emitter
      * @return this
      */

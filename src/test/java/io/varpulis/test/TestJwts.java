@@ -22,13 +22,15 @@ import java.util.Date;
 import java.util.List;
 
 /**
- * An identity provider made by the test: an RSA key pair whose public key is written as a PEM file (what
- * {@code spring.security.oauth2.resourceserver.jwt.public-key-location} reads), and RS256 JWTs signed with the
- * private key by Nimbus, as an identity provider would issue them.
+ * An identity provider made by the test: an RSA key pair whose public key is written as a
+ * PEM file (what {@code spring.security.oauth2.resourceserver.jwt.public-key-location}
+ * reads), and RS256 JWTs signed with the private key by Nimbus, as an identity provider
+ * would issue them.
  */
 public final class TestJwts {
 
     private final KeyPair keys;
+
     private final Path publicKeyFile;
 
     private TestJwts(KeyPair keys, Path publicKeyFile) {
@@ -49,13 +51,15 @@ public final class TestJwts {
             Path file = dir.resolve("jwt-public.pem");
             String pem = "-----BEGIN PUBLIC KEY-----\n"
                     + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                    .encodeToString(keys.getPublic().getEncoded())
+                        .encodeToString(keys.getPublic().getEncoded())
                     + "\n-----END PUBLIC KEY-----\n";
             Files.writeString(file, pem, StandardCharsets.US_ASCII);
             return new TestJwts(keys, file);
-        } catch (NoSuchAlgorithmException e) {
+        }
+        catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
@@ -69,7 +73,7 @@ public final class TestJwts {
 
     /**
      * @param subject the principal
-     * @param roles   the {@code roles} claim
+     * @param roles the {@code roles} claim
      * @return a signed token valid for 10 minutes
      */
     public String token(String subject, String... roles) {
@@ -77,9 +81,9 @@ public final class TestJwts {
     }
 
     /**
-     * @param subject  the principal
+     * @param subject the principal
      * @param validFor how long from now it is valid (negative: already expired)
-     * @param roles    the {@code roles} claim
+     * @param roles the {@code roles} claim
      * @return a signed token
      */
     public String token(String subject, Duration validFor, String... roles) {
@@ -88,8 +92,8 @@ public final class TestJwts {
 
     /**
      * @param audience the {@code aud} claim
-     * @param subject  the principal
-     * @param roles    the {@code roles} claim
+     * @param subject the principal
+     * @param roles the {@code roles} claim
      * @return a signed token for that audience, valid for 10 minutes
      */
     public String tokenFor(String audience, String subject, String... roles) {
@@ -98,15 +102,21 @@ public final class TestJwts {
 
     private String token(String subject, Duration validFor, String audience, String... roles) {
         Instant now = Instant.now();
-        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(subject).issuer("https://idp.test")
-                .audience(audience).issueTime(Date.from(now.minusSeconds(60)))
-                .expirationTime(Date.from(now.plus(validFor))).claim("roles", List.of(roles)).build();
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(subject)
+            .issuer("https://idp.test")
+            .audience(audience)
+            .issueTime(Date.from(now.minusSeconds(60)))
+            .expirationTime(Date.from(now.plus(validFor)))
+            .claim("roles", List.of(roles))
+            .build();
         SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims);
         try {
             jwt.sign(new RSASSASigner(keys.getPrivate()));
-        } catch (JOSEException e) {
+        }
+        catch (JOSEException e) {
             throw new IllegalStateException("cannot sign the test JWT", e);
         }
         return jwt.serialize();
     }
+
 }

@@ -12,33 +12,44 @@ import java.security.GeneralSecurityException;
 import java.util.List;
 
 /**
- * A decentralised-auth (operator mode) setup made without the {@code nsc} tool: an operator, one account it signs,
- * and {@code .creds} files for users the account signs, with jnats' {@link JwtUtils} and {@link NKey}.
- * <p>{@link #serverConfig()} is the nats-server configuration that trusts the operator and preloads the account
- * (JetStream enabled) and a system account in a memory resolver.
+ * A decentralised-auth (operator mode) setup made without the {@code nsc} tool: an
+ * operator, one account it signs, and {@code .creds} files for users the account signs,
+ * with jnats' {@link JwtUtils} and {@link NKey}.
+ * <p>
+ * {@link #serverConfig()} is the nats-server configuration that trusts the operator and
+ * preloads the account (JetStream enabled) and a system account in a memory resolver.
  */
 public final class TestNatsJwts {
 
     /**
-     * Account limits with nothing limited, JetStream included: a JWT without them would allow zero connections and no
-     * JetStream.
+     * Account limits with nothing limited, JetStream included: a JWT without them would
+     * allow zero connections and no JetStream.
      */
     private static final String UNLIMITED_ACCOUNT = "{\"limits\":{\"subs\":-1,\"data\":-1,\"payload\":-1,"
             + "\"imports\":-1,\"exports\":-1,\"wildcards\":true,\"conn\":-1,\"leaf\":-1,"
             + "\"mem_storage\":-1,\"disk_storage\":-1,\"streams\":-1,\"consumer\":-1},"
             + "\"default_permissions\":{\"pub\":{},\"sub\":{}},\"type\":\"account\",\"version\":2}";
 
-    /** The system account's limits: connections only, no JetStream (the server refuses JetStream there). */
+    /**
+     * The system account's limits: connections only, no JetStream (the server refuses
+     * JetStream there).
+     */
     private static final String SYSTEM_ACCOUNT = "{\"limits\":{\"subs\":-1,\"data\":-1,\"payload\":-1,"
             + "\"imports\":-1,\"exports\":-1,\"wildcards\":true,\"conn\":-1,\"leaf\":-1},"
             + "\"type\":\"account\",\"version\":2}";
 
     private final Path dir;
+
     private final NKey operator;
+
     private final NKey account;
+
     private final NKey systemAccount;
+
     private final String operatorJwt;
+
     private final String accountJwt;
+
     private final String systemAccountJwt;
 
     private TestNatsJwts(Path dir) throws GeneralSecurityException, IOException {
@@ -53,14 +64,14 @@ public final class TestNatsJwts {
                 JwtUtils.currentTimeSeconds(), operatorId, () -> "{\"type\":\"operator\",\"version\":2}");
         this.accountJwt = JwtUtils.issueJWT(operator, accountId, "varpulis-test-account", null,
                 JwtUtils.currentTimeSeconds(), operatorId, () -> UNLIMITED_ACCOUNT);
-        // JetStream in operator mode needs a system account for its internal subscriptions.
-        this.systemAccountJwt = JwtUtils.issueJWT(operator, systemAccountId, "SYS", null,
-                JwtUtils.currentTimeSeconds(), operatorId, () -> SYSTEM_ACCOUNT);
+        // JetStream in operator mode needs a system account for its internal
+        // subscriptions.
+        this.systemAccountJwt = JwtUtils.issueJWT(operator, systemAccountId, "SYS", null, JwtUtils.currentTimeSeconds(),
+                operatorId, () -> SYSTEM_ACCOUNT);
     }
 
     /**
      * Creates an operator and an account.
-     *
      * @param dir where the operator JWT and the creds files go (created when missing)
      * @return the setup
      */
@@ -68,29 +79,29 @@ public final class TestNatsJwts {
         try {
             Files.createDirectories(dir);
             return new TestNatsJwts(dir);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot create nkeys", e);
         }
     }
 
     /**
-     * @return nats-server configuration for operator mode: this operator, this account preloaded
+     * @return nats-server configuration for operator mode: this operator, this account
+     * preloaded
      */
     public String serverConfig() {
         Path operatorFile = dir.resolve("operator.jwt");
         write(operatorFile, operatorJwt);
-        return "operator: \"" + operatorFile + "\"\n"
-                + "system_account: " + new String(publicKey(systemAccount)) + "\n"
-                + "resolver: MEMORY\n"
-                + "resolver_preload: {\n  " + new String(publicKey(account)) + ": \"" + accountJwt + "\"\n  "
-                + new String(publicKey(systemAccount)) + ": \"" + systemAccountJwt + "\"\n}\n";
+        return "operator: \"" + operatorFile + "\"\n" + "system_account: " + new String(publicKey(systemAccount)) + "\n"
+                + "resolver: MEMORY\n" + "resolver_preload: {\n  " + new String(publicKey(account)) + ": \""
+                + accountJwt + "\"\n  " + new String(publicKey(systemAccount)) + ": \"" + systemAccountJwt + "\"\n}\n";
     }
 
     /**
      * Writes a {@code .creds} file for a new user of the account.
-     *
      * @param name the user's name, also the file name stem
      * @return the file
      */
@@ -99,22 +110,23 @@ public final class TestNatsJwts {
     }
 
     /**
-     * Writes a {@code .creds} file for a new user of the account with these permissions, as
-     * {@code nsc add user --allow-pub ... --deny-pub ... --allow-sub ... --allow-pub-response=1} signs them.
-     *
-     * @param name         the user's name, also the file name stem
+     * Writes a {@code .creds} file for a new user of the account with these permissions,
+     * as
+     * {@code nsc add user --allow-pub ... --deny-pub ... --allow-sub ... --allow-pub-response=1}
+     * signs them.
+     * @param name the user's name, also the file name stem
      * @param publishAllow subjects it may publish to
-     * @param publishDeny  subjects it may not publish to
-     * @param subscribe    subjects it may subscribe to
-     * @param responses    whether it may answer one reply per request it received
+     * @param publishDeny subjects it may not publish to
+     * @param subscribe subjects it may subscribe to
+     * @param responses whether it may answer one reply per request it received
      * @return the file
      */
     public Path userCreds(String name, List<String> publishAllow, List<String> publishDeny, List<String> subscribe,
-                          boolean responses) {
+            boolean responses) {
         JwtUtils.UserClaim claim = new JwtUtils.UserClaim(new String(publicKey(account)))
-                .pub(new JwtUtils.Permission().allow(publishAllow.toArray(String[]::new))
-                        .deny(publishDeny.toArray(String[]::new)))
-                .sub(new JwtUtils.Permission().allow(subscribe.toArray(String[]::new)));
+            .pub(new JwtUtils.Permission().allow(publishAllow.toArray(String[]::new))
+                .deny(publishDeny.toArray(String[]::new)))
+            .sub(new JwtUtils.Permission().allow(subscribe.toArray(String[]::new)));
         if (responses) {
             claim.resp(new JwtUtils.ResponsePermission().maxMsgs(1));
         }
@@ -122,17 +134,19 @@ public final class TestNatsJwts {
     }
 
     /**
-     * Writes a {@code .creds} file for a user signed by an account the server does not know.
-     *
+     * Writes a {@code .creds} file for a user signed by an account the server does not
+     * know.
      * @param name the user's name, also the file name stem
      * @return the file
      */
     public Path foreignUserCreds(String name) {
         try {
             return userCreds(name, NKey.createAccount(null));
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot create an nkey", e);
         }
     }
@@ -146,15 +160,17 @@ public final class TestNatsJwts {
             NKey user = NKey.createUser(null);
             String jwt = claim == null
                     ? JwtUtils.issueUserJWT(signingAccount, new String(signingAccount.getPublicKey()),
-                    new String(user.getPublicKey()), name)
+                            new String(user.getPublicKey()), name)
                     : JwtUtils.issueUserJWT(signingAccount, new String(user.getPublicKey()), name, null,
-                    JwtUtils.currentTimeSeconds(), claim);
+                            JwtUtils.currentTimeSeconds(), claim);
             Path file = dir.resolve(name + ".creds");
             write(file, String.format(JwtUtils.NATS_USER_JWT_FORMAT, jwt, new String(user.getSeed())));
             return file;
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot sign the user JWT", e);
         }
     }
@@ -162,9 +178,11 @@ public final class TestNatsJwts {
     private static char[] publicKey(NKey key) {
         try {
             return key.getPublicKey();
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException e) {
+        }
+        catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -172,8 +190,10 @@ public final class TestNatsJwts {
     private static void write(Path file, String text) {
         try {
             Files.writeString(file, text, StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
+
 }

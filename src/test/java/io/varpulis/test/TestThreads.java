@@ -7,15 +7,18 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * The threads of the parts a test builds by hand, outside a Spring context: what the node's executor beans are in
- * production ({@link DaemonThreads}), each made and initialised once per test JVM. Daemon threads, never shut down.
+ * The threads of the parts a test builds by hand, outside a Spring context: what the
+ * node's executor beans are in production ({@link DaemonThreads}), each made and
+ * initialised once per test JVM. Daemon threads, never shut down.
  */
 public final class TestThreads {
 
     private static final ThreadPoolTaskScheduler SCHEDULER = initialised(DaemonThreads.scheduler("test-scheduler"));
+
     private static final JetStreamKeyValueState.Threads STATES = new JetStreamKeyValueState.Threads(
             initialised(DaemonThreads.executor("test-state-confirm", 1)),
             initialised(DaemonThreads.scheduler("test-state-recovery")));
+
     private static final PipelineHost.Threads HOST = new PipelineHost.Threads(
             initialised(DaemonThreads.executor("test-ownership-proof", Integer.MAX_VALUE)),
             initialised(DaemonThreads.executor("test-fenced-stop", 1)));
@@ -53,4 +56,5 @@ public final class TestThreads {
         executor.initialize();
         return executor;
     }
+
 }

@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC section 10: a node started with no credentials configured never runs open. Spring Boot generates a password
- * for the jar's user {@code varpulis} (role {@code ADMIN}) and logs it once; only that password opens the API.
+ * SPEC section 10: a node started with no credentials configured never runs open. Spring
+ * Boot generates a password for the jar's user {@code varpulis} (role {@code ADMIN}) and
+ * logs it once; only that password opens the API.
  */
 @BrokerTest
 @ExtendWith(OutputCaptureExtension.class)
@@ -35,8 +36,9 @@ class GeneratedPasswordTest {
     void withoutCredentialsTheNodeGeneratesAPasswordLogsItOnceAndOnlyItOpensTheApi(CapturedOutput output)
             throws Exception {
         try (ConfigurableApplicationContext node = new SpringApplicationBuilder(VarpulisClusterApplication.class)
-                .properties("server.port=0", "server.address=127.0.0.1", "varpulis.nats.url=" + nats.url(),
-                        "varpulis.cluster.role=coordinator", "spring.main.banner-mode=off").run()) {
+            .properties("server.port=0", "server.address=127.0.0.1", "varpulis.nats.url=" + nats.url(),
+                    "varpulis.cluster.role=coordinator", "spring.main.banner-mode=off")
+            .run()) {
             int port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             Matcher generated = GENERATED.matcher(output.getAll());
             assertThat(generated.find()).as("the generated password is logged").isTrue();
@@ -45,10 +47,11 @@ class GeneratedPasswordTest {
 
             assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", null)).isEqualTo(401);
             assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", "wrong")))
-                    .isEqualTo(401);
+                .isEqualTo(401);
             assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", TestCredentials.basic("varpulis", password)))
-                    .isEqualTo(200);
+                .isEqualTo(200);
             assertThat(HttpStatuses.get(port, "/actuator/health/readiness", null)).isEqualTo(200);
         }
     }
+
 }

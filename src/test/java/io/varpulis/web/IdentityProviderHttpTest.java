@@ -23,35 +23,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A coordinator trusting an identity provider for its own audience
- * ({@code spring.security.oauth2.resourceserver.jwt.audiences}), with every Actuator endpoint exposed as an operator
- * might: a token for another audience, or for none, is refused (review finding 9); a viewer reads health, info,
- * metrics, Prometheus and loggers, but what exposes the node's memory, threads, configuration or wiring (heapdump,
- * threaddump, env, configprops, beans, mappings, ...) needs an admin (review finding 10).
+ * ({@code spring.security.oauth2.resourceserver.jwt.audiences}), with every Actuator
+ * endpoint exposed as an operator might: a token for another audience, or for none, is
+ * refused (review finding 9); a viewer reads health, info, metrics, Prometheus and
+ * loggers, but what exposes the node's memory, threads, configuration or wiring
+ * (heapdump, threaddump, env, configprops, beans, mappings, ...) needs an admin (review
+ * finding 10).
  */
 @BrokerTest
 class IdentityProviderHttpTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
     private static final String AUDIENCE = "varpulis-test";
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.coreOnly();
 
     private static TestJwts idp;
+
     private static ConfigurableApplicationContext node;
+
     private static int port;
 
     @BeforeAll
     static void startNode() {
         idp = TestJwts.create(nats.workDir());
-        node = new SpringApplicationBuilder(VarpulisClusterApplication.class).properties(
-                "server.port=0", "server.address=127.0.0.1", "varpulis.nats.url=" + nats.url(),
-                "varpulis.cluster.role=coordinator", "spring.main.banner-mode=off",
-                "spring.security.oauth2.resourceserver.jwt.audiences=" + AUDIENCE,
-                idp.publicKeyLocationArgument())
-                // Above the jar's application.yml, as an operator would set it.
-                .run("--management.endpoints.web.exposure.include=*",
-                        "--management.endpoint.heapdump.access=read-only");
+        node = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+            .properties("server.port=0", "server.address=127.0.0.1", "varpulis.nats.url=" + nats.url(),
+                    "varpulis.cluster.role=coordinator", "spring.main.banner-mode=off",
+                    "spring.security.oauth2.resourceserver.jwt.audiences=" + AUDIENCE, idp.publicKeyLocationArgument())
+            // Above the jar's application.yml, as an operator would set it.
+            .run("--management.endpoints.web.exposure.include=*", "--management.endpoint.heapdump.access=read-only");
         port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
     }
 
@@ -65,10 +68,13 @@ class IdentityProviderHttpTest {
     @Test
     void aTokenForAnotherAudienceOrForNoneIsRefused() throws Exception {
         assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", bearer("VIEWER"))).isEqualTo(200);
-        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", "Bearer " + idp.tokenFor("another-service",
-                "viewer", "ADMIN"))).as("another audience").isEqualTo(401);
+        assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers",
+                "Bearer " + idp.tokenFor("another-service", "viewer", "ADMIN")))
+            .as("another audience")
+            .isEqualTo(401);
         assertThat(HttpStatuses.get(port, "/api/v1/cluster/workers", "Bearer " + idp.token("viewer", "ADMIN")))
-                .as("no audience").isEqualTo(401);
+            .as("no audience")
+            .isEqualTo(401);
     }
 
     @Test
@@ -77,24 +83,26 @@ class IdentityProviderHttpTest {
                 "/actuator/prometheus", "/actuator/loggers")) {
             assertThat(HttpStatuses.get(port, path, bearer("VIEWER"))).as(path).isEqualTo(200);
         }
-        for (String path : List.of("/actuator/threaddump", "/actuator/env", "/actuator/configprops",
-                "/actuator/beans", "/actuator/mappings", "/actuator/conditions", "/actuator/scheduledtasks",
-                "/actuator/sbom", "/actuator/heapdump")) {
+        for (String path : List.of("/actuator/threaddump", "/actuator/env", "/actuator/configprops", "/actuator/beans",
+                "/actuator/mappings", "/actuator/conditions", "/actuator/scheduledtasks", "/actuator/sbom",
+                "/actuator/heapdump")) {
             assertThat(HttpStatuses.get(port, path, bearer("OPERATOR"))).as(path).isEqualTo(403);
         }
         for (String path : List.of("/actuator/threaddump", "/actuator/env", "/actuator/configprops",
                 "/actuator/beans")) {
             assertThat(HttpStatuses.get(port, path, bearer("ADMIN"))).as(path).isEqualTo(200);
         }
-        HttpResponse<Void> levels = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                        + "/actuator/loggers/io.varpulis")).header("Authorization", bearer("OPERATOR"))
+        HttpResponse<Void> levels = HTTP
+            .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/loggers/io.varpulis"))
+                .header("Authorization", bearer("OPERATOR"))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"configuredLevel\": \"TRACE\"}")).build(),
-                HttpResponse.BodyHandlers.discarding());
+                .POST(HttpRequest.BodyPublishers.ofString("{\"configuredLevel\": \"TRACE\"}"))
+                .build(), HttpResponse.BodyHandlers.discarding());
         assertThat(levels.statusCode()).as("changing a log level").isEqualTo(403);
     }
 
     private static String bearer(String role) {
         return "Bearer " + idp.tokenFor(AUDIENCE, role.toLowerCase(), role);
     }
+
 }

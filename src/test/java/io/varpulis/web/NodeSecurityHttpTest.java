@@ -32,30 +32,39 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC section 10 over real HTTP: a standalone node on the jetstream substrate, started as {@code java -jar} would
- * (the jar's application.yml), trusting an identity provider the test makes ({@link TestJwts}). Every operator
- * endpoint is refused without credentials (401), refused for a lesser role (403), accepted for the right one; the
- * probes are open and show no details; sensitive Actuator endpoints are closed; a body over the limit is 413; every
- * refusal is {@code {"error": ...}}; every write is audited with the principal and its roles.
+ * SPEC section 10 over real HTTP: a standalone node on the jetstream substrate, started
+ * as {@code java -jar} would (the jar's application.yml), trusting an identity provider
+ * the test makes ({@link TestJwts}). Every operator endpoint is refused without
+ * credentials (401), refused for a lesser role (403), accepted for the right one; the
+ * probes are open and show no details; sensitive Actuator endpoints are closed; a body
+ * over the limit is 413; every refusal is {@code {"error": ...}}; every write is audited
+ * with the principal and its roles.
  */
 @BrokerTest
 @ExtendWith(OutputCaptureExtension.class)
 class NodeSecurityHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
     private static final String GROUP = "sec";
+
     private static final String GROUP_JSON = "{\"name\": \"" + GROUP + "\", \"pipelines\": [{\"name\": \"p\", "
             + "\"processor\": {\"type\": \"passthrough\"}}], \"routes\": [{\"from_pipeline\": \"_external\", "
             + "\"to_pipeline\": \"p\"}]}";
+
     private static final String EVENT_JSON = "{\"event_type\": \"Probe\", \"fields\": {\"k\": \"v\"}}";
 
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private static TestJwts idp;
+
     private static ConfigurableApplicationContext node;
+
     private static int port;
+
     private static long parked;
 
     @BeforeAll
@@ -64,16 +73,12 @@ class NodeSecurityHttpTest {
             parked = new ParkedEvents(operator).park("p", "parked-1");
         }
         idp = TestJwts.create(nats.workDir());
-        node = new SpringApplicationBuilder(VarpulisClusterApplication.class).properties(
-                "server.port=0",
-                "server.address=127.0.0.1",
-                "varpulis.nats.url=" + nats.url(),
-                "varpulis.nats.substrate=jetstream",
-                "varpulis.cluster.coordinator-id=sec-http",
-                "varpulis.cluster.worker-id=sec-http-w",
-                "varpulis.dlq.write-enabled=true",
-                "spring.main.banner-mode=off",
-                idp.publicKeyLocationArgument()).run();
+        node = new SpringApplicationBuilder(VarpulisClusterApplication.class)
+            .properties("server.port=0", "server.address=127.0.0.1", "varpulis.nats.url=" + nats.url(),
+                    "varpulis.nats.substrate=jetstream", "varpulis.cluster.coordinator-id=sec-http",
+                    "varpulis.cluster.worker-id=sec-http-w", "varpulis.dlq.write-enabled=true",
+                    "spring.main.banner-mode=off", idp.publicKeyLocationArgument())
+            .run();
         port = node.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
     }
 
@@ -105,12 +110,12 @@ class NodeSecurityHttpTest {
             assertThat(answer.body().get("error").asText()).as(endpoint.toString()).contains("credentials required");
             assertThat(answer.headers().allValues("WWW-Authenticate")).contains("Basic realm=\"varpulis\"", "Bearer");
         }
-        Answer forged = call("GET", "/api/v1/cluster/workers", "Bearer " + TestJwts.create(nats.workDir()
-                .resolve("other-idp")).token("mallory", "ADMIN"), null);
+        Answer forged = call("GET", "/api/v1/cluster/workers",
+                "Bearer " + TestJwts.create(nats.workDir().resolve("other-idp")).token("mallory", "ADMIN"), null);
         assertThat(forged.status()).as("a token signed by another key").isEqualTo(401);
         assertThat(forged.body().get("error").asText()).contains("invalid bearer token");
-        Answer expired = call("GET", "/api/v1/cluster/workers", "Bearer " + idp.token("late",
-                Duration.ofMinutes(-5), "ADMIN"), null);
+        Answer expired = call("GET", "/api/v1/cluster/workers",
+                "Bearer " + idp.token("late", Duration.ofMinutes(-5), "ADMIN"), null);
         assertThat(expired.status()).as("an expired token").isEqualTo(401);
     }
 
@@ -122,13 +127,13 @@ class NodeSecurityHttpTest {
                 Answer answer = call(endpoint.method(), endpoint.path(), bearer(role), endpoint.body());
                 boolean allowed = ladder.indexOf(role) >= ladder.indexOf(endpoint.role());
                 if (allowed) {
-                    assertThat(answer.status()).as(role + " " + endpoint + " -> " + answer.body())
-                            .isNotIn(401, 403);
-                } else {
+                    assertThat(answer.status()).as(role + " " + endpoint + " -> " + answer.body()).isNotIn(401, 403);
+                }
+                else {
                     assertThat(answer.status()).as(role + " " + endpoint).isEqualTo(403);
                     assertThat(answer.body().get("error").asText()).as(role + " " + endpoint)
-                            .contains(role.toLowerCase() + " [" + role + "]")
-                            .contains("needs role " + endpoint.role());
+                        .contains(role.toLowerCase() + " [" + role + "]")
+                        .contains("needs role " + endpoint.role());
                 }
             }
         }
@@ -148,19 +153,21 @@ class NodeSecurityHttpTest {
         assertThat(call("POST", "/actuator/shutdown", bearer("ADMIN"), "{}").status()).isEqualTo(404);
     }
 
-    /** OPERATING's Security table: log levels are read by a VIEWER and changed by an ADMIN, as the jar exposes them. */
+    /**
+     * OPERATING's Security table: log levels are read by a VIEWER and changed by an
+     * ADMIN, as the jar exposes them.
+     */
     @Test
     void logLevelsAreReadByAViewerAndChangedByAnAdmin() throws Exception {
         assertThat(call("GET", "/actuator/loggers/io.varpulis", bearer("VIEWER"), null).status()).isEqualTo(200);
         String debug = "{\"configuredLevel\": \"DEBUG\"}";
         assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("OPERATOR"), debug).status())
-                .isEqualTo(403);
-        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), debug).status())
-                .isEqualTo(204);
+            .isEqualTo(403);
+        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), debug).status()).isEqualTo(204);
         assertThat(call("GET", "/actuator/loggers/io.varpulis.audit", bearer("VIEWER"), null).body()
-                .path("configuredLevel").asText()).isEqualTo("DEBUG");
-        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), "{}").status())
-                .isEqualTo(204);
+            .path("configuredLevel")
+            .asText()).isEqualTo("DEBUG");
+        assertThat(call("POST", "/actuator/loggers/io.varpulis.audit", bearer("ADMIN"), "{}").status()).isEqualTo(204);
     }
 
     @Test
@@ -172,9 +179,12 @@ class NodeSecurityHttpTest {
         assertThat(declared.body().get("error").asText()).contains("varpulis.security.max-request-size");
 
         HttpRequest chunked = HttpRequest.newBuilder(uri("/api/v1/cluster/pipeline-groups/" + GROUP + "/inject"))
-                .header("Authorization", bearer("OPERATOR")).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(
-                        big.getBytes(StandardCharsets.UTF_8)))).timeout(Duration.ofSeconds(20)).build();
+            .header("Authorization", bearer("OPERATOR"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers
+                .ofInputStream(() -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
+            .timeout(Duration.ofSeconds(20))
+            .build();
         HttpResponse<String> response = HTTP.send(chunked, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(413);
         assertThat(JSON.readTree(response.body()).get("error").asText()).contains("max-request-size");
@@ -199,23 +209,23 @@ class NodeSecurityHttpTest {
                 GROUP_JSON.replace("\"pipelines\"", "\"pipelinez\""));
         assertThat(field.status()).isEqualTo(400);
         assertThat(field.body().get("error").asText()).contains("unknown field 'pipelinez'")
-                .doesNotContain("has no pipelines");
+            .doesNotContain("has no pipelines");
 
         Answer eventField = call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", bearer("OPERATOR"),
                 "{\"event_type\": \"Probe\", \"feilds\": {}}");
         assertThat(eventField.status()).isEqualTo(400);
         assertThat(eventField.body().get("error").asText()).contains("unknown field 'feilds'");
 
-        Answer setting = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON
-                .replace("\"name\": \"" + GROUP + "\"", "\"name\": \"misspelt\"")
-                .replace("{\"type\": \"passthrough\"}", "{\"type\": \"filter\", \"settings\": "
-                        + "{\"expresion\": \"true\"}}"));
+        Answer setting = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"name\": \"" + GROUP + "\"", "\"name\": \"misspelt\"")
+                    .replace("{\"type\": \"passthrough\"}",
+                            "{\"type\": \"filter\", \"settings\": " + "{\"expresion\": \"true\"}}"));
         assertThat(setting.status()).as(setting.body().toString()).isEqualTo(400);
-        assertThat(setting.body().get("error").asText()).contains("processor type 'filter' has no setting "
-                + "'expresion'; its settings: expression");
-        Answer mainJob = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON
-                .replace("\"name\": \"" + GROUP + "\"", "\"name\": \"main-job\"")
-                .replace("{\"type\": \"passthrough\"}", "{\"type\": \"brute-force\"}"));
+        assertThat(setting.body().get("error").asText())
+            .contains("processor type 'filter' has no setting " + "'expresion'; its settings: expression");
+        Answer mainJob = call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
+                GROUP_JSON.replace("\"name\": \"" + GROUP + "\"", "\"name\": \"main-job\"")
+                    .replace("{\"type\": \"passthrough\"}", "{\"type\": \"brute-force\"}"));
         assertThat(mainJob.status()).isEqualTo(400);
         assertThat(mainJob.body().get("error").asText()).contains("varpulis.demo.processors.enabled=true");
 
@@ -223,25 +233,25 @@ class NodeSecurityHttpTest {
         Answer malformed = call("POST", inject, bearer("OPERATOR"), "{\"event_type\": \"Probe\", }");
         assertThat(malformed.status()).isEqualTo(400);
         assertThat(malformed.body().get("error").asText()).contains("line 1, column")
-                .doesNotContain("StreamReadFeature", "INCLUDE_SOURCE");
-        Answer wrongType = call("POST", inject, bearer("OPERATOR"), "{\"event_type\": \"Probe\", \"fields\": "
-                + "\"root\"}");
+            .doesNotContain("StreamReadFeature", "INCLUDE_SOURCE");
+        Answer wrongType = call("POST", inject, bearer("OPERATOR"),
+                "{\"event_type\": \"Probe\", \"fields\": " + "\"root\"}");
         assertThat(wrongType.status()).isEqualTo(400);
-        assertThat(wrongType.body().get("error").asText()).contains("expected an object, got string",
-                "(at 'fields')").doesNotContain("java.util", "LinkedHashMap");
+        assertThat(wrongType.body().get("error").asText()).contains("expected an object, got string", "(at 'fields')")
+            .doesNotContain("java.util", "LinkedHashMap");
     }
 
     @Test
     void eventTypesAndFieldNamesHaveLengthLimits() throws Exception {
         declareGroup();
         String path = "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject";
-        Answer type = call("POST", path, bearer("OPERATOR"), "{\"event_type\": \"" + "T".repeat(300)
-                + "\", \"fields\": {}}");
+        Answer type = call("POST", path, bearer("OPERATOR"),
+                "{\"event_type\": \"" + "T".repeat(300) + "\", \"fields\": {}}");
         assertThat(type.status()).isEqualTo(400);
         assertThat(type.body().get("error").asText()).contains("event_type is 300 characters", "at most 256",
                 "varpulis.security.max-event-type-length");
-        Answer name = call("POST", path, bearer("OPERATOR"), "{\"event_type\": \"Probe\", \"fields\": {\""
-                + "f".repeat(257) + "\": 1}}");
+        Answer name = call("POST", path, bearer("OPERATOR"),
+                "{\"event_type\": \"Probe\", \"fields\": {\"" + "f".repeat(257) + "\": 1}}");
         assertThat(name.status()).isEqualTo(400);
         assertThat(name.body().get("error").asText()).contains("257 characters", "max-field-name-length");
         Answer id = call("POST", path + "?id=bad%0Aid", bearer("OPERATOR"), EVENT_JSON);
@@ -252,28 +262,31 @@ class NodeSecurityHttpTest {
     @Test
     void everyWriteIsAuditedWithThePrincipalAndItsRoles(CapturedOutput output) throws Exception {
         assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
-                GROUP_JSON.replace("\"" + GROUP + "\"", "\"audited\"")).status()).isEqualTo(201);
+                GROUP_JSON.replace("\"" + GROUP + "\"", "\"audited\""))
+            .status()).isEqualTo(201);
         assertThat(call("DELETE", "/api/v1/cluster/pipeline-groups/audited", bearer("ADMIN"), null).status())
-                .isEqualTo(204);
+            .isEqualTo(204);
         declareGroup();
         assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), GROUP_JSON).status())
-                .isEqualTo(409);
+            .isEqualTo(409);
         Answer injected = call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject?id=audit-1",
                 bearer("OPERATOR"), EVENT_JSON);
         assertThat(injected.status()).isEqualTo(202);
         assertThat(injected.body().get("id").asText()).isEqualTo("audit-1");
-        assertThat(call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", bearer("OPERATOR"),
-                EVENT_JSON).body().get("id").asText()).as("an id is given when none was asked").isNotBlank();
+        assertThat(call("POST", "/api/v1/cluster/pipeline-groups/" + GROUP + "/inject", bearer("OPERATOR"), EVENT_JSON)
+            .body()
+            .get("id")
+            .asText()).as("an id is given when none was asked").isNotBlank();
         assertThat(call("DELETE", "/api/v1/cluster/dlq/999999", bearer("OPERATOR"), null).status()).isEqualTo(403);
         assertThat(call("POST", "/api/v1/cluster/dlq/replay", bearer("OPERATOR"), "{\"unit\": \"none\"}").status())
-                .isEqualTo(200);
+            .isEqualTo(200);
 
         assertThat(output).contains("audit: operator [OPERATOR]: declared group audited (1 pipelines)")
-                .contains("audit: admin [ADMIN]: delete group audited: removed")
-                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 409")
-                .contains("audit: operator [OPERATOR]: inject Probe into group " + GROUP + " (id audit-1): stored")
-                .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999: 403 needs role ADMIN")
-                .contains("audit: operator [OPERATOR]: DLQ replay unit none");
+            .contains("audit: admin [ADMIN]: delete group audited: removed")
+            .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 409")
+            .contains("audit: operator [OPERATOR]: inject Probe into group " + GROUP + " (id audit-1): stored")
+            .contains("audit: operator [OPERATOR]: refused: DELETE /api/v1/cluster/dlq/999999: 403 needs role ADMIN")
+            .contains("audit: operator [OPERATOR]: DLQ replay unit none");
     }
 
     @Test
@@ -290,9 +303,8 @@ class NodeSecurityHttpTest {
         assertThat(name.status()).isEqualTo(400);
 
         assertThat(output.getAll().lines()).as("no line of the log is one the caller wrote")
-                .noneMatch(line -> line.startsWith("audit:"));
-        assertThat(output).contains("refused: POST /api/v1/cluster/pipeline-groups: 400 ")
-                .contains("\\r\\n" + forged);
+            .noneMatch(line -> line.startsWith("audit:"));
+        assertThat(output).contains("refused: POST /api/v1/cluster/pipeline-groups: 400 ").contains("\\r\\n" + forged);
     }
 
     @Test
@@ -302,28 +314,28 @@ class NodeSecurityHttpTest {
         String big = "{\"event_type\": \"Probe\", \"fields\": {\"blob\": \"" + "x".repeat(1_150_000) + "\"}}";
         assertThat(call("POST", inject, bearer("OPERATOR"), big).status()).isEqualTo(413);
         assertThat(call("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"),
-                GROUP_JSON.replace("\"pipelines\"", "\"pipelinez\"")).status()).isEqualTo(400);
-        assertThat(call("PUT", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), GROUP_JSON).status())
-                .isEqualTo(405);
+                GROUP_JSON.replace("\"pipelines\"", "\"pipelinez\""))
+            .status()).isEqualTo(400);
+        assertThat(call("PUT", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), GROUP_JSON).status()).isEqualTo(405);
         assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("OPERATOR"), "text/plain", GROUP_JSON))
-                .isEqualTo(415);
-        assertThat(call("POST", "/api/v1/cluster/pipeline-groups/missing/inject", bearer("OPERATOR"), EVENT_JSON)
-                .status()).isEqualTo(404);
+            .isEqualTo(415);
+        assertThat(
+                call("POST", "/api/v1/cluster/pipeline-groups/missing/inject", bearer("OPERATOR"), EVENT_JSON).status())
+            .isEqualTo(404);
         assertThat(call("DELETE", "/api/v1/cluster/dlq/999999", bearer("ADMIN"), null).status()).isEqualTo(404);
         assertThat(call("POST", "/api/v1/cluster/dlq/replay", bearer("OPERATOR"), "{\"unit\": \"none\"}").status())
-                .isEqualTo(200);
+            .isEqualTo(200);
 
-        assertThat(output)
-                .contains("audit: operator [OPERATOR]: refused: POST " + inject + ": 413 the request body is")
-                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 400 unknown "
-                        + "field 'pipelinez'")
-                .contains("audit: admin [ADMIN]: refused: PUT /api/v1/cluster/pipeline-groups: 405 ")
-                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 415 ")
-                .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups/missing/inject: "
-                        + "404")
-                .contains("audit: admin [ADMIN]: refused: DELETE /api/v1/cluster/dlq/999999: 404")
-                .contains("audit: operator [OPERATOR]: DLQ replay unit none: 0 replayed")
-                .doesNotContain("DLQ audit:");
+        assertThat(output).contains("audit: operator [OPERATOR]: refused: POST " + inject + ": 413 the request body is")
+            .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 400 unknown "
+                    + "field 'pipelinez'")
+            .contains("audit: admin [ADMIN]: refused: PUT /api/v1/cluster/pipeline-groups: 405 ")
+            .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups: 415 ")
+            .contains("audit: operator [OPERATOR]: refused: POST /api/v1/cluster/pipeline-groups/missing/inject: "
+                    + "404")
+            .contains("audit: admin [ADMIN]: refused: DELETE /api/v1/cluster/dlq/999999: 404")
+            .contains("audit: operator [OPERATOR]: DLQ replay unit none: 0 replayed")
+            .doesNotContain("DLQ audit:");
     }
 
     @Test
@@ -332,10 +344,11 @@ class NodeSecurityHttpTest {
         for (String type : List.of("text/plain", "application/x-www-form-urlencoded",
                 "multipart/form-data; boundary=b")) {
             assertThat(send("POST", "/api/v1/cluster/pipeline-groups", bearer("ADMIN"), type, group)).as(type)
-                    .isEqualTo(415);
+                .isEqualTo(415);
         }
         assertThat(call("GET", "/api/v1/cluster/pipeline-groups/csrf", bearer("VIEWER"), null).status())
-                .as("no group declared").isEqualTo(404);
+            .as("no group declared")
+            .isEqualTo(404);
 
         long depth = call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong();
         assertThat(depth).isPositive();
@@ -345,12 +358,17 @@ class NodeSecurityHttpTest {
                 assertThat(status).as(type + " " + path).isIn(400, 415);
             }
         }
-        int noType = HTTP.send(HttpRequest.newBuilder(uri("/actuator/dlq?all=true")).timeout(Duration.ofSeconds(20))
-                .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", bearer("ADMIN")).build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+        int noType = HTTP
+            .send(HttpRequest.newBuilder(uri("/actuator/dlq?all=true"))
+                .timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", bearer("ADMIN"))
+                .build(), HttpResponse.BodyHandlers.discarding())
+            .statusCode();
         assertThat(noType).as("no body, no Content-Type").isIn(400, 415);
         assertThat(call("GET", "/api/v1/cluster/dlq", bearer("VIEWER"), null).body().path("depth").asLong())
-                .as("nothing replayed").isEqualTo(depth);
+            .as("nothing replayed")
+            .isEqualTo(depth);
     }
 
     private static void declareGroup() throws Exception {
@@ -358,11 +376,13 @@ class NodeSecurityHttpTest {
         assertThat(answer.status()).as(answer.body().toString()).isIn(201, 409);
     }
 
-    /** Every operator endpoint with the least role it needs; bodies and ids that reach the handler. */
+    /**
+     * Every operator endpoint with the least role it needs; bodies and ids that reach the
+     * handler.
+     */
     private static List<Endpoint> endpoints() {
         String group = "/api/v1/cluster/pipeline-groups/";
-        return List.of(
-                new Endpoint("GET", "/api/v1/cluster/workers", null, "VIEWER"),
+        return List.of(new Endpoint("GET", "/api/v1/cluster/workers", null, "VIEWER"),
                 new Endpoint("GET", "/api/v1/cluster/pipeline-groups", null, "VIEWER"),
                 new Endpoint("GET", group + "missing", null, "VIEWER"),
                 new Endpoint("GET", "/api/v1/cluster/topology", null, "VIEWER"),
@@ -387,9 +407,10 @@ class NodeSecurityHttpTest {
     }
 
     private static Answer call(String method, String path, String authorization, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(20))
+            .method(method,
+                    body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
@@ -406,9 +427,14 @@ class NodeSecurityHttpTest {
     /** A request with a body of the given content type; the status. */
     private static int send(String method, String path, String authorization, String contentType, String body)
             throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
-                .method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType)
-                .header("Authorization", authorization).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return HTTP
+            .send(HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(20))
+                .method(method, HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", contentType)
+                .header("Authorization", authorization)
+                .build(), HttpResponse.BodyHandlers.discarding())
+            .statusCode();
     }
 
     private static URI uri(String path) {
@@ -427,4 +453,5 @@ class NodeSecurityHttpTest {
     /** An HTTP answer. */
     private record Answer(int status, JsonNode body, HttpHeaders headers) {
     }
+
 }

@@ -79,17 +79,20 @@ import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
- * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the jar's own
- * {@code application.yml} sets it; a service that only wants the substrate leaves it off): the worker part
- * ({@link PipelineHost}, {@link WorkerNode}) and the coordinator part ({@link CoordinatorNode} and its parts) by
+ * Auto-configuration of a cluster node when {@code varpulis.cluster.enabled=true} (the
+ * jar's own {@code application.yml} sets it; a service that only wants the substrate
+ * leaves it off): the worker part ({@link PipelineHost}, {@link WorkerNode}) and the
+ * coordinator part ({@link CoordinatorNode} and its parts) by
  * {@code varpulis.cluster.role}.
- * <p>Longer than most: it declares every bean of both roles (each part, its scheduler, its settings), a few lines
- * each, so that a node's wiring reads in one place; it holds no logic of its own.
+ * <p>
+ * Longer than most: it declares every bean of both roles (each part, its scheduler, its
+ * settings), a few lines each, so that a node's wiring reads in one place; it holds no
+ * logic of its own.
  */
 @AutoConfiguration(after = TransportAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnBean(ClusterTransport.class)
-@EnableConfigurationProperties({ClusterProperties.class, NodeSecurityProperties.class})
+@EnableConfigurationProperties({ ClusterProperties.class, NodeSecurityProperties.class })
 public class ClusterAutoConfiguration {
 
     /**
@@ -108,23 +111,25 @@ public class ClusterAutoConfiguration {
 
     /**
      * @param coordinator this node's coordinator, when it runs one
-     * @param worker      this node's worker, when it runs one
-     * @return the {@code cluster} health contributor (leader, placement, workers; a worker's refusal)
+     * @param worker this node's worker, when it runs one
+     * @return the {@code cluster} health contributor (leader, placement, workers; a
+     * worker's refusal)
      */
     @Bean
     @ConditionalOnMissingBean(name = "clusterHealthIndicator")
     @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("cluster")
     public ClusterHealthIndicator clusterHealthIndicator(ObjectProvider<ClusterQueries> coordinator,
-                                                         ObjectProvider<WorkerNode> worker) {
+            ObjectProvider<WorkerNode> worker) {
         return new ClusterHealthIndicator(coordinator.getIfAvailable(), worker.getIfAvailable());
     }
 
     /**
      * @param transport publishes
-     * @param codec     encodes events
-     * @param metrics   counts published events
-     * @return the one way an outside event enters a group: the operator API's inject, the worker's inject command
+     * @param codec encodes events
+     * @param metrics counts published events
+     * @return the one way an outside event enters a group: the operator API's inject, the
+     * worker's inject command
      */
     @Bean
     @ConditionalOnMissingBean
@@ -134,8 +139,8 @@ public class ClusterAutoConfiguration {
 
     /**
      * @param connection the node's connection
-     * @param requests   core request/reply, observed when observation is on
-     * @param codec      its mapper writes and reads the JSON bodies
+     * @param requests core request/reply, observed when observation is on
+     * @param codec its mapper writes and reads the JSON bodies
      * @return how registrations and commands travel between coordinators and workers
      */
     @Bean
@@ -149,28 +154,39 @@ public class ClusterAutoConfiguration {
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.WORKER)
     static class WorkerConfiguration {
 
-        /** One thread: every state's writes are settled in the order their PubAcks come. */
+        /**
+         * One thread: every state's writes are settled in the order their PubAcks come.
+         */
         @Bean(name = "varpulisStateConfirmExecutor", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisStateConfirmExecutor")
         ThreadPoolTaskExecutor varpulisStateConfirmExecutor() {
             return DaemonThreads.executor("varpulis-state-confirm", 1);
         }
 
-        /** Mends broken write chains of every state: rare, short work (a few leader reads). */
+        /**
+         * Mends broken write chains of every state: rare, short work (a few leader
+         * reads).
+         */
         @Bean(name = "varpulisStateRecoveryScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisStateRecoveryScheduler")
         ThreadPoolTaskScheduler varpulisStateRecoveryScheduler() {
             return DaemonThreads.scheduler("varpulis-state-recovery");
         }
 
-        /** A thread per proof: each waits for a server read, and all of a heartbeat's proofs run at once. */
+        /**
+         * A thread per proof: each waits for a server read, and all of a heartbeat's
+         * proofs run at once.
+         */
         @Bean(name = "varpulisOwnershipProofExecutor", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisOwnershipProofExecutor")
         ThreadPoolTaskExecutor varpulisOwnershipProofExecutor() {
             return DaemonThreads.executor("varpulis-ownership-proof", Integer.MAX_VALUE);
         }
 
-        /** One thread: fenced pipelines are stopped off the consumer threads that found them fenced. */
+        /**
+         * One thread: fenced pipelines are stopped off the consumer threads that found
+         * them fenced.
+         */
         @Bean(name = "varpulisFencedStopExecutor", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisFencedStopExecutor")
         ThreadPoolTaskExecutor varpulisFencedStopExecutor() {
@@ -180,28 +196,24 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
-                                                  ClusterTransport transport, ClusterProperties cluster,
-                                                  NatsProperties nats, SubstrateMetrics metrics,
-                                                  @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
-                                                  @Qualifier("varpulisStateRecoveryScheduler")
-                                                  TaskScheduler recovery) {
-            return substrate == Substrate.JETSTREAM
-                    ? KeyValueStateFactory.jetStream(connection, transport, new JetStreamKeyValueState.Settings(
-                    cluster.getStateTtl(), nats.getJetstream().getReplicas(),
-                    nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()), metrics,
-                    new JetStreamKeyValueState.Threads(confirm, recovery))
-                    : KeyValueStateFactory.inMemory();
+                ClusterTransport transport, ClusterProperties cluster, NatsProperties nats, SubstrateMetrics metrics,
+                @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
+                @Qualifier("varpulisStateRecoveryScheduler") TaskScheduler recovery) {
+            return substrate == Substrate.JETSTREAM ? KeyValueStateFactory.jetStream(connection, transport,
+                    new JetStreamKeyValueState.Settings(cluster.getStateTtl(), nats.getJetstream().getReplicas(),
+                            nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()),
+                    metrics, new JetStreamKeyValueState.Threads(confirm, recovery)) : KeyValueStateFactory.inMemory();
         }
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         PipelineHost pipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors,
-                                  KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics,
-                                  NatsProperties nats,
-                                  @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
-                                  @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
+                KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics, NatsProperties nats,
+                @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
+                @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
             return new PipelineHost(containers, processors, states, codec, metrics,
-                    ConsumerSettings.from(nats.getJetstream().getConsumer()), new PipelineHost.Threads(ownershipProofs, fencedStops));
+                    ConsumerSettings.from(nats.getJetstream().getConsumer()),
+                    new PipelineHost.Threads(ownershipProofs, fencedStops));
         }
 
         @Bean
@@ -210,14 +222,20 @@ public class ClusterAutoConfiguration {
             return new RefusalExit();
         }
 
-        /** One thread that nothing else uses: a heartbeat never waits behind a state write or the id lease. */
+        /**
+         * One thread that nothing else uses: a heartbeat never waits behind a state write
+         * or the id lease.
+         */
         @Bean(name = "varpulisHeartbeatScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisHeartbeatScheduler")
         ThreadPoolTaskScheduler varpulisHeartbeatScheduler() {
             return DaemonThreads.scheduler("varpulis-heartbeat");
         }
 
-        /** The id lease's renewals, on a thread of their own: a slow bucket never delays a heartbeat. */
+        /**
+         * The id lease's renewals, on a thread of their own: a slow bucket never delays a
+         * heartbeat.
+         */
         @Bean(name = "varpulisIdLeaseScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisIdLeaseScheduler")
         ThreadPoolTaskScheduler varpulisIdLeaseScheduler() {
@@ -226,58 +244,64 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        WorkerIdentity workerIdentity(ClusterProperties cluster, ClusterTransport transport,
-                                      Environment environment) {
-            return new WorkerIdentity(NodeIdentity.workerId(cluster), NodeIdentity.address(cluster,
-                    environment.getProperty("server.port", "8080")), transport.substrate().id());
+        WorkerIdentity workerIdentity(ClusterProperties cluster, ClusterTransport transport, Environment environment) {
+            return new WorkerIdentity(NodeIdentity.workerId(cluster),
+                    NodeIdentity.address(cluster, environment.getProperty("server.port", "8080")),
+                    transport.substrate().id());
         }
 
         @Bean
         @ConditionalOnMissingBean
         HeartbeatPublisher heartbeatPublisher(WorkerIdentity identity, ClusterProperties cluster,
-                                              ClusterTransport transport, PipelineHost host, EventCodec codec,
-                                              @Qualifier("varpulisHeartbeatScheduler") TaskScheduler scheduler) {
+                ClusterTransport transport, PipelineHost host, EventCodec codec,
+                @Qualifier("varpulisHeartbeatScheduler") TaskScheduler scheduler) {
             return new HeartbeatPublisher(identity.workerId(), cluster, transport, host, codec.mapper(), scheduler);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        WorkerRegistration workerRegistration(WorkerIdentity identity, ClusterProperties cluster,
-                                              CoreRequests requests, PipelineHost host, HeartbeatPublisher heartbeats,
-                                              RefusalExit exit) {
+        WorkerRegistration workerRegistration(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
+                PipelineHost host, HeartbeatPublisher heartbeats, RefusalExit exit) {
             return new WorkerRegistration(identity, cluster, requests, host, heartbeats, exit);
         }
 
         @Bean
         @ConditionalOnMissingBean
         CommandResponder commandResponder(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
-                                          PipelineHost host, EventInjector injector,
-                                          WorkerRegistration registration) {
+                PipelineHost host, EventInjector injector, WorkerRegistration registration) {
             return new CommandResponder(identity.workerId(), cluster, requests, host, injector, registration);
         }
 
-        /** On JetStream, the worker id is held by one live process ({@link WorkerIdLease}); on core it is not. */
+        /**
+         * On JetStream, the worker id is held by one live process
+         * ({@link WorkerIdLease}); on core it is not.
+         */
         @Bean
         @ConditionalOnMissingBean
         WorkerNode workerNode(WorkerIdentity identity, ClusterProperties cluster, Substrate substrate,
-                              Connection connection, PipelineHost host, EventCodec codec, NatsProperties nats,
-                              @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler,
-                              CommandResponder commands, HeartbeatPublisher heartbeats,
-                              WorkerRegistration registration) {
+                Connection connection, PipelineHost host, EventCodec codec, NatsProperties nats,
+                @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler, CommandResponder commands,
+                HeartbeatPublisher heartbeats, WorkerRegistration registration) {
             NodeIdentity.checkHeartbeats(cluster);
             NodeIdentity.checkLeases(cluster);
             String clusterName = NodeIdentity.clusterName(cluster);
             WorkerIdLease idLease = substrate == Substrate.JETSTREAM
-                    ? WorkerIdLease.open(connection, identity.workerId(), clusterName, new KeyValueLease.Settings(
-                    cluster.getWorkerLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
-                    codec.mapper())
+                    ? WorkerIdLease
+                        .open(connection, identity.workerId(), clusterName,
+                                new KeyValueLease.Settings(cluster.getWorkerLeaseTtl(),
+                                        nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
+                                codec.mapper())
                     : null;
             return new WorkerNode(identity, cluster, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
         }
+
     }
 
-    /** The coordinator part: its parts, each a bean, and the lifecycle that starts them ({@link CoordinatorNode}). */
+    /**
+     * The coordinator part: its parts, each a bean, and the lifecycle that starts them
+     * ({@link CoordinatorNode}).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClusterRole(ConditionalOnClusterRole.Part.COORDINATOR)
     static class CoordinatorConfiguration {
@@ -289,14 +313,20 @@ public class ClusterAutoConfiguration {
             return DaemonThreads.scheduler("varpulis-coordinator");
         }
 
-        /** The leader lease's rounds, on a thread of their own: a slow tick never delays a renewal. */
+        /**
+         * The leader lease's rounds, on a thread of their own: a slow tick never delays a
+         * renewal.
+         */
         @Bean(name = "varpulisElectionScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisElectionScheduler")
         ThreadPoolTaskScheduler varpulisElectionScheduler() {
             return DaemonThreads.scheduler("varpulis-election");
         }
 
-        /** The group store's re-reads beside its watch, on a thread of their own (JetStream). */
+        /**
+         * The group store's re-reads beside its watch, on a thread of their own
+         * (JetStream).
+         */
         @Bean(name = "varpulisGroupResyncScheduler", defaultCandidate = false)
         @ConditionalOnMissingBean(name = "varpulisGroupResyncScheduler")
         ThreadPoolTaskScheduler varpulisGroupResyncScheduler() {
@@ -306,26 +336,25 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
-                                      NatsProperties nats, EventCodec codec,
-                                      @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
+                NatsProperties nats, EventCodec codec,
+                @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
             NodeIdentity.checkLeases(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
             String clusterName = NodeIdentity.clusterName(cluster);
             return substrate == Substrate.JETSTREAM
-                    ? LeaderElection.lease(connection, coordinatorId, clusterName, new KeyValueLease.Settings(
-                    cluster.getLeaderLeaseTtl(), nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
-                    codec.mapper(), scheduler)
+                    ? LeaderElection.lease(connection, coordinatorId, clusterName,
+                            new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), nats.getJetstream().getReplicas(),
+                                    cluster.getCommandTimeout()),
+                            codec.mapper(), scheduler)
                     : LeaderElection.solo(coordinatorId, clusterName);
         }
 
         @Bean
         @ConditionalOnMissingBean
         GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
-                              ClusterProperties cluster,
-                              @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
-            return substrate == Substrate.JETSTREAM
-                    ? GroupStore.jetStream(connection, codec.mapper(), nats.getJetstream().getReplicas(),
-                    NodeIdentity.clusterName(cluster), resyncs)
+                ClusterProperties cluster, @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
+            return substrate == Substrate.JETSTREAM ? GroupStore.jetStream(connection, codec.mapper(),
+                    nats.getJetstream().getReplicas(), NodeIdentity.clusterName(cluster), resyncs)
                     : GroupStore.inMemory();
         }
 
@@ -357,7 +386,7 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         CoordinatorCommands coordinatorCommands(ClusterProperties cluster, CoreRequests requests,
-                                                LeaderElection election) {
+                LeaderElection election) {
             return new CoordinatorCommands(cluster, requests, election);
         }
 
@@ -367,22 +396,27 @@ public class ClusterAutoConfiguration {
             return new OtherClusters(cluster.getName(), election, groups);
         }
 
-        /** On JetStream (a {@link JetStreamAdmin}), the heartbeat stream and consumer are asked too. */
+        /**
+         * On JetStream (a {@link JetStreamAdmin}), the heartbeat stream and consumer are
+         * asked too.
+         */
         @Bean
         @ConditionalOnMissingBean
         ReachabilityProbe reachabilityProbe(ClusterProperties cluster, Connection connection, ServerClock serverClock,
-                                            ClusterState state, LeaderElection election,
-                                            ObjectProvider<JetStreamAdmin> admin) {
+                ClusterState state, LeaderElection election, ObjectProvider<JetStreamAdmin> admin) {
             return new ReachabilityProbe(election.coordinatorId(), cluster.getHeartbeatTimeout(), connection,
                     admin.getIfAvailable() == null ? null : ReachabilityProbe.management(connection), serverClock,
                     state::nanoTime);
         }
 
-        /** On JetStream, a silent worker the server shows progressing is late, not dead; on core it is dead. */
+        /**
+         * On JetStream, a silent worker the server shows progressing is late, not dead;
+         * on core it is dead.
+         */
         @Bean
         @ConditionalOnMissingBean
         LateWorkers lateWorkers(ClusterProperties cluster, ClusterState state, Connection connection,
-                                SubstrateMetrics metrics, ObjectProvider<JetStreamAdmin> admin) {
+                SubstrateMetrics metrics, ObjectProvider<JetStreamAdmin> admin) {
             LateWorkers.Evidence evidence = admin.getIfAvailable() == null ? LateWorkers.Evidence.none()
                     : new ServerProgress(ReachabilityProbe.management(connection), state, state::nanoTime);
             return new LateWorkers(cluster.getHeartbeatTimeout(), evidence, state::nanoTime, metrics.registry());
@@ -391,16 +425,16 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         PlacementLoop placementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate,
-                                    LeaderElection election, CoordinatorCommands commands,
-                                    @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
+                LeaderElection election, CoordinatorCommands commands,
+                @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
             return new PlacementLoop(cluster, state, gate, election, commands, scheduler);
         }
 
         @Bean
         @ConditionalOnMissingBean
         WorkerAdmission workerAdmission(ClusterProperties cluster, ClusterTransport transport, PlacementGate gate,
-                                        ClusterState state, UnregisteredWorkers unregistered,
-                                        PlacementLoop placement, CoordinatorCommands commands) {
+                ClusterState state, UnregisteredWorkers unregistered, PlacementLoop placement,
+                CoordinatorCommands commands) {
             return new WorkerAdmission(cluster, transport.substrate().id(), gate, state, unregistered, placement,
                     commands);
         }
@@ -408,23 +442,21 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         RegistrationResponder registrationResponder(ClusterProperties cluster, CoreRequests requests,
-                                                    OtherClusters otherClusters, WorkerAdmission admission) {
+                OtherClusters otherClusters, WorkerAdmission admission) {
             return new RegistrationResponder(cluster, requests, otherClusters, admission);
         }
 
         @Bean
         @ConditionalOnMissingBean
         HeartbeatReconciliation heartbeatReconciliation(ClusterProperties cluster, ClusterState state,
-                                                        GroupStore groups, OtherClusters otherClusters,
-                                                        PlacementLoop placement, WorkerAdmission admission) {
+                GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, WorkerAdmission admission) {
             return new HeartbeatReconciliation(cluster, state, groups, otherClusters, placement, admission);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        HeartbeatListener heartbeatListener(ClusterProperties cluster, LeaderElection election,
-                                            ServerClock serverClock, EventCodec codec,
-                                            HeartbeatReconciliation reconciliation, SubstrateMetrics metrics) {
+        HeartbeatListener heartbeatListener(ClusterProperties cluster, LeaderElection election, ServerClock serverClock,
+                EventCodec codec, HeartbeatReconciliation reconciliation, SubstrateMetrics metrics) {
             return new HeartbeatListener(election.coordinatorId(), cluster.getHeartbeatTimeout(), serverClock,
                     codec.mapper(), reconciliation, metrics);
         }
@@ -432,18 +464,20 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         WorkerHealthCheck workerHealthCheck(ClusterProperties cluster, ClusterState state, ReachabilityProbe probe,
-                                            LateWorkers lateWorkers, PlacementGate gate,
-                                            HeartbeatReconciliation reconciliation, LeaderElection election) {
+                LateWorkers lateWorkers, PlacementGate gate, HeartbeatReconciliation reconciliation,
+                LeaderElection election) {
             return new WorkerHealthCheck(cluster, state, probe, lateWorkers, gate, reconciliation, election);
         }
 
-        /** On JetStream, a purged group's consumers, state and routed events are deleted too. */
+        /**
+         * On JetStream, a purged group's consumers, state and routed events are deleted
+         * too.
+         */
         @Bean
         @ConditionalOnMissingBean
-        GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state,
-                                            ProcessorRegistry processors, GroupStore groups,
-                                            OtherClusters otherClusters, PlacementLoop placement,
-                                            Connection connection, ObjectProvider<JetStreamAdmin> admin) {
+        GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
+                GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, Connection connection,
+                ObjectProvider<JetStreamAdmin> admin) {
             return new GroupDeclarations(cluster, state, processors, groups, otherClusters, placement,
                     admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
                             : GroupResources.jetStream(connection));
@@ -452,12 +486,15 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ClusterQueries clusterQueries(ClusterState state, LeaderElection election, PlacementLoop placement,
-                                      PlacementGate gate, UnregisteredWorkers unregistered, ReachabilityProbe probe,
-                                      OtherClusters otherClusters) {
+                PlacementGate gate, UnregisteredWorkers unregistered, ReachabilityProbe probe,
+                OtherClusters otherClusters) {
             return new ClusterQueries(state, election, placement, gate, unregistered, probe, otherClusters);
         }
 
-        /** The gauges the chart's alert rules read, registered with the node's meter registry. */
+        /**
+         * The gauges the chart's alert rules read, registered with the node's meter
+         * registry.
+         */
         @Bean
         @ConditionalOnMissingBean
         CoordinatorGauges coordinatorGauges(LeaderElection election, ClusterState state, SubstrateMetrics metrics) {
@@ -469,11 +506,10 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         CoordinatorNode coordinatorNode(ClusterProperties cluster, Connection connection,
-                                        @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler,
-                                        DeliveryContainerFactory containers, NatsProperties nats,
-                                        ReachabilityProbe probe, GroupDeclarations groups, PlacementLoop placement,
-                                        RegistrationResponder registrations, HeartbeatListener heartbeats,
-                                        WorkerHealthCheck health, LeaderElection election) {
+                @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler, DeliveryContainerFactory containers,
+                NatsProperties nats, ReachabilityProbe probe, GroupDeclarations groups, PlacementLoop placement,
+                RegistrationResponder registrations, HeartbeatListener heartbeats, WorkerHealthCheck health,
+                LeaderElection election) {
             NodeIdentity.checkHeartbeats(cluster);
             return new CoordinatorNode(cluster, connection, scheduler, containers,
                     ConsumerSettings.from(nats.getJetstream().getConsumer()),
@@ -484,9 +520,10 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
         ClusterApiController clusterApiController(ClusterQueries cluster, GroupDeclarations groups,
-                                                  EventInjector injector, ClusterTransport transport,
-                                                  NodeSecurityProperties limits) {
+                EventInjector injector, ClusterTransport transport, NodeSecurityProperties limits) {
             return new ClusterApiController(cluster, groups, injector, transport, limits);
         }
+
     }
+
 }

@@ -10,10 +10,11 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Matches when {@code varpulis.cluster.role} (default standalone) runs the given part: the coordinator part runs on
- * coordinator and standalone, the worker part on worker and standalone.
+ * Matches when {@code varpulis.cluster.role} (default standalone) runs the given part:
+ * the coordinator part runs on coordinator and standalone, the worker part on worker and
+ * standalone.
  */
-@Target({ElementType.TYPE, ElementType.METHOD})
+@Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Conditional(OnClusterRoleCondition.class)
@@ -26,9 +27,12 @@ public @interface ConditionalOnClusterRole {
 
     /** The two parts of a node. */
     enum Part {
+
         /** Registration, heartbeats, placement, operator API. */
         COORDINATOR,
         /** Pipelines, route ingress, heartbeat publishing, commands. */
         WORKER
+
     }
+
 }

@@ -11,10 +11,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 
 /**
- * The node's operator API over the dead-letter console: the {@link DeadLetterController} under
- * {@code /api/v1/cluster/dlq}, on a cluster node ({@code varpulis.cluster.enabled=true}) whose role runs the
- * coordinator part and serves HTTP (servlet stack). Imported by the node only
- * ({@link ImportNodeAutoConfiguration}, issue 35): a service reaches its parked events through the Actuator endpoint {@code dlq} instead.
+ * The node's operator API over the dead-letter console: the {@link DeadLetterController}
+ * under {@code /api/v1/cluster/dlq}, on a cluster node
+ * ({@code varpulis.cluster.enabled=true}) whose role runs the coordinator part and serves
+ * HTTP (servlet stack). Imported by the node only ({@link ImportNodeAutoConfiguration},
+ * issue 35): a service reaches its parked events through the Actuator endpoint
+ * {@code dlq} instead.
  */
 @AutoConfiguration(after = DeadLetterAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -32,4 +34,5 @@ public class DeadLetterApiAutoConfiguration {
     public DeadLetterController deadLetterController(DeadLetterConsole console) {
         return new DeadLetterController(console);
     }
+
 }

@@ -29,32 +29,42 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * HTTP security of a cluster node ({@code varpulis.cluster.enabled=true}, servlet stack; SPEC section 10): the
- * {@link ClusterHttpSecurity} filter chain (roles {@code VIEWER < OPERATOR < ADMIN}, probes open, everything else
- * authenticated, bodies bounded), and {@code {"error": ...}} for every refusal.
- * <p>Credentials are Spring Boot's own: {@code spring.security.user.*} (the jar's application.yml names the user
- * {@code varpulis} with role {@code ADMIN}, so without a password Boot generates one and logs it once) or, with
- * {@code spring.security.oauth2.resourceserver.jwt.*}, bearer tokens whose roles come from the claim
+ * HTTP security of a cluster node ({@code varpulis.cluster.enabled=true}, servlet stack;
+ * SPEC section 10): the {@link ClusterHttpSecurity} filter chain (roles
+ * {@code VIEWER < OPERATOR < ADMIN}, probes open, everything else authenticated, bodies
+ * bounded), and {@code {"error": ...}} for every refusal.
+ * <p>
+ * Credentials are Spring Boot's own: {@code spring.security.user.*} (the jar's
+ * application.yml names the user {@code varpulis} with role {@code ADMIN}, so without a
+ * password Boot generates one and logs it once) or, with
+ * {@code spring.security.oauth2.resourceserver.jwt.*}, bearer tokens whose roles come
+ * from the claim
  * {@code spring.security.oauth2.resourceserver.jwt.authorities-claim-name}.
- * <p>Coexistence with a host application: the chain is defined only on a node, and backs off entirely when the
- * application declares a {@link SecurityFilterChain} of its own (the same condition as Spring Boot's default chain);
- * that application then secures {@code /api/v1/cluster/**} itself, and may reuse
- * {@link io.varpulis.web.ApiAccessRules} for it. The jar used as a library ({@code varpulis.cluster.enabled} off)
- * defines no chain at all.
+ * <p>
+ * Coexistence with a host application: the chain is defined only on a node, and backs off
+ * entirely when the application declares a {@link SecurityFilterChain} of its own (the
+ * same condition as Spring Boot's default chain); that application then secures
+ * {@code /api/v1/cluster/**} itself, and may reuse {@link io.varpulis.web.ApiAccessRules}
+ * for it. The jar used as a library ({@code varpulis.cluster.enabled} off) defines no
+ * chain at all.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.security.oauth2.server.resource.autoconfigure"
-        + ".OAuth2ResourceServerAutoConfiguration", before = ErrorMvcAutoConfiguration.class, beforeName = {
-        "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
-        "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
-        "org.springframework.boot.security.oauth2.server.resource.autoconfigure.web"
-                + ".OAuth2ResourceServerWebSecurityAutoConfiguration"})
+@AutoConfiguration(
+        afterName = "org.springframework.boot.security.oauth2.server.resource.autoconfigure"
+                + ".OAuth2ResourceServerAutoConfiguration",
+        before = ErrorMvcAutoConfiguration.class,
+        beforeName = {
+                "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+                "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+                "org.springframework.boot.security.oauth2.server.resource.autoconfigure.web"
+                        + ".OAuth2ResourceServerWebSecurityAutoConfiguration" })
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @EnableConfigurationProperties(NodeSecurityProperties.class)
 public class NodeSecurityAutoConfiguration {
 
     /**
-     * @return {@code {"error": ...}} for unknown paths and methods, unreadable and oversized bodies
+     * @return {@code {"error": ...}} for unknown paths and methods, unreadable and
+     * oversized bodies
      */
     @Bean
     @ConditionalOnMissingBean
@@ -72,11 +82,12 @@ public class NodeSecurityAutoConfiguration {
     }
 
     /**
-     * Without Spring Security a node would serve its operator API to anyone: it refuses to start instead (the
-     * starters are optional dependencies of the library, packaged in the node jar).
-     *
+     * Without Spring Security a node would serve its operator API to anyone: it refuses
+     * to start instead (the starters are optional dependencies of the library, packaged
+     * in the node jar).
      * @return never
-     * @throws InvalidConfigurationPropertyValueException naming {@code varpulis.cluster.enabled} and the fix
+     * @throws InvalidConfigurationPropertyValueException naming
+     * {@code varpulis.cluster.enabled} and the fix
      */
     @Bean
     @ConditionalOnMissingClass("org.springframework.security.web.SecurityFilterChain")
@@ -89,8 +100,9 @@ public class NodeSecurityAutoConfiguration {
     }
 
     /**
-     * The operator API's OpenAPI document, served by springdoc at {@code /v3/api-docs} behind the VIEWER role
-     * ({@link io.varpulis.web.ApiAccessRules}); springdoc is an optional dependency the node jar packages (issue 24).
+     * The operator API's OpenAPI document, served by springdoc at {@code /v3/api-docs}
+     * behind the VIEWER role ({@link io.varpulis.web.ApiAccessRules}); springdoc is an
+     * optional dependency the node jar packages (issue 24).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(OpenApiCustomizer.class)
@@ -102,6 +114,7 @@ public class NodeSecurityAutoConfiguration {
             String version = OperatorApiDocument.class.getPackage().getImplementationVersion();
             return new OperatorApiDocument(version == null ? "development" : version);
         }
+
     }
 
     /** The filter chain, unless the application declares its own. */
@@ -118,13 +131,14 @@ public class NodeSecurityAutoConfiguration {
 
         @Bean
         SecurityFilterChain varpulisSecurityFilterChain(HttpSecurity http, NodeSecurityProperties properties,
-                                                        ObjectProvider<WebEndpointProperties> endpoints,
-                                                        ObjectProvider<JwtDecoder> jwtDecoder,
-                                                        Environment environment) throws Exception {
+                ObjectProvider<WebEndpointProperties> endpoints, ObjectProvider<JwtDecoder> jwtDecoder,
+                Environment environment) throws Exception {
             WebEndpointProperties web = endpoints.getIfAvailable(WebEndpointProperties::new);
             boolean separate = ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
             return ClusterHttpSecurity.build(http, properties, web.getBasePath(), separate,
                     jwtDecoder.getIfAvailable() != null);
         }
+
     }
+
 }

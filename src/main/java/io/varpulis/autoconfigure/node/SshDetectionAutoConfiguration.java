@@ -9,10 +9,11 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * Registers the main job's processor types ({@code sshd-parse}, {@code brute-force}, {@code alert-file}) on cluster
- * nodes, as any service registers its own: {@link ProcessorType} beans. Opt-in with
- * {@code varpulis.demo.processors.enabled=true} (review finding 6: {@code alert-file} writes on the worker's host);
- * {@code alert-file} writes only in {@code varpulis.demo.processors.alert-dir}.
+ * Registers the main job's processor types ({@code sshd-parse}, {@code brute-force},
+ * {@code alert-file}) on cluster nodes, as any service registers its own:
+ * {@link ProcessorType} beans. Opt-in with {@code varpulis.demo.processors.enabled=true}
+ * (review finding 6: {@code alert-file} writes on the worker's host); {@code alert-file}
+ * writes only in {@code varpulis.demo.processors.alert-dir}.
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
@@ -44,4 +45,5 @@ public class SshDetectionAutoConfiguration {
     public ProcessorType alertFileProcessorType(DemoProcessorsProperties properties) {
         return SshProcessorTypes.alertFile(properties.getAlertDir());
     }
+
 }

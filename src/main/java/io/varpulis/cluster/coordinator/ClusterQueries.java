@@ -13,32 +13,39 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * What a coordinator knows of its cluster, read-only: the query facade the operator API ({@code /api/v1/cluster}),
- * the {@code cluster} health details and the tests read (SPEC sections 5, 9 and 17). Computed from the bookkeeping,
- * the election and the placement loop when asked; nothing here changes them or sends anything. Every coordinator
+ * What a coordinator knows of its cluster, read-only: the query facade the operator API
+ * ({@code /api/v1/cluster}), the {@code cluster} health details and the tests read (SPEC
+ * sections 5, 9 and 17). Computed from the bookkeeping, the election and the placement
+ * loop when asked; nothing here changes them or sends anything. Every coordinator
  * answers, the leader and its warm followers alike.
  */
 public class ClusterQueries implements NodeHealth {
 
     private final ClusterState state;
+
     private final LeaderElection election;
+
     private final PlacementLoop placement;
+
     private final PlacementGate gate;
+
     private final UnregisteredWorkers unregistered;
+
     private final ReachabilityProbe probe;
+
     private final OtherClusters otherClusters;
 
     /**
-     * @param state         the bookkeeping: workers, groups, placements
-     * @param election      the leader, this coordinator's id and cluster
-     * @param placement     the adoption window
-     * @param gate          what each worker can run, and its deploy backoff
-     * @param unregistered  the workers heartbeating without being registered here
-     * @param probe         whether this coordinator hears the workers
+     * @param state the bookkeeping: workers, groups, placements
+     * @param election the leader, this coordinator's id and cluster
+     * @param placement the adoption window
+     * @param gate what each worker can run, and its deploy backoff
+     * @param unregistered the workers heartbeating without being registered here
+     * @param probe whether this coordinator hears the workers
      * @param otherClusters the other clusters of the NATS account
      */
     public ClusterQueries(ClusterState state, LeaderElection election, PlacementLoop placement, PlacementGate gate,
-                          UnregisteredWorkers unregistered, ReachabilityProbe probe, OtherClusters otherClusters) {
+            UnregisteredWorkers unregistered, ReachabilityProbe probe, OtherClusters otherClusters) {
         this.state = state;
         this.election = election;
         this.placement = placement;
@@ -63,7 +70,8 @@ public class ClusterQueries implements NodeHealth {
     }
 
     /**
-     * @return the leader as {@code GET /api/v1/cluster/leader} shows it, the same on every coordinator
+     * @return the leader as {@code GET /api/v1/cluster/leader} shows it, the same on
+     * every coordinator
      */
     public LeaderView leader() {
         Optional<LeaderElection.Leader> current = election.current();
@@ -74,7 +82,8 @@ public class ClusterQueries implements NodeHealth {
     }
 
     /**
-     * @return every registered worker (ready or unhealthy, until dead-worker-retention), by id
+     * @return every registered worker (ready or unhealthy, until dead-worker-retention),
+     * by id
      */
     public List<WorkerRecord> workers() {
         return state.workers();
@@ -90,15 +99,17 @@ public class ClusterQueries implements NodeHealth {
 
     /**
      * @param workerId a worker id
-     * @return the pipeline units placed on it (deploying or running), as {@code group/pipeline[/partition]}
+     * @return the pipeline units placed on it (deploying or running), as
+     * {@code group/pipeline[/partition]}
      */
     public List<String> placedOn(String workerId) {
         return state.pipelinesOf(workerId);
     }
 
     /**
-     * @return the workers that heartbeat without being registered with this coordinator, with the reason: never one
-     * the cluster state knows (a heartbeat racing its registration must not list it twice)
+     * @return the workers that heartbeat without being registered with this coordinator,
+     * with the reason: never one the cluster state knows (a heartbeat racing its
+     * registration must not list it twice)
      */
     public List<UnregisteredWorkers.Entry> unregisteredWorkers() {
         return unregistered.list().stream().filter(e -> state.worker(e.workerId()).isEmpty()).toList();
@@ -128,7 +139,8 @@ public class ClusterQueries implements NodeHealth {
     }
 
     /**
-     * @return where every pipeline unit is placed (deploying or running), {@code group/pipeline[/partition] ->
+     * @return where every pipeline unit is placed (deploying or running),
+     * {@code group/pipeline[/partition] ->
      * worker id}
      */
     public Map<String, String> placements() {
@@ -137,20 +149,24 @@ public class ClusterQueries implements NodeHealth {
 
     /**
      * @param group a group name
-     * @return where its pipelines run, {@code pipeline -> worker id} ({@code pipeline/partition -> worker id} for
-     * each partition of a partitioned pipeline, SPEC section 11): confirmed placements only
+     * @return where its pipelines run, {@code pipeline -> worker id}
+     * ({@code pipeline/partition -> worker id} for each partition of a partitioned
+     * pipeline, SPEC section 11): confirmed placements only
      */
     public Map<String, String> placementOf(String group) {
         Map<String, String> placed = new LinkedHashMap<>();
-        state.group(group).ifPresent(spec -> PipelineUnit.of(spec).forEach(unit -> state.placement(unit.key())
-                .filter(Placement::isRunning).ifPresent(at -> placed.put(unit.name(), at.worker()))));
+        state.group(group)
+            .ifPresent(spec -> PipelineUnit.of(spec)
+                .forEach(unit -> state.placement(unit.key())
+                    .filter(Placement::isRunning)
+                    .ifPresent(at -> placed.put(unit.name(), at.worker()))));
         return placed;
     }
 
     /**
      * @param group a group name
-     * @return every pipeline of the group (every partition, as {@code pipeline/partition}) with its placement state,
-     * in declaration order
+     * @return every pipeline of the group (every partition, as
+     * {@code pipeline/partition}) with its placement state, in declaration order
      */
     public Map<String, PipelineView> pipelinesOf(String group) {
         Optional<Instant> adopting = adoptingUntil();
@@ -166,8 +182,9 @@ public class ClusterQueries implements NodeHealth {
     }
 
     /**
-     * @return until when this coordinator adopts what the workers report instead of placing orphaned pipelines
-     * (after its start, or its election), empty once that is over
+     * @return until when this coordinator adopts what the workers report instead of
+     * placing orphaned pipelines (after its start, or its election), empty once that is
+     * over
      */
     public Optional<Instant> adoptingUntil() {
         return placement.adoptingUntil();
@@ -181,31 +198,35 @@ public class ClusterQueries implements NodeHealth {
     }
 
     /**
-     * @return by worker, what it can run and any deploy backoff (SPEC section 17): {@code {"capabilities": {...} or
-     * null, "backoff": {"failures", "until", "last_error"}}}, the backoff only while it lasts
+     * @return by worker, what it can run and any deploy backoff (SPEC section 17):
+     * {@code {"capabilities": {...} or null, "backoff": {"failures", "until",
+     * "last_error"}}}, the backoff only while it lasts
      */
     public Map<String, Map<String, Object>> placementGate() {
         return gate.view();
     }
 
     /**
-     * @return whether this coordinator reaches NATS and its heartbeat consumer (as of its last check)
+     * @return whether this coordinator reaches NATS and its heartbeat consumer (as of its
+     * last check)
      */
     public boolean isReachable() {
         return probe.isReachable();
     }
 
     /**
-     * @return the other clusters found in this NATS account (leader leases, stored groups, registrations and
-     * heartbeats), by name, with what showed them; {@code ""} names groups stored without a cluster (older versions)
+     * @return the other clusters found in this NATS account (leader leases, stored
+     * groups, registrations and heartbeats), by name, with what showed them; {@code ""}
+     * names groups stored without a cluster (older versions)
      */
     public Map<String, String> otherClusters() {
         return otherClusters.found();
     }
 
     /**
-     * @return the {@code cluster} health details of this coordinator: {@code {"cluster", "coordinator", "leader",
-     * "epoch", "this_node_leads", "placement"?, "nats_reachable", "workers": {status: count}, "other_clusters"?}}
+     * @return the {@code cluster} health details of this coordinator:
+     * {@code {"cluster", "coordinator", "leader", "epoch", "this_node_leads",
+     * "placement"?, "nats_reachable", "workers": {status: count}, "other_clusters"?}}
      */
     @Override
     public Map<String, Object> healthDetails() {
@@ -218,8 +239,9 @@ public class ClusterQueries implements NodeHealth {
         details.put("this_node_leads", leader.thisNodeLeads());
         adoptingUntil().ifPresent(until -> details.put("placement", "adopting from heartbeats until " + until));
         details.put("nats_reachable", probe.isReachable());
-        Map<String, Long> workers = state.workers().stream().collect(Collectors.groupingBy(WorkerRecord::status,
-                TreeMap::new, Collectors.counting()));
+        Map<String, Long> workers = state.workers()
+            .stream()
+            .collect(Collectors.groupingBy(WorkerRecord::status, TreeMap::new, Collectors.counting()));
         details.put("workers", workers);
         Map<String, String> others = otherClusters.found();
         if (!others.isEmpty()) {
@@ -227,4 +249,5 @@ public class ClusterQueries implements NodeHealth {
         }
         return details;
     }
+
 }

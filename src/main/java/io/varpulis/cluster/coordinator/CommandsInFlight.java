@@ -7,14 +7,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The commands the leader sent lately, by key ({@code unit@worker@epoch} for a deploy, {@code unit@worker@undeploy},
- * {@code worker@register}), with when: the same command is not sent again within its period, which stops command
- * storms (a worker that reports a stale copy in every heartbeat would get an undeploy every heartbeat). Owned by the
+ * The commands the leader sent lately, by key ({@code unit@worker@epoch} for a deploy,
+ * {@code unit@worker@undeploy}, {@code worker@register}), with when: the same command is
+ * not sent again within its period, which stops command storms (a worker that reports a
+ * stale copy in every heartbeat would get an undeploy every heartbeat). Owned by the
  * {@link PlacementLoop}. Thread-safe.
  */
 final class CommandsInFlight {
 
     private final Clock clock;
+
     private final Map<String, Instant> sent = new ConcurrentHashMap<>();
 
     /**
@@ -25,13 +27,14 @@ final class CommandsInFlight {
     }
 
     /**
-     * @param key    the command's key
+     * @param key the command's key
      * @param period how long one such command holds back the next
-     * @return whether none with this key was sent within the period; if so, this one is recorded as sent now
+     * @return whether none with this key was sent within the period; if so, this one is
+     * recorded as sent now
      */
     boolean firstIn(String key, Duration period) {
         Instant now = clock.instant();
-        boolean[] first = {false};
+        boolean[] first = { false };
         sent.compute(key, (k, previous) -> {
             if (previous != null && previous.isAfter(now.minus(period))) {
                 return previous;
@@ -63,4 +66,5 @@ final class CommandsInFlight {
     void forgetSentBefore(Instant limit) {
         sent.values().removeIf(at -> at.isBefore(limit));
     }
+
 }

@@ -14,38 +14,46 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The pipeline groups of this coordinator's cluster (SPEC sections 6 and 9): the group store is the truth and every
- * coordinator watches it, so a group declared or removed on one coordinator is declared or removed on all; the
- * groups configured under {@code varpulis.cluster.groups} are declared at start when the store lacks them. A group
- * declared or removed here, through the operator API, is checked, written to the store, then placed or undeployed by
- * the leader ({@link PlacementLoop}).
+ * The pipeline groups of this coordinator's cluster (SPEC sections 6 and 9): the group
+ * store is the truth and every coordinator watches it, so a group declared or removed on
+ * one coordinator is declared or removed on all; the groups configured under
+ * {@code varpulis.cluster.groups} are declared at start when the store lacks them. A
+ * group declared or removed here, through the operator API, is checked, written to the
+ * store, then placed or undeployed by the leader ({@link PlacementLoop}).
  */
 public class GroupDeclarations implements GroupStore.Listener {
 
     private static final Logger log = LoggerFactory.getLogger(GroupDeclarations.class);
 
     private final ClusterProperties cluster;
+
     private final ClusterState state;
+
     private final ProcessorRegistry processors;
+
     private final GroupStore groups;
+
     private final OtherClusters otherClusters;
+
     private final PlacementLoop placement;
+
     private final GroupResources.Purger purger;
+
     private AutoCloseable watch;
 
     /**
-     * @param cluster       the configured groups, max-partitions, command-timeout and heartbeat-interval
-     * @param state         the bookkeeping that holds the groups
-     * @param processors    validates the processors of a declared group
-     * @param groups        the cluster's groups, shared by its coordinators
+     * @param cluster the configured groups, max-partitions, command-timeout and
+     * heartbeat-interval
+     * @param state the bookkeeping that holds the groups
+     * @param processors validates the processors of a declared group
+     * @param groups the cluster's groups, shared by its coordinators
      * @param otherClusters the clusters of the account whose group names are taken
-     * @param placement     places and undeploys the groups' pipelines (on the leader)
-     * @param purger        deletes a purged group's consumers and state ({@link GroupResources.Purger#NOTHING} on
-     *                      core)
+     * @param placement places and undeploys the groups' pipelines (on the leader)
+     * @param purger deletes a purged group's consumers and state
+     * ({@link GroupResources.Purger#NOTHING} on core)
      */
     public GroupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
-                             GroupStore groups, OtherClusters otherClusters, PlacementLoop placement,
-                             GroupResources.Purger purger) {
+            GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, GroupResources.Purger purger) {
         this.cluster = cluster;
         this.state = state;
         this.processors = processors;
@@ -56,9 +64,8 @@ public class GroupDeclarations implements GroupStore.Listener {
     }
 
     /**
-     * Watches the group store (every stored group of this cluster is known when this returns), then declares each
-     * configured group the store lacks.
-     *
+     * Watches the group store (every stored group of this cluster is known when this
+     * returns), then declares each configured group the store lacks.
      * @throws IllegalStateException when the store cannot be read
      */
     public synchronized void start() {
@@ -69,7 +76,8 @@ public class GroupDeclarations implements GroupStore.Listener {
             if (state.group(named.name()).isEmpty()) {
                 try {
                     declare(named);
-                } catch (IllegalStateException exists) {
+                }
+                catch (IllegalStateException exists) {
                     log.debug("configured group {} was stored by another coordinator meanwhile", named.name());
                 }
             }
@@ -83,23 +91,26 @@ public class GroupDeclarations implements GroupStore.Listener {
         }
         try {
             watch.close();
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             log.debug("closing the group watch: {}", e.toString());
         }
         watch = null;
     }
 
     /**
-     * Adds a group to the group store, where every coordinator of the cluster sees it; on the leader, places its
-     * pipelines on ready workers and waits (up to command-timeout) for the workers' answers, so that what is read
-     * next says what runs. A follower leaves the placing to the leader.
-     *
+     * Adds a group to the group store, where every coordinator of the cluster sees it; on
+     * the leader, places its pipelines on ready workers and waits (up to command-timeout)
+     * for the workers' answers, so that what is read next says what runs. A follower
+     * leaves the placing to the leader.
      * @param group the group
-     * @throws IllegalArgumentException       when the group is invalid (names, routes, processor settings)
-     * @throws IllegalStateException          when a group of that name exists in this cluster, or another live
-     *                                        cluster of this NATS account uses the name (their route subjects and
-     *                                        durable consumers would be shared)
-     * @throws GroupStoreUnavailableException when the group store did not confirm the write
+     * @throws IllegalArgumentException when the group is invalid (names, routes,
+     * processor settings)
+     * @throws IllegalStateException when a group of that name exists in this cluster, or
+     * another live cluster of this NATS account uses the name (their route subjects and
+     * durable consumers would be shared)
+     * @throws GroupStoreUnavailableException when the group store did not confirm the
+     * write
      */
     public void declare(PipelineGroupSpec group) {
         group.validate(cluster.getMaxPartitions());
@@ -115,20 +126,23 @@ public class GroupDeclarations implements GroupStore.Listener {
     private void awaitQuietly(CompletableFuture<?> replies) {
         try {
             replies.get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // Each deploy records its own outcome; what has not answered yet shows as deploying.
+        }
+        catch (ExecutionException | TimeoutException e) {
+            // Each deploy records its own outcome; what has not answered yet shows as
+            // deploying.
         }
     }
 
     /**
-     * Removes a group from the group store (every coordinator of the cluster forgets it) and undeploys its
-     * pipelines (the leader: at once; a follower: the leader does, seeing the delete); with purge, also deletes its
-     * durable consumers and key-value state (JetStream), once its pipelines stopped, so a group declared again
-     * starts from nothing.
-     *
-     * @param name  the group name
+     * Removes a group from the group store (every coordinator of the cluster forgets it)
+     * and undeploys its pipelines (the leader: at once; a follower: the leader does,
+     * seeing the delete); with purge, also deletes its durable consumers and key-value
+     * state (JetStream), once its pipelines stopped, so a group declared again starts
+     * from nothing.
+     * @param name the group name
      * @param purge delete consumers and state too
      * @return {@code false} when the group was unknown
      * @throws GroupStoreUnavailableException when the store did not confirm the delete
@@ -141,19 +155,22 @@ public class GroupDeclarations implements GroupStore.Listener {
         }
         try {
             groups.delete(name);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             state.addGroup(group);
             throw e;
         }
         if (placement.isLeading()) {
             placement.undeployAll(removed.get()).join();
-        } else if (purge) {
+        }
+        else if (purge) {
             GroupChecks.awaitStoppedEverywhere(name, state, state.clock(), cluster);
         }
         if (purge) {
             try {
                 purger.purge(group);
-            } catch (Exception e) {
+            }
+            catch (Exception e) {
                 log.warn("pipeline group {} removed, but its JetStream objects were not all purged: {}", name,
                         e.toString());
             }
@@ -179,4 +196,5 @@ public class GroupDeclarations implements GroupStore.Listener {
             }
         });
     }
+
 }

@@ -19,10 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The pipeline groups of a cluster, shared by all its coordinators: the store is the truth, and every coordinator
- * watches it, so a group declared on one is known to all at once and a group deleted on one is gone everywhere
- * (SPEC section 9). Groups are keyed by cluster: a coordinator sees its own cluster's groups only, and learns which
- * other clusters keep groups in the same store.
+ * The pipeline groups of a cluster, shared by all its coordinators: the store is the
+ * truth, and every coordinator watches it, so a group declared on one is known to all at
+ * once and a group deleted on one is gone everywhere (SPEC section 9). Groups are keyed
+ * by cluster: a coordinator sees its own cluster's groups only, and learns which other
+ * clusters keep groups in the same store.
  */
 public interface GroupStore {
 
@@ -30,7 +31,8 @@ public interface GroupStore {
     interface Listener {
 
         /**
-         * @param group a group of this cluster, stored (at the start of the watch, or since)
+         * @param group a group of this cluster, stored (at the start of the watch, or
+         * since)
          */
         void stored(PipelineGroupSpec group);
 
@@ -38,12 +40,12 @@ public interface GroupStore {
          * @param name a group of this cluster, deleted
          */
         void removed(String name);
+
     }
 
     /**
-     * Starts watching: every group of this cluster is passed to {@link Listener#stored} before this returns, later
-     * changes as they happen.
-     *
+     * Starts watching: every group of this cluster is passed to {@link Listener#stored}
+     * before this returns, later changes as they happen.
      * @param listener told about the groups
      * @return stops the watch
      * @throws IllegalStateException when the store cannot be read
@@ -52,9 +54,9 @@ public interface GroupStore {
 
     /**
      * Stores a new group.
-     *
      * @param group the group
-     * @throws IllegalStateException           when the cluster has a group of that name already (the message says so)
+     * @throws IllegalStateException when the cluster has a group of that name already
+     * (the message says so)
      * @throws GroupStoreUnavailableException when the store did not confirm the write
      */
     void create(PipelineGroupSpec group);
@@ -66,16 +68,17 @@ public interface GroupStore {
     void delete(String name);
 
     /**
-     * @return whether the store outlives the coordinators (the JetStream bucket): only then is a group it does not
-     * hold one that was removed, rather than one a restarted coordinator forgot (in memory, on core)
+     * @return whether the store outlives the coordinators (the JetStream bucket): only
+     * then is a group it does not hold one that was removed, rather than one a restarted
+     * coordinator forgot (in memory, on core)
      */
     default boolean isDurable() {
         return true;
     }
 
     /**
-     * Asks the store itself, not the watch, whether it holds an entry for a group of this cluster, readable or not.
-     *
+     * Asks the store itself, not the watch, whether it holds an entry for a group of this
+     * cluster, readable or not.
      * @param name a group name
      * @return whether the entry is there
      * @throws GroupStoreUnavailableException when the store did not answer
@@ -83,17 +86,20 @@ public interface GroupStore {
     boolean holds(String name);
 
     /**
-     * @return the groups of other clusters found in the store, by cluster name; groups stored without a cluster
-     * (by versions before cluster names) under the empty name. Never adopted.
+     * @return the groups of other clusters found in the store, by cluster name; groups
+     * stored without a cluster (by versions before cluster names) under the empty name.
+     * Never adopted.
      */
     Map<String, Set<String>> otherClusters();
 
     /**
-     * @return groups in memory, lost with the coordinator and seen by it alone: what core offers
+     * @return groups in memory, lost with the coordinator and seen by it alone: what core
+     * offers
      */
     static GroupStore inMemory() {
         return new GroupStore() {
             private final Map<String, PipelineGroupSpec> groups = new ConcurrentHashMap<>();
+
             private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
             @Override
@@ -136,35 +142,43 @@ public interface GroupStore {
     }
 
     /**
-     * Groups in the JetStream key-value bucket {@value ControlPlaneBuckets#GROUPS} (created if absent), watched.
-     *
+     * Groups in the JetStream key-value bucket {@value ControlPlaneBuckets#GROUPS}
+     * (created if absent), watched.
      * @param connection the connection
-     * @param mapper     writes and reads the group JSON
-     * @param replicas   bucket replicas, like the streams'
-     * @param cluster    this cluster's name, the key prefix
-     * @param resyncs    re-reads the store beside its watch, every few seconds (a thread of its own)
+     * @param mapper writes and reads the group JSON
+     * @param replicas bucket replicas, like the streams'
+     * @param cluster this cluster's name, the key prefix
+     * @param resyncs re-reads the store beside its watch, every few seconds (a thread of
+     * its own)
      * @return the store
      * @throws IllegalStateException when the bucket cannot be created or opened
      */
     static GroupStore jetStream(Connection connection, ObjectMapper mapper, int replicas, String cluster,
-                                TaskScheduler resyncs) {
+            TaskScheduler resyncs) {
         String bucket = ControlPlaneBuckets.GROUPS;
         KeyValue kv;
         try {
-            KeyValueBuckets.createIfAbsent(connection.keyValueManagement(), KeyValueConfiguration.builder()
-                    .name(bucket).maxHistoryPerKey(1).storageType(StorageType.File).replicas(replicas)
-                    .description("Varpulis pipeline groups, {cluster}.{group}").build());
+            KeyValueBuckets.createIfAbsent(connection.keyValueManagement(),
+                    KeyValueConfiguration.builder()
+                        .name(bucket)
+                        .maxHistoryPerKey(1)
+                        .storageType(StorageType.File)
+                        .replicas(replicas)
+                        .description("Varpulis pipeline groups, {cluster}.{group}")
+                        .build());
             kv = KeyValueBuckets.open(connection, bucket, null);
             return new JetStreamGroupStore(kv, connection, mapper, cluster, resyncs);
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("cannot open key-value bucket " + bucket + ": " + e.getMessage(), e);
         }
     }
 
     /**
      * @param cluster a cluster name
-     * @param group   a group name
-     * @return the group's key in {@value ControlPlaneBuckets#GROUPS}: {@code {cluster}.{group}}
+     * @param group a group name
+     * @return the group's key in {@value ControlPlaneBuckets#GROUPS}:
+     * {@code {cluster}.{group}}
      */
     static String key(String cluster, String group) {
         return cluster + "." + group;
@@ -177,4 +191,5 @@ public interface GroupStore {
     static IllegalStateException exists(String name) {
         return new IllegalStateException("pipeline group " + name + " already exists; delete it first");
     }
+
 }

@@ -21,36 +21,45 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The coordinator's side of the heartbeat path: consumes every worker's heartbeats with its durable
- * {@code hb_{coordinator id}}, so heartbeats published while the coordinator was down reach it when it is back
- * (JetStream). A heartbeat whose stream timestamp is older than heartbeat-timeout is acked and discarded, never
- * applied: replayed after a restart, it would mark a dead worker alive (ADR-007). The age is measured on the server's
- * clock ({@link ServerClock}), never against this host's wall clock: a coordinator whose clock runs ahead would find
- * every heartbeat stale (SPEC section 9).
- * <p>An undecodable heartbeat is parked under unit {@code coordinator:{id}}. Runs in a
- * {@link DeliveryContainer} like every durable consumer (SPEC section 18), unobserved (heartbeats have no traces).
+ * The coordinator's side of the heartbeat path: consumes every worker's heartbeats with
+ * its durable {@code hb_{coordinator id}}, so heartbeats published while the coordinator
+ * was down reach it when it is back (JetStream). A heartbeat whose stream timestamp is
+ * older than heartbeat-timeout is acked and discarded, never applied: replayed after a
+ * restart, it would mark a dead worker alive (ADR-007). The age is measured on the
+ * server's clock ({@link ServerClock}), never against this host's wall clock: a
+ * coordinator whose clock runs ahead would find every heartbeat stale (SPEC section 9).
+ * <p>
+ * An undecodable heartbeat is parked under unit {@code coordinator:{id}}. Runs in a
+ * {@link DeliveryContainer} like every durable consumer (SPEC section 18), unobserved
+ * (heartbeats have no traces).
  */
 public class HeartbeatListener implements DeliveryAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatListener.class);
 
     private final String coordinatorId;
+
     private final Duration heartbeatTimeout;
+
     private final ServerClock serverClock;
+
     private final ObjectMapper mapper;
+
     private final HeartbeatSink sink;
+
     private final SubstrateMetrics metrics;
 
     /**
-     * @param coordinatorId    the coordinator's stable id (names the durable)
+     * @param coordinatorId the coordinator's stable id (names the durable)
      * @param heartbeatTimeout heartbeats older than this are stale
-     * @param serverClock      measures a heartbeat's age from its stream timestamp, on the server's clock
-     * @param mapper           reads the heartbeat JSON
-     * @param sink             applies a fresh heartbeat
-     * @param metrics          counts applied and stale heartbeats
+     * @param serverClock measures a heartbeat's age from its stream timestamp, on the
+     * server's clock
+     * @param mapper reads the heartbeat JSON
+     * @param sink applies a fresh heartbeat
+     * @param metrics counts applied and stale heartbeats
      */
     public HeartbeatListener(String coordinatorId, Duration heartbeatTimeout, ServerClock serverClock,
-                             ObjectMapper mapper, HeartbeatSink sink, SubstrateMetrics metrics) {
+            ObjectMapper mapper, HeartbeatSink sink, SubstrateMetrics metrics) {
         this.coordinatorId = coordinatorId;
         this.heartbeatTimeout = heartbeatTimeout;
         this.serverClock = serverClock;
@@ -60,16 +69,18 @@ public class HeartbeatListener implements DeliveryAdapter {
     }
 
     /**
-     * Starts consuming {@code varpulis.cluster.heartbeat.>} with the durable {@code hb_{coordinator id}}.
-     *
+     * Starts consuming {@code varpulis.cluster.heartbeat.>} with the durable
+     * {@code hb_{coordinator id}}.
      * @param containers runs the durable consumer
-     * @param settings   consumer settings
+     * @param settings consumer settings
      * @return the running container; stop it to stop consuming
      */
     public DeliveryContainer start(DeliveryContainerFactory containers, ConsumerSettings settings) {
         String unit = "coordinator:" + coordinatorId;
-        return containers.create(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), unit,
-                metrics.deliveries(unit, SubstrateMetrics.UNPARTITIONED, false), 1, this).start();
+        return containers
+            .create(VarpulisJetStream.heartbeatConsumer(coordinatorId, settings), unit,
+                    metrics.deliveries(unit, SubstrateMetrics.UNPARTITIONED, false), 1, this)
+            .start();
     }
 
     /**
@@ -79,14 +90,17 @@ public class HeartbeatListener implements DeliveryAdapter {
     public interface HeartbeatSink {
 
         /**
-         * @param workerId  the worker, from the heartbeat's subject
+         * @param workerId the worker, from the heartbeat's subject
          * @param heartbeat the heartbeat
-         * @param age       how long ago the stream stored it, on the server's clock (JetStream), or zero (core): the
-         *                  worker was alive that long ago, which after a coordinator restart can be a while
-         * @return whether it was applied: {@code false} for a worker not registered here, or of another cluster
-         *         (counted by {@code varpulis.heartbeats.unknown}, not {@code varpulis.heartbeats.applied})
+         * @param age how long ago the stream stored it, on the server's clock
+         * (JetStream), or zero (core): the worker was alive that long ago, which after a
+         * coordinator restart can be a while
+         * @return whether it was applied: {@code false} for a worker not registered here,
+         * or of another cluster (counted by {@code varpulis.heartbeats.unknown}, not
+         * {@code varpulis.heartbeats.applied})
          */
         boolean apply(String workerId, WorkerHeartbeat heartbeat, Duration age);
+
     }
 
     @Override
@@ -102,14 +116,17 @@ public class HeartbeatListener implements DeliveryAdapter {
         WorkerHeartbeat heartbeat;
         try {
             heartbeat = mapper.readValue(delivery.data(), WorkerHeartbeat.class);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return CompletableFuture.completedFuture(Outcome.poison(ParkReason.UNDECODABLE, e));
         }
         if (sink.apply(workerId, heartbeat, age)) {
             metrics.heartbeatApplied();
-        } else {
+        }
+        else {
             metrics.heartbeatUnknown();
         }
         return CompletableFuture.completedFuture(Outcome.applied());
     }
+
 }

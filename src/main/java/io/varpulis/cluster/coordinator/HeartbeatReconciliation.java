@@ -14,36 +14,48 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Applies each fresh heartbeat ({@link HeartbeatListener}) to the coordinator's view (SPEC sections 5 and 9): another
- * cluster's is reported and left; an unknown worker's is recorded, its copies of pipelines placed elsewhere are
- * stopped, and the worker is asked to register again ({@link WorkerAdmission}); a known worker's reconciles what it
- * runs with the placement: a pipeline it runs unplaced is adopted, a superseded copy and a unit the cluster no longer
- * has are undeployed there, and on the leader a pipeline placed on it that it does not report is deployed again.
+ * Applies each fresh heartbeat ({@link HeartbeatListener}) to the coordinator's view
+ * (SPEC sections 5 and 9): another cluster's is reported and left; an unknown worker's is
+ * recorded, its copies of pipelines placed elsewhere are stopped, and the worker is asked
+ * to register again ({@link WorkerAdmission}); a known worker's reconciles what it runs
+ * with the placement: a pipeline it runs unplaced is adopted, a superseded copy and a
+ * unit the cluster no longer has are undeployed there, and on the leader a pipeline
+ * placed on it that it does not report is deployed again.
  */
 public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatReconciliation.class);
 
     private final ClusterProperties cluster;
+
     private final ClusterState state;
+
     private final GroupStore groups;
+
     private final OtherClusters otherClusters;
+
     private final PlacementLoop placement;
+
     private final WorkerAdmission admission;
+
     private final Clock clock;
-    /** {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster does not have, since. */
+
+    /**
+     * {@code key@worker} of pipelines a worker reports whose group (or unit) this cluster
+     * does not have, since.
+     */
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
 
     /**
-     * @param cluster       the cluster's name, heartbeat-interval and command-timeout
-     * @param state         the bookkeeping the heartbeats are applied to
-     * @param groups        the group store, asked before a unit it lacks is undeployed
+     * @param cluster the cluster's name, heartbeat-interval and command-timeout
+     * @param state the bookkeeping the heartbeats are applied to
+     * @param groups the group store, asked before a unit it lacks is undeployed
      * @param otherClusters told of another cluster's heartbeats
-     * @param placement     undeploys and deploys what the reports show out of place
-     * @param admission     takes a heartbeat of a worker not registered here
+     * @param placement undeploys and deploys what the reports show out of place
+     * @param admission takes a heartbeat of a worker not registered here
      */
     public HeartbeatReconciliation(ClusterProperties cluster, ClusterState state, GroupStore groups,
-                                   OtherClusters otherClusters, PlacementLoop placement, WorkerAdmission admission) {
+            OtherClusters otherClusters, PlacementLoop placement, WorkerAdmission admission) {
         this.cluster = cluster;
         this.state = state;
         this.groups = groups;
@@ -54,14 +66,16 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
     }
 
     /**
-     * Applies a fresh heartbeat of this cluster: an unknown worker is asked to register again; a known one is
-     * reconciled with its placement (on the leader: missing pipelines deployed, pipelines it no longer owns
-     * undeployed; on a follower: what it runs is recorded).
-     *
-     * @param workerId  the worker
+     * Applies a fresh heartbeat of this cluster: an unknown worker is asked to register
+     * again; a known one is reconciled with its placement (on the leader: missing
+     * pipelines deployed, pipelines it no longer owns undeployed; on a follower: what it
+     * runs is recorded).
+     * @param workerId the worker
      * @param heartbeat its heartbeat
-     * @param age       how long ago it was stored, on the server's clock: the worker was alive then
-     * @return whether it was applied: {@code false} for another cluster's worker or one not registered here
+     * @param age how long ago it was stored, on the server's clock: the worker was alive
+     * then
+     * @return whether it was applied: {@code false} for another cluster's worker or one
+     * not registered here
      */
     @Override
     public boolean apply(String workerId, WorkerHeartbeat heartbeat, Duration age) {
@@ -72,10 +86,12 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
         }
         if (state.heartbeat(workerId, heartbeat, age).isEmpty()) {
             admission.heartbeatUnregistered(workerId);
-            // Its copies of pipelines placed elsewhere stop now, not once it registered again (issue 25, item 6).
-            heartbeat.pipelineMetrics().stream().filter(m -> m.group() != null
-                            && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
-                    .forEach(m -> placement.undeployStaleCopy(workerId, m.unitKey(), m.epochOrZero()));
+            // Its copies of pipelines placed elsewhere stop now, not once it registered
+            // again (issue 25, item 6).
+            heartbeat.pipelineMetrics()
+                .stream()
+                .filter(m -> m.group() != null && state.supersedes(m.unitKey(), workerId, m.epochOrZero()))
+                .forEach(m -> placement.undeployStaleCopy(workerId, m.unitKey(), m.epochOrZero()));
             admission.askToRegister(workerId);
             return false;
         }
@@ -101,12 +117,14 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
                 }
             }
         }
-        unknownReported.keySet().removeIf(k -> k.endsWith("@" + workerId)
-                && !reported.contains(k.substring(0, k.length() - workerId.length() - 1)));
+        unknownReported.keySet()
+            .removeIf(k -> k.endsWith("@" + workerId)
+                    && !reported.contains(k.substring(0, k.length() - workerId.length() - 1)));
         if (placement.isLeading()) {
             for (String key : state.pipelinesOf(workerId)) {
-                state.placement(key).filter(p -> p.isRunning() && !reported.contains(key))
-                        .ifPresent(p -> placement.deploy(key, p));
+                state.placement(key)
+                    .filter(p -> p.isRunning() && !reported.contains(key))
+                    .ifPresent(p -> placement.deploy(key, p));
             }
         }
         return true;
@@ -120,20 +138,25 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
     }
 
     /**
-     * A registered worker of this cluster runs a pipeline whose group this cluster no longer has, or a unit the
-     * group no longer declares (removed, or re-declared with fewer partitions, while the worker was cut off and the
-     * undeploy never reached it): the leader undeploys it there. Only when all of these hold, so that nothing that
+     * A registered worker of this cluster runs a pipeline whose group this cluster no
+     * longer has, or a unit the group no longer declares (removed, or re-declared with
+     * fewer partitions, while the worker was cut off and the undeploy never reached it):
+     * the leader undeploys it there. Only when all of these hold, so that nothing that
      * should run is stopped:
      * <ul>
-     * <li>the group store is durable (JetStream): on core a restarted coordinator has forgotten the groups declared
-     * over the API, and what the workers still run is left running as before;</li>
-     * <li>this coordinator is past its adoption window (after its start or election) and has known the unit as
-     * unknown for at least a heartbeat interval of its own clock, so that a group declared a moment ago on another
-     * coordinator, which the watch shows within milliseconds, is never taken for a removed one;</li>
-     * <li>the store itself, asked directly, holds no entry for the group (an entry this version cannot read is
-     * never taken for a removed group), and the name is not another cluster's or a pre-cluster-name group's.</li>
+     * <li>the group store is durable (JetStream): on core a restarted coordinator has
+     * forgotten the groups declared over the API, and what the workers still run is left
+     * running as before;</li>
+     * <li>this coordinator is past its adoption window (after its start or election) and
+     * has known the unit as unknown for at least a heartbeat interval of its own clock,
+     * so that a group declared a moment ago on another coordinator, which the watch shows
+     * within milliseconds, is never taken for a removed one;</li>
+     * <li>the store itself, asked directly, holds no entry for the group (an entry this
+     * version cannot read is never taken for a removed group), and the name is not
+     * another cluster's or a pre-cluster-name group's.</li>
      * </ul>
-     * Without this the worker would run it, and consume its edges, for as long as it lives.
+     * Without this the worker would run it, and consume its edges, for as long as it
+     * lives.
      */
     private void undeployUnknown(String workerId, String key, long epoch) {
         if (!groups.isDurable()) {
@@ -154,7 +177,8 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
                 if (groups.holds(unit.group())) {
                     return;
                 }
-            } catch (GroupStoreUnavailableException e) {
+            }
+            catch (GroupStoreUnavailableException e) {
                 log.debug("group store not answered about {}: {}", unit.group(), e.toString());
                 return;
             }
@@ -166,4 +190,5 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
                 + "undeploying it there", workerId, key, cluster.getName());
         placement.undeployRemoved(workerId, unit, epoch);
     }
+
 }

@@ -12,29 +12,41 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Tells a late worker from a dead one (SPEC section 9: a late heartbeat from a worker that is progressing is not
- * death). A worker silent for longer than heartbeat-timeout is dead, unless the server shows it alive and progressing
- * meanwhile ({@link Evidence}: its durable consumers' ack floors moving, its worker-id lease renewed): then its
- * deadline is extended while the progress goes on, up to {@value #MAX_TIMEOUTS} heartbeat-timeouts of silence. A slow
- * disk on the server that leads the heartbeat stream delays heartbeats, not the worker's work (issue 25, item 3: such
- * a worker's pipelines were moved while it ran them).
- * <p>The evidence is sampled on each health check once a worker has been silent for half the timeout, so that a
- * change can be seen by the time the timeout passes; a worker on time costs nothing. Each extension is logged once
- * per silence and counted ({@code varpulis.cluster.workers.late}). Progress is a counter that went up between two
- * samples, compared part by part; a part the server did not answer (a read timed out on a slow or electing server)
- * is left out of that comparison, so a flaky read never counts as progress. Thread-safe.
+ * Tells a late worker from a dead one (SPEC section 9: a late heartbeat from a worker
+ * that is progressing is not death). A worker silent for longer than heartbeat-timeout is
+ * dead, unless the server shows it alive and progressing meanwhile ({@link Evidence}: its
+ * durable consumers' ack floors moving, its worker-id lease renewed): then its deadline
+ * is extended while the progress goes on, up to {@value #MAX_TIMEOUTS} heartbeat-timeouts
+ * of silence. A slow disk on the server that leads the heartbeat stream delays
+ * heartbeats, not the worker's work (issue 25, item 3: such a worker's pipelines were
+ * moved while it ran them).
+ * <p>
+ * The evidence is sampled on each health check once a worker has been silent for half the
+ * timeout, so that a change can be seen by the time the timeout passes; a worker on time
+ * costs nothing. Each extension is logged once per silence and counted
+ * ({@code varpulis.cluster.workers.late}). Progress is a counter that went up between two
+ * samples, compared part by part; a part the server did not answer (a read timed out on a
+ * slow or electing server) is left out of that comparison, so a flaky read never counts
+ * as progress. Thread-safe.
  */
 public final class LateWorkers implements LivenessVerdict {
 
-    /** The longest silence a progressing worker is allowed, in heartbeat-timeouts: late, but not for ever. */
+    /**
+     * The longest silence a progressing worker is allowed, in heartbeat-timeouts: late,
+     * but not for ever.
+     */
     public static final int MAX_TIMEOUTS = 3;
 
     private static final Logger log = LoggerFactory.getLogger(LateWorkers.class);
 
     private final Duration timeout;
+
     private final Evidence evidence;
+
     private final LongSupplier nanoTime;
+
     private final Counter extended;
+
     private final Map<String, Sample> samples = new ConcurrentHashMap<>();
 
     /**
@@ -45,26 +57,32 @@ public final class LateWorkers implements LivenessVerdict {
 
         /**
          * @param workerId a worker
-         * @return what the server shows the worker doing, as counters that only the worker's own activity moves
-         * up (such as {@code "lease revision" -> 42}); a counter the server did not answer is absent, and the map is
-         * empty when the server shows nothing or did not answer
+         * @return what the server shows the worker doing, as counters that only the
+         * worker's own activity moves up (such as {@code "lease revision" -> 42}); a
+         * counter the server did not answer is absent, and the map is empty when the
+         * server shows nothing or did not answer
          */
         Map<String, Long> of(String workerId);
 
-        /** A health check starts asking about the silent workers, each once (an evidence may bound its reads). */
+        /**
+         * A health check starts asking about the silent workers, each once (an evidence
+         * may bound its reads).
+         */
         default void beginRound() {
         }
 
         /**
-         * @return no evidence: silence past the timeout is death (core, where the server keeps nothing)
+         * @return no evidence: silence past the timeout is death (core, where the server
+         * keeps nothing)
          */
         static Evidence none() {
             return workerId -> Map.of();
         }
+
     }
 
     /**
-     * @param timeout  heartbeat-timeout
+     * @param timeout heartbeat-timeout
      * @param evidence what the server shows of a worker
      * @param nanoTime the coordinator's monotonic clock
      * @param registry gets {@code varpulis.cluster.workers.late}
@@ -74,8 +92,9 @@ public final class LateWorkers implements LivenessVerdict {
         this.evidence = evidence;
         this.nanoTime = nanoTime;
         this.extended = Counter.builder("varpulis.cluster.workers.late")
-                .description("workers silent past heartbeat-timeout kept ready because the server showed them "
-                        + "progressing").register(registry);
+            .description(
+                    "workers silent past heartbeat-timeout kept ready because the server showed them " + "progressing")
+            .register(registry);
     }
 
     @Override
@@ -108,7 +127,8 @@ public final class LateWorkers implements LivenessVerdict {
         if (!sample.extended) {
             sample.extended = true;
             extended.increment();
-            log.warn("worker {} sent no heartbeat for {} ms (heartbeat-timeout {} ms) but the server shows it "
+            log.warn(
+                    "worker {} sent no heartbeat for {} ms (heartbeat-timeout {} ms) but the server shows it "
                             + "progressing ({}): late, not dead; kept ready while it progresses, for at most {} ms of "
                             + "silence. Check the heartbeat stream leader's disk and the worker's connection",
                     workerId, silence.toMillis(), timeout.toMillis(), sample.counters,
@@ -117,10 +137,16 @@ public final class LateWorkers implements LivenessVerdict {
         return true;
     }
 
-    /** What the server showed of one silent worker: each counter's last value and when one last went up. */
+    /**
+     * What the server showed of one silent worker: each counter's last value and when one
+     * last went up.
+     */
     private static final class Sample {
+
         private final Map<String, Long> counters = new HashMap<>();
+
         private Long changedAt;
+
         private boolean extended;
 
         /** Whether a counter present in both this sample and the new one went up. */
@@ -130,5 +156,7 @@ public final class LateWorkers implements LivenessVerdict {
                 return before != null && part.getValue() > before;
             });
         }
+
     }
+
 }

@@ -23,53 +23,82 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The leader's placement loop (SPEC sections 5 and 9): a round, due every heartbeat-interval or at once when asked
- * for, retries the deploys never answered, places every orphaned pipeline on a ready worker, and moves one pipeline
- * at a time while the load is uneven by two or more. It sends each deploy and undeploy ({@link CoordinatorCommands})
- * and records its outcome (a refusal backs the worker off, {@link PlacementGate}), owns the commands in flight (the
- * same command is not sent twice within its period), and numbers the placements of a leadership: the placement epoch
- * is the leader's epoch in the upper 32 bits, a counter in the lower.
- * <p>A coordinator that just started, or a follower just elected, first adopts what the workers report running for
- * one heartbeat-timeout (one heartbeat-interval) instead of moving it: no round runs before {@link #adoptingUntil()}.
- * Rounds run on the coordinator's scheduler thread, one at a time.
+ * The leader's placement loop (SPEC sections 5 and 9): a round, due every
+ * heartbeat-interval or at once when asked for, retries the deploys never answered,
+ * places every orphaned pipeline on a ready worker, and moves one pipeline at a time
+ * while the load is uneven by two or more. It sends each deploy and undeploy
+ * ({@link CoordinatorCommands}) and records its outcome (a refusal backs the worker off,
+ * {@link PlacementGate}), owns the commands in flight (the same command is not sent twice
+ * within its period), and numbers the placements of a leadership: the placement epoch is
+ * the leader's epoch in the upper 32 bits, a counter in the lower.
+ * <p>
+ * A coordinator that just started, or a follower just elected, first adopts what the
+ * workers report running for one heartbeat-timeout (one heartbeat-interval) instead of
+ * moving it: no round runs before {@link #adoptingUntil()}. Rounds run on the
+ * coordinator's scheduler thread, one at a time.
+ * <p>
+ * Longer than most: placing, rebalancing and adopting all decide from the one set of
+ * commands in flight it owns; split, two rounds could command the same unit.
  */
 public class PlacementLoop implements LeaderElection.Listener {
 
     private static final Logger log = LoggerFactory.getLogger(PlacementLoop.class);
 
-    /** Placement epochs: the leader's epoch in the upper 32 bits, a counter of its placements in the lower. */
+    /**
+     * Placement epochs: the leader's epoch in the upper 32 bits, a counter of its
+     * placements in the lower.
+     */
     private static final int PLACEMENT_BITS = 32;
 
-    /** Commands in flight are forgotten after this many heartbeat-timeouts, answered or not. */
+    /**
+     * Commands in flight are forgotten after this many heartbeat-timeouts, answered or
+     * not.
+     */
     private static final int FORGET_COMMANDS_AFTER_TIMEOUTS = 10;
 
     private final ClusterProperties cluster;
+
     private final ClusterState state;
+
     private final PlacementGate gate;
+
     private final Clock clock;
+
     private final LeaderElection election;
+
     private final CoordinatorCommands commands;
+
     private final TaskScheduler scheduler;
+
     private final CommandsInFlight inFlight;
+
     private final Set<String> moving = ConcurrentHashMap.newKeySet();
+
     private final AtomicLong placements = new AtomicLong();
+
     private volatile long placementLeaderEpoch;
+
     private volatile boolean placeNow;
+
     private volatile long lastPlacementRound = System.nanoTime();
+
     private volatile boolean running;
+
     private volatile Instant startedAt = Instant.now();
+
     private volatile Instant placementFrom = Instant.MAX;
 
     /**
-     * @param cluster   heartbeat-interval and -timeout, command-timeout and rebalance-delay
-     * @param state     the cluster bookkeeping the rounds place in (its clock is the coordinator's)
-     * @param gate      the workers that may take pipelines; told of each deploy's outcome
-     * @param election  whether this coordinator leads, at which epoch
-     * @param commands  sends the deploys and undeploys
+     * @param cluster heartbeat-interval and -timeout, command-timeout and rebalance-delay
+     * @param state the cluster bookkeeping the rounds place in (its clock is the
+     * coordinator's)
+     * @param gate the workers that may take pipelines; told of each deploy's outcome
+     * @param election whether this coordinator leads, at which epoch
+     * @param commands sends the deploys and undeploys
      * @param scheduler the coordinator's scheduler: a round asked for runs on it at once
      */
     public PlacementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate, LeaderElection election,
-                         CoordinatorCommands commands, TaskScheduler scheduler) {
+            CoordinatorCommands commands, TaskScheduler scheduler) {
         this.cluster = cluster;
         this.state = state;
         this.gate = gate;
@@ -81,8 +110,9 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * Starts the loop: orphaned pipelines are placed only after one heartbeat-timeout, so that the pipelines the
-     * workers still run are adopted from their heartbeats first instead of being moved.
+     * Starts the loop: orphaned pipelines are placed only after one heartbeat-timeout, so
+     * that the pipelines the workers still run are adopted from their heartbeats first
+     * instead of being moved.
      */
     public void start() {
         startedAt = clock.instant();
@@ -96,10 +126,10 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * Starts numbering the placements of a leadership (a lease renewed again after a lapse keeps its epoch, and the
-     * placements made under it their order), and adopts from heartbeats for one more heartbeat-interval, so that a
-     * deploy the old leader sent last shows first.
-     *
+     * Starts numbering the placements of a leadership (a lease renewed again after a
+     * lapse keeps its epoch, and the placements made under it their order), and adopts
+     * from heartbeats for one more heartbeat-interval, so that a deploy the old leader
+     * sent last shows first.
      * @param leads whether this coordinator leads now
      */
     @Override
@@ -113,7 +143,8 @@ public class PlacementLoop implements LeaderElection.Listener {
             placementLeaderEpoch = leaderEpoch;
             placements.set(0);
         }
-        // A warm follower knows what runs; one heartbeat-interval more lets a deploy the old leader sent last show.
+        // A warm follower knows what runs; one heartbeat-interval more lets a deploy the
+        // old leader sent last show.
         Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
         Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
         placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
@@ -126,7 +157,8 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * @return whether this coordinator leads now (only the leader places and sends commands)
+     * @return whether this coordinator leads now (only the leader places and sends
+     * commands)
      */
     public boolean isLeading() {
         return election.isLeader();
@@ -140,8 +172,9 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * @return until when this coordinator adopts what the workers report instead of placing orphaned pipelines
-     * (after its start, or its election), empty once that is over
+     * @return until when this coordinator adopts what the workers report instead of
+     * placing orphaned pipelines (after its start, or its election), empty once that is
+     * over
      */
     public Optional<Instant> adoptingUntil() {
         Instant until = placementFrom;
@@ -153,7 +186,10 @@ public class PlacementLoop implements LeaderElection.Listener {
         placeNow = true;
     }
 
-    /** Runs a round now, when this coordinator places (a worker registered, a group was stored). */
+    /**
+     * Runs a round now, when this coordinator places (a worker registered, a group was
+     * stored).
+     */
     public void placeSoonIfLeading() {
         if (placesNow()) {
             placeSoon();
@@ -172,8 +208,9 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * Runs a round when one is due (asked for, or a heartbeat-interval since the last), this coordinator leads and
-     * its adoption window is over; forgets the commands sent long ago.
+     * Runs a round when one is due (asked for, or a heartbeat-interval since the last),
+     * this coordinator leads and its adoption window is over; forgets the commands sent
+     * long ago.
      */
     public void runIfDue() {
         long now = System.nanoTime();
@@ -185,14 +222,16 @@ public class PlacementLoop implements LeaderElection.Listener {
             state.place(this::nextPlacementEpoch).forEach(this::deploy);
             rebalance();
         }
-        inFlight.forgetSentBefore(clock.instant().minus(cluster.getHeartbeatTimeout()
-                .multipliedBy(FORGET_COMMANDS_AFTER_TIMEOUTS)));
+        inFlight.forgetSentBefore(
+                clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(FORGET_COMMANDS_AFTER_TIMEOUTS)));
     }
 
     /**
-     * @param key    a command's key ({@code worker@register}, {@code unit@worker@undeploy}, ...)
+     * @param key a command's key ({@code worker@register}, {@code unit@worker@undeploy},
+     * ...)
      * @param period how long one such command holds back the next
-     * @return whether no command with this key was sent within the period; if so, this one is recorded
+     * @return whether no command with this key was sent within the period; if so, this
+     * one is recorded
      */
     public boolean firstCommandIn(String key, Duration period) {
         return inFlight.firstIn(key, period);
@@ -212,29 +251,35 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * Places the unplaced pipelines of one group now and deploys them (a group just declared on the leader).
-     *
+     * Places the unplaced pipelines of one group now and deploys them (a group just
+     * declared on the leader).
      * @param group the group's name
-     * @return completes once every deploy's outcome is recorded (never exceptionally); at once when this
-     * coordinator does not lead
+     * @return completes once every deploy's outcome is recorded (never exceptionally); at
+     * once when this coordinator does not lead
      */
     public CompletableFuture<Void> placeGroup(String group) {
         if (!election.isLeader()) {
             return CompletableFuture.completedFuture(null);
         }
-        return CompletableFuture.allOf(state.place(group, this::nextPlacementEpoch).entrySet().stream()
-                .map(e -> deploy(e.getKey(), e.getValue())).toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(state.place(group, this::nextPlacementEpoch)
+            .entrySet()
+            .stream()
+            .map(e -> deploy(e.getKey(), e.getValue()))
+            .toArray(CompletableFuture[]::new));
     }
 
-    /** A deploy that was never answered (leadership lost while it was in flight) is tried again. */
+    /**
+     * A deploy that was never answered (leadership lost while it was in flight) is tried
+     * again.
+     */
     private void expireDeploys() {
         Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
         for (PipelineGroupSpec group : state.groups()) {
             for (PipelineUnit unit : PipelineUnit.of(group)) {
                 String key = unit.key();
-                state.placement(key).filter(p -> !p.isRunning() && p.since().isBefore(limit)
-                                && !inFlight.contains(flightKey(key, p)))
-                        .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
+                state.placement(key)
+                    .filter(p -> !p.isRunning() && p.since().isBefore(limit) && !inFlight.contains(flightKey(key, p)))
+                    .ifPresent(p -> state.deployFailed(key, p, "no answer to the deploy"));
             }
         }
     }
@@ -249,30 +294,29 @@ public class PlacementLoop implements LeaderElection.Listener {
             if (from == null || !moving.add(key)) {
                 return;
             }
-            log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)",
-                    key, from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
+            log.info("rebalancing: moving pipeline {} from worker {} ({} pipelines) to worker {} ({} pipelines)", key,
+                    from.worker(), state.pipelinesOf(from.worker()).size(), move.getValue(),
                     state.pipelinesOf(move.getValue()).size());
-            commands.send(from.worker(), Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(key),
-                            from.epoch()))
-                    .handle((reply, error) -> {
-                        String failure = failure(reply, error);
-                        if (failure == null) {
-                            state.move(key, move.getValue(), nextPlacementEpoch()).ifPresent(p -> deploy(key, p));
-                        } else {
-                            log.warn("rebalancing: worker {} did not undeploy {} ({}); it stays there", from.worker(),
-                                    key, failure);
-                        }
-                        moving.remove(key);
-                        return null;
-                    });
+            commands.send(from.worker(), Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(key), from.epoch()))
+                .handle((reply, error) -> {
+                    String failure = failure(reply, error);
+                    if (failure == null) {
+                        state.move(key, move.getValue(), nextPlacementEpoch()).ifPresent(p -> deploy(key, p));
+                    }
+                    else {
+                        log.warn("rebalancing: worker {} did not undeploy {} ({}); it stays there", from.worker(), key,
+                                failure);
+                    }
+                    moving.remove(key);
+                    return null;
+                });
         });
     }
 
     /**
-     * Sends the deploy of a placed pipeline (once per command-timeout) and records its outcome; nothing when this
-     * coordinator does not lead or the group is gone.
-     *
-     * @param key    the pipeline unit's key
+     * Sends the deploy of a placed pipeline (once per command-timeout) and records its
+     * outcome; nothing when this coordinator does not lead or the group is gone.
+     * @param key the pipeline unit's key
      * @param placed where it is placed, with its placement epoch
      * @return completes once the outcome is recorded (never exceptionally)
      */
@@ -283,35 +327,41 @@ public class PlacementLoop implements LeaderElection.Listener {
         if (group == null || !election.isLeader() || !inFlight.firstIn(flightKey, cluster.getCommandTimeout())) {
             return CompletableFuture.completedFuture(null);
         }
-        return commands.send(placed.worker(), Commands.DEPLOY, new Commands.Deploy(group, unit.pipeline(),
-                        placed.epoch(), unit.partitionOrNull()))
-                .handle((reply, error) -> {
-                    inFlight.answered(flightKey);
-                    String failure = failure(reply, error);
-                    if (failure == null) {
-                        gate.deployed(placed.worker());
-                        state.deployed(key, placed);
-                        log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
-                                reply.path("status").asText(), placed.epoch());
-                    } else {
-                        state.deployFailed(key, placed, failure);
-                        // Only a worker that answered with a refusal is backed off: no answer is a NATS outage or a
-                        // dead worker (its heartbeats tell), which must not keep a healthy worker out for minutes.
-                        log.warn("deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
-                                + "placement round succeeds{}", key, placed.worker(), failure, error != null ? ""
-                                : "; no pipeline goes to that worker until "
-                                + gate.deployFailed(placed.worker(), failure).until());
-                    }
-                    return null;
-                });
+        return commands
+            .send(placed.worker(), Commands.DEPLOY,
+                    new Commands.Deploy(group, unit.pipeline(), placed.epoch(), unit.partitionOrNull()))
+            .handle((reply, error) -> {
+                inFlight.answered(flightKey);
+                String failure = failure(reply, error);
+                if (failure == null) {
+                    gate.deployed(placed.worker());
+                    state.deployed(key, placed);
+                    log.info("pipeline {} placed on worker {} ({}, placement epoch {})", key, placed.worker(),
+                            reply.path("status").asText(), placed.epoch());
+                }
+                else {
+                    state.deployFailed(key, placed, failure);
+                    // Only a worker that answered with a refusal is backed off: no answer
+                    // is a NATS outage or a
+                    // dead worker (its heartbeats tell), which must not keep a healthy
+                    // worker out for minutes.
+                    log.warn(
+                            "deploy of {} on worker {} failed: {}; the pipeline is unplaced until a later "
+                                    + "placement round succeeds{}",
+                            key, placed.worker(), failure,
+                            error != null ? "" : "; no pipeline goes to that worker until "
+                                    + gate.deployFailed(placed.worker(), failure).until());
+                }
+                return null;
+            });
     }
 
     /**
-     * Stops a superseded copy at once (again after command-timeout), with its epoch: a newer copy there stays.
-     *
+     * Stops a superseded copy at once (again after command-timeout), with its epoch: a
+     * newer copy there stays.
      * @param workerId the worker that still runs the copy
-     * @param key      the pipeline unit's key
-     * @param epoch    the copy's placement epoch
+     * @param key the pipeline unit's key
+     * @param epoch the copy's placement epoch
      */
     public void undeployStaleCopy(String workerId, String key, long epoch) {
         if (election.isLeader() && inFlight.firstIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
@@ -322,40 +372,45 @@ public class PlacementLoop implements LeaderElection.Listener {
     }
 
     /**
-     * Stops a unit the cluster no longer has on a worker that still runs it, with the copy's epoch; the caller
-     * decided it must go and recorded the command ({@link #firstCommandIn}).
-     *
+     * Stops a unit the cluster no longer has on a worker that still runs it, with the
+     * copy's epoch; the caller decided it must go and recorded the command
+     * ({@link #firstCommandIn}).
      * @param workerId the worker
-     * @param unit     the unit
-     * @param epoch    the copy's placement epoch
+     * @param unit the unit
+     * @param epoch the copy's placement epoch
      */
     public void undeployRemoved(String workerId, PipelineUnit unit, long epoch) {
         commands.send(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(unit, epoch));
     }
 
     /**
-     * Undeploys every pipeline of a removed group. A worker that does not confirm (down, or too slow) is not a reason
-     * to stop: the pipelines it still runs are undeployed when its next heartbeat reports them, like any pipeline it
-     * no longer owns.
-     *
+     * Undeploys every pipeline of a removed group. A worker that does not confirm (down,
+     * or too slow) is not a reason to stop: the pipelines it still runs are undeployed
+     * when its next heartbeat reports them, like any pipeline it no longer owns.
      * @param placed where the group's pipelines ran, {@code unit key -> worker id}
      * @return completes once every worker answered or failed to (never exceptionally)
      */
     public CompletableFuture<Void> undeployAll(Map<String, String> placed) {
-        return CompletableFuture.allOf(placed.entrySet().stream().map(e -> commands.send(e.getValue(),
-                        Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(e.getKey()), null))
+        return CompletableFuture.allOf(placed.entrySet()
+            .stream()
+            .map(e -> commands
+                .send(e.getValue(), Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(e.getKey()), null))
                 .exceptionally(error -> {
                     log.warn("worker {} did not confirm the undeploy of {} ({}); it is undeployed when the worker "
                             + "heartbeats again", e.getValue(), e.getKey(), error.toString());
                     return null;
-                })).toArray(CompletableFuture[]::new));
+                }))
+            .toArray(CompletableFuture[]::new));
     }
 
     private static String flightKey(String key, Placement placed) {
         return key + "@" + placed.worker() + "@" + placed.epoch();
     }
 
-    /** What went wrong with a command, in words, or {@code null} when the worker confirmed it. */
+    /**
+     * What went wrong with a command, in words, or {@code null} when the worker confirmed
+     * it.
+     */
     private String failure(JsonNode reply, Throwable error) {
         if (error == null) {
             return reply != null && reply.has("error") ? reply.path("error").asText() : null;
@@ -367,4 +422,5 @@ public class PlacementLoop implements LeaderElection.Listener {
         }
         return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
+
 }

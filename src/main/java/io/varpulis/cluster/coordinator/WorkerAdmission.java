@@ -9,36 +9,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A coordinator's admission of workers (SPEC sections 9 and 17): decides each registration (refused with a reason the
- * worker logs: a worker id that is not a NATS token, another substrate, a wrong api-key), asks a worker that
- * heartbeats without being registered here to register again, and admits from its heartbeats a worker that answered
- * it cannot (a Rust Varpulis 0.11 worker), when that skips no check. An admitted worker is registered with the
- * placement gate and the cluster state, no longer listed as heartbeating unregistered, and the leader places pending
- * pipelines soon after.
+ * A coordinator's admission of workers (SPEC sections 9 and 17): decides each
+ * registration (refused with a reason the worker logs: a worker id that is not a NATS
+ * token, another substrate, a wrong api-key), asks a worker that heartbeats without being
+ * registered here to register again, and admits from its heartbeats a worker that
+ * answered it cannot (a Rust Varpulis 0.11 worker), when that skips no check. An admitted
+ * worker is registered with the placement gate and the cluster state, no longer listed as
+ * heartbeating unregistered, and the leader places pending pipelines soon after.
  */
 public class WorkerAdmission {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerAdmission.class);
 
     private final ClusterProperties cluster;
+
     private final String substrate;
+
     private final PlacementGate gate;
+
     private final ClusterState state;
+
     private final UnregisteredWorkers unregistered;
+
     private final PlacementLoop placement;
+
     private final CoordinatorCommands commands;
 
     /**
-     * @param cluster      the cluster's settings (name, api-key, heartbeat interval and timeout)
-     * @param substrate    the cluster's substrate id ({@code core}, {@code jetstream})
-     * @param gate         learns each admitted worker's capabilities
-     * @param state        lists admitted workers as ready
+     * @param cluster the cluster's settings (name, api-key, heartbeat interval and
+     * timeout)
+     * @param substrate the cluster's substrate id ({@code core}, {@code jetstream})
+     * @param gate learns each admitted worker's capabilities
+     * @param state lists admitted workers as ready
      * @param unregistered the workers heartbeating unregistered
-     * @param placement    places pending pipelines after an admission; holds back a repeated ask to register
-     * @param commands     asks a worker to register again
+     * @param placement places pending pipelines after an admission; holds back a repeated
+     * ask to register
+     * @param commands asks a worker to register again
      */
     public WorkerAdmission(ClusterProperties cluster, String substrate, PlacementGate gate, ClusterState state,
-                           UnregisteredWorkers unregistered, PlacementLoop placement, CoordinatorCommands commands) {
+            UnregisteredWorkers unregistered, PlacementLoop placement, CoordinatorCommands commands) {
         this.cluster = cluster;
         this.substrate = substrate;
         this.gate = gate;
@@ -49,11 +58,12 @@ public class WorkerAdmission {
     }
 
     /**
-     * Decides a registration of this cluster's worker, and admits the worker when it passes.
-     *
+     * Decides a registration of this cluster's worker, and admits the worker when it
+     * passes.
      * @param request the registration
-     * @return the reply: {@code registered} with the heartbeat interval in whole seconds, or a refusal whose reason
-     * says whether retrying can help ({@link Registration.Reply#isFinal()})
+     * @return the reply: {@code registered} with the heartbeat interval in whole seconds,
+     * or a refusal whose reason says whether retrying can help
+     * ({@link Registration.Reply#isFinal()})
      */
     public Registration.Reply answer(Registration.Request request) {
         if (!Subjects.isToken(request.workerId())) {
@@ -61,13 +71,14 @@ public class WorkerAdmission {
                     "worker_id must be a NATS token (letters, digits, '-', '_')");
         }
         if (request.substrate() != null && !request.substrate().equals(substrate)) {
-            // A core worker in a jetstream cluster would publish outputs nobody stores and lose them.
+            // A core worker in a jetstream cluster would publish outputs nobody stores
+            // and lose them.
             log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
                     request.workerId(), request.substrate(), substrate);
-            return Registration.Reply.refused(request.workerId(), Registration.Reply.SUBSTRATE, "worker "
-                    + request.workerId() + " runs on the " + request.substrate() + " substrate, this coordinator on "
-                    + substrate + ": set VARPULIS_NATS_SUBSTRATE=" + substrate
-                    + " on the worker");
+            return Registration.Reply.refused(request.workerId(), Registration.Reply.SUBSTRATE,
+                    "worker " + request.workerId() + " runs on the " + request.substrate()
+                            + " substrate, this coordinator on " + substrate + ": set VARPULIS_NATS_SUBSTRATE="
+                            + substrate + " on the worker");
         }
         if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
             log.warn("refused registration of worker {}: invalid api_key", request.workerId());
@@ -82,36 +93,36 @@ public class WorkerAdmission {
 
     /**
      * Records a heartbeat of a worker this coordinator does not know.
-     *
      * @param workerId the worker
      */
     public void heartbeatUnregistered(String workerId) {
         unregistered.heartbeat(workerId);
         if (state.worker(workerId).isPresent()) {
-            // It registered between the caller's lookup and the line before: listed as both until its timeout.
+            // It registered between the caller's lookup and the line before: listed as
+            // both until its timeout.
             unregistered.registered(workerId);
         }
     }
 
     /**
-     * Asks a worker that heartbeats unregistered (this coordinator restarted?) to register again, once per
-     * heartbeat-timeout; its answer may admit it ({@link UnregisteredWorkers#answered}).
-     *
+     * Asks a worker that heartbeats unregistered (this coordinator restarted?) to
+     * register again, once per heartbeat-timeout; its answer may admit it
+     * ({@link UnregisteredWorkers#answered}).
      * @param workerId the worker
      */
     public void askToRegister(String workerId) {
         if (placement.firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
-            log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register",
-                    workerId);
+            log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register", workerId);
             commands.askToRegister(workerId).whenComplete((reply, error) -> onRegisterAnswer(workerId, reply, error));
         }
     }
 
     /**
-     * A worker's answer to {@code register}: a worker that cannot register again by itself (a Rust Varpulis 0.11
-     * worker) is admitted from its heartbeats when that skips no check ({@link UnregisteredWorkers#answered}), as one
-     * that runs none of this cluster's pipelines (no capabilities); every coordinator, leader or follower, decides
-     * the same from the same answer.
+     * A worker's answer to {@code register}: a worker that cannot register again by
+     * itself (a Rust Varpulis 0.11 worker) is admitted from its heartbeats when that
+     * skips no check ({@link UnregisteredWorkers#answered}), as one that runs none of
+     * this cluster's pipelines (no capabilities); every coordinator, leader or follower,
+     * decides the same from the same answer.
      */
     private void onRegisterAnswer(String workerId, JsonNode reply, Throwable error) {
         if (unregistered.answered(workerId, reply, error) && state.worker(workerId).isEmpty()) {
@@ -122,14 +133,17 @@ public class WorkerAdmission {
         }
     }
 
-    /** Lists the worker as ready with what it can run; the leader places pending pipelines soon after. */
+    /**
+     * Lists the worker as ready with what it can run; the leader places pending pipelines
+     * soon after.
+     */
     private void admit(Registration.Request request, String how) {
         gate.registered(request);
         state.register(request);
         unregistered.registered(request.workerId());
-        log.info("worker {} {} ({}, max {} pipelines, capabilities {})", request.workerId(), how,
-                request.address(), request.capacity() == null ? "?" : request.capacity().maxPipelines(),
-                WorkerCapabilities.of(request));
+        log.info("worker {} {} ({}, max {} pipelines, capabilities {})", request.workerId(), how, request.address(),
+                request.capacity() == null ? "?" : request.capacity().maxPipelines(), WorkerCapabilities.of(request));
         placement.placeSoonIfLeading();
     }
+
 }

@@ -7,15 +7,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * When each worker last showed a sign of life, and since when it is unhealthy, on the coordinator's monotonic clock
- * (SPEC section 9: liveness never depends on two hosts' clocks agreeing, nor on this host's wall clock stepping).
- * Thread-safe.
+ * When each worker last showed a sign of life, and since when it is unhealthy, on the
+ * coordinator's monotonic clock (SPEC section 9: liveness never depends on two hosts'
+ * clocks agreeing, nor on this host's wall clock stepping). Thread-safe.
  */
 final class WorkerLiveness {
 
     private final LongSupplier nanoTime;
+
     /** worker -> its last sign of life. */
     private final Map<String, Long> lastSign = new ConcurrentHashMap<>();
+
     /** worker -> when it was found unhealthy. */
     private final Map<String, Long> unhealthySince = new ConcurrentHashMap<>();
 
@@ -26,14 +28,17 @@ final class WorkerLiveness {
         this.nanoTime = nanoTime;
     }
 
-    /** @return the monotonic clock now, in nanoseconds */
+    /**
+     * @return the monotonic clock now, in nanoseconds
+     */
     long now() {
         return nanoTime.getAsLong();
     }
 
     /**
      * @param workerId the worker
-     * @param age      how long ago it was alive (a heartbeat's age on the server's clock; zero for a registration)
+     * @param age how long ago it was alive (a heartbeat's age on the server's clock; zero
+     * for a registration)
      */
     void signOfLife(String workerId, Duration age) {
         lastSign.merge(workerId, now() - age.toNanos(), (a, b) -> a - b > 0 ? a : b);
@@ -41,8 +46,9 @@ final class WorkerLiveness {
     }
 
     /**
-     * @param workerId          the worker
-     * @param livenessFromNanos no silence starts before it (when the coordinator regained NATS)
+     * @param workerId the worker
+     * @param livenessFromNanos no silence starts before it (when the coordinator regained
+     * NATS)
      * @return how long the worker has been silent
      */
     Duration silence(String workerId, long livenessFromNanos) {
@@ -51,13 +57,15 @@ final class WorkerLiveness {
         return Duration.ofNanos(Math.max(0, now() - since));
     }
 
-    /** @param workerId a worker found unhealthy now */
+    /**
+     * @param workerId a worker found unhealthy now
+     */
     void unhealthy(String workerId) {
         unhealthySince.put(workerId, now());
     }
 
     /**
-     * @param workerId  a worker
+     * @param workerId a worker
      * @param retention dead-worker-retention
      * @return whether it has been unhealthy for longer than the retention
      */
@@ -66,9 +74,12 @@ final class WorkerLiveness {
         return since != null && now() - since > retention.toNanos();
     }
 
-    /** @param workerIds workers forgotten */
+    /**
+     * @param workerIds workers forgotten
+     */
     void forget(Collection<String> workerIds) {
         lastSign.keySet().removeAll(workerIds);
         unhealthySince.keySet().removeAll(workerIds);
     }
+
 }

@@ -5,10 +5,16 @@ package io.varpulis.cluster.node;
  */
 public enum ClusterRole {
 
-    /** Registers workers, watches their heartbeats, places pipeline groups and serves the operator API. */
+    /**
+     * Registers workers, watches their heartbeats, places pipeline groups and serves the
+     * operator API.
+     */
     COORDINATOR,
 
-    /** Runs pipelines, routes events between them, heartbeats to the coordinator and serves its commands. */
+    /**
+     * Runs pipelines, routes events between them, heartbeats to the coordinator and
+     * serves its commands.
+     */
     WORKER,
 
     /** Coordinator and worker in one process: the laptop setup. */
@@ -27,4 +33,5 @@ public enum ClusterRole {
     public boolean runsWorker() {
         return this != COORDINATOR;
     }
+
 }

@@ -14,22 +14,25 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Core request/reply with JSON bodies, the way registrations and commands travel between coordinators and workers
- * (SPEC section 3: never through JetStream): requests sent, subjects served, replies published, each with the trace
- * context when observed ({@link RequestReply}).
+ * Core request/reply with JSON bodies, the way registrations and commands travel between
+ * coordinators and workers (SPEC section 3: never through JetStream): requests sent,
+ * subjects served, replies published, each with the trace context when observed
+ * ({@link RequestReply}).
  */
 public final class CoreRequests {
 
     private static final Logger log = LoggerFactory.getLogger(CoreRequests.class);
 
     private final Connection connection;
+
     private final RequestReply requests;
+
     private final ObjectMapper mapper;
 
     /**
      * @param connection the node's connection
-     * @param requests   sends requests and serves subjects (observed or plain)
-     * @param mapper     writes the JSON bodies and reads them
+     * @param requests sends requests and serves subjects (observed or plain)
+     * @param mapper writes the JSON bodies and reads them
      */
     public CoreRequests(Connection connection, RequestReply requests, ObjectMapper mapper) {
         this.connection = connection;
@@ -53,9 +56,8 @@ public final class CoreRequests {
 
     /**
      * Sends a request.
-     *
      * @param subject the subject
-     * @param body    written as JSON
+     * @param body written as JSON
      * @param timeout how long to wait for the reply
      * @return the reply as jnats gives it: a status message when nobody answers, a
      * {@link java.util.concurrent.CancellationException} when no one listens
@@ -78,7 +80,8 @@ public final class CoreRequests {
     }
 
     /**
-     * @param dispatcher a dispatcher from {@link #serve}, or {@code null}; nothing when the connection is closed
+     * @param dispatcher a dispatcher from {@link #serve}, or {@code null}; nothing when
+     * the connection is closed
      */
     public void close(Dispatcher dispatcher) {
         if (dispatcher != null && connection.getStatus() != Connection.Status.CLOSED) {
@@ -87,10 +90,10 @@ public final class CoreRequests {
     }
 
     /**
-     * Publishes the reply to a request that asked for one; a failure is logged, the requester times out.
-     *
+     * Publishes the reply to a request that asked for one; a failure is logged, the
+     * requester times out.
      * @param request the request
-     * @param reply   written as JSON
+     * @param reply written as JSON
      */
     public void reply(Message request, Object reply) {
         if (request.getReplyTo() == null) {
@@ -98,8 +101,10 @@ public final class CoreRequests {
         }
         try {
             connection.publish(request.getReplyTo(), mapper.writeValueAsBytes(reply));
-        } catch (Exception e) {
+        }
+        catch (Exception e) {
             log.warn("could not reply to {}: {}", request.getSubject(), e.toString());
         }
     }
+
 }

@@ -4,8 +4,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What one role of a node shows in the {@code cluster} health component ({@link ClusterHealthIndicator}): the
- * coordinator's and the worker's details, each under its role's name.
+ * What one role of a node shows in the {@code cluster} health component
+ * ({@link ClusterHealthIndicator}): the coordinator's and the worker's details, each
+ * under its role's name.
  */
 public interface NodeHealth {
 
@@ -15,9 +16,11 @@ public interface NodeHealth {
     Map<String, Object> healthDetails();
 
     /**
-     * @return why this role makes the node unready (DOWN), empty while it is or is becoming part of the cluster
+     * @return why this role makes the node unready (DOWN), empty while it is or is
+     * becoming part of the cluster
      */
     default Optional<String> unreadyReason() {
         return Optional.empty();
     }
+
 }

@@ -9,8 +9,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Resolves and checks a node's ids and timing settings, failing startup with the property's name, the bad value and
- * the fix.
+ * Resolves and checks a node's ids and timing settings, failing startup with the
+ * property's name, the bad value and the fix.
  */
 public final class NodeIdentity {
 
@@ -33,20 +33,21 @@ public final class NodeIdentity {
     }
 
     /**
-     * @param cluster    the settings
+     * @param cluster the settings
      * @param serverPort the node's HTTP port, as configured
-     * @return the address a worker announces: {@code varpulis.cluster.address}, or {@code {host name}:{port}}
+     * @return the address a worker announces: {@code varpulis.cluster.address}, or
+     * {@code {host name}:{port}}
      */
     public static String address(ClusterProperties cluster, String serverPort) {
         return cluster.getAddress() != null ? cluster.getAddress() : WorkerIds.fromHostName() + ":" + serverPort;
     }
 
     /**
-     * @param cluster   the settings
+     * @param cluster the settings
      * @param substrate the substrate
      * @return the coordinator id
-     * @throws InvalidConfigurationPropertyValueException when it is missing on jetstream (it names the durable
-     *                                                    heartbeat consumer, which must survive restarts) or blank
+     * @throws InvalidConfigurationPropertyValueException when it is missing on jetstream
+     * (it names the durable heartbeat consumer, which must survive restarts) or blank
      */
     public static String coordinatorId(ClusterProperties cluster, Substrate substrate) {
         String id = cluster.getCoordinatorId();
@@ -81,28 +82,30 @@ public final class NodeIdentity {
 
     /**
      * @param cluster the settings
-     * @throws InvalidConfigurationPropertyValueException when a lease TTL is too short for its renewals: the leader
-     *                                                    lease under 1 s (the smallest limit-marker TTL, and three
-     *                                                    renewals must fit), the worker lease not longer than two
-     *                                                    heartbeat intervals (one lost renewal must not lose the id)
+     * @throws InvalidConfigurationPropertyValueException when a lease TTL is too short
+     * for its renewals: the leader lease under 1 s (the smallest limit-marker TTL, and
+     * three renewals must fit), the worker lease not longer than two heartbeat intervals
+     * (one lost renewal must not lose the id)
      */
     public static void checkLeases(ClusterProperties cluster) {
         if (cluster.getLeaderLeaseTtl().compareTo(Duration.ofSeconds(1)) < 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.leader-lease-ttl",
-                    cluster.getLeaderLeaseTtl(), "The leader lease lives at least 1s (it is renewed every third of "
-                    + "it); 6s is the default.");
+                    cluster.getLeaderLeaseTtl(),
+                    "The leader lease lives at least 1s (it is renewed every third of " + "it); 6s is the default.");
         }
         if (cluster.getWorkerLeaseTtl().compareTo(cluster.getHeartbeatInterval().multipliedBy(2)) <= 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.worker-lease-ttl",
-                    cluster.getWorkerLeaseTtl(), "A worker renews its id with every heartbeat: the lease must live "
-                    + "longer than two heartbeat intervals (" + cluster.getHeartbeatInterval().multipliedBy(2)
-                    + "), typically three or more.");
+                    cluster.getWorkerLeaseTtl(),
+                    "A worker renews its id with every heartbeat: the lease must live "
+                            + "longer than two heartbeat intervals (" + cluster.getHeartbeatInterval().multipliedBy(2)
+                            + "), typically three or more.");
         }
     }
 
     /**
      * @param cluster the settings
-     * @throws InvalidConfigurationPropertyValueException when the heartbeat timeout is not longer than the interval
+     * @throws InvalidConfigurationPropertyValueException when the heartbeat timeout is
+     * not longer than the interval
      */
     public static void checkHeartbeats(ClusterProperties cluster) {
         checkGroups(cluster);
@@ -113,16 +116,17 @@ public final class NodeIdentity {
         if (cluster.getHeartbeatTimeout().compareTo(cluster.getHeartbeatInterval()) <= 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.cluster.heartbeat-timeout",
                     cluster.getHeartbeatTimeout(), "The heartbeat timeout must be longer than the heartbeat "
-                    + "interval (" + cluster.getHeartbeatInterval() + "), typically three intervals.");
+                            + "interval (" + cluster.getHeartbeatInterval() + "), typically three intervals.");
         }
     }
 
     /**
-     * Checks the groups configured under {@code varpulis.cluster.groups.<name>} (names, routes, {@code replicas}
-     * and {@code partition-key}, SPEC section 11) before the coordinator starts.
-     *
+     * Checks the groups configured under {@code varpulis.cluster.groups.<name>} (names,
+     * routes, {@code replicas} and {@code partition-key}, SPEC section 11) before the
+     * coordinator starts.
      * @param cluster the cluster settings
-     * @throws InvalidConfigurationPropertyValueException naming the group's property, the problem and the fix
+     * @throws InvalidConfigurationPropertyValueException naming the group's property, the
+     * problem and the fix
      */
     public static void checkGroups(ClusterProperties cluster) {
         cluster.getGroups().forEach((name, group) -> {
@@ -130,7 +134,8 @@ public final class NodeIdentity {
                     : new PipelineGroupSpec(name, group.pipelines(), group.routes());
             try {
                 named.validate(cluster.getMaxPartitions());
-            } catch (IllegalArgumentException e) {
+            }
+            catch (IllegalArgumentException e) {
                 throw new InvalidConfigurationPropertyValueException("varpulis.cluster.groups." + name, name,
                         e.getMessage());
             }
@@ -138,13 +143,14 @@ public final class NodeIdentity {
     }
 
     /**
-     * The default inbox prefix of a node's NATS connection ({@code varpulis.nats.inbox-prefix}, SPEC section 10):
-     * {@code _INBOX_{role}_{id}}, the coordinator id for a coordinator ({@code coordinator} when unset, as on core),
-     * the worker id for a worker or a standalone node. Each node's NATS user may then subscribe to its own inbox
-     * only, never to what other connections receive.
-     *
+     * The default inbox prefix of a node's NATS connection
+     * ({@code varpulis.nats.inbox-prefix}, SPEC section 10): {@code _INBOX_{role}_{id}},
+     * the coordinator id for a coordinator ({@code coordinator} when unset, as on core),
+     * the worker id for a worker or a standalone node. Each node's NATS user may then
+     * subscribe to its own inbox only, never to what other connections receive.
      * @param cluster the settings
-     * @return {@code _INBOX_worker_worker-1}, {@code _INBOX_coordinator_coordinator-0}, ...
+     * @return {@code _INBOX_worker_worker-1}, {@code _INBOX_coordinator_coordinator-0},
+     * ...
      * @throws InvalidConfigurationPropertyValueException when the id is not a NATS token
      */
     public static String inboxPrefix(ClusterProperties cluster) {
@@ -161,4 +167,5 @@ public final class NodeIdentity {
         }
         return Subjects.inbox(role, workerId(cluster));
     }
+
 }

@@ -8,11 +8,13 @@ import org.springframework.context.SmartLifecycle;
 public final class NodeLifecycle {
 
     /**
-     * Lifecycle phase of the nodes: below the web server's graceful shutdown, so the node stops (and a worker
-     * drains) while the connection is still open, after HTTP requests were allowed to finish.
+     * Lifecycle phase of the nodes: below the web server's graceful shutdown, so the node
+     * stops (and a worker drains) while the connection is still open, after HTTP requests
+     * were allowed to finish.
      */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
 
     private NodeLifecycle() {
     }
+
 }

@@ -14,8 +14,8 @@ public final class WorkerIds {
     }
 
     /**
-     * @return the host name's first label with characters outside {@code [A-Za-z0-9_-]} replaced by {@code -}, or
-     * {@code worker} when the host has no name
+     * @return the host name's first label with characters outside {@code [A-Za-z0-9_-]}
+     * replaced by {@code -}, or {@code worker} when the host has no name
      */
     static String fromHostName() {
         String label = hostName().split("\\.")[0].replaceAll("[^A-Za-z0-9_-]", "-");
@@ -28,8 +28,10 @@ public final class WorkerIds {
     public static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
+        }
+        catch (UnknownHostException e) {
             return System.getenv().getOrDefault("HOSTNAME", "worker");
         }
     }
+
 }

@@ -11,26 +11,31 @@ import java.util.TreeSet;
 
 /**
  * What a worker says it can run, sent in its registration (SPEC section 17):
- * {@code "capabilities": {"protocol": 1, "processor_types": ["filter", "passthrough", ...]}}. A Rust Varpulis worker
- * sends none (it runs VPL programs, not processor types): it runs none of this cluster's pipelines. A worker of ours
- * older than this field sends none either, but does send {@code substrate}: it is read as {@link #OLDER_WORKER} and
+ * {@code "capabilities": {"protocol": 1, "processor_types": ["filter", "passthrough",
+ * ...]}}. A Rust Varpulis worker sends none (it runs VPL programs, not processor types):
+ * it runs none of this cluster's pipelines. A worker of ours older than this field sends
+ * none either, but does send {@code substrate}: it is read as {@link #OLDER_WORKER} and
  * runs what it ran before, so that a rolling upgrade does not strand it.
  *
- * @param protocol       the version of the command and pipeline protocol the worker speaks: a deploy of this version
- *                       is one it reads ({@value #PROTOCOL} for this build)
+ * @param protocol the version of the command and pipeline protocol the worker speaks: a
+ * deploy of this version is one it reads ({@value #PROTOCOL} for this build)
  * @param processorTypes the processor types its registry has, sorted
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record WorkerCapabilities(@JsonProperty("protocol") int protocol,
-                                 @JsonProperty("processor_types") List<String> processorTypes) {
+        @JsonProperty("processor_types") List<String> processorTypes) {
 
     /**
-     * The protocol of this build: the {@code deploy} command with a whole group spec, placement epoch and partition
-     * (SPEC sections 6, 9 and 11). Raise it when a deploy an older worker would misread is introduced.
+     * The protocol of this build: the {@code deploy} command with a whole group spec,
+     * placement epoch and partition (SPEC sections 6, 9 and 11). Raise it when a deploy
+     * an older worker would misread is introduced.
      */
     public static final int PROTOCOL = 1;
 
-    /** A worker of ours from before this field: protocol 0, read as able to run every processor type. */
+    /**
+     * A worker of ours from before this field: protocol 0, read as able to run every
+     * processor type.
+     */
     public static final WorkerCapabilities OLDER_WORKER = new WorkerCapabilities(0, List.of());
 
     /**
@@ -50,8 +55,9 @@ public record WorkerCapabilities(@JsonProperty("protocol") int protocol,
 
     /**
      * @param request a registration
-     * @return what the worker can run: its capabilities, {@link #OLDER_WORKER} for a worker of ours that did not say,
-     * {@code null} for a worker that is not ours (no {@code substrate} either: a Rust Varpulis worker)
+     * @return what the worker can run: its capabilities, {@link #OLDER_WORKER} for a
+     * worker of ours that did not say, {@code null} for a worker that is not ours (no
+     * {@code substrate} either: a Rust Varpulis worker)
      */
     public static WorkerCapabilities of(Registration.Request request) {
         if (request.capabilities() != null) {
@@ -62,7 +68,7 @@ public record WorkerCapabilities(@JsonProperty("protocol") int protocol,
 
     /**
      * @param capabilities what a worker said, {@code null} when it said nothing
-     * @param pipeline     a pipeline of this cluster
+     * @param pipeline a pipeline of this cluster
      * @return why that worker cannot run the pipeline, empty when it can
      */
     public static Optional<String> cannotRun(WorkerCapabilities capabilities, PipelineGroupSpec.PipelineSpec pipeline) {

@@ -25,35 +25,45 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Serves a worker's commands on {@code varpulis.cluster.cmd.{worker}.*} (core request/reply, SPEC section 6): deploy,
- * undeploy, inject, drain and register, each answered with JSON ({@code {"error": "..."}} for a refusal). Commands are
- * fenced (SPEC section 9): one from another cluster, or from a leader epoch older than the newest this worker has
- * seen, is refused, and deploy, undeploy and drain must carry an epoch. A Rust Varpulis coordinator's commands are
- * answered in its shape, naming the difference ({@link ForeignCommands}).
+ * Serves a worker's commands on {@code varpulis.cluster.cmd.{worker}.*} (core
+ * request/reply, SPEC section 6): deploy, undeploy, inject, drain and register, each
+ * answered with JSON ({@code {"error": "..."}} for a refusal). Commands are fenced (SPEC
+ * section 9): one from another cluster, or from a leader epoch older than the newest this
+ * worker has seen, is refused, and deploy, undeploy and drain must carry an epoch. A Rust
+ * Varpulis coordinator's commands are answered in its shape, naming the difference
+ * ({@link ForeignCommands}).
  */
 public class CommandResponder {
 
     private static final Logger log = LoggerFactory.getLogger(CommandResponder.class);
 
     private final String workerId;
+
     private final ClusterProperties cluster;
+
     private final CoreRequests requests;
+
     private final PipelineHost host;
+
     private final EventInjector injector;
+
     private final WorkerRegistration registration;
+
     private final AtomicLong newestLeaderEpoch = new AtomicLong();
+
     private Dispatcher commands;
 
     /**
-     * @param workerId     this worker's id (its command subjects)
-     * @param cluster      the cluster's name, max-partitions and command-timeout
-     * @param requests     serves the commands (in the sender's trace when observed) and publishes the replies
-     * @param host         runs the pipelines deployed
-     * @param injector     puts the events of inject commands into their pipeline
+     * @param workerId this worker's id (its command subjects)
+     * @param cluster the cluster's name, max-partitions and command-timeout
+     * @param requests serves the commands (in the sender's trace when observed) and
+     * publishes the replies
+     * @param host runs the pipelines deployed
+     * @param injector puts the events of inject commands into their pipeline
      * @param registration registers again when a coordinator asks
      */
     public CommandResponder(String workerId, ClusterProperties cluster, CoreRequests requests, PipelineHost host,
-                            EventInjector injector, WorkerRegistration registration) {
+            EventInjector injector, WorkerRegistration registration) {
         this.workerId = workerId;
         this.cluster = cluster;
         this.requests = requests;
@@ -92,20 +102,22 @@ public class CommandResponder {
                     : fence(command, body == null ? mapper.createObjectNode() : body);
             reply = foreign.isPresent() ? ForeignCommands.reply(command, foreign.get())
                     : fenced != null ? Map.of("error", fenced) : switch (command) {
-                case Commands.DEPLOY -> deploy(mapper.treeToValue(body, Commands.Deploy.class));
-                case Commands.UNDEPLOY -> undeploy(mapper.treeToValue(body, Commands.Undeploy.class));
-                case Commands.INJECT -> inject(mapper.treeToValue(body, Commands.Inject.class));
-                case Commands.DRAIN -> Map.of("status", "drained", "pipelines", host.drain(Duration.ZERO));
-                case Commands.REGISTER -> {
-                    registration.registerInBackground();
-                    yield Map.of("status", "registering");
-                }
-                default -> {
-                    log.warn("worker {} refused command {}: {}", workerId, command, ForeignCommands.unknown(command));
-                    yield ForeignCommands.reply(command, ForeignCommands.unknown(command));
-                }
-            };
-        } catch (Exception e) {
+                        case Commands.DEPLOY -> deploy(mapper.treeToValue(body, Commands.Deploy.class));
+                        case Commands.UNDEPLOY -> undeploy(mapper.treeToValue(body, Commands.Undeploy.class));
+                        case Commands.INJECT -> inject(mapper.treeToValue(body, Commands.Inject.class));
+                        case Commands.DRAIN -> Map.of("status", "drained", "pipelines", host.drain(Duration.ZERO));
+                        case Commands.REGISTER -> {
+                            registration.registerInBackground();
+                            yield Map.of("status", "registering");
+                        }
+                        default -> {
+                            log.warn("worker {} refused command {}: {}", workerId, command,
+                                    ForeignCommands.unknown(command));
+                            yield ForeignCommands.reply(command, ForeignCommands.unknown(command));
+                        }
+                    };
+        }
+        catch (Exception e) {
             log.warn("command {} on worker {} failed: {}", command, workerId, e.toString());
             reply = Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage());
         }
@@ -113,7 +125,8 @@ public class CommandResponder {
     }
 
     /**
-     * @return why the command is refused (another cluster, no or an older leader epoch), or {@code null}
+     * @return why the command is refused (another cluster, no or an older leader epoch),
+     * or {@code null}
      */
     private String fence(String command, JsonNode body) {
         String from = body.path(Commands.CLUSTER).asText(null);
@@ -141,9 +154,9 @@ public class CommandResponder {
         PipelineGroupSpec group = deploy.group().validate(cluster.getMaxPartitions());
         int partition = deploy.partition() == null ? Partitioning.NONE : deploy.partition();
         boolean started = host.deploy(group, deploy.pipeline(), partition, deploy.placementEpoch());
-        Map<String, Object> reply = new LinkedHashMap<>(Map.of("status", started ? "deployed" : "already_running",
-                "group", group.name(), "pipeline", deploy.pipeline(), "worker_id", workerId, "placement_epoch",
-                deploy.placementEpoch()));
+        Map<String, Object> reply = new LinkedHashMap<>(
+                Map.of("status", started ? "deployed" : "already_running", "group", group.name(), "pipeline",
+                        deploy.pipeline(), "worker_id", workerId, "placement_epoch", deploy.placementEpoch()));
         if (deploy.partition() != null) {
             reply.put("partition", deploy.partition());
         }
@@ -154,8 +167,8 @@ public class CommandResponder {
         int partition = undeploy.partition() == null ? Partitioning.NONE : undeploy.partition();
         boolean stopped = host.undeploy(undeploy.group(), undeploy.pipeline(), partition,
                 undeploy.placementEpoch() == null ? Long.MAX_VALUE : undeploy.placementEpoch());
-        return Map.of("status", stopped ? "undeployed" : "not_running", "group", undeploy.group(),
-                "pipeline", undeploy.pipeline(), "worker_id", workerId);
+        return Map.of("status", stopped ? "undeployed" : "not_running", "group", undeploy.group(), "pipeline",
+                undeploy.pipeline(), "worker_id", workerId);
     }
 
     private Map<String, Object> inject(Commands.Inject inject) throws Exception {
@@ -166,7 +179,7 @@ public class CommandResponder {
         Event event = Event.of(inject.eventType(), inject.fields());
         String injection = inject.id() == null ? EventInjector.newId() : EventInjector.checkedId(inject.id());
         PublishReceipt receipt = injector.injectInto(id[0], id[1], host.group(id[0]), event, injection)
-                .get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            .get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("status", "injected");
         reply.put("subject", receipt.subject());
@@ -175,4 +188,5 @@ public class CommandResponder {
         reply.put("id", injection);
         return reply;
     }
+
 }

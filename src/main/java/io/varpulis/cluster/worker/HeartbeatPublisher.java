@@ -15,35 +15,44 @@ import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * A worker's heartbeats (SPEC section 5): {@code {"events_processed", "pipelines_running", "pipeline_metrics": [...]}}
- * published on {@code varpulis.cluster.heartbeat.{worker}} through the substrate every heartbeat-interval, on a
- * thread of their own ({@code varpulisHeartbeatScheduler}) that nothing else uses: a slow write elsewhere (the id
- * lease, a pipeline's state, behind a slow disk) never delays a heartbeat (SPEC section 9: slow is not dead). A
- * heartbeat the stream did not store is said at WARN; the next one follows at its time.
+ * A worker's heartbeats (SPEC section 5): {@code {"events_processed",
+ * "pipelines_running", "pipeline_metrics": [...]}} published on
+ * {@code varpulis.cluster.heartbeat.{worker}} through the substrate every
+ * heartbeat-interval, on a thread of their own ({@code varpulisHeartbeatScheduler}) that
+ * nothing else uses: a slow write elsewhere (the id lease, a pipeline's state, behind a
+ * slow disk) never delays a heartbeat (SPEC section 9: slow is not dead). A heartbeat the
+ * stream did not store is said at WARN; the next one follows at its time.
  */
 public class HeartbeatPublisher {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatPublisher.class);
 
     private final String workerId;
+
     private final ClusterProperties cluster;
+
     private final ClusterTransport transport;
+
     private final PipelineHost host;
+
     private final ObjectMapper mapper;
+
     private final TaskScheduler scheduler;
+
     private volatile boolean publishing;
+
     private ScheduledFuture<?> heartbeats;
 
     /**
-     * @param workerId  this worker's id (the subject's last token)
-     * @param cluster   the cluster's name and heartbeat-interval
+     * @param workerId this worker's id (the subject's last token)
+     * @param cluster the cluster's name and heartbeat-interval
      * @param transport publishes the heartbeats through the substrate
-     * @param host      the pipelines the heartbeats report
-     * @param mapper    writes the heartbeat JSON
+     * @param host the pipelines the heartbeats report
+     * @param mapper writes the heartbeat JSON
      * @param scheduler the heartbeats' own scheduler (one thread)
      */
-    public HeartbeatPublisher(String workerId, ClusterProperties cluster, ClusterTransport transport,
-                              PipelineHost host, ObjectMapper mapper, TaskScheduler scheduler) {
+    public HeartbeatPublisher(String workerId, ClusterProperties cluster, ClusterTransport transport, PipelineHost host,
+            ObjectMapper mapper, TaskScheduler scheduler) {
         this.workerId = workerId;
         this.cluster = cluster;
         this.transport = transport;
@@ -52,11 +61,13 @@ public class HeartbeatPublisher {
         this.scheduler = scheduler;
     }
 
-    /** Publishes a heartbeat every heartbeat-interval, the first one interval from now. */
+    /**
+     * Publishes a heartbeat every heartbeat-interval, the first one interval from now.
+     */
     public synchronized void start() {
         publishing = true;
-        heartbeats = scheduler.scheduleAtFixedRate(this::publish,
-                Instant.now().plus(cluster.getHeartbeatInterval()), cluster.getHeartbeatInterval());
+        heartbeats = scheduler.scheduleAtFixedRate(this::publish, Instant.now().plus(cluster.getHeartbeatInterval()),
+                cluster.getHeartbeatInterval());
     }
 
     /** Publishes no more heartbeats. */
@@ -68,24 +79,31 @@ public class HeartbeatPublisher {
         }
     }
 
-    /** Publishes a heartbeat now (this worker just registered), while heartbeats are published. */
+    /**
+     * Publishes a heartbeat now (this worker just registered), while heartbeats are
+     * published.
+     */
     public void publishNow() {
         scheduler.schedule(this::publish, Instant.now());
     }
 
     /**
-     * @return the heartbeat this worker would publish now: after a pause of the process, without the pipelines it
-     * found superseded (reading their state fences from the server, in parallel, for half a heartbeat-interval at
-     * most, so that a slow server never delays the heartbeat)
+     * @return the heartbeat this worker would publish now: after a pause of the process,
+     * without the pipelines it found superseded (reading their state fences from the
+     * server, in parallel, for half a heartbeat-interval at most, so that a slow server
+     * never delays the heartbeat)
      */
     public WorkerHeartbeat current() {
-        // After a pause, prove each pipeline is still this worker's before reporting it (SPEC section 9).
+        // After a pause, prove each pipeline is still this worker's before reporting it
+        // (SPEC section 9).
         host.proveOwnership(cluster.getHeartbeatInterval().dividedBy(2));
         var pipelines = host.status();
-        return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(), pipelines.stream()
-                .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
-                        p.epoch(), p.partition()))
-                .toList(), cluster.getName(), host.stateFailures());
+        return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(),
+                pipelines.stream()
+                    .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
+                            p.epoch(), p.partition()))
+                    .toList(),
+                cluster.getName(), host.stateFailures());
     }
 
     private void publish() {
@@ -93,14 +111,16 @@ public class HeartbeatPublisher {
             return;
         }
         try {
-            transport.publish(new OutboundMessage(Subjects.heartbeat(workerId), mapper.writeValueAsBytes(current()),
-                            null))
-                    .exceptionally(e -> {
-                        log.warn("heartbeat of worker {} was not stored: {}", workerId, e.getMessage());
-                        return null;
-                    });
-        } catch (Exception e) {
+            transport
+                .publish(new OutboundMessage(Subjects.heartbeat(workerId), mapper.writeValueAsBytes(current()), null))
+                .exceptionally(e -> {
+                    log.warn("heartbeat of worker {} was not stored: {}", workerId, e.getMessage());
+                    return null;
+                });
+        }
+        catch (Exception e) {
             log.warn("heartbeat of worker {} failed: {}", workerId, e.toString());
         }
     }
+
 }

@@ -7,9 +7,10 @@ import org.springframework.context.ApplicationContextAware;
 import java.util.function.Consumer;
 
 /**
- * Ends the node when a coordinator refused its worker for a reason retrying cannot fix (another substrate, a wrong
- * api-key, issue 15): the application context is closed (the worker releases its id) and the JVM exits with
- * {@value #STATUS}, so that a supervisor shows the failure instead of a node that retries forever.
+ * Ends the node when a coordinator refused its worker for a reason retrying cannot fix
+ * (another substrate, a wrong api-key, issue 15): the application context is closed (the
+ * worker releases its id) and the JVM exits with {@value #STATUS}, so that a supervisor
+ * shows the failure instead of a node that retries forever.
  */
 public class RefusalExit implements Consumer<String>, ApplicationContextAware {
 
@@ -31,8 +32,10 @@ public class RefusalExit implements Consumer<String>, ApplicationContextAware {
         // Off the caller's thread: closing the context stops the worker that calls this.
         Thread exit = new Thread(() -> System.exit(SpringApplication.exit(context, () -> STATUS)),
                 "varpulis-refusal-exit");
-        // Not a daemon: once the context is closed, nothing else keeps the JVM up until System.exit runs.
+        // Not a daemon: once the context is closed, nothing else keeps the JVM up until
+        // System.exit runs.
         exit.setDaemon(false);
         exit.start();
     }
+
 }

@@ -19,22 +19,28 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * One live process per worker id (SPEC section 9): the process holds key {@code {worker id}} of the JetStream
- * key-value bucket {@value ControlPlaneBuckets#WORKER_IDS} as a {@link KeyValueLease}, renewed with every
- * heartbeat; a second process with the id of a live worker finds the key held and runs nothing until the holder is
- * gone. Worker ids are per NATS account (their command subjects are), so the key carries no cluster name. Value:
- * {@code {"worker_id", "cluster", "process": "<uuid>", "host", "pid", "started_at"}}.
- * <p>A holder that stopped cleanly deleted the key. One that was killed leaves it until the TTL lapses, except for a
- * process restarted on the same host: when the holder's host is this one and its process is gone (no process with
- * its pid, or one started at another time), the key is taken over at once, so a worker restarted after a crash comes
- * back without waiting out the TTL.
+ * One live process per worker id (SPEC section 9): the process holds key {@code {worker
+ * id}} of the JetStream key-value bucket {@value ControlPlaneBuckets#WORKER_IDS} as a
+ * {@link KeyValueLease}, renewed with every heartbeat; a second process with the id of a
+ * live worker finds the key held and runs nothing until the holder is gone. Worker ids
+ * are per NATS account (their command subjects are), so the key carries no cluster name.
+ * Value: {@code {"worker_id", "cluster", "process": "<uuid>", "host", "pid",
+ * "started_at"}}.
+ * <p>
+ * A holder that stopped cleanly deleted the key. One that was killed leaves it until the
+ * TTL lapses, except for a process restarted on the same host: when the holder's host is
+ * this one and its process is gone (no process with its pid, or one started at another
+ * time), the key is taken over at once, so a worker restarted after a crash comes back
+ * without waiting out the TTL.
  */
 public final class WorkerIdLease {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerIdLease.class);
 
     private final KeyValueLease lease;
+
     private final ObjectMapper mapper;
+
     private final Holder self;
 
     private WorkerIdLease(KeyValueLease lease, ObjectMapper mapper, Holder self) {
@@ -45,15 +51,16 @@ public final class WorkerIdLease {
 
     /**
      * @param connection the connection
-     * @param workerId   the worker id, the key
-     * @param cluster    this worker's cluster, recorded in the value
-     * @param settings   the bucket's TTL (worker-lease-ttl) and replicas, the requests' timeout
-     * @param mapper     writes and reads the value
+     * @param workerId the worker id, the key
+     * @param cluster this worker's cluster, recorded in the value
+     * @param settings the bucket's TTL (worker-lease-ttl) and replicas, the requests'
+     * timeout
+     * @param mapper writes and reads the value
      * @return the lease of this process, not held yet
      * @throws IllegalStateException when the bucket cannot be created or opened
      */
     public static WorkerIdLease open(Connection connection, String workerId, String cluster,
-                                     KeyValueLease.Settings settings, ObjectMapper mapper) {
+            KeyValueLease.Settings settings, ObjectMapper mapper) {
         KeyValueLease lease = KeyValueLease.open(connection, ControlPlaneBuckets.WORKER_IDS, workerId, settings,
                 "Varpulis worker ids held by live processes");
         ProcessHandle me = ProcessHandle.current();
@@ -64,9 +71,8 @@ public final class WorkerIdLease {
 
     /**
      * Takes the id when it is free, or held by a process of this host that is gone.
-     *
      * @return empty when this process holds the id now; else the live holder
-     * @throws IOException           when the server does not answer
+     * @throws IOException when the server does not answer
      * @throws JetStreamApiException when it refuses
      */
     public Optional<Holder> acquire() throws IOException, JetStreamApiException {
@@ -94,14 +100,15 @@ public final class WorkerIdLease {
 
     /**
      * Renews the id; when another process holds it now, says which.
-     *
-     * @return empty while this process holds the id (or cannot tell: NATS unreachable), else the process that took it
+     * @return empty while this process holds the id (or cannot tell: NATS unreachable),
+     * else the process that took it
      */
     public Optional<Holder> renew() {
         KeyValueLease.Renewal renewal;
         try {
             renewal = lease.renew(mapper.writeValueAsBytes(self));
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             throw new IllegalStateException("cannot write the worker id lease value", e);
         }
         if (renewal != KeyValueLease.Renewal.LOST) {
@@ -110,12 +117,16 @@ public final class WorkerIdLease {
         // Expired while NATS was away, or taken: take it back if nobody holds it.
         try {
             return acquire();
-        } catch (IOException | JetStreamApiException e) {
+        }
+        catch (IOException | JetStreamApiException e) {
             return Optional.empty();
         }
     }
 
-    /** Deletes the key at this process's revision, so the next process with this id starts at once. */
+    /**
+     * Deletes the key at this process's revision, so the next process with this id starts
+     * at once.
+     */
     public void release() {
         lease.release();
     }
@@ -130,7 +141,8 @@ public final class WorkerIdLease {
     private Holder read(KeyValueEntry entry) {
         try {
             return mapper.readValue(entry.getValue(), Holder.class);
-        } catch (IOException e) {
+        }
+        catch (IOException e) {
             return new Holder(self.workerId(), null, "unreadable", null, 0, null);
         }
     }
@@ -138,21 +150,18 @@ public final class WorkerIdLease {
     /**
      * The process holding a worker id.
      *
-     * @param workerId  the id
-     * @param cluster   its cluster
-     * @param process   a random id of the process
-     * @param host      its host name
-     * @param pid       its process id on that host
+     * @param workerId the id
+     * @param cluster its cluster
+     * @param process a random id of the process
+     * @param host its host name
+     * @param pid its process id on that host
      * @param startedAt when that process started
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Holder(@JsonProperty("worker_id") String workerId,
-                         @JsonProperty("cluster") String cluster,
-                         @JsonProperty("process") String process,
-                         @JsonProperty("host") String host,
-                         @JsonProperty("pid") long pid,
-                         @JsonProperty("started_at") Instant startedAt) {
+    public record Holder(@JsonProperty("worker_id") String workerId, @JsonProperty("cluster") String cluster,
+            @JsonProperty("process") String process, @JsonProperty("host") String host, @JsonProperty("pid") long pid,
+            @JsonProperty("started_at") Instant startedAt) {
 
         /**
          * @return the holder in words, for logs and health details
@@ -165,14 +174,18 @@ public final class WorkerIdLease {
                     + (startedAt == null ? "" : ", started " + startedAt);
         }
 
-        /** Whether this holder ran on the host of {@code self} and its process no longer exists there. */
+        /**
+         * Whether this holder ran on the host of {@code self} and its process no longer
+         * exists there.
+         */
         private boolean isGoneFrom(Holder self) {
             if (host == null || !host.equals(self.host()) || startedAt == null) {
                 return false;
             }
             Optional<ProcessHandle> process = ProcessHandle.of(pid);
-            return process.isEmpty() || process.get().info().startInstant()
-                    .map(start -> !start.equals(startedAt)).orElse(false);
+            return process.isEmpty()
+                    || process.get().info().startInstant().map(start -> !start.equals(startedAt)).orElse(false);
         }
     }
+
 }

@@ -23,14 +23,19 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A worker (SPEC sections 5 and 9), started and stopped: it takes its worker id's lease ({@link WorkerIdLease},
- * JetStream) and renews it every heartbeat-interval on a thread of its own, then serves its commands
- * ({@link CommandResponder}), heartbeats ({@link HeartbeatPublisher}) and registers ({@link WorkerRegistration}).
- * <p>A process whose worker id is held by another live process subscribes to nothing and runs nothing: it waits,
- * unready with the holder in its {@code cluster} health details, until the id is free; a worker whose id is taken
- * from it stops its pipelines at once and waits the same way.
- * <p>On stop it stops taking commands, waits up to drain-timeout for in-flight applies to finish and ack (heartbeats
- * go on meanwhile), leaves anything unfinished unacked for redelivery, and releases its id.
+ * A worker (SPEC sections 5 and 9), started and stopped: it takes its worker id's lease
+ * ({@link WorkerIdLease}, JetStream) and renews it every heartbeat-interval on a thread
+ * of its own, then serves its commands ({@link CommandResponder}), heartbeats
+ * ({@link HeartbeatPublisher}) and registers ({@link WorkerRegistration}).
+ * <p>
+ * A process whose worker id is held by another live process subscribes to nothing and
+ * runs nothing: it waits, unready with the holder in its {@code cluster} health details,
+ * until the id is free; a worker whose id is taken from it stops its pipelines at once
+ * and waits the same way.
+ * <p>
+ * On stop it stops taking commands, waits up to drain-timeout for in-flight applies to
+ * finish and ack (heartbeats go on meanwhile), leaves anything unfinished unacked for
+ * redelivery, and releases its id.
  */
 public class WorkerNode implements SmartLifecycle, NodeHealth {
 
@@ -39,38 +44,51 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     /**
      * The parts a worker runs while it holds its id.
      *
-     * @param commands     serves its commands
-     * @param heartbeats   publishes its heartbeats
+     * @param commands serves its commands
+     * @param heartbeats publishes its heartbeats
      * @param registration registers it with the coordinators
      */
     public record Parts(CommandResponder commands, HeartbeatPublisher heartbeats, WorkerRegistration registration) {
     }
 
     private final WorkerIdentity identity;
+
     private final ClusterProperties cluster;
+
     private final Connection connection;
+
     private final PipelineHost host;
+
     private final WorkerIdLease idLease;
+
     private final TaskScheduler leaseScheduler;
+
     private final Parts parts;
+
     private final AtomicBoolean joining = new AtomicBoolean();
+
     private volatile boolean running;
+
     private volatile boolean joined;
+
     private volatile WorkerIdLease.Holder idHolder;
+
     private ScheduledFuture<?> renewals;
 
     /**
-     * @param identity       this worker's id, address and substrate
-     * @param cluster        the cluster's name, heartbeat-interval, drain-timeout and worker-lease-ttl
-     * @param connection     the worker's connection, for what the start says
-     * @param host           runs the pipelines (drained on stop)
-     * @param idLease        the lease of this worker id, or {@code null} on core (no key-value store: duplicates are
-     *                       not detected)
-     * @param leaseScheduler the id lease's own scheduler (one thread, never the heartbeats')
-     * @param parts          what runs while it holds its id
+     * @param identity this worker's id, address and substrate
+     * @param cluster the cluster's name, heartbeat-interval, drain-timeout and
+     * worker-lease-ttl
+     * @param connection the worker's connection, for what the start says
+     * @param host runs the pipelines (drained on stop)
+     * @param idLease the lease of this worker id, or {@code null} on core (no key-value
+     * store: duplicates are not detected)
+     * @param leaseScheduler the id lease's own scheduler (one thread, never the
+     * heartbeats')
+     * @param parts what runs while it holds its id
      */
     public WorkerNode(WorkerIdentity identity, ClusterProperties cluster, Connection connection, PipelineHost host,
-                      WorkerIdLease idLease, TaskScheduler leaseScheduler, Parts parts) {
+            WorkerIdLease idLease, TaskScheduler leaseScheduler, Parts parts) {
         this.identity = identity;
         this.cluster = cluster;
         this.connection = connection;
@@ -94,7 +112,8 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
             return;
         }
         parts.commands().stop();
-        // Heartbeats go on while draining: a drain longer than heartbeat-timeout must not get the pipelines moved
+        // Heartbeats go on while draining: a drain longer than heartbeat-timeout must not
+        // get the pipelines moved
         // while they still finish here.
         int pipelines = host.drain(cluster.getDrainTimeout());
         running = false;
@@ -114,7 +133,8 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     }
 
     /**
-     * @return the lifecycle phase: the worker drains after HTTP requests finished, before the connection closes
+     * @return the lifecycle phase: the worker drains after HTTP requests finished, before
+     * the connection closes
      */
     @Override
     public int getPhase() {
@@ -136,7 +156,8 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     }
 
     /**
-     * @return whether this process holds its worker id (always, on core) and serves its commands
+     * @return whether this process holds its worker id (always, on core) and serves its
+     * commands
      */
     public boolean holdsId() {
         return joined;
@@ -150,15 +171,16 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     }
 
     /**
-     * @return the heartbeat this worker would publish now ({@link HeartbeatPublisher#current()})
+     * @return the heartbeat this worker would publish now
+     * ({@link HeartbeatPublisher#current()})
      */
     public WorkerHeartbeat currentHeartbeat() {
         return parts.heartbeats().current();
     }
 
     /**
-     * @return why this worker is not part of the cluster (another process holds its id, or a coordinator refused it
-     * for good), empty while it is or is becoming part of it
+     * @return why this worker is not part of the cluster (another process holds its id,
+     * or a coordinator refused it for good), empty while it is or is becoming part of it
      */
     @Override
     public Optional<String> unreadyReason() {
@@ -172,8 +194,9 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     }
 
     /**
-     * @return the {@code cluster} health details of this worker: {@code {"worker_id", "cluster", "holds_id",
-     * "registered", "leader_epoch_seen", "pipelines_running", "reason"?}}
+     * @return the {@code cluster} health details of this worker:
+     * {@code {"worker_id", "cluster", "holds_id", "registered", "leader_epoch_seen",
+     * "pipelines_running", "reason"?}}
      */
     @Override
     public Map<String, Object> healthDetails() {
@@ -194,7 +217,10 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         }
     }
 
-    /** Takes the worker id (waiting while a live process holds it), then serves commands, heartbeats, registers. */
+    /**
+     * Takes the worker id (waiting while a live process holds it), then serves commands,
+     * heartbeats, registers.
+     */
     private void joinLoop() {
         try {
             while (running && !joined) {
@@ -217,9 +243,11 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
                 }
                 parts.registration().start();
             }
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
+        }
+        finally {
             joining.set(false);
         }
     }
@@ -234,12 +262,14 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
                 return true;
             }
             if (idHolder == null) {
-                log.error("worker id {} is held by {}: this process runs nothing and stays unready until that one "
-                        + "stops; give each worker its own VARPULIS_WORKER_ID", identity.workerId(),
-                        holder.get().describe());
+                log.error(
+                        "worker id {} is held by {}: this process runs nothing and stays unready until that one "
+                                + "stops; give each worker its own VARPULIS_WORKER_ID",
+                        identity.workerId(), holder.get().describe());
             }
             idHolder = holder.get();
-        } catch (IOException | JetStreamApiException | RuntimeException e) {
+        }
+        catch (IOException | JetStreamApiException | RuntimeException e) {
             log.warn("cannot take worker id {} yet ({}); retrying in {} ms", identity.workerId(), e.toString(),
                     cluster.getHeartbeatInterval().toMillis());
         }
@@ -249,13 +279,17 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     private void renewId() {
         try {
             idLease.renew().ifPresent(this::lostId);
-        } catch (RuntimeException e) {
+        }
+        catch (RuntimeException e) {
             log.warn("worker id {}: its lease was not renewed ({}); trying again in {} ms", identity.workerId(),
                     e.toString(), cluster.getHeartbeatInterval().toMillis());
         }
     }
 
-    /** Another process took this worker's id (its lease lapsed meanwhile): stop everything, wait for it again. */
+    /**
+     * Another process took this worker's id (its lease lapsed meanwhile): stop
+     * everything, wait for it again.
+     */
     private synchronized void lostId(WorkerIdLease.Holder holder) {
         log.error("worker id {} was taken by {} while this process could not renew it; stopping every pipeline here "
                 + "and waiting until the id is free", identity.workerId(), holder.describe());
@@ -275,4 +309,5 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
             renewals = null;
         }
     }
+
 }

@@ -21,39 +21,51 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * A worker's registration with the coordinators (SPEC sections 5 and 17): core request/reply on
- * {@code varpulis.cluster.register}, retried with a backoff of 1 s doubling to 30 s until a coordinator accepts, and
- * again whenever a coordinator asks ({@code register} command: it restarted and no longer knows this worker). The
- * request announces what the worker can run ({@link WorkerCapabilities}) and always carries an {@code api_key}. A
- * refusal that retrying cannot help (another substrate, a wrong api-key) makes the worker unready with the reason and,
- * with exit-on-refusal, ends the node ({@link RefusalExit}); after an acceptance the worker heartbeats at once.
+ * A worker's registration with the coordinators (SPEC sections 5 and 17): core
+ * request/reply on {@code varpulis.cluster.register}, retried with a backoff of 1 s
+ * doubling to 30 s until a coordinator accepts, and again whenever a coordinator asks
+ * ({@code register} command: it restarted and no longer knows this worker). The request
+ * announces what the worker can run ({@link WorkerCapabilities}) and always carries an
+ * {@code api_key}. A refusal that retrying cannot help (another substrate, a wrong
+ * api-key) makes the worker unready with the reason and, with exit-on-refusal, ends the
+ * node ({@link RefusalExit}); after an acceptance the worker heartbeats at once.
  */
 public class WorkerRegistration {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerRegistration.class);
 
     private final WorkerIdentity identity;
+
     private final ClusterProperties cluster;
+
     private final CoreRequests requests;
+
     private final PipelineHost host;
+
     private final HeartbeatPublisher heartbeats;
+
     private final Consumer<String> onFinalRefusal;
+
     private final AtomicBoolean registered = new AtomicBoolean();
+
     private final AtomicBoolean registering = new AtomicBoolean();
+
     private volatile boolean active;
+
     private volatile String refusal;
 
     /**
-     * @param identity       the worker's id, address and substrate, as announced
-     * @param cluster        the cluster's name, api-key, max-pipelines, command-timeout, registration backoff and
-     *                       exit-on-refusal
-     * @param requests       sends the registration (with the trace context when observed)
-     * @param host           what the worker runs and can run
-     * @param heartbeats     heartbeats at once after an acceptance
-     * @param onFinalRefusal told the reason when a coordinator refused this worker for good and exit-on-refusal is on
+     * @param identity the worker's id, address and substrate, as announced
+     * @param cluster the cluster's name, api-key, max-pipelines, command-timeout,
+     * registration backoff and exit-on-refusal
+     * @param requests sends the registration (with the trace context when observed)
+     * @param host what the worker runs and can run
+     * @param heartbeats heartbeats at once after an acceptance
+     * @param onFinalRefusal told the reason when a coordinator refused this worker for
+     * good and exit-on-refusal is on
      */
     public WorkerRegistration(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
-                              PipelineHost host, HeartbeatPublisher heartbeats, Consumer<String> onFinalRefusal) {
+            PipelineHost host, HeartbeatPublisher heartbeats, Consumer<String> onFinalRefusal) {
         this.identity = identity;
         this.cluster = cluster;
         this.requests = requests;
@@ -62,13 +74,18 @@ public class WorkerRegistration {
         this.onFinalRefusal = onFinalRefusal;
     }
 
-    /** Registers in the background (the worker holds its id now), until a coordinator accepts. */
+    /**
+     * Registers in the background (the worker holds its id now), until a coordinator
+     * accepts.
+     */
     public void start() {
         active = true;
         registerInBackground();
     }
 
-    /** Stops registering; the worker is no longer registered (it lost its id, or stops). */
+    /**
+     * Stops registering; the worker is no longer registered (it lost its id, or stops).
+     */
     public void stop() {
         active = false;
         registered.set(false);
@@ -88,7 +105,10 @@ public class WorkerRegistration {
         return Optional.ofNullable(refusal);
     }
 
-    /** Registers again in the background (a coordinator asked: it no longer knows this worker). */
+    /**
+     * Registers again in the background (a coordinator asked: it no longer knows this
+     * worker).
+     */
     public void registerInBackground() {
         registered.set(false);
         if (registering.compareAndSet(false, true)) {
@@ -115,22 +135,27 @@ public class WorkerRegistration {
                     if (reply.isFinal() && cluster.isExitOnRefusal()) {
                         return;
                     }
-                } catch (CancellationException e) {
+                }
+                catch (CancellationException e) {
                     // jnats cancels a request nobody is subscribed to (no responders).
                     log.warn("registration of worker {}: no coordinator listens on {} yet; retrying in {} ms",
                             identity.workerId(), Subjects.REGISTER, backoff.toMillis());
-                } catch (Exception e) {
+                }
+                catch (Exception e) {
                     log.warn("registration of worker {} failed ({}); retrying in {} ms", identity.workerId(),
                             e.toString(), backoff.toMillis());
                 }
                 Thread.sleep(backoff.toMillis());
                 backoff = Duration.ofMillis(waits.nextBackOff());
             }
-        } catch (InterruptedException e) {
+        }
+        catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
+        }
+        finally {
             registering.set(false);
-            // A register command that arrived while this loop was finishing found it busy: honour it now.
+            // A register command that arrived while this loop was finishing found it
+            // busy: honour it now.
             if (active && !registered.get() && refusal == null) {
                 registerInBackground();
             }
@@ -148,25 +173,28 @@ public class WorkerRegistration {
             log.error("{}; retrying cannot help, so the node exits with status 78 (set "
                     + "varpulis.cluster.exit-on-refusal=false to keep it running, unready)", reason);
             onFinalRefusal.accept(reason);
-        } else {
+        }
+        else {
             log.error("{}; this worker stays unready and retries until its settings or the coordinator's change",
                     reason);
         }
     }
 
     private Registration.Reply register() throws Exception {
-        // api_key is always there, empty without one: a Rust coordinator refuses a registration without the field.
+        // api_key is always there, empty without one: a Rust coordinator refuses a
+        // registration without the field.
         Registration.Request request = new Registration.Request(identity.workerId(), identity.address(),
                 cluster.getApiKey() == null ? "" : cluster.getApiKey(),
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
-                        cluster.getMaxPipelines()), identity.substrate(), cluster.getName(),
-                WorkerCapabilities.of(host.processorTypes()));
+                        cluster.getMaxPipelines()),
+                identity.substrate(), cluster.getName(), WorkerCapabilities.of(host.processorTypes()));
         Message reply = requests.request(Subjects.REGISTER, request, cluster.getCommandTimeout())
-                .get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+            .get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {
             throw new IllegalStateException("no coordinator of cluster " + cluster.getName() + " answered on "
                     + Subjects.REGISTER + " (" + reply.getStatus() + ")");
         }
         return requests.mapper().readValue(reply.getData(), Registration.Reply.class);
     }
+
 }

@@ -8,10 +8,12 @@ import org.springframework.boot.docker.compose.service.connection.DockerComposeC
 import java.util.List;
 
 /**
- * {@link NatsConnectionDetails} for a {@code nats} service that {@code spring-boot-docker-compose} started (an image
- * named {@code nats}, or a service labelled {@code org.springframework.boot.service-connection: nats}):
- * {@code nats://{host}:{published port of 4222}}. Registered in {@code META-INF/spring.factories}; inert where
- * {@code spring-boot-docker-compose} is not on the classpath.
+ * {@link NatsConnectionDetails} for a {@code nats} service that
+ * {@code spring-boot-docker-compose} started (an image named {@code nats}, or a service
+ * labelled {@code org.springframework.boot.service-connection: nats}):
+ * {@code nats://{host}:{published port of 4222}}. Registered in
+ * {@code META-INF/spring.factories}; inert where {@code spring-boot-docker-compose} is
+ * not on the classpath.
  */
 class NatsDockerComposeConnectionDetailsFactory extends DockerComposeConnectionDetailsFactory<NatsConnectionDetails> {
 
@@ -42,5 +44,7 @@ class NatsDockerComposeConnectionDetailsFactory extends DockerComposeConnectionD
         public List<String> getServers() {
             return servers;
         }
+
     }
+
 }

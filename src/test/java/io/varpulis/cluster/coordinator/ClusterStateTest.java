@@ -22,11 +22,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterStateTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
-    /** The coordinator reached NATS when the test's monotonic clock read 0, and was never cut off. */
+
+    /**
+     * The coordinator reached NATS when the test's monotonic clock read 0, and was never
+     * cut off.
+     */
     private static final long REACHED_NATS_AT_START = 0;
 
     private final MutableClock clock = new MutableClock();
+
     private final ClusterState state = new ClusterState(clock, clock::nanos, PlacementFilter.ANY);
+
     private final AtomicLong epochs = new AtomicLong(100);
 
     @Test
@@ -37,8 +43,9 @@ class ClusterStateTest {
 
         state.register(request("w1"));
 
-        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("a registration is a sign of life, like a heartbeat")
-                .isEmpty();
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT)))
+            .as("a registration is a sign of life, like a heartbeat")
+            .isEmpty();
         assertThat(state.worker("w1").orElseThrow().isReady()).isTrue();
         clock.advance(TIMEOUT.plusSeconds(1));
         assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly("w1");
@@ -64,8 +71,9 @@ class ClusterStateTest {
         state.heartbeat("w1", beat(0), TIMEOUT.minusSeconds(1));
         clock.advance(Duration.ofSeconds(2));
 
-        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).as("alive at the send time, not at the replay")
-                .containsExactly("w1");
+        assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT)))
+            .as("alive at the send time, not at the replay")
+            .containsExactly("w1");
     }
 
     @Test
@@ -74,7 +82,9 @@ class ClusterStateTest {
         clock.advance(TIMEOUT.multipliedBy(3));
         long reconnected = clock.nanos();
 
-        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).as("the outage is not the worker's silence").isEmpty();
+        assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT)))
+            .as("the outage is not the worker's silence")
+            .isEmpty();
         clock.advance(TIMEOUT.minusSeconds(1));
         assertThat(state.expire(reconnected, LivenessVerdict.within(TIMEOUT))).isEmpty();
         clock.advance(Duration.ofSeconds(2));
@@ -90,8 +100,8 @@ class ClusterStateTest {
 
         state.stateFailed("g/a", "w1", "cannot open state bucket varpulis_state_g_a: written meanwhile");
 
-        assertThat(state.stateReason("g/a")).contains("worker w1 cannot open its state: cannot open state bucket "
-                + "varpulis_state_g_a: written meanwhile");
+        assertThat(state.stateReason("g/a")).contains(
+                "worker w1 cannot open its state: cannot open state bucket " + "varpulis_state_g_a: written meanwhile");
         Placement again = state.place(epochs::incrementAndGet).get("g/a");
         state.deployed("g/a", again);
         assertThat(state.stateReason("g/a")).as("it runs now").isEmpty();
@@ -136,9 +146,9 @@ class ClusterStateTest {
         assertThat(state.reportRunning("g/a", "w1", 5)).isEqualTo(ClusterState.Report.ADOPTED);
 
         assertThat(state.reportRunning("g/a", "w2", 7)).as("a newer leader placed it on w2")
-                .isEqualTo(ClusterState.Report.ADOPTED);
+            .isEqualTo(ClusterState.Report.ADOPTED);
         assertThat(state.reportRunning("g/a", "w1", 5)).as("w1 still runs the older placement")
-                .isEqualTo(ClusterState.Report.ELSEWHERE);
+            .isEqualTo(ClusterState.Report.ELSEWHERE);
         assertThat(state.placement("g/a").orElseThrow().worker()).isEqualTo("w2");
         assertThat(state.reportRunning("g/x", "w1", 5)).isEqualTo(ClusterState.Report.UNKNOWN_GROUP);
     }
@@ -158,8 +168,7 @@ class ClusterStateTest {
         assertThat(state.rebalance(Duration.ofSeconds(30))).as("a move still deploying").isEmpty();
         state.deployed(move.getKey(), moved);
 
-        assertThat(state.rebalance(Duration.ofSeconds(30))).as("2 against 1: even enough, never flaps back")
-                .isEmpty();
+        assertThat(state.rebalance(Duration.ofSeconds(30))).as("2 against 1: even enough, never flaps back").isEmpty();
         assertThat(state.pipelinesOf("w1")).hasSize(2);
         assertThat(state.pipelinesOf("w2")).hasSize(1);
     }
@@ -184,33 +193,36 @@ class ClusterStateTest {
         state.register(request("w1"));
         state.register(request("w2"));
         state.register(request("w3"));
-        // w1 already runs a pipeline: least-loaded alone would put two partitions on w2 and w3 only by chance.
+        // w1 already runs a pipeline: least-loaded alone would put two partitions on w2
+        // and w3 only by chance.
         state.addGroup(TestGroups.threeStages("other"));
         state.place(epochs::incrementAndGet).forEach(state::deployed);
-        state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
-                new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
+        state.addGroup(new PipelineGroupSpec("g",
+                List.of(new PipelineSpec("detect", new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
                 List.of(new RouteSpec("_external", "detect", null))));
 
         Map<String, Placement> placed = state.place("g", epochs::incrementAndGet);
 
         assertThat(placed).containsOnlyKeys("g/detect/0", "g/detect/1", "g/detect/2");
         assertThat(placed.values().stream().map(Placement::worker).distinct()).as("one partition per worker")
-                .hasSize(3);
+            .hasSize(3);
         assertThat(placed.values().stream().map(Placement::epoch).distinct()).as("an epoch each").hasSize(3);
         placed.forEach(state::deployed);
 
         String victim = placed.get("g/detect/1").worker();
         clock.advance(TIMEOUT.plusSeconds(1));
-        List.of("w1", "w2", "w3").stream().filter(w -> !w.equals(victim))
-                .forEach(w -> state.heartbeat(w, beat(0), Duration.ZERO));
+        List.of("w1", "w2", "w3")
+            .stream()
+            .filter(w -> !w.equals(victim))
+            .forEach(w -> state.heartbeat(w, beat(0), Duration.ZERO));
         assertThat(state.expire(REACHED_NATS_AT_START, LivenessVerdict.within(TIMEOUT))).containsExactly(victim);
         Map<String, Placement> moved = state.place(epochs::incrementAndGet);
 
         assertThat(moved).containsKey("g/detect/1").doesNotContainKeys("g/detect/0", "g/detect/2");
         assertThat(moved.get("g/detect/1").worker()).isNotEqualTo(victim);
         assertThat(moved.get("g/detect/1").epoch()).isGreaterThan(placed.get("g/detect/1").epoch());
-        assertThat(state.reportRunning("g/detect/1", moved.get("g/detect/1").worker(),
-                moved.get("g/detect/1").epoch())).isEqualTo(ClusterState.Report.OWNED);
+        assertThat(state.reportRunning("g/detect/1", moved.get("g/detect/1").worker(), moved.get("g/detect/1").epoch()))
+            .isEqualTo(ClusterState.Report.OWNED);
         assertThat(state.reportRunning("g/detect/7", "w1", 1)).isEqualTo(ClusterState.Report.UNKNOWN_GROUP);
     }
 
@@ -219,7 +231,8 @@ class ClusterStateTest {
     }
 
     private static Registration.Request request(String workerId) {
-        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32),
-                "jetstream", null, null);
+        return new Registration.Request(workerId, "host:8080", null, new Registration.Capacity(2, 0, 32), "jetstream",
+                null, null);
     }
+
 }

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The gauges the chart's cluster alerts read: a pipeline (or partition) counts as unplaced while no ready worker
- * runs it.
+ * The gauges the chart's cluster alerts read: a pipeline (or partition) counts as
+ * unplaced while no ready worker runs it.
  */
 class CoordinatorGaugesTest {
 
@@ -28,8 +28,8 @@ class CoordinatorGaugesTest {
         ClusterState state = new ClusterState(clock, clock::nanos, PlacementFilter.ANY);
         MeterRegistry registry = new SimpleMeterRegistry();
         new CoordinatorGauges(LeaderElection.solo("c1", "prod"), state).bindTo(registry);
-        state.addGroup(new PipelineGroupSpec("g", List.of(new PipelineSpec("detect",
-                new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
+        state.addGroup(new PipelineGroupSpec("g",
+                List.of(new PipelineSpec("detect", new ProcessorSpec("passthrough", Map.of()), 3, "src_ip")),
                 List.of(new RouteSpec("_external", "detect", null))));
 
         assertThat(unplaced(registry)).as("three partitions, no worker").isEqualTo(3);
@@ -45,7 +45,10 @@ class CoordinatorGaugesTest {
     }
 
     private static double unplaced(MeterRegistry registry) {
-        return registry.get("varpulis.cluster.pipelines.unplaced").tags("coordinator", "c1", "cluster", "prod")
-                .gauge().value();
+        return registry.get("varpulis.cluster.pipelines.unplaced")
+            .tags("coordinator", "c1", "cluster", "prod")
+            .gauge()
+            .value();
     }
+
 }

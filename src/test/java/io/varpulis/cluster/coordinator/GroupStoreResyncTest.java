@@ -17,10 +17,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The group store's re-read beside its watch ({@link JetStreamGroupStore#resync}): a coordinator whose watch missed
- * a declaration or a delete (its ordered consumer could not be re-created after a server of the cluster was killed,
- * seen on nats-server 2.9 in {@link ControlPlaneOnNatsClusterTest}) learns it from the store itself, once, and
- * never learns another cluster's groups.
+ * The group store's re-read beside its watch ({@link JetStreamGroupStore#resync}): a
+ * coordinator whose watch missed a declaration or a delete (its ordered consumer could
+ * not be re-created after a server of the cluster was killed, seen on nats-server 2.9 in
+ * {@link ControlPlaneOnNatsClusterTest}) learns it from the store itself, once, and never
+ * learns another cluster's groups.
  */
 @BrokerTest
 class GroupStoreResyncTest {
@@ -69,6 +70,7 @@ class GroupStoreResyncTest {
 
     /** Records what the store tells, in order. */
     private static final class Recorder implements GroupStore.Listener {
+
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
@@ -80,5 +82,7 @@ class GroupStoreResyncTest {
         public void removed(String name) {
             events.add("removed " + name);
         }
+
     }
+
 }

@@ -11,18 +11,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 25, item 3, without a broker: a worker silent past heartbeat-timeout is dead unless the server shows it
- * progressing, and then only up to three timeouts of silence.
+ * Issue 25, item 3, without a broker: a worker silent past heartbeat-timeout is dead
+ * unless the server shows it progressing, and then only up to three timeouts of silence.
  */
 class LateWorkersTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
 
     private final AtomicLong monotonic = new AtomicLong();
+
     private final AtomicReference<Map<String, Long>> onServer = new AtomicReference<>(floor(10));
+
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final LateWorkers late = new LateWorkers(TIMEOUT, w -> onServer.get(),
-            monotonic::get, registry);
+
+    private final LateWorkers late = new LateWorkers(TIMEOUT, w -> onServer.get(), monotonic::get, registry);
 
     @Test
     void aSilentWorkerThatTheServerShowsProgressingIsLateNotDeadAndCountedOnce() {
@@ -117,4 +119,5 @@ class LateWorkersTest {
         monotonic.addAndGet(Duration.ofSeconds(1).toNanos());
         onServer.set(counters);
     }
+
 }

@@ -7,12 +7,13 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /**
- * A clock the bookkeeping tests move by hand, from 2026-11-30T12:00:00Z, with a monotonic reading ({@link #nanos()})
- * that moves with it.
+ * A clock the bookkeeping tests move by hand, from 2026-11-30T12:00:00Z, with a monotonic
+ * reading ({@link #nanos()}) that moves with it.
  */
 final class MutableClock extends Clock {
 
     private Instant now = Instant.parse("2026-11-30T12:00:00Z");
+
     private long nanos;
 
     void advance(Duration duration) {
@@ -20,7 +21,9 @@ final class MutableClock extends Clock {
         nanos += duration.toNanos();
     }
 
-    /** @return the monotonic reading, in nanoseconds from the start */
+    /**
+     * @return the monotonic reading, in nanoseconds from the start
+     */
     long nanos() {
         return nanos;
     }
@@ -39,4 +42,5 @@ final class MutableClock extends Clock {
     public Instant instant() {
         return now;
     }
+
 }

@@ -18,18 +18,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26, item 2, without a broker: a pipeline goes only to a worker that said it can run it, and a worker whose
- * deploys fail is backed off exponentially instead of being chosen again every round.
+ * Issue 26, item 2, without a broker: a pipeline goes only to a worker that said it can
+ * run it, and a worker whose deploys fail is backed off exponentially instead of being
+ * chosen again every round.
  */
 class PlacementGateTest {
 
     private static final Duration BASE = Duration.ofSeconds(5);
+
     private static final List<String> OUR_TYPES = List.of("bean", "filter", "passthrough");
 
     private final MutableClock clock = new MutableClock();
+
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
     private final PlacementGate gate = new PlacementGate(clock, BASE, registry);
+
     private final ClusterState state = new ClusterState(clock, gate);
+
     private final AtomicLong epochs = new AtomicLong(1);
 
     @Test
@@ -45,10 +51,11 @@ class PlacementGateTest {
         assertThat(state.pipelinesOf("jw1")).hasSize(4);
         assertThat(state.rebalance(Duration.ZERO)).as("4 pipelines against 0, but rw1 cannot run any").isEmpty();
         assertThat(gate.cannotRun("rw1", pipeline("p0", "passthrough")).orElseThrow())
-                .contains("announced no capabilities", "Rust Varpulis worker runs VPL programs");
+            .contains("announced no capabilities", "Rust Varpulis worker runs VPL programs");
         state.deployFailed("g1/p0", state.placement("g1/p0").orElseThrow(), "worker jw1 died");
         assertThat(state.place(epochs::incrementAndGet)).as("the only capable worker, even after a failure")
-                .containsOnlyKeys("g1/p0").allSatisfy((key, p) -> assertThat(p.worker()).isEqualTo("jw1"));
+            .containsOnlyKeys("g1/p0")
+            .allSatisfy((key, p) -> assertThat(p.worker()).isEqualTo("jw1"));
     }
 
     @Test
@@ -61,18 +68,17 @@ class PlacementGateTest {
         state.placement().keySet().forEach(key -> state.deployed(key, state.placement(key).orElseThrow()));
         clock.advance(Duration.ofMinutes(1));
         assertThat(state.rebalance(Duration.ZERO)).isEmpty();
-        assertThat(gate.cannotRun("jw2", pipeline("p0", "filter")).orElseThrow())
-                .contains("no processor type filter", "[passthrough]");
+        assertThat(gate.cannotRun("jw2", pipeline("p0", "filter")).orElseThrow()).contains("no processor type filter",
+                "[passthrough]");
     }
 
     @Test
     void anOlderWorkerOfOursThatSaysNothingStillRunsPipelines() {
-        register(new Registration.Request("old1", "h:1", "", new Registration.Capacity(2, 0, 32), "jetstream",
-                null, null));
+        register(new Registration.Request("old1", "h:1", "", new Registration.Capacity(2, 0, 32), "jetstream", null,
+                null));
         state.addGroup(group("g1", 1, "filter"));
 
-        assertThat(state.place(epochs::incrementAndGet).values()).extracting(Placement::worker)
-                .containsExactly("old1");
+        assertThat(state.place(epochs::incrementAndGet).values()).extracting(Placement::worker).containsExactly("old1");
     }
 
     @Test
@@ -89,8 +95,8 @@ class PlacementGateTest {
         for (int i = 0; i < 30; i++) {
             gate.deployFailed("jw1", "bad request: missing field `name`");
         }
-        assertThat(gate.backoff("jw1").orElseThrow().until()).isEqualTo(clock.instant()
-                .plus(PlacementGate.MAX_BACKOFF));
+        assertThat(gate.backoff("jw1").orElseThrow().until())
+            .isEqualTo(clock.instant().plus(PlacementGate.MAX_BACKOFF));
         assertThat(gate.view().get("jw1").get("backoff")).isInstanceOf(PlacementGate.Backoff.class);
         assertThat(registry.counter("varpulis.placement.backoffs", "worker", "jw1").count()).isEqualTo(33);
         assertThat(registry.get("varpulis.placement.workers.backed.off").gauge().value()).isEqualTo(1);
@@ -108,8 +114,7 @@ class PlacementGateTest {
         state.addGroup(group("g1", 1, "filter"));
         gate.deployFailed("jw1", "boom");
 
-        assertThat(state.place(epochs::incrementAndGet).values()).extracting(Placement::worker)
-                .containsExactly("jw2");
+        assertThat(state.place(epochs::incrementAndGet).values()).extracting(Placement::worker).containsExactly("jw2");
     }
 
     private void register(Registration.Request request) {
@@ -122,7 +127,10 @@ class PlacementGateTest {
                 WorkerCapabilities.of(types));
     }
 
-    /** The registration of a Rust Varpulis 0.11 worker: no substrate, cluster or capabilities. */
+    /**
+     * The registration of a Rust Varpulis 0.11 worker: no substrate, cluster or
+     * capabilities.
+     */
     private static Registration.Request rust(String id) {
         return new Registration.Request(id, "", "", new Registration.Capacity(2, 0, 100), null, null, null);
     }
@@ -138,4 +146,5 @@ class PlacementGateTest {
         }
         return new PipelineGroupSpec(name, specs, List.of(new RouteSpec("_external", "p0", List.of("*"))));
     }
+
 }

@@ -15,16 +15,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Heartbeat ages on the server's clock alone (issue 25, item 4), without a broker: once the server reported its time
- * this host's wall clock is never read, so it may be any distance ahead or behind.
+ * Heartbeat ages on the server's clock alone (issue 25, item 4), without a broker: once
+ * the server reported its time this host's wall clock is never read, so it may be any
+ * distance ahead or behind.
  */
 class ServerClockTest {
 
     private static final Instant SERVER_T0 = Instant.parse("2026-12-02T10:00:00Z");
+
     /** This host's wall clock, 30 s ahead of the server's. */
     private static final Clock AHEAD = Clock.fixed(SERVER_T0.plusSeconds(30), ZoneOffset.UTC);
 
     private final AtomicLong monotonic = new AtomicLong(123_456_789L);
+
     private final ServerClock clock = new ServerClock(monotonic::get, AHEAD);
 
     @BeforeEach
@@ -50,15 +53,16 @@ class ServerClockTest {
 
     @Test
     void whenTheStreamLeaderChangesTheEstimateFollowsTheNewLeadersClockEvenBackwards() {
-        // n1's clock runs 60 s ahead of the others; while it leads, its own stamps are fresh.
+        // n1's clock runs 60 s ahead of the others; while it leads, its own stamps are
+        // fresh.
         clock.observe(info(SERVER_T0.plusSeconds(60), "n1"));
         assertThat(clock.ageOf(SERVER_T0.plusSeconds(60))).isEqualTo(Duration.ZERO);
 
         clock.observe(info(SERVER_T0.plusSeconds(1), "n2"));
 
         assertThat(clock.now()).contains(SERVER_T0.plusSeconds(1));
-        assertThat(clock.ageOf(SERVER_T0.plusSeconds(1)))
-                .as("a heartbeat n2 just stored is fresh, not 59 s old").isEqualTo(Duration.ZERO);
+        assertThat(clock.ageOf(SERVER_T0.plusSeconds(1))).as("a heartbeat n2 just stored is fresh, not 59 s old")
+            .isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -99,7 +103,10 @@ class ServerClockTest {
         assertThat(v29.ageOf(SERVER_T0.minusSeconds(60))).isEqualTo(Duration.ofSeconds(90));
     }
 
-    /** A stream info as nats-server 2.10+ answers it: its time and, on a cluster, the stream's leader. */
+    /**
+     * A stream info as nats-server 2.10+ answers it: its time and, on a cluster, the
+     * stream's leader.
+     */
     private static StreamInfo info(Instant ts, String leader) {
         String cluster = leader == null ? "" : ", \"cluster\": {\"name\": \"c\", \"leader\": \"" + leader + "\"}";
         return new StreamInfo(JsonParser.parseUnchecked("{\"ts\": \"" + ts + "\"" + cluster + "}"));
@@ -108,4 +115,5 @@ class ServerClockTest {
     private void advance(Duration duration) {
         monotonic.addAndGet(duration.toNanos());
     }
+
 }

@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 25, item 3, on a real server: what the server shows of a worker whose heartbeats are late changes when the
- * worker acks events of its pipelines' route consumers, and when it renews its worker-id lease; the reads of one
- * health check are bounded.
+ * Issue 25, item 3, on a real server: what the server shows of a worker whose heartbeats
+ * are late changes when the worker acks events of its pipelines' route consumers, and
+ * when it renews its worker-id lease; the reads of one health check are bounded.
  */
 @BrokerTest
 class ServerProgressTest {
@@ -45,17 +45,20 @@ class ServerProgressTest {
     void theCountersMoveWithTheWorkersAcksAndLeaseRenewalsAndAreEmptyForAnIdleUnknownWorker() throws Exception {
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
             ClusterState state = new ClusterState(Clock.systemUTC());
-            state.register(new Registration.Request("w1", "w1:8080", null,
-                    new Registration.Capacity(2, 0, 32), "jetstream", null, null));
+            state.register(new Registration.Request("w1", "w1:8080", null, new Registration.Capacity(2, 0, 32),
+                    "jetstream", null, null));
             state.addGroup(TestGroups.threeStages("g"));
             AtomicLong epochs = new AtomicLong();
             state.place(epochs::incrementAndGet);
             RouteEdge edge = new RouteEdge("g", "_external", "a");
             String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
             var js = coordinator.connection.jetStream();
-            JetStreamSubscription worker = js.subscribe(edge.subject(), PullSubscribeOptions.builder()
-                    .stream(VarpulisJetStream.ROUTING_STREAM).durable(durable)
-                    .configuration(ConsumerConfiguration.builder().filterSubject(edge.subject()).build()).build());
+            JetStreamSubscription worker = js.subscribe(edge.subject(),
+                    PullSubscribeOptions.builder()
+                        .stream(VarpulisJetStream.ROUTING_STREAM)
+                        .durable(durable)
+                        .configuration(ConsumerConfiguration.builder().filterSubject(edge.subject()).build())
+                        .build());
             ServerProgress progress = new ServerProgress(coordinator.jsm(), state, monotonic::get);
 
             assertThat(progress.of("w-unknown")).isEmpty();
@@ -66,14 +69,14 @@ class ServerProgressTest {
             List<Message> fetched = worker.fetch(1, Duration.ofSeconds(5));
             assertThat(fetched).hasSize(1);
             assertThat(nextRound(progress, "w1")).as("delivered, not acked: the server moved, not the worker")
-                    .isEqualTo(before);
+                .isEqualTo(before);
             fetched.get(0).ackSync(Duration.ofSeconds(5));
             assertThat(progress.of("w1")).as("read once per health check").isEqualTo(before);
             assertThat(nextRound(progress, "w1").get(durable + " ack floor"))
-                    .isGreaterThan(before.get(durable + " ack floor"));
+                .isGreaterThan(before.get(durable + " ack floor"));
 
-            coordinator.connection.keyValueManagement().create(KeyValueConfiguration.builder()
-                    .name(ControlPlaneBuckets.WORKER_IDS).build());
+            coordinator.connection.keyValueManagement()
+                .create(KeyValueConfiguration.builder().name(ControlPlaneBuckets.WORKER_IDS).build());
             KeyValue leases = coordinator.connection.keyValue(ControlPlaneBuckets.WORKER_IDS);
             leases.put("w1", "{}");
             long leased = nextRound(progress, "w1").get("lease revision");
@@ -85,8 +88,8 @@ class ServerProgressTest {
     @Test
     void aRoundStopsReadingWhenItsBudgetIsSpentAndTheWorkersLeftOutAreReadFirstInTheNext() throws Exception {
         try (SubstrateFixture coordinator = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
-            coordinator.connection.keyValueManagement().create(KeyValueConfiguration.builder()
-                    .name(ControlPlaneBuckets.WORKER_IDS).build());
+            coordinator.connection.keyValueManagement()
+                .create(KeyValueConfiguration.builder().name(ControlPlaneBuckets.WORKER_IDS).build());
             KeyValue leases = coordinator.connection.keyValue(ControlPlaneBuckets.WORKER_IDS);
             leases.put("w1", "{}");
             leases.put("w2", "{}");
@@ -106,10 +109,13 @@ class ServerProgressTest {
         }
     }
 
-    /** One health check later: the last readings are out of date and a new round begins. */
+    /**
+     * One health check later: the last readings are out of date and a new round begins.
+     */
     private Map<String, Long> nextRound(ServerProgress progress, String workerId) {
         monotonic.addAndGet(Duration.ofMillis(ServerProgress.CACHED_FOR_MILLIS).toNanos());
         progress.beginRound();
         return progress.of(workerId);
     }
+
 }

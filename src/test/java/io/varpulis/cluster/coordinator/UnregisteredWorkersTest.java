@@ -10,8 +10,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26, item 1, without a broker: which worker heartbeating unregistered a coordinator admits (a Rust Varpulis
- * 0.11 worker registers only when it starts).
+ * Issue 26, item 1, without a broker: which worker heartbeating unregistered a
+ * coordinator admits (a Rust Varpulis 0.11 worker registers only when it starts).
  */
 class UnregisteredWorkersTest {
 
@@ -31,7 +31,10 @@ class UnregisteredWorkersTest {
         assertThat(open.answered("jw1", ours, null)).as("ours registers by itself").isFalse();
         assertThat(open.answered("jw2", null, new IllegalStateException("timeout"))).isFalse();
         assertThat(keyed.answered("rw1", unknown, null)).isFalse();
-        assertThat(keyed.list()).singleElement().extracting(UnregisteredWorkers.Entry::reason).asString()
-                .contains("api-key", "restart it");
+        assertThat(keyed.list()).singleElement()
+            .extracting(UnregisteredWorkers.Entry::reason)
+            .asString()
+            .contains("api-key", "restart it");
     }
+
 }

@@ -11,7 +11,8 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26, item 4, without a broker: a worker's answers to the commands of a Rust Varpulis 0.11 coordinator.
+ * Issue 26, item 4, without a broker: a worker's answers to the commands of a Rust
+ * Varpulis 0.11 coordinator.
  */
 class ForeignCommandsTest {
 
@@ -23,23 +24,26 @@ class ForeignCommandsTest {
         JsonNode deploy = json.readTree("{\"name\":\"p1\",\"source\":\"stream A = Sensor .where(t > 100)\"}");
 
         assertThat(ForeignCommands.refusal(Commands.DEPLOY, deploy, List.of("passthrough", "filter")).orElseThrow())
-                .startsWith("deploy of a VPL program (pipeline p1): this worker runs processor types "
-                        + "[filter, passthrough]");
+            .startsWith("deploy of a VPL program (pipeline p1): this worker runs processor types "
+                    + "[filter, passthrough]");
         assertThat(ForeignCommands.refusal(Commands.UNDEPLOY, json.readTree("{\"pipeline_id\":\"abc\"}"), List.of())
-                .orElseThrow()).contains("undeploy of pipeline id abc", "no VPL pipelines");
-        assertThat(ForeignCommands.refusal(Commands.DEPLOY, json.readTree("{\"group\":{},\"pipeline\":\"a\"}"),
-                List.of())).as("ours goes on to the fence and the deploy").isEmpty();
+            .orElseThrow()).contains("undeploy of pipeline id abc", "no VPL pipelines");
+        assertThat(
+                ForeignCommands.refusal(Commands.DEPLOY, json.readTree("{\"group\":{},\"pipeline\":\"a\"}"), List.of()))
+            .as("ours goes on to the fence and the deploy")
+            .isEmpty();
     }
 
     /**
-     * The Rust coordinator reads a deploy's or checkpoint's reply into a struct and logs only its reading's error:
-     * a string is quoted there, an object's missing fields are not. The others it reads as any JSON.
+     * The Rust coordinator reads a deploy's or checkpoint's reply into a struct and logs
+     * only its reading's error: a string is quoted there, an object's missing fields are
+     * not. The others it reads as any JSON.
      */
     @Test
     void refusalsAreWrittenInTheShapeWhoseReadingTheRustCoordinatorLogs() throws Exception {
         JsonNode deploy = json.valueToTree(ForeignCommands.reply(Commands.DEPLOY, "deploy of a VPL program"));
-        JsonNode checkpoint = json.valueToTree(ForeignCommands.reply("checkpoint", ForeignCommands.unknown(
-                "checkpoint")));
+        JsonNode checkpoint = json
+            .valueToTree(ForeignCommands.reply("checkpoint", ForeignCommands.unknown("checkpoint")));
         JsonNode restore = json.valueToTree(ForeignCommands.reply("restore", ForeignCommands.unknown("restore")));
 
         assertThat(deploy.isTextual()).isTrue();
@@ -51,8 +55,9 @@ class ForeignCommandsTest {
     @Test
     void unknownCommandsAreAnsweredInTheRustWordsWithTheSupportedList() {
         for (String command : List.of("inject_batch", "checkpoint", "restore")) {
-            assertThat(ForeignCommands.unknown(command)).isEqualTo("unknown command: " + command
-                    + "; this worker supports deploy, undeploy, inject, drain, register");
+            assertThat(ForeignCommands.unknown(command)).isEqualTo(
+                    "unknown command: " + command + "; this worker supports deploy, undeploy, inject, drain, register");
         }
     }
+
 }

@@ -20,11 +20,14 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code @ServiceConnection} container of the {@code nats} image yields {@link NatsConnectionDetails} through our
- * factory's {@code spring.factories} registration, and the auto-configuration connects with them instead of
+ * A {@code @ServiceConnection} container of the {@code nats} image yields
+ * {@link NatsConnectionDetails} through our factory's {@code spring.factories}
+ * registration, and the auto-configuration connects with them instead of
  * {@code varpulis.nats.url} (pointed here at a port nobody listens on).
- * <p>No Docker engine runs here, so the container is never started: it reports the host and mapped port of a real
- * nats-server process, as a started {@code nats:2.12} container would. That is why this test sits in Boot's package:
+ * <p>
+ * No Docker engine runs here, so the container is never started: it reports the host and
+ * mapped port of a real nats-server process, as a started {@code nats:2.12} container
+ * would. That is why this test sits in Boot's package:
  * {@link ContainerConnectionSource}'s constructor is package-private.
  */
 @BrokerTest
@@ -39,28 +42,29 @@ class NatsServiceConnectionTest {
     @Test
     void aNatsContainerSuppliesTheConnectionAndTheUrlPropertyIsNotUsed() throws Exception {
         ServiceConnection annotation = NatsServiceConnectionTest.class.getDeclaredField("ANNOTATED")
-                .getAnnotation(ServiceConnection.class);
+            .getAnnotation(ServiceConnection.class);
         LoopbackNatsContainer container = new LoopbackNatsContainer(nats.port());
         ContainerConnectionSource<LoopbackNatsContainer> source = new ContainerConnectionSource<>("nats",
                 Origin.from(container), LoopbackNatsContainer.class, "nats:2.12", annotation, () -> container, null,
                 null);
         Map<Class<?>, ConnectionDetails> details = new ConnectionDetailsFactories(getClass().getClassLoader())
-                .getConnectionDetails(source, true);
+            .getConnectionDetails(source, true);
         NatsConnectionDetails connectionDetails = (NatsConnectionDetails) details.get(NatsConnectionDetails.class);
 
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class))
-                .withBean(NatsConnectionDetails.class, () -> connectionDetails)
-                .withPropertyValues("varpulis.nats.url=nats://127.0.0.1:1", "varpulis.nats.startup-retry-timeout=1s")
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(NatsConnectionDetails.class).getServers())
-                            .containsExactly(nats.url());
-                    assertThat(context.getBean(Connection.class).getConnectedUrl()).endsWith(":" + nats.port());
-                });
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class))
+            .withBean(NatsConnectionDetails.class, () -> connectionDetails)
+            .withPropertyValues("varpulis.nats.url=nats://127.0.0.1:1", "varpulis.nats.startup-retry-timeout=1s")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(NatsConnectionDetails.class).getServers()).containsExactly(nats.url());
+                assertThat(context.getBean(Connection.class).getConnectedUrl()).endsWith(":" + nats.port());
+            });
     }
 
-    /** A {@code nats} container as Testcontainers reports it once started: its host and its mapped client port. */
+    /**
+     * A {@code nats} container as Testcontainers reports it once started: its host and
+     * its mapped client port.
+     */
     private static final class LoopbackNatsContainer extends GenericContainer<LoopbackNatsContainer> {
 
         private final int port;
@@ -84,5 +88,7 @@ class NatsServiceConnectionTest {
         public Integer getMappedPort(int originalPort) {
             return port;
         }
+
     }
+
 }

@@ -24,11 +24,14 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code nats} service that {@code spring-boot-docker-compose} reports running yields {@link NatsConnectionDetails}
- * through our factory's {@code spring.factories} registration, and those details reach a real nats-server.
- * <p>No Docker engine runs here, so the running service is described as Docker Compose would describe it (image
- * {@code nats:2.12}, container port 4222 published on a loopback port), which is why this test sits in Boot's
- * package: {@link DockerComposeConnectionSource}'s constructor is package-private.
+ * A {@code nats} service that {@code spring-boot-docker-compose} reports running yields
+ * {@link NatsConnectionDetails} through our factory's {@code spring.factories}
+ * registration, and those details reach a real nats-server.
+ * <p>
+ * No Docker engine runs here, so the running service is described as Docker Compose would
+ * describe it (image {@code nats:2.12}, container port 4222 published on a loopback
+ * port), which is why this test sits in Boot's package:
+ * {@link DockerComposeConnectionSource}'s constructor is package-private.
  */
 @BrokerTest
 class NatsDockerComposeConnectionDetailsTest {
@@ -41,15 +44,15 @@ class NatsDockerComposeConnectionDetailsTest {
         DockerComposeConnectionSource source = new DockerComposeConnectionSource(service("nats:2.12"),
                 new MockEnvironment());
         Map<Class<?>, ConnectionDetails> details = new ConnectionDetailsFactories(getClass().getClassLoader())
-                .getConnectionDetails(source, true);
+            .getConnectionDetails(source, true);
 
         NatsConnectionDetails nats = (NatsConnectionDetails) details.get(NatsConnectionDetails.class);
         assertThat(nats.getServers()).containsExactly(NatsDockerComposeConnectionDetailsTest.nats.url());
         NatsProperties settings = new NatsProperties();
         try (Connection connection = NatsConnectionFactory.connect(
-                NatsConnectionFactory.options(nats, ConnectionSettings.from(settings), "compose-test", new NatsConnectionEvents(
-                        settings.getReconnectWait())), String.join(",", nats.getServers()), Duration.ofSeconds(5),
-                null)) {
+                NatsConnectionFactory.options(nats, ConnectionSettings.from(settings), "compose-test",
+                        new NatsConnectionEvents(settings.getReconnectWait())),
+                String.join(",", nats.getServers()), Duration.ofSeconds(5), null)) {
             assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);
         }
     }
@@ -59,7 +62,7 @@ class NatsDockerComposeConnectionDetailsTest {
         DockerComposeConnectionSource source = new DockerComposeConnectionSource(service("redis:7"),
                 new MockEnvironment());
         assertThat(new ConnectionDetailsFactories(getClass().getClassLoader()).getConnectionDetails(source, false))
-                .doesNotContainKey(NatsConnectionDetails.class);
+            .doesNotContainKey(NatsConnectionDetails.class);
     }
 
     private static RunningService service(String image) {
@@ -114,4 +117,5 @@ class NatsDockerComposeConnectionDetailsTest {
             }
         };
     }
+
 }
