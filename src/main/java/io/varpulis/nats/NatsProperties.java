@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The NATS connection and substrate settings, {@code varpulis.nats.*} (SPEC section 2).
@@ -233,20 +235,50 @@ public class NatsProperties implements Validator {
         PropertyChecks.atLeast(errors, "jetstream.consumer.maxAckPending", consumer.getMaxAckPending(), 1);
         PropertyChecks.atLeast(errors, "jetstream.consumer.nakDelay", consumer.getNakDelay(), Duration.ZERO);
         PropertyChecks.atLeast(errors, "jetstream.consumer.batchSize", consumer.getBatchSize(), 1);
-        fixedSubjects(errors, "jetstream.routing.subjects", js.getRouting(), StreamSpec.routing());
-        fixedSubjects(errors, "jetstream.heartbeat.subjects", js.getHeartbeat(), StreamSpec.heartbeat());
-        fixedSubjects(errors, "jetstream.dlq.subjects", js.getDlq(), StreamSpec.deadLetters());
+        builtIn(errors, "jetstream.routing", js.getRouting(), StreamSpec.routing(),
+                List.of("max-age", "max-bytes", "duplicate-window"));
+        builtIn(errors, "jetstream.heartbeat", js.getHeartbeat(), StreamSpec.heartbeat(),
+                List.of("max-age", "max-msgs-per-subject"));
+        builtIn(errors, "jetstream.dlq", js.getDlq(), StreamSpec.deadLetters(), List.of("max-msgs"));
     }
 
     /**
-     * A built-in stream's subjects are ADR-007's: the substrate publishes and consumes on
-     * them.
+     * A built-in stream is ADR-007's: only the limits it always had may be set (routing:
+     * max-age, max-bytes, duplicate-window; heartbeat: max-age, max-msgs-per-subject;
+     * DLQ: max-msgs). Its subjects, retention, discard, storage, replicas and description
+     * are fixed: an interest or work-queue retention, memory storage or a DLQ max-age
+     * would let routed events or parked poison leave the stream unapplied.
      */
-    private static void fixedSubjects(Errors errors, String field, StreamSpec configured, StreamSpec builtIn) {
-        if (!builtIn.getSubjects().equals(configured.getSubjects())) {
-            errors.rejectValue(field, "Fixed",
-                    "is fixed for a built-in stream (ADR-007): remove it, expected " + builtIn.getSubjects());
+    private static void builtIn(Errors errors, String prefix, StreamSpec configured, StreamSpec builtIn,
+            List<String> settable) {
+        Map<String, Function<StreamSpec, Object>> fields = new LinkedHashMap<>();
+        fields.put("subjects", StreamSpec::getSubjects);
+        fields.put("retention", StreamSpec::getRetention);
+        fields.put("discard", StreamSpec::getDiscard);
+        fields.put("storage", StreamSpec::getStorage);
+        fields.put("max-age", StreamSpec::getMaxAge);
+        fields.put("max-bytes", StreamSpec::getMaxBytes);
+        fields.put("max-msgs", StreamSpec::getMaxMsgs);
+        fields.put("max-msgs-per-subject", StreamSpec::getMaxMsgsPerSubject);
+        fields.put("duplicate-window", StreamSpec::getDuplicateWindow);
+        fields.put("replicas", StreamSpec::getReplicas);
+        fields.put("description", StreamSpec::getDescription);
+        fields.forEach((name, value) -> {
+            if (!settable.contains(name) && !Objects.equals(value.apply(builtIn), value.apply(configured))) {
+                errors.rejectValue(prefix + "." + camelCase(name), "Fixed",
+                        "is fixed for a built-in stream" + " (ADR-007): remove varpulis.nats." + prefix + "." + name
+                                + ", expected " + value.apply(builtIn)
+                                + (settable.isEmpty() ? "" : "; only " + String.join(", ", settable) + " may be set"));
+            }
+        });
+    }
+
+    private static String camelCase(String kebab) {
+        StringBuilder camel = new StringBuilder();
+        for (String part : kebab.split("-")) {
+            camel.append(camel.isEmpty() ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
         }
+        return camel.toString();
     }
 
     /** PEM files for TLS; the client always verifies the server. */

@@ -315,6 +315,31 @@ class NatsAutoConfigurationTest {
     }
 
     @Test
+    void aBuiltInStreamRefusesWhatWouldLetItsMessagesLeaveUnapplied() {
+        for (String setting : List.of("routing.retention=interest", "routing.storage=memory", "dlq.max-age=1d",
+                "heartbeat.discard=new")) {
+            runner
+                .withPropertyValues("varpulis.nats.url=" + jetStream.url(), "varpulis.nats.substrate=jetstream",
+                        "varpulis.nats.jetstream." + setting)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    StringBuilder messages = new StringBuilder();
+                    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                        messages.append(t.getMessage()).append('\n');
+                    }
+                    String name = setting.substring(0, setting.indexOf('='));
+                    assertThat(messages.toString()).as(setting)
+                        .contains("fixed for a built-in stream (ADR-007): remove varpulis.nats.jetstream." + name)
+                        .doesNotContain("Bean Validation");
+                });
+        }
+        runner
+            .withPropertyValues("varpulis.nats.url=" + jetStream.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.routing.max-age=2h", "varpulis.nats.jetstream.dlq.max-msgs=500")
+            .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void configuredStreamWithoutSubjectsFailsStartupNamingTheProperty() {
         runner
             .withPropertyValues("varpulis.nats.url=" + jetStream.url(), "varpulis.nats.substrate=jetstream",
