@@ -78,6 +78,7 @@ final class EventWriter {
         fields.put("true", true);
         fields.put("false", false);
         fields.put("empty", Map.of());
+        fields.put("single", List.of("one"));
         fields.put("nested", nested);
         fields.put("event", new Event("Inner", Instant.ofEpochSecond(1_700_000_000L, 5_000), Map.of("a", 1)));
         return List.of(new Event("Probe", Instant.ofEpochSecond(1_764_000_000L), fields),

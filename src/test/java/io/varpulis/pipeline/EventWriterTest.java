@@ -74,6 +74,11 @@ class EventWriterTest {
 
         assertThat(streaming).isNotNull();
         assertThat(EventWriter.forMapper(numbers, numbers.writerFor(Event.class))).isNull();
+        ObjectMapper unwrapped = new EventCodec().mapper()
+            .copy()
+            .enable(SerializationFeature.WRITE_SINGLE_ELEM_ARRAYS_UNWRAPPED);
+        assertThat(EventWriter.forMapper(unwrapped, unwrapped.writerFor(Event.class))).as("one-element lists unwrapped")
+            .isNull();
         assertThat(new EventCodec(indented).encode(event))
             .isEqualTo(indented.writerFor(Event.class).writeValueAsBytes(event));
         assertThat(new String(new EventCodec(numbers).encode(new Event("A", Instant.ofEpochSecond(5), Map.of())),
