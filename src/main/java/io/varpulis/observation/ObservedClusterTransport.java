@@ -157,8 +157,9 @@ public class ObservedClusterTransport implements ClusterTransport {
 
     /**
      * A publish whose sampling is known before any observation is built (issue 32): an
-     * unsampled delivery's output carries its trace headers; otherwise the tracer starts
-     * its span, observed when it records and only timed when it does not.
+     * unsampled delivery's output carries its trace headers, unless an observation of its
+     * processing is current; otherwise the tracer starts its span (the child of the
+     * current observation), observed when it records and only timed when it does not.
      */
     private CompletableFuture<PublishReceipt> publishDecided(OutboundMessage message, NatsSendContext context) {
         ObservationConvention<NatsSendContext> convention = untraced.convention(context, sendConvention,
@@ -168,11 +169,14 @@ public class ObservedClusterTransport implements ClusterTransport {
             return delegate.publish(message);
         }
         UntracedDelivery processing = UntracedDelivery.current();
-        if (processing != null) {
+        Observation current = registry.getCurrentObservation();
+        if (processing != null && current == null) {
             context.carry(processing.carried());
         }
         else {
-            context.setParentObservation(registry.getCurrentObservation());
+            // Outside a delivery, or inside an observation of its own (a sampled one an
+            // unsampled delivery's processing started continues on this publish).
+            context.setParentObservation(current);
             if (traces.decide(context) != Traces.Sampling.UNSAMPLED) {
                 return publishObserved(message, context, null, null);
             }
