@@ -11,6 +11,7 @@ import io.varpulis.observation.MicrometerTraces;
 import io.varpulis.observation.NatsMeterObservationHandler;
 import io.varpulis.observation.NatsProcessObservationConvention;
 import io.varpulis.observation.NatsSendObservationConvention;
+import io.varpulis.observation.NatsReceiverTracingObservationHandler;
 import io.varpulis.observation.NatsSenderTracingObservationHandler;
 import io.varpulis.observation.ObservedDeliveries;
 import io.varpulis.observation.ObservedTransportPostProcessor;
@@ -171,9 +172,11 @@ public class NatsObservationAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         Traces varpulisTraces(ObjectProvider<Tracer> tracer,
-                ObjectProvider<NatsSenderTracingObservationHandler> senders) {
+                ObjectProvider<NatsSenderTracingObservationHandler> senders,
+                ObjectProvider<NatsReceiverTracingObservationHandler> receivers) {
             Tracer found = tracer.getIfAvailable();
-            return found == null ? Traces.NONE : new MicrometerTraces(found, senders.getIfAvailable());
+            return found == null ? Traces.NONE
+                    : new MicrometerTraces(found, senders.getIfAvailable(), receivers.getIfAvailable());
         }
 
         /**
@@ -190,6 +193,22 @@ public class NatsObservationAutoConfiguration {
         NatsSenderTracingObservationHandler varpulisSenderTracingObservationHandler(Tracer tracer,
                 Propagator propagator) {
             return new NatsSenderTracingObservationHandler(tracer, propagator);
+        }
+
+        /**
+         * @param tracer Spring Boot's tracer
+         * @param propagator Spring Boot's propagator (W3C or B3)
+         * @return the substrate's receiver tracing handler, first of Boot's tracing
+         * handlers: the span of a delivery without trace headers is started, and its
+         * sampling known, before its observation is built
+         */
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        @ConditionalOnBean({ Tracer.class, Propagator.class })
+        @ConditionalOnMissingBean
+        NatsReceiverTracingObservationHandler varpulisReceiverTracingObservationHandler(Tracer tracer,
+                Propagator propagator) {
+            return new NatsReceiverTracingObservationHandler(tracer, propagator);
         }
 
     }

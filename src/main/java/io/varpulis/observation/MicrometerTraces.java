@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * handler keeps in the observation's context; a linked span is built with
  * {@link Span.Builder#addLink(Link)}; a publish's sampling is decided by Micrometer's own
  * sender handler ({@link NatsSenderTracingObservationHandler}) before its observation is
- * built. Only loaded when Micrometer Tracing is on the classpath.
+ * built, and that of a delivery without trace headers by its receiver handler
+ * ({@link NatsReceiverTracingObservationHandler}). Only loaded when Micrometer Tracing is
+ * on the classpath.
  */
 public class MicrometerTraces implements Traces {
 
@@ -35,6 +37,8 @@ public class MicrometerTraces implements Traces {
 
     private final NatsSenderTracingObservationHandler senders;
 
+    private final NatsReceiverTracingObservationHandler receivers;
+
     /**
      * Trace ids and links only: every publish and delivery is observed, its sampling
      * decided as it starts.
@@ -51,8 +55,24 @@ public class MicrometerTraces implements Traces {
      * {@code null} for none
      */
     public MicrometerTraces(Tracer tracer, NatsSenderTracingObservationHandler senders) {
+        this(tracer, senders, null);
+    }
+
+    /**
+     * @param tracer the application's tracer
+     * @param senders the sender tracing handler registered first on the observation
+     * registry, which decides a publish's sampling before its observation, or
+     * {@code null} for none
+     * @param receivers the receiver tracing handler registered first on the observation
+     * registry, which decides the sampling of a delivery without trace headers before its
+     * observation, or {@code null} for none (such a delivery is then observed, its
+     * sampling decided as it starts)
+     */
+    public MicrometerTraces(Tracer tracer, NatsSenderTracingObservationHandler senders,
+            NatsReceiverTracingObservationHandler receivers) {
         this.tracer = tracer;
         this.senders = senders;
+        this.receivers = receivers;
     }
 
     @Override
@@ -72,6 +92,21 @@ public class MicrometerTraces implements Traces {
     public void abandon(NatsSendContext context) {
         if (senders != null) {
             senders.abandon(context);
+        }
+    }
+
+    @Override
+    public Sampling decide(NatsProcessContext context) {
+        if (receivers == null) {
+            return Sampling.UNDECIDED;
+        }
+        return receivers.decide(context) ? Sampling.SAMPLED : Sampling.UNSAMPLED;
+    }
+
+    @Override
+    public void abandon(NatsProcessContext context) {
+        if (receivers != null) {
+            receivers.abandon(context);
         }
     }
 

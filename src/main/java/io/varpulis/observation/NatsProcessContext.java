@@ -19,13 +19,19 @@ import java.util.Map;
  * Whether the incoming trace is sampled is read from the headers when the context is made
  * ({@link TraceHeaders#sampled}): an unsampled delivery gets no span, only its timer,
  * without an Observation ({@link UntracedObservations}), and what it publishes carries
- * its trace headers through unchanged ({@link #carried()}).
+ * its trace headers through unchanged ({@link #carried()}). One that carries none is
+ * decided by the tracer before its observation
+ * ({@link NatsReceiverTracingObservationHandler}).
  */
 public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final ConsumerDeclaration consumer;
 
     private final Boolean sampled;
+
+    private volatile boolean sampledOut;
+
+    private Object span;
 
     private final HeldKeyValues lowCardinality = new HeldKeyValues();
 
@@ -55,11 +61,44 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     }
 
     /**
-     * @return {@code true} when the delivery's headers say its trace is not sampled: it
-     * gets no span
+     * @return {@code true} when the delivery's headers say its trace is not sampled, or,
+     * with none, the tracer sampled out the trace it would start: it gets no span
      */
     public boolean unsampled() {
-        return Boolean.FALSE.equals(sampled);
+        return sampledOut || Boolean.FALSE.equals(sampled);
+    }
+
+    /**
+     * @return {@code true} when the delivery carries no trace headers: whether it is
+     * sampled is the tracer's to decide, as for a new trace
+     */
+    public boolean untraced() {
+        return sampled == null;
+    }
+
+    /**
+     * Marks the delivery as one that no span records: it carried no trace and the tracer
+     * sampled out the one it would start.
+     */
+    void sampledOut() {
+        sampledOut = true;
+    }
+
+    /**
+     * Keeps the span the tracer started for this delivery, before its observation starts,
+     * for the tracing handler to use ({@link NatsReceiverTracingObservationHandler}).
+     * @param decided the tracer's span (Micrometer Tracing's {@code Span}, typed loosely
+     * so that this class loads without Micrometer Tracing)
+     */
+    void decided(Object decided) {
+        span = decided;
+    }
+
+    /**
+     * @return the span the tracer started for it before its observation, or {@code null}
+     */
+    Object decided() {
+        return span;
     }
 
     /**

@@ -12,10 +12,13 @@ import io.micrometer.tracing.propagation.Propagator;
  * handler would when the observation starts (the child of the current span, or a new
  * trace that the tracer's sampler decides; kind producer, remote service {@code nats}):
  * <ul>
- * <li>a span that records nothing (the tracer sampled the trace out) has its context
- * written into the message's headers at once, so the next hop knows the trace is not
- * sampled, and the publish is only timed ({@link UntracedObservations}), without an
- * Observation;</li>
+ * <li>a span that records nothing (the tracer sampled the trace out) makes the publish
+ * only timed ({@link UntracedObservations}), without an Observation; its context is
+ * written into the message's headers only when it continues a trace (the child of an
+ * unsampled current span, whose caller's decision the next hop must honour). A root the
+ * sampler sampled out writes no header at all: an unsampled event pays no header work
+ * (issue 32), and the next hop, finding none, asks its own sampler, as for any message
+ * published without a trace ({@link NatsReceiverTracingObservationHandler});</li>
  * <li>a recording span is kept in the context; this handler, ordered first among Spring
  * Boot's tracing handlers (first-matching), takes the observation then and makes that
  * span its own, so the sampler is asked once per publish, not twice.</li>
@@ -44,14 +47,17 @@ public class NatsSenderTracingObservationHandler extends PropagatingSenderTracin
      * @param context the publish's context, not yet observed
      * @return {@code true} when the span records (sampled): the observation must be
      * started, and this handler gives it that span; {@code false} when the tracer sampled
-     * the trace out: its context is written into the context's carrier and the span
-     * ended, and the publish needs no observation
+     * the trace out: the span is ended, its context written into the context's carrier
+     * when it has a parent (a root's is not), and the publish needs no observation
      */
     public boolean decide(NatsSendContext context) {
         Span span = super.createSenderSpan(context);
         if (span.isNoop()) {
-            propagator.inject(span.context(), context.getCarrier(),
-                    (carrier, key, value) -> context.getSetter().set(carrier, key, value));
+            String parent = span.context().parentId();
+            if (parent != null && !parent.isEmpty()) {
+                propagator.inject(span.context(), context.getCarrier(),
+                        (carrier, key, value) -> context.getSetter().set(carrier, key, value));
+            }
             span.end();
             context.sampledOut();
             return false;

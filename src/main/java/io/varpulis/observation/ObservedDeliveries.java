@@ -18,7 +18,10 @@ import io.varpulis.transport.DeliveryDecorator;
  * A delivery whose headers say its trace is not sampled gets no span, so no Observation
  * either when the tracer decides sampling first ({@link Traces#decides()}, issue 32): it
  * is only timed, with the tags its convention gives ({@link UntracedObservations}), and
- * what it publishes carries its trace headers through ({@link UntracedDelivery}).
+ * what it publishes carries its trace headers through ({@link UntracedDelivery}). A
+ * delivery with no trace headers (an unsampled root's: its publisher wrote none) is
+ * decided by the tracer first, as a new trace: sampled out, it is only timed too, and
+ * what it publishes carries no trace headers.
  */
 public class ObservedDeliveries implements DeliveryDecorator {
 
@@ -66,6 +69,10 @@ public class ObservedDeliveries implements DeliveryDecorator {
             return delivery;
         }
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
+        Traces.Sampling decided = Traces.Sampling.UNDECIDED;
+        if (context.untraced() && untraced.enabled() && traces.decides()) {
+            decided = traces.decide(context);
+        }
         if (context.unsampled() && untraced.enabled() && traces.decides()) {
             ObservationConvention<NatsProcessContext> chosen = untraced.convention(context, convention,
                     DefaultNatsProcessObservationConvention.INSTANCE);
@@ -76,9 +83,14 @@ public class ObservedDeliveries implements DeliveryDecorator {
             untraced.start(context);
             return new UntracedDelivery(delivery, context, chosen, untraced);
         }
-        Observation observation = NatsObservationDocumentation.PROCESS
-            .observation(convention, DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry)
-            .start();
+        Observation observation = NatsObservationDocumentation.PROCESS.observation(convention,
+                DefaultNatsProcessObservationConvention.INSTANCE, () -> context, registry);
+        if (decided == Traces.Sampling.SAMPLED && observation.isNoop()) {
+            // A predicate of the registry's own turned it off after the tracer started
+            // its span.
+            traces.abandon(context);
+        }
+        observation.start();
         context.running(true);
         return new ObservedDelivery(delivery, observation, context, traces);
     }

@@ -67,6 +67,9 @@ public final class TraceHeaders {
      * on what it causes
      */
     public static Map<String, String> of(Headers headers) {
+        if (headers == null || headers.isEmpty()) {
+            return Map.of();
+        }
         Map<String, String> found = new LinkedHashMap<>(4);
         if (headers != null) {
             for (String name : NAMES) {

@@ -73,6 +73,24 @@ public interface Traces {
     }
 
     /**
+     * Starts the span of a delivery that carries no trace headers, or learns that the
+     * trace it would start is not sampled, before its observation is built.
+     * @param context the delivery's context
+     * @return what was decided
+     */
+    default Sampling decide(NatsProcessContext context) {
+        return Sampling.UNDECIDED;
+    }
+
+    /**
+     * Abandons the span that {@link #decide(NatsProcessContext)} started for a delivery
+     * whose observation then did not start.
+     * @param context the delivery's context
+     */
+    default void abandon(NatsProcessContext context) {
+    }
+
+    /**
      * Abandons the span that {@link #decide} started for a publish whose observation then
      * did not start.
      * @param context the publish's context

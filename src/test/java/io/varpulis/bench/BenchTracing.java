@@ -11,6 +11,7 @@ import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.varpulis.observation.NatsMeterObservationHandler;
 import io.varpulis.observation.MicrometerTraces;
 import io.varpulis.observation.Traces;
+import io.varpulis.observation.NatsReceiverTracingObservationHandler;
 import io.varpulis.observation.NatsSenderTracingObservationHandler;
 import io.varpulis.observation.UntracedObservations;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -76,16 +77,17 @@ final class BenchTracing implements AutoCloseable {
         tracer = new BraveTracer(tracing.tracer(), new BraveCurrentTraceContext(context));
         BravePropagator propagator = new BravePropagator(tracing);
         NatsSenderTracingObservationHandler senders = new NatsSenderTracingObservationHandler(tracer, propagator);
+        NatsReceiverTracingObservationHandler receivers = new NatsReceiverTracingObservationHandler(tracer, propagator);
         // As Spring Boot 4.1 groups them (TracingAndMeterObservationHandlerGroup): the
         // tracing handlers first-matching
         // in bean order, the substrate's own first; the meter handlers likewise, each
         // wrapped for exemplars.
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         NatsMeterObservationHandler timers = new NatsMeterObservationHandler(meters, false);
-        traces = new MicrometerTraces(tracer, senders);
+        traces = new MicrometerTraces(tracer, senders, receivers);
         untraced = new UntracedObservations(timers, List.of(), List.of(), List.of());
         registry.observationConfig()
-            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(senders,
+            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(senders, receivers,
                     new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                     new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                     new DefaultTracingObservationHandler(tracer)))

@@ -1,6 +1,7 @@
 package io.varpulis.observation;
 
 import brave.handler.MutableSpan;
+import brave.sampler.Sampler;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.nats.client.api.MessageInfo;
@@ -203,6 +204,92 @@ class ObservedClusterTransportTest {
         assertThat(tracing.meters().find(DefaultNatsProcessObservationConvention.NAME + ".active").longTaskTimers())
             .as("no long-task timer per message")
             .isEmpty();
+    }
+
+    @Test
+    void anUnsampledRootWritesNoTraceHeaders_eachHopAsksItsSampler_andTheTimersStillCount() throws Exception {
+        close();
+        tracing = new InMemoryTracing(Sampler.NEVER_SAMPLE);
+        fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
+        transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null, tracing.traces(),
+                tracing.untraced());
+        parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
+        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
+                new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
+        RouteEdge intoParse = new RouteEdge("rooted", "_external", "parse");
+        RouteEdge intoDetect = new RouteEdge("rooted", "parse", "detect");
+        List<String> parsedWith = new CopyOnWriteArrayList<>();
+        List<String> detectedWith = new CopyOnWriteArrayList<>();
+        RouteIngress parse = new RouteIngress(intoParse, List.of("*"),
+                TestPipelines.deployed(intoParse.group(), intoParse.to(),
+                        (event, context) -> List.of(Event.of("Parsed", Map.of("n", "1"))), new InMemoryKeyValueState()),
+                TestPipelines.emitter("rooted",
+                        List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))), transport,
+                        fixture.codec, fixture.metrics),
+                fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"),
+                TestPipelines.deployed(intoDetect.group(), intoDetect.to(), (event, context) -> List.of(),
+                        new InMemoryKeyValueState()),
+                OutputEmitter.NONE, fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consume(intoParse, parse, parsedWith);
+        consume(intoDetect, detect, detectedWith);
+
+        // A root publish (no current observation) that the sampler samples out.
+        transport
+            .publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
+                    "rooted:1"))
+            .get();
+
+        await().atMost(Duration.ofSeconds(20))
+            .until(() -> tracing.meters()
+                .find(DefaultNatsProcessObservationConvention.NAME)
+                .timers()
+                .stream()
+                .mapToLong(Timer::count)
+                .sum() == 2);
+        assertThat(parsedWith).as("an unsampled root pays no header work (issue 32)").containsExactly("none");
+        assertThat(detectedWith).as("nor does what a delivery without a trace publishes, once sampled out")
+            .containsExactly("none");
+        assertThat(tracing.spans()).as("no span").isEmpty();
+        assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timers())
+            .as("both publishes are timed")
+            .singleElement()
+            .satisfies(timer -> assertThat(timer.count()).isEqualTo(2));
+    }
+
+    @Test
+    void aDeliveryWithoutTraceHeadersThatTheSamplerSamplesStartsATrace() throws Exception {
+        RouteEdge intoDetect = new RouteEdge("headerless", "parse", "detect");
+        List<String> detectedWith = new CopyOnWriteArrayList<>();
+        RouteIngress detect = new RouteIngress(intoDetect, List.of("*"),
+                TestPipelines.deployed(intoDetect.group(), intoDetect.to(), (event, context) -> List.of(),
+                        new InMemoryKeyValueState()),
+                OutputEmitter.NONE, fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consume(intoDetect, detect, detectedWith);
+
+        // Published without a trace, as by a node that observes nothing.
+        fixture.transport
+            .publish(new OutboundMessage(intoDetect.subject(),
+                    fixture.codec.encode(Event.of("Parsed", Map.of("n", "1"))), "headerless:1"))
+            .get();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.named("process " + Destinations.ROUTE).size() == 1);
+        MutableSpan process = tracing.named("process " + Destinations.ROUTE).get(0);
+        assertThat(process.parentId()).as("a new trace, its root the delivery's span").isNull();
+        assertThat(process.kind()).isEqualTo(brave.Span.Kind.CONSUMER);
+        assertThat(process.remoteServiceName()).isEqualTo("nats");
+        assertThat(detectedWith).containsExactly("none");
+    }
+
+    private void consume(RouteEdge edge, RouteIngress ingress, List<String> seenWith) {
+        consumptions.add(containers
+            .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), fixture.consumer()), edge.to(),
+                    fixture.metrics.deliveries(edge.to(), SubstrateMetrics.UNPARTITIONED, true), 1, delivery -> {
+                        seenWith.add(delivery.headers() == null ? "none"
+                                : String.valueOf(delivery.headers().getFirst("traceparent")).replace("null", "none"));
+                        return ingress.handle(delivery);
+                    })
+            .start());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.varpulis.observation.NatsMeterObservationHandler;
 import io.varpulis.observation.MicrometerTraces;
+import io.varpulis.observation.NatsReceiverTracingObservationHandler;
 import io.varpulis.observation.NatsSenderTracingObservationHandler;
 import io.varpulis.observation.UntracedObservations;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -52,14 +53,23 @@ public final class InMemoryTracing implements AutoCloseable {
 
     private final UntracedObservations untraced;
 
-    /** Starts the tracer. */
+    /** Starts the tracer, sampling every trace. */
     public InMemoryTracing() {
+        this(Sampler.ALWAYS_SAMPLE);
+    }
+
+    /**
+     * Starts the tracer.
+     * @param sampler decides new traces (a root publish, a delivery without trace
+     * headers)
+     */
+    public InMemoryTracing(Sampler sampler) {
         ThreadLocalCurrentTraceContext context = ThreadLocalCurrentTraceContext.newBuilder().build();
         tracing = Tracing.newBuilder()
             .currentTraceContext(context)
             .propagationFactory(new W3CPropagation())
             .traceId128Bit(true)
-            .sampler(Sampler.ALWAYS_SAMPLE)
+            .sampler(sampler)
             .addSpanHandler(new SpanHandler() {
                 @Override
                 public boolean end(TraceContext traceContext, MutableSpan span, Cause cause) {
@@ -72,14 +82,15 @@ public final class InMemoryTracing implements AutoCloseable {
         NatsMeterObservationHandler timers = new NatsMeterObservationHandler(meters, false);
         BravePropagator propagator = new BravePropagator(tracing);
         NatsSenderTracingObservationHandler senders = new NatsSenderTracingObservationHandler(tracer, propagator);
-        traces = new MicrometerTraces(tracer, senders);
+        NatsReceiverTracingObservationHandler receivers = new NatsReceiverTracingObservationHandler(tracer, propagator);
+        traces = new MicrometerTraces(tracer, senders, receivers);
         untraced = new UntracedObservations(timers, List.of(), List.of(), List.of());
         // As Spring Boot 4.1 groups the beans varpulis.nats.observation-enabled adds (the
         // substrate's own meter and
         // sender tracing handlers, ordered first) with its own: first-matching, meter
         // handlers wrapped for exemplars.
         registry.observationConfig()
-            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(senders,
+            .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(senders, receivers,
                     new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                     new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                     new DefaultTracingObservationHandler(tracer)))
