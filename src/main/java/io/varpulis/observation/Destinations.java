@@ -29,7 +29,7 @@ public final class Destinations {
      * chosen by its author) as it is
      */
     public static String of(String subject) {
-        if (subject.startsWith(Subjects.PIPELINE_ROOT + ".")) {
+        if (route(subject)) {
             return ROUTE;
         }
         if (subject.startsWith(DurableNames.DLQ_ROOT + ".")) {
@@ -39,6 +39,15 @@ public final class Destinations {
             return COMMAND;
         }
         return subject;
+    }
+
+    /**
+     * @param subject a published or consumed subject
+     * @return {@code true} for a route edge's: only the cluster's own publishes (an
+     * inject, a pipeline's outputs) are on it, each having decided its trace's sampling
+     */
+    public static boolean route(String subject) {
+        return subject.startsWith(Subjects.PIPELINE_ROOT + ".");
     }
 
     /**

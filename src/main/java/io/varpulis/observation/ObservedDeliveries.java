@@ -19,9 +19,13 @@ import io.varpulis.transport.DeliveryDecorator;
  * either when the tracer decides sampling first ({@link Traces#decides()}, issue 32): it
  * is only timed, with the tags its convention gives ({@link UntracedObservations}), and
  * what it publishes carries its trace headers through ({@link UntracedDelivery}). A
- * delivery with no trace headers (an unsampled root's: its publisher wrote none) is
- * decided by the tracer first, as a new trace: sampled out, it is only timed too, and
- * what it publishes carries no trace headers.
+ * delivery with no trace headers is only timed too when it comes over a route edge: only
+ * the cluster's own publishes are there, and one without headers is an unsampled root's
+ * (its publisher wrote none), so its trace stays unsampled at every hop and what it
+ * publishes carries none either; a route edge's traces begin where its events enter the
+ * cluster (an inject, a traced producer). Any other delivery without trace headers (a
+ * {@code @NatsListener}'s) is decided by the tracer first, as a new trace
+ * ({@link NatsReceiverTracingObservationHandler}).
  */
 public class ObservedDeliveries implements DeliveryDecorator {
 
@@ -71,7 +75,13 @@ public class ObservedDeliveries implements DeliveryDecorator {
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
         Traces.Sampling decided = Traces.Sampling.UNDECIDED;
         if (context.untraced() && untraced.enabled() && traces.decides()) {
-            decided = traces.decide(context);
+            if (Destinations.route(consumer.filterSubject())) {
+                // The cluster's publisher decided: an unsampled root writes no headers.
+                context.sampledOut();
+            }
+            else {
+                decided = traces.decide(context);
+            }
         }
         if (context.unsampled() && untraced.enabled() && traces.decides()) {
             ObservationConvention<NatsProcessContext> chosen = untraced.convention(context, convention,

@@ -82,6 +82,26 @@ class NatsListenerObservationTest {
         });
     }
 
+    @Test
+    void aMessageWithoutATraceStartsOneAtTheListener_askingTheSamplerOnce() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            // A producer that traces nothing: no header at all.
+            context.getBean(io.nats.client.Connection.class)
+                .jetStream()
+                .publish("t.cmd.a",
+                        "{\"id\":\"o3\",\"action\":\"apply\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> find(s -> "t.evt.o3".equals(subject(s))).size() == 1);
+            MutableSpan applied = one(s -> "t.cmd.a".equals(subject(s)) && s.kind() == brave.Span.Kind.CONSUMER);
+            MutableSpan reply = one(s -> "t.evt.o3".equals(subject(s)));
+            assertThat(applied.parentId()).as("a new trace, rooted at the delivery").isNull();
+            assertThat(applied.remoteServiceName()).isEqualTo("nats");
+            assertThat(reply.parentId()).isEqualTo(applied.id());
+            assertThat(reply.traceId()).isEqualTo(applied.traceId());
+        });
+    }
+
     private static String subject(MutableSpan span) {
         return span.tag("messaging.nats.subject");
     }
