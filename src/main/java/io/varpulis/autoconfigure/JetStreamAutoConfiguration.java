@@ -18,10 +18,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -34,10 +32,10 @@ import java.util.List;
  * <p>
  * A service gets what it declares (SPEC section 13): its own streams and consumers, and
  * {@code VARPULIS_DLQ} only when it declares something or runs a {@code @NatsListener}
- * (the stream its listeners park into). The three ADR-007 streams are
- * {@link StreamDeclaration} beans only on a cluster node
- * ({@code varpulis.cluster.enabled=true}): a service never reserves
- * {@code VARPULIS_ROUTING}'s 1 GiB, nor creates {@code VARPULIS_HEARTBEAT}.
+ * (the stream its listeners park into). The three ADR-007 streams are the node's own
+ * ({@code io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration}): a service
+ * never reserves {@code VARPULIS_ROUTING}'s 1 GiB, nor creates
+ * {@code VARPULIS_HEARTBEAT}.
  */
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
@@ -109,34 +107,6 @@ public class JetStreamAutoConfiguration {
     public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
             LeaderReachProperties properties) {
         return new LeaderReachReconnect(connection, admin, properties);
-    }
-
-    /**
-     * The three ADR-007 streams of a cluster node: routed events, heartbeats and parked
-     * events. Each is a bean a node may replace by name.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
-    static class ClusterStreamsConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisRoutingStream")
-        StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
-            return JetStreamSettings.routing(properties.getJetstream());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
-        StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
-            return JetStreamSettings.heartbeat(properties.getJetstream());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
-        StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
-            return JetStreamSettings.deadLetters(properties.getJetstream());
-        }
-
     }
 
 }

@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -66,7 +67,8 @@ class NatsAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class))
+                ClusterStreamsAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class,
+                TransportAutoConfiguration.class))
         .withPropertyValues("varpulis.nats.connect-timeout=1s", "varpulis.nats.startup-retry-timeout=1s");
 
     @Test
