@@ -10,9 +10,11 @@ import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
@@ -25,8 +27,8 @@ import java.util.List;
  * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
  * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
  * and reports), and the binding of its {@code @ConfigurationProperties} with their nested
- * types. A service's own listener methods and payload types are
- * {@link NatsListenerBeanRegistrationAotProcessor}'s.
+ * types and the {@link SubstrateEditor}. A service's own listener methods and payload
+ * types are {@link NatsListenerBeanRegistrationAotProcessor}'s.
  */
 public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -50,6 +52,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
         new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
                 JSON_TYPES.toArray(Class<?>[]::new));
         BindableRuntimeHintsRegistrar.forTypes(PROPERTIES.toArray(Class<?>[]::new)).registerHints(hints, classLoader);
+        // Found by name beside Substrate (the JavaBeans convention) and instantiated.
+        hints.reflection().registerType(SubstrateEditor.class, MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
     }
 
 }

@@ -9,13 +9,12 @@ import io.varpulis.nats.NatsConnectionFactory;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Substrate;
-import io.varpulis.nats.SubstrateConverter;
+import io.varpulis.nats.SubstrateEditor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -35,16 +34,6 @@ import java.util.Locale;
 public class NatsAutoConfiguration {
 
     /**
-     * @return binds {@code varpulis.nats.substrate} with its aliases; an empty or unknown
-     * value fails startup naming the property (never a silent default)
-     */
-    @Bean
-    @ConfigurationPropertiesBinding
-    static SubstrateConverter varpulisSubstrateConverter() {
-        return new SubstrateConverter();
-    }
-
-    /**
      * @param properties the settings
      * @param environment where an empty {@code varpulis.nats.substrate} is seen
      * @return the configured substrate
@@ -54,8 +43,8 @@ public class NatsAutoConfiguration {
     public Substrate varpulisSubstrate(NatsProperties properties, Environment environment) {
         // Spring Boot binds an empty value as no value at all: the default must not hide
         // it (never a silent default).
-        String configured = environment.getProperty(SubstrateConverter.PROPERTY);
-        return configured != null && configured.isBlank() ? new SubstrateConverter().convert(configured)
+        String configured = environment.getProperty(SubstrateEditor.PROPERTY);
+        return configured != null && configured.isBlank() ? SubstrateEditor.convert(configured)
                 : properties.getSubstrate();
     }
 

@@ -15,14 +15,12 @@ import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
-import io.varpulis.nats.SubstrateConverter;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
@@ -105,9 +103,8 @@ public final class SmokeTest {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources()
             .addFirst(new SimpleCommandLinePropertySource(springArgs.toArray(String[]::new)));
-        ApplicationConversionService conversions = new ApplicationConversionService();
-        conversions.addConverter(new SubstrateConverter());
-        Binder binder = new Binder(ConfigurationPropertySources.get(environment), null, conversions);
+        // SubstrateEditor, found beside Substrate, binds varpulis.nats.substrate.
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment));
         NatsProperties properties = binder.bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
         if (role != null) {
             ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)

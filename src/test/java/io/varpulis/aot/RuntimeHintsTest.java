@@ -11,6 +11,7 @@ import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
@@ -126,6 +127,9 @@ class RuntimeHintsTest {
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.class, "setSubstrate"))
             .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.Consumer.class, "setAckWait"))
+            .accepts(hints);
+        assertThat(
+                RuntimeHintsPredicates.reflection().onConstructorInvocation(SubstrateEditor.class.getConstructors()[0]))
             .accepts(hints);
     }
 
