@@ -9,7 +9,6 @@ import io.varpulis.dlq.ReplayReport;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.messaging.NatsListenerProperties;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -27,8 +26,10 @@ import java.util.List;
  * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
  * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
  * and reports), and the binding of its {@code @ConfigurationProperties} with their nested
- * types and the {@link SubstrateEditor}. A service's own listener methods and payload
- * types are {@link NatsListenerBeanRegistrationAotProcessor}'s.
+ * types (those of {@code varpulis.nats.*} are
+ * {@code io.varpulis.autoconfigure.NatsPropertiesRuntimeHints}'s) and the
+ * {@link SubstrateEditor}. A service's own listener methods and payload types are
+ * {@link NatsListenerBeanRegistrationAotProcessor}'s.
  */
 public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -40,8 +41,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
             ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class);
 
     /** Bound from {@code varpulis.*}. */
-    static final List<Class<?>> PROPERTIES = List.of(NatsProperties.class, NatsListenerProperties.class,
-            LeaderReachProperties.class, DeadLetterProperties.class);
+    static final List<Class<?>> PROPERTIES = List.of(NatsListenerProperties.class, LeaderReachProperties.class,
+            DeadLetterProperties.class);
 
     /**
      * @param hints where the hints go

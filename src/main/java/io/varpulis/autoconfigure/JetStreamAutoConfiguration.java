@@ -1,7 +1,6 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
@@ -12,7 +11,6 @@ import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.nats.NatsConnectionEvents;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -21,7 +19,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -40,21 +37,17 @@ import java.util.List;
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
 @ConditionalOnBean(Connection.class)
-@EnableConfigurationProperties(LeaderReachProperties.class)
+@EnableConfigurationProperties({ JetStreamStreamsProperties.class, LeaderReachProperties.class })
 public class JetStreamAutoConfiguration {
 
     /**
-     * @param properties the settings
+     * @param properties the stream settings
      * @return the streams declared under {@code varpulis.nats.jetstream.streams.*}
      */
     @Bean
     @ConditionalOnMissingBean(name = "varpulisConfiguredStreams")
-    public JetStreamDeclarations varpulisConfiguredStreams(NatsProperties properties) {
-        NatsProperties.JetStream js = properties.getJetstream();
-        List<StreamDeclaration> streams = new ArrayList<>();
-        js.getStreams()
-            .forEach((name, spec) -> streams.add(ConfiguredStreams.declaration(name, spec, js.getReplicas())));
-        return new JetStreamDeclarations(streams, List.of());
+    public JetStreamDeclarations varpulisConfiguredStreams(JetStreamStreamsProperties properties) {
+        return new JetStreamDeclarations(properties.configuredStreams(), List.of());
     }
 
     /**
@@ -75,7 +68,7 @@ public class JetStreamAutoConfiguration {
 
     /**
      * @param admin the admin
-     * @param properties the settings ({@code provision}, the DLQ's limits)
+     * @param properties the stream settings ({@code provision}, the DLQ's limits)
      * @param streams every {@link StreamDeclaration} bean
      * @param consumers every {@link ConsumerDeclaration} bean
      * @param declarations every {@link JetStreamDeclarations} bean
@@ -86,12 +79,12 @@ public class JetStreamAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, NatsProperties properties,
+    public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, JetStreamStreamsProperties properties,
             ObjectProvider<StreamDeclaration> streams, ObjectProvider<ConsumerDeclaration> consumers,
             ObjectProvider<JetStreamDeclarations> declarations,
             ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
-        return new JetStreamProvisioner(admin, streams, consumers, declarations,
-                properties.getJetstream().isProvision(), JetStreamSettings.deadLetters(properties.getJetstream()),
+        return new JetStreamProvisioner(admin, streams, consumers, declarations, properties.isProvision(),
+                properties.deadLetterStream(),
                 () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
     }
 

@@ -2,12 +2,9 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.nats.client.Options;
-import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
-import io.varpulis.nats.NatsProperties;
-import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Substrate;
 import io.varpulis.nats.SubstrateEditor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,17 +27,18 @@ import java.util.Locale;
  */
 @AutoConfiguration(after = SslAutoConfiguration.class)
 @ConditionalOnClass(Connection.class)
-@EnableConfigurationProperties(NatsProperties.class)
+@EnableConfigurationProperties({ NatsConnectionProperties.class, JetStreamPublishProperties.class,
+        JetStreamConsumerProperties.class, JetStreamStreamsProperties.class })
 public class NatsAutoConfiguration {
 
     /**
-     * @param properties the settings
+     * @param properties {@code varpulis.nats.substrate}
      * @param environment where an empty {@code varpulis.nats.substrate} is seen
      * @return the configured substrate
      */
     @Bean
     @ConditionalOnMissingBean
-    public Substrate varpulisSubstrate(NatsProperties properties, Environment environment) {
+    public Substrate varpulisSubstrate(NatsConnectionProperties properties, Environment environment) {
         // Spring Boot binds an empty value as no value at all: the default must not hide
         // it (never a silent default).
         String configured = environment.getProperty(SubstrateEditor.PROPERTY);
@@ -57,7 +55,7 @@ public class NatsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(NatsConnectionDetails.class)
-    public PropertiesNatsConnectionDetails natsConnectionDetails(NatsProperties properties,
+    public PropertiesNatsConnectionDetails natsConnectionDetails(NatsConnectionProperties properties,
             ObjectProvider<SslBundles> sslBundles) {
         return new PropertiesNatsConnectionDetails(properties, sslBundles.getIfAvailable());
     }
@@ -68,13 +66,14 @@ public class NatsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public NatsConnectionEvents natsConnectionEvents(NatsProperties properties) {
+    public NatsConnectionEvents natsConnectionEvents(NatsConnectionProperties properties) {
         return new NatsConnectionEvents(properties.getReconnectWait());
     }
 
     /**
      * @param details where and how to connect
-     * @param properties timeouts and the connection name
+     * @param properties timeouts, inbox and the connection name
+     * @param publishing the late PubAck window (the request cleanup interval)
      * @param events the connection listener
      * @param environment gives the node's role and id for the default connection name
      * @param substrate the substrate, resolved first so that a bad value fails before any
@@ -83,11 +82,13 @@ public class NatsAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public Connection natsConnection(NatsConnectionDetails details, NatsProperties properties,
-            NatsConnectionEvents events, Environment environment, Substrate substrate) {
+    public Connection natsConnection(NatsConnectionDetails details, NatsConnectionProperties properties,
+            JetStreamPublishProperties publishing, NatsConnectionEvents events, Environment environment,
+            Substrate substrate) {
         String name = properties.getConnectionName() != null ? properties.getConnectionName()
                 : defaultConnectionName(environment);
-        Options options = NatsConnectionFactory.options(details, ConnectionSettings.from(properties), name, events);
+        Options options = NatsConnectionFactory.options(details,
+                properties.toSettings(publishing.getLatePubAckWindow()), name, events);
         return NatsConnectionFactory.connect(options, String.join(",", details.getServers()),
                 properties.getStartupRetryTimeout(), events);
     }

@@ -2,10 +2,9 @@ package io.varpulis.autoconfigure.node;
 
 import io.varpulis.autoconfigure.ConditionalOnSubstrate;
 import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
+import io.varpulis.autoconfigure.JetStreamStreamsProperties;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -34,8 +33,8 @@ public class ClusterStreamsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(name = "varpulisRoutingStream")
-    public StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
-        return JetStreamSettings.routing(properties.getJetstream());
+    public StreamDeclaration varpulisRoutingStream(JetStreamStreamsProperties properties) {
+        return properties.routingStream();
     }
 
     /**
@@ -44,8 +43,8 @@ public class ClusterStreamsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
-    public StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
-        return JetStreamSettings.heartbeat(properties.getJetstream());
+    public StreamDeclaration varpulisHeartbeatStream(JetStreamStreamsProperties properties) {
+        return properties.heartbeatStream();
     }
 
     /**
@@ -54,8 +53,8 @@ public class ClusterStreamsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
-    public StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
-        return JetStreamSettings.deadLetters(properties.getJetstream());
+    public StreamDeclaration varpulisDeadLetterStream(JetStreamStreamsProperties properties) {
+        return properties.deadLetterStream();
     }
 
 }
