@@ -51,11 +51,13 @@ class PackageLayersTest {
             "aot", // the library's RuntimeHints: listener methods, JSON records,
                    // properties
             "web", // the operator API
-            "smoke", // the smoke-test command
             "demo", // the main job
             "testcontainers", // NatsConnectionDetails for @ServiceConnection containers
             "docker.compose", // NatsConnectionDetails for spring-boot-docker-compose
-            "autoconfigure"); // every @AutoConfiguration, on top of what it wires
+            "autoconfigure", // every @AutoConfiguration and the properties classes, on
+                             // top of what it wires
+            "smoke"); // the smoke-test command: binds the node's properties outside a
+                      // context, as the auto-configuration does
 
     private static final JavaClasses MAIN = new ClassFileImporter().importPath(Path.of("target/classes"));
 

@@ -17,17 +17,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * used by auto-configuration and settings mapping only (issue 35): domain code receives
  * settings records ({@code ConsumerSettings}, {@code ConnectionSettings},
  * {@code TransportSettings}, stream declarations), never a properties class. Settings
- * mapping is the {@code aot} hints, a {@code *Settings} type's {@code from(...)}, the
- * properties-backed {@code PropertiesNatsConnectionDetails} and the smoke-test command,
- * which binds its own settings outside a Spring context.
+ * mapping is the auto-configuration (where the properties classes of
+ * {@code varpulis.nats.*} live, with their {@code toSettings(...)} and the
+ * properties-backed {@code PropertiesNatsConnectionDetails}), the {@code aot} hints, a
+ * {@code *Settings} type's {@code from(...)} and the smoke-test command, which binds the
+ * node's settings outside a Spring context.
  */
 class PropertiesBoundaryTest {
 
     private static final JavaClasses MAIN = new ClassFileImporter().importPath(Path.of("target/classes"));
 
     /**
-     * Classes that still take a properties class other than {@code NatsProperties}, each
-     * to be given a settings record: the list may only shrink.
+     * Classes that still take a properties class other than those of
+     * {@code varpulis.nats.*}, each to be given a settings record: the list may only
+     * shrink.
      */
     private static final Set<String> NOT_YET = Set.of(
             "io.varpulis.cluster.coordinator.CoordinatorCommands -> ClusterProperties",
@@ -55,7 +58,8 @@ class PropertiesBoundaryTest {
     void propertiesClassesAreUsedByAutoConfigurationAndSettingsMappingOnly() {
         assertThat(uses()).as("classes taking a properties class instead of a settings record")
             .allMatch(NOT_YET::contains, "listed in NOT_YET")
-            .noneMatch(use -> use.endsWith("-> NatsProperties"));
+            .noneMatch(
+                    use -> use.matches(".* -> (NatsConnection|JetStream(Publish|Consumer|Streams|Health))Properties"));
     }
 
     @Test
@@ -87,8 +91,7 @@ class PropertiesBoundaryTest {
         JavaClass top = top(type);
         String name = top.getName();
         return name.startsWith("io.varpulis.autoconfigure.") || name.startsWith("io.varpulis.aot.")
-                || name.startsWith("io.varpulis.smoke.") || top.getSimpleName().endsWith("Settings")
-                || top.getSimpleName().equals("PropertiesNatsConnectionDetails");
+                || name.startsWith("io.varpulis.smoke.") || top.getSimpleName().endsWith("Settings");
     }
 
     /** The properties class {@code type} is or is nested in, or {@code null}. */

@@ -1,7 +1,7 @@
 package io.varpulis;
 
+import io.varpulis.autoconfigure.JetStreamConsumerProperties;
 import io.varpulis.messaging.NatsListenerProperties;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.transport.ParkReason;
 import org.junit.jupiter.api.Test;
 
@@ -103,7 +103,7 @@ class ReadmeSnippetsTest {
             assertThat(section).as("park reason %s", reason.tag())
                 .anyMatch(l -> l.startsWith("| `" + reason.tag() + "` |"));
         }
-        NatsProperties.Consumer consumer = new NatsProperties().getJetstream().getConsumer();
+        JetStreamConsumerProperties consumer = new JetStreamConsumerProperties();
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("varpulis.nats.jetstream.consumer.ack-wait", duration(consumer.getAckWait()));
         defaults.put("varpulis.nats.jetstream.consumer.max-deliver", Integer.toString(consumer.getMaxDeliver()));

@@ -9,10 +9,11 @@ import io.varpulis.dlq.ReplayReport;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.messaging.NatsListenerProperties;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
@@ -25,7 +26,9 @@ import java.util.List;
  * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
  * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
  * and reports), and the binding of its {@code @ConfigurationProperties} with their nested
- * types. A service's own listener methods and payload types are
+ * types (those of {@code varpulis.nats.*} are
+ * {@code io.varpulis.autoconfigure.NatsPropertiesRuntimeHints}'s) and the
+ * {@link SubstrateEditor}. A service's own listener methods and payload types are
  * {@link NatsListenerBeanRegistrationAotProcessor}'s.
  */
 public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
@@ -38,8 +41,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
             ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class);
 
     /** Bound from {@code varpulis.*}. */
-    static final List<Class<?>> PROPERTIES = List.of(NatsProperties.class, NatsListenerProperties.class,
-            LeaderReachProperties.class, DeadLetterProperties.class);
+    static final List<Class<?>> PROPERTIES = List.of(NatsListenerProperties.class, LeaderReachProperties.class,
+            DeadLetterProperties.class);
 
     /**
      * @param hints where the hints go
@@ -50,6 +53,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
         new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
                 JSON_TYPES.toArray(Class<?>[]::new));
         BindableRuntimeHintsRegistrar.forTypes(PROPERTIES.toArray(Class<?>[]::new)).registerHints(hints, classLoader);
+        // Found by name beside Substrate (the JavaBeans convention) and instantiated.
+        hints.reflection().registerType(SubstrateEditor.class, MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
     }
 
 }

@@ -1,7 +1,6 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
@@ -12,18 +11,14 @@ import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.nats.NatsConnectionEvents;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -34,29 +29,25 @@ import java.util.List;
  * <p>
  * A service gets what it declares (SPEC section 13): its own streams and consumers, and
  * {@code VARPULIS_DLQ} only when it declares something or runs a {@code @NatsListener}
- * (the stream its listeners park into). The three ADR-007 streams are
- * {@link StreamDeclaration} beans only on a cluster node
- * ({@code varpulis.cluster.enabled=true}): a service never reserves
- * {@code VARPULIS_ROUTING}'s 1 GiB, nor creates {@code VARPULIS_HEARTBEAT}.
+ * (the stream its listeners park into). The three ADR-007 streams are the node's own
+ * ({@code io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration}): a service
+ * never reserves {@code VARPULIS_ROUTING}'s 1 GiB, nor creates
+ * {@code VARPULIS_HEARTBEAT}.
  */
 @AutoConfiguration(after = NatsAutoConfiguration.class)
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
 @ConditionalOnBean(Connection.class)
-@EnableConfigurationProperties(LeaderReachProperties.class)
+@EnableConfigurationProperties({ JetStreamStreamsProperties.class, LeaderReachProperties.class })
 public class JetStreamAutoConfiguration {
 
     /**
-     * @param properties the settings
+     * @param properties the stream settings
      * @return the streams declared under {@code varpulis.nats.jetstream.streams.*}
      */
     @Bean
     @ConditionalOnMissingBean(name = "varpulisConfiguredStreams")
-    public JetStreamDeclarations varpulisConfiguredStreams(NatsProperties properties) {
-        NatsProperties.JetStream js = properties.getJetstream();
-        List<StreamDeclaration> streams = new ArrayList<>();
-        js.getStreams()
-            .forEach((name, spec) -> streams.add(ConfiguredStreams.declaration(name, spec, js.getReplicas())));
-        return new JetStreamDeclarations(streams, List.of());
+    public JetStreamDeclarations varpulisConfiguredStreams(JetStreamStreamsProperties properties) {
+        return new JetStreamDeclarations(properties.configuredStreams(), List.of());
     }
 
     /**
@@ -77,7 +68,7 @@ public class JetStreamAutoConfiguration {
 
     /**
      * @param admin the admin
-     * @param properties the settings ({@code provision}, the DLQ's limits)
+     * @param properties the stream settings ({@code provision}, the DLQ's limits)
      * @param streams every {@link StreamDeclaration} bean
      * @param consumers every {@link ConsumerDeclaration} bean
      * @param declarations every {@link JetStreamDeclarations} bean
@@ -88,12 +79,12 @@ public class JetStreamAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, NatsProperties properties,
+    public JetStreamProvisioner jetStreamProvisioner(JetStreamAdmin admin, JetStreamStreamsProperties properties,
             ObjectProvider<StreamDeclaration> streams, ObjectProvider<ConsumerDeclaration> consumers,
             ObjectProvider<JetStreamDeclarations> declarations,
             ObjectProvider<NatsListenerAnnotationBeanPostProcessor> listeners) {
-        return new JetStreamProvisioner(admin, streams, consumers, declarations,
-                properties.getJetstream().isProvision(), JetStreamSettings.deadLetters(properties.getJetstream()),
+        return new JetStreamProvisioner(admin, streams, consumers, declarations, properties.isProvision(),
+                properties.deadLetterStream(),
                 () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
     }
 
@@ -109,34 +100,6 @@ public class JetStreamAutoConfiguration {
     public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
             LeaderReachProperties properties) {
         return new LeaderReachReconnect(connection, admin, properties);
-    }
-
-    /**
-     * The three ADR-007 streams of a cluster node: routed events, heartbeats and parked
-     * events. Each is a bean a node may replace by name.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
-    static class ClusterStreamsConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisRoutingStream")
-        StreamDeclaration varpulisRoutingStream(NatsProperties properties) {
-            return JetStreamSettings.routing(properties.getJetstream());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisHeartbeatStream")
-        StreamDeclaration varpulisHeartbeatStream(NatsProperties properties) {
-            return JetStreamSettings.heartbeat(properties.getJetstream());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean(name = "varpulisDeadLetterStream")
-        StreamDeclaration varpulisDeadLetterStream(NatsProperties properties) {
-            return JetStreamSettings.deadLetters(properties.getJetstream());
-        }
-
     }
 
 }

@@ -2,20 +2,16 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.nats.client.Options;
-import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
-import io.varpulis.nats.NatsProperties;
-import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Substrate;
-import io.varpulis.nats.SubstrateConverter;
+import io.varpulis.nats.SubstrateEditor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -31,31 +27,22 @@ import java.util.Locale;
  */
 @AutoConfiguration(after = SslAutoConfiguration.class)
 @ConditionalOnClass(Connection.class)
-@EnableConfigurationProperties(NatsProperties.class)
+@EnableConfigurationProperties({ NatsConnectionProperties.class, JetStreamPublishProperties.class,
+        JetStreamConsumerProperties.class, JetStreamStreamsProperties.class })
 public class NatsAutoConfiguration {
 
     /**
-     * @return binds {@code varpulis.nats.substrate} with its aliases; an empty or unknown
-     * value fails startup naming the property (never a silent default)
-     */
-    @Bean
-    @ConfigurationPropertiesBinding
-    static SubstrateConverter varpulisSubstrateConverter() {
-        return new SubstrateConverter();
-    }
-
-    /**
-     * @param properties the settings
+     * @param properties {@code varpulis.nats.substrate}
      * @param environment where an empty {@code varpulis.nats.substrate} is seen
      * @return the configured substrate
      */
     @Bean
     @ConditionalOnMissingBean
-    public Substrate varpulisSubstrate(NatsProperties properties, Environment environment) {
+    public Substrate varpulisSubstrate(NatsConnectionProperties properties, Environment environment) {
         // Spring Boot binds an empty value as no value at all: the default must not hide
         // it (never a silent default).
-        String configured = environment.getProperty(SubstrateConverter.PROPERTY);
-        return configured != null && configured.isBlank() ? new SubstrateConverter().convert(configured)
+        String configured = environment.getProperty(SubstrateEditor.PROPERTY);
+        return configured != null && configured.isBlank() ? SubstrateEditor.convert(configured)
                 : properties.getSubstrate();
     }
 
@@ -68,7 +55,7 @@ public class NatsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(NatsConnectionDetails.class)
-    public PropertiesNatsConnectionDetails natsConnectionDetails(NatsProperties properties,
+    public PropertiesNatsConnectionDetails natsConnectionDetails(NatsConnectionProperties properties,
             ObjectProvider<SslBundles> sslBundles) {
         return new PropertiesNatsConnectionDetails(properties, sslBundles.getIfAvailable());
     }
@@ -79,13 +66,14 @@ public class NatsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public NatsConnectionEvents natsConnectionEvents(NatsProperties properties) {
+    public NatsConnectionEvents natsConnectionEvents(NatsConnectionProperties properties) {
         return new NatsConnectionEvents(properties.getReconnectWait());
     }
 
     /**
      * @param details where and how to connect
-     * @param properties timeouts and the connection name
+     * @param properties timeouts, inbox and the connection name
+     * @param publishing the late PubAck window (the request cleanup interval)
      * @param events the connection listener
      * @param environment gives the node's role and id for the default connection name
      * @param substrate the substrate, resolved first so that a bad value fails before any
@@ -94,11 +82,13 @@ public class NatsAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public Connection natsConnection(NatsConnectionDetails details, NatsProperties properties,
-            NatsConnectionEvents events, Environment environment, Substrate substrate) {
+    public Connection natsConnection(NatsConnectionDetails details, NatsConnectionProperties properties,
+            JetStreamPublishProperties publishing, NatsConnectionEvents events, Environment environment,
+            Substrate substrate) {
         String name = properties.getConnectionName() != null ? properties.getConnectionName()
                 : defaultConnectionName(environment);
-        Options options = NatsConnectionFactory.options(details, ConnectionSettings.from(properties), name, events);
+        Options options = NatsConnectionFactory.options(details,
+                properties.toSettings(publishing.getLatePubAckWindow()), name, events);
         return NatsConnectionFactory.connect(options, String.join(",", details.getServers()),
                 properties.getStartupRetryTimeout(), events);
     }

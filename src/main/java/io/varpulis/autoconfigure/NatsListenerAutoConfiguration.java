@@ -3,7 +3,6 @@ package io.varpulis.autoconfigure;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.varpulis.container.DeliveryContainerFactory;
-import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
 import io.varpulis.jetstream.StreamDeclaration;
@@ -15,7 +14,6 @@ import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
 import org.springframework.beans.factory.ObjectProvider;
@@ -67,15 +65,17 @@ public class NatsListenerAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public ImplicitCoreSubstrateGuard implicitCoreSubstrateGuard(Substrate substrate, Environment environment,
-            NatsListenerAnnotationBeanPostProcessor listeners, NatsProperties nats,
+            NatsListenerAnnotationBeanPostProcessor listeners, JetStreamStreamsProperties nats,
             ObjectProvider<StreamDeclaration> streams, ObjectProvider<JetStreamDeclarations> declarations) {
         Binder binder = Binder.get(environment);
         return new ImplicitCoreSubstrateGuard(substrate,
                 binder.bind(ImplicitCoreSubstrateGuard.PROPERTY, String.class).isBound(),
                 binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false), listeners,
-                () -> Stream.of(nats.getJetstream().getStreams().keySet().stream(),
-                        streams.orderedStream().map(StreamDeclaration::name),
-                        declarations.orderedStream().flatMap(d -> d.streams().stream()).map(StreamDeclaration::name))
+                () -> Stream
+                    .of(nats.getStreams().keySet().stream(), streams.orderedStream().map(StreamDeclaration::name),
+                            declarations.orderedStream()
+                                .flatMap(d -> d.streams().stream())
+                                .map(StreamDeclaration::name))
                     .flatMap(names -> names)
                     .distinct()
                     .toList());
@@ -115,9 +115,9 @@ public class NatsListenerAutoConfiguration {
     @ConditionalOnMissingBean
     public NatsListenerContainerFactory natsListenerContainerFactory(DeliveryContainerFactory containers,
             ObjectProvider<JetStreamAdmin> admin, SubstrateMetrics metrics, PayloadConverter converter,
-            NatsProperties nats, NatsListenerProperties listeners) {
+            JetStreamConsumerProperties nats, NatsListenerProperties listeners) {
         return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
-                ConsumerSettings.from(nats.getJetstream().getConsumer()), listeners);
+                nats.toSettings(), listeners);
     }
 
     /**

@@ -4,14 +4,12 @@ import io.nats.client.Connection;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.RequestReply;
-import io.varpulis.transport.TransportSettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -34,15 +32,16 @@ public class TransportAutoConfiguration {
      * @param connection the connection
      * @param substrate the substrate
      * @param admin the JetStream admin (present on jetstream only)
-     * @param properties the settings
+     * @param publishing the PubAck window and timeout
+     * @param consumer the batch size of pulls
      * @return the transport; its consumptions stop with the context
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public ClusterTransport clusterTransport(Connection connection, Substrate substrate,
-            ObjectProvider<JetStreamAdmin> admin, NatsProperties properties) {
-        return ClusterTransports.create(connection, substrate, admin.getIfAvailable(),
-                TransportSettings.from(properties.getJetstream()));
+            ObjectProvider<JetStreamAdmin> admin, JetStreamPublishProperties publishing,
+            JetStreamConsumerProperties consumer) {
+        return ClusterTransports.create(connection, substrate, admin.getIfAvailable(), publishing.toSettings(consumer));
     }
 
     /**
@@ -86,8 +85,8 @@ public class TransportAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
-            NatsProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
-        return new DeliveryContainerFactory(transport, parker, properties.getJetstream().getConsumer().getNakDelay(),
+            JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
+        return new DeliveryContainerFactory(transport, parker, properties.getNakDelay(),
                 decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
     }
 

@@ -5,13 +5,13 @@ import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.LeaderReachProperties;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 
@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class })
 @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
 @ConditionalOnBean(Connection.class)
+@EnableConfigurationProperties(JetStreamHealthProperties.class)
 public class VarpulisHealthContributorAutoConfiguration {
 
     /**
@@ -51,8 +52,8 @@ public class VarpulisHealthContributorAutoConfiguration {
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
     public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
-            NatsProperties properties, ObjectProvider<LeaderReachProperties> reach) {
-        return new JetStreamHealthIndicator(admin, connection, properties.getJetstream().getHealthRefreshInterval(),
+            JetStreamHealthProperties properties, ObjectProvider<LeaderReachProperties> reach) {
+        return new JetStreamHealthIndicator(admin, connection, properties.getHealthRefreshInterval(),
                 reach.getIfAvailable(LeaderReachProperties::new).getDownAfter());
     }
 

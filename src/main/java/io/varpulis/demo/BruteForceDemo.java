@@ -3,7 +3,6 @@ package io.varpulis.demo;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.JetStreamAdmin;
@@ -263,7 +262,7 @@ public final class BruteForceDemo {
             LogFeeder.checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
-            admin.provision(JetStreamSettings.builtIn(options.replicas()), List.of());
+            admin.provision(VarpulisJetStream.builtInStreams(options.replicas()), List.of());
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = RunReport.parked(connection.jetStreamManagement(), group);
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);

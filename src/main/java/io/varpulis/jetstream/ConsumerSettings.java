@@ -1,7 +1,5 @@
 package io.varpulis.jetstream;
 
-import io.varpulis.nats.NatsProperties;
-
 import java.time.Duration;
 
 /**
@@ -19,20 +17,13 @@ public record ConsumerSettings(Duration ackWait, int maxDeliver, int maxAckPendi
         Duration nakDelay, int batchSize) {
 
     /**
-     * @param consumer the {@code varpulis.nats.jetstream.consumer.*} settings
-     * @return the settings they describe
-     */
-    public static ConsumerSettings from(NatsProperties.Consumer consumer) {
-        return new ConsumerSettings(consumer.getAckWait(), consumer.getMaxDeliver(), consumer.getMaxAckPending(),
-                consumer.getInactiveThreshold(), consumer.getNakDelay(), consumer.getBatchSize());
-    }
-
-    /**
      * @return ADR-007's defaults: ack_wait 30 s, max_deliver 5, max_ack_pending 1024,
-     * inactive_threshold 7 days, a 2 s nak delay, batches of 500
+     * inactive_threshold 7 days, a 2 s nak delay, batches of 500, the defaults of
+     * {@code varpulis.nats.jetstream.consumer.*} (a test holds them equal), whose Javadoc
+     * gives the reasons
      */
     public static ConsumerSettings defaults() {
-        return from(new NatsProperties.Consumer());
+        return new ConsumerSettings(Duration.ofSeconds(30), 5, 1024, Duration.ofDays(7), Duration.ofSeconds(2), 500);
     }
 
 }

@@ -14,14 +14,4 @@ import java.time.Duration;
  */
 public record ConnectionSettings(Duration connectTimeout, Duration reconnectWait, Duration requestCleanupInterval,
         String inboxPrefix) {
-
-    /**
-     * @param properties the {@code varpulis.nats.*} settings
-     * @return the connection settings they describe ({@code request-cleanup-interval} is
-     * {@code varpulis.nats.jetstream.late-pub-ack-window})
-     */
-    public static ConnectionSettings from(NatsProperties properties) {
-        return new ConnectionSettings(properties.getConnectTimeout(), properties.getReconnectWait(),
-                properties.getJetstream().getLatePubAckWindow(), properties.getInboxPrefix());
-    }
 }

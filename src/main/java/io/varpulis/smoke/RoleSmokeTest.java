@@ -3,12 +3,12 @@ package io.varpulis.smoke;
 import io.nats.client.Connection;
 import io.nats.client.Subscription;
 import io.nats.client.impl.Headers;
+import io.varpulis.autoconfigure.NatsConnectionProperties;
+import io.varpulis.autoconfigure.PropertiesNatsConnectionDetails;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
-import io.varpulis.nats.NatsProperties;
-import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Subjects;
 
 import java.io.PrintStream;
@@ -54,7 +54,9 @@ final class RoleSmokeTest {
 
     private static final String SMOKE_SUBJECT = Subjects.route("_smoke", Subjects.EXTERNAL, "_smoke");
 
-    private final NatsProperties properties;
+    private final NatsConnectionProperties properties;
+
+    private final ConnectionSettings settings;
 
     private final String role;
 
@@ -68,12 +70,15 @@ final class RoleSmokeTest {
 
     /**
      * @param properties the NATS settings, with the inbox prefix the node connects with
+     * @param settings the connection's timeouts and inbox
      * @param role {@code worker} or {@code coordinator}
      * @param id the worker id or the coordinator id
      * @param out where the checks are printed
      */
-    RoleSmokeTest(NatsProperties properties, String role, String id, PrintStream out) {
+    RoleSmokeTest(NatsConnectionProperties properties, ConnectionSettings settings, String role, String id,
+            PrintStream out) {
         this.properties = properties;
+        this.settings = settings;
         this.role = role;
         this.id = id;
         this.permissions = role.equals("worker") ? NatsPermissions.worker(id) : NatsPermissions.coordinator(id);
@@ -90,8 +95,8 @@ final class RoleSmokeTest {
         Connection connection;
         try {
             connection = NatsConnectionFactory.connect(
-                    NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
-                            ConnectionSettings.from(properties), "varpulis-smoke-test-" + role, events),
+                    NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties), settings,
+                            "varpulis-smoke-test-" + role, events),
                     properties.getUrl(), properties.getStartupRetryTimeout(), events);
             pass("connected to %s as the %s's user", connection.getConnectedUrl(), role);
         }

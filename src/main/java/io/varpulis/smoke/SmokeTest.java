@@ -3,26 +3,21 @@ package io.varpulis.smoke;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
-import io.varpulis.jetstream.JetStreamSettings;
+import io.varpulis.autoconfigure.NatsConnectionProperties;
+import io.varpulis.autoconfigure.PropertiesNatsConnectionDetails;
 import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.NodeIdentity;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
-import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
-import io.varpulis.nats.NatsProperties;
-import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Subjects;
 import io.varpulis.nats.Substrate;
-import io.varpulis.nats.SubstrateConverter;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
-import io.varpulis.transport.TransportSettings;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
@@ -62,14 +57,17 @@ public final class SmokeTest {
             + "--role, checks the server and credentials for the jetstream substrate, creating the three streams "
             + "when absent; with --role, checks that the user has exactly the NATS permissions of that role";
 
-    private final NatsProperties properties;
+    private final NatsSettings nats;
+
+    private final NatsConnectionProperties properties;
 
     private final PrintStream out;
 
     private final Checklist checks;
 
-    private SmokeTest(NatsProperties properties, PrintStream out) {
-        this.properties = properties;
+    private SmokeTest(NatsSettings nats, PrintStream out) {
+        this.nats = nats;
+        this.properties = nats.connection();
         this.out = out;
         this.checks = new Checklist(out);
     }
@@ -105,10 +103,10 @@ public final class SmokeTest {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources()
             .addFirst(new SimpleCommandLinePropertySource(springArgs.toArray(String[]::new)));
-        ApplicationConversionService conversions = new ApplicationConversionService();
-        conversions.addConverter(new SubstrateConverter());
-        Binder binder = new Binder(ConfigurationPropertySources.get(environment), null, conversions);
-        NatsProperties properties = binder.bind("varpulis.nats", NatsProperties.class).orElseGet(NatsProperties::new);
+        // SubstrateEditor, found beside Substrate, binds varpulis.nats.substrate.
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment));
+        NatsSettings nats = NatsSettings.bind(binder);
+        NatsConnectionProperties properties = nats.connection();
         if (role != null) {
             ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
                 .orElseGet(ClusterProperties::new);
@@ -127,14 +125,14 @@ public final class SmokeTest {
                     // default).
                     properties.setInboxPrefix(Subjects.inbox(role, id));
                 }
-                return new RoleSmokeTest(properties, role, id, System.out).execute();
+                return new RoleSmokeTest(properties, nats.connectionSettings(), role, id, System.out).execute();
             }
             catch (InvalidConfigurationPropertyValueException e) {
                 System.out.println(e.getMessage());
                 return 2;
             }
         }
-        return new SmokeTest(properties, System.out).execute();
+        return new SmokeTest(nats, System.out).execute();
     }
 
     private int execute() {
@@ -144,7 +142,7 @@ public final class SmokeTest {
         try {
             connection = NatsConnectionFactory.connect(
                     NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
-                            ConnectionSettings.from(properties), "varpulis-smoke-test", events),
+                            nats.connectionSettings(), "varpulis-smoke-test", events),
                     properties.getUrl(), properties.getStartupRetryTimeout(), events);
             pass("connected to %s (server %s %s; TLS %s, authentication %s)", connection.getConnectedUrl(),
                     connection.getServerInfo().getServerName(), connection.getServerInfo().getVersion(),
@@ -165,9 +163,7 @@ public final class SmokeTest {
                 fail("%s", e.getMessage());
                 return summary();
             }
-            NatsProperties.JetStream js = properties.getJetstream();
-            for (StreamDeclaration stream : List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
-                    JetStreamSettings.deadLetters(js))) {
+            for (StreamDeclaration stream : nats.streams().builtInStreams()) {
                 checkStream(admin, stream);
             }
             checkRoundTrip(connection, admin);
@@ -194,7 +190,7 @@ public final class SmokeTest {
 
     private void checkRoundTrip(Connection connection, JetStreamAdmin admin) {
         try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
-                TransportSettings.from(properties.getJetstream()))) {
+                nats.publishing().toSettings(nats.consumer()))) {
             String body = "{\"event_type\":\"SmokeTest\",\"fields\":{\"id\":\"" + UUID.randomUUID() + "\"}}";
             PublishReceipt receipt = transport
                 .publish(new OutboundMessage(SUBJECT, body.getBytes(StandardCharsets.UTF_8), null))

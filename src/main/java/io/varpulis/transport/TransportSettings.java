@@ -1,7 +1,5 @@
 package io.varpulis.transport;
 
-import io.varpulis.nats.NatsProperties;
-
 import java.time.Duration;
 
 /**
@@ -24,23 +22,11 @@ public record TransportSettings(int maxOutstandingPublishes, Duration publishTim
     }
 
     /**
-     * @param jetStream the {@code varpulis.nats.jetstream.*} settings
-     * @return the settings they describe
-     */
-    public static TransportSettings from(NatsProperties.JetStream jetStream) {
-        NatsProperties.Consumer consumer = jetStream.getConsumer();
-        // A pull of more than max_ack_pending would only wait for acks: the batch is
-        // capped by it.
-        int batchSize = consumer.getMaxAckPending() > 0 ? Math.min(consumer.getBatchSize(), consumer.getMaxAckPending())
-                : consumer.getBatchSize();
-        return new TransportSettings(jetStream.getMaxOutstandingPublishes(), jetStream.getPublishTimeout(), batchSize);
-    }
-
-    /**
      * @return ADR-007's defaults: 1024 outstanding PubAcks, 5 s publish timeout, batches
-     * of 500
+     * of 500, the defaults of {@code varpulis.nats.jetstream.*} (a test holds them
+     * equal), whose Javadoc gives the reasons
      */
     public static TransportSettings defaults() {
-        return from(new NatsProperties.JetStream());
+        return new TransportSettings(1024, Duration.ofSeconds(5), 500);
     }
 }

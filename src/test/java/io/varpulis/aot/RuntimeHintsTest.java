@@ -1,6 +1,12 @@
 package io.varpulis.aot;
 
 import io.nats.client.impl.Headers;
+import io.varpulis.autoconfigure.JetStreamHealthProperties;
+import io.varpulis.autoconfigure.JetStreamStreamsProperties;
+import io.varpulis.autoconfigure.JetStreamConsumerProperties;
+import io.varpulis.autoconfigure.JetStreamPublishProperties;
+import io.varpulis.autoconfigure.NatsConnectionProperties;
+import io.varpulis.autoconfigure.NatsPropertiesRuntimeHints;
 import io.varpulis.container.DeathEnvelope;
 import io.varpulis.dlq.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
@@ -10,7 +16,7 @@ import io.varpulis.messaging.NatsHeader;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.messaging.OutboundEvent;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
@@ -118,21 +124,38 @@ class RuntimeHintsTest {
             .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection()
             .onConstructorInvocation(DeathEnvelope.class.getDeclaredConstructors()[0])).accepts(hints);
-        for (Class<?> properties : List.of(NatsProperties.class, NatsProperties.JetStream.class,
-                NatsProperties.Consumer.class, NatsProperties.StreamSpec.class, NatsListenerProperties.class,
-                NatsListenerProperties.Listener.class, LeaderReachProperties.class, DeadLetterProperties.class)) {
+        for (Class<?> properties : List.of(NatsListenerProperties.class, NatsListenerProperties.Listener.class,
+                LeaderReachProperties.class, DeadLetterProperties.class)) {
             assertThat(RuntimeHintsPredicates.reflection().onType(properties)).as(properties.getName()).accepts(hints);
         }
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.class, "setSubstrate"))
+        assertThat(
+                RuntimeHintsPredicates.reflection().onConstructorInvocation(SubstrateEditor.class.getConstructors()[0]))
             .accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(NatsProperties.Consumer.class, "setAckWait"))
+    }
+
+    @Test
+    void everyPropertiesClassOfVarpulisNatsAndItsNestedTypesCanBeBound() {
+        RuntimeHints hints = new RuntimeHints();
+        new NatsPropertiesRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+        for (Class<?> properties : List.of(NatsConnectionProperties.class, NatsConnectionProperties.Tls.class,
+                JetStreamPublishProperties.class, JetStreamConsumerProperties.class, JetStreamStreamsProperties.class,
+                JetStreamStreamsProperties.StreamSpec.class, JetStreamHealthProperties.class)) {
+            assertThat(RuntimeHintsPredicates.reflection().onType(properties)).as(properties.getName()).accepts(hints);
+        }
+        assertThat(
+                RuntimeHintsPredicates.reflection().onMethodInvocation(NatsConnectionProperties.class, "setSubstrate"))
+            .accepts(hints);
+        assertThat(
+                RuntimeHintsPredicates.reflection().onMethodInvocation(JetStreamConsumerProperties.class, "setAckWait"))
             .accepts(hints);
     }
 
     @Test
     void bothContributorsAreRegisteredInAotFactories() {
         SpringFactoriesLoader aot = SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
-        assertThat(aot.load(RuntimeHintsRegistrar.class)).hasAtLeastOneElementOfType(VarpulisRuntimeHints.class);
+        assertThat(aot.load(RuntimeHintsRegistrar.class)).hasAtLeastOneElementOfType(VarpulisRuntimeHints.class)
+            .hasAtLeastOneElementOfType(NatsPropertiesRuntimeHints.class);
         assertThat(aot.load(BeanRegistrationAotProcessor.class))
             .hasAtLeastOneElementOfType(NatsListenerBeanRegistrationAotProcessor.class);
     }

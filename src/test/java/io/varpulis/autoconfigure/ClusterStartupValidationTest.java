@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.cluster.coordinator.ClusterQueries;
@@ -42,8 +43,8 @@ class ClusterStartupValidationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
-                ClusterAutoConfiguration.class))
+                ClusterStreamsAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class,
+                TransportAutoConfiguration.class, ClusterAutoConfiguration.class))
         .withPropertyValues("varpulis.cluster.enabled=true", "varpulis.nats.connect-timeout=1s",
                 "varpulis.nats.startup-retry-timeout=1s");
 

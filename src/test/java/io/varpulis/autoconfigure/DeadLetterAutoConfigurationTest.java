@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
@@ -51,7 +52,8 @@ class DeadLetterAutoConfigurationTest {
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
     private final AutoConfigurations autoConfigurations = AutoConfigurations.of(NatsAutoConfiguration.class,
-            JetStreamAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
+            JetStreamAutoConfiguration.class, ClusterStreamsAutoConfiguration.class,
+            SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class,
             DeadLetterAutoConfiguration.class, DeadLetterApiAutoConfiguration.class);
 
     private ApplicationContextRunner runner() {

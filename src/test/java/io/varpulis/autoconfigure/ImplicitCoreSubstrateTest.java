@@ -1,11 +1,9 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerRegistry;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.NatsStartupException;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -74,7 +72,7 @@ class ImplicitCoreSubstrateTest {
     void aStreamDeclaredAsABeanOnTheDefaultSubstrateIsRefusedNamingIt() {
         runner
             .withBean("ordersStream", StreamDeclaration.class,
-                    () -> JetStreamSettings.stream("ORDERS", ordersSpec(), 1))
+                    () -> ConfiguredStreams.stream("ORDERS", ordersSpec(), 1))
             .run(context -> assertThat(refusal(context).getDescription()).contains("stream ORDERS"));
     }
 
@@ -127,8 +125,8 @@ class ImplicitCoreSubstrateTest {
         return (NatsStartupException) failure;
     }
 
-    private static NatsProperties.StreamSpec ordersSpec() {
-        NatsProperties.StreamSpec spec = new NatsProperties.StreamSpec();
+    private static JetStreamStreamsProperties.StreamSpec ordersSpec() {
+        JetStreamStreamsProperties.StreamSpec spec = new JetStreamStreamsProperties.StreamSpec();
         spec.setSubjects(List.of("orders.>"));
         return spec;
     }

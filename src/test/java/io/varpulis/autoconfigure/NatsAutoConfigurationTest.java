@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -30,7 +31,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.convert.ConversionService;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import java.io.IOException;
@@ -66,7 +69,8 @@ class NatsAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class))
+                ClusterStreamsAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class,
+                TransportAutoConfiguration.class))
         .withPropertyValues("varpulis.nats.connect-timeout=1s", "varpulis.nats.startup-retry-timeout=1s");
 
     @Test
@@ -122,6 +126,43 @@ class NatsAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(StreamDeclaration.class);
                 }
             });
+    }
+
+    /**
+     * A service that declares its own {@code conversionService} bean makes Spring Boot's
+     * binder use that one alone, ignoring {@code @ConfigurationPropertiesBinding}
+     * converters: the aliases and the refusal of an unknown value must not depend on
+     * them.
+     */
+    @ParameterizedTest(name = "{0} selects {1}")
+    @CsvSource({ "js, JETSTREAM", "' JetStream ', JETSTREAM", "pubsub, CORE", "pub_sub, CORE" })
+    void aliasesHoldWhenTheServiceDeclaresItsOwnConversionService(String value, Substrate expected) {
+        NatsServerExtension server = expected == Substrate.JETSTREAM ? jetStream : coreOnly;
+        runner.withBean("conversionService", ConversionService.class, DefaultFormattingConversionService::new)
+            .withPropertyValues("varpulis.nats.url=" + server.url(), "varpulis.nats.substrate=" + value)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Substrate.class)).isEqualTo(expected);
+                assertThat(context.getBean(ClusterTransport.class).substrate()).isEqualTo(expected);
+            });
+    }
+
+    @Test
+    void unknownSubstrateFailsNamingThePropertyWhenTheServiceDeclaresItsOwnConversionService() {
+        runner.withBean("conversionService", ConversionService.class, DefaultFormattingConversionService::new)
+            .withPropertyValues("varpulis.nats.url=" + jetStream.url(), "varpulis.nats.substrate=jetstrem")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                InvalidConfigurationPropertyValueException failure = cause(context.getStartupFailure(),
+                        InvalidConfigurationPropertyValueException.class);
+                assertThat(failure.getName()).isEqualTo("varpulis.nats.substrate");
+                assertThat(failure.getMessage()).contains("'jetstrem'", "core", "jetstream", "VARPULIS_NATS_SUBSTRATE");
+            });
+        runner.withBean("conversionService", ConversionService.class, DefaultFormattingConversionService::new)
+            .withPropertyValues("varpulis.nats.url=" + jetStream.url(), "varpulis.nats.substrate= ")
+            .run(context -> assertThat(
+                    cause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class).getName())
+                .isEqualTo("varpulis.nats.substrate"));
     }
 
     @Test

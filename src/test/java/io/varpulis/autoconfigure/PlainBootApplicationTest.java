@@ -16,7 +16,6 @@ import io.varpulis.metrics.ConsumerLagMetrics;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
-import io.varpulis.nats.PropertiesNatsConnectionDetails;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.test.BrokerTest;

@@ -1,5 +1,7 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.jetstream.StreamDeclaration;
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -108,9 +110,22 @@ class ServiceProvisioningTest {
     }
 
     @Test
-    void aClusterNodeKeepsTheThreeAdr007Streams() throws Exception {
+    void theLibraryAloneNeverDeclaresTheNodesStreamsEvenWithTheNodesProperty() throws Exception {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class))
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.enabled=true")
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(StreamDeclaration.class));
+        try (Connection nc = Nats.connect(nats.url())) {
+            assertThat(nc.jetStreamManagement().getStreamNames()).isEmpty();
+        }
+    }
+
+    @Test
+    void aClusterNodeKeepsTheThreeAdr007Streams() throws Exception {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
+                    ClusterStreamsAutoConfiguration.class))
             .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                     "varpulis.cluster.enabled=true")
             .run(context -> assertThat(context).hasNotFailed());

@@ -6,10 +6,8 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.ConsumerInfo;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.test.NatsServerExtension;
 
 import java.nio.file.Path;
@@ -37,9 +35,7 @@ final class Broker implements AutoCloseable {
         server.start();
         admin = connect(server.url());
         jsm = admin.jetStreamManagement();
-        NatsProperties.JetStream js = new NatsProperties().getJetstream();
-        new JetStreamAdmin(admin, null).provision(List.of(JetStreamSettings.routing(js),
-                JetStreamSettings.heartbeat(js), JetStreamSettings.deadLetters(js)), List.of());
+        new JetStreamAdmin(admin, null).provision(VarpulisJetStream.builtInStreams(1), List.of());
     }
 
     /**

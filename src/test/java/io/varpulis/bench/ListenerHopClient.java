@@ -12,7 +12,7 @@ import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.observation.ObservedClusterTransport;
 import io.varpulis.observation.ObservedDeliveries;
@@ -77,8 +77,8 @@ final class ListenerHopClient implements HopClient {
      * observation (the default)
      */
     ListenerHopClient(String url, float sampling) throws Exception {
-        this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
-        this.worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsProperties());
+        this.publisher = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsTestProperties());
+        this.worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, new NatsTestProperties());
         if (Float.isNaN(sampling)) {
             tracing = null;
             template = new NatsTemplate(publisher.transport, converter);
@@ -162,8 +162,8 @@ final class ListenerHopClient implements HopClient {
         listeners.getListeners().put(ID, settings);
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
-        containers = new DeliveryContainerFactory(consuming, worker.parker,
-                worker.properties.getJetstream().getConsumer().getNakDelay(), new Reporting(observed, applied));
+        containers = new DeliveryContainerFactory(consuming, worker.parker, worker.properties.consumer().getNakDelay(),
+                new Reporting(observed, applied));
         registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
                 worker.metrics, converter, worker.consumer(), listeners), Duration.ofSeconds(5));
         registry.start();

@@ -3,7 +3,7 @@ package io.varpulis.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.jetstream.DurableNames;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.SubstrateFixture;
@@ -89,7 +89,7 @@ final class MemoryRun {
                 sampler.start();
                 long drainedMillis;
                 try (SubstrateFixture publisher = SubstrateFixture.connect(broker.url(), Substrate.JETSTREAM,
-                        new NatsProperties())) {
+                        new NatsTestProperties())) {
                     int count = rate * seconds;
                     byte[][] payloads = Payloads.events(count);
                     PacedPublisher.run(rate, count, (i, due) -> publisher.transport

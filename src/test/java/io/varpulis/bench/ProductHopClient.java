@@ -3,7 +3,7 @@ package io.varpulis.bench;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.metrics.SubstrateMetrics;
@@ -85,8 +85,8 @@ final class ProductHopClient implements HopClient {
             throws Exception {
         this.headers = headers;
         this.substrate = substrate;
-        this.publisher = SubstrateFixture.connect(url, substrate, new NatsProperties());
-        this.worker = SubstrateFixture.connect(url, substrate, new NatsProperties());
+        this.publisher = SubstrateFixture.connect(url, substrate, new NatsTestProperties());
+        this.worker = SubstrateFixture.connect(url, substrate, new NatsTestProperties());
         if (Float.isNaN(sampling)) {
             tracing = null;
             publishing = publisher.transport;
@@ -101,7 +101,7 @@ final class ProductHopClient implements HopClient {
             consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null, tracing.traces(),
                     tracing.untraced());
             containers = new DeliveryContainerFactory(consuming, worker.parker,
-                    worker.properties.getJetstream().getConsumer().getNakDelay(),
+                    worker.properties.consumer().getNakDelay(),
                     new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
             name = observedName(sampling);
         }

@@ -3,10 +3,8 @@ package io.varpulis.faults;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -200,10 +198,7 @@ final class DiskFaults {
     private static String routingLedBySlowServer(LoopbackCluster cluster, String label) throws Exception {
         try (Connection connection = Nats
             .connect(new Options.Builder().server(cluster.url(0)).connectionTimeout(Duration.ofSeconds(2)).build())) {
-            NatsProperties.JetStream streams = new NatsProperties.JetStream();
-            streams.setReplicas(3);
-            new JetStreamAdmin(connection, null).provision(List.of(JetStreamSettings.routing(streams),
-                    JetStreamSettings.heartbeat(streams), JetStreamSettings.deadLetters(streams)), List.of());
+            new JetStreamAdmin(connection, null).provision(VarpulisJetStream.builtInStreams(3), List.of());
         }
         StreamLeaders.Move move = StreamLeaders.moveTo(cluster.urls(), VarpulisJetStream.ROUTING_STREAM, SLOW,
                 MAX_STEP_DOWNS);

@@ -3,9 +3,8 @@ package io.varpulis.faults;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.test.NatsClusterExtension;
@@ -13,7 +12,6 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
-import io.varpulis.transport.TransportSettings;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,12 +60,12 @@ final class SyncIntervalCost {
             cluster.start();
             try (Connection connection = Nats.connect(
                     new Options.Builder().server(cluster.url()).connectionTimeout(Duration.ofSeconds(2)).build())) {
-                NatsProperties.JetStream settings = new NatsProperties().getJetstream();
-                settings.setReplicas(3);
+                NatsTestProperties settings = new NatsTestProperties();
+                settings.streams().setReplicas(3);
                 JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-                admin.provision(List.of(JetStreamSettings.routing(settings)), List.of());
+                admin.provision(List.of(settings.streams().routingStream()), List.of());
                 try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
-                        TransportSettings.from(settings))) {
+                        settings.transportSettings())) {
                     String subject = new RouteEdge("sync", "_external", "detect").subject();
                     publish(transport, subject, 2_000, "warm");
                     long started = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.varpulis.jetstream;
 
+import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.varpulis.autoconfigure.JetStreamAutoConfiguration;
 import io.varpulis.autoconfigure.NatsAutoConfiguration;
 import io.varpulis.autoconfigure.SubstrateMetricsAutoConfiguration;
@@ -36,11 +37,12 @@ class JetStreamPermissionTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
-                SubstrateMetricsAutoConfiguration.class, TransportAutoConfiguration.class))
+                ClusterStreamsAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class,
+                TransportAutoConfiguration.class))
         .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                 "varpulis.nats.connect-timeout=2s",
-                // A cluster node's streams: ClusterAutoConfiguration itself is not in
-                // this context.
+                // A cluster node's streams (ClusterStreamsAutoConfiguration):
+                // ClusterAutoConfiguration itself is not in this context.
                 "varpulis.cluster.enabled=true");
 
     @Test

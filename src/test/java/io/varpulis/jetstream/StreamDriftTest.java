@@ -3,7 +3,6 @@ package io.varpulis.jetstream;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.nats.NatsProperties;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,11 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StreamDriftTest {
 
-    private static final NatsProperties.JetStream DEFAULTS = new NatsProperties.JetStream();
-
     @Test
     void streamEqualToItsDeclarationHasNoDrift() {
-        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.routingStream(1).configuration();
 
         StreamDrift drift = StreamDrift.between(declared, StreamConfiguration.builder(declared).build());
 
@@ -32,7 +29,7 @@ class StreamDriftTest {
 
     @Test
     void longerMaxAgeIsDescribedWithTheExpectedValue() {
-        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.routingStream(1).configuration();
         StreamConfiguration handTuned = StreamConfiguration.builder(declared).maxAge(Duration.ofHours(2)).build();
 
         StreamDrift drift = StreamDrift.between(declared, handTuned);
@@ -44,7 +41,7 @@ class StreamDriftTest {
 
     @Test
     void everyDifferenceIsListedWithUnlimitedForAbsentLimits() {
-        StreamConfiguration declared = JetStreamSettings.deadLetters(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.deadLetterStream(1).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
             .maxMessages(-1)
             .maxAge(Duration.ofDays(1))
@@ -70,7 +67,7 @@ class StreamDriftTest {
 
     @Test
     void serverDefaultDuplicateWindowIsNotDriftWhenTheDeclarationLeavesItUnset() {
-        StreamConfiguration declared = JetStreamSettings.heartbeat(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.heartbeatStream(1).configuration();
         StreamConfiguration asTheServerReportsIt = StreamConfiguration.builder(declared)
             .duplicateWindow(Duration.ofMinutes(2))
             .build();
@@ -80,7 +77,7 @@ class StreamDriftTest {
 
     @Test
     void differentDuplicateWindowIsDriftWhenDeclared() {
-        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.routingStream(1).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
             .duplicateWindow(Duration.ofSeconds(30))
             .build();
@@ -90,7 +87,7 @@ class StreamDriftTest {
 
     @Test
     void replicasAndSubjectsAreCompared() {
-        StreamConfiguration declared = JetStreamSettings.routing(DEFAULTS).configuration();
+        StreamConfiguration declared = VarpulisJetStream.routingStream(1).configuration();
         StreamConfiguration actual = StreamConfiguration.builder(declared)
             .replicas(3)
             .subjects("varpulis.cluster.pipeline.ssh.>")

@@ -7,12 +7,9 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.jetstream.ConsumerSettings;
-import io.varpulis.nats.NatsProperties;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,11 +18,9 @@ class VarpulisJetStreamTest {
 
     private static final long ONE_GIB = 1024L * 1024 * 1024;
 
-    private final NatsProperties.JetStream defaults = new NatsProperties().getJetstream();
-
     @Test
     void routingStreamCarriesTheAdrSettings() {
-        StreamDeclaration routing = JetStreamSettings.routing(defaults);
+        StreamDeclaration routing = VarpulisJetStream.routingStream(1);
         StreamConfiguration c = routing.configuration();
 
         assertThat(routing.name()).isEqualTo("VARPULIS_ROUTING");
@@ -43,7 +38,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void heartbeatStreamCarriesTheAdrSettings() {
-        StreamDeclaration heartbeat = JetStreamSettings.heartbeat(defaults);
+        StreamDeclaration heartbeat = VarpulisJetStream.heartbeatStream(1);
         StreamConfiguration c = heartbeat.configuration();
 
         assertThat(heartbeat.name()).isEqualTo("VARPULIS_HEARTBEAT");
@@ -60,7 +55,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void deadLetterStreamCarriesTheAdrSettingsAndNoMaxAge() {
-        StreamDeclaration dlq = JetStreamSettings.deadLetters(defaults);
+        StreamDeclaration dlq = VarpulisJetStream.deadLetterStream(1);
         StreamConfiguration c = dlq.configuration();
 
         assertThat(dlq.name()).isEqualTo("VARPULIS_DLQ");
@@ -77,30 +72,14 @@ class VarpulisJetStreamTest {
     @Test
     void dlqSubjectsAreCapturedByTheDlqStreamAndNotByTheRoutingOne() {
         assertThat(DurableNames.dlqSubject("detector")).startsWith("varpulis.dlq.");
-        assertThat(JetStreamSettings.routing(defaults).configuration().getSubjects())
+        assertThat(VarpulisJetStream.routingStream(1).configuration().getSubjects())
             .noneMatch(s -> s.startsWith("varpulis.dlq"));
     }
 
     @Test
     void replicasSettingAppliesToEveryStream() {
-        NatsProperties.JetStream production = new NatsProperties.JetStream();
-        production.setReplicas(3);
-
-        assertThat(List.of(JetStreamSettings.routing(production), JetStreamSettings.heartbeat(production),
-                JetStreamSettings.deadLetters(production)))
+        assertThat(VarpulisJetStream.builtInStreams(3))
             .allSatisfy(d -> assertThat(d.configuration().getReplicas()).isEqualTo(3));
-    }
-
-    @Test
-    void overriddenLimitsAreCarried() {
-        NatsProperties.JetStream tuned = new NatsProperties.JetStream();
-        tuned.getRouting().setMaxAge(Duration.ofMinutes(30));
-        tuned.getHeartbeat().setMaxMsgsPerSubject(4L);
-        tuned.getDlq().setMaxMsgs(10L);
-
-        assertThat(JetStreamSettings.routing(tuned).configuration().getMaxAge()).isEqualTo(Duration.ofMinutes(30));
-        assertThat(JetStreamSettings.heartbeat(tuned).configuration().getMaxMsgsPerSubject()).isEqualTo(4);
-        assertThat(JetStreamSettings.deadLetters(tuned).configuration().getMaxMsgs()).isEqualTo(10);
     }
 
     @Test
@@ -108,7 +87,7 @@ class VarpulisJetStreamTest {
         String subject = "varpulis.cluster.pipeline.ssh.ingest.detector";
 
         ConsumerDeclaration consumer = VarpulisJetStream.routeEdgeConsumer("detector", subject,
-                ConsumerSettings.from(defaults.getConsumer()));
+                ConsumerSettings.defaults());
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_ROUTING");
         assertThat(consumer.durable()).isEqualTo(DurableNames.routeConsumer("detector", subject))
@@ -120,7 +99,7 @@ class VarpulisJetStreamTest {
     @Test
     void heartbeatConsumerIsTheCoordinatorsDurableOnEveryWorker() {
         ConsumerDeclaration consumer = VarpulisJetStream.heartbeatConsumer("coordinator-0",
-                ConsumerSettings.from(defaults.getConsumer()));
+                ConsumerSettings.defaults());
 
         assertThat(consumer.stream()).isEqualTo("VARPULIS_HEARTBEAT");
         assertThat(consumer.durable()).isEqualTo("hb_coordinator-0");
@@ -130,7 +109,7 @@ class VarpulisJetStreamTest {
 
     @Test
     void defaultNakDelayIsTwoSeconds() {
-        assertThat(new NatsProperties().getJetstream().getConsumer().getNakDelay()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(ConsumerSettings.defaults().nakDelay()).isEqualTo(Duration.ofSeconds(2));
     }
 
     private static void assertAdrConsumerSettings(ConsumerConfiguration c) {

@@ -1,5 +1,7 @@
 package io.varpulis.nats;
 
+import io.varpulis.autoconfigure.PropertiesNatsConnectionDetails;
+import io.varpulis.test.NatsTestProperties;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.NKey;
@@ -110,15 +112,15 @@ class NatsAuthenticationTest {
 
     @Test
     void connectionFactoryConnectsWithTheTokenWithoutSpring() throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.setUrl(tokenServer.url());
-        properties.setToken(TOKEN);
-        NatsConnectionEvents events = new NatsConnectionEvents(properties.getReconnectWait());
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.connection().setUrl(tokenServer.url());
+        properties.connection().setToken(TOKEN);
+        NatsConnectionEvents events = new NatsConnectionEvents(properties.connection().getReconnectWait());
 
         try (Connection connection = NatsConnectionFactory.connect(
-                NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties),
-                        ConnectionSettings.from(properties), "factory-test", events),
-                properties.getUrl(), Duration.ofSeconds(1), events)) {
+                NatsConnectionFactory.options(new PropertiesNatsConnectionDetails(properties.connection()),
+                        properties.connectionSettings(), "factory-test", events),
+                properties.connection().getUrl(), Duration.ofSeconds(1), events)) {
             assertRoundTrip(connection);
             assertThat(connection.getOptions().getConnectionName()).isEqualTo("factory-test");
         }

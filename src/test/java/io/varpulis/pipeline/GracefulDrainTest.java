@@ -171,7 +171,7 @@ class GracefulDrainTest {
 
     private static SubstrateFixture node() throws Exception {
         SubstrateFixture node = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-        node.properties.getJetstream().getConsumer().setAckWait(ACK_WAIT);
+        node.properties.consumer().setAckWait(ACK_WAIT);
         return node;
     }
 

@@ -9,7 +9,7 @@ import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.InMemoryKeyValueState;
@@ -50,7 +50,7 @@ class BrokerOutageTest {
     @Test
     void outputsWithNoRespondersAreWaitedFor_theDeliveryKeptInProgressPastItsAckWait_neverNakd() throws Exception {
         RouteEdge edge = new RouteEdge("noresp", "_external", "detect");
-        NatsProperties properties = shortWaits();
+        NatsTestProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             // Outputs go to a subject no stream captures yet: every publish is answered
             // 503 no responders.
@@ -62,7 +62,7 @@ class BrokerOutageTest {
             try (Consumption ignored = worker
                 .ingress(edge, List.of("*"), (event, context) -> List.of(Event.of("Out", Map.of())),
                         new InMemoryKeyValueState(), elsewhere)
-                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                .start(worker.transport, properties.consumerSettings())) {
                 worker.transport
                     .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of())),
                             "noresp-1"))
@@ -100,7 +100,7 @@ class BrokerOutageTest {
         // Partition 0's edge gets an event whose key picks partition 1: its ingress
         // republishes it there.
         RouteEdge edge = new RouteEdge("reroute", "_external", "detect").partition(0);
-        NatsProperties properties = shortWaits();
+        NatsTestProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             // "Partition 1" is a subject no stream captures yet: every republish is
             // answered 503 no responders.
@@ -115,8 +115,7 @@ class BrokerOutageTest {
                     worker.codec, worker.parker, RouteIngress.OwnershipListener.NONE), worker)
                 .reroutingTo(toPartitions);
             long parkedBefore = worker.jsm().getStreamInfo(VarpulisJetStream.DLQ_STREAM).getStreamState().getMsgCount();
-            try (Consumption ignored = ingress.start(worker.transport,
-                    ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+            try (Consumption ignored = ingress.start(worker.transport, properties.consumerSettings())) {
                 worker.transport
                     .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of("k", key))),
                             "reroute-1"))
@@ -194,13 +193,13 @@ class BrokerOutageTest {
         // ingress's slot, not in the keeper's queue: the slot is swept the same, so
         // ack_wait never runs out.
         RouteEdge edge = new RouteEdge("slowapply", "_external", "detect");
-        NatsProperties properties = shortWaits();
+        NatsTestProperties properties = shortWaits();
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             try (Consumption ignored = worker.ingress(edge, List.of("*"), (event, context) -> {
                 Thread.sleep(5000);
                 return List.of();
             }, new InMemoryKeyValueState(), OutputEmitter.NONE)
-                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+                .start(worker.transport, properties.consumerSettings())) {
                 worker.transport
                     .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of())),
                             "slowapply-1"))
@@ -230,11 +229,11 @@ class BrokerOutageTest {
      * ack_wait 2 s, the tests' nak delay, a 500 ms publish timeout: three ack_waits pass
      * in 6 s.
      */
-    private static NatsProperties shortWaits() {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
-        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+    private static NatsTestProperties shortWaits() {
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.publishing().setPublishTimeout(Duration.ofMillis(500));
         return properties;
     }
 

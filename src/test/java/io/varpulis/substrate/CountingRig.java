@@ -6,7 +6,7 @@ import io.nats.client.api.ConsumerInfo;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.pipeline.Event;
@@ -84,11 +84,11 @@ final class CountingRig implements AutoCloseable {
      * @param ackWait the route consumers' ack_wait
      */
     CountingRig(String url, int replicas, Duration ackWait) throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().setReplicas(replicas);
-        properties.getJetstream().setPublishTimeout(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
-        properties.getJetstream().getConsumer().setAckWait(ackWait);
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.streams().setReplicas(replicas);
+        properties.publishing().setPublishTimeout(Duration.ofSeconds(2));
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.consumer().setAckWait(ackWait);
         worker = SubstrateFixture.connect(url, Substrate.JETSTREAM, properties);
         advisories = worker.connection.createDispatcher(msg -> {
             maxDeliveries.add(new String(msg.getData(), StandardCharsets.UTF_8));

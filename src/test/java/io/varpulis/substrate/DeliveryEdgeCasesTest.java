@@ -2,11 +2,10 @@ package io.varpulis.substrate;
 
 import io.nats.client.api.ConsumerConfiguration;
 import io.varpulis.jetstream.ConsumerSettings;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
@@ -85,22 +84,21 @@ class DeliveryEdgeCasesTest {
     @Test
     void parkRefusedOnTheLastDeliveryIsTriedAgainUntilTheDlqTakesIt() throws Exception {
         RouteEdge edge = new RouteEdge("dlqdown", "_external", "detect");
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
-        properties.getJetstream().getConsumer().setMaxDeliver(1);
-        properties.getJetstream().setPublishTimeout(Duration.ofMillis(500));
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        properties.consumer().setMaxDeliver(1);
+        properties.publishing().setPublishTimeout(Duration.ofMillis(500));
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {
             worker.jsm().deleteStream(VarpulisJetStream.DLQ_STREAM);
             try (Consumption ignored = worker.ingress(edge, (event, context) -> {
                 throw new IllegalStateException("poison");
-            }, OutputEmitter.NONE)
-                .start(worker.transport, ConsumerSettings.from(properties.getJetstream().getConsumer()))) {
+            }, OutputEmitter.NONE).start(worker.transport, properties.consumerSettings())) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "dd-1")).get();
                 Thread.sleep(1500);
                 assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
                     .as("no DLQ yet")
                     .isZero();
-                worker.admin.declareStream(JetStreamSettings.deadLetters(properties.getJetstream()));
+                worker.admin.declareStream(properties.streams().deadLetterStream());
 
                 await().atMost(Duration.ofSeconds(20))
                     .until(() -> worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason",

@@ -5,7 +5,7 @@ import io.varpulis.delivery.PipelineHost;
 import io.varpulis.delivery.RouteEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
@@ -50,9 +50,9 @@ class EffectFencingTest {
 
     @Test
     void aSupersededOwnerPublishesNoOutput_itsStateWriteIsRefusedByTheServerBeforeAnyOutputLeaves() throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         int events = 200;
         try (SubstrateFixture zombieWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
                 SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {

@@ -85,7 +85,7 @@ class JetStreamRouteDeliveryTest {
         RouteEdge edge = new RouteEdge("b3", "_external", "detect");
         CountDownLatch applying = new CountDownLatch(1);
         SubstrateFixture dying = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
-        dying.properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(1));
+        dying.properties.consumer().setAckWait(Duration.ofSeconds(1));
         dying.ingress(edge, (event, context) -> {
             applying.countDown();
             Thread.sleep(60_000);

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventProcessor;
@@ -88,9 +88,9 @@ class PipelineHostTest {
     @Test
     void aPipelineWhoseStateALaterPlacementTookOverStopsOnThisWorker_andTheOwnerCountsEveryEventOnce(
             CapturedOutput output) throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         int events = 400;
         try (SubstrateFixture zombieWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties);
                 SubstrateFixture ownerWorker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM, properties)) {

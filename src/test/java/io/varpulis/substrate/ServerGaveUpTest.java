@@ -11,7 +11,7 @@ import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
@@ -142,11 +142,11 @@ class ServerGaveUpTest {
      * max_deliver 1 and a short ack_wait: the server gives a message up as soon as its
      * one delivery expires.
      */
-    private static NatsProperties lastDeliveryOnly() {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setMaxDeliver(1);
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
+    private static NatsTestProperties lastDeliveryOnly() {
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setMaxDeliver(1);
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
+        properties.consumer().setNakDelay(SubstrateFixture.TEST_NAK_DELAY);
         return properties;
     }
 

@@ -5,7 +5,7 @@ import io.nats.client.api.ConsumerInfo;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.RouteEdge;
@@ -43,9 +43,9 @@ class SlowPipelineHeldDeliveriesTest {
 
     @Test
     void deliveriesHeldPastAckWaitAreKeptInProgress_noneIsRedeliveredOrGivenUp() throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
-        properties.getJetstream().getConsumer().setMaxDeliver(2);
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
+        properties.consumer().setMaxDeliver(2);
         RouteEdge edge = new RouteEdge("slow", "_external", "detect");
         String durable = DurableNames.routeConsumer(edge.to(), edge.subject());
         Map<String, AtomicInteger> applies = new ConcurrentHashMap<>();
@@ -78,8 +78,8 @@ class SlowPipelineHeldDeliveriesTest {
 
     @Test
     void aPipelineThatSettlesNothingForAWholeAckWaitIsReportedStalled_onceUntilItMovesAgain() throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setAckWait(Duration.ofSeconds(2));
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setAckWait(Duration.ofSeconds(2));
         RouteEdge edge = new RouteEdge("stalled", "_external", "detect");
         CompletableFuture<Void> outputsStored = new CompletableFuture<>();
         AtomicInteger applied = new AtomicInteger();

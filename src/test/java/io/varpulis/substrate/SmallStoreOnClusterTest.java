@@ -3,12 +3,10 @@ package io.varpulis.substrate;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsClusterExtension;
 import io.varpulis.test.TestCredentials;
@@ -96,9 +94,7 @@ class SmallStoreOnClusterTest {
      * replicas.
      */
     private static StreamDeclaration declaration(String name, int replicas) {
-        NatsProperties.JetStream js = new NatsProperties().getJetstream();
-        js.setReplicas(replicas);
-        StreamConfiguration routing = JetStreamSettings.routing(js).configuration();
+        StreamConfiguration routing = VarpulisJetStream.routingStream(replicas).configuration();
         return new StreamDeclaration(StreamConfiguration.builder(routing)
             .name(name)
             .subjects("small-store." + name.toLowerCase() + ".>")

@@ -4,11 +4,9 @@ import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.jetstream.VarpulisJetStream;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -80,9 +78,7 @@ class StreamProvisioningTest {
     }
 
     private static List<StreamDeclaration> defaults() {
-        NatsProperties.JetStream js = new NatsProperties.JetStream();
-        return List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
-                JetStreamSettings.deadLetters(js));
+        return VarpulisJetStream.builtInStreams(1);
     }
 
 }

@@ -5,7 +5,6 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.jetstream.ConsumerSettings;
-import io.varpulis.jetstream.JetStreamSettings;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.OutputEmitter;
@@ -13,7 +12,6 @@ import io.varpulis.delivery.PipelineHost;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.EventProcessor;
@@ -27,7 +25,6 @@ import io.varpulis.pipeline.RouteEdge;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.DeliveryDecorator;
-import io.varpulis.transport.TransportSettings;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -48,7 +45,7 @@ public final class SubstrateFixture implements AutoCloseable {
 
     public final Substrate substrate;
 
-    public final NatsProperties properties;
+    public final NatsTestProperties properties;
 
     public final JetStreamAdmin admin;
 
@@ -62,24 +59,22 @@ public final class SubstrateFixture implements AutoCloseable {
 
     public final DeliveryContainerFactory containers;
 
-    private SubstrateFixture(String url, Substrate substrate, NatsProperties properties) throws Exception {
+    private SubstrateFixture(String url, Substrate substrate, NatsTestProperties properties) throws Exception {
         this.connection = Nats
             .connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2)).build());
         this.substrate = substrate;
         this.properties = properties;
-        NatsProperties.JetStream js = properties.getJetstream();
         if (substrate == Substrate.JETSTREAM) {
             admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
-            admin.provision(List.of(JetStreamSettings.routing(js), JetStreamSettings.heartbeat(js),
-                    JetStreamSettings.deadLetters(js)), List.of());
+            admin.provision(properties.builtInStreams(), List.of());
         }
         else {
             admin = null;
         }
-        transport = ClusterTransports.create(connection, substrate, admin, TransportSettings.from(js));
+        transport = ClusterTransports.create(connection, substrate, admin, properties.transportSettings());
         parker = new DeadLetterParker(transport, codec.mapper(), Clock.systemUTC());
-        containers = new DeliveryContainerFactory(transport, parker, js.getConsumer().getNakDelay(),
+        containers = new DeliveryContainerFactory(transport, parker, properties.consumer().getNakDelay(),
                 DeliveryDecorator.NONE);
     }
 
@@ -90,8 +85,8 @@ public final class SubstrateFixture implements AutoCloseable {
      * @throws Exception when the server is unreachable
      */
     public static SubstrateFixture connect(String url, Substrate substrate) throws Exception {
-        NatsProperties properties = new NatsProperties();
-        properties.getJetstream().getConsumer().setNakDelay(TEST_NAK_DELAY);
+        NatsTestProperties properties = new NatsTestProperties();
+        properties.consumer().setNakDelay(TEST_NAK_DELAY);
         return connect(url, substrate, properties);
     }
 
@@ -102,7 +97,7 @@ public final class SubstrateFixture implements AutoCloseable {
      * @return the fixture
      * @throws Exception when the server is unreachable
      */
-    public static SubstrateFixture connect(String url, Substrate substrate, NatsProperties properties)
+    public static SubstrateFixture connect(String url, Substrate substrate, NatsTestProperties properties)
             throws Exception {
         return new SubstrateFixture(url, substrate, properties);
     }
@@ -160,7 +155,7 @@ public final class SubstrateFixture implements AutoCloseable {
      * @return the durable consumer settings of this fixture's properties
      */
     public ConsumerSettings consumer() {
-        return ConsumerSettings.from(properties.getJetstream().getConsumer());
+        return properties.consumerSettings();
     }
 
     /**

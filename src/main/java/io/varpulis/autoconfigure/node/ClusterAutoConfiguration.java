@@ -1,6 +1,9 @@
 package io.varpulis.autoconfigure.node;
 
 import io.nats.client.Connection;
+import io.varpulis.autoconfigure.JetStreamConsumerProperties;
+import io.varpulis.autoconfigure.JetStreamPublishProperties;
+import io.varpulis.autoconfigure.JetStreamStreamsProperties;
 import io.varpulis.autoconfigure.TransportAutoConfiguration;
 import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.cluster.coordinator.ClusterState;
@@ -39,10 +42,8 @@ import io.varpulis.cluster.worker.WorkerRegistration;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
-import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.nats.NatsProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.BuiltInProcessorTypes;
 import io.varpulis.pipeline.EventCodec;
@@ -196,23 +197,24 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
-                ClusterTransport transport, ClusterProperties cluster, NatsProperties nats, SubstrateMetrics metrics,
+                ClusterTransport transport, ClusterProperties cluster, JetStreamStreamsProperties streams,
+                JetStreamPublishProperties publishing, SubstrateMetrics metrics,
                 @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
                 @Qualifier("varpulisStateRecoveryScheduler") TaskScheduler recovery) {
             return substrate == Substrate.JETSTREAM ? KeyValueStateFactory.jetStream(connection, transport,
-                    new JetStreamKeyValueState.Settings(cluster.getStateTtl(), nats.getJetstream().getReplicas(),
-                            nats.getJetstream().getPublishTimeout(), cluster.getStateCacheKeys()),
+                    new JetStreamKeyValueState.Settings(cluster.getStateTtl(), streams.getReplicas(),
+                            publishing.getPublishTimeout(), cluster.getStateCacheKeys()),
                     metrics, new JetStreamKeyValueState.Threads(confirm, recovery)) : KeyValueStateFactory.inMemory();
         }
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         PipelineHost pipelineHost(DeliveryContainerFactory containers, ProcessorRegistry processors,
-                KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics, NatsProperties nats,
+                KeyValueStateFactory states, EventCodec codec, SubstrateMetrics metrics,
+                JetStreamConsumerProperties consumer,
                 @Qualifier("varpulisOwnershipProofExecutor") Executor ownershipProofs,
                 @Qualifier("varpulisFencedStopExecutor") Executor fencedStops) {
-            return new PipelineHost(containers, processors, states, codec, metrics,
-                    ConsumerSettings.from(nats.getJetstream().getConsumer()),
+            return new PipelineHost(containers, processors, states, codec, metrics, consumer.toSettings(),
                     new PipelineHost.Threads(ownershipProofs, fencedStops));
         }
 
@@ -279,19 +281,16 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         WorkerNode workerNode(WorkerIdentity identity, ClusterProperties cluster, Substrate substrate,
-                Connection connection, PipelineHost host, EventCodec codec, NatsProperties nats,
+                Connection connection, PipelineHost host, EventCodec codec, JetStreamStreamsProperties streams,
                 @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler, CommandResponder commands,
                 HeartbeatPublisher heartbeats, WorkerRegistration registration) {
             NodeIdentity.checkHeartbeats(cluster);
             NodeIdentity.checkLeases(cluster);
             String clusterName = NodeIdentity.clusterName(cluster);
-            WorkerIdLease idLease = substrate == Substrate.JETSTREAM
-                    ? WorkerIdLease
-                        .open(connection, identity.workerId(), clusterName,
-                                new KeyValueLease.Settings(cluster.getWorkerLeaseTtl(),
-                                        nats.getJetstream().getReplicas(), cluster.getCommandTimeout()),
-                                codec.mapper())
-                    : null;
+            WorkerIdLease idLease = substrate == Substrate.JETSTREAM ? WorkerIdLease.open(connection,
+                    identity.workerId(), clusterName, new KeyValueLease.Settings(cluster.getWorkerLeaseTtl(),
+                            streams.getReplicas(), cluster.getCommandTimeout()),
+                    codec.mapper()) : null;
             return new WorkerNode(identity, cluster, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
         }
@@ -336,14 +335,14 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
-                NatsProperties nats, EventCodec codec,
+                JetStreamStreamsProperties streams, EventCodec codec,
                 @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
             NodeIdentity.checkLeases(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
             String clusterName = NodeIdentity.clusterName(cluster);
             return substrate == Substrate.JETSTREAM
                     ? LeaderElection.lease(connection, coordinatorId, clusterName,
-                            new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), nats.getJetstream().getReplicas(),
+                            new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
                                     cluster.getCommandTimeout()),
                             codec.mapper(), scheduler)
                     : LeaderElection.solo(coordinatorId, clusterName);
@@ -351,11 +350,11 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec, NatsProperties nats,
-                ClusterProperties cluster, @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
+        GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec,
+                JetStreamStreamsProperties streams, ClusterProperties cluster,
+                @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
             return substrate == Substrate.JETSTREAM ? GroupStore.jetStream(connection, codec.mapper(),
-                    nats.getJetstream().getReplicas(), NodeIdentity.clusterName(cluster), resyncs)
-                    : GroupStore.inMemory();
+                    streams.getReplicas(), NodeIdentity.clusterName(cluster), resyncs) : GroupStore.inMemory();
         }
 
         @Bean
@@ -507,12 +506,11 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         CoordinatorNode coordinatorNode(ClusterProperties cluster, Connection connection,
                 @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler, DeliveryContainerFactory containers,
-                NatsProperties nats, ReachabilityProbe probe, GroupDeclarations groups, PlacementLoop placement,
-                RegistrationResponder registrations, HeartbeatListener heartbeats, WorkerHealthCheck health,
-                LeaderElection election) {
+                JetStreamConsumerProperties consumer, ReachabilityProbe probe, GroupDeclarations groups,
+                PlacementLoop placement, RegistrationResponder registrations, HeartbeatListener heartbeats,
+                WorkerHealthCheck health, LeaderElection election) {
             NodeIdentity.checkHeartbeats(cluster);
-            return new CoordinatorNode(cluster, connection, scheduler, containers,
-                    ConsumerSettings.from(nats.getJetstream().getConsumer()),
+            return new CoordinatorNode(cluster, connection, scheduler, containers, consumer.toSettings(),
                     new CoordinatorNode.Parts(probe, groups, placement, registrations, heartbeats, health, election));
         }
 

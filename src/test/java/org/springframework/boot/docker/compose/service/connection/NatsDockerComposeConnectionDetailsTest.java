@@ -1,11 +1,10 @@
 package org.springframework.boot.docker.compose.service.connection;
 
 import io.nats.client.Connection;
-import io.varpulis.nats.ConnectionSettings;
 import io.varpulis.nats.NatsConnectionDetails;
 import io.varpulis.nats.NatsConnectionEvents;
 import io.varpulis.nats.NatsConnectionFactory;
-import io.varpulis.nats.NatsProperties;
+import io.varpulis.test.NatsTestProperties;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
@@ -48,10 +47,10 @@ class NatsDockerComposeConnectionDetailsTest {
 
         NatsConnectionDetails nats = (NatsConnectionDetails) details.get(NatsConnectionDetails.class);
         assertThat(nats.getServers()).containsExactly(NatsDockerComposeConnectionDetailsTest.nats.url());
-        NatsProperties settings = new NatsProperties();
+        NatsTestProperties settings = new NatsTestProperties();
         try (Connection connection = NatsConnectionFactory.connect(
-                NatsConnectionFactory.options(nats, ConnectionSettings.from(settings), "compose-test",
-                        new NatsConnectionEvents(settings.getReconnectWait())),
+                NatsConnectionFactory.options(nats, settings.connectionSettings(), "compose-test",
+                        new NatsConnectionEvents(settings.connection().getReconnectWait())),
                 String.join(",", nats.getServers()), Duration.ofSeconds(5), null)) {
             assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);
         }

@@ -1,4 +1,4 @@
-package io.varpulis.nats;
+package io.varpulis.autoconfigure;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,7 +24,7 @@ class PropertiesNatsConnectionDetailsTest {
                     "nats://127.0.0.1:4222,nats://bad:x | port 'x'",
                     "' , '                     | At least one server URL is required" })
     void aBadUrlIsRefusedNamingThePropertyAndTheFix(String url, String reason) {
-        NatsProperties properties = new NatsProperties();
+        NatsConnectionProperties properties = new NatsConnectionProperties();
         properties.setUrl(url);
         assertThatThrownBy(() -> new PropertiesNatsConnectionDetails(properties))
             .isInstanceOf(InvalidConfigurationPropertyValueException.class)
@@ -36,7 +36,7 @@ class PropertiesNatsConnectionDetailsTest {
     @ValueSource(strings = { "nats://localhost:4222", "tls://nats.example:4222", "127.0.0.1:4222", "nats://nats",
             "nats://[::1]:4222", "nats://user:secret@localhost:4222", "nats://a:4222, nats://b:4222 ,nats://c:4222" })
     void goodUrlsAreAccepted(String url) {
-        NatsProperties properties = new NatsProperties();
+        NatsConnectionProperties properties = new NatsConnectionProperties();
         properties.setUrl(url);
         assertThat(new PropertiesNatsConnectionDetails(properties).getServers()).isNotEmpty()
             .allSatisfy(server -> assertThat(server).isEqualTo(server.trim()));

@@ -1,5 +1,6 @@
-package io.varpulis.nats;
+package io.varpulis.autoconfigure;
 
+import io.varpulis.nats.NatsConnectionDetails;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
@@ -30,7 +31,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
 
     private final List<String> servers;
 
-    private final NatsProperties properties;
+    private final NatsConnectionProperties properties;
 
     private final @Nullable Path credentialsFile;
 
@@ -44,7 +45,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
      * {@code varpulis.nats.tls.bundle}; may be {@code null}
      * @throws InvalidConfigurationPropertyValueException naming the first bad property
      */
-    public PropertiesNatsConnectionDetails(NatsProperties properties, @Nullable SslBundles sslBundles) {
+    public PropertiesNatsConnectionDetails(NatsConnectionProperties properties, @Nullable SslBundles sslBundles) {
         this.properties = properties;
         this.servers = servers(properties.getUrl());
         checkAuthentication(properties);
@@ -58,7 +59,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
      * @param properties the settings, without SSL bundles
      * @throws InvalidConfigurationPropertyValueException naming the first bad property
      */
-    public PropertiesNatsConnectionDetails(NatsProperties properties) {
+    public PropertiesNatsConnectionDetails(NatsConnectionProperties properties) {
         this(properties, null);
     }
 
@@ -147,7 +148,7 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         }
     }
 
-    private static void checkAuthentication(NatsProperties p) {
+    private static void checkAuthentication(NatsConnectionProperties p) {
         List<String> methods = new ArrayList<>();
         if (p.getCredentials() != null) {
             methods.add("varpulis.nats.credentials");
@@ -193,8 +194,9 @@ public class PropertiesNatsConnectionDetails implements NatsConnectionDetails {
         return file;
     }
 
-    private static @Nullable SslBundle sslBundle(NatsProperties p, List<String> servers, @Nullable SslBundles bundles) {
-        NatsProperties.Tls tls = p.getTls();
+    private static @Nullable SslBundle sslBundle(NatsConnectionProperties p, List<String> servers,
+            @Nullable SslBundles bundles) {
+        NatsConnectionProperties.Tls tls = p.getTls();
         boolean tlsUrl = servers.stream().anyMatch(s -> s.toLowerCase(Locale.ROOT).startsWith("tls://"));
         boolean files = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
         if (tls.getBundle() != null) {
