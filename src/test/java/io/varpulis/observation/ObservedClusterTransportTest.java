@@ -285,6 +285,48 @@ class ObservedClusterTransportTest {
             .isEmpty();
     }
 
+    @Test
+    void aSampledObservationThatAnUnsampledDeliverysProcessingStartsContinuesOnWhatItPublishes() throws Exception {
+        RouteEdge intoWork = new RouteEdge("child", "_external", "work");
+        RouteEdge intoOut = new RouteEdge("child", "work", "out");
+        List<String> outWith = new CopyOnWriteArrayList<>();
+        consumptions.add(containers
+            .create(VarpulisJetStream.routeEdgeConsumer(intoWork.to(), intoWork.subject(), fixture.consumer()),
+                    intoWork.to(), fixture.metrics.deliveries(intoWork.to(), SubstrateMetrics.UNPARTITIONED, true), 1,
+                    delivery -> {
+                        // The application's own observation, a new trace its sampler
+                        // keeps.
+                        Observation.createNotStarted("app.work", tracing.registry())
+                            .observe(() -> transport
+                                .publish(new OutboundMessage(intoOut.subject(),
+                                        fixture.codec.encode(Event.of("Worked", Map.of("n", "1"))), "child:out"))
+                                .join());
+                        return java.util.concurrent.CompletableFuture
+                            .completedFuture(io.varpulis.container.Outcome.applied());
+                    })
+            .start());
+        RouteIngress out = new RouteIngress(intoOut, List.of("*"),
+                TestPipelines.deployed(intoOut.group(), intoOut.to(), (event, context) -> List.of(),
+                        new InMemoryKeyValueState()),
+                OutputEmitter.NONE, fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consume(intoOut, out, outWith);
+
+        String unsampled = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+        fixture.transport
+            .publish(new OutboundMessage(intoWork.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
+                    "child:1", Map.of("traceparent", unsampled), null, null))
+            .get();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.named("process " + Destinations.ROUTE).size() == 1);
+        MutableSpan work = tracing.named("app.work").get(0);
+        MutableSpan send = tracing.named("send " + Destinations.ROUTE).get(0);
+        MutableSpan received = tracing.named("process " + Destinations.ROUTE).get(0);
+        assertThat(outWith).singleElement().asString().startsWith("00-" + work.traceId()).endsWith("-01");
+        assertThat(send.parentId()).as("the publish is the application observation's child").isEqualTo(work.id());
+        assertThat(received.parentId()).isEqualTo(send.id());
+        assertThat(received.traceId()).isEqualTo(work.traceId());
+    }
+
     private void consume(RouteEdge edge, RouteIngress ingress, List<String> seenWith) {
         consumptions.add(containers
             .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), fixture.consumer()), edge.to(),
