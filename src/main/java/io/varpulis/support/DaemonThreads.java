@@ -1,10 +1,13 @@
 package io.varpulis.support;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionHandler;
 
 /**
  * The one way this project makes background threads: daemon threads with a recognisable
@@ -15,11 +18,15 @@ import java.util.concurrent.ThreadPoolExecutor;
  * shut down by the context). They keep taking tasks after the context began to close and
  * are shut down when the context destroys them, after every lifecycle stopped: a worker
  * draining its pipelines at stop still heartbeats, and a state write confirmed during the
- * drain is still settled. A task handed over once the context destroyed them is dropped:
- * the node is gone, and an exception would only reach the thread that handed it over (a
- * jnats thread completing a PubAck).
+ * drain is still settled: with {@code acceptTasksAfterContextClose}, Spring neither
+ * pauses them when the lifecycles stop nor shuts them down early on the context's close
+ * event. A task handed over once the context destroyed them is dropped with a WARN naming
+ * the executor: the node is gone, and an exception would only reach the thread that
+ * handed it over (a jnats thread completing a PubAck).
  */
 public final class DaemonThreads {
+
+    private static final Logger log = LoggerFactory.getLogger(DaemonThreads.class);
 
     private DaemonThreads() {
     }
@@ -47,7 +54,7 @@ public final class DaemonThreads {
         scheduler.setThreadNamePrefix(prefix + "-");
         scheduler.setDaemon(true);
         scheduler.setAcceptTasksAfterContextClose(true);
-        scheduler.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
+        scheduler.setRejectedExecutionHandler(dropped(prefix));
         return scheduler;
     }
 
@@ -73,8 +80,16 @@ public final class DaemonThreads {
         executor.setThreadNamePrefix(prefix + "-");
         executor.setDaemon(true);
         executor.setAcceptTasksAfterContextClose(true);
-        executor.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
+        executor.setRejectedExecutionHandler(dropped(prefix));
         return executor;
+    }
+
+    /**
+     * What a pool does with a task once it is shut down: drops it and says so.
+     */
+    private static RejectedExecutionHandler dropped(String prefix) {
+        return (task, pool) -> log.warn("{} is shut down (the node is closing): a task handed over now is dropped",
+                prefix);
     }
 
 }
