@@ -48,14 +48,15 @@ class PackageLayersTest {
             "cluster.coordinator", // the coordinator: admission, liveness, placement,
                                    // leadership, the API's queries
             "dlq", // the dead-letter console
-            "aot", // the library's RuntimeHints: listener methods, JSON records,
-                   // properties
             "web", // the operator API
             "smoke", // the smoke-test command
             "demo", // the main job
             "testcontainers", // NatsConnectionDetails for @ServiceConnection containers
             "docker.compose", // NatsConnectionDetails for spring-boot-docker-compose
-            "autoconfigure"); // every @AutoConfiguration, on top of what it wires
+            "autoconfigure", // every @AutoConfiguration and properties class, on top of
+                             // what it wires
+            "aot"); // the library's RuntimeHints: listener methods, JSON records, and the
+                    // properties classes of autoconfigure
 
     private static final JavaClasses MAIN = new ClassFileImporter().importPath(Path.of("target/classes"));
 

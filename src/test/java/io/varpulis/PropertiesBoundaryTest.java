@@ -44,10 +44,6 @@ class PropertiesBoundaryTest {
             "io.varpulis.cluster.worker.HeartbeatPublisher -> ClusterProperties",
             "io.varpulis.cluster.worker.WorkerNode -> ClusterProperties",
             "io.varpulis.cluster.worker.WorkerRegistration -> ClusterProperties",
-            "io.varpulis.demo.BruteForceDemo -> LeaderReachProperties",
-            "io.varpulis.dlq.DeadLetterConsole -> DeadLetterProperties",
-            "io.varpulis.jetstream.LeaderReachReconnect -> LeaderReachProperties",
-            "io.varpulis.messaging.NatsListenerContainerFactory -> NatsListenerProperties",
             "io.varpulis.web.ClusterApiController -> NodeSecurityProperties",
             "io.varpulis.web.ClusterHttpSecurity -> NodeSecurityProperties");
 

@@ -1,6 +1,6 @@
 package io.varpulis;
 
-import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.transport.ParkReason;
 import org.junit.jupiter.api.Test;

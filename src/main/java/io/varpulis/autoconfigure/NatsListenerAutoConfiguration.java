@@ -10,7 +10,6 @@ import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
-import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
@@ -117,7 +116,7 @@ public class NatsListenerAutoConfiguration {
             ObjectProvider<JetStreamAdmin> admin, SubstrateMetrics metrics, PayloadConverter converter,
             NatsProperties nats, NatsListenerProperties listeners) {
         return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
-                ConsumerSettings.from(nats.getJetstream().getConsumer()), listeners);
+                ConsumerSettings.from(nats.getJetstream().getConsumer()), listeners.toSettings());
     }
 
     /**

@@ -2,13 +2,13 @@ package io.varpulis.aot;
 
 import io.nats.client.impl.Headers;
 import io.varpulis.container.DeathEnvelope;
-import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
-import io.varpulis.jetstream.LeaderReachProperties;
+import io.varpulis.autoconfigure.LeaderReachProperties;
 import io.varpulis.messaging.DeliveryMetadata;
 import io.varpulis.messaging.NatsHeader;
 import io.varpulis.messaging.NatsListener;
-import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.nats.NatsProperties;
 import io.varpulis.pipeline.Event;
