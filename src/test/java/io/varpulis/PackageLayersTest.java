@@ -48,16 +48,16 @@ class PackageLayersTest {
             "cluster.coordinator", // the coordinator: admission, liveness, placement,
                                    // leadership, the API's queries
             "dlq", // the dead-letter console
-            "aot", // the library's RuntimeHints: listener methods, JSON records,
-                   // properties
             "web", // the operator API
             "demo", // the main job
             "testcontainers", // NatsConnectionDetails for @ServiceConnection containers
             "docker.compose", // NatsConnectionDetails for spring-boot-docker-compose
-            "autoconfigure", // every @AutoConfiguration and the properties classes, on
-                             // top of what it wires
-            "smoke"); // the smoke-test command: binds the node's properties outside a
-                      // context, as the auto-configuration does
+            "autoconfigure", // every @AutoConfiguration and properties class, on top of
+                             // what it wires
+            "smoke", // the smoke-test command: binds the node's properties outside a
+                     // context, as the auto-configuration does
+            "aot"); // the library's RuntimeHints: listener methods, JSON records, and the
+                    // properties classes of autoconfigure
 
     private static final JavaClasses MAIN = new ClassFileImporter().importPath(Path.of("target/classes"));
 

@@ -1,7 +1,7 @@
 package io.varpulis;
 
 import io.varpulis.autoconfigure.JetStreamConsumerProperties;
-import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.transport.ParkReason;
 import org.junit.jupiter.api.Test;
 

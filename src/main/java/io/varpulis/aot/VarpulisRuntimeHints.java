@@ -2,13 +2,13 @@ package io.varpulis.aot;
 
 import io.varpulis.container.DeathEnvelope;
 import io.varpulis.dlq.DeadLetterPage;
-import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.dlq.PurgeReport;
 import io.varpulis.dlq.ReplayReport;
 import io.varpulis.dlq.ReplayRequest;
-import io.varpulis.jetstream.LeaderReachProperties;
-import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.autoconfigure.LeaderReachProperties;
+import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.nats.SubstrateEditor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;

@@ -1,103 +1,45 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.cluster.node.ClusterProperties;
-import io.varpulis.cluster.node.ClusterRole;
-import io.varpulis.cluster.node.NodeIdentity;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.util.ClassUtils;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 
 /**
- * Reads ADR-007's environment variables {@code VARPULIS_COORDINATOR_ID} and
- * {@code VARPULIS_WORKER_ID} as {@code varpulis.cluster.coordinator-id} and
- * {@code varpulis.cluster.worker-id}, and gives a cluster node
- * ({@code varpulis.cluster.enabled=true}) its default {@code varpulis.nats.inbox-prefix},
- * {@code _INBOX_{role}_{id}} ({@link NodeIdentity#inboxPrefix}). They rank below every
- * other source, so an explicit property or {@code VARPULIS_CLUSTER_COORDINATORID} wins.
+ * Runs the node's own environment post-processors, registered under
+ * {@value #NODE_FACTORIES} in the node's jar (its ids from ADR-007's variables, its inbox
+ * prefix), and refuses a cluster node ({@code varpulis.cluster.enabled=true}) where there
+ * is none: the library jar carries neither the node's classes nor that file (issue 35:
+ * one boundary, declared by package), so this class names no node class.
  */
 public class ClusterEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
-    /** Name of the property source this adds. */
-    public static final String SOURCE = "varpulisAdrEnvironmentAliases";
-
-    private static final String INBOX_PREFIX = "varpulis.nats.inbox-prefix";
-
-    private static final String NODE_CLASS = "io.varpulis.cluster.node.NodeIdentity";
-
-    private static final Map<String, String> ALIASES = Map.of("VARPULIS_COORDINATOR_ID",
-            "varpulis.cluster.coordinator-id", "VARPULIS_WORKER_ID", "varpulis.cluster.worker-id");
-
-    @Override
-    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        Map<String, Object> values = new LinkedHashMap<>();
-        ALIASES.forEach((variable, property) -> {
-            String value = environment.getProperty(variable);
-            if (value != null && !value.isBlank()) {
-                values.put(property, value.trim());
-            }
-        });
-        MapPropertySource source = new MapPropertySource(SOURCE, values);
-        environment.getPropertySources().addLast(source);
-        String inboxPrefix = defaultInboxPrefix(Binder.get(environment), application.getClassLoader());
-        if (inboxPrefix != null) {
-            values.put(INBOX_PREFIX, inboxPrefix);
-        }
-        if (values.isEmpty()) {
-            environment.getPropertySources().remove(SOURCE);
-        }
-    }
+    /**
+     * Where the node registers its environment post-processors, as
+     * {@code org.springframework.boot.EnvironmentPostProcessor=...}; the library jar
+     * excludes it with the node's other {@code META-INF/spring} files.
+     */
+    public static final String NODE_FACTORIES = "META-INF/spring/io.varpulis.autoconfigure.node.factories";
 
     /**
-     * @return the node's inbox prefix, or {@code null} when this is no cluster node, the
-     * prefix is set, or a bad role or id (which the node's beans then refuse at startup,
-     * naming the property)
      * @throws IllegalStateException on a cluster node run from the library jar, which
      * does not carry the node
      */
-    private static String defaultInboxPrefix(Binder binder, ClassLoader classLoader) {
-        if (!binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false)
-                || binder.bind(INBOX_PREFIX, String.class).isBound()) {
-            return null;
-        }
-        if (!ClassUtils.isPresent(NODE_CLASS, classLoader)) {
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        List<EnvironmentPostProcessor> node = SpringFactoriesLoader
+            .forResourceLocation(NODE_FACTORIES, application.getClassLoader())
+            .load(EnvironmentPostProcessor.class);
+        if (node.isEmpty() && Binder.get(environment).bind("varpulis.cluster.enabled", Boolean.class).orElse(false)) {
             throw new IllegalStateException("varpulis.cluster.enabled=true asks for a cluster node, which the library "
                     + "jar io.varpulis:varpulis-cluster does not carry: run the node's jar (java -jar "
                     + "varpulis-cluster-<version>.jar, or the varpulis-cluster-<version>-exec.jar artifact), or leave "
                     + "varpulis.cluster.enabled unset in a service that uses the substrate");
         }
-        return NodeInbox.prefix(binder);
-    }
-
-    /**
-     * The node's classes, used only on a node: the library jar does not carry them (issue
-     * 22).
-     */
-    private static final class NodeInbox {
-
-        private NodeInbox() {
-        }
-
-        static String prefix(Binder binder) {
-            try {
-                ClusterProperties cluster = new ClusterProperties();
-                binder.bind("varpulis.cluster.role", ClusterRole.class).ifBound(cluster::setRole);
-                binder.bind("varpulis.cluster.worker-id", String.class).ifBound(cluster::setWorkerId);
-                binder.bind("varpulis.cluster.coordinator-id", String.class).ifBound(cluster::setCoordinatorId);
-                return NodeIdentity.inboxPrefix(cluster);
-            }
-            catch (BindException | InvalidConfigurationPropertyValueException e) {
-                return null;
-            }
-        }
-
+        node.forEach(postProcessor -> postProcessor.postProcessEnvironment(environment, application));
     }
 
 }

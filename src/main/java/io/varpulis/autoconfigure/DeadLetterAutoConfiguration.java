@@ -3,7 +3,6 @@ package io.varpulis.autoconfigure;
 import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
-import io.varpulis.dlq.DeadLetterProperties;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
@@ -42,7 +41,7 @@ public class DeadLetterAutoConfiguration {
     @ConditionalOnMissingBean
     public DeadLetterConsole deadLetterConsole(Connection connection, ClusterTransport transport, EventCodec codec,
             DeadLetterProperties properties) {
-        return new DeadLetterConsole(connection, transport, codec.mapper(), properties);
+        return new DeadLetterConsole(connection, transport, codec.mapper(), properties.toSettings());
     }
 
     /**

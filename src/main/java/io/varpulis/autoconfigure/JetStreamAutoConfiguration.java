@@ -6,7 +6,6 @@ import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
 import io.varpulis.jetstream.JetStreamProvisioner;
 import io.varpulis.jetstream.JetStreamUnavailableException;
-import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
@@ -99,7 +98,7 @@ public class JetStreamAutoConfiguration {
     @ConditionalOnMissingBean
     public LeaderReachReconnect leaderReachReconnect(Connection connection, JetStreamAdmin admin,
             LeaderReachProperties properties) {
-        return new LeaderReachReconnect(connection, admin, properties);
+        return new LeaderReachReconnect(connection, admin, properties.toSettings());
     }
 
 }

@@ -9,7 +9,6 @@ import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
-import io.varpulis.messaging.NatsListenerProperties;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
@@ -117,7 +116,7 @@ public class NatsListenerAutoConfiguration {
             ObjectProvider<JetStreamAdmin> admin, SubstrateMetrics metrics, PayloadConverter converter,
             JetStreamConsumerProperties nats, NatsListenerProperties listeners) {
         return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
-                nats.toSettings(), listeners);
+                nats.toSettings(), listeners.toSettings());
     }
 
     /**

@@ -4,7 +4,6 @@ import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -6,7 +6,6 @@ import io.nats.client.Options;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsConnectionEvents;
@@ -64,6 +63,14 @@ public final class BruteForceDemo {
      * whose coordinators leave it alone (SPEC section 9).
      */
     static final String CLUSTER = "varpulis-demo";
+
+    /**
+     * The demo's driver leaves a server cut off from the stream leaders as a node does
+     * with the default {@code varpulis.nats.jetstream.leader-reach.*}: 2 s checks, a
+     * reconnect after 15 s (longer than a stream leader election).
+     */
+    static final LeaderReachReconnect.Settings LEADER_REACH = new LeaderReachReconnect.Settings(Duration.ofSeconds(15),
+            Duration.ofSeconds(2));
 
     /** Progress (lines streamed, messages pending) is printed this often. */
     static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -268,8 +275,8 @@ public final class BruteForceDemo {
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
             // The demo publishes like a node: away from a server that cannot reach the
             // stream leaders.
-            try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin,
-                    new LeaderReachProperties()); GivenUpWatch givenUp = new GivenUpWatch(connection)) {
+            try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin, LEADER_REACH);
+                    GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                         NodeApi.PASSWORD, lines.size());
                 NodeProcess coordinator = run.coordinator();

@@ -87,19 +87,19 @@ public class DeadLetterConsole {
 
     private final ObjectReader envelopes;
 
-    private final DeadLetterProperties properties;
+    private final DeadLetterSettings settings;
 
     /**
      * @param connection an open connection to a JetStream-enabled server
      * @param transport re-publishes replayed events (on JetStream, so the replay is
      * confirmed by a PubAck)
      * @param mapper reads death envelopes
-     * @param properties page sizes, replay bounds, and whether writes are enabled
+     * @param settings page sizes, replay bounds, and whether writes are enabled
      * @throws IllegalStateException when the connection cannot open the JetStream
      * management API
      */
     public DeadLetterConsole(Connection connection, ClusterTransport transport, ObjectMapper mapper,
-            DeadLetterProperties properties) {
+            DeadLetterSettings settings) {
         try {
             this.jsm = connection.jetStreamManagement();
         }
@@ -111,7 +111,7 @@ public class DeadLetterConsole {
         // Fields a newer parker adds must not make an envelope unreplayable.
         this.envelopes = mapper.readerFor(DeathEnvelope.class)
             .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-        this.properties = properties;
+        this.settings = settings;
     }
 
     /**
@@ -128,10 +128,10 @@ public class DeadLetterConsole {
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
     public DeadLetterPage list(DeadLetterQuery query) {
-        int limit = query.limit() == null ? properties.getPageSize() : query.limit();
-        if (limit < 1 || limit > properties.getMaxPageSize()) {
+        int limit = query.limit() == null ? settings.pageSize() : query.limit();
+        if (limit < 1 || limit > settings.maxPageSize()) {
             throw new IllegalArgumentException("limit " + limit + " is out of range: give 1 to "
-                    + properties.getMaxPageSize() + " (varpulis.dlq.max-page-size)");
+                    + settings.maxPageSize() + " (varpulis.dlq.max-page-size)");
         }
         String filter = query.unit() == null ? ALL_SUBJECTS : DurableNames.dlqSubject(query.unit());
         StreamState state = state(filter);
@@ -152,7 +152,7 @@ public class DeadLetterConsole {
         if (query.until() != null) {
             hi = firstPositionAtOrAfter(query.until(), lo, hi) - 1;
         }
-        long budget = properties.getMaxPageBytes().toBytes();
+        long budget = settings.maxPageBytes().toBytes();
         List<ParkedEvent> events = new ArrayList<>();
         long bytes = 0;
         boolean full = false;
@@ -252,7 +252,7 @@ public class DeadLetterConsole {
                 if (message.isEmpty()) {
                     break;
                 }
-                if (run.count() == properties.getMaxReplayBatch()) {
+                if (run.count() == settings.maxReplayBatch()) {
                     run.more = true;
                     break;
                 }
@@ -320,11 +320,11 @@ public class DeadLetterConsole {
      * @return {@code true} when replay and purge are enabled on this node
      */
     public boolean writeEnabled() {
-        return properties.isWriteEnabled();
+        return settings.writeEnabled();
     }
 
     private void requireWritable(String action, Caller caller) {
-        if (!properties.isWriteEnabled()) {
+        if (!settings.writeEnabled()) {
             AuditLog.refused(caller.describe(), "DLQ " + action + ": varpulis.dlq.write-enabled is false");
             throw new DeadLetterWritesDisabledException(action);
         }
@@ -375,7 +375,7 @@ public class DeadLetterConsole {
      * A page's event as a list shows it: a payload longer than max-payload-shown is cut.
      */
     private ParkedEvent shown(ParkedEvent event) {
-        long shown = properties.getMaxPayloadShown().toBytes();
+        long shown = settings.maxPayloadShown().toBytes();
         if (event.envelope() == null) {
             return event;
         }
@@ -539,7 +539,7 @@ public class DeadLetterConsole {
                     .publish(new OutboundMessage(envelope.originalSubject(), envelope.originalPayload(),
                             "replay:" + sequence + ":" + UUID.randomUUID())
                         .withHeaders(ParkedTrace.replayHeaders(event)))
-                    .get(properties.getReplayTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    .get(settings.replayTimeout().toMillis(), TimeUnit.MILLISECONDS);
             }
             catch (ExecutionException | TimeoutException | RuntimeException e) {
                 unconfirmed(event, notConfirmed(envelope.originalSubject(), e));
@@ -575,7 +575,7 @@ public class DeadLetterConsole {
                     : error;
             if (cause instanceof TimeoutException) {
                 return "publish to " + subject + " was not confirmed: no PubAck within "
-                        + properties.getReplayTimeout().toMillis() + " ms";
+                        + settings.replayTimeout().toMillis() + " ms";
             }
             return cause instanceof PublishException ? cause.getMessage()
                     : "publish to " + subject + " failed: " + cause;

@@ -60,13 +60,13 @@ public class LeaderReachReconnect implements AutoCloseable {
      * Starts checking at once, every {@code check-interval}.
      * @param connection the node's connection
      * @param admin knows the streams the node uses
-     * @param properties {@code varpulis.nats.jetstream.leader-reach.*}
+     * @param settings {@code varpulis.nats.jetstream.leader-reach.*}
      * @throws InvalidConfigurationPropertyValueException naming {@code reconnect-after}
      * when it is shorter than {@code check-interval} (and not 0)
      */
-    public LeaderReachReconnect(Connection connection, JetStreamAdmin admin, LeaderReachProperties properties) {
-        Duration interval = properties.getCheckInterval();
-        Duration reconnectAfter = properties.getReconnectAfter();
+    public LeaderReachReconnect(Connection connection, JetStreamAdmin admin, Settings settings) {
+        Duration interval = settings.checkInterval();
+        Duration reconnectAfter = settings.reconnectAfter();
         if (!reconnectAfter.isZero() && reconnectAfter.compareTo(interval) < 0) {
             throw new InvalidConfigurationPropertyValueException("varpulis.nats.jetstream.leader-reach.reconnect-after",
                     reconnectAfter, "It must be 0 (never reconnect) or at least varpulis.nats.jetstream.leader-reach"
@@ -145,6 +145,18 @@ public class LeaderReachReconnect implements AutoCloseable {
         catch (Exception e) {
             log.debug("leader reach check failed: {}", e.toString());
         }
+    }
+
+    /**
+     * When to leave a server ({@code varpulis.nats.jetstream.leader-reach.*}).
+     *
+     * @param reconnectAfter how long the connected server may fail to reach a stream
+     * leader before a reconnect; 0 never reconnects
+     * @param checkInterval how often the server is asked, and the longest wait for each
+     * answer
+     */
+    public record Settings(Duration reconnectAfter, Duration checkInterval) {
+
     }
 
 }

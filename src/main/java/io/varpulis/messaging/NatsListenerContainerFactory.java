@@ -15,6 +15,7 @@ import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedLi
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Makes the container of one {@link NatsListener} method: merges the annotation with
@@ -35,7 +36,7 @@ public class NatsListenerContainerFactory {
 
     private final ConsumerSettings defaults;
 
-    private final NatsListenerProperties listeners;
+    private final Map<String, ListenerSettings> listeners;
 
     /**
      * @param containers runs each listener's durable consumer (and gives the transport)
@@ -43,11 +44,11 @@ public class NatsListenerContainerFactory {
      * @param metrics the meters of the event paths
      * @param converter converts payloads
      * @param defaults the consumer defaults
-     * @param listeners the overrides from {@code application.yml}
+     * @param listeners the overrides from {@code application.yml}, by listener id
      */
     public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
             SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
-            NatsListenerProperties listeners) {
+            Map<String, ListenerSettings> listeners) {
         this.containers = containers;
         this.admin = admin;
         this.metrics = metrics;
@@ -94,31 +95,29 @@ public class NatsListenerContainerFactory {
             throw new IllegalStateException(where + ": the id names the durable consumer and the DLQ subject, so it "
                     + "may only hold letters, digits, '-' and '_'");
         }
-        NatsListenerProperties.Listener overrides = listeners.getListeners()
-            .getOrDefault(id, new NatsListenerProperties.Listener());
-        String subject = overrides.getSubject() != null ? overrides.getSubject() : annotation.subject();
+        ListenerSettings overrides = listeners.getOrDefault(id, ListenerSettings.NONE);
+        String subject = overrides.subject() != null ? overrides.subject() : annotation.subject();
         if (subject.isBlank()) {
             throw new IllegalStateException(where + " has no subject: set subject = \"...\" or "
                     + "varpulis.nats.listeners." + id + ".subject");
         }
-        int concurrency = overrides.getConcurrency() != null ? overrides.getConcurrency()
+        int concurrency = overrides.concurrency() != null ? overrides.concurrency()
                 : Math.max(annotation.concurrency(), 1);
         if (concurrency < 1) {
             throw new IllegalStateException(
                     "varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got " + concurrency);
         }
-        String sendTo = overrides.getSendTo() != null ? overrides.getSendTo() : annotation.sendTo();
+        String sendTo = overrides.sendTo() != null ? overrides.sendTo() : annotation.sendTo();
         ListenerMethod method = ListenerMethod.of(found.bean(), found.method());
         if (method.returnsValue() && !method.returnsOutboundEvent() && sendTo.isBlank()) {
             throw new IllegalStateException(where + " returns a value but has no sendTo subject: set sendTo = "
                     + "\"...\" or varpulis.nats.listeners." + id + ".send-to, or return an OutboundEvent");
         }
         List<Class<? extends Throwable>> notRetryable = Arrays.asList(annotation.notRetryable());
-        return new ListenerEndpoint(id, subject,
-                overrides.getStream() != null ? overrides.getStream() : annotation.stream(), concurrency,
-                overrides.getMaxDeliver() != null ? overrides.getMaxDeliver() : annotation.maxDeliver(),
-                overrides.getMaxAckPending() != null ? overrides.getMaxAckPending() : annotation.maxAckPending(),
-                sendTo, notRetryable, method);
+        return new ListenerEndpoint(id, subject, overrides.stream() != null ? overrides.stream() : annotation.stream(),
+                concurrency, overrides.maxDeliver() != null ? overrides.maxDeliver() : annotation.maxDeliver(),
+                overrides.maxAckPending() != null ? overrides.maxAckPending() : annotation.maxAckPending(), sendTo,
+                notRetryable, method);
     }
 
     /**

@@ -5,7 +5,6 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
 import io.varpulis.autoconfigure.NatsConnectionProperties;
 import io.varpulis.autoconfigure.PropertiesNatsConnectionDetails;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.NodeIdentity;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.StreamDeclaration;
@@ -108,18 +107,14 @@ public final class SmokeTest {
         NatsSettings nats = NatsSettings.bind(binder);
         NatsConnectionProperties properties = nats.connection();
         if (role != null) {
-            ClusterProperties cluster = binder.bind("varpulis.cluster", ClusterProperties.class)
-                .orElseGet(ClusterProperties::new);
             // ADR-007's variables, as the node reads them.
-            if (cluster.getWorkerId() == null) {
-                cluster.setWorkerId(environment.getProperty("VARPULIS_WORKER_ID"));
-            }
-            if (cluster.getCoordinatorId() == null) {
-                cluster.setCoordinatorId(environment.getProperty("VARPULIS_COORDINATOR_ID"));
-            }
+            String workerId = binder.bind("varpulis.cluster.worker-id", String.class)
+                .orElseGet(() -> environment.getProperty("VARPULIS_WORKER_ID"));
+            String coordinatorId = binder.bind("varpulis.cluster.coordinator-id", String.class)
+                .orElseGet(() -> environment.getProperty("VARPULIS_COORDINATOR_ID"));
             try {
-                String id = role.equals("worker") ? NodeIdentity.workerId(cluster)
-                        : NodeIdentity.coordinatorId(cluster, Substrate.JETSTREAM);
+                String id = role.equals("worker") ? NodeIdentity.workerId(workerId)
+                        : NodeIdentity.coordinatorId(coordinatorId, Substrate.JETSTREAM);
                 if (properties.getInboxPrefix() == null) {
                     // The inbox the node connects with (varpulis.nats.inbox-prefix's
                     // default).

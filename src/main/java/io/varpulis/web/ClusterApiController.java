@@ -70,7 +70,7 @@ public class ClusterApiController {
 
     private final String substrate;
 
-    private final NodeSecurityProperties limits;
+    private final ApiLimits limits;
 
     /**
      * Warns when {@code varpulis.security.max-request-size} is above the server's
@@ -84,19 +84,19 @@ public class ClusterApiController {
      * the body limit
      */
     public ClusterApiController(ClusterQueries cluster, GroupDeclarations groups, EventInjector injector,
-            ClusterTransport transport, NodeSecurityProperties limits) {
+            ClusterTransport transport, ApiLimits limits) {
         this.cluster = cluster;
         this.groups = groups;
         this.injector = injector;
         this.substrate = transport.substrate().id();
         this.limits = limits;
         long server = transport.maxPayload();
-        if (server > 0 && limits.getMaxRequestSize().toBytes() > server) {
+        if (server > 0 && limits.maxRequestSize().toBytes() > server) {
             log.warn(
                     "varpulis.security.max-request-size ({} bytes) is above the NATS server's max_payload ({} bytes): "
                             + "an injected event larger than max_payload is read, then answered 413; lower "
                             + "varpulis.security.max-request-size to {} or raise the server's max_payload",
-                    limits.getMaxRequestSize().toBytes(), server, server);
+                    limits.maxRequestSize().toBytes(), server, server);
         }
     }
 
@@ -313,9 +313,9 @@ public class ClusterApiController {
     }
 
     private void checkLimits(Event event) {
-        if (event.eventType() != null && event.eventType().length() > limits.getMaxEventTypeLength()) {
+        if (event.eventType() != null && event.eventType().length() > limits.maxEventTypeLength()) {
             throw new IllegalArgumentException("event_type is " + event.eventType().length() + " characters long; "
-                    + "at most " + limits.getMaxEventTypeLength() + " (varpulis.security.max-event-type-length)");
+                    + "at most " + limits.maxEventTypeLength() + " (varpulis.security.max-event-type-length)");
         }
         if (event.eventType() != null && !EVENT_TYPE.matcher(event.eventType()).matches()) {
             throw new IllegalArgumentException("event_type may hold only letters, digits, '.', '_', ':' and '-' "
@@ -325,11 +325,11 @@ public class ClusterApiController {
             event.fields()
                 .keySet()
                 .stream()
-                .filter(name -> name.length() > limits.getMaxFieldNameLength())
+                .filter(name -> name.length() > limits.maxFieldNameLength())
                 .findFirst()
                 .ifPresent(name -> {
                     throw new IllegalArgumentException("field name '" + name.substring(0, 32) + "...' is "
-                            + name.length() + " characters long; at most " + limits.getMaxFieldNameLength()
+                            + name.length() + " characters long; at most " + limits.maxFieldNameLength()
                             + " (varpulis.security.max-field-name-length)");
                 });
         }

@@ -10,6 +10,7 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.ExceptionTranslationFilter;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The security filter chain of a cluster node (SPEC section 10), built on Spring
@@ -46,7 +47,10 @@ public final class ClusterHttpSecurity {
 
     /**
      * @param http Spring Security's builder
-     * @param properties body limit and whether Prometheus is open
+     * @param maxRequestSize the largest request body
+     * ({@code varpulis.security.max-request-size}), larger is a 413
+     * @param openPrometheus whether Prometheus scrapes without credentials
+     * ({@code varpulis.security.open-prometheus})
      * @param actuatorBasePath {@code management.endpoints.web.base-path}
      * @param separateManagementPort whether Actuator is served on its own port
      * ({@code management.server.port})
@@ -56,15 +60,15 @@ public final class ClusterHttpSecurity {
      * the application port
      * @throws Exception as {@link HttpSecurity#build()}
      */
-    public static SecurityFilterChain build(HttpSecurity http, NodeSecurityProperties properties,
+    public static SecurityFilterChain build(HttpSecurity http, DataSize maxRequestSize, boolean openPrometheus,
             String actuatorBasePath, boolean separateManagementPort, boolean jwt) throws Exception {
-        if (properties.isOpenPrometheus() && !separateManagementPort) {
+        if (openPrometheus && !separateManagementPort) {
             throw new InvalidConfigurationPropertyValueException("varpulis.security.open-prometheus", true,
                     "Prometheus may scrape without credentials only on a separate management port: set "
                             + "management.server.port (the chart uses 8081), or leave open-prometheus off and give "
                             + "Prometheus a VIEWER's credentials");
         }
-        ApiAccessRules rules = ApiAccessRules.of(actuatorBasePath, properties.isOpenPrometheus());
+        ApiAccessRules rules = ApiAccessRules.of(actuatorBasePath, openPrometheus);
         ApiSecurityErrors errors = new ApiSecurityErrors(rules, jwt);
         http.authorizeHttpRequests(requests -> {
             for (ApiAccessRules.Rule rule : rules.rules()) {
@@ -87,7 +91,7 @@ public final class ClusterHttpSecurity {
         http.sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
         http.csrf(csrf -> csrf.disable());
         http.addFilterBefore(new RequestAudit(), ExceptionTranslationFilter.class);
-        http.addFilterAfter(new RequestSizeLimitFilter(properties.getMaxRequestSize()), AuthorizationFilter.class);
+        http.addFilterAfter(new RequestSizeLimitFilter(maxRequestSize), AuthorizationFilter.class);
         return http.build();
     }
 

@@ -4,7 +4,8 @@ import io.varpulis.autoconfigure.node.ClusterStreamsAutoConfiguration;
 import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.cluster.coordinator.ClusterQueries;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.autoconfigure.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
@@ -137,6 +138,11 @@ class ClusterStartupValidationTest {
                 assertThat(cause(context.getStartupFailure()).getName())
                     .isEqualTo("varpulis.cluster.heartbeat-timeout");
             });
+    }
+
+    @Test
+    void theDefaultClusterNameIsTheOneOlderNodesAreTakenToHave() {
+        assertThat(new ClusterProperties().getName()).isEqualTo(Commands.DEFAULT_CLUSTER);
     }
 
     @Test

@@ -5,7 +5,6 @@ import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
-import io.varpulis.dlq.DeadLetterProperties;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -175,7 +174,8 @@ class DeadLetterAutoConfigurationTest {
 
         @Bean
         DeadLetterConsole ownConsole(Connection connection, ClusterTransport transport, EventCodec codec) {
-            return new DeadLetterConsole(connection, transport, codec.mapper(), new DeadLetterProperties());
+            return new DeadLetterConsole(connection, transport, codec.mapper(),
+                    new DeadLetterProperties().toSettings());
         }
 
     }

@@ -21,6 +21,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.DefaultResourceLoader;
 
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -39,8 +40,14 @@ class LibraryJarTest {
     @RegisterExtension
     static final NatsServerExtension nats = NatsServerExtension.jetStream();
 
-    private static final FilteredClassLoader LIBRARY_JAR = new FilteredClassLoader("io.varpulis.cluster.",
-            "io.varpulis.web.", "io.varpulis.demo.", "io.varpulis.smoke.", "io.varpulis.autoconfigure.node.");
+    /**
+     * What the library jar lacks: the node's packages, and its {@code META-INF/spring}
+     * files.
+     */
+    private static final FilteredClassLoader LIBRARY_JAR = new FilteredClassLoader(name -> Stream
+        .of("io.varpulis.cluster.", "io.varpulis.web.", "io.varpulis.demo.", "io.varpulis.smoke.",
+                "io.varpulis.autoconfigure.node.", "META-INF/spring/io.varpulis.autoconfigure.node.")
+        .anyMatch(name::startsWith));
 
     @SpringBootConfiguration
     @EnableAutoConfiguration

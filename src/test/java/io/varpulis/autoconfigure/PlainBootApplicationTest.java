@@ -91,9 +91,12 @@ class PlainBootApplicationTest {
         String[] worker = { "varpulis.nats.substrate=jetstream", "varpulis.cluster.enabled=true",
                 "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=plain-app" };
         // The node's auto-configurations are the node's own (issue 35): a property alone
-        // starts no node.
+        // starts no node, and says so rather than run without one.
         runner.withPropertyValues(worker)
-            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(WorkerNode.class));
+            .run(context -> assertThat(context).hasFailed()
+                .getFailure()
+                .isInstanceOf(NodeNotImportedException.class)
+                .hasMessageContaining("ImportNodeAutoConfiguration"));
         runner.withUserConfiguration(NodeApplication.class).withPropertyValues(worker).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(WorkerNode.class).doesNotHaveBean(CoordinatorNode.class);

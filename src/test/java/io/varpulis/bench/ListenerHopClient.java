@@ -8,7 +8,7 @@ import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
-import io.varpulis.messaging.NatsListenerProperties;
+import io.varpulis.messaging.ListenerSettings;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
@@ -156,10 +156,8 @@ final class ListenerHopClient implements HopClient {
 
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
-        NatsListenerProperties listeners = new NatsListenerProperties();
-        NatsListenerProperties.Listener settings = new NatsListenerProperties.Listener();
-        settings.setSubject(edge.subject());
-        listeners.getListeners().put(ID, settings);
+        Map<String, ListenerSettings> listeners = Map.of(ID,
+                new ListenerSettings(edge.subject(), null, null, null, null, null));
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
         containers = new DeliveryContainerFactory(consuming, worker.parker, worker.properties.consumer().getNakDelay(),

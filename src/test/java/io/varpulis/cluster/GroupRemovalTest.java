@@ -4,7 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.varpulis.cluster.coordinator.GroupStore;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
@@ -43,7 +43,7 @@ class GroupRemovalTest {
             declareThenKillTheCoordinator(worker, "jetstream", "coord-zombie", "zombie");
             try (Connection operator = Nats.connect(nats.url())) {
                 operator.keyValue(ControlPlaneBuckets.GROUPS)
-                    .delete(GroupStore.key(ClusterProperties.DEFAULT_NAME, "zombie"));
+                    .delete(GroupStore.key(Commands.DEFAULT_CLUSTER, "zombie"));
             }
             assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).as("still running, unknowing")
                 .isEqualTo(3);

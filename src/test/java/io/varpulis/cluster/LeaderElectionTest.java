@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -141,7 +141,7 @@ class LeaderElectionTest {
             long epoch = leader.coordinator().leader().epoch();
             KeyValue bucket = intruder.keyValue(ControlPlaneBuckets.LEADER);
 
-            bucket.put(ClusterProperties.DEFAULT_NAME,
+            bucket.put(Commands.DEFAULT_CLUSTER,
                     "{\"leader\": \"intruder\", \"epoch\": 1}".getBytes(StandardCharsets.UTF_8));
 
             await().atMost(WAIT)

@@ -4,7 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.cluster.coordinator.WorkerRecord;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.test.BrokerTest;
@@ -114,7 +114,7 @@ class NatsOutageTest {
                     .doesNotHaveDuplicates();
 
                 try (Connection operator = Nats.connect(nats.url())) {
-                    operator.keyValue(ControlPlaneBuckets.GROUPS).delete(ClusterProperties.DEFAULT_NAME + ".outage");
+                    operator.keyValue(ControlPlaneBuckets.GROUPS).delete(Commands.DEFAULT_CLUSTER + ".outage");
                 }
                 await("the group store is still watched after the outage").atMost(WAIT)
                     .until(() -> node.group("outage").isEmpty()

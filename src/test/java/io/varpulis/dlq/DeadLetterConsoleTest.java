@@ -1,6 +1,7 @@
 package io.varpulis.dlq;
 
 import io.nats.client.api.MessageInfo;
+import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Substrate;
@@ -61,7 +62,7 @@ class DeadLetterConsoleTest {
         node.jsm().purgeStream(VarpulisJetStream.DLQ_STREAM);
         properties = new DeadLetterProperties();
         properties.setWriteEnabled(true);
-        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties);
+        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties.toSettings());
         envelopes = new ParkedEvents(node);
     }
 
@@ -204,6 +205,7 @@ class DeadLetterConsoleTest {
     void writeOperationsAreRefusedUnlessEnabled(CapturedOutput output) {
         long parked = park("detect", "kept");
         properties.setWriteEnabled(false);
+        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties.toSettings());
 
         assertThatThrownBy(() -> console.replay(ReplayRequest.ofSequence(parked), ALICE))
             .isInstanceOf(DeadLetterWritesDisabledException.class)
@@ -289,6 +291,7 @@ class DeadLetterConsoleTest {
     @Test
     void replayAllStopsAtTheBatchLimitAndSaysMoreAreLeft() {
         properties.setMaxReplayBatch(2);
+        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties.toSettings());
         park("enrich", "1");
         park("detect", "2");
         long third = park("enrich", "3");

@@ -2,6 +2,7 @@ package io.varpulis.dlq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.api.MessageInfo;
+import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.container.DeathEnvelope;
 import io.varpulis.delivery.OutputEmitter;
@@ -67,7 +68,7 @@ class DeadLetterSizeTest {
         node.jsm().purgeStream(VarpulisJetStream.DLQ_STREAM);
         properties = new DeadLetterProperties();
         properties.setWriteEnabled(true);
-        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties);
+        console = new DeadLetterConsole(node.connection, node.transport, node.codec.mapper(), properties.toSettings());
     }
 
     @AfterEach

@@ -7,7 +7,7 @@ import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.LeaderReachProperties;
+import io.varpulis.autoconfigure.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.test.BrokerTest;
@@ -57,7 +57,8 @@ class LeaderReachOnClusterTest {
             JetStreamAdmin admin = adminWithR3Stream(connection, STREAM, "leader.reach.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
-                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
+                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin,
+                            fastReach().toSettings())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 assertThat(health.health(true).getDetails()).containsEntry("server", "n3");
 
@@ -104,7 +105,8 @@ class LeaderReachOnClusterTest {
             JetStreamAdmin admin = adminWithR3Stream(connection, STREAM + "_MAJORITY", "leader.majority.>");
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
-                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, fastReach())) {
+                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin,
+                            fastReach().toSettings())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 // A paused server keeps its client connections open and silent: without
@@ -176,7 +178,7 @@ class LeaderReachOnClusterTest {
                 .build()));
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
-                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach.toSettings())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 cluster.pause(gone);
                 try {
@@ -203,7 +205,7 @@ class LeaderReachOnClusterTest {
         reach.setReconnectAfter(Duration.ofMillis(500));
         try (Connection connection = Nats.connect(cluster.url(0))) {
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
-            assertThatThrownBy(() -> new LeaderReachReconnect(connection, admin, reach))
+            assertThatThrownBy(() -> new LeaderReachReconnect(connection, admin, reach.toSettings()))
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessageContaining("varpulis.nats.jetstream.leader-reach.reconnect-after");
         }

@@ -6,7 +6,7 @@ import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.jetstream.JetStreamAdmin;
-import io.varpulis.jetstream.LeaderReachProperties;
+import io.varpulis.autoconfigure.LeaderReachProperties;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.test.BrokerTest;
@@ -65,7 +65,7 @@ class PartitionedServerTest {
                 .build()));
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
-                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach)) {
+                    LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach.toSettings())) {
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 long cut = System.nanoTime();

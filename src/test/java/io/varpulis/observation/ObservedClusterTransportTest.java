@@ -12,7 +12,7 @@ import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
-import io.varpulis.dlq.DeadLetterProperties;
+import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.DurableNames;
@@ -380,7 +380,7 @@ class ObservedClusterTransportTest {
         DeadLetterProperties properties = new DeadLetterProperties();
         properties.setWriteEnabled(true);
         DeadLetterConsole console = new DeadLetterConsole(fixture.connection, transport, fixture.codec.mapper(),
-                properties);
+                properties.toSettings());
         ParkedEvent shown = console.show(parked.getSeq());
         assertThat(shown.envelope()).as("the console shows the trace a parked event kept")
             .containsEntry("traceparent", traceparent);

@@ -3,7 +3,6 @@ package io.varpulis.substrate;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.delivery.DeployedPipeline;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;

@@ -1,7 +1,6 @@
 package io.varpulis.substrate;
 
 import io.nats.client.api.ConsumerConfiguration;
-import io.varpulis.jetstream.ConsumerSettings;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;

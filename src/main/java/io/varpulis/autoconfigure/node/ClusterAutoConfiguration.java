@@ -10,6 +10,7 @@ import io.varpulis.cluster.coordinator.ClusterState;
 import io.varpulis.cluster.coordinator.CoordinatorCommands;
 import io.varpulis.cluster.coordinator.CoordinatorGauges;
 import io.varpulis.cluster.coordinator.CoordinatorNode;
+import io.varpulis.cluster.coordinator.CoordinatorSettings;
 import io.varpulis.cluster.coordinator.GroupDeclarations;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.cluster.coordinator.GroupStore;
@@ -28,7 +29,6 @@ import io.varpulis.cluster.coordinator.UnregisteredWorkers;
 import io.varpulis.cluster.coordinator.WorkerAdmission;
 import io.varpulis.cluster.coordinator.WorkerHealthCheck;
 import io.varpulis.cluster.node.ClusterHealthIndicator;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.node.KeyValueLease;
 import io.varpulis.cluster.node.NodeIdentity;
@@ -39,6 +39,7 @@ import io.varpulis.cluster.worker.WorkerIdLease;
 import io.varpulis.cluster.worker.WorkerIdentity;
 import io.varpulis.cluster.worker.WorkerNode;
 import io.varpulis.cluster.worker.WorkerRegistration;
+import io.varpulis.cluster.worker.WorkerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
@@ -55,7 +56,6 @@ import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.RequestReply;
 import io.varpulis.web.ClusterApiController;
-import io.varpulis.web.NodeSecurityProperties;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -244,34 +244,46 @@ public class ClusterAutoConfiguration {
             return DaemonThreads.scheduler("varpulis-id-lease");
         }
 
+        /**
+         * The worker's cluster, limits and timing, checked: a bad value fails startup
+         * naming the property.
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerSettings workerSettings(ClusterProperties cluster) {
+            return NodeSettings.worker(cluster);
+        }
+
         @Bean
         @ConditionalOnMissingBean
         WorkerIdentity workerIdentity(ClusterProperties cluster, ClusterTransport transport, Environment environment) {
-            return new WorkerIdentity(NodeIdentity.workerId(cluster),
-                    NodeIdentity.address(cluster, environment.getProperty("server.port", "8080")),
+            return new WorkerIdentity(NodeIdentity.workerId(cluster.getWorkerId()),
+                    NodeIdentity.address(cluster.getAddress(), environment.getProperty("server.port", "8080")),
                     transport.substrate().id());
         }
 
         @Bean
         @ConditionalOnMissingBean
-        HeartbeatPublisher heartbeatPublisher(WorkerIdentity identity, ClusterProperties cluster,
+        HeartbeatPublisher heartbeatPublisher(WorkerIdentity identity, WorkerSettings settings,
                 ClusterTransport transport, PipelineHost host, EventCodec codec,
                 @Qualifier("varpulisHeartbeatScheduler") TaskScheduler scheduler) {
-            return new HeartbeatPublisher(identity.workerId(), cluster, transport, host, codec.mapper(), scheduler);
+            return new HeartbeatPublisher(identity.workerId(), settings, transport, host, codec.mapper(), scheduler);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        WorkerRegistration workerRegistration(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
-                PipelineHost host, HeartbeatPublisher heartbeats, RefusalExit exit) {
-            return new WorkerRegistration(identity, cluster, requests, host, heartbeats, exit);
+        WorkerRegistration workerRegistration(WorkerIdentity identity, WorkerSettings settings,
+                ClusterProperties cluster, CoreRequests requests, PipelineHost host, HeartbeatPublisher heartbeats,
+                RefusalExit exit) {
+            return new WorkerRegistration(identity, settings, NodeSettings.registration(cluster), requests, host,
+                    heartbeats, exit);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        CommandResponder commandResponder(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
+        CommandResponder commandResponder(WorkerIdentity identity, WorkerSettings settings, CoreRequests requests,
                 PipelineHost host, EventInjector injector, WorkerRegistration registration) {
-            return new CommandResponder(identity.workerId(), cluster, requests, host, injector, registration);
+            return new CommandResponder(identity.workerId(), settings, requests, host, injector, registration);
         }
 
         /**
@@ -280,18 +292,15 @@ public class ClusterAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean
-        WorkerNode workerNode(WorkerIdentity identity, ClusterProperties cluster, Substrate substrate,
+        WorkerNode workerNode(WorkerIdentity identity, WorkerSettings settings, Substrate substrate,
                 Connection connection, PipelineHost host, EventCodec codec, JetStreamStreamsProperties streams,
                 @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler, CommandResponder commands,
                 HeartbeatPublisher heartbeats, WorkerRegistration registration) {
-            NodeIdentity.checkHeartbeats(cluster);
-            NodeIdentity.checkLeases(cluster);
-            String clusterName = NodeIdentity.clusterName(cluster);
             WorkerIdLease idLease = substrate == Substrate.JETSTREAM ? WorkerIdLease.open(connection,
-                    identity.workerId(), clusterName, new KeyValueLease.Settings(cluster.getWorkerLeaseTtl(),
-                            streams.getReplicas(), cluster.getCommandTimeout()),
+                    identity.workerId(), settings.clusterName(), new KeyValueLease.Settings(settings.workerLeaseTtl(),
+                            streams.getReplicas(), settings.commandTimeout()),
                     codec.mapper()) : null;
-            return new WorkerNode(identity, cluster, connection, host, idLease, leaseScheduler,
+            return new WorkerNode(identity, settings, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
         }
 
@@ -332,14 +341,24 @@ public class ClusterAutoConfiguration {
             return DaemonThreads.scheduler("varpulis-group-resync");
         }
 
+        /**
+         * The coordinator's cluster and timing, checked: a bad value fails startup naming
+         * the property.
+         */
         @Bean
         @ConditionalOnMissingBean
-        LeaderElection leaderElection(ClusterProperties cluster, Substrate substrate, Connection connection,
-                JetStreamStreamsProperties streams, EventCodec codec,
+        CoordinatorSettings coordinatorSettings(ClusterProperties cluster) {
+            return NodeSettings.coordinator(cluster);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        LeaderElection leaderElection(ClusterProperties cluster, CoordinatorSettings settings, Substrate substrate,
+                Connection connection, JetStreamStreamsProperties streams, EventCodec codec,
                 @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
-            NodeIdentity.checkLeases(cluster);
-            String coordinatorId = NodeIdentity.coordinatorId(cluster, substrate);
-            String clusterName = NodeIdentity.clusterName(cluster);
+            NodeSettings.checkLeases(cluster);
+            String coordinatorId = NodeIdentity.coordinatorId(cluster.getCoordinatorId(), substrate);
+            String clusterName = settings.clusterName();
             return substrate == Substrate.JETSTREAM
                     ? LeaderElection.lease(connection, coordinatorId, clusterName,
                             new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
@@ -351,16 +370,16 @@ public class ClusterAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec,
-                JetStreamStreamsProperties streams, ClusterProperties cluster,
+                JetStreamStreamsProperties streams, CoordinatorSettings settings,
                 @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
             return substrate == Substrate.JETSTREAM ? GroupStore.jetStream(connection, codec.mapper(),
-                    streams.getReplicas(), NodeIdentity.clusterName(cluster), resyncs) : GroupStore.inMemory();
+                    streams.getReplicas(), settings.clusterName(), resyncs) : GroupStore.inMemory();
         }
 
         @Bean
         @ConditionalOnMissingBean
-        PlacementGate placementGate(ClusterProperties cluster, SubstrateMetrics metrics) {
-            return new PlacementGate(Clock.systemUTC(), cluster.getHeartbeatInterval(), metrics.registry());
+        PlacementGate placementGate(CoordinatorSettings settings, SubstrateMetrics metrics) {
+            return new PlacementGate(Clock.systemUTC(), settings.heartbeats().interval(), metrics.registry());
         }
 
         @Bean
@@ -371,8 +390,8 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        UnregisteredWorkers unregisteredWorkers(ClusterProperties cluster) {
-            return new UnregisteredWorkers(Clock.systemUTC(), cluster.getHeartbeatTimeout(),
+        UnregisteredWorkers unregisteredWorkers(CoordinatorSettings settings, ClusterProperties cluster) {
+            return new UnregisteredWorkers(Clock.systemUTC(), settings.heartbeats().timeout(),
                     cluster.getApiKey() != null);
         }
 
@@ -384,15 +403,15 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        CoordinatorCommands coordinatorCommands(ClusterProperties cluster, CoreRequests requests,
+        CoordinatorCommands coordinatorCommands(CoordinatorSettings settings, CoreRequests requests,
                 LeaderElection election) {
-            return new CoordinatorCommands(cluster, requests, election);
+            return new CoordinatorCommands(settings, requests, election);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        OtherClusters otherClusters(ClusterProperties cluster, LeaderElection election, GroupStore groups) {
-            return new OtherClusters(cluster.getName(), election, groups);
+        OtherClusters otherClusters(CoordinatorSettings settings, LeaderElection election, GroupStore groups) {
+            return new OtherClusters(settings.clusterName(), election, groups);
         }
 
         /**
@@ -401,9 +420,10 @@ public class ClusterAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean
-        ReachabilityProbe reachabilityProbe(ClusterProperties cluster, Connection connection, ServerClock serverClock,
-                ClusterState state, LeaderElection election, ObjectProvider<JetStreamAdmin> admin) {
-            return new ReachabilityProbe(election.coordinatorId(), cluster.getHeartbeatTimeout(), connection,
+        ReachabilityProbe reachabilityProbe(CoordinatorSettings settings, Connection connection,
+                ServerClock serverClock, ClusterState state, LeaderElection election,
+                ObjectProvider<JetStreamAdmin> admin) {
+            return new ReachabilityProbe(election.coordinatorId(), settings.heartbeats().timeout(), connection,
                     admin.getIfAvailable() == null ? null : ReachabilityProbe.management(connection), serverClock,
                     state::nanoTime);
         }
@@ -414,19 +434,19 @@ public class ClusterAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean
-        LateWorkers lateWorkers(ClusterProperties cluster, ClusterState state, Connection connection,
+        LateWorkers lateWorkers(CoordinatorSettings settings, ClusterState state, Connection connection,
                 SubstrateMetrics metrics, ObjectProvider<JetStreamAdmin> admin) {
             LateWorkers.Evidence evidence = admin.getIfAvailable() == null ? LateWorkers.Evidence.none()
                     : new ServerProgress(ReachabilityProbe.management(connection), state, state::nanoTime);
-            return new LateWorkers(cluster.getHeartbeatTimeout(), evidence, state::nanoTime, metrics.registry());
+            return new LateWorkers(settings.heartbeats().timeout(), evidence, state::nanoTime, metrics.registry());
         }
 
         @Bean
         @ConditionalOnMissingBean
-        PlacementLoop placementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate,
+        PlacementLoop placementLoop(CoordinatorSettings settings, ClusterState state, PlacementGate gate,
                 LeaderElection election, CoordinatorCommands commands,
                 @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
-            return new PlacementLoop(cluster, state, gate, election, commands, scheduler);
+            return new PlacementLoop(settings, state, gate, election, commands, scheduler);
         }
 
         @Bean
@@ -434,38 +454,39 @@ public class ClusterAutoConfiguration {
         WorkerAdmission workerAdmission(ClusterProperties cluster, ClusterTransport transport, PlacementGate gate,
                 ClusterState state, UnregisteredWorkers unregistered, PlacementLoop placement,
                 CoordinatorCommands commands) {
-            return new WorkerAdmission(cluster, transport.substrate().id(), gate, state, unregistered, placement,
-                    commands);
+            return new WorkerAdmission(NodeSettings.admission(cluster, transport.substrate().id()), gate, state,
+                    unregistered, placement, commands);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        RegistrationResponder registrationResponder(ClusterProperties cluster, CoreRequests requests,
+        RegistrationResponder registrationResponder(CoordinatorSettings settings, CoreRequests requests,
                 OtherClusters otherClusters, WorkerAdmission admission) {
-            return new RegistrationResponder(cluster, requests, otherClusters, admission);
+            return new RegistrationResponder(settings.clusterName(), requests, otherClusters, admission);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        HeartbeatReconciliation heartbeatReconciliation(ClusterProperties cluster, ClusterState state,
+        HeartbeatReconciliation heartbeatReconciliation(CoordinatorSettings settings, ClusterState state,
                 GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, WorkerAdmission admission) {
-            return new HeartbeatReconciliation(cluster, state, groups, otherClusters, placement, admission);
+            return new HeartbeatReconciliation(settings, state, groups, otherClusters, placement, admission);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        HeartbeatListener heartbeatListener(ClusterProperties cluster, LeaderElection election, ServerClock serverClock,
-                EventCodec codec, HeartbeatReconciliation reconciliation, SubstrateMetrics metrics) {
-            return new HeartbeatListener(election.coordinatorId(), cluster.getHeartbeatTimeout(), serverClock,
+        HeartbeatListener heartbeatListener(CoordinatorSettings settings, LeaderElection election,
+                ServerClock serverClock, EventCodec codec, HeartbeatReconciliation reconciliation,
+                SubstrateMetrics metrics) {
+            return new HeartbeatListener(election.coordinatorId(), settings.heartbeats().timeout(), serverClock,
                     codec.mapper(), reconciliation, metrics);
         }
 
         @Bean
         @ConditionalOnMissingBean
-        WorkerHealthCheck workerHealthCheck(ClusterProperties cluster, ClusterState state, ReachabilityProbe probe,
+        WorkerHealthCheck workerHealthCheck(CoordinatorSettings settings, ClusterState state, ReachabilityProbe probe,
                 LateWorkers lateWorkers, PlacementGate gate, HeartbeatReconciliation reconciliation,
                 LeaderElection election) {
-            return new WorkerHealthCheck(cluster, state, probe, lateWorkers, gate, reconciliation, election);
+            return new WorkerHealthCheck(settings, state, probe, lateWorkers, gate, reconciliation, election);
         }
 
         /**
@@ -477,8 +498,8 @@ public class ClusterAutoConfiguration {
         GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
                 GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, Connection connection,
                 ObjectProvider<JetStreamAdmin> admin) {
-            return new GroupDeclarations(cluster, state, processors, groups, otherClusters, placement,
-                    admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
+            return new GroupDeclarations(NodeSettings.groups(cluster), state, processors, groups, otherClusters,
+                    placement, admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
                             : GroupResources.jetStream(connection));
         }
 
@@ -504,13 +525,12 @@ public class ClusterAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        CoordinatorNode coordinatorNode(ClusterProperties cluster, Connection connection,
+        CoordinatorNode coordinatorNode(CoordinatorSettings settings, Connection connection,
                 @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler, DeliveryContainerFactory containers,
                 JetStreamConsumerProperties consumer, ReachabilityProbe probe, GroupDeclarations groups,
                 PlacementLoop placement, RegistrationResponder registrations, HeartbeatListener heartbeats,
                 WorkerHealthCheck health, LeaderElection election) {
-            NodeIdentity.checkHeartbeats(cluster);
-            return new CoordinatorNode(cluster, connection, scheduler, containers, consumer.toSettings(),
+            return new CoordinatorNode(settings, connection, scheduler, containers, consumer.toSettings(),
                     new CoordinatorNode.Parts(probe, groups, placement, registrations, heartbeats, health, election));
         }
 
@@ -519,7 +539,7 @@ public class ClusterAutoConfiguration {
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
         ClusterApiController clusterApiController(ClusterQueries cluster, GroupDeclarations groups,
                 EventInjector injector, ClusterTransport transport, NodeSecurityProperties limits) {
-            return new ClusterApiController(cluster, groups, injector, transport, limits);
+            return new ClusterApiController(cluster, groups, injector, transport, limits.toApiLimits());
         }
 
     }

@@ -3,7 +3,6 @@ package io.varpulis.autoconfigure.node;
 import io.varpulis.web.ApiErrorAdvice;
 import io.varpulis.web.ApiErrorAttributes;
 import io.varpulis.web.ClusterHttpSecurity;
-import io.varpulis.web.NodeSecurityProperties;
 import io.varpulis.web.OperatorApiDocument;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.beans.factory.ObjectProvider;
@@ -135,8 +134,8 @@ public class NodeSecurityAutoConfiguration {
                 Environment environment) throws Exception {
             WebEndpointProperties web = endpoints.getIfAvailable(WebEndpointProperties::new);
             boolean separate = ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
-            return ClusterHttpSecurity.build(http, properties, web.getBasePath(), separate,
-                    jwtDecoder.getIfAvailable() != null);
+            return ClusterHttpSecurity.build(http, properties.getMaxRequestSize(), properties.isOpenPrometheus(),
+                    web.getBasePath(), separate, jwtDecoder.getIfAvailable() != null);
         }
 
     }

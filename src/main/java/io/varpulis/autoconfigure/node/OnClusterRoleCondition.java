@@ -1,6 +1,5 @@
 package io.varpulis.autoconfigure.node;
 
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.ClusterRole;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;

@@ -3,7 +3,6 @@ package io.varpulis.cluster.coordinator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nats.client.Message;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.nats.Subjects;
@@ -25,19 +24,19 @@ public class CoordinatorCommands {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorCommands.class);
 
-    private final ClusterProperties cluster;
+    private final CoordinatorSettings settings;
 
     private final CoreRequests requests;
 
     private final LeaderElection election;
 
     /**
-     * @param cluster the cluster's name and command-timeout
+     * @param settings the cluster's name and command-timeout
      * @param requests sends each command and reads its reply
      * @param election whether this coordinator leads, its id and epoch
      */
-    public CoordinatorCommands(ClusterProperties cluster, CoreRequests requests, LeaderElection election) {
-        this.cluster = cluster;
+    public CoordinatorCommands(CoordinatorSettings settings, CoreRequests requests, LeaderElection election) {
+        this.settings = settings;
         this.requests = requests;
         this.election = election;
     }
@@ -57,15 +56,15 @@ public class CoordinatorCommands {
     public CompletableFuture<JsonNode> send(String workerId, String command, Object payload) {
         if (!election.isLeader()) {
             return CompletableFuture.failedFuture(new IllegalStateException(
-                    "coordinator " + election.coordinatorId() + " does not lead cluster " + cluster.getName()
+                    "coordinator " + election.coordinatorId() + " does not lead cluster " + settings.clusterName()
                             + " (now: " + election.current().map(LeaderElection.Leader::leader).orElse(null) + ")"));
         }
         try {
             ObjectNode body = requests.mapper().valueToTree(payload);
             body.put(Commands.LEADER, election.coordinatorId());
             body.put(Commands.LEADER_EPOCH, election.epoch());
-            body.put(Commands.CLUSTER, cluster.getName());
-            return requests.request(Subjects.command(workerId, command), body, cluster.getCommandTimeout())
+            body.put(Commands.CLUSTER, settings.clusterName());
+            return requests.request(Subjects.command(workerId, command), body, settings.commandTimeout())
                 .thenApply(this::readReply);
         }
         catch (Exception e) {
@@ -89,8 +88,8 @@ public class CoordinatorCommands {
         try {
             return requests
                 .request(Subjects.command(workerId, Commands.REGISTER),
-                        Map.of(Commands.CLUSTER, cluster.getName(), "asked_by", election.coordinatorId()),
-                        cluster.getCommandTimeout())
+                        Map.of(Commands.CLUSTER, settings.clusterName(), "asked_by", election.coordinatorId()),
+                        settings.commandTimeout())
                 .thenApply(this::readReply);
         }
         catch (Exception e) {

@@ -1,7 +1,6 @@
 package io.varpulis.cluster.coordinator;
 
 import io.nats.client.Connection;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.NodeLifecycle;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
@@ -53,7 +52,7 @@ public class CoordinatorNode implements SmartLifecycle {
             LeaderElection election) {
     }
 
-    private final ClusterProperties cluster;
+    private final CoordinatorSettings settings;
 
     private final Connection connection;
 
@@ -72,7 +71,7 @@ public class CoordinatorNode implements SmartLifecycle {
     private ScheduledFuture<?> ticks;
 
     /**
-     * @param cluster heartbeat-interval and -timeout
+     * @param settings the cluster's name, heartbeat-interval and -timeout
      * @param connection the coordinator's connection, for what the start says
      * @param scheduler the coordinator's scheduler (one thread): the ticks and the
      * placement rounds
@@ -80,9 +79,9 @@ public class CoordinatorNode implements SmartLifecycle {
      * @param consumerSettings durable consumer settings
      * @param parts what it starts
      */
-    public CoordinatorNode(ClusterProperties cluster, Connection connection, TaskScheduler scheduler,
+    public CoordinatorNode(CoordinatorSettings settings, Connection connection, TaskScheduler scheduler,
             DeliveryContainerFactory containers, ConsumerSettings consumerSettings, Parts parts) {
-        this.cluster = cluster;
+        this.settings = settings;
         this.connection = connection;
         this.scheduler = scheduler;
         this.containers = containers;
@@ -101,15 +100,15 @@ public class CoordinatorNode implements SmartLifecycle {
         // second of its timeout; placement
         // rounds run every heartbeat-interval, or at once when something asks for one.
         Duration period = Duration
-            .ofMillis(Math.min(cluster.getHeartbeatInterval().toMillis(), HEALTH_CHECK_PERIOD.toMillis()));
+            .ofMillis(Math.min(settings.heartbeats().interval().toMillis(), HEALTH_CHECK_PERIOD.toMillis()));
         ticks = scheduler.scheduleWithFixedDelay(this::tick, Instant.now().plus(period), period);
         running = true;
         parts.election().start(parts.placement());
         log.info(
                 "coordinator {} of cluster {} started on {} (substrate {}, heartbeat-timeout {} ms, leader lease "
                         + "{} ms)",
-                parts.election().coordinatorId(), cluster.getName(), connection.getConnectedUrl(),
-                containers.transport().substrate(), cluster.getHeartbeatTimeout().toMillis(),
+                parts.election().coordinatorId(), settings.clusterName(), connection.getConnectedUrl(),
+                containers.transport().substrate(), settings.heartbeats().timeout().toMillis(),
                 parts.election().ttl().toMillis());
     }
 

@@ -1,6 +1,5 @@
 package io.varpulis.cluster.coordinator;
 
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
@@ -8,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
@@ -99,12 +99,11 @@ final class GroupChecks {
      * @param name the removed group
      * @param state the cluster bookkeeping (the workers' heartbeats)
      * @param clock the coordinator's clock
-     * @param cluster command-timeout and heartbeat-interval
+     * @param wait how long at most: command-timeout plus two heartbeat intervals
      */
-    static void awaitStoppedEverywhere(String name, ClusterState state, Clock clock, ClusterProperties cluster) {
+    static void awaitStoppedEverywhere(String name, ClusterState state, Clock clock, Duration wait) {
         Instant deleted = clock.instant();
-        long deadline = System.nanoTime()
-                + cluster.getCommandTimeout().plus(cluster.getHeartbeatInterval().multipliedBy(2)).toNanos();
+        long deadline = System.nanoTime() + wait.toNanos();
         while (System.nanoTime() - deadline < 0) {
             boolean stopped = state.workers()
                 .stream()

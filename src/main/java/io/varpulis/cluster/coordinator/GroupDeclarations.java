@@ -1,6 +1,5 @@
 package io.varpulis.cluster.coordinator;
 
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.ProcessorRegistry;
 import org.slf4j.Logger;
@@ -25,7 +24,7 @@ public class GroupDeclarations implements GroupStore.Listener {
 
     private static final Logger log = LoggerFactory.getLogger(GroupDeclarations.class);
 
-    private final ClusterProperties cluster;
+    private final GroupSettings settings;
 
     private final ClusterState state;
 
@@ -42,7 +41,7 @@ public class GroupDeclarations implements GroupStore.Listener {
     private AutoCloseable watch;
 
     /**
-     * @param cluster the configured groups, max-partitions, command-timeout and
+     * @param settings the configured groups, max-partitions, command-timeout and
      * heartbeat-interval
      * @param state the bookkeeping that holds the groups
      * @param processors validates the processors of a declared group
@@ -52,9 +51,9 @@ public class GroupDeclarations implements GroupStore.Listener {
      * @param purger deletes a purged group's consumers and state
      * ({@link GroupResources.Purger#NOTHING} on core)
      */
-    public GroupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
+    public GroupDeclarations(GroupSettings settings, ClusterState state, ProcessorRegistry processors,
             GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, GroupResources.Purger purger) {
-        this.cluster = cluster;
+        this.settings = settings;
         this.state = state;
         this.processors = processors;
         this.groups = groups;
@@ -70,9 +69,7 @@ public class GroupDeclarations implements GroupStore.Listener {
      */
     public synchronized void start() {
         watch = groups.watch(this);
-        cluster.getGroups().forEach((name, group) -> {
-            PipelineGroupSpec named = group.name() != null ? group
-                    : new PipelineGroupSpec(name, group.pipelines(), group.routes());
+        settings.configured().forEach(named -> {
             if (state.group(named.name()).isEmpty()) {
                 try {
                     declare(named);
@@ -113,7 +110,7 @@ public class GroupDeclarations implements GroupStore.Listener {
      * write
      */
     public void declare(PipelineGroupSpec group) {
-        group.validate(cluster.getMaxPartitions());
+        group.validate(settings.maxPartitions());
         processors.validate(group);
         GroupChecks.rejectDurableNameCollisions(state.groups(), group);
         GroupChecks.rejectNameOfAnotherCluster(group, groups.otherClusters(), otherClusters::hasLiveLeader);
@@ -125,7 +122,7 @@ public class GroupDeclarations implements GroupStore.Listener {
 
     private void awaitQuietly(CompletableFuture<?> replies) {
         try {
-            replies.get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+            replies.get(settings.commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -164,7 +161,7 @@ public class GroupDeclarations implements GroupStore.Listener {
             placement.undeployAll(removed.get()).join();
         }
         else if (purge) {
-            GroupChecks.awaitStoppedEverywhere(name, state, state.clock(), cluster);
+            GroupChecks.awaitStoppedEverywhere(name, state, state.clock(), settings.stopWait());
         }
         if (purge) {
             try {

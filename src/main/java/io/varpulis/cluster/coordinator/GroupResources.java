@@ -3,7 +3,7 @@ package io.varpulis.cluster.coordinator;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.PurgeOptions;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
@@ -73,7 +73,7 @@ public final class GroupResources {
      * than absence
      */
     public static void purge(Connection connection, PipelineGroupSpec group) throws IOException, JetStreamApiException {
-        purge(connection, group, ClusterProperties.DEFAULT_NAME);
+        purge(connection, group, Commands.DEFAULT_CLUSTER);
     }
 
     /**

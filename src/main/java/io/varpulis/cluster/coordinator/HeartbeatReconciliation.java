@@ -1,6 +1,6 @@
 package io.varpulis.cluster.coordinator;
 
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.pipeline.PipelineUnit;
 import org.slf4j.Logger;
@@ -26,7 +26,7 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatReconciliation.class);
 
-    private final ClusterProperties cluster;
+    private final CoordinatorSettings settings;
 
     private final ClusterState state;
 
@@ -47,16 +47,16 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
     private final Map<String, Instant> unknownReported = new ConcurrentHashMap<>();
 
     /**
-     * @param cluster the cluster's name, heartbeat-interval and command-timeout
+     * @param settings the cluster's name, heartbeat-interval and command-timeout
      * @param state the bookkeeping the heartbeats are applied to
      * @param groups the group store, asked before a unit it lacks is undeployed
      * @param otherClusters told of another cluster's heartbeats
      * @param placement undeploys and deploys what the reports show out of place
      * @param admission takes a heartbeat of a worker not registered here
      */
-    public HeartbeatReconciliation(ClusterProperties cluster, ClusterState state, GroupStore groups,
+    public HeartbeatReconciliation(CoordinatorSettings settings, ClusterState state, GroupStore groups,
             OtherClusters otherClusters, PlacementLoop placement, WorkerAdmission admission) {
-        this.cluster = cluster;
+        this.settings = settings;
         this.state = state;
         this.groups = groups;
         this.otherClusters = otherClusters;
@@ -79,8 +79,8 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
      */
     @Override
     public boolean apply(String workerId, WorkerHeartbeat heartbeat, Duration age) {
-        String from = heartbeat.cluster() == null ? ClusterProperties.DEFAULT_NAME : heartbeat.cluster();
-        if (!from.equals(cluster.getName())) {
+        String from = heartbeat.cluster() == null ? Commands.DEFAULT_CLUSTER : heartbeat.cluster();
+        if (!from.equals(settings.clusterName())) {
             otherClusters.noticed(from, "heartbeats of worker " + workerId);
             return false;
         }
@@ -165,7 +165,7 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
         Instant now = clock.instant();
         Instant since = unknownReported.computeIfAbsent(key + "@" + workerId, k -> now);
         if (!placement.isLeading() || placement.adoptingUntil().isPresent()
-                || since.plus(cluster.getHeartbeatInterval()).isAfter(now)) {
+                || since.plus(settings.heartbeats().interval()).isAfter(now)) {
             return;
         }
         PipelineUnit unit = PipelineUnit.parse(key);
@@ -183,11 +183,11 @@ public class HeartbeatReconciliation implements HeartbeatListener.HeartbeatSink 
                 return;
             }
         }
-        if (!placement.firstCommandIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+        if (!placement.firstCommandIn(key + "@" + workerId + "@undeploy", settings.commandTimeout())) {
             return;
         }
         log.warn("worker {} runs {}, which cluster {} no longer has (removed while the worker was unreachable?); "
-                + "undeploying it there", workerId, key, cluster.getName());
+                + "undeploying it there", workerId, key, settings.clusterName());
         placement.undeployRemoved(workerId, unit, epoch);
     }
 

@@ -1,7 +1,6 @@
 package io.varpulis.cluster.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineUnit;
@@ -56,7 +55,7 @@ public class PlacementLoop implements LeaderElection.Listener {
      */
     private static final int FORGET_COMMANDS_AFTER_TIMEOUTS = 10;
 
-    private final ClusterProperties cluster;
+    private final CoordinatorSettings settings;
 
     private final ClusterState state;
 
@@ -89,7 +88,8 @@ public class PlacementLoop implements LeaderElection.Listener {
     private volatile Instant placementFrom = Instant.MAX;
 
     /**
-     * @param cluster heartbeat-interval and -timeout, command-timeout and rebalance-delay
+     * @param settings the cluster's name, heartbeat-interval and -timeout,
+     * command-timeout and rebalance-delay
      * @param state the cluster bookkeeping the rounds place in (its clock is the
      * coordinator's)
      * @param gate the workers that may take pipelines; told of each deploy's outcome
@@ -97,9 +97,9 @@ public class PlacementLoop implements LeaderElection.Listener {
      * @param commands sends the deploys and undeploys
      * @param scheduler the coordinator's scheduler: a round asked for runs on it at once
      */
-    public PlacementLoop(ClusterProperties cluster, ClusterState state, PlacementGate gate, LeaderElection election,
+    public PlacementLoop(CoordinatorSettings settings, ClusterState state, PlacementGate gate, LeaderElection election,
             CoordinatorCommands commands, TaskScheduler scheduler) {
-        this.cluster = cluster;
+        this.settings = settings;
         this.state = state;
         this.gate = gate;
         this.clock = state.clock();
@@ -116,7 +116,7 @@ public class PlacementLoop implements LeaderElection.Listener {
      */
     public void start() {
         startedAt = clock.instant();
-        placementFrom = startedAt.plus(cluster.getHeartbeatTimeout());
+        placementFrom = startedAt.plus(settings.heartbeats().timeout());
         running = true;
     }
 
@@ -135,7 +135,7 @@ public class PlacementLoop implements LeaderElection.Listener {
     @Override
     public void leadershipChanged(boolean leads) {
         if (!leads) {
-            log.info("coordinator {} no longer leads cluster {}", election.coordinatorId(), cluster.getName());
+            log.info("coordinator {} no longer leads cluster {}", election.coordinatorId(), settings.clusterName());
             return;
         }
         long leaderEpoch = election.epoch();
@@ -145,11 +145,11 @@ public class PlacementLoop implements LeaderElection.Listener {
         }
         // A warm follower knows what runs; one heartbeat-interval more lets a deploy the
         // old leader sent last show.
-        Instant settled = clock.instant().plus(cluster.getHeartbeatInterval());
-        Instant adoptedFrom = startedAt.plus(cluster.getHeartbeatTimeout());
+        Instant settled = clock.instant().plus(settings.heartbeats().interval());
+        Instant adoptedFrom = startedAt.plus(settings.heartbeats().timeout());
         placementFrom = settled.isAfter(adoptedFrom) ? settled : adoptedFrom;
         log.info("coordinator {} leads cluster {} at epoch {}; adopting from heartbeats until {}",
-                election.coordinatorId(), cluster.getName(), placementLeaderEpoch, placementFrom);
+                election.coordinatorId(), settings.clusterName(), placementLeaderEpoch, placementFrom);
         if (running) {
             long wait = Math.max(0, Duration.between(clock.instant(), placementFrom).toMillis());
             scheduler.schedule(this::placeSoon, Instant.now().plusMillis(wait + 10));
@@ -214,7 +214,7 @@ public class PlacementLoop implements LeaderElection.Listener {
      */
     public void runIfDue() {
         long now = System.nanoTime();
-        boolean due = placeNow || now - lastPlacementRound >= cluster.getHeartbeatInterval().toNanos();
+        boolean due = placeNow || now - lastPlacementRound >= settings.heartbeats().interval().toNanos();
         if (due && election.isLeader() && !clock.instant().isBefore(placementFrom)) {
             placeNow = false;
             lastPlacementRound = now;
@@ -223,7 +223,7 @@ public class PlacementLoop implements LeaderElection.Listener {
             rebalance();
         }
         inFlight.forgetSentBefore(
-                clock.instant().minus(cluster.getHeartbeatTimeout().multipliedBy(FORGET_COMMANDS_AFTER_TIMEOUTS)));
+                clock.instant().minus(settings.heartbeats().timeout().multipliedBy(FORGET_COMMANDS_AFTER_TIMEOUTS)));
     }
 
     /**
@@ -273,7 +273,7 @@ public class PlacementLoop implements LeaderElection.Listener {
      * again.
      */
     private void expireDeploys() {
-        Instant limit = clock.instant().minus(cluster.getCommandTimeout().multipliedBy(2));
+        Instant limit = clock.instant().minus(settings.commandTimeout().multipliedBy(2));
         for (PipelineGroupSpec group : state.groups()) {
             for (PipelineUnit unit : PipelineUnit.of(group)) {
                 String key = unit.key();
@@ -288,7 +288,7 @@ public class PlacementLoop implements LeaderElection.Listener {
         if (!moving.isEmpty()) {
             return;
         }
-        state.rebalance(cluster.getRebalanceDelay()).ifPresent(move -> {
+        state.rebalance(settings.rebalanceDelay()).ifPresent(move -> {
             String key = move.getKey();
             Placement from = state.placement(key).orElse(null);
             if (from == null || !moving.add(key)) {
@@ -324,7 +324,7 @@ public class PlacementLoop implements LeaderElection.Listener {
         PipelineUnit unit = PipelineUnit.parse(key);
         PipelineGroupSpec group = state.group(unit.group()).orElse(null);
         String flightKey = flightKey(key, placed);
-        if (group == null || !election.isLeader() || !inFlight.firstIn(flightKey, cluster.getCommandTimeout())) {
+        if (group == null || !election.isLeader() || !inFlight.firstIn(flightKey, settings.commandTimeout())) {
             return CompletableFuture.completedFuture(null);
         }
         return commands
@@ -364,7 +364,7 @@ public class PlacementLoop implements LeaderElection.Listener {
      * @param epoch the copy's placement epoch
      */
     public void undeployStaleCopy(String workerId, String key, long epoch) {
-        if (election.isLeader() && inFlight.firstIn(key + "@" + workerId + "@undeploy", cluster.getCommandTimeout())) {
+        if (election.isLeader() && inFlight.firstIn(key + "@" + workerId + "@undeploy", settings.commandTimeout())) {
             log.info("worker {} still runs {} (placement epoch {}), which now runs elsewhere; undeploying it there",
                     workerId, key, epoch);
             commands.send(workerId, Commands.UNDEPLOY, Commands.Undeploy.of(PipelineUnit.parse(key), epoch));
@@ -417,7 +417,7 @@ public class PlacementLoop implements LeaderElection.Listener {
         }
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof TimeoutException || cause instanceof CancellationException) {
-            return "no answer within " + cluster.getCommandTimeout().toMillis() + " ms (the worker is down, cut "
+            return "no answer within " + settings.commandTimeout().toMillis() + " ms (the worker is down, cut "
                     + "off or busy)";
         }
         return cause.getMessage() == null ? cause.toString() : cause.getMessage();

@@ -2,7 +2,7 @@ package io.varpulis.cluster.coordinator;
 
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
-import io.varpulis.cluster.node.ClusterProperties;
+import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.protocol.Registration;
 import io.varpulis.nats.Subjects;
@@ -17,7 +17,7 @@ import io.varpulis.nats.Subjects;
  */
 public class RegistrationResponder {
 
-    private final ClusterProperties cluster;
+    private final String clusterName;
 
     private final CoreRequests requests;
 
@@ -28,15 +28,15 @@ public class RegistrationResponder {
     private Dispatcher registrations;
 
     /**
-     * @param cluster the cluster's name
+     * @param clusterName the cluster's name
      * @param requests serves the registrations (in the registration's trace when
      * observed), publishes replies
      * @param otherClusters told of another cluster's registrations
      * @param admission decides each registration
      */
-    public RegistrationResponder(ClusterProperties cluster, CoreRequests requests, OtherClusters otherClusters,
+    public RegistrationResponder(String clusterName, CoreRequests requests, OtherClusters otherClusters,
             WorkerAdmission admission) {
-        this.cluster = cluster;
+        this.clusterName = clusterName;
         this.requests = requests;
         this.otherClusters = otherClusters;
         this.admission = admission;
@@ -57,8 +57,8 @@ public class RegistrationResponder {
         Registration.Reply reply;
         try {
             Registration.Request request = requests.mapper().readValue(message.getData(), Registration.Request.class);
-            String from = request.cluster() == null ? ClusterProperties.DEFAULT_NAME : request.cluster();
-            if (!from.equals(cluster.getName())) {
+            String from = request.cluster() == null ? Commands.DEFAULT_CLUSTER : request.cluster();
+            if (!from.equals(clusterName)) {
                 // Not ours to answer: its own cluster's coordinators do (one cluster per
                 // account, SPEC section 9).
                 otherClusters.noticed(from, "a registration of worker " + request.workerId());

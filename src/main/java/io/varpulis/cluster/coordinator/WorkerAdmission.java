@@ -1,7 +1,6 @@
 package io.varpulis.cluster.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.protocol.Registration;
 import io.varpulis.cluster.protocol.WorkerCapabilities;
 import io.varpulis.nats.Subjects;
@@ -21,9 +20,7 @@ public class WorkerAdmission {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerAdmission.class);
 
-    private final ClusterProperties cluster;
-
-    private final String substrate;
+    private final AdmissionSettings settings;
 
     private final PlacementGate gate;
 
@@ -36,9 +33,8 @@ public class WorkerAdmission {
     private final CoordinatorCommands commands;
 
     /**
-     * @param cluster the cluster's settings (name, api-key, heartbeat interval and
-     * timeout)
-     * @param substrate the cluster's substrate id ({@code core}, {@code jetstream})
+     * @param settings the substrate and api-key a worker must match, the heartbeat timing
+     * it is told
      * @param gate learns each admitted worker's capabilities
      * @param state lists admitted workers as ready
      * @param unregistered the workers heartbeating unregistered
@@ -46,10 +42,9 @@ public class WorkerAdmission {
      * ask to register
      * @param commands asks a worker to register again
      */
-    public WorkerAdmission(ClusterProperties cluster, String substrate, PlacementGate gate, ClusterState state,
+    public WorkerAdmission(AdmissionSettings settings, PlacementGate gate, ClusterState state,
             UnregisteredWorkers unregistered, PlacementLoop placement, CoordinatorCommands commands) {
-        this.cluster = cluster;
-        this.substrate = substrate;
+        this.settings = settings;
         this.gate = gate;
         this.state = state;
         this.unregistered = unregistered;
@@ -70,17 +65,17 @@ public class WorkerAdmission {
             return Registration.Reply.refused(request.workerId(), Registration.Reply.WORKER_ID,
                     "worker_id must be a NATS token (letters, digits, '-', '_')");
         }
-        if (request.substrate() != null && !request.substrate().equals(substrate)) {
+        if (request.substrate() != null && !request.substrate().equals(settings.substrate())) {
             // A core worker in a jetstream cluster would publish outputs nobody stores
             // and lose them.
             log.warn("refused registration of worker {}: substrate {} differs from the cluster's {}",
-                    request.workerId(), request.substrate(), substrate);
+                    request.workerId(), request.substrate(), settings.substrate());
             return Registration.Reply.refused(request.workerId(), Registration.Reply.SUBSTRATE,
                     "worker " + request.workerId() + " runs on the " + request.substrate()
-                            + " substrate, this coordinator on " + substrate + ": set VARPULIS_NATS_SUBSTRATE="
-                            + substrate + " on the worker");
+                            + " substrate, this coordinator on " + settings.substrate()
+                            + ": set VARPULIS_NATS_SUBSTRATE=" + settings.substrate() + " on the worker");
         }
-        if (cluster.getApiKey() != null && !cluster.getApiKey().equals(request.apiKey())) {
+        if (settings.apiKey() != null && !settings.apiKey().equals(request.apiKey())) {
             log.warn("refused registration of worker {}: invalid api_key", request.workerId());
             return Registration.Reply.refused(request.workerId(), Registration.Reply.API_KEY, "invalid api_key: "
                     + "set varpulis.cluster.api-key (VARPULIS_CLUSTER_APIKEY) on the worker to the cluster's key");
@@ -88,7 +83,7 @@ public class WorkerAdmission {
         admit(request, "registered");
         // Whole seconds, rounded up: a sub-second interval must not read as 0.
         return Registration.Reply.registered(request.workerId(),
-                (cluster.getHeartbeatInterval().toMillis() + 999) / 1000);
+                (settings.heartbeats().interval().toMillis() + 999) / 1000);
     }
 
     /**
@@ -111,7 +106,7 @@ public class WorkerAdmission {
      * @param workerId the worker
      */
     public void askToRegister(String workerId) {
-        if (placement.firstCommandIn(workerId + "@register", cluster.getHeartbeatTimeout())) {
+        if (placement.firstCommandIn(workerId + "@register", settings.heartbeats().timeout())) {
             log.info("heartbeat from unknown worker {} (this coordinator restarted?); asking it to register", workerId);
             commands.askToRegister(workerId).whenComplete((reply, error) -> onRegisterAnswer(workerId, reply, error));
         }

@@ -1,6 +1,5 @@
 package io.varpulis.cluster.coordinator;
 
-import io.varpulis.cluster.node.ClusterProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +14,7 @@ public class WorkerHealthCheck {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerHealthCheck.class);
 
-    private final ClusterProperties cluster;
+    private final CoordinatorSettings settings;
 
     private final ClusterState state;
 
@@ -30,7 +29,7 @@ public class WorkerHealthCheck {
     private final LeaderElection election;
 
     /**
-     * @param cluster heartbeat-timeout and dead-worker-retention
+     * @param settings heartbeat-timeout and dead-worker-retention
      * @param state the bookkeeping whose workers are checked
      * @param probe whether the heartbeats are heard, and since when
      * @param verdict decides whether a silent worker is alive ({@link LateWorkers})
@@ -38,9 +37,9 @@ public class WorkerHealthCheck {
      * @param reports forgets what a forgotten worker reported
      * @param election whether this coordinator leads (the log says what it moves)
      */
-    public WorkerHealthCheck(ClusterProperties cluster, ClusterState state, ReachabilityProbe probe,
+    public WorkerHealthCheck(CoordinatorSettings settings, ClusterState state, ReachabilityProbe probe,
             LivenessVerdict verdict, PlacementGate gate, HeartbeatReconciliation reports, LeaderElection election) {
-        this.cluster = cluster;
+        this.settings = settings;
         this.state = state;
         this.probe = probe;
         this.verdict = verdict;
@@ -62,15 +61,15 @@ public class WorkerHealthCheck {
             for (String workerId : state.expire(probe.livenessFrom(), verdict)) {
                 expired = true;
                 log.warn("worker {} missed its heartbeats for {} ms: unhealthy{}", workerId,
-                        cluster.getHeartbeatTimeout().toMillis(),
+                        settings.heartbeats().timeout().toMillis(),
                         election.isLeader() ? "; moving its pipelines " + state.pipelinesOf(workerId) : "");
             }
         }
-        for (String workerId : state.forgetDead(cluster.getDeadWorkerRetention())) {
+        for (String workerId : state.forgetDead(settings.deadWorkerRetention())) {
             gate.forget(workerId);
             reports.forget(workerId);
             log.info("worker {} was unhealthy for {} and is forgotten; it registers again if it comes back", workerId,
-                    cluster.getDeadWorkerRetention());
+                    settings.deadWorkerRetention());
         }
         return expired;
     }

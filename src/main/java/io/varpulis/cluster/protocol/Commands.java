@@ -24,6 +24,12 @@ import java.util.Map;
  */
 public final class Commands {
 
+    /**
+     * The cluster name of nodes that set none ({@code varpulis.cluster.name}'s default),
+     * and of older nodes whose registrations, heartbeats and commands carry none.
+     */
+    public static final String DEFAULT_CLUSTER = "varpulis";
+
     /** Deploy one pipeline of a group. */
     public static final String DEPLOY = "deploy";
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.delivery.EventInjector;
@@ -39,7 +38,7 @@ public class CommandResponder {
 
     private final String workerId;
 
-    private final ClusterProperties cluster;
+    private final WorkerSettings settings;
 
     private final CoreRequests requests;
 
@@ -55,17 +54,17 @@ public class CommandResponder {
 
     /**
      * @param workerId this worker's id (its command subjects)
-     * @param cluster the cluster's name, max-partitions and command-timeout
+     * @param settings the cluster's name, max-partitions and command-timeout
      * @param requests serves the commands (in the sender's trace when observed) and
      * publishes the replies
      * @param host runs the pipelines deployed
      * @param injector puts the events of inject commands into their pipeline
      * @param registration registers again when a coordinator asks
      */
-    public CommandResponder(String workerId, ClusterProperties cluster, CoreRequests requests, PipelineHost host,
+    public CommandResponder(String workerId, WorkerSettings settings, CoreRequests requests, PipelineHost host,
             EventInjector injector, WorkerRegistration registration) {
         this.workerId = workerId;
-        this.cluster = cluster;
+        this.settings = settings;
         this.requests = requests;
         this.host = host;
         this.injector = injector;
@@ -130,9 +129,9 @@ public class CommandResponder {
      */
     private String fence(String command, JsonNode body) {
         String from = body.path(Commands.CLUSTER).asText(null);
-        if (from != null && !from.equals(cluster.getName())) {
+        if (from != null && !from.equals(settings.clusterName())) {
             return "command " + command + " from cluster " + from + " refused: worker " + workerId + " belongs to "
-                    + "cluster " + cluster.getName();
+                    + "cluster " + settings.clusterName();
         }
         long epoch = body.path(Commands.LEADER_EPOCH).asLong(0);
         if (epoch <= 0) {
@@ -151,7 +150,7 @@ public class CommandResponder {
     }
 
     private Map<String, Object> deploy(Commands.Deploy deploy) {
-        PipelineGroupSpec group = deploy.group().validate(cluster.getMaxPartitions());
+        PipelineGroupSpec group = deploy.group().validate(settings.maxPartitions());
         int partition = deploy.partition() == null ? Partitioning.NONE : deploy.partition();
         boolean started = host.deploy(group, deploy.pipeline(), partition, deploy.placementEpoch());
         Map<String, Object> reply = new LinkedHashMap<>(
@@ -179,7 +178,7 @@ public class CommandResponder {
         Event event = Event.of(inject.eventType(), inject.fields());
         String injection = inject.id() == null ? EventInjector.newId() : EventInjector.checkedId(inject.id());
         PublishReceipt receipt = injector.injectInto(id[0], id[1], host.group(id[0]), event, injection)
-            .get(cluster.getCommandTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            .get(settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("status", "injected");
         reply.put("subject", receipt.subject());

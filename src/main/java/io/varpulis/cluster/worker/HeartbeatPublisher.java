@@ -1,7 +1,6 @@
 package io.varpulis.cluster.worker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.protocol.WorkerHeartbeat;
 import io.varpulis.delivery.PipelineHost;
 import io.varpulis.nats.Subjects;
@@ -29,7 +28,7 @@ public class HeartbeatPublisher {
 
     private final String workerId;
 
-    private final ClusterProperties cluster;
+    private final WorkerSettings settings;
 
     private final ClusterTransport transport;
 
@@ -45,16 +44,16 @@ public class HeartbeatPublisher {
 
     /**
      * @param workerId this worker's id (the subject's last token)
-     * @param cluster the cluster's name and heartbeat-interval
+     * @param settings the cluster's name and heartbeat-interval
      * @param transport publishes the heartbeats through the substrate
      * @param host the pipelines the heartbeats report
      * @param mapper writes the heartbeat JSON
      * @param scheduler the heartbeats' own scheduler (one thread)
      */
-    public HeartbeatPublisher(String workerId, ClusterProperties cluster, ClusterTransport transport, PipelineHost host,
+    public HeartbeatPublisher(String workerId, WorkerSettings settings, ClusterTransport transport, PipelineHost host,
             ObjectMapper mapper, TaskScheduler scheduler) {
         this.workerId = workerId;
-        this.cluster = cluster;
+        this.settings = settings;
         this.transport = transport;
         this.host = host;
         this.mapper = mapper;
@@ -66,8 +65,8 @@ public class HeartbeatPublisher {
      */
     public synchronized void start() {
         publishing = true;
-        heartbeats = scheduler.scheduleAtFixedRate(this::publish, Instant.now().plus(cluster.getHeartbeatInterval()),
-                cluster.getHeartbeatInterval());
+        heartbeats = scheduler.scheduleAtFixedRate(this::publish, Instant.now().plus(settings.heartbeatInterval()),
+                settings.heartbeatInterval());
     }
 
     /** Publishes no more heartbeats. */
@@ -96,14 +95,14 @@ public class HeartbeatPublisher {
     public WorkerHeartbeat current() {
         // After a pause, prove each pipeline is still this worker's before reporting it
         // (SPEC section 9).
-        host.proveOwnership(cluster.getHeartbeatInterval().dividedBy(2));
+        host.proveOwnership(settings.heartbeatInterval().dividedBy(2));
         var pipelines = host.status();
         return new WorkerHeartbeat(host.eventsProcessed(), pipelines.size(),
                 pipelines.stream()
                     .map(p -> new WorkerHeartbeat.PipelineMetric(p.pipeline(), p.eventsIn(), p.eventsOut(), p.group(),
                             p.epoch(), p.partition()))
                     .toList(),
-                cluster.getName(), host.stateFailures());
+                settings.clusterName(), host.stateFailures());
     }
 
     private void publish() {

@@ -2,7 +2,6 @@ package io.varpulis.cluster.worker;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.NodeHealth;
 import io.varpulis.cluster.node.NodeLifecycle;
 import io.varpulis.cluster.protocol.WorkerHeartbeat;
@@ -53,7 +52,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
 
     private final WorkerIdentity identity;
 
-    private final ClusterProperties cluster;
+    private final WorkerSettings settings;
 
     private final Connection connection;
 
@@ -77,7 +76,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
 
     /**
      * @param identity this worker's id, address and substrate
-     * @param cluster the cluster's name, heartbeat-interval, drain-timeout and
+     * @param settings the cluster's name, heartbeat-interval, drain-timeout and
      * worker-lease-ttl
      * @param connection the worker's connection, for what the start says
      * @param host runs the pipelines (drained on stop)
@@ -87,10 +86,10 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
      * heartbeats')
      * @param parts what runs while it holds its id
      */
-    public WorkerNode(WorkerIdentity identity, ClusterProperties cluster, Connection connection, PipelineHost host,
+    public WorkerNode(WorkerIdentity identity, WorkerSettings settings, Connection connection, PipelineHost host,
             WorkerIdLease idLease, TaskScheduler leaseScheduler, Parts parts) {
         this.identity = identity;
-        this.cluster = cluster;
+        this.settings = settings;
         this.connection = connection;
         this.host = host;
         this.idLease = idLease;
@@ -102,7 +101,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     public synchronized void start() {
         running = true;
         joinInBackground();
-        log.info("worker {} of cluster {} started on {} (substrate {})", identity.workerId(), cluster.getName(),
+        log.info("worker {} of cluster {} started on {} (substrate {})", identity.workerId(), settings.clusterName(),
                 connection.getConnectedUrl(), identity.substrate());
     }
 
@@ -115,7 +114,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         // Heartbeats go on while draining: a drain longer than heartbeat-timeout must not
         // get the pipelines moved
         // while they still finish here.
-        int pipelines = host.drain(cluster.getDrainTimeout());
+        int pipelines = host.drain(settings.drainTimeout());
         running = false;
         parts.registration().stop();
         parts.heartbeats().stop();
@@ -187,7 +186,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         WorkerIdLease.Holder holder = idHolder;
         if (holder != null) {
             return Optional.of("worker id " + identity.workerId() + " is held by " + holder.describe() + ": this "
-                    + "process runs nothing until that one stops (or " + cluster.getWorkerLeaseTtl().toSeconds()
+                    + "process runs nothing until that one stops (or " + settings.workerLeaseTtl().toSeconds()
                     + " s after its last renewal); give each worker its own VARPULIS_WORKER_ID");
         }
         return parts.registration().refusal();
@@ -202,7 +201,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     public Map<String, Object> healthDetails() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("worker_id", identity.workerId());
-        details.put("cluster", cluster.getName());
+        details.put("cluster", settings.clusterName());
         details.put("holds_id", joined);
         details.put("registered", isRegistered());
         details.put("leader_epoch_seen", newestLeaderEpoch());
@@ -225,7 +224,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         try {
             while (running && !joined) {
                 if (idLease != null && !acquireId()) {
-                    Thread.sleep(cluster.getHeartbeatInterval().toMillis());
+                    Thread.sleep(settings.heartbeatInterval().toMillis());
                     continue;
                 }
                 synchronized (this) {
@@ -238,7 +237,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
                     parts.heartbeats().start();
                     if (idLease != null) {
                         renewals = leaseScheduler.scheduleAtFixedRate(this::renewId,
-                                Instant.now().plus(cluster.getHeartbeatInterval()), cluster.getHeartbeatInterval());
+                                Instant.now().plus(settings.heartbeatInterval()), settings.heartbeatInterval());
                     }
                 }
                 parts.registration().start();
@@ -271,7 +270,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         }
         catch (IOException | JetStreamApiException | RuntimeException e) {
             log.warn("cannot take worker id {} yet ({}); retrying in {} ms", identity.workerId(), e.toString(),
-                    cluster.getHeartbeatInterval().toMillis());
+                    settings.heartbeatInterval().toMillis());
         }
         return false;
     }
@@ -282,7 +281,7 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         }
         catch (RuntimeException e) {
             log.warn("worker id {}: its lease was not renewed ({}); trying again in {} ms", identity.workerId(),
-                    e.toString(), cluster.getHeartbeatInterval().toMillis());
+                    e.toString(), settings.heartbeatInterval().toMillis());
         }
     }
 

@@ -1,7 +1,6 @@
 package io.varpulis.cluster.worker;
 
 import io.nats.client.Message;
-import io.varpulis.cluster.node.ClusterProperties;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.protocol.Registration;
 import io.varpulis.cluster.protocol.WorkerCapabilities;
@@ -36,7 +35,9 @@ public class WorkerRegistration {
 
     private final WorkerIdentity identity;
 
-    private final ClusterProperties cluster;
+    private final WorkerSettings settings;
+
+    private final RegistrationSettings how;
 
     private final CoreRequests requests;
 
@@ -56,18 +57,19 @@ public class WorkerRegistration {
 
     /**
      * @param identity the worker's id, address and substrate, as announced
-     * @param cluster the cluster's name, api-key, max-pipelines, command-timeout,
-     * registration backoff and exit-on-refusal
+     * @param settings the cluster's name and command-timeout
+     * @param how api-key, max-pipelines, registration backoff and exit-on-refusal
      * @param requests sends the registration (with the trace context when observed)
      * @param host what the worker runs and can run
      * @param heartbeats heartbeats at once after an acceptance
      * @param onFinalRefusal told the reason when a coordinator refused this worker for
      * good and exit-on-refusal is on
      */
-    public WorkerRegistration(WorkerIdentity identity, ClusterProperties cluster, CoreRequests requests,
-            PipelineHost host, HeartbeatPublisher heartbeats, Consumer<String> onFinalRefusal) {
+    public WorkerRegistration(WorkerIdentity identity, WorkerSettings settings, RegistrationSettings how,
+            CoreRequests requests, PipelineHost host, HeartbeatPublisher heartbeats, Consumer<String> onFinalRefusal) {
         this.identity = identity;
-        this.cluster = cluster;
+        this.settings = settings;
+        this.how = how;
         this.requests = requests;
         this.host = host;
         this.heartbeats = heartbeats;
@@ -117,7 +119,7 @@ public class WorkerRegistration {
     }
 
     private void registrationLoop() {
-        BackOffExecution waits = Backoffs.start(cluster.getRegistrationBackoff(), cluster.getRegistrationMaxBackoff());
+        BackOffExecution waits = Backoffs.start(how.backoff(), how.maxBackoff());
         Duration backoff = Duration.ofMillis(waits.nextBackOff());
         try {
             while (active && !registered.get()) {
@@ -132,7 +134,7 @@ public class WorkerRegistration {
                         return;
                     }
                     refused(reply);
-                    if (reply.isFinal() && cluster.isExitOnRefusal()) {
+                    if (reply.isFinal() && how.exitOnRefusal()) {
                         return;
                     }
                 }
@@ -169,7 +171,7 @@ public class WorkerRegistration {
             return;
         }
         refusal = reason;
-        if (cluster.isExitOnRefusal()) {
+        if (how.exitOnRefusal()) {
             log.error("{}; retrying cannot help, so the node exits with status 78 (set "
                     + "varpulis.cluster.exit-on-refusal=false to keep it running, unready)", reason);
             onFinalRefusal.accept(reason);
@@ -184,14 +186,14 @@ public class WorkerRegistration {
         // api_key is always there, empty without one: a Rust coordinator refuses a
         // registration without the field.
         Registration.Request request = new Registration.Request(identity.workerId(), identity.address(),
-                cluster.getApiKey() == null ? "" : cluster.getApiKey(),
+                how.apiKey() == null ? "" : how.apiKey(),
                 new Registration.Capacity(Runtime.getRuntime().availableProcessors(), host.status().size(),
-                        cluster.getMaxPipelines()),
-                identity.substrate(), cluster.getName(), WorkerCapabilities.of(host.processorTypes()));
-        Message reply = requests.request(Subjects.REGISTER, request, cluster.getCommandTimeout())
-            .get(cluster.getCommandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+                        how.maxPipelines()),
+                identity.substrate(), settings.clusterName(), WorkerCapabilities.of(host.processorTypes()));
+        Message reply = requests.request(Subjects.REGISTER, request, settings.commandTimeout())
+            .get(settings.commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         if (reply.isStatusMessage()) {
-            throw new IllegalStateException("no coordinator of cluster " + cluster.getName() + " answered on "
+            throw new IllegalStateException("no coordinator of cluster " + settings.clusterName() + " answered on "
                     + Subjects.REGISTER + " (" + reply.getStatus() + ")");
         }
         return requests.mapper().readValue(reply.getData(), Registration.Reply.class);

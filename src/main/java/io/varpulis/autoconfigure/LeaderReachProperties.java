@@ -1,5 +1,6 @@
-package io.varpulis.jetstream;
+package io.varpulis.autoconfigure;
 
+import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.support.PropertyChecks;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -89,6 +90,14 @@ public class LeaderReachProperties implements Validator {
      */
     public void setDownAfter(Duration downAfter) {
         this.downAfter = downAfter;
+    }
+
+    /**
+     * @return what {@link LeaderReachReconnect} receives: reconnect-after and
+     * check-interval
+     */
+    public LeaderReachReconnect.Settings toSettings() {
+        return new LeaderReachReconnect.Settings(reconnectAfter, checkInterval);
     }
 
     /**

@@ -1,5 +1,6 @@
-package io.varpulis.dlq;
+package io.varpulis.autoconfigure;
 
+import io.varpulis.dlq.DeadLetterSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -54,6 +55,14 @@ public class DeadLetterProperties {
      * request runs.
      */
     private int maxReplayBatch = 1000;
+
+    /**
+     * @return the settings the dead-letter console receives
+     */
+    public DeadLetterSettings toSettings() {
+        return new DeadLetterSettings(writeEnabled, pageSize, maxPageSize, maxPageBytes, maxPayloadShown, replayTimeout,
+                maxReplayBatch);
+    }
 
     public boolean isWriteEnabled() {
         return writeEnabled;

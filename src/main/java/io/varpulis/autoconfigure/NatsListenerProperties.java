@@ -1,10 +1,13 @@
-package io.varpulis.messaging;
+package io.varpulis.autoconfigure;
 
+import io.varpulis.messaging.ListenerSettings;
+import io.varpulis.messaging.NatsListener;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code varpulis.nats.listeners.<id>.*}: per {@link NatsListener} id, settings that
@@ -25,6 +28,18 @@ public class NatsListenerProperties {
 
     public Map<String, Listener> getListeners() {
         return listeners;
+    }
+
+    /**
+     * @return what the listener container factory receives: each listener id's overrides
+     */
+    public Map<String, ListenerSettings> toSettings() {
+        return listeners.entrySet()
+            .stream()
+            .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
+                    entry -> new ListenerSettings(entry.getValue().getSubject(), entry.getValue().getStream(),
+                            entry.getValue().getConcurrency(), entry.getValue().getMaxDeliver(),
+                            entry.getValue().getMaxAckPending(), entry.getValue().getSendTo())));
     }
 
     public Duration getListenerDrainTimeout() {

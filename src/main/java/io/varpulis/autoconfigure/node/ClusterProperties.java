@@ -1,5 +1,6 @@
-package io.varpulis.cluster.node;
+package io.varpulis.autoconfigure.node;
 
+import io.varpulis.cluster.node.ClusterRole;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import jakarta.validation.constraints.Min;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -18,9 +19,6 @@ import java.util.Map;
 @Validated
 public class ClusterProperties {
 
-    /** The cluster name of nodes that set none (and of older nodes that send none). */
-    public static final String DEFAULT_NAME = "varpulis";
-
     /**
      * Whether this application is a cluster node. The jar's own application.yml turns it
      * on; a service that only wants the NATS substrate from this library leaves it off.
@@ -30,6 +28,8 @@ public class ClusterProperties {
     /** What this node runs: coordinator, worker, or standalone (both in one process). */
     private ClusterRole role = ClusterRole.STANDALONE;
 
+    // Commands.DEFAULT_CLUSTER, the name older nodes are taken to have, written out so
+    // that the configuration metadata shows it.
     /**
      * The cluster's name, a NATS token: coordinators and workers of one cluster share it.
      * It keys the leader lease and the stored groups, a coordinator answers only the
@@ -38,7 +38,7 @@ public class ClusterProperties {
      * cluster per account is the production rule (SPEC section 9); a name per cluster
      * keeps them apart where that cannot be had.
      */
-    private String name = DEFAULT_NAME;
+    private String name = "varpulis";
 
     /**
      * The coordinator's stable id (env {@code VARPULIS_COORDINATOR_ID}): names its

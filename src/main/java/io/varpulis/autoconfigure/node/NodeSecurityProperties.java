@@ -1,5 +1,6 @@
-package io.varpulis.web;
+package io.varpulis.autoconfigure.node;
 
+import io.varpulis.web.ApiLimits;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -32,6 +33,13 @@ public class NodeSecurityProperties {
      * opens to the Prometheus namespace alone; on the application port startup fails.
      */
     private boolean openPrometheus = false;
+
+    /**
+     * @return what the operator API accepts from a caller
+     */
+    public ApiLimits toApiLimits() {
+        return new ApiLimits(maxRequestSize, maxEventTypeLength, maxFieldNameLength);
+    }
 
     public DataSize getMaxRequestSize() {
         return maxRequestSize;
