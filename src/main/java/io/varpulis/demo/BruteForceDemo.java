@@ -69,8 +69,7 @@ public final class BruteForceDemo {
      * with the default {@code varpulis.nats.jetstream.leader-reach.*}: 2 s checks, a
      * reconnect after 15 s (longer than a stream leader election).
      */
-    static final LeaderReachReconnect.Settings LEADER_REACH = new LeaderReachReconnect.Settings(Duration.ofSeconds(15),
-            Duration.ofSeconds(2));
+    static final LeaderReachReconnect.Settings LEADER_REACH = LeaderReachReconnect.Settings.DEFAULTS;
 
     /** Progress (lines streamed, messages pending) is printed this often. */
     static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);

@@ -157,6 +157,15 @@ public class LeaderReachReconnect implements AutoCloseable {
      */
     public record Settings(Duration reconnectAfter, Duration checkInterval) {
 
+        /**
+         * The defaults of {@code varpulis.nats.jetstream.leader-reach.*}: a reconnect
+         * after 15 s (longer than a stream leader election), checks every 2 s; for what
+         * runs outside a Spring context (the demo's driver). The properties class spells
+         * the same values out for the configuration metadata, and a test holds them
+         * equal.
+         */
+        public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(15), Duration.ofSeconds(2));
+
     }
 
 }

@@ -28,6 +28,12 @@ class LeaderReachAutoConfigurationTest {
         .withPropertyValues("varpulis.nats.substrate=jetstream", "varpulis.nats.startup-retry-timeout=1s");
 
     @Test
+    void thePropertiesDefaultsAreTheDefaultsWhatRunsOutsideSpringUses() {
+        assertThat(new LeaderReachProperties().toSettings())
+            .isEqualTo(io.varpulis.jetstream.LeaderReachReconnect.Settings.DEFAULTS);
+    }
+
+    @Test
     void theReconnectPolicyIsABeanOnJetStream() {
         runner.withPropertyValues("varpulis.nats.url=" + nats.url())
             .run(context -> assertThat(context).hasSingleBean(LeaderReachReconnect.class));
