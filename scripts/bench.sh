@@ -22,7 +22,8 @@
 # reads a backlog; issue 34's listener target), --quiet-wait=SECONDS (how long a timed
 # run waits for other processes to take under 10 % of the CPU, default 60; 0 on a host that is never quiet), for
 # partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
-# for mainjob and steady --topology=r1|r3|r1,r3 (default r1 for mainjob, r1,r3 for steady) and --log-days (days of
+# for mainjob and steady --topology=r1|r3|r1,r3 (default r1 for mainjob, r1,r3 for steady), --crowdsec-rounds=N (how
+# many rounds of each topology run CrowdSec too: 0 for none, default 1 for steady) and --log-days (days of
 # the sample in the log: 50 for mainjob, 500 for steady).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).

@@ -272,7 +272,8 @@ public final class BenchMain {
         int logDays = options.logDays(days);
         for (String topology : options.topologies(topologies)) {
             MainJobRun.Result result = jar.isEmpty() ? MainJobRun.Result.pending(topology, logDays, whyNot.toString())
-                    : MainJobRun.run(jar.get(), topology, logDays, options.rounds(), killRound, crowdSecRounds, OUT);
+                    : MainJobRun.run(jar.get(), topology, logDays, options.rounds(), killRound,
+                            options.crowdSecRounds(crowdSecRounds), OUT);
             report.mainJob(result, command(scenario) + " --topology=" + topology + " --rounds=" + options.rounds()
                     + (logDays == days ? "" : " --log-days=" + logDays));
         }

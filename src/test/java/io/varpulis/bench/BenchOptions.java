@@ -44,10 +44,13 @@ import java.util.Set;
  * show their share either way)
  * @param hopMode {@code live} (publisher and consumer at once, timed together) or
  * {@code stored} (every event stored first, the consumer timed alone; JetStream)
+ * @param crowdSecRounds how many rounds of each topology, from the first, run CrowdSec in
+ * mainjob and steady ({@code -1}: the scenario's default; {@code 0}: none, when a figure
+ * of the same code stands for it, since a million lines take it 3-17 minutes)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
         List<Substrate> substrates, String jar, int days, int lineRate, String topology, int logDays, String baseline,
-        List<String> hopClients, int quietWait, String hopMode) {
+        List<String> hopClients, int quietWait, String hopMode, int crowdSecRounds) {
 
     /** The steady scenario's log: 1 000 000 lines, 8 000 alerts (issue 34). */
     static final int STEADY_LOG_DAYS = 500;
@@ -65,7 +68,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
                         + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3, r1,r3), log-days, "
                         + "baseline (raw, " + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL)
-                        + "), quiet-wait, " + "hop-mode (live, stored)");
+                        + "), quiet-wait, " + "hop-mode (live, stored), crowdsec-rounds");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -86,7 +89,9 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 values.getOrDefault("baseline", "raw"),
                 List.of(values.getOrDefault("hop-clients", String.join(",", HopClients.ALL)).split(",")),
                 values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60),
-                values.getOrDefault("hop-mode", "live"));
+                values.getOrDefault("hop-mode", "live"),
+                values.containsKey("crowdsec-rounds") && values.get("crowdsec-rounds").equals("0") ? 0
+                        : values.containsKey("crowdsec-rounds") ? number(values, "crowdsec-rounds", 1) : -1);
         if (!List.of("live", "stored").contains(options.hopMode())) {
             throw new IllegalArgumentException("--hop-mode must be live or stored, got '" + options.hopMode() + "'");
         }
@@ -106,7 +111,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
         values.keySet()
             .removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios", "substrates",
                     "jar", "days", "line-rate", "topology", "log-days", "baseline", "hop-clients", "quiet-wait",
-                    "hop-mode"));
+                    "hop-mode", "crowdsec-rounds"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }
@@ -119,6 +124,14 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
      */
     List<String> topologies(List<String> fallback) {
         return topology.isEmpty() ? fallback : List.of(topology.split(","));
+    }
+
+    /**
+     * @param fallback the scenario's default
+     * @return {@code --crowdsec-rounds}, or the fallback
+     */
+    int crowdSecRounds(int fallback) {
+        return crowdSecRounds < 0 ? fallback : crowdSecRounds;
     }
 
     /**
