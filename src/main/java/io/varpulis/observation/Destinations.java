@@ -43,11 +43,34 @@ public final class Destinations {
 
     /**
      * @param subject a published or consumed subject
-     * @return {@code true} for a route edge's: only the cluster's own publishes (an
-     * inject, a pipeline's outputs) are on it, each having decided its trace's sampling
+     * @return {@code true} for a route edge's
+     * ({@code varpulis.cluster.pipeline.{group}.{from}.{to}[.{partition}]})
      */
     public static boolean route(String subject) {
         return subject.startsWith(Subjects.PIPELINE_ROOT + ".");
+    }
+
+    /**
+     * @param subject a published or consumed subject
+     * @return {@code true} for a route edge into the cluster
+     * ({@code {group}._external.{to}}): outside producers publish there too (a service
+     * that injects, a log feeder, a Rust node), not only the cluster's own injects
+     */
+    public static boolean entry(String subject) {
+        if (!route(subject)) {
+            return false;
+        }
+        int group = subject.indexOf('.', Subjects.PIPELINE_ROOT.length() + 1);
+        return group > 0 && subject.startsWith(Subjects.EXTERNAL + ".", group + 1);
+    }
+
+    /**
+     * @param subject a published or consumed subject
+     * @return {@code true} for a route edge between two pipelines: only the cluster's
+     * nodes publish there, each output having decided its trace's sampling (issue 32)
+     */
+    public static boolean internalRoute(String subject) {
+        return route(subject) && !entry(subject);
     }
 
     /**

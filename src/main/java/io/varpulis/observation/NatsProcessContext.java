@@ -29,6 +29,8 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
 
     private final Boolean sampled;
 
+    private final boolean untraced;
+
     private volatile boolean sampledOut;
 
     private Object span;
@@ -51,6 +53,7 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
         super(NatsProcessContext::header);
         this.consumer = consumer;
         this.sampled = TraceHeaders.sampled(delivery.headers());
+        this.untraced = sampled == null && TraceHeaders.absent(delivery.headers());
         setCarrier(delivery);
         setRemoteServiceName("nats");
     }
@@ -69,11 +72,12 @@ public class NatsProcessContext extends ReceiverContext<Delivery> {
     }
 
     /**
-     * @return {@code true} when the delivery carries no trace headers: whether it is
-     * sampled is the tracer's to decide, as for a new trace
+     * @return {@code true} when the delivery carries no trace headers at all: whether it
+     * is sampled is the tracer's to decide, as for a new trace (a B3 context that defers
+     * the decision is not untraced: the tracer continues it)
      */
     public boolean untraced() {
-        return sampled == null;
+        return untraced;
     }
 
     /**

@@ -14,11 +14,14 @@ import io.micrometer.tracing.propagation.Propagator;
  * <ul>
  * <li>a span that records nothing (the tracer sampled the trace out) makes the publish
  * only timed ({@link UntracedObservations}), without an Observation; its context is
- * written into the message's headers only when it continues a trace (the child of an
- * unsampled current span, whose caller's decision the next hop must honour). A root the
- * sampler sampled out writes no header at all: an unsampled event pays no header work
- * (issue 32), and the next hop, finding none, asks its own sampler, as for any message
- * published without a trace ({@link NatsReceiverTracingObservationHandler});</li>
+ * written into the message's headers when it continues a trace (the child of an unsampled
+ * current span, whose caller's decision the next hop must honour) or goes onto a route
+ * edge into the cluster (where a delivery without headers is an outside producer's, whose
+ * trace the first pipeline starts). Any other root the sampler sampled out writes no
+ * header at all: an unsampled event pays no header work (issue 32); on a route edge
+ * between pipelines the next hop keeps it unsampled, elsewhere it asks its own sampler,
+ * as for any message published without a trace
+ * ({@link NatsReceiverTracingObservationHandler}, {@link ObservedDeliveries});</li>
  * <li>a recording span is kept in the context; this handler, ordered first among Spring
  * Boot's tracing handlers (first-matching), takes the observation then and makes that
  * span its own, so the sampler is asked once per publish, not twice.</li>
@@ -51,10 +54,12 @@ public class NatsSenderTracingObservationHandler extends PropagatingSenderTracin
      * when it has a parent (a root's is not), and the publish needs no observation
      */
     public boolean decide(NatsSendContext context) {
+        // Asked before the span is made, of the tracer and not of the span: with the
+        // OpenTelemetry bridge a sampled-out span knows no parent.
+        boolean continues = getParentSpan(context) != null || getTracer().currentSpan() != null;
         Span span = super.createSenderSpan(context);
         if (span.isNoop()) {
-            String parent = span.context().parentId();
-            if (parent != null && !parent.isEmpty()) {
+            if (continues || Destinations.entry(context.subject())) {
                 propagator.inject(span.context(), context.getCarrier(),
                         (carrier, key, value) -> context.getSetter().set(carrier, key, value));
             }

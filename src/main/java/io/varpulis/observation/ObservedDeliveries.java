@@ -19,11 +19,11 @@ import io.varpulis.transport.DeliveryDecorator;
  * either when the tracer decides sampling first ({@link Traces#decides()}, issue 32): it
  * is only timed, with the tags its convention gives ({@link UntracedObservations}), and
  * what it publishes carries its trace headers through ({@link UntracedDelivery}). A
- * delivery with no trace headers is only timed too when it comes over a route edge: only
- * the cluster's own publishes are there, and one without headers is an unsampled root's
- * (its publisher wrote none), so its trace stays unsampled at every hop and what it
- * publishes carries none either; a route edge's traces begin where its events enter the
- * cluster (an inject, a traced producer). Any other delivery without trace headers (a
+ * delivery with no trace headers is only timed too when it comes over a route edge
+ * between two pipelines: only the cluster's nodes publish there, and one without headers
+ * is an unsampled root's (its publisher wrote none), so its trace stays unsampled at
+ * every hop and what it publishes carries none either. Any other delivery without trace
+ * headers (on a route edge into the cluster, from an outside producer; a
  * {@code @NatsListener}'s) is decided by the tracer first, as a new trace
  * ({@link NatsReceiverTracingObservationHandler}).
  */
@@ -75,7 +75,7 @@ public class ObservedDeliveries implements DeliveryDecorator {
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
         Traces.Sampling decided = Traces.Sampling.UNDECIDED;
         if (context.untraced() && untraced.enabled() && traces.decides()) {
-            if (Destinations.route(consumer.filterSubject())) {
+            if (Destinations.internalRoute(consumer.filterSubject())) {
                 // The cluster's publisher decided: an unsampled root writes no headers.
                 context.sampledOut();
             }

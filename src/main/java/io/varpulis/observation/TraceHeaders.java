@@ -63,6 +63,23 @@ public final class TraceHeaders {
 
     /**
      * @param headers a message's headers, or {@code null}
+     * @return whether it carries no trace context at all: no header a propagation writes
+     * (a B3 context that defers its sampling decision is a context)
+     */
+    public static boolean absent(Headers headers) {
+        if (headers == null || headers.isEmpty()) {
+            return true;
+        }
+        for (String name : NAMES) {
+            if (headers.getFirst(name) != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param headers a message's headers, or {@code null}
      * @return its trace headers, in the order of {@link #NAMES}, to be written unchanged
      * on what it causes
      */
@@ -71,12 +88,10 @@ public final class TraceHeaders {
             return Map.of();
         }
         Map<String, String> found = new LinkedHashMap<>(4);
-        if (headers != null) {
-            for (String name : NAMES) {
-                String value = headers.getFirst(name);
-                if (value != null) {
-                    found.put(name, value);
-                }
+        for (String name : NAMES) {
+            String value = headers.getFirst(name);
+            if (value != null) {
+                found.put(name, value);
             }
         }
         return found;

@@ -8,6 +8,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one way this project makes background threads: daemon threads with a recognisable
@@ -20,9 +21,9 @@ import java.util.concurrent.RejectedExecutionHandler;
  * draining its pipelines at stop still heartbeats, and a state write confirmed during the
  * drain is still settled: with {@code acceptTasksAfterContextClose}, Spring neither
  * pauses them when the lifecycles stop nor shuts them down early on the context's close
- * event. A task handed over once the context destroyed them is dropped with a WARN naming
- * the executor: the node is gone, and an exception would only reach the thread that
- * handed it over (a jnats thread completing a PubAck).
+ * event. A task handed over once the context destroyed them is dropped, the first with a
+ * WARN naming the executor (the rest at DEBUG): the node is gone, and an exception would
+ * only reach the thread that handed it over (a jnats thread completing a PubAck).
  */
 public final class DaemonThreads {
 
@@ -88,8 +89,15 @@ public final class DaemonThreads {
      * What a pool does with a task once it is shut down: drops it and says so.
      */
     private static RejectedExecutionHandler dropped(String prefix) {
-        return (task, pool) -> log.warn("{} is shut down (the node is closing): a task handed over now is dropped",
-                prefix);
+        AtomicBoolean said = new AtomicBoolean();
+        return (task, pool) -> {
+            if (said.compareAndSet(false, true)) {
+                log.warn("{} is shut down (the node is closing): tasks handed over from now on are dropped", prefix);
+            }
+            else {
+                log.debug("{} is shut down: a task dropped", prefix);
+            }
+        };
     }
 
 }

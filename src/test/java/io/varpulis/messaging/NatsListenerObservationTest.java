@@ -83,7 +83,7 @@ class NatsListenerObservationTest {
     }
 
     @Test
-    void aMessageWithoutATraceStartsOneAtTheListener_askingTheSamplerOnce() {
+    void aMessageWithoutATraceStartsOneAtTheListener() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             // A producer that traces nothing: no header at all.

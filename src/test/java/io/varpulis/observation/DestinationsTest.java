@@ -41,4 +41,15 @@ class DestinationsTest {
         assertThat(ObservedClusterTransport.traceId(" ")).isNull();
     }
 
+    @Test
+    void anEntryIsARouteEdgeFromOutsideTheCluster() {
+        assertThat(Destinations.entry("varpulis.cluster.pipeline.ssh._external.ingress")).isTrue();
+        assertThat(Destinations.entry("varpulis.cluster.pipeline.ssh._external.detect.3")).isTrue();
+        assertThat(Destinations.entry("varpulis.cluster.pipeline.ssh.ingress.detect")).isFalse();
+        assertThat(Destinations.internalRoute("varpulis.cluster.pipeline.ssh.ingress.detect.0")).isTrue();
+        assertThat(Destinations.internalRoute("varpulis.cluster.pipeline.ssh._external.ingress")).isFalse();
+        assertThat(Destinations.entry("orders._external.x")).isFalse();
+        assertThat(Destinations.internalRoute("orders.created")).isFalse();
+    }
+
 }

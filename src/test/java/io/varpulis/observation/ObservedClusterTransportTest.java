@@ -207,7 +207,8 @@ class ObservedClusterTransportTest {
     }
 
     @Test
-    void anUnsampledRootWritesNoTraceHeaders_eachHopAsksItsSampler_andTheTimersStillCount() throws Exception {
+    void anUnsampledRootWritesNoTraceHeadersBetweenPipelines_butOntoAnEntryItsDecision_andTheTimersCount()
+            throws Exception {
         close();
         tracing = new InMemoryTracing(Sampler.NEVER_SAMPLE);
         fixture = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
@@ -234,10 +235,16 @@ class ObservedClusterTransportTest {
         consume(intoParse, parse, parsedWith);
         consume(intoDetect, detect, detectedWith);
 
-        // A root publish (no current observation) that the sampler samples out.
+        // Root publishes (no current observation) that the sampler samples out: one into
+        // the cluster, one between two pipelines.
         transport
             .publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
                     "rooted:1"))
+            .get();
+        await().atMost(Duration.ofSeconds(20)).until(() -> detectedWith.size() == 1);
+        transport
+            .publish(new OutboundMessage(intoDetect.subject(),
+                    fixture.codec.encode(Event.of("Parsed", Map.of("n", "2"))), "rooted:2"))
             .get();
 
         await().atMost(Duration.ofSeconds(20))
@@ -246,15 +253,18 @@ class ObservedClusterTransportTest {
                 .timers()
                 .stream()
                 .mapToLong(Timer::count)
-                .sum() == 2);
-        assertThat(parsedWith).as("an unsampled root pays no header work (issue 32)").containsExactly("none");
-        assertThat(detectedWith).as("nor does what a delivery without a trace publishes, once sampled out")
-            .containsExactly("none");
+                .sum() == 3);
+        assertThat(parsedWith).as("onto an entry, where a header-less delivery is an outside producer's")
+            .singleElement()
+            .asString()
+            .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
+        assertThat(detectedWith).as("carried through by its output; none between pipelines (issue 32)")
+            .containsExactly(parsedWith.get(0), "none");
         assertThat(tracing.spans()).as("no span").isEmpty();
         assertThat(tracing.meters().find(DefaultNatsSendObservationConvention.NAME).timers())
-            .as("both publishes are timed")
+            .as("every publish is timed")
             .singleElement()
-            .satisfies(timer -> assertThat(timer.count()).isEqualTo(2));
+            .satisfies(timer -> assertThat(timer.count()).isEqualTo(3));
     }
 
     @Test
@@ -325,6 +335,29 @@ class ObservedClusterTransportTest {
         assertThat(send.parentId()).as("the publish is the application observation's child").isEqualTo(work.id());
         assertThat(received.parentId()).isEqualTo(send.id());
         assertThat(received.traceId()).isEqualTo(work.traceId());
+    }
+
+    @Test
+    void anOutsideProducersEventWithoutTraceHeadersStartsATraceWhereItEntersTheCluster() throws Exception {
+        RouteEdge intoEntry = new RouteEdge("headerless", "_external", "entry");
+        List<String> enteredWith = new CopyOnWriteArrayList<>();
+        RouteIngress entry = new RouteIngress(intoEntry, List.of("*"),
+                TestPipelines.deployed(intoEntry.group(), intoEntry.to(), (event, context) -> List.of(),
+                        new InMemoryKeyValueState()),
+                OutputEmitter.NONE, fixture.codec, parker, RouteIngress.OwnershipListener.NONE);
+        consume(intoEntry, entry, enteredWith);
+
+        // A log feeder, a Rust node or a service that traces nothing: no header.
+        fixture.transport
+            .publish(new OutboundMessage(intoEntry.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
+                    "outside:1"))
+            .get();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> tracing.named("process " + Destinations.ROUTE).size() == 1);
+        MutableSpan process = tracing.named("process " + Destinations.ROUTE).get(0);
+        assertThat(process.parentId()).as("a new trace, its root the first pipeline's delivery").isNull();
+        assertThat(process.kind()).isEqualTo(brave.Span.Kind.CONSUMER);
+        assertThat(enteredWith).containsExactly("none");
     }
 
     private void consume(RouteEdge edge, RouteIngress ingress, List<String> seenWith) {
