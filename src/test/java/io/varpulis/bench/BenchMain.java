@@ -305,9 +305,14 @@ public final class BenchMain {
         return HopClients.create(name, substrate, broker.url(), options);
     }
 
-    /** A fresh edge per run, so each run has its own durable consumer. */
+    /**
+     * A fresh edge per run, so each run has its own durable consumer: a route edge
+     * between two pipelines, the hop most of a cluster's events take (on an entry edge
+     * from {@code _external} an observed publish whose trace is sampled out writes its
+     * decision too, costing what the {@code product-traceparent} client shows).
+     */
     private RouteEdge nextEdge() {
-        return new RouteEdge("bench", "_external", "p" + ++edges);
+        return new RouteEdge("bench", "source", "p" + ++edges);
     }
 
     private void cleanUp(HopClient client, RouteEdge edge) throws Exception {
