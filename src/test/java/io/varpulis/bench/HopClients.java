@@ -24,14 +24,17 @@ import java.util.List;
  * <li>{@code listener-observed-10}: the same with observation on, Brave sampling 10 %
  * (issue 32; JetStream);</li>
  * <li>{@code raw-listener}: a plain jnats pull consumer doing the listener's work by hand
- * (issue 34; JetStream).</li>
+ * (issue 34; JetStream);</li>
+ * <li>{@code raw-observed-10}, {@code raw-observed-100}: {@code raw-codec} observed by
+ * hand with Micrometer and Boot's standard handlers, no substrate code: what the tracer
+ * itself charges a hop (issue 32's reference; JetStream).</li>
  * </ul>
  */
 final class HopClients {
 
     /** Every client, in the order of a round (round r starts with the r-th). */
     static final List<String> ALL = List.of("product", "raw", "raw-codec", "product-traceparent", "observed-10",
-            "observed-100", "listener", "listener-observed-10", "raw-listener");
+            "observed-100", "listener", "listener-observed-10", "raw-listener", "raw-observed-10", "raw-observed-100");
 
     /** The clients that also run on core. */
     private static final List<String> ON_CORE = List.of("product", "raw");
@@ -71,6 +74,8 @@ final class HopClients {
             case "observed-100" -> new ProductHopClient(url, substrate, 1f);
             case "listener" -> new ListenerHopClient(url);
             case "listener-observed-10" -> new ListenerHopClient(url, 0.1f);
+            case "raw-observed-100" -> new RawObservedHopClient(url, options.rawBatch(), 1f);
+            case "raw-observed-10" -> new RawObservedHopClient(url, options.rawBatch(), 0.1f);
             case "raw-listener" ->
                 new RawJetStreamHopClient(url, options.rawBatch(), RawJetStreamHopClient.Decode.RECORD);
             default -> throw new IllegalArgumentException("unknown hop client '" + name + "'; known: " + ALL);
