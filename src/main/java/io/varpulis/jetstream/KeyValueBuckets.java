@@ -122,27 +122,40 @@ public final class KeyValueBuckets {
      * created on a three-server cluster can be unknown for a moment to the server that
      * answers that read (its stream's leader still being elected: "stream not found",
      * 10059, which jnats reports as an {@link IOException}); issue 30's slow-disk runs
-     * saw a worker exit at start-up on it, 1.2 s after its connection. The read is made
-     * again for up to {@value #VISIBLE_WITHIN_SECONDS} s.
+     * saw a worker exit at start-up on it, 1.2 s after its connection. A read JetStream
+     * does not answer in time (a three-server nats-server 2.9 placing several R3 streams
+     * at once as four nodes start: a worker exited on it) is made again too, with a WARN.
+     * Both for up to {@value #VISIBLE_WITHIN_SECONDS} s.
      * @param connection the connection
      * @param bucket the bucket
      * @param options the key-value options, or {@code null} for jnats' defaults
      * @return the bucket
-     * @throws IOException when JetStream does not answer, or the bucket stays unknown
+     * @throws IOException when JetStream does not answer, or the bucket stays unknown,
+     * for {@value #VISIBLE_WITHIN_SECONDS} s; or at once when it refuses the read for
+     * another reason
      */
     public static KeyValue open(Connection connection, String bucket, KeyValueOptions options) throws IOException {
         long deadline = System.nanoTime() + Duration.ofSeconds(VISIBLE_WITHIN_SECONDS).toNanos();
+        BackOffExecution waits = Backoffs.start(Duration.ofMillis(POLL_MILLIS), Duration.ofSeconds(2));
         while (true) {
+            long waitMillis;
             try {
                 return options == null ? connection.keyValue(bucket) : connection.keyValue(bucket, options);
             }
             catch (IOException e) {
-                if (!(e.getCause() instanceof JetStreamApiException api)
-                        || api.getApiErrorCode() != JetStreamErrors.STREAM_NOT_FOUND || System.nanoTime() > deadline) {
+                boolean unknownYet = e.getCause() instanceof JetStreamApiException api
+                        && api.getApiErrorCode() == JetStreamErrors.STREAM_NOT_FOUND;
+                boolean unanswered = !(e.getCause() instanceof JetStreamApiException);
+                if (!(unknownYet || unanswered) || System.nanoTime() > deadline) {
                     throw e;
                 }
+                waitMillis = unknownYet ? POLL_MILLIS : waits.nextBackOff();
+                if (unanswered) {
+                    log.warn("no answer from JetStream opening key-value bucket {} ({}); asking again in {} ms", bucket,
+                            e.getMessage(), waitMillis);
+                }
             }
-            sleep(POLL_MILLIS, bucket);
+            sleep(waitMillis, bucket);
         }
     }
 

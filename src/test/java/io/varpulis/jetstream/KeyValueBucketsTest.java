@@ -62,4 +62,37 @@ class KeyValueBucketsTest {
         }
     }
 
+    @Test
+    void aBucketOpenedWhileTheClusterHasNoQuorumOpensOnceItAnswersAgain() throws Exception {
+        Options options = new Options.Builder().server(cluster.url(0))
+            .connectionTimeout(Duration.ofSeconds(5))
+            .maxReconnects(-1)
+            .build();
+        try (Connection connection = Nats.connect(options)) {
+            KeyValueBuckets.createIfAbsent(connection.keyValueManagement(),
+                    KeyValueConfiguration.builder()
+                        .name("kv_open_no_quorum")
+                        .storageType(StorageType.File)
+                        .replicas(3)
+                        .build());
+            cluster.kill(1);
+            cluster.kill(2);
+            CompletableFuture<io.nats.client.KeyValue> opened = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return KeyValueBuckets.open(connection, "kv_open_no_quorum",
+                            io.nats.client.KeyValueOptions.builder().jsRequestTimeout(Duration.ofSeconds(1)).build());
+                }
+                catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(4000);
+            assertThat(opened).as("still asking while nobody answers").isNotDone();
+            cluster.start(1);
+            cluster.start(2);
+
+            assertThat(opened.get(60, TimeUnit.SECONDS).getBucketName()).isEqualTo("kv_open_no_quorum");
+        }
+    }
+
 }
