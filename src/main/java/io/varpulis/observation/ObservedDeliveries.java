@@ -75,7 +75,7 @@ public class ObservedDeliveries implements DeliveryDecorator {
         NatsProcessContext context = new NatsProcessContext(consumer, delivery);
         Traces.Sampling decided = Traces.Sampling.UNDECIDED;
         if (context.untraced() && untraced.enabled() && traces.decides()) {
-            if (Destinations.internalRoute(consumer.filterSubject())) {
+            if (Destinations.internalRoute(delivery.subject())) {
                 // The cluster's publisher decided: an unsampled root writes no headers.
                 context.sampledOut();
             }
