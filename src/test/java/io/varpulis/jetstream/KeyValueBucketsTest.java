@@ -63,20 +63,27 @@ class KeyValueBucketsTest {
     }
 
     @Test
-    void aBucketOpenedWhileTheClusterHasNoQuorumOpensOnceItAnswersAgain() throws Exception {
-        Options options = new Options.Builder().server(cluster.url(0))
-            .connectionTimeout(Duration.ofSeconds(5))
-            .maxReconnects(-1)
-            .build();
-        try (Connection connection = Nats.connect(options)) {
-            KeyValueBuckets.createIfAbsent(connection.keyValueManagement(),
+    void aBucketOpenedWhileItsStreamHasNoLeaderOpensOnceItAnswersAgain() throws Exception {
+        try (Connection creator = Nats.connect(cluster.url(0))) {
+            KeyValueBuckets.createIfAbsent(creator.keyValueManagement(),
                     KeyValueConfiguration.builder()
                         .name("kv_open_no_quorum")
                         .storageType(StorageType.File)
                         .replicas(3)
                         .build());
-            cluster.kill(1);
-            cluster.kill(2);
+        }
+        // The survivor is a follower of the bucket's stream: with its leader and the
+        // third server gone, nobody answers the open's read, whatever the release.
+        int leader = cluster.streamLeader("KV_kv_open_no_quorum");
+        int survivor = (leader + 1) % 3;
+        int third = (leader + 2) % 3;
+        Options options = new Options.Builder().server(cluster.url(survivor))
+            .connectionTimeout(Duration.ofSeconds(5))
+            .maxReconnects(-1)
+            .build();
+        try (Connection connection = Nats.connect(options)) {
+            cluster.kill(leader);
+            cluster.kill(third);
             CompletableFuture<io.nats.client.KeyValue> opened = CompletableFuture.supplyAsync(() -> {
                 try {
                     return KeyValueBuckets.open(connection, "kv_open_no_quorum",
@@ -88,8 +95,8 @@ class KeyValueBucketsTest {
             });
             Thread.sleep(4000);
             assertThat(opened).as("still asking while nobody answers").isNotDone();
-            cluster.start(1);
-            cluster.start(2);
+            cluster.start(leader);
+            cluster.start(third);
 
             assertThat(opened.get(60, TimeUnit.SECONDS).getBucketName()).isEqualTo("kv_open_no_quorum");
         }
