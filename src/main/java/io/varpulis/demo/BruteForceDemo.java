@@ -277,7 +277,7 @@ public final class BruteForceDemo {
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin, LEADER_REACH);
                     GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
-                        NodeApi.PASSWORD, lines.size());
+                        NodeApi.PASSWORD);
                 NodeProcess coordinator = run.coordinator();
                 NodeApi api = new NodeApi(coordinator);
                 synchronized (this) {

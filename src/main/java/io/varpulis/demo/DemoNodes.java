@@ -31,14 +31,11 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
      * @param apiKey the run's api-key: only its workers may register
      * @param password the nodes' operator API password (environment, never the command
      * line)
-     * @param lines the input's lines: a long run's nodes compile with C2 too
-     * ({@link NodeProcess#C2_FROM_LINES})
      * @return the nodes, on distinct free loopback ports
      * @throws IOException when no free port is found
      */
     static DemoNodes of(DemoOptions options, long pid, String url, Path runDir, Path alertDir, String apiKey,
-            String password, long lines) throws IOException {
-        boolean c2 = lines >= NodeProcess.C2_FROM_LINES;
+            String password) throws IOException {
         int count = options.coordinators();
         int[] ports = NodeProcess.freePorts(count + options.workers());
         Map<String, String> secrets = Map.of("SPRING_SECURITY_USER_PASSWORD", password, "VARPULIS_CLUSTER_APIKEY",
@@ -47,13 +44,13 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
         List<NodeProcess> coordinators = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String id = i == 0 ? first : first + "-" + (i + 1);
-            coordinators.add(NodeProcess.of(id, properties(options, "coordinator", id, alertDir), secrets, runDir,
-                    ports[i], c2));
+            coordinators
+                .add(NodeProcess.of(id, properties(options, "coordinator", id, alertDir), secrets, runDir, ports[i]));
         }
         List<NodeProcess> workers = new ArrayList<>();
         for (int i = 0; i < options.workers(); i++) {
             workers.add(worker("demo-" + pid + "-worker-" + (i + 1), options, first, secrets, runDir, alertDir,
-                    ports[count + i], c2));
+                    ports[count + i]));
         }
         return new DemoNodes(List.copyOf(coordinators), List.copyOf(workers));
     }
@@ -92,10 +89,10 @@ record DemoNodes(List<NodeProcess> coordinators, List<NodeProcess> workers) {
     }
 
     private static NodeProcess worker(String name, DemoOptions options, String coordinatorId,
-            Map<String, String> secrets, Path runDir, Path alertDir, int port, boolean c2) {
+            Map<String, String> secrets, Path runDir, Path alertDir, int port) {
         List<String> properties = new ArrayList<>(properties(options, "worker", coordinatorId, alertDir));
         properties.add("--varpulis.cluster.worker-id=" + name);
-        return NodeProcess.of(name, properties, secrets, runDir, port, c2);
+        return NodeProcess.of(name, properties, secrets, runDir, port);
     }
 
     private static List<String> properties(DemoOptions options, String role, String coordinatorId, Path alertDir) {

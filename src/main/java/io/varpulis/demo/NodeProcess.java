@@ -30,15 +30,6 @@ final class NodeProcess {
     static final String NODE_JAVA_OPTS_VARIABLE = "VARPULIS_DEMO_NODE_JAVA_OPTS";
 
     /**
-     * From this many input lines on, the nodes compile with C2 as well (issue 34): on the
-     * 1 000 000-line log C2's code paid back its compilations (paired runs, alternating,
-     * the same machine: the job 7-60 % faster end to end, worker CPU 10.1 against
-     * 11.0-11.5 s), on the 100 000-line log it does not (issue 27: 2.6-3.1 s against
-     * 1.8-2.3 with C1 alone).
-     */
-    static final int C2_FROM_LINES = 500_000;
-
-    /**
      * Environment variable with more environment for every node of the run,
      * {@code NAME=VALUE} separated by spaces, {@code {node}} in a value replaced by the
      * node's name: the fault suite runs the nodes under libfaketime with
@@ -102,13 +93,10 @@ final class NodeProcess {
      * (Tomcat's) go to {@code tmp/<name>} there, so that nothing of a killed node is left
      * in the system's
      * @param port its HTTP port (see {@link #freePorts})
-     * @param c2 whether the node runs C2 as well as C1 (a long run, see
-     * {@link #C2_FROM_LINES})
      * @return a node, not started
      */
-    static NodeProcess of(String name, List<String> properties, Map<String, String> secrets, Path logDir, int port,
-            boolean c2) {
-        List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name), c2));
+    static NodeProcess of(String name, List<String> properties, Map<String, String> secrets, Path logDir, int port) {
+        List<String> command = new ArrayList<>(javaCommand(name, logDir.resolve("tmp").resolve(name)));
         command.addAll(properties);
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
@@ -233,20 +221,20 @@ final class NodeProcess {
 
     /**
      * The same code as this JVM: {@code java -jar app.jar} when launched from the jar,
-     * the classpath otherwise, with C1 only (the demo's tests took 1.5 to 1.8 times
-     * longer with C2, compiling during their short runs) unless the run is long
-     * ({@code c2}: the JVM's own tiered C1 then C2, {@link #C2_FROM_LINES}), and a serial
-     * collector in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE}
-     * ({@code {node}} in them replaced by the node's name), which come last and so win:
+     * the classpath otherwise, with C1 only (issue 34, paired runs on 1 000 000 and 3 000
+     * 000 lines: the JVM's tiered C2 spent a third of both cores compiling while the job
+     * ran, and the job took 1.2 to 1.4 times as long end to end), and a serial collector
+     * in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE} ({@code {node}} in
+     * them replaced by the node's name), which come last and so win:
      * {@code -XX:TieredStopAtLevel=4} gives the nodes C2, a flight recording per node is
      * {@code -XX:StartFlightRecording=filename=/tmp/{node}.jfr}. No {@code hsperfdata}
      * file: a killed JVM would leave it behind.
      */
-    private static List<String> javaCommand(String name, Path tmpDir, boolean c2) {
+    private static List<String> javaCommand(String name, Path tmpDir) {
         String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
-        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=" + (c2 ? 4 : 1),
-                "-XX:+UseSerialGC", "-Xmx256m", "-Xss512k", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
+        List<String> command = new ArrayList<>(List.of(javaBinary, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Xmx256m", "-Xss512k", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + tmpDir));
         String extra = System.getenv(NODE_JAVA_OPTS_VARIABLE);
         if (extra != null && !extra.isBlank()) {
             for (String flag : extra.trim().split("\\s+")) {
