@@ -141,6 +141,14 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
                 builder.down().withDetail("reason", e.problem.describe());
             }
         }
+        if (!server.equals(JetStreamReach.serverName(connection))) {
+            // Reconnected to another server while asking: the answers may be that
+            // server's, the details would name the one before. The next refresh asks
+            // again.
+            log.debug("jetstream health refresh dropped: the connection moved from {} to another server meanwhile",
+                    server);
+            return;
+        }
         Instant now = Instant.now();
         if (passing.isEmpty()) {
             grace.cleared();
