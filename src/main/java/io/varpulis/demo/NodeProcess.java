@@ -221,11 +221,11 @@ final class NodeProcess {
 
     /**
      * The same code as this JVM: {@code java -jar app.jar} when launched from the jar,
-     * the classpath otherwise, with C1 only (issue 34, paired runs on 1 000 000 and 3 000
-     * 000 lines: the JVM's tiered C2 spent a third of both cores compiling while the job
-     * ran, and the job took 1.2 to 1.4 times as long end to end), and a serial collector
-     * in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE} ({@code {node}} in
-     * them replaced by the node's name), which come last and so win:
+     * the classpath otherwise, with C1 only (issue 34, paired runs on a million and three
+     * million lines: the JVM's tiered C2 spent a third of both cores compiling while the
+     * job ran, and the job took 1.2 to 1.4 times as long end to end), and a serial
+     * collector in 256 MB, plus the flags of {@value #NODE_JAVA_OPTS_VARIABLE}
+     * ({@code {node}} in them replaced by the node's name), which come last and so win:
      * {@code -XX:TieredStopAtLevel=4} gives the nodes C2, a flight recording per node is
      * {@code -XX:StartFlightRecording=filename=/tmp/{node}.jfr}. No {@code hsperfdata}
      * file: a killed JVM would leave it behind.
