@@ -12,6 +12,9 @@
 #   scripts/faults.sh --scenarios=slow-fsync --fsync-delays=20,100                  # a slow disk on the leader
 #   scripts/faults.sh --scenarios=slow-disk --runs=2                                # issue 30: n2's fsyncs 100 ms
 #   scripts/faults.sh --scenarios=disk-full                                         # issue 30: a store fills
+#   scripts/faults.sh --scenarios=no-fault,slow-disk --state-move-at=20 --runs=3    # issue 41: detect's state moved
+#                                                                                   # onto slow n2 while it writes
+#   scripts/faults.sh --scenarios=leader-churn --runs=3                             # issue 41: step-downs every 10 s
 #
 # Scenarios: a (one server, file storage, killed -9 a third into the stream, restarted 5 s later), b (three servers,
 # R3, the routing stream's leader killed -9 a third into the stream at 20 000 lines/s, restarted 20 s later; the
@@ -28,7 +31,10 @@
 # --disk-delay=100 ms and made to lead the routing stream and detect's state; two coordinators, three workers) and
 # disk-full (three servers on --store-mb=2048 MB tmpfs stores; a third into the stream the store of a worker's server
 # filled for --full-for=20 s, that worker's readiness polled), each row with the max-deliveries advisories and how
-# many were parked, workers declared unhealthy, state-write publishes and the end-to-end time. Options: --runs --days
+# many were parked, workers declared unhealthy, state-write publishes and the end-to-end time; with --state-move-at=P,
+# detect's state is led by n1 until P % of the input is stored, then moved onto n2 (issue 41). Issue 41's no-fault
+# (slow-disk's topology, nothing injected) and leader-churn (the routing stream and detect's state stepped down every
+# --step-every=10 s, no slow disk) add the same figures. Options: --runs --days
 # (the log: the bundled sample over that many days, 50 by default,
 # made once by scripts/make-log.sh into target/faults) --input=PATH (another log) --rate-a --rate-b --rate-c --rate-d
 # --outage=SECONDS --restart=SECONDS --jar=PATH. The main job keeps its node logs (--keep-logs) for the harness to

@@ -114,25 +114,36 @@ final class DiskFaults {
                     MaxDeliveriesWatch advisories = new MaxDeliveriesWatch(watcher);
                     StateWriteWatch writes = new StateWriteWatch(watcher);
                     HeartbeatWatch beats = new HeartbeatWatch(watcher)) {
+                boolean moveLater = options.stateMoveAt() >= 0;
                 LeaderHold hold = new LeaderHold(cluster.urls(), SLOW,
-                        List.of(VarpulisJetStream.ROUTING_STREAM, DETECT_STREAM), MAX_STEP_DOWNS, label);
+                        moveLater ? List.of(VarpulisJetStream.ROUTING_STREAM)
+                                : List.of(VarpulisJetStream.ROUTING_STREAM, DETECT_STREAM),
+                        MAX_STEP_DOWNS, label);
+                StateMove move = moveLater ? new StateMove(cluster, label) : null;
                 Row row;
                 try {
-                    row = demo.run(new DemoScenario.Setup("slow-disk", run, cluster.url(), 3, options.rate(),
-                            twoCoordinators(), Map.of(), 0, true), null);
+                    row = demo.run(
+                            new DemoScenario.Setup("slow-disk", run, cluster.url(), 3, options.rate(),
+                                    twoCoordinators(), Map.of(), moveLater ? options.stateMoveAt() / 100.0 : 0, true),
+                            moveLater ? running -> move.toSlow() : null);
                     Thread.sleep(AFTER_REPORT_MILLIS);
                 }
                 finally {
                     hold.close();
+                    if (move != null) {
+                        move.close();
+                    }
                 }
                 boolean held = hold.heldThroughout(VarpulisJetStream.ROUTING_STREAM)
-                        && hold.heldThroughout(DETECT_STREAM);
+                        && (moveLater ? move.toSlow != null && move.toSlow.heldThroughout(DETECT_STREAM)
+                                : hold.heldThroughout(DETECT_STREAM));
                 String leaders = leaders(cluster.urls()) + ", meta leader " + cluster.metaLeader();
                 StateWriteWatch.Result written = writes.result();
                 return finish(row, label, watcher, advisories, beats, written.publishes(),
                         List.of(routing,
-                                (held ? "n2 led the routing stream and detect's state throughout: "
-                                        : "NOT HELD THROUGHOUT by n2: ") + hold.note(),
+                                (held ? "n2 led the routing stream and detect's state throughout"
+                                        + (moveLater ? " once moved there" : "") + ": " : "NOT HELD THROUGHOUT by n2: ")
+                                        + hold.note() + (moveLater ? "; " + move.note() : ""),
                                 "leaders at the end " + leaders, written.note()));
             }
         }
@@ -210,8 +221,58 @@ final class DiskFaults {
         return what;
     }
 
+    /**
+     * Issue 41's slow-disk as issue 30 filed it: {@code detect}'s state bucket is led by
+     * n1 until {@code --state-move-at} percent of the input is stored, then moved onto
+     * slow n2 (a step-down preferring it, once n2's replica is current, and held there as
+     * the routing stream is), as an election does while detect writes.
+     */
+    private static final class StateMove implements AutoCloseable {
+
+        private final LeaderHold offSlow;
+
+        private final List<String> urls;
+
+        private final String label;
+
+        private volatile LeaderHold toSlow;
+
+        private volatile long movedAt = -1;
+
+        private final long started = System.nanoTime();
+
+        private StateMove(LoopbackCluster cluster, String label) throws Exception {
+            this.urls = cluster.urls();
+            this.label = label;
+            this.offSlow = new LeaderHold(urls, 0, List.of(DETECT_STREAM), MAX_STEP_DOWNS,
+                    label + " (before the move)");
+        }
+
+        private DemoScenario.Injected toSlow() throws Exception {
+            offSlow.close();
+            movedAt = System.nanoTime();
+            toSlow = new LeaderHold(urls, SLOW, List.of(DETECT_STREAM), MAX_STEP_DOWNS, label);
+            return DemoScenario.Injected.note(
+                    String.format(Locale.ROOT, "detect's state moved toward n2 from %.1f s (held by n1 until then: %s)",
+                            (movedAt - started) / 1e9, offSlow.heldThroughout(DETECT_STREAM)));
+        }
+
+        private String note() {
+            return "before the move: " + offSlow.note() + "; the move: " + (toSlow == null ? "never" : toSlow.note());
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            offSlow.close();
+            if (toSlow != null) {
+                toSlow.close();
+            }
+        }
+
+    }
+
     /** Two coordinators, three workers with one pipeline each (issue 30's topology). */
-    private static List<String> twoCoordinators() {
+    static List<String> twoCoordinators() {
         List<String> extra = new ArrayList<>(DemoScenario.THREE_WORKERS);
         extra.addAll(List.of("--coordinators", "2"));
         return extra;
@@ -310,7 +371,7 @@ final class DiskFaults {
     }
 
     /** What every disk fault adds to the job's row. */
-    private Row finish(Row row, String label, Connection watcher, MaxDeliveriesWatch advisories, HeartbeatWatch beats,
+    Row finish(Row row, String label, Connection watcher, MaxDeliveriesWatch advisories, HeartbeatWatch beats,
             long stateWrites, List<String> more) throws Exception {
         MaxDeliveriesWatch.Result parked = advisories.result(watcher);
         Path facts = out.resolve(label + "-facts.txt");
@@ -332,7 +393,7 @@ final class DiskFaults {
      * @return every stream's and bucket's leader, and every consumer's, as the servers
      * name them
      */
-    private static String leaders(List<String> urls) {
+    static String leaders(List<String> urls) {
         try (Connection connection = Nats.connect(new Options.Builder().servers(urls.toArray(String[]::new))
             .connectionTimeout(Duration.ofSeconds(2))
             .build())) {
@@ -358,7 +419,7 @@ final class DiskFaults {
      * @return the harness's connection for its watches: the servers in order, the avoided
      * one last, retried for ever
      */
-    private static Connection connectAvoiding(LoopbackCluster cluster, int avoid) throws Exception {
+    static Connection connectAvoiding(LoopbackCluster cluster, int avoid) throws Exception {
         List<String> urls = new ArrayList<>(cluster.urls());
         if (avoid >= 0) {
             urls.add(urls.remove(avoid));

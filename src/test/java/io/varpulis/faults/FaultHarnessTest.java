@@ -70,6 +70,22 @@ class FaultHarnessTest {
     }
 
     @Test
+    void optionsOfIssue41sScenarios() {
+        FaultOptions defaults = FaultOptions.parse(new String[] { "--scenarios=no-fault,slow-disk,leader-churn" });
+        assertThat(defaults.scenarios()).containsExactly("no-fault", "slow-disk", "leader-churn");
+        assertThat(defaults.rates().get("no-fault")).as("slow-disk's rate").isEqualTo(3000);
+        assertThat(defaults.rates().get("leader-churn")).isEqualTo(3000);
+        assertThat(defaults.stateMoveAt()).as("issue 30's harness: moved as soon as it exists").isEqualTo(-1);
+        assertThat(defaults.stepEvery()).as("a step-down every 10 s").isEqualTo(10);
+
+        FaultOptions set = FaultOptions.parse(new String[] { "--state-move-at=20", "--step-every=5" });
+        assertThat(set.stateMoveAt()).isEqualTo(20);
+        assertThat(set.stepEvery()).isEqualTo(5);
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--step-every=0" }))
+            .hasMessageContaining("--step-every must be at least 1, got 0");
+    }
+
+    @Test
     void slowDiskRunsN2UnderIssue30sStrace() {
         assertThat(String.join(" ", DiskFaults.slowFsync(100))).isEqualTo("strace -f -qq --seccomp-bpf -e "
                 + "trace=fsync,fdatasync -e inject=fsync,fdatasync:delay_enter=100ms -o /dev/null");

@@ -35,7 +35,8 @@ import java.util.Optional;
  * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead
  * ({@link NodeFaults}), slow-fsync, small-store and partition
  * ({@link ServerFaults});</li>
- * <li>issue 30's slow-disk and disk-full ({@link DiskFaults}).</li>
+ * <li>issue 30's slow-disk and disk-full ({@link DiskFaults});</li>
+ * <li>issue 41's no-fault and leader-churn ({@link LeaderChanges}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
  */
@@ -69,6 +70,7 @@ public final class FaultMain {
         NodeFaults nodeFaults = new NodeFaults(demo, options, OUT);
         ServerFaults serverFaults = new ServerFaults(demo, options, OUT);
         DiskFaults diskFaults = new DiskFaults(demo, options, OUT);
+        LeaderChanges leaderChanges = new LeaderChanges(demo, options, OUT, diskFaults);
         for (String scenario : options.scenarios()) {
             int runs = scenario.equals("sync") ? 1 : options.runs();
             for (int run = 1; run <= runs; run++) {
@@ -84,6 +86,8 @@ public final class FaultMain {
                     case "partition" -> List.of(new PartitionedCluster(demo, options, OUT).run(run));
                     case "slow-disk" -> List.of(diskFaults.slowDisk(run));
                     case "disk-full" -> List.of(diskFaults.diskFull(run));
+                    case "no-fault" -> List.of(leaderChanges.run(run, false));
+                    case "leader-churn" -> List.of(leaderChanges.run(run, true));
                     default -> List.of(nodeFaults.run(scenario, run));
                 };
                 for (Row row : done) {

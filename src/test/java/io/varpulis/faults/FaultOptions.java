@@ -43,10 +43,15 @@ import java.util.Set;
  * max_age (SPEC section 3's small-store fallback); a tmpfs takes memory only for what is
  * written, the filled one about 1.5 GB
  * @param fullFor how long the store stays full in {@code disk-full}, seconds
+ * @param stateMoveAt issue 41: in {@code slow-disk}, the percent of the input stored when
+ * {@code detect}'s state bucket, led by n1 until then, is moved onto slow n2 (-1: moved
+ * as soon as it exists, issue 30's harness)
+ * @param stepEvery issue 41: how often {@code leader-churn} steps the leaders down,
+ * seconds
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
         int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar, int diskDelay,
-        int storeMegabytes, int fullFor) {
+        int storeMegabytes, int fullFor, int stateMoveAt, int stepEvery) {
 
     /** Issue 25's scenarios, streamed at {@code --rate}. */
     static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
@@ -55,12 +60,16 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
     /** Issue 30's scenarios, streamed at {@code --rate} too. */
     static final List<String> ISSUE_30 = List.of("slow-disk", "disk-full");
 
+    /** Issue 41's scenarios, streamed at {@code --rate} too ({@link LeaderChanges}). */
+    static final List<String> ISSUE_41 = List.of("no-fault", "leader-churn");
+
     static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync", "pause-alerts", "pause-detect",
-            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full");
+            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full",
+            "no-fault", "leader-churn");
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b", "rate-c",
             "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut", "jar",
-            "disk-delay", "store-mb", "full-for");
+            "disk-delay", "store-mb", "full-for", "state-move-at", "step-every");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -83,6 +92,7 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
         int rate = number(values, "rate", 3_000);
         ISSUE_25.forEach(s -> rates.put(s, rate));
         ISSUE_30.forEach(s -> rates.put(s, rate));
+        ISSUE_41.forEach(s -> rates.put(s, rate));
         List<Integer> delays = Arrays.stream(values.getOrDefault("fsync-delays", "20,100").split(","))
             .map(d -> number(Map.of("fsync-delays", d.trim()), "fsync-delays", 0))
             .toList();
@@ -91,7 +101,8 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 number(values, "restart", 20), number(values, "pause", 20), number(values, "skew", 30), delays,
                 number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""),
                 positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
-                positive(values, "full-for", 20));
+                positive(values, "full-for", 20), number(values, "state-move-at", -1),
+                positive(values, "step-every", 10));
     }
 
     /**
