@@ -11,6 +11,7 @@ import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
+import io.varpulis.pipeline.KeyValueState.StateLostException;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.Partitioning;
 import io.varpulis.pipeline.PipelineGroupSpec;
@@ -43,7 +44,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * One class, longer than most: deploying (a pipeline or its partitions), stopping
  * (undeployed, fenced or drained) and reporting all read and change the one map of
  * running pipelines under this host's lock; split, a fenced stop could race a redeploy of
- * the same unit.
+ * the same unit. The lock covers the map only: opening a state, binding and draining
+ * consumers wait for the server outside it (SPEC section 20).
  */
 public class PipelineHost implements AutoCloseable {
 
@@ -69,6 +71,17 @@ public class PipelineHost implements AutoCloseable {
     private final Map<String, String> stateFailures = new ConcurrentHashMap<>();
 
     private final AtomicLong retiredEvents = new AtomicLong();
+
+    /** unit key -> the placement epoch a deploy of it is opening (guarded by this). */
+    private final Map<String, Long> deploying = new HashMap<>();
+
+    /**
+     * unit key -> the newest epoch an undeploy asked to stop while it was being deployed
+     * (guarded by this).
+     */
+    private final Map<String, Long> undeployedWhileDeploying = new HashMap<>();
+
+    private boolean closed;
 
     private final OwnershipProofs proofs;
 
@@ -152,7 +165,7 @@ public class PipelineHost implements AutoCloseable {
      * state
      * @throws KeyValueState.StateException when the state cannot be opened
      */
-    public synchronized boolean deploy(PipelineGroupSpec group, String pipeline, int partition, long epoch) {
+    public boolean deploy(PipelineGroupSpec group, String pipeline, int partition, long epoch) {
         PipelineGroupSpec.PipelineSpec spec = group.pipeline(pipeline)
             .orElseThrow(() -> new IllegalArgumentException("group " + group.name() + " has no pipeline " + pipeline));
         boolean fits = spec.isPartitioned() ? partition >= 0 && partition < spec.partitions()
@@ -163,19 +176,58 @@ public class PipelineHost implements AutoCloseable {
         }
         PipelineUnit unit = new PipelineUnit(group.name(), pipeline, partition);
         String key = unit.key();
-        Deployed existing = deployed.get(key);
-        if (existing != null) {
-            if (existing.epoch >= epoch) {
+        Deployed existing;
+        synchronized (this) {
+            existing = deployed.get(key);
+            if (existing != null && existing.epoch >= epoch) {
                 return false;
             }
-            log.info("pipeline {} runs with placement epoch {}; restarting it with epoch {}", key, existing.epoch,
-                    epoch);
-            undeploy(group.name(), pipeline, partition);
+            Long other = deploying.putIfAbsent(key, epoch);
+            if (other != null) {
+                throw new IllegalStateException("pipeline " + key + " is being deployed here with placement epoch "
+                        + other + "; ask again once it runs");
+            }
         }
+        // Opening the state and binding the consumers wait for the server: no lock is
+        // held
+        // meanwhile (SPEC section 20), so a fenced stop, an undeploy or a heartbeat of
+        // another pipeline never waits behind this deploy.
+        try {
+            if (existing != null) {
+                log.info("pipeline {} runs with placement epoch {}; restarting it with epoch {}", key, existing.epoch,
+                        epoch);
+                undeploy(group.name(), pipeline, partition, existing.epoch);
+            }
+            Deployed running = start(group, spec, unit, epoch);
+            synchronized (this) {
+                Long undeployedUpTo = undeployedWhileDeploying.remove(key);
+                if (closed || undeployedUpTo != null && undeployedUpTo >= epoch) {
+                    running.stop();
+                    log.info("pipeline {} was undeployed while it was being deployed; stopped", key);
+                    return false;
+                }
+                deployed.put(key, running);
+            }
+            log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.containers.size(),
+                    epoch);
+            return true;
+        }
+        finally {
+            synchronized (this) {
+                deploying.remove(key);
+                undeployedWhileDeploying.remove(key);
+            }
+        }
+    }
+
+    /** Opens a unit's state and starts consuming its input edges. */
+    private Deployed start(PipelineGroupSpec group, PipelineGroupSpec.PipelineSpec spec, PipelineUnit unit,
+            long epoch) {
+        String key = unit.key();
         EventProcessor processor = processors.create(group, spec);
         KeyValueState state;
         try {
-            state = states.open(group.name(), pipeline, partition, epoch);
+            state = states.open(group.name(), spec.name(), unit.partition(), epoch);
             stateFailures.remove(key);
         }
         catch (KeyValueState.StateException e) {
@@ -183,21 +235,22 @@ public class PipelineHost implements AutoCloseable {
             throw e;
         }
         OwnershipFence fence = new OwnershipFence(key, epoch, state, PauseDetector.shared());
-        Deployed running = new Deployed(unit, group, new DeployedPipeline(group.name(), pipeline, processor, state,
+        Deployed running = new Deployed(unit, group, new DeployedPipeline(group.name(), spec.name(), processor, state,
                 unit.partitionTag(), spec.partitioning().orElse(null), fence), epoch);
-        RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(pipeline), transport, codec, metrics)
+        RouteEmitter emitter = RouteEmitter.of(group, group.outputRoutes(spec.name()), transport, codec, metrics)
             .fencedBy(fence);
         try {
-            for (RouteEdge edge : group.inputEdges(pipeline)) {
-                if (partition == Partitioning.NONE) {
+            for (RouteEdge edge : group.inputEdges(spec.name())) {
+                if (unit.partition() == Partitioning.NONE) {
                     consume(running, running.pipeline, edge, group.eventTypes(edge), emitter, key);
                     continue;
                 }
                 RouteEmitter toPartitions = RouteEmitter.of(group, routesOf(group, edge), transport, codec, metrics)
                     .fencedBy(fence);
-                consume(running, running.pipeline, edge.partition(partition), group.eventTypes(edge), emitter, key)
+                consume(running, running.pipeline, edge.partition(unit.partition()), group.eventTypes(edge), emitter,
+                        key)
                     .reroutingTo(toPartitions);
-                if (partition == 0) {
+                if (unit.partition() == 0) {
                     repartition(running, group, spec, edge, toPartitions, key);
                 }
             }
@@ -206,15 +259,16 @@ public class PipelineHost implements AutoCloseable {
             running.stop();
             throw e;
         }
-        deployed.put(key, running);
-        log.info("deployed pipeline {} on {} input edge(s), placement epoch {}", key, running.containers.size(), epoch);
-        return true;
+        return running;
     }
 
     private RouteIngress consume(Deployed running, DeployedPipeline applier, RouteEdge edge, List<String> eventTypes,
             OutputEmitter emitter, String key) {
         RouteIngress ingress = new RouteIngress(edge, eventTypes, applier, emitter, codec, containers.parker(),
                 (lost, reason) -> {
+                    if (reason instanceof StateLostException) {
+                        stateFailures.put(key, reason.getMessage());
+                    }
                     if (superseded(applier, reason, metrics)) {
                         stopFenced(key, running);
                     }
@@ -300,6 +354,10 @@ public class PipelineHost implements AutoCloseable {
         boolean unproven;
         synchronized (this) {
             running = deployed.get(key);
+            Long opening = deploying.get(key);
+            if (running == null && opening != null && opening <= upToEpoch) {
+                undeployedWhileDeploying.merge(key, upToEpoch, Math::max);
+            }
             if (running == null || running.epoch > upToEpoch) {
                 return false;
             }
@@ -326,8 +384,11 @@ public class PipelineHost implements AutoCloseable {
                 if (deployed.remove(key, running)) {
                     running.fence();
                     retiredEvents.addAndGet(running.pipeline.eventsIn());
-                    log.info("pipeline {} stopped on this worker: another writer owns its state (see the ERROR "
-                            + "above); it runs again here only when it is deployed again", key);
+                    log.info(
+                            "pipeline {} stopped on this worker: {} (see the ERROR above); it runs again here only "
+                                    + "when it is deployed again",
+                            key,
+                            stateFailures.containsKey(key) ? "its state is gone" : "another writer owns its state");
                 }
             }
         });
@@ -380,9 +441,12 @@ public class PipelineHost implements AutoCloseable {
      * at once)
      * @return how many pipelines were running
      */
-    public synchronized int drain(Duration timeout) {
+    public int drain(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        List<Deployed> all = new ArrayList<>(deployed.values());
+        List<Deployed> all;
+        synchronized (this) {
+            all = new ArrayList<>(deployed.values());
+        }
         for (Deployed d : all) {
             d.containers.forEach(c -> c.drain(remaining(deadline)));
             undeploy(d.unit.group(), d.unit.pipeline(), d.unit.partition());
@@ -407,6 +471,14 @@ public class PipelineHost implements AutoCloseable {
     static boolean superseded(DeployedPipeline pipeline, StateFencedException reason, SubstrateMetrics metrics) {
         if (!pipeline.fence().supersede(reason)) {
             return false;
+        }
+        if (reason instanceof StateLostException) {
+            log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further effect: "
+                    + "{}. Its unacked events stay in the stream; the coordinator places it again, on a new state "
+                    + "bucket, once this worker's heartbeat no longer reports it (its state_failures say why). If "
+                    + "nobody deleted the bucket, check the server's logs and this node's permissions on it.",
+                    pipeline.group(), pipeline.name(), pipeline.fence().epoch(), reason.getMessage());
+            return true;
         }
         log.error("pipeline {}/{} (placement epoch {}) stops consuming on this worker before any further effect: {}. "
                 + "Nothing to do here: its unacked events stay in the stream for the worker that owns it now; "
@@ -467,6 +539,9 @@ public class PipelineHost implements AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+        }
         PauseDetector.shared().removeListener(onPause);
         drain(Duration.ZERO);
     }

@@ -1,5 +1,6 @@
 package io.varpulis.pipeline;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
@@ -80,6 +81,25 @@ public interface KeyValueState extends AutoCloseable {
      * @throws IllegalArgumentException when the key is not a valid key
      */
     void delete(String key);
+
+    /**
+     * Writes several keys at once, in order: the writes of one apply, which a store may
+     * send together. Like {@link #put} and {@link #delete}, confirmed by
+     * {@link #flush()}.
+     * @param writes key to value, a {@code null} value deleting the key
+     * @throws StateFencedException when another writer took the state over
+     * @throws IllegalArgumentException when a key is not a valid key
+     */
+    default void writeAll(Map<String, byte[]> writes) {
+        writes.forEach((key, value) -> {
+            if (value == null) {
+                delete(key);
+            }
+            else {
+                put(key, value);
+            }
+        });
+    }
 
     /**
      * Confirms the writes made so far.
@@ -188,6 +208,24 @@ public interface KeyValueState extends AutoCloseable {
          * @param cause the refused write, or {@code null}
          */
         public StateFencedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+    }
+
+    /**
+     * The state's store is gone or cannot be read (its bucket deleted under the running
+     * pipeline, SPEC section 20): this writer stops as a fenced one does, before any
+     * further effect, and says so at ERROR naming the bucket; the pipeline runs again
+     * once it is placed again, on a new bucket.
+     */
+    class StateLostException extends StateFencedException {
+
+        /**
+         * @param message which bucket, and what the server said
+         * @param cause the failed read, or {@code null}
+         */
+        public StateLostException(String message, Throwable cause) {
             super(message, cause);
         }
 

@@ -49,7 +49,7 @@ public interface KeyValueStateFactory {
      * @param connection the connection (leader reads, bucket management)
      * @param transport the JetStream transport that publishes the writes
      * @param settings TTL, replicas, timeout and cache size of the buckets
-     * @param threads settle the writes and mend the write chains of every state
+     * @param threads the states' pool and timer
      * @return state in one JetStream key-value bucket per pipeline,
      * {@code varpulis_state_{group}_{pipeline}_{hash}}, or per partition,
      * {@code varpulis_state_{group}_{pipeline}_p{partition}_{hash}} (see
@@ -64,14 +64,15 @@ public interface KeyValueStateFactory {
     /**
      * As
      * {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings, JetStreamKeyValueState.Threads)},
-     * each state's write retries counted as {@code varpulis.state.write.retries{pipeline,
-     * partition}} (SPEC section 9: a slow disk is slowness, with bounded, backed-off and
-     * visible retries).
+     * each state's writes sent again counted as
+     * {@code varpulis.state.write.retries{pipeline, partition}} (SPEC sections 9 and 20:
+     * a slow disk is slowness; after a refused or unconfirmed write only what the leader
+     * lacks is sent again, once, and counted).
      * @param connection the connection
      * @param transport the JetStream transport that publishes the writes
      * @param settings TTL, replicas, timeout and cache size of the buckets
      * @param metrics the registry of the retry counters
-     * @param threads settle the writes and mend the write chains of every state
+     * @param threads the states' pool and timer
      * @return state in one JetStream key-value bucket per pipeline or partition
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
@@ -79,13 +80,13 @@ public interface KeyValueStateFactory {
             JetStreamKeyValueState.Threads threads) {
         return (group, pipeline, partition, epoch) -> {
             Counter retries = Counter.builder("varpulis.state.write.retries")
-                .description("state writes sent again after a PubAck timeout or a refused write, backed off")
+                .description("state writes sent again: found missing after a refusal or a lost PubAck")
                 .tag("pipeline", pipeline)
                 .tag("partition", new PipelineUnit(group, pipeline, partition).partitionTag())
                 .register(metrics.registry());
             return JetStreamKeyValueState.open(connection, transport,
-                    JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings,
-                    new StateWriteBackoff(retries::increment), threads);
+                    JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings, threads,
+                    retries::increment);
         };
     }
 

@@ -11,9 +11,12 @@ import io.nats.client.support.NatsJetStreamConstants;
 import io.nats.client.support.NatsKeyValueUtil;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.pipeline.KeyValueState.StateException;
-import io.varpulis.pipeline.KeyValueState.StateFencedException;
+import io.varpulis.pipeline.KeyValueState.StateLostException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
+import io.varpulis.transport.Delivery;
 import io.varpulis.transport.PublishException;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -40,6 +43,19 @@ public final class StateReads {
     }
 
     /**
+     * What the bucket's stream leader holds.
+     *
+     * @param lastSequence its last sequence
+     * @param lastMessageId the {@code Nats-Msg-Id} of the message at that sequence, or
+     * {@code null} when it has none
+     * @param gone whether no message is at that sequence any more (a later write of its
+     * key, or its age, removed it)
+     * @param fenceWriter when gone: the writer the fence names, else {@code null}
+     */
+    record Held(long lastSequence, String lastMessageId, boolean gone, String fenceWriter) {
+    }
+
+    /**
      * Reads from the stream leader ({@code STREAM.MSG.GET}), never from a replica.
      * @param connection the connection
      * @param stream the bucket's stream, {@code KV_{bucket}}
@@ -49,7 +65,7 @@ public final class StateReads {
      * @param what what the read is for, for messages ({@code read window.x})
      * @return the message, or empty when there is none
      * @throws StateUnavailableException when the leader did not answer
-     * @throws StateFencedException when the bucket is gone
+     * @throws StateLostException when the bucket is gone
      * @throws StateException when the server refused the read
      */
     public static Optional<MessageInfo> leaderRead(Connection connection, String stream, String bucket,
@@ -85,13 +101,54 @@ public final class StateReads {
             return Optional.empty();
         }
         if (code == JetStreamErrors.STREAM_NOT_FOUND) {
-            throw new StateFencedException("state bucket " + bucket + " was deleted", null);
+            throw new StateLostException("state bucket " + bucket + " was deleted", null);
         }
         if (PublishException.isTransientApiError(code)) {
             throw new StateUnavailableException("cannot " + what + " from bucket " + bucket + ": " + info.getError(),
                     null);
         }
         throw new StateException("cannot " + what + " from bucket " + bucket + ": " + info.getError(), null);
+    }
+
+    /**
+     * What a bucket's stream leader holds last: its last sequence (stream info, answered
+     * by the leader) and the message id at it, or, when that message is gone, the writer
+     * its fence names.
+     * @param connection the connection
+     * @param jsm its management API, with {@code timeout} as its request timeout
+     * @param bucket the bucket
+     * @param timeout how long the leader may take to answer each read
+     * @return what the leader holds
+     * @throws StateUnavailableException when the leader did not answer
+     * @throws StateLostException when the bucket is gone
+     * @throws StateException when the server refused a read
+     */
+    static Held held(Connection connection, JetStreamManagement jsm, String bucket, Duration timeout) {
+        String stream = "KV_" + bucket;
+        long last;
+        try {
+            last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
+        }
+        catch (IOException | IllegalStateException e) {
+            throw new StateUnavailableException("cannot read the last sequence of bucket " + bucket + ": " + e, e);
+        }
+        catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == JetStreamErrors.STREAM_NOT_FOUND) {
+                throw new StateLostException("state bucket " + bucket + " was deleted", e);
+            }
+            if (PublishException.isTransientApiError(e.getApiErrorCode())) {
+                throw new StateUnavailableException("cannot read the last sequence of bucket " + bucket + ": " + e, e);
+            }
+            throw new StateException("cannot read the last sequence of bucket " + bucket + ": " + e.getMessage(), e);
+        }
+        Optional<MessageInfo> message = last == 0 ? Optional.empty() : leaderRead(connection, stream, bucket, timeout,
+                MessageGetRequest.forSequence(last), "read sequence " + last);
+        if (message.isPresent()) {
+            Headers headers = message.get().getHeaders();
+            return new Held(last, headers == null ? null : headers.getFirst(Delivery.MSG_ID_HEADER), false, null);
+        }
+        String holder = StateFence.holder(connection, bucket, timeout).map(m -> fenceField(m, "writer")).orElse("");
+        return new Held(last, null, true, holder);
     }
 
     /**

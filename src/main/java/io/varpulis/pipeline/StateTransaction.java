@@ -84,21 +84,17 @@ public final class StateTransaction implements KeyValueState {
     }
 
     /**
-     * Hands the staged writes to the state, in the order their keys were first written.
+     * Hands the staged writes to the state together ({@link KeyValueState#writeAll}), in
+     * the order their keys were first written.
      * @return the state's flush: completes when they (and every earlier write) are stored
      * @throws KeyValueState.StateFencedException when another writer took the state over
      */
     public CompletableFuture<Void> commit() {
         if (staged != null) {
-            staged.forEach((key, value) -> {
-                if (value == DELETED) {
-                    state.delete(key);
-                }
-                else {
-                    state.put(key, value);
-                }
-            });
+            Map<String, byte[]> writes = new LinkedHashMap<>();
+            staged.forEach((key, value) -> writes.put(key, value == DELETED ? null : value));
             staged = null;
+            state.writeAll(writes);
         }
         return state.flush();
     }

@@ -394,7 +394,7 @@ final class DemoScenario {
                             outages++;
                             tries += Long.parseLong(waited.group(1));
                         }
-                        mended += line.contains("write chain mended") ? 1 : 0;
+                        mended += line.contains("write chain mended") || line.contains("write chain repaired") ? 1 : 0;
                         fenced += line.contains("stops consuming") ? 1 : 0;
                         unhealthy += line.contains("missed its heartbeats") ? 1 : 0;
                     }

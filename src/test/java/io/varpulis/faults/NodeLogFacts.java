@@ -35,6 +35,7 @@ final class NodeLogFacts {
         facts.put("unhealthy", "missed its heartbeats");
         facts.put("late but progressing", "sent no heartbeat for");
         facts.put("chain mended", "write chain mended");
+        facts.put("chain repaired", "write chain repaired");
         facts.put("written meanwhile", "written meanwhile");
         facts.put("10158", "10158");
         facts.put("10071", "10071");

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -324,6 +325,50 @@ class JetStreamKeyValueStateTest {
     }
 
     @Test
+    void onePipelineWhoseConfirmedWriteHoldsItsThreadHoldsUpNoOtherPipelinesState() throws Exception {
+        // Issue 41: every state's confirmations, and what ran on them (the outputs of the
+        // apply), shared one thread per worker; one slow pipeline held up all the others.
+        JetStreamKeyValueState slow = open(1);
+        String otherBucket = bucket + "_other";
+        JetStreamKeyValueState other = JetStreamKeyValueState.open(connection, transport, otherBucket, 1, SETTINGS,
+                TestThreads.states());
+        opened.add(other);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        slow.put("k", bytes("1"));
+        slow.flush().thenRun(() -> {
+            holding.countDown();
+            await(release);
+        });
+        try {
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+
+            other.put("k", bytes("2"));
+            other.flush().get(5, TimeUnit.SECONDS);
+            assertThat(JetStreamKeyValueState.readFromLeader(operator, otherBucket, "k", Duration.ofSeconds(2))
+                .map(JetStreamKeyValueStateTest::text)).contains("2");
+        }
+        finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aBucketDeletedUnderTheWriterEndsItsStateLoudly_namingTheBucket_neverWedged() throws Exception {
+        JetStreamKeyValueState state = open(1);
+        state.put("k", bytes("1"));
+        state.flush().get(5, TimeUnit.SECONDS);
+        operator.keyValueManagement().delete(bucket);
+
+        state.put("k", bytes("2"));
+
+        assertThatThrownBy(() -> state.flush().get(15, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(KeyValueState.StateLostException.class)
+            .hasMessageContaining("state bucket " + bucket + " was deleted");
+        assertThatThrownBy(() -> state.get("k")).isInstanceOf(KeyValueState.StateLostException.class);
+    }
+
+    @Test
     void aValueOverMaxPayloadIsRefusedWhenItIsWritten() {
         JetStreamKeyValueState state = open(1);
         byte[] huge = new byte[(int) connection.getMaxPayload()];
@@ -353,6 +398,15 @@ class JetStreamKeyValueStateTest {
     private static ClusterTransport transport(Connection connection) {
         return ClusterTransports.create(connection, Substrate.JETSTREAM, new JetStreamAdmin(connection, null),
                 new TransportSettings(1024, Duration.ofSeconds(2), 64));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static byte[] bytes(String text) {

@@ -138,6 +138,41 @@ class PipelineHostTest {
     }
 
     @Test
+    void aPipelineWhoseBucketIsDeletedUnderItStopsLoudly_sayingSoInItsStateFailures_andRunsAgainWhenDeployedAgain(
+            CapturedOutput output) throws Exception {
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineGroupSpec group = group("lost", List.of("*"));
+            PipelineHost host = host(worker, counting(), states(worker));
+            RouteEdge edge = new RouteEdge("lost", "_external", "detect");
+            String bucket = JetStreamKeyValueState.bucketName("lost", "detect");
+            host.deploy(group, "detect", 1);
+            publishTicks(worker, edge, 0, 20);
+            await().atMost(Duration.ofSeconds(15)).until(() -> host.eventsProcessed() >= 20);
+
+            worker.connection.keyValueManagement().delete(bucket);
+            publishTicks(worker, edge, 20, 40);
+
+            await().atMost(Duration.ofSeconds(15)).until(() -> host.status().isEmpty());
+            assertThat(host.stateFailures()).containsKey("lost/detect");
+            assertThat(host.stateFailures().get("lost/detect")).contains(bucket).contains("deleted");
+            assertThat(output).contains("ERROR")
+                .contains("pipeline lost/detect (placement epoch 1) stops consuming")
+                .contains("state bucket " + bucket + " was deleted");
+
+            // The coordinator places it again (a deploy): a new bucket, the events not
+            // acked applied there.
+            assertThat(host.deploy(group, "detect", 2)).isTrue();
+            assertThat(host.stateFailures()).isEmpty();
+            await().atMost(Duration.ofSeconds(30))
+                .until(() -> JetStreamKeyValueState
+                    .readFromLeader(worker.connection, bucket, "seen.39", Duration.ofSeconds(2))
+                    .isPresent());
+            assertThat(host.status()).hasSize(1);
+            host.close();
+        }
+    }
+
+    @Test
     void eachPartitionsStateIsFencedByItsOwnPlacementEpoch() throws Exception {
         try (SubstrateFixture a = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
                 SubstrateFixture b = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
@@ -164,6 +199,15 @@ class PipelineHostTest {
                     DurableNames.routeConsumer("detect", "varpulis.cluster.pipeline.pfenced._external.detect.1"));
             hostA.close();
             hostB.close();
+        }
+    }
+
+    private static void publishTicks(SubstrateFixture worker, RouteEdge edge, int from, int to) throws Exception {
+        for (int i = from; i < to; i++) {
+            worker.transport
+                .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("Tick", Map.of("n", i))),
+                        edge.group() + "-" + i))
+                .get(5, TimeUnit.SECONDS);
         }
     }
 

@@ -16,8 +16,8 @@ public final class TestThreads {
     private static final ThreadPoolTaskScheduler SCHEDULER = initialised(DaemonThreads.scheduler("test-scheduler"));
 
     private static final JetStreamKeyValueState.Threads STATES = new JetStreamKeyValueState.Threads(
-            initialised(DaemonThreads.executor("test-state-confirm", 1)),
-            initialised(DaemonThreads.scheduler("test-state-recovery")));
+            initialised(DaemonThreads.executor("test-state", Integer.MAX_VALUE)),
+            initialised(DaemonThreads.scheduler("test-state-timer")));
 
     private static final PipelineHost.Threads HOST = new PipelineHost.Threads(
             initialised(DaemonThreads.executor("test-ownership-proof", Integer.MAX_VALUE)),

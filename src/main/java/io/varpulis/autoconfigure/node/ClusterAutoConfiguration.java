@@ -156,22 +156,23 @@ public class ClusterAutoConfiguration {
     static class WorkerConfiguration {
 
         /**
-         * One thread: every state's writes are settled in the order their PubAcks come.
+         * A thread per pipeline state at work (sending, settling, looking up its leader),
+         * one task at a time per state: a state waiting for its leader or for the PubAck
+         * window holds up no other (SPEC section 20).
          */
-        @Bean(name = "varpulisStateConfirmExecutor", defaultCandidate = false)
-        @ConditionalOnMissingBean(name = "varpulisStateConfirmExecutor")
-        ThreadPoolTaskExecutor varpulisStateConfirmExecutor() {
-            return DaemonThreads.executor("varpulis-state-confirm", 1);
+        @Bean(name = "varpulisStatePool", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStatePool")
+        ThreadPoolTaskExecutor varpulisStatePool() {
+            return DaemonThreads.executor("varpulis-state", Integer.MAX_VALUE);
         }
 
         /**
-         * Mends broken write chains of every state: rare, short work (a few leader
-         * reads).
+         * Schedules the states' look-ups of their bucket's leader; never runs them.
          */
-        @Bean(name = "varpulisStateRecoveryScheduler", defaultCandidate = false)
-        @ConditionalOnMissingBean(name = "varpulisStateRecoveryScheduler")
-        ThreadPoolTaskScheduler varpulisStateRecoveryScheduler() {
-            return DaemonThreads.scheduler("varpulis-state-recovery");
+        @Bean(name = "varpulisStateTimer", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "varpulisStateTimer")
+        ThreadPoolTaskScheduler varpulisStateTimer() {
+            return DaemonThreads.scheduler("varpulis-state-timer");
         }
 
         /**
@@ -199,12 +200,11 @@ public class ClusterAutoConfiguration {
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
                 ClusterTransport transport, ClusterProperties cluster, JetStreamStreamsProperties streams,
                 JetStreamPublishProperties publishing, SubstrateMetrics metrics,
-                @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
-                @Qualifier("varpulisStateRecoveryScheduler") TaskScheduler recovery) {
+                @Qualifier("varpulisStatePool") Executor pool, @Qualifier("varpulisStateTimer") TaskScheduler timer) {
             return substrate == Substrate.JETSTREAM ? KeyValueStateFactory.jetStream(connection, transport,
                     new JetStreamKeyValueState.Settings(cluster.getStateTtl(), streams.getReplicas(),
                             publishing.getPublishTimeout(), cluster.getStateCacheKeys()),
-                    metrics, new JetStreamKeyValueState.Threads(confirm, recovery)) : KeyValueStateFactory.inMemory();
+                    metrics, new JetStreamKeyValueState.Threads(pool, timer)) : KeyValueStateFactory.inMemory();
         }
 
         @Bean(destroyMethod = "close")

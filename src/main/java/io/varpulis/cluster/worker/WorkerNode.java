@@ -195,7 +195,9 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
     /**
      * @return the {@code cluster} health details of this worker:
      * {@code {"worker_id", "cluster", "holds_id", "registered", "leader_epoch_seen",
-     * "pipelines_running", "reason"?}}
+     * "pipelines_running", "state_failures"?, "reason"?}}, {@code state_failures} naming
+     * each unit whose state could not be opened or was lost (its bucket deleted) here,
+     * until it is deployed here again
      */
     @Override
     public Map<String, Object> healthDetails() {
@@ -206,6 +208,10 @@ public class WorkerNode implements SmartLifecycle, NodeHealth {
         details.put("registered", isRegistered());
         details.put("leader_epoch_seen", newestLeaderEpoch());
         details.put("pipelines_running", host.status().size());
+        Map<String, String> stateFailures = host.stateFailures();
+        if (!stateFailures.isEmpty()) {
+            details.put("state_failures", stateFailures);
+        }
         unreadyReason().ifPresent(reason -> details.put("reason", reason));
         return details;
     }

@@ -1,0 +1,67 @@
+package io.varpulis.pipeline;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One write of a {@link WriteChain}: its number in the chain, key and value
+ * ({@code null}: a delete), the future its flush waits for, and where its last copy is.
+ * Guarded by its chain's lock.
+ */
+final class StateWrite {
+
+    /** Where a write's last copy is. */
+    enum Status {
+
+        /** Not on the wire (yet, or again). */
+        QUEUED,
+        /** On the wire, no answer yet. */
+        SENT,
+        /** No PubAck in time, or no leader to answer: it may still land. */
+        UNANSWERED,
+        /** Refused by the stream: this copy will never land. */
+        REFUSED,
+        /** Stored. */
+        STORED
+
+    }
+
+    final long number;
+
+    final String key;
+
+    final byte[] value;
+
+    final CompletableFuture<Void> confirmed = new CompletableFuture<>();
+
+    Status status = Status.QUEUED;
+
+    int copies;
+
+    /** Refusals for itself (a limit), not for the chain. */
+    int refusals;
+
+    Throwable failure;
+
+    long sentAt;
+
+    private final String writer;
+
+    StateWrite(String writer, long number, String key, byte[] value) {
+        this.writer = writer;
+        this.number = number;
+        this.key = key;
+        this.value = value;
+    }
+
+    /**
+     * @return the message id of its last copy: {@code {writer}:{n}} the first time, then
+     * {@code {writer}:{n}.{copy}} (a leader that stepped down may keep the first copy's
+     * id "in process" for up to the duplicate window without storing it: nats-server 2.12
+     * held 36 such ids for over a minute after one step-down, when copies were sent again
+     * under the same id)
+     */
+    String messageId() {
+        return writer + ":" + number + (copies > 1 ? "." + copies : "");
+    }
+
+}

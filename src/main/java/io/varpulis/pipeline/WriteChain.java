@@ -1,0 +1,399 @@
+package io.varpulis.pipeline;
+
+import io.nats.client.support.NatsJetStreamConstants;
+import io.varpulis.pipeline.StateReads.Held;
+import io.varpulis.pipeline.StateWrite.Status;
+import io.varpulis.transport.OutboundMessage;
+import io.varpulis.transport.PublishException;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The write chain of one {@link JetStreamKeyValueState}: its writes in order, numbered,
+ * each sent expecting its predecessor to be the bucket's last message
+ * ({@code Nats-Expected-Last-Msg-Id}; the first one after a repair expects the sequence
+ * the leader was found holding instead), so that none lands after a message this writer
+ * did not write, and at most one copy of a write ever lands. Pure logic under one lock,
+ * no network: the {@link StateWriter} sends what {@link #toSend()} gives and reports each
+ * answer and each look-up of the leader back.
+ * <p>
+ * The rules of issue 41 (SPEC section 20):
+ * <ul>
+ * <li>At most {@link #WINDOW} writes are on the wire at once; the others wait in order,
+ * unsent, so a slow leader never faces a backlog that times out and is sent again.</li>
+ * <li>A PubAck that does not come in time is no failure while the leader stores: the
+ * write waits for its late PubAck, or for a look-up that finds it stored.</li>
+ * <li>After a refusal, or while writes are on the wire and the leader stored none of them
+ * for {@code lostAfter} (a leader that stepped down drops what it was storing and never
+ * answers), sending stops and the leader is asked what it holds (its last message: a
+ * writer's writes land in order, so the last one stored says which are); only the missing
+ * writes are sent again, once.</li>
+ * <li>A copy sent again carries a message id of its own ({@link StateWrite#messageId()}):
+ * a leader that stepped down may leave the first copy's id "in process" (10158) without
+ * ever storing it. The expectations alone keep a write from landing twice: each copy
+ * expects what the bucket held when it was sent, and whichever lands first makes the
+ * other's expectation false.</li>
+ * <li>Anything stored after this writer's last stored write that is not this writer's
+ * means another writer owns the bucket: {@link Repair.Action#FENCED}.</li>
+ * </ul>
+ * Thread-safe: every method holds this chain's lock for in-memory work only.
+ */
+final class WriteChain {
+
+    /**
+     * Writes on the wire at once, at most: enough to keep a fast leader busy (64 per
+     * round trip of a few ms), few enough that a leader storing ten a second (a 100 ms
+     * fsync) answers each within the publish timeout, and that a leader change costs at
+     * most this many writes sent again.
+     */
+    static final int WINDOW = 64;
+
+    /** {@code JSStreamWrongLastMsgIDErr}: the predecessor is not the last message. */
+    static final int WRONG_LAST_MESSAGE_ID = 10070;
+
+    /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was another. */
+    static final int WRONG_LAST_SEQUENCE = 10071;
+
+    /** The {@link Repair#why()} of a look-up after which writes are sent again. */
+    static final String REPAIRED = "repaired";
+
+    private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
+            "DEL");
+
+    /**
+     * A write to put on the wire.
+     *
+     * @param write the write
+     * @param copy which copy of it this is (1 the first time)
+     * @param message the message, with its id and expectation
+     */
+    record Send(StateWrite write, int copy, OutboundMessage message) {
+    }
+
+    /**
+     * What an answer or a look-up changed.
+     *
+     * @param confirmed writes now known stored, in order
+     * @param action what the writer does next
+     * @param why for {@link Action#FENCED} and {@link Action#DROPPED} why;
+     * {@link #REPAIRED} for a {@link Action#SEND} of writes sent again; else empty
+     * @param dropped for {@link Action#DROPPED}, the writes dropped (the refused one
+     * first)
+     */
+    record Repair(List<StateWrite> confirmed, Action action, String why, List<StateWrite> dropped) {
+
+        /** What the writer does next. */
+        enum Action {
+
+            /** Send what {@link #toSend()} gives (maybe nothing). */
+            SEND,
+            /** Look the leader up after a wait: the chain broke. */
+            WAIT,
+            /** Another writer owns the bucket: stop. */
+            FENCED,
+            /** Refused for itself twice: its flush and later ones fail. */
+            DROPPED
+
+        }
+
+        static Repair of(List<StateWrite> confirmed, Action action) {
+            return new Repair(confirmed, action, "", List.of());
+        }
+
+    }
+
+    private final String writer;
+
+    private final String subjectPrefix;
+
+    private final long lostAfterNanos;
+
+    private final ArrayDeque<StateWrite> writes = new ArrayDeque<>();
+
+    private long numbered;
+
+    private long storedSequence;
+
+    private String storedId;
+
+    private Long anchor;
+
+    private boolean repairing;
+
+    private long lastProgress = System.nanoTime();
+
+    private StateWrite lastWritten;
+
+    /**
+     * @param writer the writer's identity, the prefix of its message ids
+     * @param bucket the bucket
+     * @param fenceSequence the sequence its fence ({@code {writer}:0}) landed on
+     * @param lostAfterNanos how long writes on the wire wait while the leader stores none
+     * of them before the leader is looked up and what it lacks is sent again
+     */
+    WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos) {
+        this.writer = writer;
+        this.subjectPrefix = "$KV." + bucket + ".";
+        this.storedSequence = fenceSequence;
+        this.storedId = writer + ":0";
+        this.lostAfterNanos = lostAfterNanos;
+    }
+
+    /**
+     * @return the writer's identity, {@code {epoch}-{random}}
+     */
+    String writer() {
+        return writer;
+    }
+
+    /**
+     * @return {@code lostAfter}, ms
+     */
+    long lostAfterMillis() {
+        return lostAfterNanos / 1_000_000;
+    }
+
+    /**
+     * Appends writes, in order.
+     * @param batch key to value ({@code null}: delete)
+     * @return the writes, in order
+     */
+    synchronized List<StateWrite> add(Map<String, byte[]> batch) {
+        List<StateWrite> added = new ArrayList<>(batch.size());
+        batch.forEach((key, value) -> added.add(new StateWrite(writer, ++numbered, key, value)));
+        writes.addAll(added);
+        if (!added.isEmpty()) {
+            lastWritten = added.get(added.size() - 1);
+        }
+        return added;
+    }
+
+    /**
+     * @return the future of the newest write made, or {@code null} when none was
+     */
+    synchronized CompletableFuture<Void> lastWritten() {
+        return lastWritten == null ? null : lastWritten.confirmed;
+    }
+
+    /**
+     * Takes the writes to put on the wire now, in chain order, each marked sent: none
+     * while the chain is being repaired, at most {@link #WINDOW} on the wire.
+     * @return the sends, in order
+     */
+    synchronized List<Send> toSend() {
+        List<Send> sends = new ArrayList<>();
+        int onWire = 0;
+        StateWrite previous = null;
+        for (StateWrite write : writes) {
+            if (repairing || onWire >= WINDOW) {
+                break;
+            }
+            onWire++;
+            if (write.status == Status.QUEUED) {
+                write.status = Status.SENT;
+                write.sentAt = System.nanoTime();
+                write.copies++;
+                String expectedId = anchor != null ? null : previous == null ? storedId : previous.messageId();
+                sends.add(new Send(write, write.copies,
+                        new OutboundMessage(subjectPrefix + write.key, write.value == null ? new byte[0] : write.value,
+                                write.messageId(), write.value == null ? DELETE_MARKER : Map.of(), anchor,
+                                expectedId)));
+                anchor = null;
+            }
+            previous = write;
+        }
+        return sends;
+    }
+
+    /**
+     * A copy of a write was stored: it and every write before it (which it expected) are
+     * confirmed.
+     * @param write the write
+     * @param messageId the stored copy's message id
+     * @param sequence the sequence it landed on
+     * @return the writes confirmed now, and {@link Repair.Action#SEND}
+     */
+    synchronized Repair stored(StateWrite write, String messageId, long sequence) {
+        List<StateWrite> confirmed = new ArrayList<>();
+        if (inChain(write)) {
+            while (!writes.isEmpty() && writes.peekFirst().number <= write.number) {
+                confirm(writes.pollFirst(), confirmed);
+            }
+            storedSequence = Math.max(storedSequence, sequence);
+            storedId = messageId;
+        }
+        return Repair.of(confirmed, Repair.Action.SEND);
+    }
+
+    /**
+     * A copy of a write was not stored, or not in time.
+     * @param write the write
+     * @param copy which copy (an answer to an earlier copy than the last one sent is
+     * ignored)
+     * @param error the publish's failure
+     * @return {@link Repair.Action#WAIT} after a refusal: the leader is looked up to
+     * repair the chain; else {@link Repair.Action#SEND}
+     */
+    synchronized Repair failed(StateWrite write, int copy, Throwable error) {
+        boolean answerable = write.status == Status.SENT || write.status == Status.UNANSWERED;
+        if (!answerable || copy != write.copies || !inChain(write)) {
+            return Repair.of(List.of(), Repair.Action.SEND);
+        }
+        PublishException publish = PublishException.find(error).orElse(null);
+        write.failure = error;
+        if (publish == null || publish.isUnavailable()) {
+            // It may still land: the late PubAck, or a look-up once stalled, tells.
+            write.status = Status.UNANSWERED;
+            return Repair.of(List.of(), Repair.Action.SEND);
+        }
+        write.status = Status.REFUSED;
+        repairing = true;
+        int code = publish.apiErrorCode();
+        write.refusals += code == WRONG_LAST_MESSAGE_ID || code == WRONG_LAST_SEQUENCE ? 0 : 1;
+        return Repair.of(List.of(), Repair.Action.WAIT);
+    }
+
+    /**
+     * What the leader was found holding: confirms the writes stored, then decides what to
+     * send again, or that another writer owns the bucket.
+     * @param held the leader's last message
+     * @return the writes confirmed now and what to do next
+     */
+    synchronized Repair lookedUp(Held held) {
+        List<StateWrite> confirmed = new ArrayList<>();
+        if (held.lastSequence() > storedSequence) {
+            long storedUpTo;
+            if (held.gone()) {
+                if (!writer.equals(held.fenceWriter())) {
+                    return fenced(confirmed, "sequence " + held.lastSequence() + " is gone and the fence names writer "
+                            + held.fenceWriter());
+                }
+                // The fence is this writer's, so nobody else wrote: what landed is ours.
+                storedUpTo = (writes.isEmpty() ? numbered + 1 : writes.peekFirst().number)
+                        + (held.lastSequence() - storedSequence) - 1;
+            }
+            else {
+                storedUpTo = numberOf(held.lastMessageId());
+                if (storedUpTo < 0) {
+                    return fenced(confirmed, "sequence " + held.lastSequence()
+                            + " was written by another writer (message id " + held.lastMessageId() + ")");
+                }
+            }
+            if (storedUpTo > numbered) {
+                return fenced(confirmed,
+                        "the bucket holds more writes after sequence " + storedSequence + " than this writer made");
+            }
+            while (!writes.isEmpty() && writes.peekFirst().number <= storedUpTo) {
+                confirm(writes.pollFirst(), confirmed);
+            }
+            storedSequence = held.lastSequence();
+            storedId = held.gone() ? storedId : held.lastMessageId();
+        }
+        return next(confirmed);
+    }
+
+    /** After a look-up: what the first write not stored asks for. */
+    private Repair next(List<StateWrite> confirmed) {
+        StateWrite first = writes.peekFirst();
+        if (first == null) {
+            repairing = false;
+            return Repair.of(confirmed, Repair.Action.SEND);
+        }
+        // A refusal means the chain broke: what was sent before it and is not stored was
+        // lost (a leader change drops what it was storing). Without one, writes on the
+        // wire may still land while the leader stores.
+        boolean broken = writes.stream().anyMatch(w -> w.status == Status.REFUSED);
+        if (!broken && !stalled()) {
+            repairing = false;
+            return Repair.of(confirmed, Repair.Action.SEND);
+        }
+        if (first.status == Status.REFUSED && first.refusals >= 2) {
+            List<StateWrite> dropped = new ArrayList<>(writes);
+            writes.clear();
+            repairing = false;
+            return new Repair(confirmed, Repair.Action.DROPPED,
+                    first.failure == null ? "refused" : String.valueOf(first.failure.getMessage()), dropped);
+        }
+        // What is not stored will not land by itself: sent again, once, the first
+        // expecting the sequence just read.
+        writes.forEach(w -> w.status = Status.QUEUED);
+        anchor = storedSequence;
+        repairing = false;
+        return new Repair(confirmed, Repair.Action.SEND, REPAIRED, List.of());
+    }
+
+    /**
+     * @return whether the oldest write on the wire has waited {@code lostAfter} while the
+     * leader stored none of this writer's writes: time to look the leader up
+     */
+    synchronized boolean stalled() {
+        StateWrite first = writes.peekFirst();
+        return first != null && first.status != Status.QUEUED
+                && System.nanoTime() - Math.max(lastProgress, first.sentAt) >= lostAfterNanos;
+    }
+
+    /**
+     * @return whether writes are on the wire, not confirmed
+     */
+    synchronized boolean onWire() {
+        StateWrite first = writes.peekFirst();
+        return first != null && first.status != Status.QUEUED;
+    }
+
+    /**
+     * Ends the chain (fenced, closed): every write not confirmed is handed back to fail.
+     * @return the writes dropped
+     */
+    synchronized List<StateWrite> end() {
+        List<StateWrite> dropped = new ArrayList<>(writes);
+        writes.clear();
+        repairing = true;
+        return dropped;
+    }
+
+    /**
+     * @return the writes not confirmed yet
+     */
+    synchronized int unconfirmed() {
+        return writes.size();
+    }
+
+    private Repair fenced(List<StateWrite> confirmed, String why) {
+        return new Repair(confirmed, Repair.Action.FENCED, why, List.of());
+    }
+
+    private void confirm(StateWrite write, List<StateWrite> confirmed) {
+        write.status = Status.STORED;
+        lastProgress = System.nanoTime();
+        confirmed.add(write);
+    }
+
+    /** Whether a write is still in the chain: not confirmed, not dropped. */
+    private boolean inChain(StateWrite write) {
+        return write.status != Status.STORED && !writes.isEmpty() && write.number >= writes.peekFirst().number;
+    }
+
+    /**
+     * @return the number of this writer's write with that id (any copy), 0 for its fence,
+     * -1 when it is not this writer's
+     */
+    private long numberOf(String messageId) {
+        String prefix = writer + ":";
+        if (messageId == null || !messageId.startsWith(prefix)) {
+            return -1;
+        }
+        String number = messageId.substring(prefix.length());
+        int copy = number.indexOf('.');
+        try {
+            return Long.parseLong(copy < 0 ? number : number.substring(0, copy));
+        }
+        catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+}

@@ -1,0 +1,245 @@
+package io.varpulis.pipeline;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.api.ApiResponse;
+import io.nats.client.support.JsonParser;
+import io.varpulis.pipeline.StateReads.Held;
+import io.varpulis.pipeline.WriteChain.Repair.Action;
+import io.varpulis.pipeline.WriteChain.Send;
+import io.varpulis.transport.PublishException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The write chain's rules (issue 41, SPEC section 20), without a server: what goes on the
+ * wire, what a refusal, a lost PubAck and an "in process" answer make of it, and what a
+ * look-up of the leader decides. Each test names its rule.
+ */
+class WriteChainTest {
+
+    private static final String WRITER = "7-abc";
+
+    private static final long FENCE_SEQUENCE = 10;
+
+    private final WriteChain chain = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos());
+
+    @Test
+    void writesAreChainedByMessageId_theFirstOnTheFence() {
+        chain.add(batch("a", "b"));
+
+        List<Send> sends = chain.toSend();
+
+        assertThat(sends).extracting(s -> s.message().messageId()).containsExactly("7-abc:1", "7-abc:2");
+        assertThat(sends).extracting(s -> s.message().expectedLastMessageId()).containsExactly("7-abc:0", "7-abc:1");
+        assertThat(sends).allSatisfy(s -> assertThat(s.message().expectedLastSequence()).isNull());
+        assertThat(sends.get(0).message().subject()).isEqualTo("$KV.b.a");
+    }
+
+    @Test
+    void noMoreThanTheWindowIsOnTheWire_theRestGoesAsWritesAreConfirmed() {
+        chain.add(batch(WriteChain.WINDOW + 10));
+
+        List<Send> first = chain.toSend();
+        assertThat(first).hasSize(WriteChain.WINDOW);
+        assertThat(chain.toSend()).isEmpty();
+
+        chain.stored(first.get(9).write(), "7-abc:10", FENCE_SEQUENCE + 10);
+        List<Send> more = chain.toSend();
+        assertThat(more).hasSize(10);
+        assertThat(more.get(0).message().expectedLastMessageId())
+            .isEqualTo(first.get(WriteChain.WINDOW - 1).message().messageId());
+    }
+
+    @Test
+    void aStoredWriteConfirmsEveryWriteBeforeIt_whichItExpected() {
+        chain.add(batch(3));
+        List<Send> sends = chain.toSend();
+
+        WriteChain.Repair repair = chain.stored(sends.get(2).write(), "7-abc:3", FENCE_SEQUENCE + 3);
+
+        assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L, 3L);
+        assertThat(chain.unconfirmed()).isZero();
+    }
+
+    @Test
+    void aPubAckLateWhileTheLeaderStoresIsNeitherRepairedNorSentAgain() {
+        chain.add(batch(3));
+        List<Send> sends = chain.toSend();
+        chain.stored(sends.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
+
+        assertThat(chain.failed(sends.get(1).write(), 1, timeout()).action()).isEqualTo(Action.SEND);
+        chain.add(batch("more"));
+        assertThat(chain.toSend()).as("sending goes on").hasSize(1);
+        assertThat(chain.stalled()).as("the leader stored a write just now").isFalse();
+
+        WriteChain.Repair looked = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
+        assertThat(looked.action()).isEqualTo(Action.SEND);
+        assertThat(chain.toSend()).as("nothing sent again").isEmpty();
+    }
+
+    @Test
+    void aRefusalStopsSending_theLookUpConfirmsWhatLanded_andOnlyTheMissingWritesGoAgainOnce() {
+        chain.add(batch(4));
+        List<Send> sends = chain.toSend();
+        // A leader change dropped write 2; write 3 found write 1 last and was refused.
+        chain.stored(sends.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
+        assertThat(chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID)).action())
+            .isEqualTo(Action.WAIT);
+        chain.add(batch("later"));
+        assertThat(chain.toSend()).as("nothing is sent while the chain is broken").isEmpty();
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
+
+        assertThat(repair.action()).isEqualTo(Action.SEND);
+        assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
+        List<Send> again = chain.toSend();
+        assertThat(again).as("a copy sent again has an id of its own")
+            .extracting(s -> s.message().messageId())
+            .containsExactly("7-abc:2.2", "7-abc:3.2", "7-abc:4.2", "7-abc:5");
+        assertThat(again).extracting(Send::copy).containsExactly(2, 2, 2, 1);
+        assertThat(again.get(0).message().expectedLastSequence()).as("anchored on what the leader holds")
+            .isEqualTo(FENCE_SEQUENCE + 1);
+        assertThat(again.get(0).message().expectedLastMessageId()).isNull();
+        assertThat(again.get(1).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
+        assertThat(chain.failed(sends.get(1).write(), 1, timeout()).action())
+            .as("an answer to the first copy changes nothing")
+            .isEqualTo(Action.SEND);
+    }
+
+    @Test
+    void writesTheLeaderStoredAfterAllAreConfirmedByTheLookUp_notSentAgain() {
+        chain.add(batch(3));
+        List<Send> sends = chain.toSend();
+        chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
+
+        assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
+        assertThat(chain.toSend()).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2");
+    }
+
+    @Test
+    void anInProcessAnswerIsNoRefusal_andTheCopyThatLandedIsRecognisedByAnyOfItsIds() {
+        chain.add(batch(2));
+        List<Send> sends = chain.toSend();
+        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        List<Send> again = chain.toSend();
+        assertThat(chain.failed(again.get(0).write(), 2, inProcess()).action()).as("it may land")
+            .isEqualTo(Action.SEND);
+
+        WriteChain.Repair landed = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2.2", false, null));
+
+        assertThat(landed.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
+        chain.add(batch("next"));
+        assertThat(chain.toSend().get(0).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
+    }
+
+    @Test
+    void writesOnTheWireWhileTheLeaderStoresNoneForLostAfterAreLookedUpAndSentAgain() throws Exception {
+        chain.add(batch(2));
+        chain.toSend();
+        assertThat(chain.stalled()).isFalse();
+        Thread.sleep(250);
+        assertThat(chain.stalled()).as("a leader that stepped down never answers what it dropped").isTrue();
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+
+        assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
+        assertThat(chain.toSend()).extracting(Send::copy).containsExactly(2, 2);
+    }
+
+    @Test
+    void aMessageAnotherWriterWroteFencesTheChain() {
+        chain.add(batch(1));
+        chain.failed(chain.toSend().get(0).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+
+        assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "8-def:0", false, null)).action())
+            .isEqualTo(Action.FENCED);
+        assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE + 1, null, false, null)).action())
+            .as("a message without an id (nats kv put)")
+            .isEqualTo(Action.FENCED);
+        assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE + 1, null, true, "8-def")).action())
+            .as("gone, and the fence names another writer")
+            .isEqualTo(Action.FENCED);
+    }
+
+    @Test
+    void aMessageGoneWhileTheFenceIsThisWritersCountsAsThisWritersOwn() {
+        chain.add(batch(3));
+        chain.failed(chain.toSend().get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, null, true, WRITER));
+
+        assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void aWriteTheBucketRefusesForItselfTwiceIsDroppedWithEveryWriteAfterIt() {
+        chain.add(batch(2));
+        chain.failed(chain.toSend().get(0).write(), 1, refused(10054));
+        chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        List<Send> again = chain.toSend();
+        chain.failed(again.get(0).write(), 2, refused(10054));
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+
+        assertThat(repair.action()).isEqualTo(Action.DROPPED);
+        assertThat(repair.dropped()).extracting(w -> w.number).containsExactly(1L, 2L);
+        chain.add(batch("next"));
+        assertThat(chain.toSend().get(0).message().expectedLastMessageId()).isEqualTo("7-abc:0");
+    }
+
+    @Test
+    void theFlushFutureIsTheNewestWrites() {
+        assertThat(chain.lastWritten()).isNull();
+        List<StateWrite> added = chain.add(batch(2));
+        CompletableFuture<Void> last = chain.lastWritten();
+        assertThat(last).isSameAs(added.get(1).confirmed);
+    }
+
+    private static Map<String, byte[]> batch(String... keys) {
+        Map<String, byte[]> batch = new LinkedHashMap<>();
+        for (String key : keys) {
+            batch.put(key, key.getBytes());
+        }
+        return batch;
+    }
+
+    private static Map<String, byte[]> batch(int count) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add("k" + i);
+        }
+        return batch(keys.toArray(String[]::new));
+    }
+
+    private static Throwable timeout() {
+        return new PublishException("$KV.b.k", "no PubAck within 200 ms", new TimeoutException(),
+                PublishException.Kind.UNAVAILABLE, new CompletableFuture<>());
+    }
+
+    private static Throwable inProcess() {
+        return new PublishException("$KV.b.k", "in process", apiError(10158));
+    }
+
+    private static Throwable refused(int code) {
+        return new PublishException("$KV.b.k", "refused", apiError(code));
+    }
+
+    private static JetStreamApiException apiError(int code) {
+        return new JetStreamApiException(new ApiResponse<Object>(JsonParser
+            .parseUnchecked("{\"error\": {\"code\": 400, \"err_code\": " + code + ", \"description\": \"refused\"}}")) {
+        });
+    }
+
+}
