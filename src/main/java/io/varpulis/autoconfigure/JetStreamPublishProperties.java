@@ -35,6 +35,16 @@ public class JetStreamPublishProperties implements Validator {
      */
     private Duration latePubAckWindow = Duration.ofMinutes(2);
 
+    /**
+     * Whether this node asks a stream it publishes to, whose PubAcks are at least ten
+     * times slower (and 200 ms or more) than its other streams' for two 5-second checks
+     * under the same leader, to step its leader down in favour of a faster server (a slow
+     * disk behind one server of three; the server never moves leadership for it). Off by
+     * default: each step-down is an election, and a stream slow for another reason would
+     * be stepped down every minute to no avail.
+     */
+    private boolean slowLeaderStepDown = false;
+
     public int getMaxOutstandingPublishes() {
         return maxOutstandingPublishes;
     }
@@ -49,6 +59,14 @@ public class JetStreamPublishProperties implements Validator {
 
     public void setPublishTimeout(Duration publishTimeout) {
         this.publishTimeout = publishTimeout;
+    }
+
+    public boolean isSlowLeaderStepDown() {
+        return slowLeaderStepDown;
+    }
+
+    public void setSlowLeaderStepDown(boolean slowLeaderStepDown) {
+        this.slowLeaderStepDown = slowLeaderStepDown;
     }
 
     public Duration getLatePubAckWindow() {

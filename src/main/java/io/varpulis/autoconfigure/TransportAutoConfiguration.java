@@ -10,6 +10,15 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.RequestReply;
+import io.varpulis.transport.SlowLeaders;
+import io.varpulis.transport.StreamLatencies;
+import io.varpulis.metrics.SubstrateMetrics;
+import io.varpulis.support.DaemonThreads;
+import io.micrometer.core.instrument.Counter;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of
@@ -40,8 +50,51 @@ public class TransportAutoConfiguration {
     @ConditionalOnMissingBean
     public ClusterTransport clusterTransport(Connection connection, Substrate substrate,
             ObjectProvider<JetStreamAdmin> admin, JetStreamPublishProperties publishing,
-            JetStreamConsumerProperties consumer) {
-        return ClusterTransports.create(connection, substrate, admin.getIfAvailable(), publishing.toSettings(consumer));
+            JetStreamConsumerProperties consumer, StreamLatencies latencies) {
+        return ClusterTransports.create(connection, substrate, admin.getIfAvailable(), publishing.toSettings(consumer),
+                latencies);
+    }
+
+    /**
+     * @return the PubAck times of each stream the transport publishes to
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public StreamLatencies streamLatencies() {
+        return new StreamLatencies();
+    }
+
+    /**
+     * Issue 41, SPEC section 20: a stream whose leader's writes are much slower than its
+     * peers' is asked to step down, when
+     * {@code varpulis.nats.jetstream.slow-leader-step-down=true}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "varpulis.nats.jetstream", name = "slow-leader-step-down", havingValue = "true")
+    static class SlowLeaderConfiguration {
+
+        /** Every 5 s: the PubAck times of two checks decide. */
+        private static final Duration CHECK_EVERY = Duration.ofSeconds(5);
+
+        @Bean(name = "varpulisSlowLeaderScheduler", defaultCandidate = false)
+        ThreadPoolTaskScheduler varpulisSlowLeaderScheduler() {
+            return DaemonThreads.scheduler("varpulis-slow-leaders");
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        SlowLeaders slowLeaders(Connection connection, StreamLatencies latencies, SubstrateMetrics metrics,
+                @Qualifier("varpulisSlowLeaderScheduler") ThreadPoolTaskScheduler scheduler) {
+            SlowLeaders leaders = new SlowLeaders(connection, latencies,
+                    stream -> Counter.builder("varpulis.stream.leader.stepdowns")
+                        .description("leader step-downs this node asked of a stream much slower than its peers")
+                        .tag("stream", stream)
+                        .register(metrics.registry())
+                        .increment());
+            scheduler.scheduleWithFixedDelay(leaders::check, CHECK_EVERY);
+            return leaders;
+        }
+
     }
 
     /**

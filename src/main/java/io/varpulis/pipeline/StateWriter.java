@@ -201,6 +201,12 @@ final class StateWriter {
 
     private void settle(Repair repair) {
         if (!repair.confirmed().isEmpty()) {
+            // The leader stores again: the next repair's look-ups start over at 50 ms;
+            // until then each waits longer (a refused first write may mean the leader is
+            // still applying writes it accepted before).
+            synchronized (this) {
+                waits = Backoffs.start(FIRST_LOOK_UP, MAX_LOOK_UP);
+            }
             List<StateWrite> confirmed = repair.confirmed();
             serial.execute(() -> confirmed.forEach(write -> {
                 cache.confirmed(write.key);
@@ -210,10 +216,7 @@ final class StateWriter {
         switch (repair.action()) {
             case SEND -> serial.execute(this::send);
             case WAIT -> lookUpLater();
-            case FENCED -> end(new StateFencedException(
-                    "state bucket " + bucket + ": " + repair.why() + "; another writer took it over, and this writer ("
-                            + chain.writer() + ") no longer owns it and stops",
-                    null));
+            case FENCED -> end(new StateFencedException("state bucket " + bucket + ": " + repair.why(), null));
             case DROPPED -> {
                 cache.clear();
                 fail(repair.dropped(), new StateException(
@@ -262,9 +265,6 @@ final class StateWriter {
         Repair repair = chain.lookedUp(held);
         watch();
         if (repair.action() == Repair.Action.SEND && repair.why().equals(WriteChain.REPAIRED)) {
-            synchronized (this) {
-                waits = Backoffs.start(FIRST_LOOK_UP, MAX_LOOK_UP);
-            }
             log.info("state bucket {}: write chain repaired at sequence {} ({} found stored, {} to send again)", bucket,
                     held.lastSequence(), repair.confirmed().size(), chain.unconfirmed());
         }

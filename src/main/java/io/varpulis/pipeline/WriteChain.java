@@ -17,21 +17,18 @@ import java.util.concurrent.CompletableFuture;
  * each sent expecting its predecessor to be the bucket's last message
  * ({@code Nats-Expected-Last-Msg-Id}; the first one after a repair expects the sequence
  * the leader was found holding instead), so that none lands after a message this writer
- * did not write, and at most one copy of a write ever lands. Pure logic under one lock,
- * no network: the {@link StateWriter} sends what {@link #toSend()} gives and reports each
- * answer and each look-up of the leader back.
+ * did not write, and at most one copy of a write ever lands. No network: the
+ * {@link StateWriter} sends what {@link #toSend()} gives and reports answers back.
  * <p>
  * The rules of issue 41 (SPEC section 20):
  * <ul>
  * <li>At most {@link #WINDOW} writes are on the wire at once; the others wait in order,
  * unsent, so a slow leader never faces a backlog that times out and is sent again.</li>
- * <li>A PubAck that does not come in time is no failure while the leader stores: the
- * write waits for its late PubAck, or for a look-up that finds it stored.</li>
+ * <li>A PubAck late while the leader stores is no failure: the write waits for it.</li>
  * <li>After a refusal, or while writes are on the wire and the leader stored none of them
  * for {@code lostAfter} (a leader that stepped down drops what it was storing and never
- * answers), sending stops and the leader is asked what it holds (its last message: a
- * writer's writes land in order, so the last one stored says which are); only the missing
- * writes are sent again, once.</li>
+ * answers), sending stops and the leader is asked what it holds (writes land in order:
+ * the last one stored says which are); only what it lacks is sent again.</li>
  * <li>A copy sent again carries a message id of its own ({@link StateWrite#messageId()}):
  * a leader that stepped down may leave the first copy's id "in process" (10158) without
  * ever storing it. The expectations alone keep a write from landing twice: each copy
@@ -40,7 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * <li>Anything stored after this writer's last stored write that is not this writer's
  * means another writer owns the bucket: {@link Repair.Action#FENCED}.</li>
  * </ul>
- * Thread-safe: every method holds this chain's lock for in-memory work only.
+ * Thread-safe: the lock covers in-memory work only.
  */
 final class WriteChain {
 
@@ -124,6 +121,9 @@ final class WriteChain {
 
     private boolean repairing;
 
+    /** After a repair: only the first write is on the wire until it is stored. */
+    private boolean probing;
+
     private long lastProgress = System.nanoTime();
 
     private StateWrite lastWritten;
@@ -141,13 +141,6 @@ final class WriteChain {
         this.storedSequence = fenceSequence;
         this.storedId = writer + ":0";
         this.lostAfterNanos = lostAfterNanos;
-    }
-
-    /**
-     * @return the writer's identity, {@code {epoch}-{random}}
-     */
-    String writer() {
-        return writer;
     }
 
     /**
@@ -189,7 +182,7 @@ final class WriteChain {
         int onWire = 0;
         StateWrite previous = null;
         for (StateWrite write : writes) {
-            if (repairing || onWire >= WINDOW) {
+            if (repairing || onWire >= WINDOW || probing && onWire > 0) {
                 break;
             }
             onWire++;
@@ -318,11 +311,13 @@ final class WriteChain {
             return new Repair(confirmed, Repair.Action.DROPPED,
                     first.failure == null ? "refused" : String.valueOf(first.failure.getMessage()), dropped);
         }
-        // What is not stored will not land by itself: sent again, once, the first
-        // expecting the sequence just read.
+        // Sent again, the first alone (anchored), the others once it is stored: a leader
+        // checks message-id expectations when it applies a write, so writes chained on a
+        // refused first one would each cost it a log write (issue 41: 602 repairs a run).
         writes.forEach(w -> w.status = Status.QUEUED);
         anchor = storedSequence;
         repairing = false;
+        probing = true;
         return new Repair(confirmed, Repair.Action.SEND, REPAIRED, List.of());
     }
 
@@ -363,11 +358,14 @@ final class WriteChain {
     }
 
     private Repair fenced(List<StateWrite> confirmed, String why) {
-        return new Repair(confirmed, Repair.Action.FENCED, why, List.of());
+        return new Repair(confirmed, Repair.Action.FENCED,
+                why + "; another writer took it over, and this writer (" + writer + ") no longer owns it and stops",
+                List.of());
     }
 
     private void confirm(StateWrite write, List<StateWrite> confirmed) {
         write.status = Status.STORED;
+        probing = false;
         lastProgress = System.nanoTime();
         confirmed.add(write);
     }

@@ -44,13 +44,28 @@ public final class ClusterTransports {
      */
     public static ClusterTransport create(Connection connection, Substrate substrate, JetStreamAdmin admin,
             TransportSettings settings) {
+        return create(connection, substrate, admin, settings, new StreamLatencies());
+    }
+
+    /**
+     * Creates a transport that records how long each stream takes to answer its PubAcks.
+     * @param connection an open connection (the caller keeps owning it)
+     * @param substrate the substrate
+     * @param admin the JetStream admin (required on JetStream, ignored on core)
+     * @param settings tuning
+     * @param latencies where PubAck times go, per stream (JetStream only)
+     * @return the transport
+     * @throws IllegalArgumentException when JetStream is requested without an admin
+     */
+    public static ClusterTransport create(Connection connection, Substrate substrate, JetStreamAdmin admin,
+            TransportSettings settings, StreamLatencies latencies) {
         return switch (substrate) {
             case CORE -> new CoreTransport(connection);
             case JETSTREAM -> {
                 if (admin == null) {
                     throw new IllegalArgumentException("the jetstream substrate needs a JetStreamAdmin");
                 }
-                yield new JetStreamTransport(connection, admin, settings);
+                yield new JetStreamTransport(connection, admin, settings, latencies);
             }
         };
     }

@@ -77,8 +77,12 @@ final class JetStreamTransport implements ClusterTransport {
 
     private final Set<Consumption> consumptions = ConcurrentHashMap.newKeySet();
 
-    JetStreamTransport(Connection connection, JetStreamAdmin admin, TransportSettings settings) {
+    private final StreamLatencies latencies;
+
+    JetStreamTransport(Connection connection, JetStreamAdmin admin, TransportSettings settings,
+            StreamLatencies latencies) {
         this.connection = connection;
+        this.latencies = latencies;
         this.admin = admin;
         this.settings = settings;
         this.window = new Semaphore(settings.maxOutstandingPublishes());
@@ -303,6 +307,10 @@ final class JetStreamTransport implements ClusterTransport {
         /** The PubAck came, or jnats failed it. */
         @Override
         public void accept(PublishAck pa, Throwable error) {
+            if (error == null) {
+                // Late ones too: a slow leader's PubAcks are what SlowLeaders looks for.
+                latencies.record(pa.getStream(), System.nanoTime() - (deadline - settings.publishTimeout().toNanos()));
+            }
             if (!claim()) {
                 return;
             }

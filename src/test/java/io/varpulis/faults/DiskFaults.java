@@ -118,8 +118,8 @@ final class DiskFaults {
                 LeaderHold hold = new LeaderHold(cluster.urls(), SLOW,
                         moveLater ? List.of(VarpulisJetStream.ROUTING_STREAM)
                                 : List.of(VarpulisJetStream.ROUTING_STREAM, DETECT_STREAM),
-                        MAX_STEP_DOWNS, label);
-                StateMove move = moveLater ? new StateMove(cluster, label) : null;
+                        options.holdSteps(), label);
+                StateMove move = moveLater ? new StateMove(cluster, label, options.holdSteps()) : null;
                 Row row;
                 try {
                     row = demo.run(
@@ -241,9 +241,12 @@ final class DiskFaults {
 
         private final long started = System.nanoTime();
 
-        private StateMove(LoopbackCluster cluster, String label) throws Exception {
+        private final int steps;
+
+        private StateMove(LoopbackCluster cluster, String label, int steps) throws Exception {
             this.urls = cluster.urls();
             this.label = label;
+            this.steps = steps;
             this.offSlow = new LeaderHold(urls, 0, List.of(DETECT_STREAM), MAX_STEP_DOWNS,
                     label + " (before the move)");
         }
@@ -251,7 +254,7 @@ final class DiskFaults {
         private DemoScenario.Injected toSlow() throws Exception {
             offSlow.close();
             movedAt = System.nanoTime();
-            toSlow = new LeaderHold(urls, SLOW, List.of(DETECT_STREAM), MAX_STEP_DOWNS, label);
+            toSlow = new LeaderHold(urls, SLOW, List.of(DETECT_STREAM), steps, label);
             return DemoScenario.Injected.note(
                     String.format(Locale.ROOT, "detect's state moved toward n2 from %.1f s (held by n1 until then: %s)",
                             (movedAt - started) / 1e9, offSlow.heldThroughout(DETECT_STREAM)));

@@ -78,9 +78,15 @@ class FaultHarnessTest {
         assertThat(defaults.stateMoveAt()).as("issue 30's harness: moved as soon as it exists").isEqualTo(-1);
         assertThat(defaults.stepEvery()).as("a step-down every 10 s").isEqualTo(10);
 
-        FaultOptions set = FaultOptions.parse(new String[] { "--state-move-at=20", "--step-every=5" });
+        assertThat(defaults.holdSteps()).as("issue 30's hold").isEqualTo(10);
+        assertThat(defaults.nodeEnv()).isEmpty();
+
+        FaultOptions set = FaultOptions
+            .parse(new String[] { "--state-move-at=20", "--step-every=5", "--hold-steps=1", "--node-env=A=1,B=x=y" });
         assertThat(set.stateMoveAt()).isEqualTo(20);
         assertThat(set.stepEvery()).isEqualTo(5);
+        assertThat(set.holdSteps()).isEqualTo(1);
+        assertThat(set.nodeEnv()).containsEntry("A", "1").containsEntry("B", "x=y");
         assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--step-every=0" }))
             .hasMessageContaining("--step-every must be at least 1, got 0");
     }

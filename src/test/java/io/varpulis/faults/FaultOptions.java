@@ -48,10 +48,15 @@ import java.util.Set;
  * as soon as it exists, issue 30's harness)
  * @param stepEvery issue 41: how often {@code leader-churn} steps the leaders down,
  * seconds
+ * @param holdSteps issue 41: step-downs toward n2 per stream at most in {@code slow-disk}
+ * (10, issue 30's harness, holds the leadership there against the product; 1 moves it
+ * once, as an election does)
+ * @param nodeEnv issue 41: more environment for the nodes of {@code slow-disk},
+ * {@code no-fault} and {@code leader-churn} ({@code --node-env=NAME=VALUE,...})
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
         int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar, int diskDelay,
-        int storeMegabytes, int fullFor, int stateMoveAt, int stepEvery) {
+        int storeMegabytes, int fullFor, int stateMoveAt, int stepEvery, int holdSteps, Map<String, String> nodeEnv) {
 
     /** Issue 25's scenarios, streamed at {@code --rate}. */
     static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
@@ -69,7 +74,7 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b", "rate-c",
             "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut", "jar",
-            "disk-delay", "store-mb", "full-for", "state-move-at", "step-every");
+            "disk-delay", "store-mb", "full-for", "state-move-at", "step-every", "hold-steps", "node-env");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -102,7 +107,8 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""),
                 positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
                 positive(values, "full-for", 20), number(values, "state-move-at", -1),
-                positive(values, "step-every", 10));
+                positive(values, "step-every", 10), positive(values, "hold-steps", 10),
+                environment(values.getOrDefault("node-env", "")));
     }
 
     /**
@@ -110,6 +116,19 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
      */
     int rate() {
         return rates.get("pause-alerts");
+    }
+
+    private static Map<String, String> environment(String list) {
+        Map<String, String> environment = new HashMap<>();
+        for (String pair : list.split(",")) {
+            if (!pair.isBlank()) {
+                if (!pair.contains("=")) {
+                    throw new IllegalArgumentException("--node-env takes NAME=VALUE,..., got '" + pair + "'");
+                }
+                environment.put(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1));
+            }
+        }
+        return Map.copyOf(environment);
     }
 
     private static int positive(Map<String, String> values, String name, int fallback) {

@@ -6,7 +6,6 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Issue 41's scenarios on slow-disk's topology (three servers, {@code sync_interval:
@@ -67,7 +66,7 @@ final class LeaderChanges {
                 Row row;
                 try {
                     row = demo.run(new DemoScenario.Setup(scenario, run, cluster.url(), 3, options.rate(),
-                            DiskFaults.twoCoordinators(), Map.of(), 0, true), null);
+                            DiskFaults.twoCoordinators(), options.nodeEnv(), 0, true), null);
                     Thread.sleep(AFTER_REPORT_MILLIS);
                 }
                 finally {

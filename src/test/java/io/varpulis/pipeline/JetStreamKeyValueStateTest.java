@@ -328,7 +328,12 @@ class JetStreamKeyValueStateTest {
     void onePipelineWhoseConfirmedWriteHoldsItsThreadHoldsUpNoOtherPipelinesState() throws Exception {
         // Issue 41: every state's confirmations, and what ran on them (the outputs of the
         // apply), shared one thread per worker; one slow pipeline held up all the others.
-        JetStreamKeyValueState slow = open(1);
+        // The slow pipeline's PubAcks come 300 ms late, so that its flush completes on
+        // the
+        // thread that settles its writes, never on the test's.
+        JetStreamKeyValueState slow = JetStreamKeyValueState.open(connection, delayed(transport), bucket, 1, SETTINGS,
+                TestThreads.states());
+        opened.add(slow);
         String otherBucket = bucket + "_other";
         JetStreamKeyValueState other = JetStreamKeyValueState.open(connection, transport, otherBucket, 1, SETTINGS,
                 TestThreads.states());
@@ -398,6 +403,30 @@ class JetStreamKeyValueStateTest {
     private static ClusterTransport transport(Connection connection) {
         return ClusterTransports.create(connection, Substrate.JETSTREAM, new JetStreamAdmin(connection, null),
                 new TransportSettings(1024, Duration.ofSeconds(2), 64));
+    }
+
+    private static ClusterTransport delayed(ClusterTransport delegate) {
+        return new ClusterTransport() {
+            @Override
+            public Substrate substrate() {
+                return delegate.substrate();
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+                return delegate.publish(message)
+                    .thenApplyAsync(receipt -> receipt, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+            }
+
+            @Override
+            public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
+                return delegate.consume(consumer, handler);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     private static void await(CountDownLatch latch) {

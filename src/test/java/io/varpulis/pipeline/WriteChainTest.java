@@ -101,15 +101,18 @@ class WriteChainTest {
 
         assertThat(repair.action()).isEqualTo(Action.SEND);
         assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
-        List<Send> again = chain.toSend();
-        assertThat(again).as("a copy sent again has an id of its own")
+        List<Send> first = chain.toSend();
+        assertThat(first).as("the first alone, with an id of its own, anchored on what the leader holds")
             .extracting(s -> s.message().messageId())
-            .containsExactly("7-abc:2.2", "7-abc:3.2", "7-abc:4.2", "7-abc:5");
-        assertThat(again).extracting(Send::copy).containsExactly(2, 2, 2, 1);
-        assertThat(again.get(0).message().expectedLastSequence()).as("anchored on what the leader holds")
-            .isEqualTo(FENCE_SEQUENCE + 1);
-        assertThat(again.get(0).message().expectedLastMessageId()).isNull();
-        assertThat(again.get(1).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
+            .containsExactly("7-abc:2.2");
+        assertThat(first.get(0).message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE + 1);
+        assertThat(first.get(0).message().expectedLastMessageId()).isNull();
+        assertThat(chain.toSend()).as("the others wait until it is stored").isEmpty();
+        chain.stored(first.get(0).write(), "7-abc:2.2", FENCE_SEQUENCE + 2);
+        List<Send> again = chain.toSend();
+        assertThat(again).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2", "7-abc:4.2", "7-abc:5");
+        assertThat(again).extracting(Send::copy).containsExactly(2, 2, 1);
+        assertThat(again.get(0).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
         assertThat(chain.failed(sends.get(1).write(), 1, timeout()).action())
             .as("an answer to the first copy changes nothing")
             .isEqualTo(Action.SEND);
@@ -155,7 +158,26 @@ class WriteChainTest {
         WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
 
         assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
-        assertThat(chain.toSend()).extracting(Send::copy).containsExactly(2, 2);
+        assertThat(chain.toSend()).extracting(Send::copy).containsExactly(2);
+    }
+
+    @Test
+    void aFirstWriteRefusedAfterARepairIsLookedUpAndTriedAgain_theWritesAfterItNeverSentMeanwhile() {
+        chain.add(batch(3));
+        List<Send> sends = chain.toSend();
+        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        // A slow leader still applies writes it accepted before: its next sequence is
+        // ahead of what it has applied.
+        assertThat(chain.failed(chain.toSend().get(0).write(), 2, refused(WriteChain.WRONG_LAST_SEQUENCE)).action())
+            .isEqualTo(Action.WAIT);
+        assertThat(chain.toSend()).isEmpty();
+
+        // Those were this writer's first copies: found stored, not sent a third time.
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
+
+        assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
+        assertThat(chain.toSend()).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2");
     }
 
     @Test

@@ -1,0 +1,150 @@
+package io.varpulis.transport;
+
+import io.nats.client.Connection;
+import io.nats.client.Message;
+import io.nats.client.api.ClusterInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Moves the leadership of a stream this node publishes to off a server whose writes are
+ * much slower than its peers' (SPEC section 20, issue 41 item 5): a JetStream server does
+ * not move leadership off a server whose fsync is slow, and a stream led by a server
+ * fsyncing at 100 ms stores about ten messages a second, however they are sent. Run every
+ * check interval ({@link #check()}): a stream whose median PubAck time over the interval
+ * is at least {@link #FLOOR} and {@link #RATIO} times the fastest other stream's, in two
+ * intervals in a row under the same leader, is asked to step down
+ * ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>}) in favour of the leader of that
+ * fastest stream when it is a current replica; then it is left alone for
+ * {@link #QUIET_AFTER}. Each step-down is logged at WARN and counted. A node whose every
+ * stream is slow compares nothing (slow network or slow node, not a slow leader).
+ * <p>
+ * It can do harm, so it is off unless
+ * {@code varpulis.nats.jetstream.slow-leader-step-down=true}: each step-down is an
+ * election (writes to that stream wait it out, about 100 ms on a quiet cluster), and two
+ * nodes comparing different peers may step the same stream down in turn; a stream slow
+ * for another reason (its messages far larger than its peers') would be stepped down
+ * every {@link #QUIET_AFTER} to no avail. Not thread-safe: one scheduler thread calls
+ * {@link #check()}.
+ */
+public final class SlowLeaders {
+
+    /** A stream faster than this is never slow, whatever its peers. */
+    static final Duration FLOOR = Duration.ofMillis(200);
+
+    /** How many times slower than the fastest peer a slow stream is. */
+    static final int RATIO = 10;
+
+    /**
+     * PubAcks a stream needs in an interval to be compared: a worker's heartbeats (one a
+     * second in the demo, one every 5 s by default) make a peer on every worker.
+     */
+    static final int MIN_SAMPLES = 1;
+
+    /** How long a stream stepped down is left alone: its new leader is given time. */
+    static final Duration QUIET_AFTER = Duration.ofSeconds(60);
+
+    private static final Logger log = LoggerFactory.getLogger(SlowLeaders.class);
+
+    private final Connection connection;
+
+    private final StreamLatencies latencies;
+
+    private final Consumer<String> steppedDown;
+
+    /** Stream -> the leader it was slow under at the last check. */
+    private final Map<String, String> suspects = new HashMap<>();
+
+    private final Map<String, Long> quietUntil = new HashMap<>();
+
+    /**
+     * @param connection the node's connection
+     * @param latencies the PubAck times its transport records
+     * @param steppedDown counts a step-down of a stream
+     * ({@code varpulis.stream.leader.stepdowns{stream}})
+     */
+    public SlowLeaders(Connection connection, StreamLatencies latencies, Consumer<String> steppedDown) {
+        this.connection = connection;
+        this.latencies = latencies;
+        this.steppedDown = steppedDown;
+    }
+
+    /**
+     * Compares the streams' PubAck times since the last check; steps slow leaders down.
+     */
+    public void check() {
+        Map<String, Long> medians = latencies.drain(MIN_SAMPLES);
+        long now = System.nanoTime();
+        suspects.keySet().retainAll(medians.keySet());
+        medians.forEach((stream, median) -> {
+            Optional<Map.Entry<String, Long>> fastest = medians.entrySet()
+                .stream()
+                .filter(e -> !e.getKey().equals(stream))
+                .min(Map.Entry.comparingByValue());
+            boolean slow = fastest.isPresent() && median >= FLOOR.toNanos()
+                    && median >= RATIO * Math.max(1, fastest.get().getValue())
+                    && now - quietUntil.getOrDefault(stream, now - 1) > 0;
+            if (!slow) {
+                suspects.remove(stream);
+                return;
+            }
+            Optional<ClusterInfo> info = clusterInfo(stream);
+            String leader = info.map(ClusterInfo::getLeader).orElse(null);
+            if (leader == null || info.get().getReplicas() == null || info.get().getReplicas().isEmpty()) {
+                return;
+            }
+            if (!leader.equals(suspects.put(stream, leader))) {
+                return;
+            }
+            String preferred = clusterInfo(fastest.get().getKey()).map(ClusterInfo::getLeader)
+                .filter(p -> !p.equals(leader))
+                .filter(p -> info.get().getReplicas().stream().anyMatch(r -> r.getName().equals(p) && r.isCurrent()))
+                .orElse(null);
+            stepDown(stream, leader, preferred, median, fastest.get());
+            suspects.remove(stream);
+            quietUntil.put(stream, now + QUIET_AFTER.toNanos());
+        });
+    }
+
+    private void stepDown(String stream, String leader, String preferred, long median,
+            Map.Entry<String, Long> fastest) {
+        String body = preferred == null ? "" : "{\"placement\":{\"preferred\":\"" + preferred + "\"}}";
+        String answer;
+        try {
+            Message reply = connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + stream,
+                    body.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(2));
+            answer = reply == null ? "no answer" : new String(reply.getData(), StandardCharsets.UTF_8);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        catch (RuntimeException e) {
+            answer = e.toString();
+        }
+        steppedDown.accept(stream);
+        log.warn(
+                "stream {}: PubAcks took {} ms (median) for 2 checks under leader {}, against {} ms for stream {}; "
+                        + "asked {} to step down{}: {}",
+                stream, median / 1_000_000, leader, fastest.getValue() / 1_000_000, fastest.getKey(), leader,
+                preferred == null ? "" : " in favour of " + preferred, answer);
+    }
+
+    private Optional<ClusterInfo> clusterInfo(String stream) {
+        try {
+            return Optional.ofNullable(connection.jetStreamManagement().getStreamInfo(stream).getClusterInfo());
+        }
+        catch (Exception e) {
+            log.debug("stream {}: no cluster info ({})", stream, e.toString());
+            return Optional.empty();
+        }
+    }
+
+}

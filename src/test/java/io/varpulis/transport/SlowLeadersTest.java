@@ -1,0 +1,115 @@
+package io.varpulis.transport;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.varpulis.test.BrokerTest;
+import io.varpulis.test.NatsClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 41, item 5 (SPEC section 20) on three clustered servers: a stream whose PubAcks
+ * are much slower than another stream's, for two checks under the same leader, is stepped
+ * down in favour of the faster stream's leader, once; nothing moves when every stream is
+ * slow (a slow network, not a slow leader) or after a single slow check.
+ */
+@BrokerTest
+class SlowLeadersTest {
+
+    @RegisterExtension
+    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree();
+
+    private final StreamLatencies latencies = new StreamLatencies();
+
+    private final List<String> steppedDown = new CopyOnWriteArrayList<>();
+
+    private Connection connection;
+
+    private JetStreamManagement jsm;
+
+    @BeforeEach
+    void connect() throws Exception {
+        connection = Nats.connect(new Options.Builder().server(cluster.url())
+            .connectionTimeout(Duration.ofSeconds(2))
+            .maxReconnects(-1)
+            .build());
+        jsm = connection.jetStreamManagement();
+        for (String stream : List.of("SLOW", "FAST")) {
+            if (!jsm.getStreamNames().contains(stream)) {
+                jsm.addStream(StreamConfiguration.builder()
+                    .name(stream)
+                    .subjects(stream.toLowerCase() + ".>")
+                    .replicas(3)
+                    .storageType(StorageType.File)
+                    .build());
+            }
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        connection.close();
+    }
+
+    @Test
+    void aStreamTenTimesSlowerThanItsPeerForTwoChecksIsSteppedDown_once() throws Exception {
+        SlowLeaders leaders = new SlowLeaders(connection, latencies, steppedDown::add);
+        int before = cluster.streamLeader("SLOW");
+
+        record(500, 2);
+        leaders.check();
+        assertThat(steppedDown).as("one slow check is not enough").isEmpty();
+        record(500, 2);
+        leaders.check();
+
+        assertThat(steppedDown).containsExactly("SLOW");
+        assertThat(awaitLeader("SLOW")).as("another server leads it").isNotEqualTo(before);
+        record(500, 2);
+        leaders.check();
+        record(500, 2);
+        leaders.check();
+        assertThat(steppedDown).as("left alone for a minute after").containsExactly("SLOW");
+    }
+
+    @Test
+    void nothingMovesWhenEveryStreamIsSlow() {
+        SlowLeaders leaders = new SlowLeaders(connection, latencies, steppedDown::add);
+        for (int i = 0; i < 3; i++) {
+            record(500, 400);
+            leaders.check();
+        }
+        assertThat(steppedDown).isEmpty();
+    }
+
+    private void record(long slowMillis, long fastMillis) {
+        for (int i = 0; i < 20; i++) {
+            latencies.record("SLOW", Duration.ofMillis(slowMillis).toNanos());
+            latencies.record("FAST", Duration.ofMillis(fastMillis).toNanos());
+        }
+    }
+
+    private int awaitLeader(String stream) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            try {
+                return cluster.streamLeader(stream);
+            }
+            catch (IllegalStateException electing) {
+                Thread.sleep(100);
+            }
+        }
+        return -1;
+    }
+
+}
