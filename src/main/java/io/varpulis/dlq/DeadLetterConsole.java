@@ -35,7 +35,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -57,8 +59,10 @@ import java.util.concurrent.TimeoutException;
  * what, how many).
  * <p>
  * One class, longer than most: list, show, replay and purge read the same envelopes (both
- * forms, SPEC section 4) through the same paging budget, and the writes share one lock
- * and one audit; split, a replay and a purge of the same sequence could interleave.
+ * forms, SPEC section 4) through the same paging budget, and the writes share one audit
+ * and one set of sequences in work: a replay claims each sequence while it publishes it,
+ * and a purge of a claimed sequence is refused rather than waiting for the replay's
+ * publishes (no lock is held across a network wait, SPEC section 20).
  */
 public class DeadLetterConsole {
 
@@ -88,6 +92,9 @@ public class DeadLetterConsole {
     private final ObjectReader envelopes;
 
     private final DeadLetterSettings settings;
+
+    /** The sequences a replay or a purge works on now. */
+    private final Set<Long> inWork = ConcurrentHashMap.newKeySet();
 
     /**
      * @param connection an open connection to a JetStream-enabled server
@@ -234,7 +241,7 @@ public class DeadLetterConsole {
      * event
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
-    public synchronized ReplayReport replay(ReplayRequest request, Caller caller) {
+    public ReplayReport replay(ReplayRequest request, Caller caller) {
         request.validate();
         String action = "replay " + request.describe();
         requireWritable(action, caller);
@@ -276,14 +283,23 @@ public class DeadLetterConsole {
      * @throws DeadLetterWritesDisabledException when {@code varpulis.dlq.write-enabled}
      * is not {@code true}
      * @throws ParkedEventNotFoundException when there is none at that sequence
+     * @throws DeadLetterBusyException when a replay on this node is publishing it
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
-    public synchronized PurgeReport purge(long sequence, Caller caller) {
+    public PurgeReport purge(long sequence, Caller caller) {
         requireSequence(sequence);
         String target = "sequence " + sequence;
         requireWritable("purge " + target, caller);
-        show(sequence);
-        delete(sequence);
+        if (!inWork.add(sequence)) {
+            throw new DeadLetterBusyException(sequence);
+        }
+        try {
+            show(sequence);
+            delete(sequence);
+        }
+        finally {
+            inWork.remove(sequence);
+        }
         AuditLog.done(caller.describe(), "DLQ purge " + target + ": 1 purged");
         return new PurgeReport(target, 1);
     }
@@ -298,7 +314,7 @@ public class DeadLetterConsole {
      * @throws IllegalArgumentException when the unit is blank
      * @throws DeadLetterUnavailableException when the JetStream API does not answer
      */
-    public synchronized PurgeReport purgeUnit(String unit, Caller caller) {
+    public PurgeReport purgeUnit(String unit, Caller caller) {
         if (unit == null || unit.isBlank()) {
             throw new IllegalArgumentException("give the unit to purge (a pipeline name, or coordinator:{id}); "
                     + "purging the whole DLQ is not offered");
@@ -516,6 +532,19 @@ public class DeadLetterConsole {
         }
 
         void replay(ParkedEvent event) {
+            if (!inWork.add(event.sequence())) {
+                unconfirmed(event, "another replay or purge on this node works on it");
+                return;
+            }
+            try {
+                replayClaimed(event);
+            }
+            finally {
+                inWork.remove(event.sequence());
+            }
+        }
+
+        private void replayClaimed(ParkedEvent event) {
             long sequence = event.sequence();
             DeathEnvelope envelope;
             try {

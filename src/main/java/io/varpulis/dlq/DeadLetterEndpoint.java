@@ -127,6 +127,9 @@ public class DeadLetterEndpoint {
         catch (DeadLetterWritesDisabledException e) {
             return error(403, e);
         }
+        catch (DeadLetterBusyException e) {
+            return error(409, e);
+        }
         catch (ParkedEventNotFoundException e) {
             return error(WebEndpointResponse.STATUS_NOT_FOUND, e);
         }

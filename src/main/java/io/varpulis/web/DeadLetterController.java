@@ -2,6 +2,7 @@ package io.varpulis.web;
 
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.varpulis.dlq.Caller;
+import io.varpulis.dlq.DeadLetterBusyException;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterPage;
 import io.varpulis.dlq.DeadLetterQuery;
@@ -117,6 +118,7 @@ public class DeadLetterController {
     @ApiResponse(responseCode = "403",
             description = "the principal lacks the role, or DLQ writes are disabled " + "(varpulis.dlq.write-enabled)")
     @ApiResponse(responseCode = "404", description = "no parked event at that sequence")
+    @ApiResponse(responseCode = "409", description = "a replay on this node is publishing that event")
     @ApiResponse(responseCode = "503", description = "JetStream did not answer")
     @DeleteMapping("/{sequence}")
     public PurgeReport purge(@PathVariable long sequence, HttpServletRequest request) {
@@ -156,6 +158,11 @@ public class DeadLetterController {
     @ExceptionHandler(DeadLetterWritesDisabledException.class)
     ResponseEntity<ApiError> forbidden(DeadLetterWritesDisabledException e) {
         return error(HttpStatus.FORBIDDEN, e);
+    }
+
+    @ExceptionHandler(DeadLetterBusyException.class)
+    ResponseEntity<ApiError> busy(DeadLetterBusyException e) {
+        return error(HttpStatus.CONFLICT, e);
     }
 
     @ExceptionHandler(ParkedEventNotFoundException.class)

@@ -1,5 +1,19 @@
 package io.varpulis.dlq;
 
+import java.util.concurrent.TimeUnit;
+
+import java.util.concurrent.CountDownLatch;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.varpulis.jetstream.ConsumerDeclaration;
+
+import io.varpulis.transport.DeliveryHandler;
+
+import io.varpulis.transport.PublishReceipt;
+
+import io.varpulis.transport.ClusterTransport;
+
 import io.nats.client.api.MessageInfo;
 import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.delivery.OutputEmitter;
@@ -352,6 +366,49 @@ class DeadLetterConsoleTest {
             .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> console.replay(ReplayRequest.ofSequence(999_999), ALICE))
             .isInstanceOf(ParkedEventNotFoundException.class);
+    }
+
+    @Test
+    void aPurgeOfAnEventAReplayIsPublishingIsRefusedAtOnce_andOtherPurgesNeverWaitForTheReplay() throws Exception {
+        long first = park("slowreplay", "a");
+        long other = park("slowreplay", "b");
+        CompletableFuture<PublishReceipt> pubAck = new CompletableFuture<>();
+        CountDownLatch publishing = new CountDownLatch(1);
+        ClusterTransport waiting = new ClusterTransport() {
+            @Override
+            public Substrate substrate() {
+                return Substrate.JETSTREAM;
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+                publishing.countDown();
+                return pubAck;
+            }
+
+            @Override
+            public Consumption consume(ConsumerDeclaration consumer, DeliveryHandler handler) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        DeadLetterConsole slow = new DeadLetterConsole(node.connection, waiting, node.codec.mapper(),
+                properties.toSettings());
+        CompletableFuture<ReplayReport> replay = CompletableFuture
+            .supplyAsync(() -> slow.replay(ReplayRequest.ofSequence(first), ALICE));
+        assertThat(publishing.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> slow.purge(first, ALICE)).isInstanceOf(DeadLetterBusyException.class)
+            .hasMessageContaining("sequence " + first + " is being replayed");
+        assertThat(slow.purge(other, ALICE).purged()).as("no lock held while the replay waits for its PubAck")
+            .isEqualTo(1);
+
+        pubAck.complete(new PublishReceipt("varpulis.cluster.pipeline.ops._external.slowreplay",
+                VarpulisJetStream.ROUTING_STREAM, 1, false));
+        assertThat(replay.get(10, TimeUnit.SECONDS).replayed()).hasSize(1);
     }
 
     private long park(String unit, String text) {
