@@ -36,7 +36,8 @@ import java.util.Optional;
  * ({@link NodeFaults}), slow-fsync, small-store and partition
  * ({@link ServerFaults});</li>
  * <li>issue 30's slow-disk and disk-full ({@link DiskFaults});</li>
- * <li>issue 41's no-fault and leader-churn ({@link LeaderChanges}).</li>
+ * <li>issue 41's no-fault and leader-churn ({@link LeaderChanges});</li>
+ * <li>issue 43's power-loss ({@link PowerLoss}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
  */
@@ -88,6 +89,7 @@ public final class FaultMain {
                     case "disk-full" -> List.of(diskFaults.diskFull(run));
                     case "no-fault" -> List.of(leaderChanges.run(run, false));
                     case "leader-churn" -> List.of(leaderChanges.run(run, true));
+                    case "power-loss" -> new PowerLoss(demo, options, OUT).run(run);
                     default -> List.of(nodeFaults.run(scenario, run));
                 };
                 for (Row row : done) {

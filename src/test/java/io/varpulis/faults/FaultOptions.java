@@ -17,8 +17,8 @@ import java.util.Set;
  * (what {@code sync_interval: always} costs on three servers), and issue 25's
  * {@code pause-alerts}, {@code pause-detect}, {@code pause-leader}, {@code clock-ahead}
  * ({@link NodeFaults}), {@code slow-fsync}, {@code small-store}, {@code partition}
- * ({@link ServerFaults}), and issue 30's {@code slow-disk} and {@code disk-full}
- * ({@link DiskFaults})
+ * ({@link ServerFaults}), issue 30's {@code slow-disk} and {@code disk-full}
+ * ({@link DiskFaults}), and issue 43's {@code power-loss} ({@link PowerLoss})
  * @param runs runs of each demo scenario ({@code b} is "5 runs of 5" when done)
  * @param days the log: the sample over that many consecutive days (2 000 lines a day),
  * made by {@code scripts/make-log.sh --days}
@@ -53,10 +53,18 @@ import java.util.Set;
  * once, as an election does)
  * @param nodeEnv issue 41: more environment for the nodes of {@code slow-disk},
  * {@code no-fault} and {@code leader-churn} ({@code --node-env=NAME=VALUE,...})
+ * @param powerLossAt how far into the stream the power goes off in {@code power-loss},
+ * seconds ({@code --power-loss-at}, 8)
+ * @param powerOff how long after the kill the servers start again in {@code power-loss},
+ * seconds ({@code --power-off}, 3)
+ * @param syncs the servers' sync settings {@code power-loss} runs under, one row each
+ * ({@code --syncs=always,default}: {@code sync_interval: always}, and the server's
+ * default)
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
         int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar, int diskDelay,
-        int storeMegabytes, int fullFor, int stateMoveAt, int stepEvery, int holdSteps, Map<String, String> nodeEnv) {
+        int storeMegabytes, int fullFor, int stateMoveAt, int stepEvery, int holdSteps, Map<String, String> nodeEnv,
+        int powerLossAt, int powerOff, List<String> syncs) {
 
     /** Issue 25's scenarios, streamed at {@code --rate}. */
     static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
@@ -68,13 +76,17 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
     /** Issue 41's scenarios, streamed at {@code --rate} too ({@link LeaderChanges}). */
     static final List<String> ISSUE_41 = List.of("no-fault", "leader-churn");
 
+    /** Issue 43's scenarios, streamed at {@code --rate} too. */
+    static final List<String> ISSUE_43 = List.of("power-loss");
+
     static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync", "pause-alerts", "pause-detect",
             "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full",
-            "no-fault", "leader-churn");
+            "no-fault", "leader-churn", "power-loss");
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b", "rate-c",
             "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut", "jar",
-            "disk-delay", "store-mb", "full-for", "state-move-at", "step-every", "hold-steps", "node-env");
+            "disk-delay", "store-mb", "full-for", "state-move-at", "step-every", "hold-steps", "node-env",
+            "power-loss-at", "power-off", "syncs");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -98,6 +110,13 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
         ISSUE_25.forEach(s -> rates.put(s, rate));
         ISSUE_30.forEach(s -> rates.put(s, rate));
         ISSUE_41.forEach(s -> rates.put(s, rate));
+        ISSUE_43.forEach(s -> rates.put(s, rate));
+        List<String> syncs = Arrays.stream(values.getOrDefault("syncs", "always,default").split(","))
+            .map(String::trim)
+            .toList();
+        if (syncs.isEmpty() || !PowerLoss.SYNCS.containsAll(syncs)) {
+            throw new IllegalArgumentException("--syncs takes " + PowerLoss.SYNCS + ", got " + syncs);
+        }
         List<Integer> delays = Arrays.stream(values.getOrDefault("fsync-delays", "20,100").split(","))
             .map(d -> number(Map.of("fsync-delays", d.trim()), "fsync-delays", 0))
             .toList();
@@ -108,7 +127,8 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
                 positive(values, "full-for", 20), number(values, "state-move-at", -1),
                 positive(values, "step-every", 10), positive(values, "hold-steps", 10),
-                environment(values.getOrDefault("node-env", "")));
+                environment(values.getOrDefault("node-env", "")), positive(values, "power-loss-at", 8),
+                positive(values, "power-off", 3), syncs);
     }
 
     /**
