@@ -102,7 +102,8 @@ final class PowerLoss {
             stores.mount();
             cluster.start();
             try (Connection watcher = connect(cluster);
-                    MaxDeliveriesWatch advisories = new MaxDeliveriesWatch(watcher)) {
+                    MaxDeliveriesWatch advisories = new MaxDeliveriesWatch(watcher);
+                    StateWriteWatch writes = new StateWriteWatch(watcher)) {
                 AtomicReference<CompletableFuture<String>> recovery = new AtomicReference<>(
                         CompletableFuture.completedFuture("no power loss"));
                 AtomicBoolean ended = new AtomicBoolean();
@@ -116,11 +117,10 @@ final class PowerLoss {
                 MaxDeliveriesWatch.Result parked = advisories.result(watcher);
                 Path facts = out.resolve(label + "-facts.txt");
                 var found = NodeLogFacts.scan(demo.nodeLogs(label), facts);
-                return row.with(
-                        new Row.Watched(parked.advisories().size(), parked.matched(),
-                                found.getOrDefault("unhealthy", 0L), -1, row.watched().seconds()),
-                        true, "", String.join("; ",
-                                List.of(sync + " sync", recovered, parked.note(), NodeLogFacts.note(found, facts))));
+                return row.with(new Row.Watched(parked.advisories().size(), parked.matched(),
+                        found.getOrDefault("unhealthy", 0L), writes.result().publishes(), row.watched().seconds()),
+                        true, "", String.join("; ", List.of(sync + " sync", recovered, parked.note(),
+                                writes.result().note(), NodeLogFacts.note(found, facts))));
             }
         }
     }

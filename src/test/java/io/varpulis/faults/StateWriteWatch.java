@@ -144,10 +144,23 @@ final class StateWriteWatch implements AutoCloseable {
                         w -> w.reply() == null ? "no reply subject" : answers.getOrDefault(w.reply(), "none seen"),
                         TreeMap::new, Collectors.counting()));
             Set<String> ids = list.stream().map(Write::messageId).filter(id -> id != null).collect(Collectors.toSet());
+            // A state sends a write again under {writer}:{n}.{copy} (issue 41): one
+            // write, every copy.
+            long mostSends = list.stream()
+                .map(Write::messageId)
+                .filter(id -> id != null)
+                .collect(Collectors.groupingBy(id -> id.replaceFirst("^([^:]+:\\d+)\\.\\d+$", "$1"),
+                        Collectors.counting()))
+                .values()
+                .stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
             byBucket.put(bucket,
-                    list.size() + " publishes, " + ids.size() + " message ids ("
-                            + list.stream().filter(w -> w.messageId() == null).count() + " publishes without one), "
-                            + list.stream().filter(Write::fence).count() + " on the fence; answers " + outcomes);
+                    list.size() + " publishes, " + ids.size() + " message ids, one write sent " + mostSends
+                            + " times at most (" + list.stream().filter(w -> w.messageId() == null).count()
+                            + " publishes without one), " + list.stream().filter(Write::fence).count()
+                            + " on the fence; answers " + outcomes);
         });
         Map<String, Long> others = writes.stream()
             .filter(w -> !w.bucket().startsWith(STATE_PREFIX))
