@@ -9,12 +9,14 @@ import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
+import io.varpulis.messaging.NatsListenerErrorHandler;
 import io.varpulis.messaging.NatsListenerRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -108,15 +110,20 @@ public class NatsListenerAutoConfiguration {
      * @param converter converts payloads
      * @param nats the consumer defaults
      * @param listeners the overrides
+     * @param errorHandlers the service's error handlers: one of the type is every
+     * listener's, others are named by {@code @NatsListener(errorHandler = "...")}
+     * @param beans finds an error handler by its bean name
      * @return the container factory
      */
     @Bean
     @ConditionalOnMissingBean
     public NatsListenerContainerFactory natsListenerContainerFactory(DeliveryContainerFactory containers,
             ObjectProvider<JetStreamAdmin> admin, SubstrateMetrics metrics, PayloadConverter converter,
-            JetStreamConsumerProperties nats, NatsListenerProperties listeners) {
+            JetStreamConsumerProperties nats, NatsListenerProperties listeners,
+            ObjectProvider<NatsListenerErrorHandler> errorHandlers, BeanFactory beans) {
         return new NatsListenerContainerFactory(containers, admin.getIfAvailable(), metrics, converter,
-                nats.toSettings(), listeners.toSettings());
+                nats.toSettings(), listeners.toSettings(), new NatsListenerContainerFactory.ErrorHandlers(
+                        name -> beans.getBean(name, NatsListenerErrorHandler.class), errorHandlers.getIfUnique()));
     }
 
     /**

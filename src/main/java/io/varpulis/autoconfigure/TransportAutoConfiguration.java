@@ -2,6 +2,7 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
@@ -86,7 +87,7 @@ public class TransportAutoConfiguration {
     @ConditionalOnMissingBean
     public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
             JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
-        return new DeliveryContainerFactory(transport, parker, properties.getNakDelay(),
+        return new DeliveryContainerFactory(transport, parker, ContainerSettings.of(properties.toSettings()),
                 decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
     }
 

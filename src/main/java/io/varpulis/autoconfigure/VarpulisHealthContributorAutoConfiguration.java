@@ -1,5 +1,7 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.health.DeliveryContainersHealthIndicator;
 import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
@@ -18,9 +20,11 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of the health contributors {@code nats} (connection) and, on
  * JetStream, {@code jetstream} (streams, drift, consumers, DLQ depth), when Spring Boot's
  * health module is present. Both belong to the readiness group, never to liveness (SPEC
- * section 7b).
+ * section 7b). And {@code deliveryContainers}: an apply past its timeout, a container an
+ * error stopped (SPEC section 18).
  */
-@AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class })
+@AutoConfiguration(
+        after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class, TransportAutoConfiguration.class })
 @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
 @ConditionalOnBean(Connection.class)
 @EnableConfigurationProperties(JetStreamHealthProperties.class)
@@ -36,6 +40,18 @@ public class VarpulisHealthContributorAutoConfiguration {
     @ConditionalOnEnabledHealthIndicator("nats")
     public NatsHealthIndicator natsHealthIndicator(Connection connection, Substrate substrate) {
         return new NatsHealthIndicator(connection, substrate);
+    }
+
+    /**
+     * @param containers the delivery containers' factory
+     * @return the {@code deliveryContainers} contributor
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "deliveryContainersHealthIndicator")
+    @ConditionalOnBean(DeliveryContainerFactory.class)
+    @ConditionalOnEnabledHealthIndicator("deliveryContainers")
+    public DeliveryContainersHealthIndicator deliveryContainersHealthIndicator(DeliveryContainerFactory containers) {
+        return new DeliveryContainersHealthIndicator(containers.containers());
     }
 
     /**

@@ -10,13 +10,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Runs one durable consumer (SPEC section 18): owns its subscription, the threads that
@@ -30,19 +32,21 @@ import java.util.concurrent.TimeUnit;
  * <li>an applying thread decorates it ({@link io.varpulis.transport.DeliveryDecorator}:
  * the process observation) and gives it to the {@link DeliveryAdapter}, whose
  * {@link Outcome} may come later (outputs, replies, state writes);</li>
- * <li>{@link Settlement} decides what it becomes, and this container does it: ack; nak;
- * wait for the broker and resume the adapter's step (Spring's
- * {@link org.springframework.util.backoff.ExponentialBackOff}, 250 ms doubling to 4 s);
- * publish its death envelope with the {@link DeadLetterParker} and ack once the DLQ
- * stored it; leave it for the consumer's next owner; or count it stranded;</li>
+ * <li>{@link Settlement} decides what it becomes, and the {@link Settler} does it: ack;
+ * nak after the back-off's delay; wait for the broker and resume the adapter's step; park
+ * with the {@link DeadLetterParker} and ack once the DLQ stored it; skip; leave it for
+ * the consumer's next owner; or count it stranded;</li>
  * <li>a message the server gives up on (its max-deliveries advisory) is read from the
  * stream by its sequence and parked ({@code server_gave_up}), counted and logged (SPEC
  * section 9).</li>
  * </ol>
- * The meters ({@link DeliveryMeters}) are counted here from each decision; the
- * observation reads the settlement from the delivery itself. The order of the chain is
- * fixed: meters (outermost, counting what settles), observation (its scope around the
- * adapter), then the adapter's own fencing before each effect.
+ * It never dies in silence: whatever a delivery's handling throws (the decorator or an
+ * observation handler, the adapter, the settling) is an outcome of that delivery or, for
+ * a decorator, leaves it undecorated; counted ({@code varpulis.consumer.errors}) and
+ * logged. Only a {@link VirtualMachineError} other than a {@link StackOverflowError}
+ * stops it, loudly: an ERROR, its state stopped with {@link StopReason#ERROR}, the health
+ * showing it. An apply that runs past the apply timeout is reported (ERROR, health) and
+ * released for redelivery; a listener's stuck thread is replaced.
  */
 public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
@@ -58,7 +62,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     private final String unit;
 
-    private final int concurrency;
+    private final ContainerSettings settings;
 
     private final DeliveryAdapter adapter;
 
@@ -69,14 +73,16 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     private final HeldDeliveries held;
 
     // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for
-    // its take lock on every
-    // delivery, the client's dispatcher signalling the applier (a twentieth of the
-    // listener's applying thread).
+    // its take lock on every delivery.
     private final BlockingQueue<Delivery> queue = new LinkedTransferQueue<>();
 
-    private final List<Thread> appliers = new ArrayList<>();
+    private final List<Applier> appliers = new CopyOnWriteArrayList<>();
+
+    private final AtomicInteger replaced = new AtomicInteger();
 
     private final ContainerState state = new ContainerState();
+
+    private final ContainerErrors errors;
 
     private final Settler settler;
 
@@ -86,24 +92,23 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @param consumer the durable consumer
      * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the
      * meters' tag
-     * @param concurrency how many deliveries are applied at once, 1 or more
+     * @param settings its concurrency, back-off and apply timeout
      * @param adapter what is done with each delivery
      * @param meters the unit's meters
-     * @param runtime what every container shares (transport, parker, settlement, threads)
+     * @param runtime what every container shares (transport, parker, threads)
      */
-    DeliveryContainer(ConsumerDeclaration consumer, String unit, int concurrency, DeliveryAdapter adapter,
+    DeliveryContainer(ConsumerDeclaration consumer, String unit, ContainerSettings settings, DeliveryAdapter adapter,
             DeliveryMeters meters, ContainerRuntime runtime) {
-        if (concurrency < 1) {
-            throw new IllegalArgumentException("concurrency must be 1 or more, got " + concurrency);
-        }
         this.consumer = consumer;
         this.unit = unit;
-        this.concurrency = concurrency;
+        this.settings = settings;
         this.adapter = adapter;
         this.meters = meters;
         this.runtime = runtime;
-        this.held = new HeldDeliveries(toString(), meters);
-        this.settler = new Settler(consumer, unit, meters, runtime, state, held);
+        this.errors = new ContainerErrors(toString(), meters);
+        this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout().toNanos(), this::timedOut);
+        this.settler = new Settler(consumer, unit, meters, runtime, new Settlement(settings.nakBackOff()),
+                settings.errorHandler(), state, held, errors, this::died);
     }
 
     /**
@@ -118,11 +123,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             throw new IllegalStateException("container of " + consumer.durable() + " was started already");
         }
         runtime.keeper().keep(held);
-        for (int i = 0; i < concurrency; i++) {
-            Thread applier = runtime.threads().factory().newThread(this::applyLoop);
-            applier.setName("varpulis-apply-" + consumer.durable() + (concurrency > 1 ? "-" + i : ""));
-            appliers.add(applier);
-            applier.start();
+        for (int i = 0; i < settings.concurrency(); i++) {
+            startApplier();
         }
         try {
             consumption = runtime.transport().consume(consumer, this);
@@ -131,6 +133,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             shutdown();
             throw e;
         }
+        runtime.started(this);
         return this;
     }
 
@@ -171,12 +174,41 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         return consumption != null && state.get() == Settlement.State.RUNNING && !state.closed();
     }
 
+    /**
+     * @return why it stopped, or {@code null} while it runs
+     */
+    public StopReason stopReason() {
+        return state.reason();
+    }
+
+    /**
+     * @return what stopped it ({@link StopReason#ERROR}), or {@code null}
+     */
+    public Throwable stopCause() {
+        return state.cause();
+    }
+
+    /**
+     * @return the stream sequences (0 on core) of the deliveries whose apply ran past the
+     * apply timeout and has not returned yet
+     */
+    public List<Long> hungSequences() {
+        return held.hung().stream().map(work -> work.received.streamSequence()).toList();
+    }
+
+    /**
+     * @return how long an apply may run before it is reported and released
+     */
+    public Duration applyTimeout() {
+        return settings.applyTimeout();
+    }
+
     @Override
     public void onDelivery(Delivery delivery) {
         if (state.closed()) {
-            // Pulled before the consumption closed and handed over after: left for the
-            // consumer's next owner.
-            delivery.leave("its container closed");
+            // Pulled before the consumption closed and handed over after: settled by the
+            // rule as not applied here (left for the next owner, parked on its last).
+            settler.settle(new DeliveryWork(delivery, delivery), state.notApplied());
             return;
         }
         held.hold(delivery);
@@ -185,7 +217,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     @Override
     public void onGivenUp(GivenUpMessage message) {
-        runtime.executor().execute(() -> settler.parkGivenUp(message, null));
+        settler.parkGivenUp(message);
     }
 
     /**
@@ -250,26 +282,75 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             return;
         }
         Consumption running = consumption;
-        if (running != null) {
-            running.close();
+        try {
+            if (running != null) {
+                running.close();
+            }
         }
-        runtime.keeper().forget(held);
+        finally {
+            runtime.keeper().forget(held);
+            settler.close();
+            if (state.reason() != StopReason.ERROR) {
+                runtime.stopped(this);
+            }
+        }
     }
 
-    private void applyLoop() {
-        while (true) {
-            Delivery delivery;
-            try {
-                delivery = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException e) {
-                delivery = null;
-            }
-            if (delivery != null) {
-                process(delivery);
-            }
-            else if (state.closed() && queue.isEmpty()) {
-                return;
+    private void startApplier() {
+        Applier applier = new Applier();
+        Thread thread = runtime.threads().factory().newThread(applier);
+        thread.setName("varpulis-apply-" + consumer.durable()
+                + (settings.concurrency() > 1 || !appliers.isEmpty() ? "-" + appliers.size() : ""));
+        applier.thread = thread;
+        appliers.add(applier);
+        thread.start();
+    }
+
+    /**
+     * A {@link VirtualMachineError} reached the container: it stops, loudly, and leaves
+     * what it holds for redelivery.
+     */
+    private void died(Throwable error) {
+        log.error("{} stopped by {}: it applies nothing more; what it holds is left for redelivery (after ack_wait, "
+                + "to wherever the consumer runs next). Restart the process: a JVM in this state may not recover", this,
+                error.toString(), error);
+        state.stop(StopReason.ERROR, error);
+        shutdown();
+        for (Delivery queued; (queued = queue.poll()) != null;) {
+            settler.settle(new DeliveryWork(queued, queued), state.notApplied());
+        }
+    }
+
+    /**
+     * An apply that ran past the apply timeout: reported, released for redelivery by the
+     * rule, and its thread replaced where the container may.
+     */
+    private void timedOut(DeliveryWork work) {
+        Delivery delivery = work.received;
+        log.error(
+                "{}: {} (stream {} sequence {}) was not applied within the apply timeout of {} s: released for "
+                        + "redelivery, so another instance may apply it; a thread dump of this process shows what "
+                        + "{} waits for",
+                this, delivery, delivery.stream(), delivery.streamSequence(), settings.applyTimeout().toSeconds(),
+                work.applyingOn() != null ? work.applyingOn().getName() : "its outcome");
+        settler.settleWhileApplying(work, Outcome.failed(ErrorStage.LISTENER,
+                new ApplyTimeoutException(unit, delivery.streamSequence(), settings.applyTimeout())));
+        Thread stuck = work.applyingOn();
+        if (stuck == null || !settings.replaceHungAppliers()) {
+            return;
+        }
+        for (Applier applier : appliers) {
+            if (applier.thread == stuck && !applier.abandoned) {
+                applier.abandoned = true;
+                if (replaced.incrementAndGet() <= settings.concurrency()) {
+                    startApplier();
+                    log.warn("{}: {} is replaced by a new applying thread ({} replaced so far, at most {})", this,
+                            stuck.getName(), replaced.get(), settings.concurrency());
+                }
+                else {
+                    log.error("{}: {} is stuck and no more threads are started for it ({} already replaced): "
+                            + "restart the service", this, stuck.getName(), settings.concurrency());
+                }
             }
         }
     }
@@ -278,28 +359,145 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         if (received.attempt() > 1) {
             meters.redelivered();
         }
-        DeliveryWork work = new DeliveryWork(received, runtime.decorator().decorate(consumer, received));
+        DeliveryWork work = new DeliveryWork(received, decorate(received));
         if (state.get() != Settlement.State.RUNNING) {
             settler.settle(work, state.notApplied());
             return;
         }
-        CompletionStage<Outcome> outcome;
-        try {
-            outcome = work.delivery.inContext(() -> adapter.handle(work.delivery));
+        if (held.stillApplying(received.streamSequence())) {
+            settler.settle(work, Outcome.failed(ErrorStage.LISTENER, new IllegalStateException(
+                    "an earlier delivery of it is still being applied here, past its apply timeout; not applied twice "
+                            + "at once in one process")));
+            return;
         }
-        catch (VirtualMachineError e) {
-            held.release(received);
-            throw e;
-        }
-        catch (RuntimeException | Error e) {
-            outcome = CompletableFuture.completedFuture(Outcome.failed(e));
-        }
+        held.applying(work, Thread.currentThread());
+        CompletionStage<Outcome> outcome = apply(work);
+        work.returned();
         settler.settleWhenDone(work, outcome);
+    }
+
+    /**
+     * The delivery as the decorator makes it; the delivery itself when the decorator (an
+     * observation handler or convention) throws: it is applied and settled unobserved.
+     */
+    private Delivery decorate(Delivery received) {
+        try {
+            return runtime.decorator().decorate(consumer, received);
+        }
+        catch (Throwable e) {
+            rethrowFatal(e);
+            errors.report(ErrorStage.OBSERVATION, received, e);
+            return received;
+        }
+    }
+
+    /**
+     * Runs the adapter in the delivery's context. The adapter's own failures become its
+     * outcome; a failure of the context itself (a scope an observation handler opens or
+     * closes) is counted, and the adapter runs without it when it had not started.
+     */
+    private CompletionStage<Outcome> apply(DeliveryWork work) {
+        AdapterCall call = new AdapterCall(work.delivery);
+        try {
+            return work.delivery.inContext(call);
+        }
+        catch (Throwable e) {
+            rethrowFatal(e);
+            errors.report(ErrorStage.OBSERVATION, work.received, e);
+            if (call.result != null) {
+                return call.result;
+            }
+            work.undecorate();
+            return new AdapterCall(work.received).get();
+        }
+    }
+
+    /**
+     * @throws VirtualMachineError the error, when it is one that stops a container (a
+     * {@link StackOverflowError} unwound its stack and is a failure of one delivery)
+     */
+    static void rethrowFatal(Throwable error) {
+        if (Settler.isFatal(error)) {
+            throw (VirtualMachineError) error;
+        }
     }
 
     @Override
     public String toString() {
         return "container of " + unit + " on " + consumer.durable();
+    }
+
+    /** One call of the adapter, whose failures are its outcome. */
+    private final class AdapterCall implements Supplier<CompletionStage<Outcome>> {
+
+        private final Delivery delivery;
+
+        private volatile CompletionStage<Outcome> result;
+
+        AdapterCall(Delivery delivery) {
+            this.delivery = delivery;
+        }
+
+        @Override
+        public CompletionStage<Outcome> get() {
+            CompletionStage<Outcome> outcome;
+            try {
+                outcome = adapter.handle(delivery);
+            }
+            catch (Throwable e) {
+                rethrowFatal(e);
+                outcome = CompletableFuture.completedFuture(Outcome.failed(ErrorStage.LISTENER, e));
+            }
+            result = outcome;
+            return outcome;
+        }
+
+    }
+
+    /**
+     * One applying thread's loop; it ends when the container closes, or once replaced.
+     */
+    private final class Applier implements Runnable {
+
+        private volatile Thread thread;
+
+        private volatile boolean abandoned;
+
+        @Override
+        public void run() {
+            try {
+                loop();
+            }
+            catch (VirtualMachineError e) {
+                died(e);
+            }
+            catch (Throwable e) {
+                // process() turns every other throw into an outcome: reaching here is a
+                // bug of ours, told, and the container stops rather than wedge.
+                died(e);
+            }
+        }
+
+        private void loop() {
+            while (!abandoned) {
+                Delivery delivery;
+                try {
+                    delivery = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+                }
+                catch (InterruptedException e) {
+                    delivery = null;
+                }
+                if (delivery != null) {
+                    process(delivery);
+                }
+                else if (state.closed() && queue.isEmpty()) {
+                    return;
+                }
+            }
+            log.info("{}: {} returned after its apply timeout and ends (a new thread took its place)",
+                    DeliveryContainer.this, Thread.currentThread().getName());
+        }
+
     }
 
 }

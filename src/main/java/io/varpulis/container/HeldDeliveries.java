@@ -3,22 +3,32 @@ package io.varpulis.container;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.transport.Delivery;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The deliveries one {@link DeliveryContainer} holds, from the moment the client hands
  * one over until it is settled (queued, being applied, waiting for its state writes, its
- * outputs or the broker), and when one was last released: what the
- * {@link InProgressKeeper} keeps alive and watches for a stall. Thread-safe.
+ * outputs or the broker), when one was last released, and those whose apply runs: what
+ * the {@link InProgressKeeper} keeps alive, watches for a stall, and holds to the apply
+ * timeout. Thread-safe.
  */
 final class HeldDeliveries {
 
     private final Set<Delivery> deliveries = ConcurrentHashMap.newKeySet();
 
+    private final Set<DeliveryWork> applying = ConcurrentHashMap.newKeySet();
+
     private final String holder;
 
     private final DeliveryMeters meters;
+
+    private final long applyTimeoutNanos;
+
+    private final Consumer<DeliveryWork> timedOut;
 
     private volatile long releasedNanos = System.nanoTime();
 
@@ -27,10 +37,14 @@ final class HeldDeliveries {
     /**
      * @param holder the container, as its logs name it
      * @param meters its unit's meters, where a stall is counted
+     * @param applyTimeoutNanos how long an apply step may run, ns
+     * @param timedOut told once of each apply that ran past the timeout
      */
-    HeldDeliveries(String holder, DeliveryMeters meters) {
+    HeldDeliveries(String holder, DeliveryMeters meters, long applyTimeoutNanos, Consumer<DeliveryWork> timedOut) {
         this.holder = holder;
         this.meters = meters;
+        this.applyTimeoutNanos = applyTimeoutNanos;
+        this.timedOut = timedOut;
     }
 
     /**
@@ -49,6 +63,67 @@ final class HeldDeliveries {
             releasedNanos = System.nanoTime();
             stallReported = false;
         }
+    }
+
+    /**
+     * @param work whose apply step starts now
+     * @param thread the thread running it synchronously, or {@code null}
+     */
+    void applying(DeliveryWork work, Thread thread) {
+        work.applying(thread);
+        applying.add(work);
+    }
+
+    /**
+     * @param work whose apply step has an outcome
+     * @return whether that apply had been reported past its timeout
+     */
+    boolean outcomeKnown(DeliveryWork work) {
+        applying.remove(work);
+        return work.outcomeKnown();
+    }
+
+    /**
+     * Tells the container of each apply step that has run past the timeout, once each.
+     * @param now {@link System#nanoTime()}
+     */
+    void checkTimeouts(long now) {
+        for (DeliveryWork work : applying) {
+            long since = work.applyingSince();
+            if (since != 0 && now - since >= applyTimeoutNanos && work.timeOut()) {
+                timedOut.accept(work);
+            }
+        }
+    }
+
+    /**
+     * @return the works whose apply outlived its timeout and has no outcome yet (the
+     * health shows them)
+     */
+    List<DeliveryWork> hung() {
+        List<DeliveryWork> hung = new ArrayList<>();
+        for (DeliveryWork work : applying) {
+            if (work.timedOut()) {
+                hung.add(work);
+            }
+        }
+        return hung;
+    }
+
+    /**
+     * @param streamSequence a message's stream sequence
+     * @return whether an earlier delivery of it is still applied here, past its timeout
+     */
+    boolean stillApplying(long streamSequence) {
+        if (streamSequence <= 0) {
+            return false;
+        }
+        for (DeliveryWork work : applying) {
+            if (work.timedOut() && work.received.streamSequence() == streamSequence) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.varpulis.messaging;
 
 import io.varpulis.container.DeliveryAdapter;
+import io.varpulis.container.ErrorStage;
 import io.varpulis.container.Outcome;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.ParkReason;
@@ -16,7 +17,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * What a {@link NatsListener} method's container does with each delivery (SPEC section
  * 13), as an {@link Outcome}: convert the payload into the parameter's type (one that
- * cannot be converted: poison, {@code undecodable}), call the method (an exception
+ * cannot be converted: poison, {@code undecodable}; a converter that throws anything
+ * else: a failed apply at the {@code converter} stage), call the method (an exception
  * declared not retryable: poison, {@code unprocessable}; any other: a failed apply,
  * nak'ed and parked on the last delivery), then publish what it returned and wait for the
  * PubAck without blocking (emit before ack). A reply whose PubAck does not come because
@@ -55,6 +57,12 @@ final class ListenerAdapter implements DeliveryAdapter {
         }
         catch (IOException e) {
             return done(Outcome.poison(ParkReason.UNDECODABLE, e));
+        }
+        catch (RuntimeException e) {
+            // A converter that threw something other than a conversion failure: a bug,
+            // not
+            // the payload's fault; retried like a failed apply.
+            return done(Outcome.failed(ErrorStage.CONVERTER, e));
         }
         Object result;
         try {

@@ -21,13 +21,16 @@ import java.lang.annotation.Target;
  * sequence, attempt).
  * <p>
  * Outcome: the delivery is acked strictly after the method returns (and after the PubAck
- * of its return value); an exception naks it with
- * {@code varpulis.nats.jetstream.consumer.nak-delay} (2 s), and on its last delivery
- * (max_deliver) parks it with its death envelope on {@code varpulis.dlq.<id>} before the
- * ack; a payload that cannot be converted, or an exception listed in
- * {@link #notRetryable()}, is parked on its first delivery. A non-null return value is
- * published before the ack: an {@link OutboundEvent} as it says, anything else to
- * {@link #sendTo()}. On the core substrate the method runs fire-and-forget: what would
+ * of its return value); an exception naks it after its {@link #backOff()} delay for that
+ * attempt (by default a fixed 2 s, {@code varpulis.nats.jetstream.consumer.backoff.*}),
+ * and on its last delivery (max_deliver) parks it with its death envelope on
+ * {@code varpulis.dlq.<id>} before the ack; a payload that cannot be converted, or an
+ * exception listed in {@link #notRetryable()}, is parked on its first delivery; a
+ * {@link NatsListenerErrorHandler} may decide otherwise for the rest (retry, park now,
+ * skip). A method that runs past {@link #applyTimeout()} is reported at ERROR and in the
+ * health, its delivery released for redelivery and its thread replaced. A non-null return
+ * value is published before the ack: an {@link OutboundEvent} as it says, anything else
+ * to {@link #sendTo()}. On the core substrate the method runs fire-and-forget: what would
  * have been retried or parked is logged as lost.
  */
 @Target(ElementType.METHOD)
@@ -84,5 +87,25 @@ public @interface NatsListener {
      * classification
      */
     Class<? extends Throwable>[] notRetryable() default {};
+
+    /**
+     * @return the nak back-off; unset values keep
+     * {@code varpulis.nats.jetstream.consumer.backoff.*}
+     */
+    NatsBackOff backOff() default @NatsBackOff;
+
+    /**
+     * @return the bean name of this listener's {@link NatsListenerErrorHandler}; empty:
+     * the service's one bean of that type, if any, else the default rule
+     */
+    String errorHandler() default "";
+
+    /**
+     * @return the longest the method (and the PubAck of what it returns) may take before
+     * its delivery is reported and released, as {@code application.yml} writes durations
+     * ({@code 30s}); empty: {@code varpulis.nats.jetstream.consumer.apply-timeout} (5
+     * min)
+     */
+    String applyTimeout() default "";
 
 }

@@ -1,5 +1,6 @@
 package io.varpulis.messaging;
 
+import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.jetstream.ConsumerDeclaration;
@@ -31,7 +32,11 @@ public class NatsListenerContainer {
         this.endpoint = endpoint;
         this.consumer = consumer;
         this.container = containers.create(consumer, endpoint.id(),
-                metrics.deliveries(endpoint.id(), SubstrateMetrics.UNPARTITIONED, true), endpoint.concurrency(),
+                metrics.deliveries(endpoint.id(), SubstrateMetrics.UNPARTITIONED, true),
+                new ContainerSettings(endpoint.concurrency(), endpoint.backOff().toBackOff(), endpoint.applyTimeout(),
+                        true,
+                        endpoint.errorHandler() == null ? null
+                                : new ListenerErrorHandling(endpoint.id(), endpoint.errorHandler())),
                 new ListenerAdapter(endpoint, converter, new NatsTemplate(containers.transport(), converter)));
     }
 

@@ -12,10 +12,15 @@ import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedListener;
 
+import io.varpulis.jetstream.NakBackOff;
+import org.springframework.boot.convert.DurationStyle;
+
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Makes the container of one {@link NatsListener} method: merges the annotation with
@@ -38,6 +43,8 @@ public class NatsListenerContainerFactory {
 
     private final Map<String, ListenerSettings> listeners;
 
+    private final ErrorHandlers errorHandlers;
+
     /**
      * @param containers runs each listener's durable consumer (and gives the transport)
      * @param admin finds streams by subject, or {@code null} on core
@@ -45,16 +52,34 @@ public class NatsListenerContainerFactory {
      * @param converter converts payloads
      * @param defaults the consumer defaults
      * @param listeners the overrides from {@code application.yml}, by listener id
+     * @param errorHandlers the service's error handlers
      */
     public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
             SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
-            Map<String, ListenerSettings> listeners) {
+            Map<String, ListenerSettings> listeners, ErrorHandlers errorHandlers) {
         this.containers = containers;
         this.admin = admin;
         this.metrics = metrics;
         this.converter = converter;
         this.defaults = defaults;
         this.listeners = listeners;
+        this.errorHandlers = errorHandlers;
+    }
+
+    /**
+     * The service's {@link NatsListenerErrorHandler}s.
+     *
+     * @param byName the bean of a name, for {@link NatsListener#errorHandler()} (throws
+     * when there is none of that name and type)
+     * @param global the one bean of the type, or {@code null}
+     */
+    public record ErrorHandlers(Function<String, NatsListenerErrorHandler> byName, NatsListenerErrorHandler global) {
+
+        /** None. */
+        public static final ErrorHandlers NONE = new ErrorHandlers(name -> {
+            throw new IllegalStateException("no NatsListenerErrorHandler bean named " + name);
+        }, null);
+
     }
 
     /**
@@ -117,7 +142,58 @@ public class NatsListenerContainerFactory {
         return new ListenerEndpoint(id, subject, overrides.stream() != null ? overrides.stream() : annotation.stream(),
                 concurrency, overrides.maxDeliver() != null ? overrides.maxDeliver() : annotation.maxDeliver(),
                 overrides.maxAckPending() != null ? overrides.maxAckPending() : annotation.maxAckPending(), sendTo,
-                notRetryable, method);
+                notRetryable, backOff(where, annotation.backOff(), overrides.backOff()),
+                overrides.applyTimeout() != null ? overrides.applyTimeout()
+                        : duration(where, "applyTimeout", annotation.applyTimeout(), defaults.applyTimeout()),
+                errorHandler(where, annotation.errorHandler()), method);
+    }
+
+    /**
+     * The consumers' back-off, changed by the annotation's values, then by the
+     * properties'.
+     */
+    private NakBackOff backOff(String where, NatsBackOff annotated, ListenerSettings.BackOff overrides) {
+        NakBackOff base = defaults.nakBackOff();
+        try {
+            NakBackOff fromAnnotation = base.with(duration(where, "backOff.delay", annotated.delay(), null),
+                    annotated.multiplier() > 0 ? annotated.multiplier() : null,
+                    duration(where, "backOff.maxDelay", annotated.maxDelay(), null),
+                    duration(where, "backOff.jitter", annotated.jitter(), null));
+            return overrides.applyTo(fromAnnotation);
+        }
+        catch (IllegalArgumentException e) {
+            throw new IllegalStateException(
+                    where + ": its back-off is invalid (" + e.getMessage() + "); fix "
+                            + "@NatsListener(backOff = @NatsBackOff(...)) or varpulis.nats.listeners.<id>.backoff.*",
+                    e);
+        }
+    }
+
+    private static Duration duration(String where, String attribute, String value, Duration otherwise) {
+        if (value.isBlank()) {
+            return otherwise;
+        }
+        try {
+            return DurationStyle.detectAndParse(value.trim());
+        }
+        catch (IllegalArgumentException e) {
+            throw new IllegalStateException(where + ": " + attribute + " = \"" + value + "\" is not a duration; "
+                    + "write it as application.yml does (500ms, 30s, 5m, PT30S)", e);
+        }
+    }
+
+    private NatsListenerErrorHandler errorHandler(String where, String beanName) {
+        if (beanName.isBlank()) {
+            return errorHandlers.global();
+        }
+        try {
+            return errorHandlers.byName().apply(beanName);
+        }
+        catch (RuntimeException e) {
+            throw new IllegalStateException(where + ": errorHandler = \"" + beanName + "\" names no "
+                    + "NatsListenerErrorHandler bean; declare one with that name, or leave it empty for the "
+                    + "service's one handler", e);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import io.varpulis.container.ContainerSettings;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -156,14 +157,16 @@ final class ListenerHopClient implements HopClient {
 
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
-        Map<String, ListenerSettings> listeners = Map.of(ID,
-                new ListenerSettings(edge.subject(), null, null, null, null, null));
+        Map<String, ListenerSettings> listeners = Map.of(ID, new ListenerSettings(edge.subject(), null, null, null,
+                null, null, ListenerSettings.BackOff.NONE, null));
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
-        containers = new DeliveryContainerFactory(consuming, worker.parker, worker.properties.consumer().getNakDelay(),
+        containers = new DeliveryContainerFactory(consuming, worker.parker, ContainerSettings.of(worker.consumer()),
                 new Reporting(observed, applied));
-        registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
-                worker.metrics, converter, worker.consumer(), listeners), Duration.ofSeconds(5));
+        registry = new NatsListenerRegistry(
+                found, new NatsListenerContainerFactory(containers, worker.admin, worker.metrics, converter,
+                        worker.consumer(), listeners, NatsListenerContainerFactory.ErrorHandlers.NONE),
+                Duration.ofSeconds(5));
         registry.start();
         Broker.flush(worker.connection);
     }
