@@ -86,6 +86,7 @@ class StellarControlTest {
             NatsTemplate template = app.getBean(NatsTemplate.class);
             template.send(OutboundEvent.to("stellar.tc.submit.lost-7", new Telecommand("tc-poison", "lost-7", "PING"))
                     .withMessageId("tc-poison")).get();
+            template.send("stellar.tc.submit.retired-2", new Telecommand("tc-retired", "retired-2", "PING")).get();
             template.send("stellar.tc.submit.sat-1", "{\"tc_id\": \"tc-malformed\", ").get();
             template.send("stellar.tc.submit.sat-1", new Telecommand("tc-incomplete", null, "PING")).get();
 
@@ -102,10 +103,11 @@ class StellarControlTest {
 
             DeadLetterConsole console = app.getBean(DeadLetterConsole.class);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                    assertThat(console.list(DeadLetterQuery.all()).events()).hasSize(3));
+                    assertThat(console.list(DeadLetterQuery.all()).events()).hasSize(4));
             List<ParkedEvent> parked = console.list(DeadLetterQuery.all()).events();
+            // The retired target's: parked at once by the service's error handler (TelecommandErrors).
             assertThat(parked).extracting(p -> p.envelope().get("reason") + "@" + p.envelope().get("attempts"))
-                    .containsExactlyInAnyOrder("max_deliver@5", "undecodable@1", "unprocessable@1");
+                    .containsExactlyInAnyOrder("max_deliver@5", "undecodable@1", "unprocessable@1", "unprocessable@1");
             assertThat(parked).allSatisfy(p -> {
                 assertThat(p.subject()).isEqualTo("varpulis.dlq.tc-submit");
                 assertThat(p.envelope()).containsKeys("original_subject", "last_error", "stream_sequence");
@@ -122,7 +124,7 @@ class StellarControlTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                     assertThat(console.list(DeadLetterQuery.all()).events())
                             .extracting(p -> p.envelope().get("reason") + "@" + p.sequence())
-                            .hasSize(3).doesNotContain("undecodable@" + malformed.sequence())
+                            .hasSize(4).doesNotContain("undecodable@" + malformed.sequence())
                             .anyMatch(p -> p.startsWith("undecodable@")));
         }
     }
