@@ -30,6 +30,13 @@ public class NatsListenerProperties implements Validator {
      */
     private Duration listenerDrainTimeout = Duration.ofSeconds(10);
 
+    /**
+     * After how long without a delivery a listener publishes a NatsListenerEvent.Idle
+     * (and a NoLongerIdle when one comes); unset: no idle events (Spring Kafka's
+     * spring.kafka.listener.idle-event-interval).
+     */
+    private Duration listenerIdleEventInterval;
+
     public Map<String, Listener> getListeners() {
         return listeners;
     }
@@ -67,6 +74,14 @@ public class NatsListenerProperties implements Validator {
                     backoff.getMaxDelay(), backoff.getJitter());
             PropertyChecks.atLeast(errors, prefix + "applyTimeout", listener.getApplyTimeout(), Duration.ofMillis(1));
         });
+    }
+
+    public Duration getListenerIdleEventInterval() {
+        return listenerIdleEventInterval;
+    }
+
+    public void setListenerIdleEventInterval(Duration listenerIdleEventInterval) {
+        this.listenerIdleEventInterval = listenerIdleEventInterval;
     }
 
     public Duration getListenerDrainTimeout() {
@@ -115,6 +130,31 @@ public class NatsListenerProperties implements Validator {
         private Duration applyTimeout;
 
         /**
+         * Whether the listener starts with the context; false: started later through the
+         * NatsListenerEndpointRegistry or the natslisteners endpoint.
+         */
+        private Boolean autoStartup;
+
+        /** After how long without a delivery it publishes a NatsListenerEvent.Idle. */
+        private Duration idleEventInterval;
+
+        public Boolean getAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(Boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public Duration getIdleEventInterval() {
+            return idleEventInterval;
+        }
+
+        public void setIdleEventInterval(Duration idleEventInterval) {
+            this.idleEventInterval = idleEventInterval;
+        }
+
+        /**
          * The listener's nak back-off; each value unset keeps the annotation's, else
          * varpulis.nats.jetstream.consumer.backoff.*.
          */
@@ -137,7 +177,7 @@ public class NatsListenerProperties implements Validator {
             return new ListenerSettings(subject, stream, concurrency, maxDeliver, maxAckPending, sendTo,
                     new ListenerSettings.BackOff(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(),
                             backoff.getJitter()),
-                    applyTimeout);
+                    applyTimeout, autoStartup, idleEventInterval);
         }
 
         public String getSubject() {

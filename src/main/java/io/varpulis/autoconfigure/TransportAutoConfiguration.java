@@ -4,6 +4,10 @@ import io.nats.client.Connection;
 import io.varpulis.container.DeadLetterParker;
 import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.support.DaemonThreads;
+import org.springframework.boot.thread.Threading;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
@@ -80,15 +84,22 @@ public class TransportAutoConfiguration {
      * @param parker parks what cannot be applied
      * @param properties the nak delay
      * @param decorator the process observation of each delivery, when observation is on
+     * @param environment tells whether Spring Boot runs on virtual threads
+     * ({@code spring.threads.virtual.enabled} on Java 21 or later): the containers'
+     * applying threads are virtual then, as Spring Boot's Kafka and Rabbit listeners' are
      * @return the factory of every durable consumer's container (route edges, listeners,
      * heartbeats)
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
-            JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
+            JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator,
+            Environment environment) {
         return new DeliveryContainerFactory(transport, parker, ContainerSettings.of(properties.toSettings()),
-                decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
+                decorator.getIfAvailable(() -> DeliveryDecorator.NONE),
+                Threading.VIRTUAL.isActive(environment)
+                        ? new VirtualThreadTaskExecutor("varpulis-apply-").getVirtualThreadFactory()
+                        : DaemonThreads.named("varpulis-apply"));
     }
 
 }

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -17,7 +18,7 @@ import java.util.Map;
  * WARN, at most once a minute per stage with how many were not logged in between, so a
  * handler that fails on every delivery is told, not flooded.
  */
-final class ContainerErrors {
+public final class ContainerErrors {
 
     private static final Logger log = LoggerFactory.getLogger(ContainerErrors.class);
 
@@ -28,6 +29,18 @@ final class ContainerErrors {
     private final DeliveryMeters meters;
 
     private final Map<ErrorStage, RateLimitedLog> logs = new EnumMap<>(ErrorStage.class);
+
+    private volatile LastError last;
+
+    /**
+     * The last throw while a delivery was handled.
+     *
+     * @param at when
+     * @param stage where
+     * @param error what, as its {@code toString()}
+     */
+    public record LastError(Instant at, String stage, String error) {
+    }
 
     /**
      * @param holder the container, as its logs name it
@@ -48,7 +61,7 @@ final class ContainerErrors {
      * @param error what was thrown
      */
     void report(ErrorStage stage, Delivery delivery, Throwable error) {
-        meters.error(stage.tag());
+        count(stage, error);
         logs.get(stage)
             .warn(log, holder + ": the " + stage.tag() + " threw while handling " + delivery + " (" + error + "); "
                     + consequence(stage), error);
@@ -58,9 +71,18 @@ final class ContainerErrors {
      * Counts a throw the settlement tells by itself (a failed apply, logged with its nak
      * or park).
      * @param stage where it threw
+     * @param error what it threw
      */
-    void count(ErrorStage stage) {
+    void count(ErrorStage stage, Throwable error) {
         meters.error(stage.tag());
+        last = new LastError(Instant.now(), stage.tag(), String.valueOf(error));
+    }
+
+    /**
+     * @return the last throw, or {@code null}
+     */
+    LastError last() {
+        return last;
     }
 
     private static String consequence(ErrorStage stage) {

@@ -6,7 +6,8 @@ import org.springframework.util.backoff.BackOff;
 import java.time.Duration;
 
 /**
- * How one {@link DeliveryContainer} runs (SPEC section 18).
+ * How one {@link DeliveryContainer} runs (SPEC section 18). Made with {@link #of} and
+ * changed with the {@code with...} methods.
  *
  * @param concurrency deliveries applied at once, 1 or more
  * @param nakBackOff the delay of each failed attempt's nak, one step per attempt (a
@@ -20,13 +21,18 @@ import java.time.Duration;
  * state, so a route edge waits for its thread instead
  * @param errorHandler decides what a failed delivery becomes, or {@code null} for the
  * default rule
+ * @param orderedBySubject whether deliveries of one subject are applied one at a time, in
+ * the order received, by the same thread (with {@code concurrency} above 1)
+ * @param idleInterval after how long without a delivery the container tells
+ * {@code events} it is idle, or {@code null} for never
+ * @param events told of the container's idleness and stop
  */
 public record ContainerSettings(int concurrency, BackOff nakBackOff, Duration applyTimeout, boolean replaceHungAppliers,
-        DeliveryErrorHandler errorHandler) {
+        DeliveryErrorHandler errorHandler, boolean orderedBySubject, Duration idleInterval, ContainerEvents events) {
 
     /**
-     * @throws IllegalArgumentException when concurrency is below 1 or the apply timeout
-     * is not positive
+     * @throws IllegalArgumentException when concurrency is below 1, or the apply timeout
+     * or the idle interval is not positive
      */
     public ContainerSettings {
         if (concurrency < 1) {
@@ -35,15 +41,23 @@ public record ContainerSettings(int concurrency, BackOff nakBackOff, Duration ap
         if (applyTimeout == null || applyTimeout.isZero() || applyTimeout.isNegative()) {
             throw new IllegalArgumentException("the apply timeout must be positive, got " + applyTimeout);
         }
+        if (idleInterval != null && (idleInterval.isZero() || idleInterval.isNegative())) {
+            throw new IllegalArgumentException("the idle interval must be positive, got " + idleInterval);
+        }
+        if (events == null) {
+            events = ContainerEvents.NONE;
+        }
     }
 
     /**
      * @param consumer what every durable consumer runs with
      * @return one applying thread, the consumers' nak back-off and apply timeout, no
-     * thread replaced (a route edge's, a heartbeat consumer's)
+     * thread replaced, no error handler, no idle events (a route edge's, a heartbeat
+     * consumer's)
      */
     public static ContainerSettings of(ConsumerSettings consumer) {
-        return new ContainerSettings(1, consumer.nakBackOff().toBackOff(), consumer.applyTimeout(), false, null);
+        return new ContainerSettings(1, consumer.nakBackOff().toBackOff(), consumer.applyTimeout(), false, null, false,
+                null, ContainerEvents.NONE);
     }
 
     /**
@@ -51,7 +65,39 @@ public record ContainerSettings(int concurrency, BackOff nakBackOff, Duration ap
      * @return these settings with that concurrency
      */
     public ContainerSettings withConcurrency(int concurrency) {
-        return new ContainerSettings(concurrency, nakBackOff, applyTimeout, replaceHungAppliers, errorHandler);
+        return new ContainerSettings(concurrency, nakBackOff, applyTimeout, replaceHungAppliers, errorHandler,
+                orderedBySubject, idleInterval, events);
+    }
+
+    /**
+     * @param nakBackOff the delays of the naks
+     * @param applyTimeout the apply timeout
+     * @return these settings with that back-off and apply timeout, and hung threads
+     * replaced (a listener's)
+     */
+    public ContainerSettings forListener(BackOff nakBackOff, Duration applyTimeout) {
+        return new ContainerSettings(concurrency, nakBackOff, applyTimeout, true, errorHandler, orderedBySubject,
+                idleInterval, events);
+    }
+
+    /**
+     * @param errorHandler decides what a failed delivery becomes, or {@code null}
+     * @param orderedBySubject whether one subject's deliveries are applied in order
+     * @return these settings with that error handler and ordering
+     */
+    public ContainerSettings withHandling(DeliveryErrorHandler errorHandler, boolean orderedBySubject) {
+        return new ContainerSettings(concurrency, nakBackOff, applyTimeout, replaceHungAppliers, errorHandler,
+                orderedBySubject, idleInterval, events);
+    }
+
+    /**
+     * @param idleInterval after how long without a delivery it is idle, or {@code null}
+     * @param events told of idleness and the stop
+     * @return these settings with those events
+     */
+    public ContainerSettings withEvents(Duration idleInterval, ContainerEvents events) {
+        return new ContainerSettings(concurrency, nakBackOff, applyTimeout, replaceHungAppliers, errorHandler,
+                orderedBySubject, idleInterval, events);
     }
 
 }

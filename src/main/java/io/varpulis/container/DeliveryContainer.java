@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +67,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     private final DeliveryAdapter adapter;
 
+    private final BatchDeliveryAdapter batchAdapter;
+
     private final DeliveryMeters meters;
 
     private final ContainerRuntime runtime;
@@ -73,8 +76,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     private final HeldDeliveries held;
 
     // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for
-    // its take lock on every delivery.
-    private final BlockingQueue<Delivery> queue = new LinkedTransferQueue<>();
+    // its take lock on every delivery. One queue, or one per applying thread when one
+    // subject's deliveries are applied in order.
+    private final BlockingQueue<Delivery>[] queues;
 
     private final List<Applier> appliers = new CopyOnWriteArrayList<>();
 
@@ -93,20 +97,29 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the
      * meters' tag
      * @param settings its concurrency, back-off and apply timeout
-     * @param adapter what is done with each delivery
+     * @param adapter what is done with each delivery, or {@code null} with a batch
+     * adapter
+     * @param batchAdapter what is done with each batch of deliveries, or {@code null}
      * @param meters the unit's meters
      * @param runtime what every container shares (transport, parker, threads)
      */
+    @SuppressWarnings("unchecked")
     DeliveryContainer(ConsumerDeclaration consumer, String unit, ContainerSettings settings, DeliveryAdapter adapter,
-            DeliveryMeters meters, ContainerRuntime runtime) {
+            BatchDeliveryAdapter batchAdapter, DeliveryMeters meters, ContainerRuntime runtime) {
         this.consumer = consumer;
         this.unit = unit;
         this.settings = settings;
         this.adapter = adapter;
+        this.batchAdapter = batchAdapter;
         this.meters = meters;
         this.runtime = runtime;
+        this.queues = new BlockingQueue[settings.orderedBySubject() ? settings.concurrency() : 1];
+        for (int i = 0; i < queues.length; i++) {
+            queues[i] = new LinkedTransferQueue<>();
+        }
         this.errors = new ContainerErrors(toString(), meters);
-        this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout().toNanos(), this::timedOut);
+        this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout(), settings.idleInterval(),
+                new Watcher());
         this.settler = new Settler(consumer, unit, meters, runtime, new Settlement(settings.nakBackOff()),
                 settings.errorHandler(), state, held, errors, this::died);
     }
@@ -124,7 +137,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         }
         runtime.keeper().keep(held);
         for (int i = 0; i < settings.concurrency(); i++) {
-            startApplier();
+            startApplier(queues[i % queues.length]);
         }
         try {
             consumption = runtime.transport().consume(consumer, this);
@@ -197,6 +210,13 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     /**
+     * @return the last throw while one of its deliveries was handled, or {@code null}
+     */
+    public ContainerErrors.LastError lastError() {
+        return errors.last();
+    }
+
+    /**
      * @return how long an apply may run before it is reported and released
      */
     public Duration applyTimeout() {
@@ -212,7 +232,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             return;
         }
         held.hold(delivery);
-        queue.add(delivery);
+        (queues.length == 1 ? queues[0] : queues[Math.floorMod(delivery.subject().hashCode(), queues.length)])
+            .add(delivery);
     }
 
     @Override
@@ -293,11 +314,27 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             if (state.reason() != StopReason.ERROR) {
                 runtime.stopped(this);
             }
+            tell(events -> events.stopped(this, state.reason(), state.cause()));
         }
     }
 
-    private void startApplier() {
-        Applier applier = new Applier();
+    /** Tells the container's events on the settling threads; a throw is logged. */
+    private void tell(java.util.function.Consumer<ContainerEvents> event) {
+        if (settings.events() == ContainerEvents.NONE) {
+            return;
+        }
+        runtime.executor().execute(() -> {
+            try {
+                event.accept(settings.events());
+            }
+            catch (RuntimeException e) {
+                log.warn("{}: a listener of its events threw {}", this, e.toString(), e);
+            }
+        });
+    }
+
+    private void startApplier(BlockingQueue<Delivery> queue) {
+        Applier applier = new Applier(queue);
         Thread thread = runtime.threads().factory().newThread(applier);
         thread.setName("varpulis-apply-" + consumer.durable()
                 + (settings.concurrency() > 1 || !appliers.isEmpty() ? "-" + appliers.size() : ""));
@@ -316,8 +353,10 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
                 error.toString(), error);
         state.stop(StopReason.ERROR, error);
         shutdown();
-        for (Delivery queued; (queued = queue.poll()) != null;) {
-            settler.settle(new DeliveryWork(queued, queued), state.notApplied());
+        for (BlockingQueue<Delivery> queue : queues) {
+            for (Delivery queued; (queued = queue.poll()) != null;) {
+                settler.settle(new DeliveryWork(queued, queued), state.notApplied());
+            }
         }
     }
 
@@ -343,7 +382,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             if (applier.thread == stuck && !applier.abandoned) {
                 applier.abandoned = true;
                 if (replaced.incrementAndGet() <= settings.concurrency()) {
-                    startApplier();
+                    startApplier(applier.queue);
                     log.warn("{}: {} is replaced by a new applying thread ({} replaced so far, at most {})", this,
                             stuck.getName(), replaced.get(), settings.concurrency());
                 }
@@ -356,24 +395,73 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
     }
 
     private void process(Delivery received) {
+        DeliveryWork work = prepare(received);
+        if (work != null) {
+            CompletionStage<Outcome> outcome = apply(work);
+            work.returned();
+            settler.settleWhenDone(work, outcome);
+        }
+    }
+
+    /**
+     * A delivery about to be applied, decorated and watched; {@code null} when it is
+     * settled without an apply (the container stopped, or an earlier delivery of it still
+     * hangs here).
+     */
+    private DeliveryWork prepare(Delivery received) {
         if (received.attempt() > 1) {
             meters.redelivered();
         }
         DeliveryWork work = new DeliveryWork(received, decorate(received));
         if (state.get() != Settlement.State.RUNNING) {
             settler.settle(work, state.notApplied());
-            return;
+            return null;
         }
         if (held.stillApplying(received.streamSequence())) {
             settler.settle(work, Outcome.failed(ErrorStage.LISTENER, new IllegalStateException(
                     "an earlier delivery of it is still being applied here, past its apply timeout; not applied twice "
                             + "at once in one process")));
-            return;
+            return null;
         }
         held.applying(work, Thread.currentThread());
-        CompletionStage<Outcome> outcome = apply(work);
-        work.returned();
-        settler.settleWhenDone(work, outcome);
+        return work;
+    }
+
+    /**
+     * Applies a batch: each delivery prepared and settled on its own, the adapter called
+     * once for those to apply.
+     */
+    private void processBatch(List<Delivery> received) {
+        List<DeliveryWork> works = new ArrayList<>(received.size());
+        List<Delivery> deliveries = new ArrayList<>(received.size());
+        for (Delivery delivery : received) {
+            DeliveryWork work = prepare(delivery);
+            if (work != null) {
+                works.add(work);
+                deliveries.add(work.delivery);
+            }
+        }
+        if (works.isEmpty()) {
+            return;
+        }
+        List<CompletionStage<Outcome>> outcomes;
+        try {
+            outcomes = batchAdapter.handle(deliveries);
+            if (outcomes == null || outcomes.size() != works.size()) {
+                throw new IllegalStateException(
+                        "the batch adapter returned " + (outcomes == null ? "no" : outcomes.size()) + " outcomes for "
+                                + works.size() + " deliveries");
+            }
+        }
+        catch (Throwable e) {
+            rethrowFatal(e);
+            CompletionStage<Outcome> failed = CompletableFuture.completedFuture(Outcome.failed(ErrorStage.LISTENER, e));
+            outcomes = java.util.Collections.nCopies(works.size(), failed);
+        }
+        for (int i = 0; i < works.size(); i++) {
+            works.get(i).returned();
+            settler.settleWhenDone(works.get(i), outcomes.get(i));
+        }
     }
 
     /**
@@ -427,6 +515,26 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         return "container of " + unit + " on " + consumer.durable();
     }
 
+    /** What the keeper's sweeps tell: applies past their timeout, idleness. */
+    private final class Watcher implements HeldDeliveries.Watcher {
+
+        @Override
+        public void timedOut(DeliveryWork work) {
+            DeliveryContainer.this.timedOut(work);
+        }
+
+        @Override
+        public void idle(Duration idleFor) {
+            tell(events -> events.idle(DeliveryContainer.this, idleFor));
+        }
+
+        @Override
+        public void noLongerIdle(Duration idleFor) {
+            tell(events -> events.noLongerIdle(DeliveryContainer.this, idleFor));
+        }
+
+    }
+
     /** One call of the adapter, whose failures are its outcome. */
     private final class AdapterCall implements Supplier<CompletionStage<Outcome>> {
 
@@ -459,9 +567,15 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      */
     private final class Applier implements Runnable {
 
+        private final BlockingQueue<Delivery> queue;
+
         private volatile Thread thread;
 
         private volatile boolean abandoned;
+
+        Applier(BlockingQueue<Delivery> queue) {
+            this.queue = queue;
+        }
 
         @Override
         public void run() {
@@ -487,7 +601,13 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
                 catch (InterruptedException e) {
                     delivery = null;
                 }
-                if (delivery != null) {
+                if (delivery != null && batchAdapter != null) {
+                    List<Delivery> batch = new ArrayList<>(Math.min(batchAdapter.batchSize(), 64));
+                    batch.add(delivery);
+                    queue.drainTo(batch, batchAdapter.batchSize() - 1);
+                    processBatch(batch);
+                }
+                else if (delivery != null) {
                     process(delivery);
                 }
                 else if (state.closed() && queue.isEmpty()) {

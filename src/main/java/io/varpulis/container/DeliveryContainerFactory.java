@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -63,6 +64,22 @@ public class DeliveryContainerFactory implements AutoCloseable {
      */
     public DeliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker, ContainerSettings defaults,
             DeliveryDecorator decorator) {
+        this(transport, parker, defaults, decorator, DaemonThreads.named("varpulis-apply"));
+    }
+
+    /**
+     * @param transport consumes and publishes
+     * @param parker publishes death envelopes
+     * @param defaults the settings of a container made without its own (one applying
+     * thread, the consumers' nak back-off and apply timeout)
+     * @param decorator decorates each delivery processed ({@link DeliveryDecorator#NONE}:
+     * none)
+     * @param appliers makes the threads that apply deliveries (Spring Boot's virtual
+     * threads when {@code spring.threads.virtual.enabled}, else daemon platform threads);
+     * each is named {@code varpulis-apply-<durable>}
+     */
+    public DeliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker, ContainerSettings defaults,
+            DeliveryDecorator decorator, ThreadFactory appliers) {
         this.defaults = defaults;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-in-progress"));
         this.settling = new ThreadPoolExecutor(SETTLING_THREADS, SETTLING_THREADS, 1, TimeUnit.MINUTES,
@@ -79,8 +96,7 @@ public class DeliveryContainerFactory implements AutoCloseable {
         ExponentialBackOff givenUp = Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT);
         givenUp.setMaxElapsedTime(Duration.ofMinutes(Settler.GIVEN_UP_PATIENCE_MINUTES).toMillis());
         this.runtime = new ContainerRuntime(transport, parker, decorator,
-                new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settle,
-                        DaemonThreads.named("varpulis-apply")),
+                new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settle, appliers),
                 Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT), givenUp, new RunningContainers());
     }
 
@@ -110,7 +126,20 @@ public class DeliveryContainerFactory implements AutoCloseable {
      */
     public DeliveryContainer create(ConsumerDeclaration consumer, String unit, DeliveryMeters meters,
             ContainerSettings settings, DeliveryAdapter adapter) {
-        return new DeliveryContainer(consumer, unit, settings, adapter, meters, runtime);
+        return new DeliveryContainer(consumer, unit, settings, adapter, null, meters, runtime);
+    }
+
+    /**
+     * @param consumer the durable consumer (created if absent when the container starts)
+     * @param unit the listener: the DLQ unit and the meters' tag
+     * @param meters the unit's meters
+     * @param settings its concurrency, back-off and apply timeout
+     * @param adapter what is done with each batch of deliveries
+     * @return the container, not started
+     */
+    public DeliveryContainer createBatch(ConsumerDeclaration consumer, String unit, DeliveryMeters meters,
+            ContainerSettings settings, BatchDeliveryAdapter adapter) {
+        return new DeliveryContainer(consumer, unit, settings, null, adapter, meters, runtime);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.time.Duration;
 
 /**
  * The deliveries one {@link DeliveryContainer} holds, from the moment the client hands
@@ -28,23 +28,53 @@ final class HeldDeliveries {
 
     private final long applyTimeoutNanos;
 
-    private final Consumer<DeliveryWork> timedOut;
+    private final long idleNanos;
+
+    private final Watcher watcher;
 
     private volatile long releasedNanos = System.nanoTime();
 
+    private volatile long receivedNanos = System.nanoTime();
+
+    private volatile boolean idle;
+
     private volatile boolean stallReported;
+
+    /** What the keeper's sweeps tell the container. */
+    interface Watcher {
+
+        /**
+         * @param work whose apply ran past the apply timeout (told once)
+         */
+        void timedOut(DeliveryWork work);
+
+        /**
+         * @param idleFor how long no delivery came (told once per idle period)
+         */
+        void idle(Duration idleFor);
+
+        /**
+         * @param idleFor how long the idle period lasted
+         */
+        void noLongerIdle(Duration idleFor);
+
+    }
 
     /**
      * @param holder the container, as its logs name it
      * @param meters its unit's meters, where a stall is counted
-     * @param applyTimeoutNanos how long an apply step may run, ns
-     * @param timedOut told once of each apply that ran past the timeout
+     * @param applyTimeout how long an apply step may run
+     * @param idleInterval after how long without a delivery it is idle, or {@code null}
+     * for never
+     * @param watcher told of timeouts and idleness
      */
-    HeldDeliveries(String holder, DeliveryMeters meters, long applyTimeoutNanos, Consumer<DeliveryWork> timedOut) {
+    HeldDeliveries(String holder, DeliveryMeters meters, Duration applyTimeout, Duration idleInterval,
+            Watcher watcher) {
         this.holder = holder;
         this.meters = meters;
-        this.applyTimeoutNanos = applyTimeoutNanos;
-        this.timedOut = timedOut;
+        this.applyTimeoutNanos = applyTimeout.toNanos();
+        this.idleNanos = idleInterval == null ? 0 : idleInterval.toNanos();
+        this.watcher = watcher;
     }
 
     /**
@@ -52,6 +82,26 @@ final class HeldDeliveries {
      */
     void hold(Delivery delivery) {
         deliveries.add(delivery);
+        if (idleNanos > 0) {
+            long now = System.nanoTime();
+            long since = receivedNanos;
+            receivedNanos = now;
+            if (idle) {
+                idle = false;
+                watcher.noLongerIdle(Duration.ofNanos(now - since));
+            }
+        }
+    }
+
+    /**
+     * Tells the container it is idle, once per idle period.
+     * @param now {@link System#nanoTime()}
+     */
+    void checkIdle(long now) {
+        if (idleNanos > 0 && !idle && deliveries.isEmpty() && now - receivedNanos >= idleNanos) {
+            idle = true;
+            watcher.idle(Duration.ofNanos(now - receivedNanos));
+        }
     }
 
     /**
@@ -91,7 +141,7 @@ final class HeldDeliveries {
         for (DeliveryWork work : applying) {
             long since = work.applyingSince();
             if (since != 0 && now - since >= applyTimeoutNanos && work.timeOut()) {
-                timedOut.accept(work);
+                watcher.timedOut(work);
             }
         }
     }

@@ -103,6 +103,7 @@ final class InProgressKeeper implements AutoCloseable {
             watchForStall(deliveries, oldest, now);
         }
         deliveries.checkTimeouts(now);
+        deliveries.checkIdle(now);
     }
 
     private static void watchForStall(HeldDeliveries deliveries, Delivery oldest, long now) {

@@ -156,7 +156,7 @@ final class Settler {
         try {
             Outcome outcome = failedOrNot;
             if (outcome instanceof Failed failed) {
-                errors.count(failed.stage());
+                errors.count(failed.stage(), failed.cause());
                 outcome = handle(work, failed);
             }
             Delivery delivery = work.delivery;

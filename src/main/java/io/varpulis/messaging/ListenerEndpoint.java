@@ -20,11 +20,17 @@ import java.util.List;
  * @param backOff the delays of its naks
  * @param applyTimeout the longest an apply may take
  * @param errorHandler decides what a failed delivery becomes, or {@code null}
+ * @param batchSize a batch method's most deliveries per call
+ * @param autoStartup whether it starts with the context
+ * @param orderedBySubject whether one subject's deliveries are applied in order
+ * @param idleInterval after how long without a delivery it says it is idle, or
+ * {@code null}
  * @param method the method
  */
 record ListenerEndpoint(String id, String subject, String stream, int concurrency, int maxDeliver, int maxAckPending,
         String sendTo, List<Class<? extends Throwable>> notRetryable, NakBackOff backOff, Duration applyTimeout,
-        NatsListenerErrorHandler errorHandler, ListenerMethod method) {
+        NatsListenerErrorHandler errorHandler, int batchSize, boolean autoStartup, boolean orderedBySubject,
+        Duration idleInterval, ListenerMethod method) {
 
     /**
      * @param failure what the method threw

@@ -59,7 +59,7 @@ final class ContainerRig implements AutoCloseable {
     static ContainerSettings settings(int concurrency, Duration applyTimeout, DeliveryErrorHandler errorHandler) {
         return new ContainerSettings(concurrency,
                 new FixedBackOff(NAK_DELAY.toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS), applyTimeout, true,
-                errorHandler);
+                errorHandler, false, null, ContainerEvents.NONE);
     }
 
     DeliveryContainer start(DeliveryAdapter adapter) {

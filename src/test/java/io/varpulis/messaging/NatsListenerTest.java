@@ -98,7 +98,7 @@ class NatsListenerTest {
             assertThat(context).hasNotFailed();
             NatsTemplate template = context.getBean(NatsTemplate.class);
             CommandListener listener = context.getBean(CommandListener.class);
-            assertThat(context.getBean(NatsListenerRegistry.class).containers()).singleElement()
+            assertThat(context.getBean(NatsListenerEndpointRegistry.class).getListenerContainers()).singleElement()
                 .satisfies(c -> assertThat(c.consumer().stream()).isEqualTo("T_CMD"));
 
             PublishReceipt first = template

@@ -14,7 +14,7 @@ import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.messaging.NatsListenerContainer;
-import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsListenerEndpointRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.nats.Substrate;
@@ -62,7 +62,7 @@ class StellarControlTest {
     void startsWithTheSubstrateAndItsListenersApplyEachCommandOnceAndParkPoisonAndMalformedOnes() throws Exception {
         try (ConfigurableApplicationContext app = start(
                 "--varpulis.nats.url=" + nats.url(), "--varpulis.dlq.write-enabled=true")) {
-            assertThat(app.getBean(NatsListenerRegistry.class).containers())
+            assertThat(app.getBean(NatsListenerEndpointRegistry.class).getListenerContainers())
                     .allSatisfy(c -> assertThat(c.isRunning()).isTrue())
                     .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit");
             assertThat(app.getBeansOfType(ClusterTransport.class)).hasSize(1);
