@@ -36,6 +36,7 @@ import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.validation.Validator;
 import org.springframework.core.env.Environment;
 
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -126,7 +127,10 @@ public class NatsListenerAutoConfiguration {
     @ConditionalOnMissingBean
     public ListenerMethods natsListenerMethods(ObjectProvider<MessageConverter> converters, PayloadConverter payloads,
             ObjectProvider<Validator> validators, BeanFactory beans) {
-        return new ListenerMethods(converters.getIfUnique(() -> payloads), validators.getIfUnique(), beans);
+        List<MessageConverter> own = converters.orderedStream()
+            .filter(converter -> !(converter instanceof PayloadConverter))
+            .toList();
+        return new ListenerMethods(own.size() == 1 ? own.get(0) : payloads, validators.getIfUnique(), beans);
     }
 
     /**

@@ -70,19 +70,20 @@ final class ListenerMethod {
             }
             else if (declared.isAnnotationPresent(NatsHeader.class)) {
                 if (type != String.class) {
-                    throw new IllegalStateException("@NatsListener method " + this + ": @NatsHeader parameter "
-                            + declared.getName() + " must be a String, not " + type.getSimpleName());
+                    throw new IllegalStateException("its @NatsHeader parameter " + declared.getName()
+                            + " must be a String, not " + type.getSimpleName());
                 }
+                headers = true;
+            }
+            else if (Message.class.isAssignableFrom(type)) {
                 headers = true;
             }
             else if (isPayload(parameter)) {
                 if (payload != null) {
-                    throw new IllegalStateException("@NatsListener method " + this + " has two payload parameters; "
-                            + "annotate headers with @Header or @NatsHeader, or take Message<T>, Headers or "
-                            + "DeliveryMetadata");
+                    throw new IllegalStateException("it has two payload parameters; annotate headers with @Header or "
+                            + "@NatsHeader, or take Message<T>, Headers or DeliveryMetadata");
                 }
                 payload = parameter;
-                headers |= Message.class.isAssignableFrom(type);
             }
             else {
                 headers = true;
@@ -93,12 +94,12 @@ final class ListenerMethod {
         this.takesNatsHeaders = natsHeaders;
         if (batch) {
             if (payload == null || payload.getParameterType() != List.class || metadata || natsHeaders || headers) {
-                throw new IllegalStateException("@NatsListener(batch = true) method " + this + " must take one "
-                        + "parameter, List<T> or List<Message<T>>");
+                throw new IllegalStateException(
+                        "a batch listener (batch = true) takes one parameter, List<T> or List<Message<T>>");
             }
             if (returnsValue()) {
-                throw new IllegalStateException("@NatsListener(batch = true) method " + this + " must return void "
-                        + "(or a CompletionStage of Void): a batch has no one reply");
+                throw new IllegalStateException("a batch listener (batch = true) returns void (or a CompletionStage "
+                        + "of Void): a batch has no one reply");
             }
             MethodParameter nested = payload.nested();
             this.elementsAreMessages = Message.class.isAssignableFrom(nested.getNestedParameterType());

@@ -92,8 +92,7 @@ public class PayloadConverter implements SmartMessageConverter {
         if (!(payload instanceof byte[] data)) {
             return targetClass.isInstance(payload) ? payload : null;
         }
-        Type type = conversionHint instanceof MethodParameter parameter ? parameter.getNestedGenericParameterType()
-                : targetClass;
+        Type type = conversionHint instanceof MethodParameter parameter ? payloadType(parameter) : targetClass;
         try {
             return read(data, type);
         }
@@ -101,6 +100,13 @@ public class PayloadConverter implements SmartMessageConverter {
             throw new MessageConversionException(message,
                     "the payload is not JSON of " + type.getTypeName() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The parameter's generic type; a {@code Message<T>} parameter's {@code T}. */
+    private static Type payloadType(MethodParameter parameter) {
+        MethodParameter payload = Message.class.isAssignableFrom(parameter.getNestedParameterType())
+                ? parameter.nested() : parameter;
+        return payload.getNestedGenericParameterType();
     }
 
     @Override
