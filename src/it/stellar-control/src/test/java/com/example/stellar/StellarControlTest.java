@@ -64,7 +64,7 @@ class StellarControlTest {
                 "--varpulis.nats.url=" + nats.url(), "--varpulis.dlq.write-enabled=true")) {
             assertThat(app.getBean(NatsListenerEndpointRegistry.class).getListenerContainers())
                     .allSatisfy(c -> assertThat(c.isRunning()).isTrue())
-                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit");
+                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit", "tc-archive");
             assertThat(app.getBeansOfType(ClusterTransport.class)).hasSize(1);
             assertThat(app.getBeansOfType(JetStreamAdmin.class)).hasSize(1);
             assertThat(app.getBeansOfType(DeadLetterParker.class)).hasSize(1);
@@ -100,6 +100,9 @@ class StellarControlTest {
             TelecommandAudit audit = app.getBean(TelecommandAudit.class);
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     IntStream.rangeClosed(1, 10).allMatch(i -> audit.wasSent("tc-" + i)));
+            TelecommandArchive archive = app.getBean(TelecommandArchive.class);
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    IntStream.rangeClosed(1, 10).allMatch(i -> archive.sequenceOf("tc-" + i) != null));
 
             DeadLetterConsole console = app.getBean(DeadLetterConsole.class);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
