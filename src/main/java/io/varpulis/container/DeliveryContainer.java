@@ -348,10 +348,15 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * what it holds for redelivery.
      */
     private void died(Throwable error) {
+        if (state.reason() != null) {
+            log.error("{}, already stopped ({}), met {}", this, state.reason(), error.toString(), error);
+            return;
+        }
         log.error("{} stopped by {}: it applies nothing more; what it holds is left for redelivery (after ack_wait, "
                 + "to wherever the consumer runs next). Restart the process: a JVM in this state may not recover", this,
                 error.toString(), error);
         state.stop(StopReason.ERROR, error);
+        meters.stoppedByError();
         shutdown();
         for (BlockingQueue<Delivery> queue : queues) {
             for (Delivery queued; (queued = queue.poll()) != null;) {
@@ -366,6 +371,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      */
     private void timedOut(DeliveryWork work) {
         Delivery delivery = work.received;
+        meters.applyTimedOut();
         log.error(
                 "{}: {} (stream {} sequence {}) was not applied within the apply timeout of {} s: released for "
                         + "redelivery, so another instance may apply it; a thread dump of this process shows what "

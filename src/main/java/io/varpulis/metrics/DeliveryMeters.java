@@ -38,6 +38,10 @@ public final class DeliveryMeters {
 
     private final Counter skipped;
 
+    private final Counter applyTimeouts;
+
+    private final Counter stoppedByError;
+
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
 
     private final Map<ParkReason, Counter> parked = new EnumMap<>(ParkReason.class);
@@ -54,6 +58,14 @@ public final class DeliveryMeters {
         this.skipped = Counter.builder("varpulis.events.skipped")
             .description("Events an error handler chose to skip: acked without being applied")
             .tag("unit", unit)
+            .register(metrics.registry());
+        this.applyTimeouts = Counter.builder("varpulis.consumer.apply.timeouts")
+            .description("Applies that ran past their apply timeout: reported, released for redelivery")
+            .tag("unit", unit)
+            .register(metrics.registry());
+        this.stoppedByError = Counter.builder("varpulis.consumer.stopped")
+            .description("Delivery containers stopped by an error (a VirtualMachineError)")
+            .tags("unit", unit, "reason", "error")
             .register(metrics.registry());
         for (ParkReason reason : ParkReason.values()) {
             parked.put(reason,
@@ -136,6 +148,20 @@ public final class DeliveryMeters {
      */
     public void skipped() {
         skipped.increment();
+    }
+
+    /**
+     * Counts an apply that ran past its apply timeout.
+     */
+    public void applyTimedOut() {
+        applyTimeouts.increment();
+    }
+
+    /**
+     * Counts a container stopped by an error.
+     */
+    public void stoppedByError() {
+        stoppedByError.increment();
     }
 
     /**
