@@ -1,6 +1,5 @@
 package io.varpulis.autoconfigure;
 
-import io.varpulis.jetstream.NakBackOff;
 import io.varpulis.support.PropertyChecks;
 import org.springframework.validation.Errors;
 
@@ -16,16 +15,16 @@ import java.time.Duration;
 public class BackOffProperties {
 
     /** The first nak's delay (ADR-007: 2 s). */
-    private Duration delay = NakBackOff.DEFAULT.delay();
+    private Duration delay = Duration.ofSeconds(2);
 
     /** How much longer each next nak's delay is; 1 for a fixed delay. */
-    private double multiplier = NakBackOff.DEFAULT.multiplier();
+    private double multiplier = 1.0;
 
     /** The longest nak delay. */
-    private Duration maxDelay = NakBackOff.DEFAULT.maxDelay();
+    private Duration maxDelay = Duration.ofSeconds(30);
 
     /** How far each delay is moved either way, at random (at most the first delay). */
-    private Duration jitter = NakBackOff.DEFAULT.jitter();
+    private Duration jitter = Duration.ZERO;
 
     public Duration getDelay() {
         return delay;

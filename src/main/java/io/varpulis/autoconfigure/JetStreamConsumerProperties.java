@@ -53,7 +53,7 @@ public class JetStreamConsumerProperties implements Validator {
      * redelivery. 5 minutes: Kafka's max.poll.interval.ms, the bound a Spring Kafka
      * service is already designed for, and far above a slow disk's seconds.
      */
-    private Duration applyTimeout = ConsumerSettings.DEFAULT_APPLY_TIMEOUT;
+    private Duration applyTimeout = Duration.ofMinutes(5);
 
     /**
      * Messages requested per pull; capped by {@code max-ack-pending}. 500 is jnats'

@@ -78,6 +78,16 @@ public final class ContainerErrors {
         last = new LastError(Instant.now(), stage.tag(), String.valueOf(error));
     }
 
+    /** Counts an apply that ran past its apply timeout. */
+    void applyTimedOut() {
+        meters.applyTimedOut();
+    }
+
+    /** Counts the container stopped by an error. */
+    void stoppedByError() {
+        meters.stoppedByError();
+    }
+
     /**
      * @return the last throw, or {@code null}
      */

@@ -18,7 +18,7 @@ import java.util.concurrent.ThreadFactory;
  * applying threads' factory
  * @param backOff the waits while the broker is away
  * @param givenUpBackOff the waits to read a message the server gave up on, which stop
- * after {@value Settler#GIVEN_UP_PATIENCE_MINUTES} minutes
+ * after {@value GivenUpParks#GIVEN_UP_PATIENCE_MINUTES} minutes
  * @param containers the process's running containers, for the health
  */
 record ContainerRuntime(ClusterTransport transport, DeadLetterParker parker, DeliveryDecorator decorator,

@@ -10,16 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedTransferQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * Runs one durable consumer (SPEC section 18): owns its subscription, the threads that
@@ -53,42 +44,25 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     private static final Logger log = LoggerFactory.getLogger(DeliveryContainer.class);
 
-    /**
-     * How long an idle applying thread waits for a delivery before it checks whether the
-     * container closed, ms.
-     */
-    private static final long IDLE_POLL_MILLIS = 200;
-
     private final ConsumerDeclaration consumer;
 
     private final String unit;
 
     private final ContainerSettings settings;
 
-    private final DeliveryAdapter adapter;
-
-    private final BatchDeliveryAdapter batchAdapter;
-
-    private final DeliveryMeters meters;
-
     private final ContainerRuntime runtime;
 
-    private final HeldDeliveries held;
-
-    // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for
-    // its take lock on every delivery. One queue, or one per applying thread when one
-    // subject's deliveries are applied in order.
-    private final BlockingQueue<Delivery>[] queues;
-
-    private final List<Applier> appliers = new CopyOnWriteArrayList<>();
-
-    private final AtomicInteger replaced = new AtomicInteger();
-
     private final ContainerState state = new ContainerState();
+
+    private final HeldDeliveries held;
 
     private final ContainerErrors errors;
 
     private final Settler settler;
+
+    private final GivenUpParks givenUp;
+
+    private final Appliers appliers;
 
     private volatile Consumption consumption;
 
@@ -103,25 +77,20 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @param meters the unit's meters
      * @param runtime what every container shares (transport, parker, threads)
      */
-    @SuppressWarnings("unchecked")
     DeliveryContainer(ConsumerDeclaration consumer, String unit, ContainerSettings settings, DeliveryAdapter adapter,
             BatchDeliveryAdapter batchAdapter, DeliveryMeters meters, ContainerRuntime runtime) {
         this.consumer = consumer;
         this.unit = unit;
         this.settings = settings;
-        this.adapter = adapter;
-        this.batchAdapter = batchAdapter;
-        this.meters = meters;
         this.runtime = runtime;
-        this.queues = new BlockingQueue[settings.orderedBySubject() ? settings.concurrency() : 1];
-        for (int i = 0; i < queues.length; i++) {
-            queues[i] = new LinkedTransferQueue<>();
-        }
         this.errors = new ContainerErrors(toString(), meters);
         this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout(), settings.idleInterval(),
                 new Watcher());
-        this.settler = new Settler(consumer, unit, meters, runtime, new Settlement(settings.nakBackOff()),
-                settings.errorHandler(), state, held, errors, this::died);
+        ContainerParts parts = new ContainerParts(consumer, unit, meters, state, held, errors, runtime);
+        this.settler = new Settler(parts, new Settlement(settings.nakBackOff()), settings.errorHandler(), this::died);
+        this.givenUp = new GivenUpParks(parts, settler::settle);
+        this.appliers = new Appliers(parts, settings, new DeliveryProcessor(parts, adapter, batchAdapter, settler),
+                this::died);
     }
 
     /**
@@ -136,9 +105,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             throw new IllegalStateException("container of " + consumer.durable() + " was started already");
         }
         runtime.keeper().keep(held);
-        for (int i = 0; i < settings.concurrency(); i++) {
-            startApplier(queues[i % queues.length]);
-        }
+        appliers.start();
         try {
             consumption = runtime.transport().consume(consumer, this);
         }
@@ -232,13 +199,12 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             return;
         }
         held.hold(delivery);
-        (queues.length == 1 ? queues[0] : queues[Math.floorMod(delivery.subject().hashCode(), queues.length)])
-            .add(delivery);
+        appliers.offer(delivery);
     }
 
     @Override
     public void onGivenUp(GivenUpMessage message) {
-        settler.parkGivenUp(message);
+        givenUp.park(message);
     }
 
     /**
@@ -310,7 +276,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         }
         finally {
             runtime.keeper().forget(held);
-            settler.close();
+            givenUp.close();
             if (state.reason() != StopReason.ERROR) {
                 runtime.stopped(this);
             }
@@ -333,16 +299,6 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         });
     }
 
-    private void startApplier(BlockingQueue<Delivery> queue) {
-        Applier applier = new Applier(queue);
-        Thread thread = runtime.threads().factory().newThread(applier);
-        thread.setName("varpulis-apply-" + consumer.durable()
-                + (settings.concurrency() > 1 || !appliers.isEmpty() ? "-" + appliers.size() : ""));
-        applier.thread = thread;
-        appliers.add(applier);
-        thread.start();
-    }
-
     /**
      * A {@link VirtualMachineError} reached the container: it stops, loudly, and leaves
      * what it holds for redelivery.
@@ -356,12 +312,10 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
                 + "to wherever the consumer runs next). Restart the process: a JVM in this state may not recover", this,
                 error.toString(), error);
         state.stop(StopReason.ERROR, error);
-        meters.stoppedByError();
+        errors.stoppedByError();
         shutdown();
-        for (BlockingQueue<Delivery> queue : queues) {
-            for (Delivery queued; (queued = queue.poll()) != null;) {
-                settler.settle(new DeliveryWork(queued, queued), state.notApplied());
-            }
+        for (Delivery queued : appliers.takeQueued()) {
+            settler.settle(new DeliveryWork(queued, queued), state.notApplied());
         }
     }
 
@@ -371,7 +325,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      */
     private void timedOut(DeliveryWork work) {
         Delivery delivery = work.received;
-        meters.applyTimedOut();
+        errors.applyTimedOut();
         log.error(
                 "{}: {} (stream {} sequence {}) was not applied within the apply timeout of {} s: released for "
                         + "redelivery, so another instance may apply it; a thread dump of this process shows what "
@@ -381,138 +335,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         settler.settleWhileApplying(work, Outcome.failed(ErrorStage.LISTENER,
                 new ApplyTimeoutException(unit, delivery.streamSequence(), settings.applyTimeout())));
         Thread stuck = work.applyingOn();
-        if (stuck == null || !settings.replaceHungAppliers()) {
-            return;
-        }
-        for (Applier applier : appliers) {
-            if (applier.thread == stuck && !applier.abandoned) {
-                applier.abandoned = true;
-                if (replaced.incrementAndGet() <= settings.concurrency()) {
-                    startApplier(applier.queue);
-                    log.warn("{}: {} is replaced by a new applying thread ({} replaced so far, at most {})", this,
-                            stuck.getName(), replaced.get(), settings.concurrency());
-                }
-                else {
-                    log.error("{}: {} is stuck and no more threads are started for it ({} already replaced): "
-                            + "restart the service", this, stuck.getName(), settings.concurrency());
-                }
-            }
-        }
-    }
-
-    private void process(Delivery received) {
-        DeliveryWork work = prepare(received);
-        if (work != null) {
-            CompletionStage<Outcome> outcome = apply(work);
-            work.returned();
-            settler.settleWhenDone(work, outcome);
-        }
-    }
-
-    /**
-     * A delivery about to be applied, decorated and watched; {@code null} when it is
-     * settled without an apply (the container stopped, or an earlier delivery of it still
-     * hangs here).
-     */
-    private DeliveryWork prepare(Delivery received) {
-        if (received.attempt() > 1) {
-            meters.redelivered();
-        }
-        DeliveryWork work = new DeliveryWork(received, decorate(received));
-        if (state.get() != Settlement.State.RUNNING) {
-            settler.settle(work, state.notApplied());
-            return null;
-        }
-        if (held.stillApplying(received.streamSequence())) {
-            settler.settle(work, Outcome.failed(ErrorStage.LISTENER, new IllegalStateException(
-                    "an earlier delivery of it is still being applied here, past its apply timeout; not applied twice "
-                            + "at once in one process")));
-            return null;
-        }
-        held.applying(work, Thread.currentThread());
-        return work;
-    }
-
-    /**
-     * Applies a batch: each delivery prepared and settled on its own, the adapter called
-     * once for those to apply.
-     */
-    private void processBatch(List<Delivery> received) {
-        List<DeliveryWork> works = new ArrayList<>(received.size());
-        List<Delivery> deliveries = new ArrayList<>(received.size());
-        for (Delivery delivery : received) {
-            DeliveryWork work = prepare(delivery);
-            if (work != null) {
-                works.add(work);
-                deliveries.add(work.delivery);
-            }
-        }
-        if (works.isEmpty()) {
-            return;
-        }
-        List<CompletionStage<Outcome>> outcomes;
-        try {
-            outcomes = batchAdapter.handle(deliveries);
-            if (outcomes == null || outcomes.size() != works.size()) {
-                throw new IllegalStateException(
-                        "the batch adapter returned " + (outcomes == null ? "no" : outcomes.size()) + " outcomes for "
-                                + works.size() + " deliveries");
-            }
-        }
-        catch (Throwable e) {
-            rethrowFatal(e);
-            CompletionStage<Outcome> failed = CompletableFuture.completedFuture(Outcome.failed(ErrorStage.LISTENER, e));
-            outcomes = java.util.Collections.nCopies(works.size(), failed);
-        }
-        for (int i = 0; i < works.size(); i++) {
-            works.get(i).returned();
-            settler.settleWhenDone(works.get(i), outcomes.get(i));
-        }
-    }
-
-    /**
-     * The delivery as the decorator makes it; the delivery itself when the decorator (an
-     * observation handler or convention) throws: it is applied and settled unobserved.
-     */
-    private Delivery decorate(Delivery received) {
-        try {
-            return runtime.decorator().decorate(consumer, received);
-        }
-        catch (Throwable e) {
-            rethrowFatal(e);
-            errors.report(ErrorStage.OBSERVATION, received, e);
-            return received;
-        }
-    }
-
-    /**
-     * Runs the adapter in the delivery's context. The adapter's own failures become its
-     * outcome; a failure of the context itself (a scope an observation handler opens or
-     * closes) is counted, and the adapter runs without it when it had not started.
-     */
-    private CompletionStage<Outcome> apply(DeliveryWork work) {
-        AdapterCall call = new AdapterCall(work.delivery);
-        try {
-            return work.delivery.inContext(call);
-        }
-        catch (Throwable e) {
-            rethrowFatal(e);
-            errors.report(ErrorStage.OBSERVATION, work.received, e);
-            if (call.result != null) {
-                return call.result;
-            }
-            work.undecorate();
-            return new AdapterCall(work.received).get();
-        }
-    }
-
-    /**
-     * @throws VirtualMachineError the error, when it is one that stops a container (a
-     * {@link StackOverflowError} unwound its stack and is a failure of one delivery)
-     */
-    static void rethrowFatal(Throwable error) {
-        if (Settler.isFatal(error)) {
-            throw (VirtualMachineError) error;
+        if (stuck != null) {
+            appliers.replace(stuck);
         }
     }
 
@@ -537,91 +361,6 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         @Override
         public void noLongerIdle(Duration idleFor) {
             tell(events -> events.noLongerIdle(DeliveryContainer.this, idleFor));
-        }
-
-    }
-
-    /** One call of the adapter, whose failures are its outcome. */
-    private final class AdapterCall implements Supplier<CompletionStage<Outcome>> {
-
-        private final Delivery delivery;
-
-        private volatile CompletionStage<Outcome> result;
-
-        AdapterCall(Delivery delivery) {
-            this.delivery = delivery;
-        }
-
-        @Override
-        public CompletionStage<Outcome> get() {
-            CompletionStage<Outcome> outcome;
-            try {
-                outcome = adapter.handle(delivery);
-            }
-            catch (Throwable e) {
-                rethrowFatal(e);
-                outcome = CompletableFuture.completedFuture(Outcome.failed(ErrorStage.LISTENER, e));
-            }
-            result = outcome;
-            return outcome;
-        }
-
-    }
-
-    /**
-     * One applying thread's loop; it ends when the container closes, or once replaced.
-     */
-    private final class Applier implements Runnable {
-
-        private final BlockingQueue<Delivery> queue;
-
-        private volatile Thread thread;
-
-        private volatile boolean abandoned;
-
-        Applier(BlockingQueue<Delivery> queue) {
-            this.queue = queue;
-        }
-
-        @Override
-        public void run() {
-            try {
-                loop();
-            }
-            catch (VirtualMachineError e) {
-                died(e);
-            }
-            catch (Throwable e) {
-                // process() turns every other throw into an outcome: reaching here is a
-                // bug of ours, told, and the container stops rather than wedge.
-                died(e);
-            }
-        }
-
-        private void loop() {
-            while (!abandoned) {
-                Delivery delivery;
-                try {
-                    delivery = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
-                }
-                catch (InterruptedException e) {
-                    delivery = null;
-                }
-                if (delivery != null && batchAdapter != null) {
-                    List<Delivery> batch = new ArrayList<>(Math.min(batchAdapter.batchSize(), 64));
-                    batch.add(delivery);
-                    queue.drainTo(batch, batchAdapter.batchSize() - 1);
-                    processBatch(batch);
-                }
-                else if (delivery != null) {
-                    process(delivery);
-                }
-                else if (state.closed() && queue.isEmpty()) {
-                    return;
-                }
-            }
-            log.info("{}: {} returned after its apply timeout and ends (a new thread took its place)",
-                    DeliveryContainer.this, Thread.currentThread().getName());
         }
 
     }

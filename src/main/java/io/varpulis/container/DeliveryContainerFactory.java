@@ -94,7 +94,7 @@ public class DeliveryContainerFactory implements AutoCloseable {
             }
         };
         ExponentialBackOff givenUp = Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT);
-        givenUp.setMaxElapsedTime(Duration.ofMinutes(Settler.GIVEN_UP_PATIENCE_MINUTES).toMillis());
+        givenUp.setMaxElapsedTime(Duration.ofMinutes(GivenUpParks.GIVEN_UP_PATIENCE_MINUTES).toMillis());
         this.runtime = new ContainerRuntime(transport, parker, decorator,
                 new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settle, appliers),
                 Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT), givenUp, new RunningContainers());

@@ -7,21 +7,15 @@ import io.varpulis.container.Outcome.ParkFailed;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.transport.Delivery;
-import io.varpulis.transport.GivenUpMessage;
 import io.varpulis.transport.ParkReason;
 import io.varpulis.transport.PublishReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.util.backoff.BackOffExecution;
 
-import java.io.IOException;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -30,21 +24,16 @@ import java.util.function.Consumer;
  * {@link DeliveryContainer}: ack, nak, wait for the broker and resume the adapter's step,
  * publish the death envelope and ack once the DLQ stored it, skip, leave it, or count it
  * stranded; and parks the messages the server gave up on, read from the stream by their
- * sequence. Counts each decision in the container's meters, and releases the delivery
- * from the container's held set once settled.
+ * sequence ({@link GivenUpParks}). Counts each decision in the container's meters, and
+ * releases the delivery from the container's held set once settled.
  * <p>
  * It never throws: whatever settling a delivery throws is counted
  * ({@code varpulis.consumer.errors{stage=settler}}), and the delivery is left for
  * redelivery; an observation that throws while the delivery is settled is counted
- * ({@code stage=observation}) and the delivery is settled without it. Its waits are
- * bounded: a given-up message it cannot park within {@value #GIVEN_UP_PATIENCE_MINUTES}
- * minutes, or by the time its container closes, is logged at ERROR with its stream
- * sequence and counted stranded.
+ * ({@code stage=observation}) and the delivery is settled without it. A park's wait for
+ * an absent DLQ ends with its container.
  */
 final class Settler {
-
-    /** How long a message the server gave up is tried to be parked, at most, min. */
-    static final long GIVEN_UP_PATIENCE_MINUTES = 10;
 
     private static final Logger log = LoggerFactory.getLogger(Settler.class);
 
@@ -56,47 +45,36 @@ final class Settler {
 
     private final ContainerRuntime runtime;
 
-    private final Settlement settlement;
-
     private final ContainerState state;
 
     private final HeldDeliveries held;
 
     private final ContainerErrors errors;
 
-    private final Consumer<Throwable> fatal;
+    private final Settlement settlement;
 
     private final DeliveryErrorHandler errorHandler;
 
+    private final Consumer<Throwable> fatal;
+
     private final BrokerOutage outage;
 
-    /** Messages the server gave up on whose park is still being tried. */
-    private final Set<GivenUpMessage> givenUp = ConcurrentHashMap.newKeySet();
-
     /**
-     * @param consumer the durable consumer
-     * @param unit the DLQ unit and meters' tag
-     * @param meters the unit's meters
-     * @param runtime the parker and the threads
+     * @param parts the container's parts
      * @param settlement the container's rule, with its back-off
      * @param errorHandler decides what a failed delivery becomes, or {@code null}
-     * @param state whether the container still runs
-     * @param held the container's held deliveries, each released once settled
-     * @param errors counts and logs what throws
      * @param fatal told of a {@link VirtualMachineError}: the container stops
      */
-    Settler(ConsumerDeclaration consumer, String unit, DeliveryMeters meters, ContainerRuntime runtime,
-            Settlement settlement, DeliveryErrorHandler errorHandler, ContainerState state, HeldDeliveries held,
-            ContainerErrors errors, Consumer<Throwable> fatal) {
-        this.consumer = consumer;
-        this.unit = unit;
-        this.meters = meters;
-        this.runtime = runtime;
+    Settler(ContainerParts parts, Settlement settlement, DeliveryErrorHandler errorHandler, Consumer<Throwable> fatal) {
+        this.consumer = parts.consumer();
+        this.unit = parts.unit();
+        this.meters = parts.meters();
+        this.runtime = parts.runtime();
+        this.state = parts.state();
+        this.held = parts.held();
+        this.errors = parts.errors();
         this.settlement = settlement;
         this.errorHandler = errorHandler;
-        this.state = state;
-        this.held = held;
-        this.errors = errors;
         this.fatal = fatal;
         this.outage = new BrokerOutage(unit, consumer.durable(), runtime.backOffDescription());
     }
@@ -385,70 +363,6 @@ final class Settler {
                 errors.report(ErrorStage.SETTLER, work.received, e);
             }
         });
-    }
-
-    /**
-     * Reads the message the server gave up on from its stream, and parks it; the broker
-     * away is waited out, for {@value #GIVEN_UP_PATIENCE_MINUTES} minutes at most.
-     */
-    void parkGivenUp(GivenUpMessage message) {
-        givenUp.add(message);
-        BackOffExecution waits = runtime.givenUpBackOff().start();
-        runtime.executor().execute(() -> parkGivenUp(message, waits));
-    }
-
-    private void parkGivenUp(GivenUpMessage message, BackOffExecution waits) {
-        if (!givenUp.contains(message)) {
-            return;
-        }
-        Optional<Delivery> stored;
-        try {
-            stored = message.load();
-        }
-        catch (IOException | RuntimeException e) {
-            long wait = waits.nextBackOff();
-            if (wait == BackOffExecution.STOP || state.closed()) {
-                strandGivenUp(message, "it could not be read from its stream for " + GIVEN_UP_PATIENCE_MINUTES
-                        + " minutes, or before its container closed (" + e.getMessage() + ")");
-                return;
-            }
-            log.warn("{}: the server gave up on {}, which cannot be read yet ({}); trying again in {} ms", unit,
-                    message, e.getMessage(), wait);
-            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, runtime.executor())
-                .execute(() -> parkGivenUp(message, waits));
-            return;
-        }
-        givenUp.remove(message);
-        if (stored.isEmpty()) {
-            meters.stranded();
-            log.error("{}: the server gave up on {} without an ack, and the stream no longer holds it (its max_age "
-                    + "passed, or it was deleted): it was neither applied nor parked", unit, message);
-            return;
-        }
-        log.warn("{}: the server gave up on {} without an ack; parking it from the stream", unit, message);
-        DeliveryWork work = new DeliveryWork(stored.get(), stored.get());
-        settle(work,
-                Outcome.poison(ParkReason.SERVER_GAVE_UP,
-                        new IllegalStateException("the server stopped delivering it after " + message.deliveries()
-                                + " deliveries without an ack (durable " + message.durable() + ")")));
-    }
-
-    private void strandGivenUp(GivenUpMessage message, String why) {
-        if (givenUp.remove(message)) {
-            meters.stranded();
-            log.error("{}: the server gave up on {} without an ack, and it was not parked: {}; recover it by hand from "
-                    + "stream {} sequence {}", unit, message, why, message.stream(), message.streamSequence());
-        }
-    }
-
-    /**
-     * The container closed: a given-up message whose park is still being tried is
-     * stranded, named with its sequence and counted, rather than tried by nobody.
-     */
-    void close() {
-        for (GivenUpMessage message : givenUp) {
-            strandGivenUp(message, "its container closed while its park was being tried");
-        }
     }
 
     static boolean isFatal(Throwable error) {
