@@ -1,0 +1,14 @@
+package io.varpulis.jetstream.eviction;
+
+/**
+ * A durable consumer whose unconsumed events are watched for eviction: a route edge's
+ * (every edge of every group, placed or not, on a coordinator) or a service's listener.
+ *
+ * @param stream the stream it reads
+ * @param durable its durable name, the {@code consumer} tag
+ * @param filterSubject the subject it filters on, counted when its events are evicted
+ * @param unit what consumes it, the {@code unit} tag: the pipeline, or the listener (its
+ * durable)
+ */
+public record WatchedConsumer(String stream, String durable, String filterSubject, String unit) {
+}
