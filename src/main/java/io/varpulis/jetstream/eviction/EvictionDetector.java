@@ -8,6 +8,7 @@ import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.DeliverPolicy;
 import io.nats.client.api.StreamInfo;
+import io.nats.client.api.StreamInfoOptions;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.support.DaemonThreads;
 import org.slf4j.Logger;
@@ -123,9 +124,9 @@ public class EvictionDetector implements SmartLifecycle, AutoCloseable {
         Optional<EvictionLedger.Read> read = ledger.read(stream);
         EvictionLedger.Page before = read.map(EvictionLedger.Read::page)
             .orElse(new EvictionLedger.Page(Map.of(), Map.of(), null));
-        Map<WatchedConsumer, ConsumerInfo> infos = new LinkedHashMap<>();
+        Map<WatchedConsumer, Optional<ConsumerInfo>> infos = new LinkedHashMap<>();
         for (WatchedConsumer consumer : consumers) {
-            admin.consumerInfo(stream, consumer.durable()).ifPresent(info -> infos.put(consumer, info));
+            infos.put(consumer, admin.consumerInfo(stream, consumer.durable()));
         }
         Optional<StreamInfo> streamInfo = admin.streamInfo(stream);
         if (streamInfo.isEmpty()) {
@@ -142,10 +143,10 @@ public class EvictionDetector implements SmartLifecycle, AutoCloseable {
             }
         });
         List<Evicted> found = new ArrayList<>();
-        for (Map.Entry<WatchedConsumer, ConsumerInfo> entry : infos.entrySet()) {
+        for (Map.Entry<WatchedConsumer, Optional<ConsumerInfo>> entry : infos.entrySet()) {
             WatchedConsumer consumer = entry.getKey();
             listener.watching(consumer);
-            Observation after = Observation.of(entry.getValue(), streamInfo.get());
+            Observation after = observe(consumer, entry.getValue(), streamInfo.get());
             Observation last = before.consumers().get(consumer.durable());
             if (last != null) {
                 long arrivals = 0;
@@ -153,12 +154,11 @@ public class EvictionDetector implements SmartLifecycle, AutoCloseable {
                     // Counted before the consumer is asked again, so that every arrival
                     // counted is in its pending.
                     arrivals = arrivals(stream, consumer.filterSubject(), last.last() + 1);
-                    Optional<ConsumerInfo> again = admin.consumerInfo(stream, consumer.durable());
                     Optional<StreamInfo> streamAgain = admin.streamInfo(stream);
-                    if (again.isEmpty() || streamAgain.isEmpty()) {
+                    if (streamAgain.isEmpty()) {
                         continue;
                     }
-                    after = Observation.of(again.get(), streamAgain.get());
+                    after = observe(consumer, admin.consumerInfo(stream, consumer.durable()), streamAgain.get());
                 }
                 Evictions.ofConsumer(last, after, arrivals)
                     .ifPresent(count -> found.add(new Evicted(stream, consumer.durable(), consumer.unit(),
@@ -184,6 +184,28 @@ public class EvictionDetector implements SmartLifecycle, AutoCloseable {
         if (ledger.write(stream, page, read.map(EvictionLedger.Read::revision).orElse(0L))) {
             found.forEach(this::report);
         }
+    }
+
+    /**
+     * @param info the consumer's info, empty when the durable does not exist (a route
+     * edge whose pipeline was never placed)
+     * @param stream the stream's info, asked after the consumer's
+     * @return what they say; for an absent durable, the events on its subject, asked now
+     * with the stream's state
+     */
+    private Observation observe(WatchedConsumer consumer, Optional<ConsumerInfo> info, StreamInfo stream)
+            throws IOException, JetStreamApiException {
+        if (info.isPresent()) {
+            return Observation.of(info.get(), stream);
+        }
+        StreamInfo subject = admin.management()
+            .getStreamInfo(consumer.stream(), StreamInfoOptions.filterSubjects(consumer.filterSubject()));
+        long events = subject.getStreamState()
+            .getSubjects()
+            .stream()
+            .mapToLong(io.nats.client.api.Subject::getCount)
+            .sum();
+        return Observation.ofAbsent(events, subject);
     }
 
     /**

@@ -91,8 +91,10 @@ final class Evictions {
         if (events <= 0) {
             return Optional.empty();
         }
-        return Optional.of(new Count(events, removed == overflow ? Evicted.Bound.EXACT : Evicted.Bound.AT_MOST,
-                before.first(), Math.max(before.first(), after.first() - 1)));
+        // An empty stream's first sequence is 0 (new) or the next one to come (purged).
+        long from = before.messages() == 0 ? before.last() + 1 : before.first();
+        return Optional.of(new Count(events, removed == overflow ? Evicted.Bound.EXACT : Evicted.Bound.AT_MOST, from,
+                Math.max(from, after.first() - 1)));
     }
 
     private static boolean headPassed(Observation before, Observation after) {

@@ -11,7 +11,8 @@ import io.nats.client.api.StreamState;
  * {@code last}.
  *
  * @param created when the consumer was created: another value is another consumer (a
- * deleted durable created again), never compared with this one
+ * deleted durable created again), never compared with this one; {@value #NEVER_CREATED}
+ * for one that does not exist
  * @param delivered the stream sequence of its last delivery
  * ({@code delivered.stream_seq}): the events after it that match its filter are pending
  * @param deliveries its deliveries so far, redeliveries included
@@ -28,6 +29,12 @@ public record Observation(String created, long delivered, long deliveries, long 
         long waiting, long first, long last) {
 
     /**
+     * The {@code created} of a durable that does not exist (yet): a route edge whose
+     * pipeline was never placed, whose events nobody has ever been given.
+     */
+    static final String NEVER_CREATED = "never";
+
+    /**
      * @param consumer the consumer's info
      * @param stream its stream's info, asked after it
      * @return what they say
@@ -41,13 +48,28 @@ public record Observation(String created, long delivered, long deliveries, long 
     }
 
     /**
+     * @param subjectEvents the events the stream holds on the consumer's subject
+     * @param stream the stream's info, with that count
+     * @return what a durable that does not exist would say: nothing delivered, every
+     * event on its subject pending
+     */
+    public static Observation ofAbsent(long subjectEvents, StreamInfo stream) {
+        StreamState state = stream.getStreamState();
+        return new Observation(NEVER_CREATED, 0, 0, 0, subjectEvents, 0, 0, state.getFirstSequence(),
+                state.getLastSequence());
+    }
+
+    /**
      * @param next a later observation
      * @return whether it is of the same consumer on the same stream, so that the two can
      * be compared (a consumer or stream created again starts over)
      */
     boolean continuedBy(Observation next) {
-        return created.equals(next.created) && next.deliveries >= deliveries && next.last >= last
-                && next.first >= first;
+        // A durable created since (the edge's first placement) starts where the absent
+        // one
+        // was: at the stream's first event, nothing delivered.
+        boolean same = created.equals(next.created) || created.equals(NEVER_CREATED);
+        return same && next.deliveries >= deliveries && next.last >= last && next.first >= first;
     }
 
 }

@@ -101,6 +101,23 @@ class EvictionDetectorTest {
     }
 
     @Test
+    void anEdgeWhoseDurableWasNeverCreated_hasItsEvictedEventsCountedToo() throws Exception {
+        // A route edge of a pipeline never placed: no worker ever created its durable.
+        stream("NEVER", "never.>", MAX_AGE, -1);
+        Nodes nodes = new Nodes(
+                sources(List.of(new WatchedConsumer("NEVER", "edge_never", "never.a", "never-placed")), Set.of()));
+        nodes.round();
+        long published = publish("never.a", 7);
+        publish("never.b", 4);
+        nodes.round();
+
+        await().atMost(WAIT).until(() -> jsm.getStreamInfo("NEVER").getStreamState().getMsgCount() == 0);
+        nodes.round();
+
+        assertThat(nodes.evicted("NEVER", "edge_never")).isEqualTo(published);
+    }
+
+    @Test
     void eventsTheConsumerAckedBeforeTheyAgedOut_areNeverCounted() throws Exception {
         stream("ACKED", "acked.>", MAX_AGE, -1);
         durable("ACKED", "edge_b", "acked.a");

@@ -93,11 +93,35 @@ class EvictionsTest {
     }
 
     @Test
+    void aDurableCreatedWhereNoneWas_goesOnFromTheAbsentOnesCount() {
+        // 12 events on the edge's subject while its pipeline ran nowhere; the stream
+        // drops
+        // 1-40 (7 of them), a worker creates the durable and is given 3 meanwhile.
+        Observation absent = new Observation(Observation.NEVER_CREATED, 0, 0, 0, 12, 0, 0, 1, 60);
+        Observation created = at(45, 3, 0, 2, 3, 1, 41, 60);
+
+        assertThat(Evictions.ofConsumer(absent, created, 0))
+            .contains(new Evictions.Count(7, Evicted.Bound.AT_LEAST, 1, 40));
+        assertThat(
+                Evictions.ofConsumer(created, new Observation(Observation.NEVER_CREATED, 0, 0, 0, 2, 0, 0, 41, 60), 0))
+            .as("a durable deleted: another consumer, not compared")
+            .isEmpty();
+    }
+
+    @Test
     void aStreamAtItsMaxMsgs_discardsExactlyWhatWasStoredBeyondIt() {
         StreamObservation before = new StreamObservation(CREATED, 1, 95, 95, 100);
         StreamObservation after = new StreamObservation(CREATED, 13, 112, 100, 100);
 
         assertThat(Evictions.ofStream(before, after)).contains(new Evictions.Count(12, Evicted.Bound.EXACT, 1, 12));
+    }
+
+    @Test
+    void aStreamEmptyBefore_namesItsDiscardsFromItsFirstMessage() {
+        // A new stream says first 0; 8 stored at max_msgs 5.
+        assertThat(Evictions.ofStream(new StreamObservation(CREATED, 0, 0, 0, 5),
+                new StreamObservation(CREATED, 4, 8, 5, 5)))
+            .contains(new Evictions.Count(3, Evicted.Bound.EXACT, 1, 3));
     }
 
     @Test
