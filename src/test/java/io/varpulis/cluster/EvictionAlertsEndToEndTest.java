@@ -117,6 +117,9 @@ class EvictionAlertsEndToEndTest {
 
             awaitFiring(prometheus, "VarpulisEventsEvicted");
             await().atMost(WAIT).until(() -> sum(prometheus, "consumer=\"" + durable + "\"") == INJECTED);
+            logs().lines()
+                .filter(line -> line.contains("EvictionDetector"))
+                .forEach(line -> System.out.println("evictions: " + line.substring(line.indexOf(" : ") + 3)));
             assertThat(logs())
                 .containsPattern("stream VARPULIS_ROUTING dropped (exactly|at least) \\d+ event\\(s\\) of a "
                         + "\\(durable " + durable + "\\) before they were consumed, stream sequences? \\d+");
