@@ -8,6 +8,7 @@ import io.varpulis.jetstream.eviction.EvictionDetector;
 import io.varpulis.jetstream.eviction.EvictionLedger;
 import io.varpulis.jetstream.eviction.EvictionListener;
 import io.varpulis.jetstream.eviction.EvictionSources;
+import io.varpulis.jetstream.eviction.KeyValueEvictionLedger;
 import io.varpulis.metrics.EvictionMeters;
 import io.varpulis.metrics.ServerSyncGauge;
 import io.varpulis.nats.Substrate;
@@ -26,7 +27,9 @@ import org.springframework.context.annotation.Bean;
  * {@code varpulis.jetstream.sync.always} gauge) and the {@link EvictionDetector} (events
  * the streams drop unconsumed; an ERROR and {@code varpulis.events.evicted}). A service
  * watches the consumers it declared and its {@code VARPULIS_DLQ}; a cluster node replaces
- * the {@link EvictionSources} (its coordinators watch every route edge).
+ * the {@link EvictionSources} (its coordinators watch every route edge) and the
+ * {@link EvictionLedger} (its coordinators share one, so that one of them counts each
+ * eviction).
  */
 @AutoConfiguration(after = { JetStreamAutoConfiguration.class, SubstrateMetricsAutoConfiguration.class },
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -59,15 +62,19 @@ public class JetStreamDurabilityAutoConfiguration {
     }
 
     /**
-     * @param connection the connection, for the ledger's bucket
+     * @param connection the connection, for the shared ledger's bucket
      * @param streams {@code varpulis.nats.jetstream.replicas}, the bucket's replicas
-     * @return the ledger the watching nodes share
+     * @param properties {@code varpulis.nats.jetstream.evictions.shared-ledger}
+     * @return pages in memory (a service gets only what it declares on the server), or
+     * the bucket {@value KeyValueEvictionLedger#BUCKET} its instances share
      */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty(prefix = "varpulis.nats.jetstream.evictions", name = "enabled", matchIfMissing = true)
-    public EvictionLedger evictionLedger(Connection connection, JetStreamStreamsProperties streams) {
-        return new EvictionLedger(connection, streams.getReplicas());
+    public EvictionLedger evictionLedger(Connection connection, JetStreamStreamsProperties streams,
+            JetStreamDurabilityProperties properties) {
+        return properties.getEvictions().isSharedLedger()
+                ? new KeyValueEvictionLedger(connection, streams.getReplicas()) : EvictionLedger.inMemory();
     }
 
     /**

@@ -50,6 +50,15 @@ public class JetStreamDurabilityProperties implements Validator {
          */
         private Duration interval = Duration.ofSeconds(10);
 
+        /**
+         * Whether the instances of this service share their last look at each stream in
+         * the key-value bucket varpulis_evictions, so that one of them counts each
+         * eviction; by default each keeps its own (a service creates nothing on the
+         * server it did not declare) and each counts what it sees: aggregate
+         * varpulis.events.evicted with max, not sum. A cluster node always shares it.
+         */
+        private boolean sharedLedger = false;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -64,6 +73,14 @@ public class JetStreamDurabilityProperties implements Validator {
 
         public void setInterval(Duration interval) {
             this.interval = interval;
+        }
+
+        public boolean isSharedLedger() {
+            return sharedLedger;
+        }
+
+        public void setSharedLedger(boolean sharedLedger) {
+            this.sharedLedger = sharedLedger;
         }
 
     }

@@ -160,7 +160,7 @@ public class EvictionDetector implements SmartLifecycle, AutoCloseable {
                     }
                     after = observe(consumer, admin.consumerInfo(stream, consumer.durable()), streamAgain.get());
                 }
-                Evictions.ofConsumer(last, after, arrivals)
+                Evictions.ofConsumer(last, after, arrivals, consumer.runs())
                     .ifPresent(count -> found.add(new Evicted(stream, consumer.durable(), consumer.unit(),
                             count.events(), count.bound(), count.from(), count.to())));
             }

@@ -64,7 +64,8 @@ public interface EvictionSources {
     }
 
     private static WatchedConsumer ownUnit(ConsumerDeclaration consumer) {
-        return new WatchedConsumer(consumer.stream(), consumer.durable(), consumer.filterSubject(), consumer.durable());
+        return new WatchedConsumer(consumer.stream(), consumer.durable(), consumer.filterSubject(), consumer.durable(),
+                true);
     }
 
 }

@@ -21,8 +21,9 @@ import java.util.Optional;
  * <p>
  * Delivered events not acked when the stream drops them are in a process's hands: applied
  * (its late ack is ignored, the event was applied), parked, or nak'ed and then gone. They
- * are counted only where nobody consumes (no pull request waiting and no delivery at
- * either observation): the events a killed worker held, which nobody will ever apply.
+ * are counted only where nothing runs the consumer (its pipeline placed nowhere) and
+ * nobody consumed between the observations (no delivery, no pull request waiting): the
+ * events a killed worker held, which nobody will ever apply.
  */
 final class Evictions {
 
@@ -46,16 +47,17 @@ final class Evictions {
      * @param arrivals events matching the consumer's filter with a sequence after
      * {@code before.last()}, counted before {@code after}'s consumer info was asked (0
      * when {@link #needsArrivals} is false)
+     * @param runs whether a process runs the consumer now, and may hold its deliveries
      * @return the events dropped unconsumed between them, if any
      */
-    static Optional<Count> ofConsumer(Observation before, Observation after, long arrivals) {
+    static Optional<Count> ofConsumer(Observation before, Observation after, long arrivals, boolean runs) {
         if (!before.continuedBy(after)) {
             return Optional.empty();
         }
         long deliveries = after.deliveries() - before.deliveries();
         long undelivered = headPassed(before, after)
                 ? Math.max(0, before.pending() - after.pending() + arrivals - deliveries) : 0;
-        boolean nobodyConsumes = deliveries == 0 && before.waiting() == 0 && after.waiting() == 0;
+        boolean nobodyConsumes = !runs && deliveries == 0 && before.waiting() == 0 && after.waiting() == 0;
         long held = nobodyConsumes && after.first() > before.ackFloor() + 1
                 ? Math.max(0, Math.min(before.ackPending() - after.ackPending(), after.first() - 1 - before.ackFloor()))
                 : 0;

@@ -9,6 +9,9 @@ package io.varpulis.jetstream.eviction;
  * @param filterSubject the subject it filters on, counted when its events are evicted
  * @param unit what consumes it, the {@code unit} tag: the pipeline, or the listener (its
  * durable)
+ * @param runs whether a process runs it now (its pipeline is placed; a listener always):
+ * events delivered and never acked are counted when the stream drops them only where
+ * nothing runs it, since a live process applies or parks what it holds
  */
-public record WatchedConsumer(String stream, String durable, String filterSubject, String unit) {
+public record WatchedConsumer(String stream, String durable, String filterSubject, String unit, boolean runs) {
 }

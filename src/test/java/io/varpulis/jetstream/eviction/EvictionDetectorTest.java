@@ -80,7 +80,7 @@ class EvictionDetectorTest {
             throws Exception {
         stream("AGED", "aged.>", MAX_AGE, -1);
         durable("AGED", "edge_a", "aged.a");
-        WatchedConsumer edge = new WatchedConsumer("AGED", "edge_a", "aged.a", "pipeline-a");
+        WatchedConsumer edge = new WatchedConsumer("AGED", "edge_a", "aged.a", "pipeline-a", false);
         Nodes nodes = new Nodes(sources(List.of(edge), Set.of()));
 
         nodes.round();
@@ -104,8 +104,8 @@ class EvictionDetectorTest {
     void anEdgeWhoseDurableWasNeverCreated_hasItsEvictedEventsCountedToo() throws Exception {
         // A route edge of a pipeline never placed: no worker ever created its durable.
         stream("NEVER", "never.>", MAX_AGE, -1);
-        Nodes nodes = new Nodes(
-                sources(List.of(new WatchedConsumer("NEVER", "edge_never", "never.a", "never-placed")), Set.of()));
+        Nodes nodes = new Nodes(sources(
+                List.of(new WatchedConsumer("NEVER", "edge_never", "never.a", "never-placed", false)), Set.of()));
         nodes.round();
         long published = publish("never.a", 7);
         publish("never.b", 4);
@@ -121,7 +121,8 @@ class EvictionDetectorTest {
     void eventsTheConsumerAckedBeforeTheyAgedOut_areNeverCounted() throws Exception {
         stream("ACKED", "acked.>", MAX_AGE, -1);
         durable("ACKED", "edge_b", "acked.a");
-        Nodes nodes = new Nodes(sources(List.of(new WatchedConsumer("ACKED", "edge_b", "acked.a", "b")), Set.of()));
+        Nodes nodes = new Nodes(
+                sources(List.of(new WatchedConsumer("ACKED", "edge_b", "acked.a", "b", false)), Set.of()));
         nodes.round();
         publish("acked.a", 8);
         JetStreamSubscription pull = js.subscribe("acked.a", PullSubscribeOptions.bind("ACKED", "edge_b"));
@@ -140,7 +141,8 @@ class EvictionDetectorTest {
     void eventsAConsumerHeldWhenItsProcessDied_areCountedOnceTheStreamDropsThem() throws Exception {
         stream("HELD", "held.>", MAX_AGE, -1);
         durable("HELD", "edge_c", "held.a");
-        Nodes nodes = new Nodes(sources(List.of(new WatchedConsumer("HELD", "edge_c", "held.a", "c")), Set.of()));
+        Nodes nodes = new Nodes(
+                sources(List.of(new WatchedConsumer("HELD", "edge_c", "held.a", "c", false)), Set.of()));
         publish("held.a", 6);
         try (Connection dying = Nats.connect(nats.url())) {
             List<Message> held = dying.jetStream()
@@ -224,10 +226,10 @@ class EvictionDetectorTest {
         private final EvictionDetector secondNode;
 
         Nodes(EvictionSources sources) {
-            firstNode = new EvictionDetector(new JetStreamAdmin(first, null), new EvictionLedger(first, 1), sources,
-                    new EvictionMeters(firstMeters), Duration.ofHours(1));
-            secondNode = new EvictionDetector(new JetStreamAdmin(second, null), new EvictionLedger(second, 1), sources,
-                    new EvictionMeters(secondMeters), Duration.ofHours(1));
+            firstNode = new EvictionDetector(new JetStreamAdmin(first, null), new KeyValueEvictionLedger(first, 1),
+                    sources, new EvictionMeters(firstMeters), Duration.ofHours(1));
+            secondNode = new EvictionDetector(new JetStreamAdmin(second, null), new KeyValueEvictionLedger(second, 1),
+                    sources, new EvictionMeters(secondMeters), Duration.ofHours(1));
         }
 
         /**

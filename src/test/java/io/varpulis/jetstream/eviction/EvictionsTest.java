@@ -27,7 +27,7 @@ class EvictionsTest {
         Observation after = at(0, 0, 0, 25, 0, 0, 61, 120);
 
         assertThat(Evictions.needsArrivals(before, after)).isTrue();
-        assertThat(Evictions.ofConsumer(before, after, 10))
+        assertThat(Evictions.ofConsumer(before, after, 10, false))
             .contains(new Evictions.Count(25, Evicted.Bound.EXACT, 1, 60));
     }
 
@@ -38,7 +38,7 @@ class EvictionsTest {
         Observation after = at(700, 730, 690, 3, 10, 1, 301, 703);
 
         assertThat(Evictions.needsArrivals(before, after)).isFalse();
-        assertThat(Evictions.ofConsumer(before, after, 0)).isEmpty();
+        assertThat(Evictions.ofConsumer(before, after, 0, false)).isEmpty();
     }
 
     @Test
@@ -48,7 +48,7 @@ class EvictionsTest {
         Observation before = at(100, 100, 90, 50, 10, 1, 50, 200);
         Observation after = at(180, 120, 170, 25, 10, 1, 161, 260);
 
-        assertThat(Evictions.ofConsumer(before, after, 30))
+        assertThat(Evictions.ofConsumer(before, after, 30, false))
             .contains(new Evictions.Count(35, Evicted.Bound.AT_LEAST, 101, 160));
     }
 
@@ -57,7 +57,7 @@ class EvictionsTest {
         Observation before = at(0, 0, 0, 40, 0, 0, 1, 100);
         Observation after = at(0, 0, 0, 5, 0, 0, 131, 140);
 
-        assertThat(Evictions.ofConsumer(before, after, 5)).get()
+        assertThat(Evictions.ofConsumer(before, after, 5, false)).get()
             .extracting(Evictions.Count::events, Evictions.Count::bound)
             .containsExactly(40L, Evicted.Bound.AT_LEAST);
     }
@@ -69,8 +69,18 @@ class EvictionsTest {
         Observation before = at(18, 18, 10, 0, 8, 0, 1, 18);
         Observation after = at(18, 18, 10, 0, 3, 0, 16, 18);
 
-        assertThat(Evictions.ofConsumer(before, after, 0))
+        assertThat(Evictions.ofConsumer(before, after, 0, false))
             .contains(new Evictions.Count(5, Evicted.Bound.EXACT, 11, 15));
+    }
+
+    @Test
+    void eventsHeldWhereAProcessRunsTheConsumer_areItsOwn_andNotCounted() {
+        // Its pipeline is placed: the worker may hold them without pulling (its queue
+        // full), and applies or parks them.
+        Observation before = at(18, 18, 10, 0, 8, 0, 1, 18);
+        Observation after = at(18, 18, 10, 0, 3, 0, 16, 18);
+
+        assertThat(Evictions.ofConsumer(before, after, 0, true)).isEmpty();
     }
 
     @Test
@@ -80,16 +90,17 @@ class EvictionsTest {
         Observation before = at(18, 18, 10, 0, 8, 1, 1, 18);
         Observation after = at(18, 18, 10, 0, 3, 1, 16, 18);
 
-        assertThat(Evictions.ofConsumer(before, after, 0)).isEmpty();
+        assertThat(Evictions.ofConsumer(before, after, 0, false)).isEmpty();
     }
 
     @Test
     void aConsumerCreatedAgain_orAStreamCreatedAgain_startsOver() {
         Observation before = at(0, 0, 0, 40, 0, 0, 1, 100);
 
-        assertThat(Evictions.ofConsumer(before, new Observation("2026-12-05T09:00Z", 0, 0, 0, 0, 0, 0, 61, 120), 10))
+        assertThat(Evictions.ofConsumer(before, new Observation("2026-12-05T09:00Z", 0, 0, 0, 0, 0, 0, 61, 120), 10,
+                false))
             .isEmpty();
-        assertThat(Evictions.ofConsumer(before, at(0, 0, 0, 0, 0, 0, 1, 3), 0)).isEmpty();
+        assertThat(Evictions.ofConsumer(before, at(0, 0, 0, 0, 0, 0, 1, 3), 0, false)).isEmpty();
     }
 
     @Test
@@ -100,10 +111,10 @@ class EvictionsTest {
         Observation absent = new Observation(Observation.NEVER_CREATED, 0, 0, 0, 12, 0, 0, 1, 60);
         Observation created = at(45, 3, 0, 2, 3, 1, 41, 60);
 
-        assertThat(Evictions.ofConsumer(absent, created, 0))
+        assertThat(Evictions.ofConsumer(absent, created, 0, false))
             .contains(new Evictions.Count(7, Evicted.Bound.AT_LEAST, 1, 40));
-        assertThat(
-                Evictions.ofConsumer(created, new Observation(Observation.NEVER_CREATED, 0, 0, 0, 2, 0, 0, 41, 60), 0))
+        assertThat(Evictions.ofConsumer(created, new Observation(Observation.NEVER_CREATED, 0, 0, 0, 2, 0, 0, 41, 60),
+                0, false))
             .as("a durable deleted: another consumer, not compared")
             .isEmpty();
     }
