@@ -6,6 +6,7 @@ import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.ServerSyncCheck;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -60,16 +61,19 @@ public class VarpulisHealthContributorAutoConfiguration {
      * @param properties {@code varpulis.nats.jetstream.health-refresh-interval}
      * @param reach {@code varpulis.nats.jetstream.leader-reach.down-after} (its default
      * without the bean)
-     * @return the {@code jetstream} contributor, asking the server in the background
+     * @param sync whether the servers sync every write, its {@code sync} detail
+     * @return the {@code jetstream} contributor, asking the server in the background once
+     * the context has started
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "jetstreamHealthIndicator")
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
     public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
-            JetStreamHealthProperties properties, ObjectProvider<LeaderReachProperties> reach) {
+            JetStreamHealthProperties properties, ObjectProvider<LeaderReachProperties> reach,
+            ObjectProvider<ServerSyncCheck> sync) {
         return new JetStreamHealthIndicator(admin, connection, properties.getHealthRefreshInterval(),
-                reach.getIfAvailable(LeaderReachProperties::new).getDownAfter());
+                reach.getIfAvailable(LeaderReachProperties::new).getDownAfter(), sync.getIfAvailable());
     }
 
 }
