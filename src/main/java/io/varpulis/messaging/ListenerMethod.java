@@ -148,20 +148,6 @@ final class ListenerMethod {
         }
     }
 
-    /**
-     * @return whether the method returns something to publish
-     */
-    boolean returnsValue() {
-        return method.getReturnType() != void.class && method.getReturnType() != Void.class;
-    }
-
-    /**
-     * @return whether every value the method returns says its own subject
-     */
-    boolean returnsOutboundEvent() {
-        return OutboundEvent.class.isAssignableFrom(method.getReturnType());
-    }
-
     @Override
     public String toString() {
         return name(method);

@@ -29,9 +29,13 @@ import java.lang.annotation.Target;
  * {@link NatsListenerErrorHandler} may decide otherwise for the rest (retry, park now,
  * skip). A method that runs past {@link #applyTimeout()} is reported at ERROR and in the
  * health, its delivery released for redelivery and its thread replaced. A non-null return
- * value is published before the ack: an {@link OutboundEvent} as it says, anything else
- * to {@link #sendTo()}. On the core substrate the method runs fire-and-forget: what would
- * have been retried or parked is logged as lost.
+ * value is published, and its PubAck received, before the ack: an {@link OutboundEvent}
+ * as it says; anything else is the reply to the request the message is (SPEC section 19:
+ * {@code NatsTemplate.sendAndReceive}, its {@code Varpulis-Reply-To} header on jetstream,
+ * on core its reply-to when there is no {@link #sendTo()}), else goes to
+ * {@link #sendTo()}; with neither, the message is parked ({@code unprocessable}). On the
+ * core substrate the method runs fire-and-forget: what would have been retried or parked
+ * is logged as lost.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -77,7 +81,8 @@ public @interface NatsListener {
 
     /**
      * @return the subject a return value other than an {@link OutboundEvent} is published
-     * to; empty: none
+     * to when the message is not a request that names its own reply subject, as Spring's
+     * {@code @SendTo}; empty: none (the method answers requests only)
      */
     String sendTo() default "";
 

@@ -133,11 +133,8 @@ public class NatsListenerContainerFactory {
                     "varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got " + concurrency);
         }
         String sendTo = overrides.sendTo() != null ? overrides.sendTo() : annotation.sendTo();
+        // A value returned without sendTo answers the request it came in (ReplyAddress).
         ListenerMethod method = ListenerMethod.of(found.bean(), found.method());
-        if (method.returnsValue() && !method.returnsOutboundEvent() && sendTo.isBlank()) {
-            throw new IllegalStateException(where + " returns a value but has no sendTo subject: set sendTo = "
-                    + "\"...\" or varpulis.nats.listeners." + id + ".send-to, or return an OutboundEvent");
-        }
         List<Class<? extends Throwable>> notRetryable = Arrays.asList(annotation.notRetryable());
         return new ListenerEndpoint(id, subject, overrides.stream() != null ? overrides.stream() : annotation.stream(),
                 concurrency, overrides.maxDeliver() != null ? overrides.maxDeliver() : annotation.maxDeliver(),
