@@ -19,6 +19,7 @@ import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.transport.ClusterTransport;
+import io.varpulis.transport.Requester;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -105,13 +106,15 @@ public class NatsListenerAutoConfiguration {
 
     /**
      * @param transport the transport
-     * @param converter writes payloads
+     * @param converter writes payloads and reads replies
+     * @param requester sends the template's requests
      * @return the template
      */
     @Bean
     @ConditionalOnMissingBean
-    public NatsTemplate natsTemplate(ClusterTransport transport, PayloadConverter converter) {
-        return new NatsTemplate(transport, converter);
+    public NatsTemplate natsTemplate(ClusterTransport transport, PayloadConverter converter,
+            ObjectProvider<Requester> requester) {
+        return new NatsTemplate(transport, converter, requester.getIfAvailable());
     }
 
     /**

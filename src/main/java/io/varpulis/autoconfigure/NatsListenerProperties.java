@@ -120,7 +120,10 @@ public class NatsListenerProperties implements Validator {
          */
         private Integer maxAckPending;
 
-        /** Subject a return value (other than an OutboundEvent) is published to. */
+        /**
+         * Subject a return value (other than an OutboundEvent) is published to when the
+         * message is not a request naming its own reply subject.
+         */
         private String sendTo;
 
         /**

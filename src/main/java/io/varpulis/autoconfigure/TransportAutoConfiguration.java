@@ -15,6 +15,7 @@ import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.DeliveryDecorator;
 import io.varpulis.transport.RequestReply;
+import io.varpulis.transport.Requester;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -57,6 +58,20 @@ public class TransportAutoConfiguration {
     @ConditionalOnMissingBean
     public RequestReply requestReply() {
         return RequestReply.PLAIN;
+    }
+
+    /**
+     * @param connection the connection
+     * @param substrate core: jnats' request-reply; jetstream: stored requests and replies
+     * @param admin finds the stream of the stored replies (jetstream only)
+     * @return the requests of the template's {@code sendAndReceive}, observed when
+     * observation is on
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public Requester natsRequester(Connection connection, Substrate substrate, ObjectProvider<JetStreamAdmin> admin) {
+        return substrate == Substrate.JETSTREAM ? Requester.stored(connection, admin.getObject())
+                : Requester.core(connection);
     }
 
     /**

@@ -24,10 +24,11 @@ import java.util.concurrent.CompletionStage;
  * exception declared not retryable: poison, {@code unprocessable}; any other: a failed
  * apply, nak'ed and parked on the last delivery), wait for the {@code CompletionStage} it
  * returns, if any, without blocking, then publish what it returned and wait for the
- * PubAck without blocking (emit before ack). A reply whose PubAck does not come because
- * the broker is away (no responders during an election, a timeout) is published again,
- * with the same message id, once it may be back: no delivery is spent on it (SPEC section
- * 9).
+ * PubAck without blocking (emit before ack): to the request's reply subject, else to
+ * {@code sendTo} ({@link ReplyAddress}; nowhere: poison, {@code unprocessable}). A reply
+ * whose PubAck does not come because the broker is away (no responders during an
+ * election, a timeout) is published again, with the same message id, once it may be back:
+ * no delivery is spent on it (SPEC section 9).
  * <p>
  * A reply without a message id of its own gets {@code {input message id}/reply}, so a
  * reply published again after a redelivery of its input is stored once within the
@@ -80,6 +81,9 @@ final class ListenerAdapter implements DeliveryAdapter {
         OutboundEvent reply;
         try {
             reply = reply(result, delivery);
+        }
+        catch (ReplyAddress.Missing e) {
+            return done(Outcome.poison(ParkReason.UNPROCESSABLE, e));
         }
         catch (RuntimeException e) {
             return done(Outcome.failed(e));
@@ -134,17 +138,9 @@ final class ListenerAdapter implements DeliveryAdapter {
     }
 
     private OutboundEvent reply(Object result, Delivery input) {
-        OutboundEvent event = result instanceof OutboundEvent outbound ? outbound : OutboundEvent.to(sendTo(), result);
+        OutboundEvent event = result instanceof OutboundEvent outbound ? outbound
+                : OutboundEvent.to(ReplyAddress.of(input, endpoint.id(), endpoint.sendTo()), result);
         return event.messageId() == null ? event.withMessageId(input.messageId() + "/reply") : event;
-    }
-
-    private String sendTo() {
-        if (endpoint.sendTo().isBlank()) {
-            throw new IllegalStateException("listener " + endpoint.id() + " returned a value but has no sendTo "
-                    + "subject; set @NatsListener(sendTo = ...) or varpulis.nats.listeners." + endpoint.id()
-                    + ".send-to, or return an OutboundEvent");
-        }
-        return endpoint.sendTo();
     }
 
     static Throwable unwrap(Throwable error) {

@@ -106,10 +106,7 @@ public class ListenerEndpoints {
         catch (IllegalStateException | IllegalArgumentException e) {
             throw new IllegalStateException(where + ": " + e.getMessage(), e);
         }
-        if (method.returnsValue() && !method.returnsOutboundEvent() && sendTo.isBlank()) {
-            throw new IllegalStateException(where + " returns a value but has no sendTo subject: set sendTo = "
-                    + "\"...\" or varpulis.nats.listeners." + id + ".send-to, or return an OutboundEvent");
-        }
+        // A value returned without sendTo answers the request it came in (ReplyAddress).
         List<Class<? extends Throwable>> notRetryable = Arrays.asList(annotation.notRetryable());
         return new ListenerEndpoint(id, subject, overrides.stream() != null ? overrides.stream() : annotation.stream(),
                 concurrency, overrides.maxDeliver() != null ? overrides.maxDeliver() : annotation.maxDeliver(),

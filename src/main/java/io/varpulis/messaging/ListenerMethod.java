@@ -184,13 +184,6 @@ final class ListenerMethod {
     }
 
     /**
-     * @return whether every value it returns says its own subject
-     */
-    boolean returnsOutboundEvent() {
-        return OutboundEvent.class.isAssignableFrom(valueType());
-    }
-
-    /**
      * @return what its calls return: the value of a {@code CompletionStage}, else the
      * return type
      */

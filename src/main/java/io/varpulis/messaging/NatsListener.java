@@ -35,8 +35,12 @@ import java.lang.annotation.Target;
  * skip). A method that returns a {@code CompletionStage} is acked when it completes (its
  * value is the reply), settled by the rule when it fails. A method that runs past
  * {@link #applyTimeout()} is reported at ERROR and in the health, its delivery released
- * for redelivery and its thread replaced. A non-null return value is published before the
- * ack: an {@link OutboundEvent} as it says, anything else to {@link #sendTo()}. On the
+ * for redelivery and its thread replaced. A non-null return value is published, and its
+ * PubAck received, before the ack: an {@link OutboundEvent} as it says; anything else is
+ * the reply to the request the message is (SPEC section 19:
+ * {@code NatsTemplate.sendAndReceive}, its {@code Varpulis-Reply-To} header on jetstream,
+ * on core its reply-to when there is no {@link #sendTo()}), else goes to
+ * {@link #sendTo()}; with neither, the message is parked ({@code unprocessable}). On the
  * core substrate the method runs fire-and-forget: what would have been retried or parked
  * is logged as lost.
  */
@@ -84,7 +88,8 @@ public @interface NatsListener {
 
     /**
      * @return the subject a return value other than an {@link OutboundEvent} is published
-     * to; empty: none
+     * to when the message is not a request that names its own reply subject, as Spring's
+     * {@code @SendTo}; empty: none (the method answers requests only)
      */
     String sendTo() default "";
 

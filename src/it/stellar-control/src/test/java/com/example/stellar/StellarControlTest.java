@@ -64,15 +64,16 @@ class StellarControlTest {
                 "--varpulis.nats.url=" + nats.url(), "--varpulis.dlq.write-enabled=true")) {
             assertThat(app.getBean(NatsListenerEndpointRegistry.class).getListenerContainers())
                     .allSatisfy(c -> assertThat(c.isRunning()).isTrue())
-                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit", "tc-archive");
+                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit", "tc-archive", "tc-query");
             assertThat(app.getBeansOfType(ClusterTransport.class)).hasSize(1);
             assertThat(app.getBeansOfType(JetStreamAdmin.class)).hasSize(1);
             assertThat(app.getBeansOfType(DeadLetterParker.class)).hasSize(1);
 
-            // A service gets what it declares: its two streams and the DLQ its listeners park into, nothing
-            // reserved beyond what it asked for (neither declares max_bytes), no cluster stream, bucket or consumer.
+            // A service gets what it declares: its four streams and the DLQ its listeners park into, nothing
+            // reserved beyond what it asked for (none declares max_bytes), no cluster stream, bucket or consumer.
             JetStreamManagement jsm = app.getBean(Connection.class).jetStreamManagement();
-            assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder("TC_COMMANDS", "TC_EVENTS", "VARPULIS_DLQ");
+            assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder(
+                    "TC_COMMANDS", "TC_EVENTS", "TC_QUERIES", "TC_REPLIES", "VARPULIS_DLQ");
             assertThat(jsm.getAccountStatistics().getReservedStorage()).isZero();
 
             GroundStation ground = app.getBean(GroundStation.class);
@@ -103,6 +104,9 @@ class StellarControlTest {
             TelecommandArchive archive = app.getBean(TelecommandArchive.class);
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     IntStream.rangeClosed(1, 10).allMatch(i -> archive.sequenceOf("tc-" + i) != null));
+            // Request-reply: the query and its answer are stored (TC_QUERIES, TC_REPLIES), answered within 2 s.
+            assertThat(ground.wasSent("tc-3").get()).isTrue();
+            assertThat(ground.wasSent("tc-never").get()).isFalse();
 
             DeadLetterConsole console = app.getBean(DeadLetterConsole.class);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
