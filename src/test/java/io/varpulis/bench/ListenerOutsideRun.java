@@ -125,6 +125,8 @@ final class ListenerOutsideRun {
                 .start();
             try {
                 Properties measured = awaitResult(process, result, name);
+                // While the JVM still lives: its CPU is then its own, not other processes'.
+                CpuUsage after = CpuUsage.now();
                 List<String> problems = new ArrayList<>();
                 if (!settled(admin.jetStreamManagement())) {
                     problems.add("the server did not see every order acked within 10 s");
@@ -142,7 +144,6 @@ final class ListenerOutsideRun {
                 if (lines != orders) {
                     problems.add(lines + " lines written for " + orders + " orders");
                 }
-                CpuUsage after = CpuUsage.now();
                 return Result.of(name.substring(0, name.lastIndexOf('-')), measured, foreignBefore,
                         after.foreignPercentSince(before), problems);
             }
@@ -264,7 +265,7 @@ final class ListenerOutsideRun {
      * @param threads CPU by thread over the window, ns ({@code -Dorders.threads=true}
      * only)
      * @param foreignBefore other processes' share of the CPU in the second before, %
-     * @param foreignDuring ... from the JVM's launch to its end, %
+     * @param foreignDuring ... from the JVM's launch to its result, %
      * @param problems what the checks found wrong (none: a clean run)
      */
     record Result(String client, int orders, long windowNanos, long cpuNanos, long firstAfterMillis,

@@ -47,6 +47,8 @@ public final class OrderFile implements Closeable {
 
     private long uptimeAtFirstMillis;
 
+    private long firstEpochMillis;
+
     private Map<String, Long> firstThreads;
 
     /**
@@ -70,6 +72,7 @@ public final class OrderFile implements Closeable {
             firstNanos = System.nanoTime();
             firstCpuNanos = os.getProcessCpuTime();
             uptimeAtFirstMillis = runtime.getUptime();
+            firstEpochMillis = System.currentTimeMillis();
             firstThreads = threads ? threadCpu() : Map.of();
         }
         try {
@@ -93,6 +96,9 @@ public final class OrderFile implements Closeable {
         text.append("window_nanos=").append(windowNanos).append('\n');
         text.append("cpu_nanos=").append(cpuNanos).append('\n');
         text.append("uptime_at_first_millis=").append(uptimeAtFirstMillis).append('\n');
+        // Where the window lies for a profile of the whole process (a recording's timestamps).
+        text.append("first_epoch_millis=").append(firstEpochMillis).append('\n');
+        text.append("last_epoch_millis=").append(System.currentTimeMillis()).append('\n');
         if (threads) {
             Map<String, Long> last = threadCpu();
             last.forEach((thread, nanos) -> {
@@ -122,7 +128,7 @@ public final class OrderFile implements Closeable {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             tasks.forEach(task -> {
                 try {
-                    String name = Files.readString(task.resolve("comm")).trim().replace(' ', '_').replace('=', '_');
+                    String name = Files.readString(task.resolve("comm")).trim().replaceAll("[^A-Za-z0-9_.-]", "_");
                     long nanos = Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]);
                     cpu.put(name + "#" + task.getFileName(), nanos);
                 }
