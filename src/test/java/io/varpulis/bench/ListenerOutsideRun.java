@@ -125,7 +125,8 @@ final class ListenerOutsideRun {
                 .start();
             try {
                 Properties measured = awaitResult(process, result, name);
-                // While the JVM still lives: its CPU is then its own, not other processes'.
+                // While the JVM still lives: its CPU is then its own, not other
+                // processes'.
                 CpuUsage after = CpuUsage.now();
                 List<String> problems = new ArrayList<>();
                 if (!settled(admin.jetStreamManagement())) {
