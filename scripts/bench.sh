@@ -11,8 +11,11 @@
 #                                                       # fail2ban-regex each round, CrowdSec in the first, nats-server 2.12.15
 #                                                       # (issue 34; about 40 minutes on 2 cores)
 #   scripts/bench.sh --scenarios=partitions --rounds=3  # the main job with detect in 1 and 2 partitions (issue 16)
+#   scripts/bench.sh --scenarios=listener-outside --rounds=5 --quiet-wait=0   # a Boot service's @NatsListener against
+#                                                       # a plain jnats consumer, fresh JVMs, 20 000 stored orders (issue 42)
 #
-# Scenarios: throughput, latency, memory, startup, failover, mainjob, steady, partitions, micro (default: all). Options:
+# Scenarios: throughput, latency, memory, startup, failover, mainjob, steady, partitions, micro, listener-outside
+# (default: all). Options:
 # --events --warmup --rounds --rate --seconds --raw-batch --substrates=jetstream,core --jar=PATH --baseline=raw-decode
 # (the JetStream baseline reads each event with Jackson too; every JetStream throughput round also runs raw jnats
 # decoding with the product's EventCodec, to show the decode's own cost), --hop-clients=product,raw,raw-codec,
@@ -24,7 +27,9 @@
 # partitions --days (of the sample, 2 000 lines a day, default 10) --line-rate (lines/s streamed, default 20 000), and
 # for mainjob and steady --topology=r1|r3|r1,r3 (default r1 for mainjob, r1,r3 for steady), --crowdsec-rounds=N (how
 # many rounds of each topology run CrowdSec too: 0 for none, default 1 for steady) and --log-days (days of
-# the sample in the log: 50 for mainjob, 500 for steady).
+# the sample in the log: 50 for mainjob, 500 for steady); for listener-outside --orders (default 20000), --batch=N (the
+# service's listener takes List<Order> batches of up to N; 0, the default: one order a call) and --jvm-flags='...'
+# (both JVMs', default none).
 # BENCH_JAVA_OPTS adds flags to the harness JVM (e.g.
 # -XX:StartFlightRecording=filename=target/bench/bench.jfr,settings=profile).
 #
@@ -78,6 +83,24 @@ else
 fi
 ./mvnw -q -B -Pbench dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/bench-classpath.txt
+
+# listener-outside (issue 42): the library just packaged, installed into a Maven repository of the harness's own
+# (target/bench/m2; ~/.m2's io.varpulis artifacts are neither read nor written), and the service and the plain jnats
+# consumer of src/test/resources/bench/listener-outside built against it as a user's project is, in
+# target/bench/listener-outside. Everything else they need comes from ~/.m2 (releases only), else Maven Central.
+if [[ " $* " != *"--scenarios="* ]] || [[ " $* " == *listener-outside* ]]; then
+  library="$(ls target/lib/varpulis-cluster-*.jar | head -1)"   # the library's plain jar (pom.xml: default-jar)
+  version="${library#target/lib/varpulis-cluster-}"
+  version="${version%.jar}"
+  jnats="$(sed -n 's:.*<jnats.version>\(.*\)</jnats.version>.*:\1:p' pom.xml)"
+  rm -rf target/bench/listener-outside
+  mkdir -p target/bench
+  cp -r src/test/resources/bench/listener-outside target/bench/
+  sed -i "s|@localRepositoryUrl@|file://$HOME/.m2/repository|" target/bench/listener-outside/settings.xml
+  ./mvnw -q -B install:install-file -Dfile="$library" -DpomFile=pom.xml -DlocalRepositoryPath=target/bench/m2
+  ./mvnw -q -B -f target/bench/listener-outside/pom.xml -s target/bench/listener-outside/settings.xml \
+    -Dmaven.repo.local="$PWD/target/bench/m2" -Dvarpulis.version="$version" -Djnats.version="$jnats" package
+fi
 
 exec java ${BENCH_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/bench-classpath.txt)" \
   io.varpulis.bench.BenchMain "$@"

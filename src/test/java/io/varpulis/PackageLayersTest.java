@@ -31,9 +31,10 @@ class PackageLayersTest {
             "metrics", // Micrometer meters of the event paths
             "observation", // Micrometer Observation of publishes and deliveries (traces,
                            // SPEC section 14)
-            "health", // the nats and jetstream health indicators
             "container", // the delivery container every durable consumer runs in:
                          // settlement, DLQ parker
+            "health", // the nats, jetstream and delivery containers' health
+                      // indicators
             "pipeline", // events, processors, group specs, route edges, key-value state
             "delivery", // route ingress (a route edge's adapter), emitter, pipeline host,
                         // fencing

@@ -107,7 +107,9 @@ class ReadmeSnippetsTest {
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("varpulis.nats.jetstream.consumer.ack-wait", duration(consumer.getAckWait()));
         defaults.put("varpulis.nats.jetstream.consumer.max-deliver", Integer.toString(consumer.getMaxDeliver()));
-        defaults.put("varpulis.nats.jetstream.consumer.nak-delay", duration(consumer.getNakDelay()));
+        defaults.put("varpulis.nats.jetstream.consumer.backoff.delay",
+                "fixed " + duration(consumer.getBackoff().getDelay()));
+        defaults.put("varpulis.nats.jetstream.consumer.apply-timeout", duration(consumer.getApplyTimeout()));
         defaults.put("varpulis.nats.jetstream.consumer.max-ack-pending", Integer.toString(consumer.getMaxAckPending()));
         defaults.put("varpulis.nats.jetstream.consumer.batch-size", Integer.toString(consumer.getBatchSize()));
         defaults.put("varpulis.nats.jetstream.consumer.inactive-threshold", duration(consumer.getInactiveThreshold()));

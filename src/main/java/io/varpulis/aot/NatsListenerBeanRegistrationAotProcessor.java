@@ -1,5 +1,6 @@
 package io.varpulis.aot;
 
+import org.springframework.messaging.handler.annotation.Header;
 import io.nats.client.impl.Headers;
 import io.varpulis.messaging.DeliveryMetadata;
 import io.varpulis.messaging.NatsHeader;
@@ -26,8 +27,9 @@ import java.util.Set;
  * and Spring AMQP's listener processors do, and registers what calling them needs at run
  * time in a native image: each method for invocation (it is called reflectively, see
  * {@code NatsListenerAnnotationBeanPostProcessor}), and Jackson 2 binding of its payload
- * parameter's type and of the type it returns to {@code sendTo} (records and their
- * components, POJOs and their properties, generics resolved). Registered in
+ * parameter's type (a {@code List<T>}'s, a {@code Message<T>}'s) and of the type it
+ * returns to {@code sendTo} (a {@code CompletionStage}'s value included; records and
+ * their components, POJOs and their properties, generics resolved). Registered in
  * {@code META-INF/spring/aot.factories}.
  */
 public class NatsListenerBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
@@ -60,8 +62,10 @@ public class NatsListenerBeanRegistrationAotProcessor implements BeanRegistratio
         for (Method method : methods) {
             reflection.registerMethod(method, ExecutableMode.INVOKE);
             for (Parameter parameter : method.getParameters()) {
-                if (!parameter.isAnnotationPresent(NatsHeader.class) && parameter.getType() != Headers.class
-                        && parameter.getType() != DeliveryMetadata.class) {
+                if (!parameter.isAnnotationPresent(NatsHeader.class) && !parameter.isAnnotationPresent(Header.class)
+                        && !parameter
+                            .isAnnotationPresent(org.springframework.messaging.handler.annotation.Headers.class)
+                        && parameter.getType() != Headers.class && parameter.getType() != DeliveryMetadata.class) {
                     bound.add(parameter.getParameterizedType());
                 }
             }

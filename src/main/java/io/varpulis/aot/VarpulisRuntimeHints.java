@@ -1,6 +1,7 @@
 package io.varpulis.aot;
 
 import io.varpulis.container.DeathEnvelope;
+import io.varpulis.jetstream.eviction.EvictionLedger;
 import io.varpulis.dlq.DeadLetterPage;
 import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
@@ -25,8 +26,9 @@ import java.util.List;
  * application (SPEC section 13), registered through
  * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
  * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
- * and reports), and the binding of its {@code @ConfigurationProperties} with their nested
- * types (those of {@code varpulis.nats.*} are
+ * and reports, the eviction ledger's pages), and the binding of its
+ * {@code @ConfigurationProperties} with their nested types (those of
+ * {@code varpulis.nats.*} are
  * {@code io.varpulis.autoconfigure.NatsPropertiesRuntimeHints}'s) and the
  * {@link SubstrateEditor}. A service's own listener methods and payload types are
  * {@link NatsListenerBeanRegistrationAotProcessor}'s.
@@ -38,7 +40,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
      * components.
      */
     static final List<Class<?>> JSON_TYPES = List.of(DeathEnvelope.class, Event.class, PipelineGroupSpec.class,
-            ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class);
+            ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class,
+            EvictionLedger.Page.class);
 
     /** Bound from {@code varpulis.*}. */
     static final List<Class<?>> PROPERTIES = List.of(NatsListenerProperties.class, LeaderReachProperties.class,

@@ -1,8 +1,11 @@
 package io.varpulis.autoconfigure;
 
 import io.varpulis.jetstream.ConsumerSettings;
+import io.varpulis.jetstream.NakBackOff;
 import io.varpulis.support.PropertyChecks;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -36,10 +39,21 @@ public class JetStreamConsumerProperties implements Validator {
     private Duration inactiveThreshold = Duration.ofDays(7);
 
     /**
-     * Redelivery delay after a failed apply (a nak's delay; the consumer BackOff does not
-     * apply to naks).
+     * The delays of a failed apply's naks, one step per attempt (a consumer's server-side
+     * backoff does not apply to a nak, so the schedule is the client's): fixed 2 s by
+     * default.
      */
-    private Duration nakDelay = Duration.ofSeconds(2);
+    @NestedConfigurationProperty
+    private final BackOffProperties backoff = new BackOffProperties();
+
+    /**
+     * The longest a delivery is kept in progress while it is applied (its processor or
+     * listener method, and the effects it waits for; waits for an absent broker do not
+     * count); then it is reported at ERROR, shown in the health and released for
+     * redelivery. 5 minutes: Kafka's max.poll.interval.ms, the bound a Spring Kafka
+     * service is already designed for, and far above a slow disk's seconds.
+     */
+    private Duration applyTimeout = Duration.ofMinutes(5);
 
     /**
      * Messages requested per pull; capped by {@code max-ack-pending}. 500 is jnats'
@@ -83,12 +97,37 @@ public class JetStreamConsumerProperties implements Validator {
         this.inactiveThreshold = inactiveThreshold;
     }
 
+    /**
+     * @return the first nak's delay
+     * @deprecated the back-off's first delay: use
+     * {@code varpulis.nats.jetstream.consumer.backoff.delay}
+     */
+    @Deprecated(since = "0.1.0")
+    @DeprecatedConfigurationProperty(replacement = "varpulis.nats.jetstream.consumer.backoff.delay",
+            reason = "the nak delay is the first step of a back-off now")
     public Duration getNakDelay() {
-        return nakDelay;
+        return backoff.getDelay();
     }
 
+    /**
+     * @param nakDelay the first nak's delay
+     * @deprecated set {@code varpulis.nats.jetstream.consumer.backoff.delay}
+     */
+    @Deprecated(since = "0.1.0")
     public void setNakDelay(Duration nakDelay) {
-        this.nakDelay = nakDelay;
+        backoff.setDelay(nakDelay);
+    }
+
+    public BackOffProperties getBackoff() {
+        return backoff;
+    }
+
+    public Duration getApplyTimeout() {
+        return applyTimeout;
+    }
+
+    public void setApplyTimeout(Duration applyTimeout) {
+        this.applyTimeout = applyTimeout;
     }
 
     public int getBatchSize() {
@@ -103,7 +142,9 @@ public class JetStreamConsumerProperties implements Validator {
      * @return the settings the consumers receive
      */
     public ConsumerSettings toSettings() {
-        return new ConsumerSettings(ackWait, maxDeliver, maxAckPending, inactiveThreshold, nakDelay, batchSize);
+        return new ConsumerSettings(ackWait, maxDeliver, maxAckPending, inactiveThreshold, NakBackOff.DEFAULT
+            .with(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(), backoff.getJitter()),
+                applyTimeout, batchSize);
     }
 
     /**
@@ -126,7 +167,8 @@ public class JetStreamConsumerProperties implements Validator {
         JetStreamConsumerProperties consumer = (JetStreamConsumerProperties) target;
         PropertyChecks.atLeast(errors, "maxDeliver", consumer.getMaxDeliver(), 1);
         PropertyChecks.atLeast(errors, "maxAckPending", consumer.getMaxAckPending(), 1);
-        PropertyChecks.atLeast(errors, "nakDelay", consumer.getNakDelay(), Duration.ZERO);
+        consumer.getBackoff().validate("backoff.", errors);
+        PropertyChecks.atLeast(errors, "applyTimeout", consumer.getApplyTimeout(), Duration.ofMillis(1));
         PropertyChecks.atLeast(errors, "batchSize", consumer.getBatchSize(), 1);
     }
 

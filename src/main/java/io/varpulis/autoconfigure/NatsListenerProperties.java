@@ -3,6 +3,10 @@ package io.varpulis.autoconfigure;
 import io.varpulis.messaging.ListenerSettings;
 import io.varpulis.messaging.NatsListener;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+import io.varpulis.support.PropertyChecks;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -15,7 +19,7 @@ import java.util.stream.Collectors;
  * from {@code application.yml} or the environment.
  */
 @ConfigurationProperties(prefix = "varpulis.nats")
-public class NatsListenerProperties {
+public class NatsListenerProperties implements Validator {
 
     /** Listener settings by listener id. */
     private final Map<String, Listener> listeners = new LinkedHashMap<>();
@@ -25,6 +29,13 @@ public class NatsListenerProperties {
      * it already received.
      */
     private Duration listenerDrainTimeout = Duration.ofSeconds(10);
+
+    /**
+     * After how long without a delivery a listener publishes a NatsListenerEvent.Idle
+     * (and a NoLongerIdle when one comes); unset: no idle events (Spring Kafka's
+     * spring.kafka.listener.idle-event-interval).
+     */
+    private Duration listenerIdleEventInterval;
 
     public Map<String, Listener> getListeners() {
         return listeners;
@@ -36,10 +47,41 @@ public class NatsListenerProperties {
     public Map<String, ListenerSettings> toSettings() {
         return listeners.entrySet()
             .stream()
-            .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
-                    entry -> new ListenerSettings(entry.getValue().getSubject(), entry.getValue().getStream(),
-                            entry.getValue().getConcurrency(), entry.getValue().getMaxDeliver(),
-                            entry.getValue().getMaxAckPending(), entry.getValue().getSendTo())));
+            .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey, entry -> entry.getValue().toSettings()));
+    }
+
+    /**
+     * @param type a class being bound
+     * @return whether it is this class, which validates itself while Spring Boot binds it
+     */
+    @Override
+    public boolean supports(Class<?> type) {
+        return NatsListenerProperties.class.isAssignableFrom(type);
+    }
+
+    /**
+     * Checks each listener's back-off and apply timeout; Spring Boot fails startup with
+     * each violation, naming the property, its value and its origin.
+     * @param target the bound properties
+     * @param errors where violations go
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        ((NatsListenerProperties) target).getListeners().forEach((id, listener) -> {
+            String prefix = "listeners[" + id + "].";
+            BackOff backoff = listener.getBackoff();
+            BackOffProperties.check(prefix + "backoff.", errors, backoff.getDelay(), backoff.getMultiplier(),
+                    backoff.getMaxDelay(), backoff.getJitter());
+            PropertyChecks.atLeast(errors, prefix + "applyTimeout", listener.getApplyTimeout(), Duration.ofMillis(1));
+        });
+    }
+
+    public Duration getListenerIdleEventInterval() {
+        return listenerIdleEventInterval;
+    }
+
+    public void setListenerIdleEventInterval(Duration listenerIdleEventInterval) {
+        this.listenerIdleEventInterval = listenerIdleEventInterval;
     }
 
     public Duration getListenerDrainTimeout() {
@@ -78,8 +120,68 @@ public class NatsListenerProperties {
          */
         private Integer maxAckPending;
 
-        /** Subject a return value (other than an OutboundEvent) is published to. */
+        /**
+         * Subject a return value (other than an OutboundEvent) is published to when the
+         * message is not a request naming its own reply subject.
+         */
         private String sendTo;
+
+        /**
+         * The longest the method (and the PubAck of what it returns) may take before its
+         * delivery is reported and released for redelivery.
+         */
+        private Duration applyTimeout;
+
+        /**
+         * Whether the listener starts with the context; false: started later through the
+         * NatsListenerEndpointRegistry or the natslisteners endpoint.
+         */
+        private Boolean autoStartup;
+
+        /** After how long without a delivery it publishes a NatsListenerEvent.Idle. */
+        private Duration idleEventInterval;
+
+        public Boolean getAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(Boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public Duration getIdleEventInterval() {
+            return idleEventInterval;
+        }
+
+        public void setIdleEventInterval(Duration idleEventInterval) {
+            this.idleEventInterval = idleEventInterval;
+        }
+
+        /**
+         * The listener's nak back-off; each value unset keeps the annotation's, else
+         * varpulis.nats.jetstream.consumer.backoff.*.
+         */
+        @NestedConfigurationProperty
+        private final BackOff backoff = new BackOff();
+
+        public Duration getApplyTimeout() {
+            return applyTimeout;
+        }
+
+        public void setApplyTimeout(Duration applyTimeout) {
+            this.applyTimeout = applyTimeout;
+        }
+
+        public BackOff getBackoff() {
+            return backoff;
+        }
+
+        ListenerSettings toSettings() {
+            return new ListenerSettings(subject, stream, concurrency, maxDeliver, maxAckPending, sendTo,
+                    new ListenerSettings.BackOff(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(),
+                            backoff.getJitter()),
+                    applyTimeout, autoStartup, idleEventInterval);
+        }
 
         public String getSubject() {
             return subject;
@@ -127,6 +229,60 @@ public class NatsListenerProperties {
 
         public void setSendTo(String sendTo) {
             this.sendTo = sendTo;
+        }
+
+    }
+
+    /**
+     * A listener's nak back-off; each value unset keeps the annotation's, else the
+     * consumers'.
+     */
+    public static class BackOff {
+
+        /** The first nak's delay. */
+        private Duration delay;
+
+        /** How much longer each next nak's delay is; 1 for a fixed delay. */
+        private Double multiplier;
+
+        /** The longest nak delay. */
+        private Duration maxDelay;
+
+        /**
+         * How far each delay is moved either way, at random (at most the first delay).
+         */
+        private Duration jitter;
+
+        public Duration getDelay() {
+            return delay;
+        }
+
+        public void setDelay(Duration delay) {
+            this.delay = delay;
+        }
+
+        public Double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(Double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMaxDelay() {
+            return maxDelay;
+        }
+
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        public Duration getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(Duration jitter) {
+            this.jitter = jitter;
         }
 
     }

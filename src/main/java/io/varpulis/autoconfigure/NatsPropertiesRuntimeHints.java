@@ -17,7 +17,8 @@ public class NatsPropertiesRuntimeHints implements RuntimeHintsRegistrar {
 
     /** Bound from {@code varpulis.nats.*}, one class per concern. */
     static final List<Class<?>> PROPERTIES = List.of(NatsConnectionProperties.class, JetStreamPublishProperties.class,
-            JetStreamConsumerProperties.class, JetStreamStreamsProperties.class, JetStreamHealthProperties.class);
+            JetStreamConsumerProperties.class, JetStreamStreamsProperties.class, JetStreamHealthProperties.class,
+            JetStreamDurabilityProperties.class);
 
     /**
      * @param hints where the hints go

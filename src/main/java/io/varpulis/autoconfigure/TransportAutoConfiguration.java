@@ -2,7 +2,12 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.support.DaemonThreads;
+import org.springframework.boot.thread.Threading;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.EventCodec;
@@ -13,12 +18,12 @@ import io.varpulis.transport.RequestReply;
 import io.varpulis.transport.SlowLeaders;
 import io.varpulis.transport.StreamLatencies;
 import io.varpulis.metrics.SubstrateMetrics;
-import io.varpulis.support.DaemonThreads;
 import io.micrometer.core.instrument.Counter;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import io.varpulis.transport.Requester;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -108,6 +113,20 @@ public class TransportAutoConfiguration {
     }
 
     /**
+     * @param connection the connection
+     * @param substrate core: jnats' request-reply; jetstream: stored requests and replies
+     * @param admin finds the stream of the stored replies (jetstream only)
+     * @return the requests of the template's {@code sendAndReceive}, observed when
+     * observation is on
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public Requester natsRequester(Connection connection, Substrate substrate, ObjectProvider<JetStreamAdmin> admin) {
+        return substrate == Substrate.JETSTREAM ? Requester.stored(connection, admin.getObject())
+                : Requester.core(connection);
+    }
+
+    /**
      * @return the routed event codec
      */
     @Bean
@@ -132,15 +151,22 @@ public class TransportAutoConfiguration {
      * @param parker parks what cannot be applied
      * @param properties the nak delay
      * @param decorator the process observation of each delivery, when observation is on
+     * @param environment tells whether Spring Boot runs on virtual threads
+     * ({@code spring.threads.virtual.enabled} on Java 21 or later): the containers'
+     * applying threads are virtual then, as Spring Boot's Kafka and Rabbit listeners' are
      * @return the factory of every durable consumer's container (route edges, listeners,
      * heartbeats)
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DeliveryContainerFactory deliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker,
-            JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator) {
-        return new DeliveryContainerFactory(transport, parker, properties.getNakDelay(),
-                decorator.getIfAvailable(() -> DeliveryDecorator.NONE));
+            JetStreamConsumerProperties properties, ObjectProvider<DeliveryDecorator> decorator,
+            Environment environment) {
+        return new DeliveryContainerFactory(transport, parker, ContainerSettings.of(properties.toSettings()),
+                decorator.getIfAvailable(() -> DeliveryDecorator.NONE),
+                Threading.VIRTUAL.isActive(environment)
+                        ? new VirtualThreadTaskExecutor("varpulis-apply-").getVirtualThreadFactory()
+                        : DaemonThreads.named("varpulis-apply"));
     }
 
 }

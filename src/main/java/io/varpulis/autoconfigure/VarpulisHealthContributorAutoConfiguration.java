@@ -1,9 +1,12 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.container.DeliveryContainerFactory;
+import io.varpulis.health.DeliveryContainersHealthIndicator;
 import io.nats.client.Connection;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.ServerSyncCheck;
 import io.varpulis.nats.Substrate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,9 +21,11 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of the health contributors {@code nats} (connection) and, on
  * JetStream, {@code jetstream} (streams, drift, consumers, DLQ depth), when Spring Boot's
  * health module is present. Both belong to the readiness group, never to liveness (SPEC
- * section 7b).
+ * section 7b). And {@code deliveryContainers}: an apply past its timeout, a container an
+ * error stopped (SPEC section 18).
  */
-@AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class })
+@AutoConfiguration(
+        after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class, TransportAutoConfiguration.class })
 @ConditionalOnClass(ConditionalOnEnabledHealthIndicator.class)
 @ConditionalOnBean(Connection.class)
 @EnableConfigurationProperties(JetStreamHealthProperties.class)
@@ -39,21 +44,36 @@ public class VarpulisHealthContributorAutoConfiguration {
     }
 
     /**
+     * @param containers the delivery containers' factory
+     * @return the {@code deliveryContainers} contributor
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "deliveryContainersHealthIndicator")
+    @ConditionalOnBean(DeliveryContainerFactory.class)
+    @ConditionalOnEnabledHealthIndicator("deliveryContainers")
+    public DeliveryContainersHealthIndicator deliveryContainersHealthIndicator(DeliveryContainerFactory containers) {
+        return new DeliveryContainersHealthIndicator(containers.containers());
+    }
+
+    /**
      * @param admin the JetStream admin
      * @param connection the connection
      * @param properties {@code varpulis.nats.jetstream.health-refresh-interval}
      * @param reach {@code varpulis.nats.jetstream.leader-reach.down-after} (its default
      * without the bean)
-     * @return the {@code jetstream} contributor, asking the server in the background
+     * @param sync whether the servers sync every write, its {@code sync} detail
+     * @return the {@code jetstream} contributor, asking the server in the background once
+     * the context has started
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "jetstreamHealthIndicator")
     @ConditionalOnBean(JetStreamAdmin.class)
     @ConditionalOnEnabledHealthIndicator("jetstream")
     public JetStreamHealthIndicator jetstreamHealthIndicator(JetStreamAdmin admin, Connection connection,
-            JetStreamHealthProperties properties, ObjectProvider<LeaderReachProperties> reach) {
+            JetStreamHealthProperties properties, ObjectProvider<LeaderReachProperties> reach,
+            ObjectProvider<ServerSyncCheck> sync) {
         return new JetStreamHealthIndicator(admin, connection, properties.getHealthRefreshInterval(),
-                reach.getIfAvailable(LeaderReachProperties::new).getDownAfter());
+                reach.getIfAvailable(LeaderReachProperties::new).getDownAfter(), sync.getIfAvailable());
     }
 
 }

@@ -1,15 +1,19 @@
 package io.varpulis.container;
 
 /**
- * Whether a {@link DeliveryContainer} still applies what it receives, shared by the
- * container and its {@link Settler}: written by the container's lifecycle, read by every
- * settlement.
+ * Whether a {@link DeliveryContainer} still applies what it receives, and why it stopped,
+ * shared by the container and its {@link Settler}: written by the container's lifecycle,
+ * read by every settlement.
  */
 final class ContainerState {
 
     private volatile Settlement.State state = Settlement.State.RUNNING;
 
     private volatile boolean closed;
+
+    private volatile StopReason reason;
+
+    private volatile Throwable cause;
 
     /**
      * @return running, stopped or fenced
@@ -25,15 +29,43 @@ final class ContainerState {
         return closed;
     }
 
+    /**
+     * @return why it stopped, or {@code null} while it runs
+     */
+    StopReason reason() {
+        return reason;
+    }
+
+    /**
+     * @return what stopped it ({@link StopReason#ERROR}), or {@code null}
+     */
+    Throwable cause() {
+        return cause;
+    }
+
     /** Stops (a fenced container stays fenced). */
     void stop() {
+        stop(StopReason.NORMAL, null);
+    }
+
+    /**
+     * Stops for a reason, the first one given kept.
+     * @param why why
+     * @param error what stopped it, or {@code null}
+     */
+    synchronized void stop(StopReason why, Throwable error) {
         if (state == Settlement.State.RUNNING) {
             state = Settlement.State.STOPPED;
+        }
+        if (reason == null) {
+            reason = why;
+            cause = error;
         }
     }
 
     /** Fences: nothing more has any effect. */
     void fence() {
+        stop(StopReason.FENCED, null);
         state = Settlement.State.FENCED;
     }
 

@@ -34,6 +34,11 @@ public record Decision(Action action, Duration delay, ParkReason reason, Throwab
         /** Its death envelope published on the DLQ, then acked once the DLQ stored it. */
         PARK,
         /**
+         * Acked without being applied, as an error handler chose: counted
+         * ({@code varpulis.events.skipped}) and logged at WARN.
+         */
+        SKIP,
+        /**
          * Left unsettled, without any effect: the server redelivers it to wherever its
          * consumer runs next.
          */
@@ -63,6 +68,10 @@ public record Decision(Action action, Duration delay, ParkReason reason, Throwab
 
     static Decision park(ParkReason reason, Throwable cause, String why) {
         return new Decision(Action.PARK, Duration.ZERO, reason, cause, why);
+    }
+
+    static Decision skip(Throwable cause, String why) {
+        return new Decision(Action.SKIP, Duration.ZERO, null, cause, why);
     }
 
     static Decision leave(Throwable cause, String why) {

@@ -10,13 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedTransferQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one durable consumer (SPEC section 18): owns its subscription, the threads that
@@ -30,55 +24,45 @@ import java.util.concurrent.TimeUnit;
  * <li>an applying thread decorates it ({@link io.varpulis.transport.DeliveryDecorator}:
  * the process observation) and gives it to the {@link DeliveryAdapter}, whose
  * {@link Outcome} may come later (outputs, replies, state writes);</li>
- * <li>{@link Settlement} decides what it becomes, and this container does it: ack; nak;
- * wait for the broker and resume the adapter's step (Spring's
- * {@link org.springframework.util.backoff.ExponentialBackOff}, 250 ms doubling to 4 s);
- * publish its death envelope with the {@link DeadLetterParker} and ack once the DLQ
- * stored it; leave it for the consumer's next owner; or count it stranded;</li>
+ * <li>{@link Settlement} decides what it becomes, and the {@link Settler} does it: ack;
+ * nak after the back-off's delay; wait for the broker and resume the adapter's step; park
+ * with the {@link DeadLetterParker} and ack once the DLQ stored it; skip; leave it for
+ * the consumer's next owner; or count it stranded;</li>
  * <li>a message the server gives up on (its max-deliveries advisory) is read from the
  * stream by its sequence and parked ({@code server_gave_up}), counted and logged (SPEC
  * section 9).</li>
  * </ol>
- * The meters ({@link DeliveryMeters}) are counted here from each decision; the
- * observation reads the settlement from the delivery itself. The order of the chain is
- * fixed: meters (outermost, counting what settles), observation (its scope around the
- * adapter), then the adapter's own fencing before each effect.
+ * It never dies in silence: whatever a delivery's handling throws (the decorator or an
+ * observation handler, the adapter, the settling) is an outcome of that delivery or, for
+ * a decorator, leaves it undecorated; counted ({@code varpulis.consumer.errors}) and
+ * logged. Only a {@link VirtualMachineError} other than a {@link StackOverflowError}
+ * stops it, loudly: an ERROR, its state stopped with {@link StopReason#ERROR}, the health
+ * showing it. An apply that runs past the apply timeout is reported (ERROR, health) and
+ * released for redelivery; a listener's stuck thread is replaced.
  */
 public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     private static final Logger log = LoggerFactory.getLogger(DeliveryContainer.class);
 
-    /**
-     * How long an idle applying thread waits for a delivery before it checks whether the
-     * container closed, ms.
-     */
-    private static final long IDLE_POLL_MILLIS = 200;
-
     private final ConsumerDeclaration consumer;
 
     private final String unit;
 
-    private final int concurrency;
-
-    private final DeliveryAdapter adapter;
-
-    private final DeliveryMeters meters;
+    private final ContainerSettings settings;
 
     private final ContainerRuntime runtime;
 
-    private final HeldDeliveries held;
-
-    // Lock-free hand-over (issue 34): a LinkedBlockingQueue's put and take contended for
-    // its take lock on every
-    // delivery, the client's dispatcher signalling the applier (a twentieth of the
-    // listener's applying thread).
-    private final BlockingQueue<Delivery> queue = new LinkedTransferQueue<>();
-
-    private final List<Thread> appliers = new ArrayList<>();
-
     private final ContainerState state = new ContainerState();
 
+    private final HeldDeliveries held;
+
+    private final ContainerErrors errors;
+
     private final Settler settler;
+
+    private final GivenUpParks givenUp;
+
+    private final Appliers appliers;
 
     private volatile Consumption consumption;
 
@@ -86,24 +70,27 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
      * @param consumer the durable consumer
      * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the
      * meters' tag
-     * @param concurrency how many deliveries are applied at once, 1 or more
-     * @param adapter what is done with each delivery
+     * @param settings its concurrency, back-off and apply timeout
+     * @param adapter what is done with each delivery, or {@code null} with a batch
+     * adapter
+     * @param batchAdapter what is done with each batch of deliveries, or {@code null}
      * @param meters the unit's meters
-     * @param runtime what every container shares (transport, parker, settlement, threads)
+     * @param runtime what every container shares (transport, parker, threads)
      */
-    DeliveryContainer(ConsumerDeclaration consumer, String unit, int concurrency, DeliveryAdapter adapter,
-            DeliveryMeters meters, ContainerRuntime runtime) {
-        if (concurrency < 1) {
-            throw new IllegalArgumentException("concurrency must be 1 or more, got " + concurrency);
-        }
+    DeliveryContainer(ConsumerDeclaration consumer, String unit, ContainerSettings settings, DeliveryAdapter adapter,
+            BatchDeliveryAdapter batchAdapter, DeliveryMeters meters, ContainerRuntime runtime) {
         this.consumer = consumer;
         this.unit = unit;
-        this.concurrency = concurrency;
-        this.adapter = adapter;
-        this.meters = meters;
+        this.settings = settings;
         this.runtime = runtime;
-        this.held = new HeldDeliveries(toString(), meters);
-        this.settler = new Settler(consumer, unit, meters, runtime, state, held);
+        this.errors = new ContainerErrors(toString(), meters);
+        this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout(), settings.idleInterval(),
+                new Watcher());
+        ContainerParts parts = new ContainerParts(consumer, unit, meters, state, held, errors, runtime);
+        this.settler = new Settler(parts, new Settlement(settings.nakBackOff()), settings.errorHandler(), this::died);
+        this.givenUp = new GivenUpParks(parts, settler::settle);
+        this.appliers = new Appliers(parts, settings, new DeliveryProcessor(parts, adapter, batchAdapter, settler),
+                this::died);
     }
 
     /**
@@ -118,12 +105,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             throw new IllegalStateException("container of " + consumer.durable() + " was started already");
         }
         runtime.keeper().keep(held);
-        for (int i = 0; i < concurrency; i++) {
-            Thread applier = runtime.threads().factory().newThread(this::applyLoop);
-            applier.setName("varpulis-apply-" + consumer.durable() + (concurrency > 1 ? "-" + i : ""));
-            appliers.add(applier);
-            applier.start();
-        }
+        appliers.start();
         try {
             consumption = runtime.transport().consume(consumer, this);
         }
@@ -131,6 +113,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             shutdown();
             throw e;
         }
+        runtime.started(this);
         return this;
     }
 
@@ -171,21 +154,57 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         return consumption != null && state.get() == Settlement.State.RUNNING && !state.closed();
     }
 
+    /**
+     * @return why it stopped, or {@code null} while it runs
+     */
+    public StopReason stopReason() {
+        return state.reason();
+    }
+
+    /**
+     * @return what stopped it ({@link StopReason#ERROR}), or {@code null}
+     */
+    public Throwable stopCause() {
+        return state.cause();
+    }
+
+    /**
+     * @return the stream sequences (0 on core) of the deliveries whose apply ran past the
+     * apply timeout and has not returned yet
+     */
+    public List<Long> hungSequences() {
+        return held.hung().stream().map(work -> work.received.streamSequence()).toList();
+    }
+
+    /**
+     * @return the last throw while one of its deliveries was handled, or {@code null}
+     */
+    public ContainerErrors.LastError lastError() {
+        return errors.last();
+    }
+
+    /**
+     * @return how long an apply may run before it is reported and released
+     */
+    public Duration applyTimeout() {
+        return settings.applyTimeout();
+    }
+
     @Override
     public void onDelivery(Delivery delivery) {
         if (state.closed()) {
-            // Pulled before the consumption closed and handed over after: left for the
-            // consumer's next owner.
-            delivery.leave("its container closed");
+            // Pulled before the consumption closed and handed over after: settled by the
+            // rule as not applied here (left for the next owner, parked on its last).
+            settler.settle(new DeliveryWork(delivery, delivery), state.notApplied());
             return;
         }
         held.hold(delivery);
-        queue.add(delivery);
+        appliers.offer(delivery);
     }
 
     @Override
     public void onGivenUp(GivenUpMessage message) {
-        runtime.executor().execute(() -> settler.parkGivenUp(message, null));
+        givenUp.park(message);
     }
 
     /**
@@ -250,56 +269,100 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             return;
         }
         Consumption running = consumption;
-        if (running != null) {
-            running.close();
+        try {
+            if (running != null) {
+                running.close();
+            }
         }
-        runtime.keeper().forget(held);
-    }
-
-    private void applyLoop() {
-        while (true) {
-            Delivery delivery;
-            try {
-                delivery = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        finally {
+            runtime.keeper().forget(held);
+            givenUp.close();
+            if (state.reason() != StopReason.ERROR) {
+                runtime.stopped(this);
             }
-            catch (InterruptedException e) {
-                delivery = null;
-            }
-            if (delivery != null) {
-                process(delivery);
-            }
-            else if (state.closed() && queue.isEmpty()) {
-                return;
-            }
+            tell(events -> events.stopped(this, state.reason(), state.cause()));
         }
     }
 
-    private void process(Delivery received) {
-        if (received.attempt() > 1) {
-            meters.redelivered();
-        }
-        DeliveryWork work = new DeliveryWork(received, runtime.decorator().decorate(consumer, received));
-        if (state.get() != Settlement.State.RUNNING) {
-            settler.settle(work, state.notApplied());
+    /** Tells the container's events on the settling threads; a throw is logged. */
+    private void tell(java.util.function.Consumer<ContainerEvents> event) {
+        if (settings.events() == ContainerEvents.NONE) {
             return;
         }
-        CompletionStage<Outcome> outcome;
-        try {
-            outcome = work.delivery.inContext(() -> adapter.handle(work.delivery));
+        runtime.executor().execute(() -> {
+            try {
+                event.accept(settings.events());
+            }
+            catch (RuntimeException e) {
+                log.warn("{}: a listener of its events threw {}", this, e.toString(), e);
+            }
+        });
+    }
+
+    /**
+     * A {@link VirtualMachineError} reached the container: it stops, loudly, and leaves
+     * what it holds for redelivery.
+     */
+    private void died(Throwable error) {
+        if (state.reason() != null) {
+            log.error("{}, already stopped ({}), met {}", this, state.reason(), error.toString(), error);
+            return;
         }
-        catch (VirtualMachineError e) {
-            held.release(received);
-            throw e;
+        log.error("{} stopped by {}: it applies nothing more; what it holds is left for redelivery (after ack_wait, "
+                + "to wherever the consumer runs next). Restart the process: a JVM in this state may not recover", this,
+                error.toString(), error);
+        state.stop(StopReason.ERROR, error);
+        errors.stoppedByError();
+        shutdown();
+        for (Delivery queued : appliers.takeQueued()) {
+            settler.settle(new DeliveryWork(queued, queued), state.notApplied());
         }
-        catch (RuntimeException | Error e) {
-            outcome = CompletableFuture.completedFuture(Outcome.failed(e));
+    }
+
+    /**
+     * An apply that ran past the apply timeout: reported, released for redelivery by the
+     * rule, and its thread replaced where the container may.
+     */
+    private void timedOut(DeliveryWork work) {
+        Delivery delivery = work.received;
+        errors.applyTimedOut();
+        log.error(
+                "{}: {} (stream {} sequence {}) was not applied within the apply timeout of {} s: released for "
+                        + "redelivery, so another instance may apply it; a thread dump of this process shows what "
+                        + "{} waits for",
+                this, delivery, delivery.stream(), delivery.streamSequence(), settings.applyTimeout().toSeconds(),
+                work.applyingOn() != null ? work.applyingOn().getName() : "its outcome");
+        settler.settleWhileApplying(work, Outcome.failed(ErrorStage.LISTENER,
+                new ApplyTimeoutException(unit, delivery.streamSequence(), settings.applyTimeout())));
+        Thread stuck = work.applyingOn();
+        if (stuck != null) {
+            appliers.replace(stuck);
         }
-        settler.settleWhenDone(work, outcome);
     }
 
     @Override
     public String toString() {
         return "container of " + unit + " on " + consumer.durable();
+    }
+
+    /** What the keeper's sweeps tell: applies past their timeout, idleness. */
+    private final class Watcher implements HeldDeliveries.Watcher {
+
+        @Override
+        public void timedOut(DeliveryWork work) {
+            DeliveryContainer.this.timedOut(work);
+        }
+
+        @Override
+        public void idle(Duration idleFor) {
+            tell(events -> events.idle(DeliveryContainer.this, idleFor));
+        }
+
+        @Override
+        public void noLongerIdle(Duration idleFor) {
+            tell(events -> events.noLongerIdle(DeliveryContainer.this, idleFor));
+        }
+
     }
 
 }

@@ -9,18 +9,22 @@ import io.varpulis.transport.DeliveryDecorator;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Makes the {@link DeliveryContainer} of each durable consumer a process runs (route
  * edges, a service's listeners, the coordinator's heartbeats), in the manner of Spring
  * Kafka's listener container factory: they share the transport, the
- * {@link DeadLetterParker}, the {@link Settlement} rules, the decorator of each delivery
- * (its observation), and the threads that keep their deliveries in progress and settle
- * them off the client's threads. Closing it stops those threads; close the containers
- * first.
+ * {@link DeadLetterParker}, the decorator of each delivery (its observation), and the
+ * threads that keep their deliveries in progress and settle them off the client's
+ * threads. Closing it stops those threads; close the containers first.
  */
 public class DeliveryContainerFactory implements AutoCloseable {
 
@@ -33,28 +37,67 @@ public class DeliveryContainerFactory implements AutoCloseable {
     /** Longest wait between two tries while the broker is unavailable. */
     public static final Duration MAX_BROKER_WAIT = Duration.ofSeconds(4);
 
+    /**
+     * Threads that settle off the client's threads (parks, resumed steps, given-up
+     * messages read from their streams): each task is short (a publish handed to the
+     * client, a stream read bounded by the request timeout), so a few serve every
+     * container, and the rest wait in their queue instead of growing threads without
+     * bound.
+     */
+    private static final int SETTLING_THREADS = 4;
+
     private final ContainerRuntime runtime;
+
+    private final ContainerSettings defaults;
 
     private final ScheduledExecutorService sweeper;
 
-    private final ExecutorService settling;
+    private final ThreadPoolExecutor settling;
 
     /**
      * @param transport consumes and publishes
      * @param parker publishes death envelopes
-     * @param nakDelay the redelivery delay of a failed apply (SPEC section 4: 2 s)
+     * @param defaults the settings of a container made without its own (one applying
+     * thread, the consumers' nak back-off and apply timeout)
      * @param decorator decorates each delivery processed ({@link DeliveryDecorator#NONE}:
      * none)
      */
-    public DeliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker, Duration nakDelay,
+    public DeliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker, ContainerSettings defaults,
             DeliveryDecorator decorator) {
+        this(transport, parker, defaults, decorator, DaemonThreads.named("varpulis-apply"));
+    }
+
+    /**
+     * @param transport consumes and publishes
+     * @param parker publishes death envelopes
+     * @param defaults the settings of a container made without its own (one applying
+     * thread, the consumers' nak back-off and apply timeout)
+     * @param decorator decorates each delivery processed ({@link DeliveryDecorator#NONE}:
+     * none)
+     * @param appliers makes the threads that apply deliveries (Spring Boot's virtual
+     * threads when {@code spring.threads.virtual.enabled}, else daemon platform threads);
+     * each is named {@code varpulis-apply-<durable>}
+     */
+    public DeliveryContainerFactory(ClusterTransport transport, DeadLetterParker parker, ContainerSettings defaults,
+            DeliveryDecorator decorator, ThreadFactory appliers) {
+        this.defaults = defaults;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-in-progress"));
-        this.settling = Executors.newCachedThreadPool(DaemonThreads.named("varpulis-settle"));
-        ExponentialBackOff backOff = Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT);
-        this.runtime = new ContainerRuntime(transport, parker, new Settlement(nakDelay), decorator,
-                new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settling,
-                        DaemonThreads.named("varpulis-apply")),
-                backOff);
+        this.settling = new ThreadPoolExecutor(SETTLING_THREADS, SETTLING_THREADS, 1, TimeUnit.MINUTES,
+                new LinkedBlockingQueue<>(), DaemonThreads.named("varpulis-settle"));
+        settling.allowCoreThreadTimeOut(true);
+        Executor settle = task -> {
+            try {
+                settling.execute(task);
+            }
+            catch (RejectedExecutionException shutDown) {
+                task.run();
+            }
+        };
+        ExponentialBackOff givenUp = Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT);
+        givenUp.setMaxElapsedTime(Duration.ofMinutes(GivenUpParks.GIVEN_UP_PATIENCE_MINUTES).toMillis());
+        this.runtime = new ContainerRuntime(transport, parker, decorator,
+                new ContainerRuntime.Threads(new InProgressKeeper(sweeper), settle, appliers),
+                Backoffs.doubling(FIRST_BROKER_WAIT, MAX_BROKER_WAIT), givenUp, new RunningContainers());
     }
 
     /**
@@ -64,12 +107,53 @@ public class DeliveryContainerFactory implements AutoCloseable {
      * @param meters the unit's meters
      * @param concurrency deliveries applied at once, 1 or more
      * @param adapter what is done with each delivery
-     * @return the container, not started
+     * @return the container, not started, with the default back-off and apply timeout
      * @throws IllegalArgumentException when concurrency is below 1
      */
     public DeliveryContainer create(ConsumerDeclaration consumer, String unit, DeliveryMeters meters, int concurrency,
             DeliveryAdapter adapter) {
-        return new DeliveryContainer(consumer, unit, concurrency, adapter, meters, runtime);
+        return create(consumer, unit, meters, defaults.withConcurrency(concurrency), adapter);
+    }
+
+    /**
+     * @param consumer the durable consumer (created if absent when the container starts)
+     * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit and
+     * the meters' tag
+     * @param meters the unit's meters
+     * @param settings its concurrency, back-off and apply timeout
+     * @param adapter what is done with each delivery
+     * @return the container, not started
+     */
+    public DeliveryContainer create(ConsumerDeclaration consumer, String unit, DeliveryMeters meters,
+            ContainerSettings settings, DeliveryAdapter adapter) {
+        return new DeliveryContainer(consumer, unit, settings, adapter, null, meters, runtime);
+    }
+
+    /**
+     * @param consumer the durable consumer (created if absent when the container starts)
+     * @param unit the listener: the DLQ unit and the meters' tag
+     * @param meters the unit's meters
+     * @param settings its concurrency, back-off and apply timeout
+     * @param adapter what is done with each batch of deliveries
+     * @return the container, not started
+     */
+    public DeliveryContainer createBatch(ConsumerDeclaration consumer, String unit, DeliveryMeters meters,
+            ContainerSettings settings, BatchDeliveryAdapter adapter) {
+        return new DeliveryContainer(consumer, unit, settings, null, adapter, meters, runtime);
+    }
+
+    /**
+     * @return the settings of a container made without its own
+     */
+    public ContainerSettings defaults() {
+        return defaults;
+    }
+
+    /**
+     * @return the containers running, and those an error stopped (for the health)
+     */
+    public RunningContainers containers() {
+        return runtime.containers();
     }
 
     /**

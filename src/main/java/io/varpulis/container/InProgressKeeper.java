@@ -1,6 +1,7 @@
 package io.varpulis.container;
 
 import io.varpulis.transport.Delivery;
+import io.varpulis.support.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +31,14 @@ import java.util.concurrent.TimeUnit;
  * stalled. Issue 30 found a pipeline held up for minutes by a state write whose PubAck
  * never came, with no line in any log.
  * <p>
+ * An apply step that runs past its container's apply timeout is handed back to the
+ * container once ({@link HeldDeliveries#checkTimeouts}), which reports and releases it:
+ * nothing is kept in progress for ever.
+ * <p>
  * One sweep of every container's deliveries every {@value #SWEEP_MILLIS} ms, rather than
- * a timer per delivery.
+ * a timer per delivery. A sweep never ends the keeper: whatever one container's sweep
+ * throws is logged and the others go on (a scheduled task that throws is never run again,
+ * which would stop keeping alive every container of the process).
  */
 final class InProgressKeeper implements AutoCloseable {
 
@@ -43,6 +50,8 @@ final class InProgressKeeper implements AutoCloseable {
     private final Set<HeldDeliveries> held = ConcurrentHashMap.newKeySet();
 
     private final ScheduledFuture<?> sweeps;
+
+    private final RateLimitedLog failures = new RateLimitedLog(Duration.ofMinutes(1));
 
     /**
      * @param scheduler runs the sweeps
@@ -69,20 +78,32 @@ final class InProgressKeeper implements AutoCloseable {
     void sweep() {
         long now = System.nanoTime();
         for (HeldDeliveries deliveries : held) {
-            Delivery oldest = null;
-            for (Delivery delivery : deliveries.all()) {
-                long ackWait = delivery.ackWait().toNanos();
-                if (ackWait > 0 && now - delivery.progressNanos() >= ackWait / 3) {
-                    delivery.inProgress();
-                }
-                if (oldest == null || delivery.receivedNanos() < oldest.receivedNanos()) {
-                    oldest = delivery;
-                }
+            try {
+                sweep(deliveries, now);
             }
-            if (oldest != null) {
-                watchForStall(deliveries, oldest, now);
+            catch (Throwable e) {
+                failures.warn(log, deliveries.holder() + ": keeping its deliveries in progress failed this sweep (" + e
+                        + "); trying again in " + SWEEP_MILLIS + " ms", e);
             }
         }
+    }
+
+    private static void sweep(HeldDeliveries deliveries, long now) {
+        Delivery oldest = null;
+        for (Delivery delivery : deliveries.all()) {
+            long ackWait = delivery.ackWait().toNanos();
+            if (ackWait > 0 && now - delivery.progressNanos() >= ackWait / 3) {
+                delivery.inProgress();
+            }
+            if (oldest == null || delivery.receivedNanos() < oldest.receivedNanos()) {
+                oldest = delivery;
+            }
+        }
+        if (oldest != null) {
+            watchForStall(deliveries, oldest, now);
+        }
+        deliveries.checkTimeouts(now);
+        deliveries.checkIdle(now);
     }
 
     private static void watchForStall(HeldDeliveries deliveries, Delivery oldest, long now) {

@@ -29,11 +29,31 @@ public sealed interface Outcome {
     }
 
     /**
-     * @param cause why the apply failed
+     * @param cause why the apply failed (the listener method or processor threw)
      * @return a failure another delivery may fix (nak, or park on the last one)
      */
     static Outcome failed(Throwable cause) {
-        return new Failed(cause);
+        return new Failed(ErrorStage.LISTENER, cause);
+    }
+
+    /**
+     * @param stage where the handling threw
+     * @param cause what it threw
+     * @return a failure another delivery may fix (nak after the back-off's delay, or park
+     * on the last one)
+     */
+    static Outcome failed(ErrorStage stage, Throwable cause) {
+        return new Failed(stage, cause);
+    }
+
+    /**
+     * @param why why it is skipped, for the log (an error handler's explicit choice)
+     * @param cause the failure skipped
+     * @return a delivery acked without being applied, counted
+     * ({@code varpulis.events.skipped}) and logged
+     */
+    static Outcome skipped(String why, Throwable cause) {
+        return new Skipped(why, cause);
     }
 
     /**
@@ -89,9 +109,20 @@ public sealed interface Outcome {
     /**
      * A failed apply, retried by a nak and parked on the last delivery.
      *
+     * @param stage where it threw
      * @param cause the failure
      */
-    record Failed(Throwable cause) implements Outcome {
+    record Failed(ErrorStage stage, Throwable cause) implements Outcome {
+    }
+
+    /**
+     * Acked without being applied, because an error handler said so: counted and logged,
+     * never a default.
+     *
+     * @param why the handler's reason
+     * @param cause the failure skipped
+     */
+    record Skipped(String why, Throwable cause) implements Outcome {
     }
 
     /**

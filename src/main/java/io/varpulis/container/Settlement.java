@@ -6,9 +6,13 @@ import io.varpulis.container.Outcome.Failed;
 import io.varpulis.container.Outcome.Fenced;
 import io.varpulis.container.Outcome.ParkFailed;
 import io.varpulis.container.Outcome.Poison;
+import io.varpulis.container.Outcome.Skipped;
 import io.varpulis.container.Outcome.Stopped;
 import io.varpulis.transport.ParkReason;
 import io.varpulis.transport.PublishException;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.FixedBackOff;
 
 import java.time.Duration;
 
@@ -20,9 +24,13 @@ import java.time.Duration;
  * <ul>
  * <li>Applied: ack, strictly after the apply and its confirmed effects (SPEC section
  * 4).</li>
- * <li>A failed apply: nak with the nak delay (2 s), and on the last delivery
- * (max_deliver) park with reason {@code max_deliver}, before the ack (SPEC section
- * 4).</li>
+ * <li>A failed apply: nak with its back-off's delay for this attempt (2 s fixed by
+ * default; a consumer's server-side backoff does not apply to a nak, so the schedule is
+ * ours, SPEC section 18), and on the last delivery (max_deliver), or once the back-off
+ * allows no more tries, park with reason {@code max_deliver}, before the ack (SPEC
+ * section 4).</li>
+ * <li>Skipped by an error handler: ack without applying, counted and logged (SPEC section
+ * 18); never without a handler's explicit choice, never by a fenced owner.</li>
  * <li>Poison (undecodable, unprocessable, unroutable, not retryable, the server gave up):
  * park on this delivery (SPEC sections 4, 11, 13).</li>
  * <li>The broker briefly away (no responders, no PubAck, a leader election): wait and try
@@ -62,15 +70,28 @@ public final class Settlement {
 
     }
 
-    private final Duration nakDelay;
+    /**
+     * How many attempts a back-off is stepped through at most to find one nak's delay: a
+     * consumer without max_deliver can redeliver for ever.
+     */
+    private static final long MAX_STEPS = 64;
+
+    private final BackOff nakBackOff;
 
     /**
-     * @param nakDelay the redelivery delay of a failed apply
-     * ({@code varpulis.nats.jetstream.consumer.nak-delay}, 2 s by default: the consumer's
-     * BackOff does not apply to naks)
+     * @param nakBackOff the redelivery delays of a failed apply, one step per attempt
+     * ({@code varpulis.nats.jetstream.consumer.backoff.*}, or a listener's; 2 s fixed by
+     * default); a back-off that stops parks the event ({@code max_deliver})
+     */
+    public Settlement(BackOff nakBackOff) {
+        this.nakBackOff = nakBackOff;
+    }
+
+    /**
+     * @param nakDelay one redelivery delay for every failed attempt
      */
     public Settlement(Duration nakDelay) {
-        this.nakDelay = nakDelay;
+        this(new FixedBackOff(nakDelay.toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
     }
 
     /**
@@ -97,6 +118,9 @@ public final class Settlement {
             Throwable cause = outcome instanceof Fenced fenced ? fenced.cause() : null;
             return Decision.leave(cause, "another writer owns it; no effect from here");
         }
+        if (outcome instanceof Skipped skipped) {
+            return Decision.skip(skipped.cause(), skipped.why());
+        }
         if (state == State.STOPPED || outcome instanceof Stopped) {
             String why = outcome instanceof Stopped stopped ? stopped.why() : "stopped on this worker";
             if (outcome instanceof ParkFailed failed) {
@@ -115,18 +139,45 @@ public final class Settlement {
         }
         if (outcome instanceof ParkFailed failed) {
             return away(failed.parkError()) ? Decision.retry(failed.parkError(), "the DLQ is unavailable")
-                    : Decision.nak(nakDelay, failed.parkError());
+                    : Decision.nak(refusedParkDelay(attempt), failed.parkError());
         }
         Failed failed = (Failed) outcome;
-        return last ? Decision.park(ParkReason.MAX_DELIVER, failed.cause(), "failed on its last delivery")
-                : Decision.nak(nakDelay, failed.cause());
+        if (last) {
+            return Decision.park(ParkReason.MAX_DELIVER, failed.cause(), "failed on its last delivery");
+        }
+        Duration delay = nakDelay(attempt);
+        return delay == null
+                ? Decision.park(ParkReason.MAX_DELIVER, failed.cause(), "failed, and its back-off allows no more tries")
+                : Decision.nak(delay, failed.cause());
     }
 
     /**
-     * @return the redelivery delay of a failed apply
+     * @param attempt the failed delivery's attempt, from 1
+     * @return the delay of its nak: the back-off's step for that attempt (the first
+     * attempt gets the first step), or {@code null} when the back-off stopped before it
      */
-    public Duration nakDelay() {
-        return nakDelay;
+    Duration nakDelay(long attempt) {
+        BackOffExecution steps = nakBackOff.start();
+        long delay = 0;
+        for (long step = 0; step < Math.min(Math.max(attempt, 1), MAX_STEPS); step++) {
+            delay = steps.nextBackOff();
+            if (delay == BackOffExecution.STOP) {
+                return null;
+            }
+        }
+        return Duration.ofMillis(delay);
+    }
+
+    /**
+     * A refused park is nak'ed even when the back-off stopped (it cannot be parked now):
+     * after the back-off's step for this attempt, else its first.
+     */
+    private Duration refusedParkDelay(long attempt) {
+        Duration delay = nakDelay(attempt);
+        if (delay == null) {
+            delay = nakDelay(1);
+        }
+        return delay == null ? Duration.ZERO : delay;
     }
 
     /**

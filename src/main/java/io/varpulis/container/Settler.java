@@ -2,32 +2,36 @@ package io.varpulis.container;
 
 import io.varpulis.container.Outcome.Applied;
 import io.varpulis.container.Outcome.BrokerAway;
+import io.varpulis.container.Outcome.Failed;
 import io.varpulis.container.Outcome.ParkFailed;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.transport.Delivery;
-import io.varpulis.transport.GivenUpMessage;
 import io.varpulis.transport.ParkReason;
 import io.varpulis.transport.PublishReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.util.backoff.BackOffExecution;
 
-import java.io.IOException;
-import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Does what {@link Settlement} decided for each delivery of one
  * {@link DeliveryContainer}: ack, nak, wait for the broker and resume the adapter's step,
- * publish the death envelope and ack once the DLQ stored it, leave it, or count it
+ * publish the death envelope and ack once the DLQ stored it, skip, leave it, or count it
  * stranded; and parks the messages the server gave up on, read from the stream by their
- * sequence. Counts each decision in the container's meters, and releases the delivery
- * from the container's held set once settled.
+ * sequence ({@link GivenUpParks}). Counts each decision in the container's meters, and
+ * releases the delivery from the container's held set once settled.
+ * <p>
+ * It never throws: whatever settling a delivery throws is counted
+ * ({@code varpulis.consumer.errors{stage=settler}}), and the delivery is left for
+ * redelivery; an observation that throws while the delivery is settled is counted
+ * ({@code stage=observation}) and the delivery is settled without it. A park's wait for
+ * an absent DLQ ends with its container.
  */
 final class Settler {
 
@@ -45,32 +49,53 @@ final class Settler {
 
     private final HeldDeliveries held;
 
+    private final ContainerErrors errors;
+
+    private final Settlement settlement;
+
+    private final DeliveryErrorHandler errorHandler;
+
+    private final Consumer<Throwable> fatal;
+
     private final BrokerOutage outage;
 
     /**
-     * @param consumer the durable consumer
-     * @param unit the DLQ unit and meters' tag
-     * @param meters the unit's meters
-     * @param runtime the parker, the settlement rules, the threads
-     * @param state whether the container still runs
-     * @param held the container's held deliveries, each released once settled
+     * @param parts the container's parts
+     * @param settlement the container's rule, with its back-off
+     * @param errorHandler decides what a failed delivery becomes, or {@code null}
+     * @param fatal told of a {@link VirtualMachineError}: the container stops
      */
-    Settler(ConsumerDeclaration consumer, String unit, DeliveryMeters meters, ContainerRuntime runtime,
-            ContainerState state, HeldDeliveries held) {
-        this.consumer = consumer;
-        this.unit = unit;
-        this.meters = meters;
-        this.runtime = runtime;
-        this.state = state;
-        this.held = held;
+    Settler(ContainerParts parts, Settlement settlement, DeliveryErrorHandler errorHandler, Consumer<Throwable> fatal) {
+        this.consumer = parts.consumer();
+        this.unit = parts.unit();
+        this.meters = parts.meters();
+        this.runtime = parts.runtime();
+        this.state = parts.state();
+        this.held = parts.held();
+        this.errors = parts.errors();
+        this.settlement = settlement;
+        this.errorHandler = errorHandler;
+        this.fatal = fatal;
         this.outage = new BrokerOutage(unit, consumer.durable(), runtime.backOffDescription());
     }
 
+    /**
+     * Settles the delivery once its outcome is known: at once when it is, else on the
+     * thread that completes it.
+     */
     void settleWhenDone(DeliveryWork work, CompletionStage<Outcome> stage) {
-        CompletableFuture<Outcome> future = stage == null
-                ? CompletableFuture.completedFuture(Outcome.failed(new IllegalStateException("no outcome")))
-                : stage.toCompletableFuture();
-        if (future.isDone()) {
+        CompletableFuture<Outcome> future;
+        try {
+            future = stage == null ? null : stage.toCompletableFuture();
+        }
+        catch (RuntimeException e) {
+            settle(work, Outcome.failed(ErrorStage.LISTENER, e));
+            return;
+        }
+        if (future == null) {
+            settle(work, Outcome.failed(new IllegalStateException("the adapter returned no outcome")));
+        }
+        else if (future.isDone()) {
             settle(work, outcomeOf(future));
         }
         else {
@@ -84,80 +109,118 @@ final class Settler {
             Outcome outcome = done.join();
             return outcome != null ? outcome : Outcome.failed(new IllegalStateException("no outcome"));
         }
-        catch (CompletionException | java.util.concurrent.CancellationException e) {
+        catch (CompletionException | CancellationException e) {
             return Outcome.failed(unwrap(e));
         }
     }
 
+    /**
+     * Settles the delivery as the rule decides for its outcome. Never throws.
+     */
     void settle(DeliveryWork work, Outcome outcome) {
-        Delivery delivery = work.delivery;
-        Decision decision = runtime.settlement()
-            .decide(outcome, delivery.attempt(), delivery.maxDeliver(), state.get());
-        switch (decision.action()) {
-            case ACK -> ack(work, ((Applied) outcome).elementsParked());
-            case NAK -> nak(work, decision);
-            case RETRY -> retry(work, outcome, decision);
-            case PARK -> parkOffThisThread(work, decision);
-            case LEAVE -> leave(work, decision);
-            case STRANDED -> stranded(work, decision);
-            default -> throw new IllegalStateException("no rule for " + decision);
+        if (held.outcomeKnown(work) && work.received.isSettled()) {
+            finishedLate(work, outcome);
+            return;
+        }
+        settleWhileApplying(work, outcome);
+    }
+
+    /**
+     * Settles the delivery as the rule decides for this outcome while its apply may still
+     * run (its apply timeout passed): the apply stays watched until it returns. Never
+     * throws.
+     */
+    void settleWhileApplying(DeliveryWork work, Outcome failedOrNot) {
+        try {
+            Outcome outcome = failedOrNot;
+            if (outcome instanceof Failed failed) {
+                errors.count(failed.stage(), failed.cause());
+                outcome = handle(work, failed);
+            }
+            Delivery delivery = work.delivery;
+            Decision decision = settlement.decide(outcome, delivery.attempt(), delivery.maxDeliver(), state.get());
+            switch (decision.action()) {
+                case ACK -> ack(work, ((Applied) outcome).elementsParked());
+                case NAK -> nak(work, decision);
+                case RETRY -> retry(work, outcome, decision);
+                case PARK -> parkOffThisThread(work, decision);
+                case SKIP -> skip(work, decision);
+                case LEAVE -> leave(work, decision);
+                case STRANDED -> stranded(work, decision);
+                default -> throw new IllegalStateException("no rule for " + decision);
+            }
+        }
+        catch (Throwable e) {
+            if (isFatal(e)) {
+                fatal.accept(e);
+                return;
+            }
+            errors.report(ErrorStage.SETTLER, work.received, e);
+            release(work, d -> d.leave("settling it failed: " + e));
         }
     }
 
     /**
-     * Parks on the settling executor: never on the client's threads, where a full publish
-     * window would wait.
+     * The error handler's choice for a failure of a running container; the failure itself
+     * when there is none, or when it throws (counted and logged).
      */
-    private void parkOffThisThread(DeliveryWork work, Decision decision) {
-        try {
-            runtime.executor().execute(() -> park(work, decision));
+    private Outcome handle(DeliveryWork work, Failed failed) {
+        if (errorHandler == null || state.get() != Settlement.State.RUNNING) {
+            return failed;
         }
-        catch (RejectedExecutionException shuttingDown) {
-            leave(work, Decision.leave(decision.cause(), "the node is shutting down; not parked here"));
+        try {
+            Outcome chosen = errorHandler.handle(failed, work.delivery);
+            return chosen != null ? chosen : failed;
+        }
+        catch (Throwable e) {
+            if (isFatal(e)) {
+                throw e;
+            }
+            errors.report(ErrorStage.ERROR_HANDLER, work.received, e);
+            return failed;
         }
     }
 
+    /** An apply that returned after its timeout released it for redelivery. */
+    private void finishedLate(DeliveryWork work, Outcome outcome) {
+        log.warn(
+                "{}: {} finished as {} after its apply timeout had released it ({}): its redelivery may be applied "
+                        + "again",
+                unit, work.received, outcome.getClass().getSimpleName().toLowerCase(), work.received.settlement());
+    }
+
+    /**
+     * Parks on the settling executor: never on the client's threads, where a full publish
+     * window would wait (the executor runs it here once it is shut down).
+     */
+    private void parkOffThisThread(DeliveryWork work, Decision decision) {
+        runtime.executor().execute(() -> park(work, decision));
+    }
+
     private void ack(DeliveryWork work, int elementsParked) {
-        try {
-            work.delivery.ack();
+        if (release(work, Delivery::ack)) {
+            meters.applied(System.nanoTime() - work.started, elementsParked);
         }
-        catch (IllegalStateException e) {
-            // Settled meanwhile, or the connection is closed: ack_wait redelivers it,
-            // applied idempotently.
-            log.debug("{}: the ack of {} was not sent: {}", unit, work.delivery, e.toString());
-        }
-        finally {
-            held.release(work.received);
-        }
-        meters.applied(System.nanoTime() - work.started, elementsParked);
         work.gotThrough(outage);
     }
 
     private void nak(DeliveryWork work, Decision decision) {
         log.warn("{}: {} failed ({}); nak'ed, redelivered in {} ms", unit, work.delivery, describe(decision.cause()),
                 decision.delay().toMillis());
-        try {
-            work.delivery.nak(decision.delay());
-        }
-        catch (IllegalStateException e) {
-            log.debug("{}: the nak of {} was not sent: {}", unit, work.delivery, e.toString());
-        }
-        finally {
-            held.release(work.received);
+        release(work, d -> d.nak(decision.delay()));
+    }
+
+    private void skip(DeliveryWork work, Decision decision) {
+        log.warn("{}: {} skipped by its error handler ({}): acked without being applied; it failed with {}", unit,
+                work.delivery, decision.why(), describe(decision.cause()));
+        if (release(work, Delivery::ack)) {
+            meters.skipped();
         }
     }
 
     private void leave(DeliveryWork work, Decision decision) {
         log.debug("{}: {} left unacked for redelivery: {}", unit, work.delivery, decision.why());
-        try {
-            work.delivery.leave(decision.why());
-        }
-        catch (IllegalStateException settled) {
-            log.debug("{}: {} was settled already", unit, work.delivery);
-        }
-        finally {
-            held.release(work.received);
-        }
+        release(work, d -> d.leave(decision.why()));
     }
 
     private void stranded(DeliveryWork work, Decision decision) {
@@ -168,6 +231,54 @@ final class Settler {
                 work.delivery.streamSequence());
         meters.stranded();
         leave(work, decision);
+    }
+
+    /**
+     * Settles the delivery as decorated, then releases it from the held set. A settlement
+     * refused because it was settled already (or the connection closed: ack_wait brings
+     * it back) is not an error. A decorator that throws while it settles (an observation
+     * handler's stop) is counted, and the delivery itself is settled the same way if it
+     * was not yet.
+     * @return whether this call settled it
+     */
+    private boolean release(DeliveryWork work, Consumer<Delivery> settle) {
+        boolean settledBefore = work.received.isSettled();
+        boolean decorated = work.delivery != work.received;
+        try {
+            settle.accept(work.delivery);
+            return true;
+        }
+        catch (Throwable e) {
+            if (isFatal(e)) {
+                throw e;
+            }
+            if (work.received.isSettled()) {
+                boolean byThisCall = !settledBefore && decorated && !(e instanceof IllegalStateException);
+                if (byThisCall) {
+                    errors.report(ErrorStage.OBSERVATION, work.received, e);
+                }
+                else {
+                    log.debug("{}: {} was not settled here: {}", unit, work.delivery, e.toString());
+                }
+                return byThisCall;
+            }
+            if (!decorated) {
+                log.debug("{}: {} was not settled here: {}", unit, work.delivery, e.toString());
+                return false;
+            }
+            errors.report(ErrorStage.OBSERVATION, work.received, e);
+            try {
+                settle.accept(work.received);
+                return true;
+            }
+            catch (IllegalStateException notSent) {
+                log.debug("{}: {} was not settled here: {}", unit, work.received, notSent.toString());
+                return false;
+            }
+        }
+        finally {
+            held.release(work.received);
+        }
     }
 
     /**
@@ -183,24 +294,31 @@ final class Settler {
     }
 
     private void resume(DeliveryWork work, Outcome waited) {
-        boolean givenUp = waited instanceof ParkFailed failed && failed.reason() == ParkReason.SERVER_GAVE_UP;
-        if (state.get() != Settlement.State.RUNNING && !givenUp) {
+        boolean givenUpPark = waited instanceof ParkFailed failed && failed.reason() == ParkReason.SERVER_GAVE_UP;
+        if (state.get() != Settlement.State.RUNNING && !givenUpPark) {
             settle(work, state.get() == Settlement.State.FENCED ? Outcome.fenced(null)
                     : Outcome.stopped("its consumer stopped while waiting for the broker"));
+            return;
+        }
+        if (givenUpPark && state.closed()) {
+            settle(work, new ParkFailed(ParkReason.SERVER_GAVE_UP, null,
+                    new IllegalStateException("its container closed while the DLQ was unavailable")));
             return;
         }
         if (waited instanceof ParkFailed failed) {
             park(work, Decision.park(failed.reason(), failed.cause(), "the DLQ may be back"));
             return;
         }
+        held.applying(work, null);
         CompletionStage<Outcome> again;
         try {
             again = work.delivery.inContext(((BrokerAway) waited).resume());
         }
-        catch (VirtualMachineError e) {
-            throw e;
-        }
-        catch (RuntimeException | Error e) {
+        catch (Throwable e) {
+            if (isFatal(e)) {
+                fatal.accept(e);
+                return;
+            }
             again = CompletableFuture.completedFuture(Outcome.failed(e));
         }
         settleWhenDone(work, again);
@@ -217,7 +335,11 @@ final class Settler {
             receipt = delivery.inContext(() -> runtime.parker()
                 .publish(delivery, unit, consumer.durable(), decision.reason(), decision.cause()));
         }
-        catch (RuntimeException e) {
+        catch (Throwable e) {
+            if (isFatal(e)) {
+                fatal.accept(e);
+                return;
+            }
             receipt = CompletableFuture.failedFuture(e);
         }
         receipt.whenComplete((stored, error) -> {
@@ -226,51 +348,25 @@ final class Settler {
                 return;
             }
             try {
-                delivery.parked(decision.reason());
+                if (release(work, d -> d.parked(decision.reason()))) {
+                    meters.parked(decision.reason());
+                }
+                work.gotThrough(outage);
+                log.warn("{}: parked {} in {} at DLQ sequence {} ({}: {})", unit, delivery, stored.subject(),
+                        stored.sequence(), decision.reason().tag(), describe(decision.cause()));
             }
-            catch (IllegalStateException e) {
-                log.debug("{}: the ack of parked {} was not sent: {}", unit, delivery, e.toString());
+            catch (Throwable e) {
+                if (isFatal(e)) {
+                    fatal.accept(e);
+                    return;
+                }
+                errors.report(ErrorStage.SETTLER, work.received, e);
             }
-            finally {
-                held.release(work.received);
-            }
-            meters.parked(decision.reason());
-            work.gotThrough(outage);
-            log.warn("{}: parked {} in {} at DLQ sequence {} ({}: {})", unit, delivery, stored.subject(),
-                    stored.sequence(), decision.reason().tag(), describe(decision.cause()));
         });
     }
 
-    /**
-     * Reads the message the server gave up on from its stream, and parks it; the broker
-     * away is waited out.
-     */
-    void parkGivenUp(GivenUpMessage message, BackOffExecution waits) {
-        Optional<Delivery> stored;
-        try {
-            stored = message.load();
-        }
-        catch (IOException | RuntimeException e) {
-            BackOffExecution next = waits != null ? waits : runtime.backOff().start();
-            long wait = next.nextBackOff();
-            log.warn("{}: the server gave up on {}, which cannot be read yet ({}); trying again in {} ms", unit,
-                    message, e.getMessage(), wait);
-            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, runtime.executor())
-                .execute(() -> parkGivenUp(message, next));
-            return;
-        }
-        if (stored.isEmpty()) {
-            meters.stranded();
-            log.error("{}: the server gave up on {} without an ack, and the stream no longer holds it (its max_age "
-                    + "passed, or it was deleted): it was neither applied nor parked", unit, message);
-            return;
-        }
-        log.warn("{}: the server gave up on {} without an ack; parking it from the stream", unit, message);
-        DeliveryWork work = new DeliveryWork(stored.get(), stored.get());
-        settle(work,
-                Outcome.poison(ParkReason.SERVER_GAVE_UP,
-                        new IllegalStateException("the server stopped " + "delivering it after " + message.deliveries()
-                                + " deliveries without an ack (durable " + message.durable() + ")")));
+    static boolean isFatal(Throwable error) {
+        return error instanceof VirtualMachineError && !(error instanceof StackOverflowError);
     }
 
     private static String describe(Throwable cause) {

@@ -7,6 +7,7 @@ import io.nats.client.api.StreamState;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamReach;
+import io.varpulis.jetstream.ServerSyncCheck;
 import io.varpulis.jetstream.StreamDrift;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.support.DaemonThreads;
@@ -14,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -41,8 +43,13 @@ import java.util.concurrent.TimeUnit;
  * {@code streams} (per stream: {@code present}, {@code messages}, {@code bytes}, and
  * {@code drift} when its settings differ from the declaration), {@code consumers} (per
  * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
- * (messages parked in {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was
- * last asked).
+ * (messages parked in {@code VARPULIS_DLQ}), {@code checkedAt} (when the server was last
+ * asked) and {@code sync} (whether the servers sync every write, {@link ServerSyncCheck}:
+ * a warning, never DOWN).
+ * <p>
+ * The server is first asked when the context starts (a {@link SmartLifecycle} of the last
+ * phase), after the streams were declared: asked before, a node showed {@code streams:
+ * {}} and UP, and no drift, until its second check (issue 43).
  * <p>
  * It answers at once whatever NATS is doing, because readiness probes time out (the
  * chart's after 3 s) and a JetStream request to a server that is away waits for its whole
@@ -51,7 +58,7 @@ import java.util.concurrent.TimeUnit;
  * DOWN without asking; when the last answer is older than three refresh intervals (a
  * server that accepts connections and never answers) it is DOWN and says since when.
  */
-public class JetStreamHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
+public class JetStreamHealthIndicator extends AbstractHealthIndicator implements SmartLifecycle, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JetStreamHealthIndicator.class);
 
@@ -61,15 +68,16 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
 
     private final Duration refreshInterval;
 
-    private final ScheduledExecutorService refresher;
-
     private final ProblemGrace grace;
+
+    private final ServerSyncCheck sync;
+
+    private ScheduledExecutorService refresher;
 
     private volatile Checked last;
 
     /**
-     * Asks the server once now (bounded by the JetStream request timeout), then every
-     * refresh interval.
+     * Asks nothing until {@link #start()}.
      * @param admin knows the declared streams and consumers and asks the server about
      * them
      * @param connection the connection, whose state is read without a round trip
@@ -79,15 +87,55 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
      */
     public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval,
             Duration downAfter) {
+        this(admin, connection, refreshInterval, downAfter, null);
+    }
+
+    /**
+     * Asks nothing until {@link #start()}.
+     * @param admin knows the declared streams and consumers and asks the server about
+     * them
+     * @param connection the connection, whose state is read without a round trip
+     * @param refreshInterval how often the server is asked
+     * @param downAfter how long a transient problem lasts before the component turns DOWN
+     * @param sync whether the servers sync every write, shown as the {@code sync} detail;
+     * null for none
+     */
+    public JetStreamHealthIndicator(JetStreamAdmin admin, Connection connection, Duration refreshInterval,
+            Duration downAfter, ServerSyncCheck sync) {
         super("JetStream health check failed");
         this.admin = admin;
         this.connection = connection;
         this.refreshInterval = refreshInterval;
         this.grace = new ProblemGrace(downAfter);
+        this.sync = sync;
+    }
+
+    /**
+     * Asks the server once now (bounded by the JetStream request timeout), then every
+     * refresh interval.
+     */
+    @Override
+    public synchronized void start() {
+        if (refresher != null) {
+            return;
+        }
         refresh();
-        this.refresher = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-jetstream-health"));
+        refresher = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("varpulis-jetstream-health"));
         refresher.scheduleWithFixedDelay(this::refresh, refreshInterval.toMillis(), refreshInterval.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (refresher != null) {
+            refresher.shutdownNow();
+            refresher = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return refresher != null;
     }
 
     @Override
@@ -95,6 +143,9 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
         Checked checked = last;
         if (checked != null) {
             builder.withDetails(checked.health().getDetails()).withDetail("checkedAt", checked.at().toString());
+        }
+        if (sync != null) {
+            builder.withDetail("sync", sync.current().details());
         }
         Connection.Status status = connection.getStatus();
         if (status != Connection.Status.CONNECTED) {
@@ -116,7 +167,7 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
     /** Stops asking the server. */
     @Override
     public void close() {
-        refresher.shutdownNow();
+        stop();
     }
 
     private void refresh() {

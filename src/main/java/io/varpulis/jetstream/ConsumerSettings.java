@@ -10,20 +10,25 @@ import java.time.Duration;
  * @param maxDeliver deliveries before an event is poison
  * @param maxAckPending unacked messages one consumer may hold at once
  * @param inactiveThreshold how long a durable survives with nobody pulling
- * @param nakDelay redelivery delay after a failed apply
+ * @param nakBackOff the delays of a failed apply's naks, per attempt
+ * @param applyTimeout the longest a delivery is kept in progress while it is applied
  * @param batchSize messages requested per pull
  */
 public record ConsumerSettings(Duration ackWait, int maxDeliver, int maxAckPending, Duration inactiveThreshold,
-        Duration nakDelay, int batchSize) {
+        NakBackOff nakBackOff, Duration applyTimeout, int batchSize) {
+
+    /** The default apply timeout: Kafka's {@code max.poll.interval.ms}, 5 minutes. */
+    public static final Duration DEFAULT_APPLY_TIMEOUT = Duration.ofMinutes(5);
 
     /**
      * @return ADR-007's defaults: ack_wait 30 s, max_deliver 5, max_ack_pending 1024,
-     * inactive_threshold 7 days, a 2 s nak delay, batches of 500, the defaults of
-     * {@code varpulis.nats.jetstream.consumer.*} (a test holds them equal), whose Javadoc
-     * gives the reasons
+     * inactive_threshold 7 days, a fixed 2 s nak delay, a 5 minute apply timeout, batches
+     * of 500, the defaults of {@code varpulis.nats.jetstream.consumer.*} (a test holds
+     * them equal), whose Javadoc gives the reasons
      */
     public static ConsumerSettings defaults() {
-        return new ConsumerSettings(Duration.ofSeconds(30), 5, 1024, Duration.ofDays(7), Duration.ofSeconds(2), 500);
+        return new ConsumerSettings(Duration.ofSeconds(30), 5, 1024, Duration.ofDays(7), NakBackOff.DEFAULT,
+                DEFAULT_APPLY_TIMEOUT, 500);
     }
 
 }

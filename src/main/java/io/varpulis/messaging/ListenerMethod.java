@@ -2,172 +2,202 @@ package io.varpulis.messaging;
 
 import io.nats.client.impl.Headers;
 import io.varpulis.transport.Delivery;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.SmartMessageConverter;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Payload;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.support.GenericMessage;
 
-import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
-import java.lang.reflect.Type;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
- * A {@link NatsListener} method bound to its bean, with each parameter's source decided
- * once, at startup.
+ * A {@link NatsListener} method bound with Spring Messaging ({@link ListenerMethods}),
+ * with what each call needs decided once, at startup: whether it reads headers (a
+ * {@code Message<T>}, {@code @Header}, {@code @Headers}, {@link NatsHeader}: only then
+ * are they copied into the message), whether it takes {@link DeliveryMetadata} or the
+ * NATS {@link Headers}, and, for a batch method, how one element is converted.
  */
 final class ListenerMethod {
 
-    /** Where one parameter's argument comes from, decided once. */
-    private enum Source {
-
-        PAYLOAD, HEADER, HEADERS, METADATA
-
-    }
-
-    private final Object bean;
-
     private final Method method;
 
-    private final Source[] sources;
+    private final InvocableHandlerMethod handler;
 
-    private final String[] headerNames;
+    private final SmartMessageConverter converter;
 
-    private final Type payloadType;
+    private final boolean readsHeaders;
 
-    private ListenerMethod(Object bean, Method method, Type payloadType) {
-        this.bean = bean;
+    private final boolean takesMetadata;
+
+    private final boolean takesNatsHeaders;
+
+    private final boolean batch;
+
+    /**
+     * A batch method's element parameter ({@code T} of {@code List<T>}), or {@code null}.
+     */
+    private final MethodParameter element;
+
+    private final boolean elementsAreMessages;
+
+    ListenerMethod(Object bean, Method method, boolean batch, InvocableHandlerMethod handler,
+            SmartMessageConverter converter) {
         this.method = method;
-        Parameter[] parameters = method.getParameters();
-        this.sources = new Source[parameters.length];
-        this.headerNames = new String[parameters.length];
-        for (int i = 0; i < parameters.length; i++) {
-            NatsHeader header = parameters[i].getAnnotation(NatsHeader.class);
-            if (header != null) {
-                sources[i] = Source.HEADER;
-                headerNames[i] = header.value();
+        this.handler = handler;
+        this.converter = converter;
+        this.batch = batch;
+        boolean headers = false;
+        boolean metadata = false;
+        boolean natsHeaders = false;
+        MethodParameter payload = null;
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            Class<?> type = parameter.getParameterType();
+            Parameter declared = method.getParameters()[i];
+            if (type == DeliveryMetadata.class) {
+                metadata = true;
             }
-            else if (parameters[i].getType() == Headers.class) {
-                sources[i] = Source.HEADERS;
+            else if (type == Headers.class) {
+                natsHeaders = true;
             }
-            else if (parameters[i].getType() == DeliveryMetadata.class) {
-                sources[i] = Source.METADATA;
+            else if (declared.isAnnotationPresent(NatsHeader.class)) {
+                if (type != String.class) {
+                    throw new IllegalStateException("its @NatsHeader parameter " + declared.getName()
+                            + " must be a String, not " + type.getSimpleName());
+                }
+                headers = true;
+            }
+            else if (Message.class.isAssignableFrom(type)) {
+                headers = true;
+            }
+            else if (isPayload(parameter)) {
+                if (payload != null) {
+                    throw new IllegalStateException("it has two payload parameters; annotate headers with @Header or "
+                            + "@NatsHeader, or take Message<T>, Headers or DeliveryMetadata");
+                }
+                payload = parameter;
             }
             else {
-                sources[i] = Source.PAYLOAD;
+                headers = true;
             }
         }
-        this.payloadType = payloadType;
-        method.setAccessible(true);
+        this.readsHeaders = headers;
+        this.takesMetadata = metadata;
+        this.takesNatsHeaders = natsHeaders;
+        if (batch) {
+            if (payload == null || payload.getParameterType() != List.class || metadata || natsHeaders || headers) {
+                throw new IllegalStateException(
+                        "a batch listener (batch = true) takes one parameter, List<T> or List<Message<T>>");
+            }
+            if (returnsValue()) {
+                throw new IllegalStateException("a batch listener (batch = true) returns void (or a CompletionStage "
+                        + "of Void): a batch has no one reply");
+            }
+            MethodParameter nested = payload.nested();
+            this.elementsAreMessages = Message.class.isAssignableFrom(nested.getNestedParameterType());
+            this.element = elementsAreMessages ? nested.nested() : nested;
+        }
+        else {
+            this.element = null;
+            this.elementsAreMessages = false;
+        }
+    }
+
+    private static boolean isPayload(MethodParameter parameter) {
+        return parameter.hasParameterAnnotation(Payload.class) || !parameter.hasParameterAnnotation(Header.class)
+                && !parameter.hasParameterAnnotation(org.springframework.messaging.handler.annotation.Headers.class)
+                && !MessageHeaders.class.isAssignableFrom(parameter.getParameterType());
     }
 
     /**
-     * @param bean the bean
-     * @param method its annotated method
-     * @return the binding
-     * @throws IllegalStateException naming the method, when it has more than one payload
-     * parameter or a {@link NatsHeader} parameter that is not a {@code String}
-     */
-    static ListenerMethod of(Object bean, Method method) {
-        Type payload = null;
-        for (Parameter parameter : method.getParameters()) {
-            if (parameter.isAnnotationPresent(NatsHeader.class)) {
-                if (parameter.getType() != String.class) {
-                    throw new IllegalStateException("@NatsListener method " + name(method) + ": @NatsHeader parameter "
-                            + parameter.getName() + " must be a String, not " + parameter.getType().getSimpleName());
-                }
-            }
-            else if (parameter.getType() != Headers.class && parameter.getType() != DeliveryMetadata.class) {
-                if (payload != null) {
-                    throw new IllegalStateException("@NatsListener method " + name(method) + " has two payload "
-                            + "parameters; annotate headers with @NatsHeader, or take Headers or DeliveryMetadata");
-                }
-                payload = parameter.getParameterizedType();
-            }
-        }
-        return new ListenerMethod(bean, method, payload);
-    }
-
-    /**
-     * @param converter converts payloads
-     * @return the reader of this method's payload parameter, resolved once (none: a
-     * reader that is never called); a converter bean that overrides
-     * {@link PayloadConverter#read} but not {@link PayloadConverter#reader} is called
-     * through its {@code read} on every payload, so its conversion (and its choice to
-     * refuse a payload) still applies
-     */
-    PayloadConverter.Reader payloadReader(PayloadConverter converter) {
-        if (payloadType == null) {
-            return data -> null;
-        }
-        if (overrides(converter, "read", byte[].class, Type.class) && !overrides(converter, "reader", Type.class)) {
-            return data -> converter.read(data, payloadType);
-        }
-        return converter.reader(payloadType);
-    }
-
-    private static boolean overrides(PayloadConverter converter, String name, Class<?>... parameters) {
-        try {
-            return converter.getClass().getMethod(name, parameters).getDeclaringClass() != PayloadConverter.class;
-        }
-        catch (NoSuchMethodException e) {
-            return false;
-        }
-    }
-
-    /**
+     * Calls the method with one delivery's arguments.
      * @param delivery the delivery
-     * @param payload reads the payload, from {@link #payloadReader}
-     * @return the arguments of one call
-     * @throws IOException when the payload cannot be converted into the parameter's type
-     */
-    Object[] arguments(Delivery delivery, PayloadConverter.Reader payload) throws IOException {
-        Object[] arguments = new Object[sources.length];
-        for (int i = 0; i < sources.length; i++) {
-            arguments[i] = switch (sources[i]) {
-                case HEADER -> delivery.headers() == null ? null : delivery.headers().getLast(headerNames[i]);
-                case HEADERS -> delivery.headers() == null ? new Headers() : delivery.headers();
-                case METADATA -> DeliveryMetadata.of(delivery);
-                case PAYLOAD -> payload.read(delivery.data());
-            };
-        }
-        return arguments;
-    }
-
-    /**
-     * @param arguments from {@link #arguments}
      * @return what the method returned
-     * @throws Exception what the method threw
+     * @throws MessageConversionException when the payload cannot be converted
+     * @throws Exception what the method (or an argument's resolution) threw
      */
-    Object invoke(Object[] arguments) throws Exception {
-        try {
-            return method.invoke(bean, arguments);
-        }
-        catch (InvocationTargetException e) {
-            if (e.getCause() instanceof Exception thrown) {
-                throw thrown;
-            }
-            throw e;
-        }
+    Object invoke(Delivery delivery) throws Exception {
+        return handler.invoke(NatsMessages.of(delivery, readsHeaders), provided(delivery));
     }
 
     /**
-     * @return whether the method returns something to publish
+     * Converts one element of a batch.
+     * @param delivery the element's delivery
+     * @return the element: its payload converted, or a {@code Message} of it
+     * @throws MessageConversionException when the payload cannot be converted
+     */
+    Object element(Delivery delivery) {
+        Message<byte[]> message = NatsMessages.of(delivery, elementsAreMessages);
+        Object payload = converter.fromMessage(message, element.getNestedParameterType(), element);
+        if (payload == null) {
+            throw new MessageConversionException(message,
+                    "cannot convert the payload into " + element.getNestedGenericParameterType().getTypeName());
+        }
+        return elementsAreMessages ? new GenericMessage<>(payload, message.getHeaders()) : payload;
+    }
+
+    /**
+     * Calls a batch method.
+     * @param elements the elements, from {@link #element}
+     * @return what it returned ({@code null}, or a stage)
+     * @throws Exception what it threw
+     */
+    Object invokeBatch(List<Object> elements) throws Exception {
+        return handler.invoke(NatsMessages.EMPTY, elements);
+    }
+
+    private Object[] provided(Delivery delivery) {
+        if (!takesMetadata && !takesNatsHeaders) {
+            return NO_ARGUMENTS;
+        }
+        if (!takesNatsHeaders) {
+            return new Object[] { DeliveryMetadata.of(delivery) };
+        }
+        Headers headers = delivery.headers() == null ? new Headers() : delivery.headers();
+        return takesMetadata ? new Object[] { DeliveryMetadata.of(delivery), headers } : new Object[] { headers };
+    }
+
+    private static final Object[] NO_ARGUMENTS = {};
+
+    /**
+     * @return whether it takes a batch
+     */
+    boolean batch() {
+        return batch;
+    }
+
+    /**
+     * @return whether it returns something to publish (a {@code CompletionStage}'s value
+     * included)
      */
     boolean returnsValue() {
-        return method.getReturnType() != void.class && method.getReturnType() != Void.class;
+        Class<?> type = valueType();
+        return type != void.class && type != Void.class;
     }
 
     /**
-     * @return whether every value the method returns says its own subject
+     * @return what its calls return: the value of a {@code CompletionStage}, else the
+     * return type
      */
-    boolean returnsOutboundEvent() {
-        return OutboundEvent.class.isAssignableFrom(method.getReturnType());
+    private Class<?> valueType() {
+        ResolvableType returned = ResolvableType.forMethodReturnType(method);
+        if (CompletionStage.class.isAssignableFrom(returned.toClass())) {
+            Class<?> value = returned.as(CompletionStage.class).getGeneric(0).resolve(Object.class);
+            return value;
+        }
+        return returned.toClass();
     }
 
     @Override
     public String toString() {
-        return name(method);
-    }
-
-    private static String name(Method method) {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 

@@ -12,9 +12,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Finds the {@link NatsListener} methods of every bean, as Spring Kafka's
- * {@code KafkaListenerAnnotationBeanPostProcessor} does; {@link NatsListenerRegistry}
- * starts them once the context is refreshed. Depends on nothing, so that it can be
- * created before every other bean.
+ * {@code KafkaListenerAnnotationBeanPostProcessor} does;
+ * {@link NatsListenerEndpointRegistry} starts them once the context is refreshed. Depends
+ * on nothing, so that it can be created before every other bean.
  */
 public class NatsListenerAnnotationBeanPostProcessor implements BeanPostProcessor {
 

@@ -12,16 +12,15 @@ import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor.AnnotatedListener;
 
+import org.springframework.context.ApplicationEventPublisher;
+
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Makes the container of one {@link NatsListener} method: merges the annotation with
- * {@code varpulis.nats.listeners.<id>.*}, checks the result (errors name the method and
- * the property to set), finds the stream on jetstream, and declares the durable pull
- * consumer with {@code varpulis.nats.jetstream.consumer.*}'s defaults (ack wait,
+ * Makes the container of one {@link NatsListener} method: its settings from
+ * {@link ListenerEndpoints}, the stream found on jetstream, and the durable pull consumer
+ * declared with {@code varpulis.nats.jetstream.consumer.*}'s defaults (ack wait,
  * max_deliver 5, max_ack_pending, inactive threshold).
  */
 public class NatsListenerContainerFactory {
@@ -32,29 +31,29 @@ public class NatsListenerContainerFactory {
 
     private final SubstrateMetrics metrics;
 
-    private final PayloadConverter converter;
+    private final NatsTemplate template;
 
-    private final ConsumerSettings defaults;
+    private final ListenerEndpoints endpoints;
 
-    private final Map<String, ListenerSettings> listeners;
+    private final ApplicationEventPublisher events;
 
     /**
      * @param containers runs each listener's durable consumer (and gives the transport)
-     * @param admin finds streams by subject, or {@code null} on core
+     * @param admin finds streams by subject and reads consumers, or {@code null} on core
      * @param metrics the meters of the event paths
-     * @param converter converts payloads
-     * @param defaults the consumer defaults
-     * @param listeners the overrides from {@code application.yml}, by listener id
+     * @param template publishes replies
+     * @param endpoints each listener's settings
+     * @param events where each container's {@link NatsListenerEvent}s are published
      */
     public NatsListenerContainerFactory(DeliveryContainerFactory containers, JetStreamAdmin admin,
-            SubstrateMetrics metrics, PayloadConverter converter, ConsumerSettings defaults,
-            Map<String, ListenerSettings> listeners) {
+            SubstrateMetrics metrics, NatsTemplate template, ListenerEndpoints endpoints,
+            ApplicationEventPublisher events) {
         this.containers = containers;
         this.admin = admin;
         this.metrics = metrics;
-        this.converter = converter;
-        this.defaults = defaults;
-        this.listeners = listeners;
+        this.template = template;
+        this.endpoints = endpoints;
+        this.events = events;
     }
 
     /**
@@ -71,7 +70,8 @@ public class NatsListenerContainerFactory {
      * is misconfigured or no single stream captures its subject
      */
     public NatsListenerContainer create(AnnotatedListener found) {
-        ListenerEndpoint endpoint = endpoint(found);
+        ListenerEndpoint endpoint = endpoints.of(found);
+        ConsumerSettings defaults = endpoints.defaults();
         ConsumerConfiguration configuration = ConsumerConfiguration.builder()
             .durable(endpoint.id())
             .filterSubject(endpoint.subject())
@@ -83,41 +83,7 @@ public class NatsListenerContainerFactory {
             .inactiveThreshold(defaults.inactiveThreshold())
             .build();
         return new NatsListenerContainer(endpoint, new ConsumerDeclaration(stream(endpoint), configuration), containers,
-                metrics, converter);
-    }
-
-    private ListenerEndpoint endpoint(AnnotatedListener found) {
-        NatsListener annotation = found.annotation();
-        String id = annotation.id();
-        String where = "@NatsListener(id = \"" + id + "\") on " + found.method().getDeclaringClass().getSimpleName()
-                + "." + found.method().getName();
-        if (!id.matches("[A-Za-z0-9_-]+")) {
-            throw new IllegalStateException(where + ": the id names the durable consumer and the DLQ subject, so it "
-                    + "may only hold letters, digits, '-' and '_'");
-        }
-        ListenerSettings overrides = listeners.getOrDefault(id, ListenerSettings.NONE);
-        String subject = overrides.subject() != null ? overrides.subject() : annotation.subject();
-        if (subject.isBlank()) {
-            throw new IllegalStateException(where + " has no subject: set subject = \"...\" or "
-                    + "varpulis.nats.listeners." + id + ".subject");
-        }
-        int concurrency = overrides.concurrency() != null ? overrides.concurrency()
-                : Math.max(annotation.concurrency(), 1);
-        if (concurrency < 1) {
-            throw new IllegalStateException(
-                    "varpulis.nats.listeners." + id + ".concurrency must be 1 or more, got " + concurrency);
-        }
-        String sendTo = overrides.sendTo() != null ? overrides.sendTo() : annotation.sendTo();
-        ListenerMethod method = ListenerMethod.of(found.bean(), found.method());
-        if (method.returnsValue() && !method.returnsOutboundEvent() && sendTo.isBlank()) {
-            throw new IllegalStateException(where + " returns a value but has no sendTo subject: set sendTo = "
-                    + "\"...\" or varpulis.nats.listeners." + id + ".send-to, or return an OutboundEvent");
-        }
-        List<Class<? extends Throwable>> notRetryable = Arrays.asList(annotation.notRetryable());
-        return new ListenerEndpoint(id, subject, overrides.stream() != null ? overrides.stream() : annotation.stream(),
-                concurrency, overrides.maxDeliver() != null ? overrides.maxDeliver() : annotation.maxDeliver(),
-                overrides.maxAckPending() != null ? overrides.maxAckPending() : annotation.maxAckPending(), sendTo,
-                notRetryable, method);
+                metrics.deliveries(endpoint.id(), SubstrateMetrics.UNPARTITIONED, true), template, events, admin);
     }
 
     /**

@@ -5,18 +5,32 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 
+import org.springframework.core.MethodParameter;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.SmartMessageConverter;
+import org.springframework.messaging.support.MessageBuilder;
+
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Converts payloads with Jackson 2 (SPEC section 13): a {@code byte[]} is passed as is, a
  * {@code String} as UTF-8 text, anything else (a record, a POJO, {@code JsonNode}, a
- * generic collection) is read from or written as JSON.
+ * generic collection) is read from or written as JSON. It is the default
+ * {@link SmartMessageConverter} of the listeners' arguments (a service's own
+ * {@code MessageConverter} bean replaces it there): the parameter's generic type comes
+ * from the conversion hint, and the reader of each type is resolved once.
  */
-public class PayloadConverter {
+public class PayloadConverter implements SmartMessageConverter {
 
     private final ObjectMapper mapper;
+
+    private final Map<Type, Reader> readers = new ConcurrentHashMap<>();
 
     /**
      * @param mapper the Jackson 2 mapper (its modules and features decide the JSON
@@ -34,7 +48,7 @@ public class PayloadConverter {
      * such a payload at once)
      */
     public Object read(byte[] data, Type type) throws IOException {
-        return reader(type).read(data);
+        return readers.computeIfAbsent(type, this::reader).read(data);
     }
 
     /**
@@ -61,6 +75,54 @@ public class PayloadConverter {
             }
             return value;
         };
+    }
+
+    /**
+     * @param message a message whose payload is the bytes received
+     * @param targetClass the parameter's class
+     * @param conversionHint the parameter ({@link MethodParameter}), whose generic type
+     * is read
+     * @return the converted payload
+     * @throws MessageConversionException when the bytes are not JSON of that type (the
+     * listener parks such a payload at once, {@code undecodable})
+     */
+    @Override
+    public Object fromMessage(Message<?> message, Class<?> targetClass, Object conversionHint) {
+        Object payload = message.getPayload();
+        if (!(payload instanceof byte[] data)) {
+            return targetClass.isInstance(payload) ? payload : null;
+        }
+        Type type = conversionHint instanceof MethodParameter parameter ? payloadType(parameter) : targetClass;
+        try {
+            return read(data, type);
+        }
+        catch (IOException e) {
+            throw new MessageConversionException(message,
+                    "the payload is not JSON of " + type.getTypeName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The parameter's generic type; a {@code Message<T>} parameter's {@code T}. */
+    private static Type payloadType(MethodParameter parameter) {
+        MethodParameter payload = Message.class.isAssignableFrom(parameter.getNestedParameterType())
+                ? parameter.nested() : parameter;
+        return payload.getNestedGenericParameterType();
+    }
+
+    @Override
+    public Object fromMessage(Message<?> message, Class<?> targetClass) {
+        return fromMessage(message, targetClass, null);
+    }
+
+    @Override
+    public Message<?> toMessage(Object payload, MessageHeaders headers, Object conversionHint) {
+        return toMessage(payload, headers);
+    }
+
+    @Override
+    public Message<?> toMessage(Object payload, MessageHeaders headers) {
+        return headers == null ? MessageBuilder.withPayload(write(payload)).build()
+                : MessageBuilder.createMessage(write(payload), headers);
     }
 
     /** Reads payloads into one type; made by {@link #reader(Type)}. */

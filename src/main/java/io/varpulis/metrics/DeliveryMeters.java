@@ -5,16 +5,18 @@ import io.varpulis.transport.ParkReason;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The meters of one consumer's deliveries, resolved once when its container starts (a
  * lookup per event cost about 1 us, issue 14): {@code varpulis.events.applied} and
  * {@code varpulis.events.apply}, {@code .redelivered}, {@code .retried},
- * {@code .parked{reason}} and {@code .stranded}, tagged with the unit (pipeline,
- * listener, or {@code coordinator:{id}}) and partition. Every counter is registered at 0,
- * so that Prometheus' {@code rate} sees the first event of each. A unit that does not
- * count applies (heartbeats, which have meters of their own) counts parks and strandings
- * only.
+ * {@code .parked{reason}}, {@code .skipped} and {@code .stranded}, tagged with the unit
+ * (pipeline, listener, or {@code coordinator:{id}}) and partition, and
+ * {@code varpulis.consumer.errors{unit,stage}}: whatever threw while a delivery was
+ * handled, by where it threw. Every counter is registered at 0, so that Prometheus'
+ * {@code rate} sees the first event of each. A unit that does not count applies
+ * (heartbeats, which have meters of their own) counts parks and strandings only.
  */
 public final class DeliveryMeters {
 
@@ -34,6 +36,14 @@ public final class DeliveryMeters {
 
     private final Counter stalled;
 
+    private final Counter skipped;
+
+    private final Counter applyTimeouts;
+
+    private final Counter stoppedByError;
+
+    private final Map<String, Counter> errors = new ConcurrentHashMap<>();
+
     private final Map<ParkReason, Counter> parked = new EnumMap<>(ParkReason.class);
 
     DeliveryMeters(SubstrateMetrics metrics, String unit, String partition, boolean countApplies) {
@@ -45,6 +55,18 @@ public final class DeliveryMeters {
         this.retried = countApplies ? metrics.retriedCounter(unit, partition) : null;
         this.stranded = metrics.registry().counter("varpulis.events.stranded", "unit", unit);
         this.stalled = metrics.registry().counter("varpulis.consumer.stalls", "unit", unit);
+        this.skipped = Counter.builder("varpulis.events.skipped")
+            .description("Events an error handler chose to skip: acked without being applied")
+            .tag("unit", unit)
+            .register(metrics.registry());
+        this.applyTimeouts = Counter.builder("varpulis.consumer.apply.timeouts")
+            .description("Applies that ran past their apply timeout: reported, released for redelivery")
+            .tag("unit", unit)
+            .register(metrics.registry());
+        this.stoppedByError = Counter.builder("varpulis.consumer.stopped")
+            .description("Delivery containers stopped by an error (a VirtualMachineError)")
+            .tags("unit", unit, "reason", "error")
+            .register(metrics.registry());
         for (ParkReason reason : ParkReason.values()) {
             parked.put(reason,
                     metrics.registry().counter("varpulis.events.parked", "unit", unit, "reason", reason.tag()));
@@ -119,6 +141,39 @@ public final class DeliveryMeters {
      */
     public void stranded() {
         stranded.increment();
+    }
+
+    /**
+     * Counts an event an error handler chose to skip: acked without being applied.
+     */
+    public void skipped() {
+        skipped.increment();
+    }
+
+    /**
+     * Counts an apply that ran past its apply timeout.
+     */
+    public void applyTimedOut() {
+        applyTimeouts.increment();
+    }
+
+    /**
+     * Counts a container stopped by an error.
+     */
+    public void stoppedByError() {
+        stoppedByError.increment();
+    }
+
+    /**
+     * Counts a throw while a delivery was handled.
+     * @param stage where it threw: {@code converter}, {@code listener},
+     * {@code observation}, {@code error_handler} or {@code settler}
+     */
+    public void error(String stage) {
+        errors
+            .computeIfAbsent(stage,
+                    s -> metrics.registry().counter("varpulis.consumer.errors", "unit", unit, "stage", s))
+            .increment();
     }
 
     /**

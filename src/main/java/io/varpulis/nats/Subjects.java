@@ -43,6 +43,15 @@ public final class Subjects {
     public static final String CHECKPOINT_ALL = "varpulis.cluster.checkpoint.>";
 
     /**
+     * Root of the stored reply subjects, {@code varpulis.reply.{requester}.{request}}: a
+     * {@code NatsTemplate} on jetstream names one in each request's
+     * {@code Varpulis-Reply-To} header, and receives the reply from the stream that
+     * captures it (SPEC section 19). The requester token is random per process, as an
+     * inbox's.
+     */
+    public static final String REPLY_ROOT = "varpulis.reply";
+
+    /**
      * The source name of events injected from outside the group (the {@code from} of an
      * entry route).
      */

@@ -19,14 +19,26 @@ public final class Destinations {
     /** The template of every command subject. */
     public static final String COMMAND = Subjects.COMMAND_ROOT + ".{worker}.{command}";
 
+    /** The template of every stored reply subject (SPEC section 19). */
+    public static final String REPLY = Subjects.REPLY_ROOT + ".{requester}.{request}";
+
+    /**
+     * The template of what follows an inbox prefix ({@code _INBOX}, or a service's own
+     * {@code _INBOX_{role}_{id}}): a core request's reply subject.
+     */
+    public static final String INBOX = "{inbox}";
+
+    private static final String INBOX_PREFIX = "_INBOX";
+
     private Destinations() {
     }
 
     /**
      * @param subject a published or consumed subject (a filter subject may hold
      * wildcards)
-     * @return its template for a cluster subject; any other subject (a service's own,
-     * chosen by its author) as it is
+     * @return its template for a cluster subject, a stored reply's ({@value #REPLY}) and
+     * a core reply's ({@code {inbox prefix}.{inbox}}, the requester's inbox); any other
+     * subject (a service's own, chosen by its author) as it is
      */
     public static String of(String subject) {
         if (route(subject)) {
@@ -37,6 +49,13 @@ public final class Destinations {
         }
         if (subject.startsWith(Subjects.COMMAND_ROOT + ".")) {
             return COMMAND;
+        }
+        if (subject.startsWith(Subjects.REPLY_ROOT + ".")) {
+            return REPLY;
+        }
+        if (subject.startsWith(INBOX_PREFIX)) {
+            int end = subject.indexOf('.');
+            return end < 0 ? subject : subject.substring(0, end + 1) + INBOX;
         }
         return subject;
     }

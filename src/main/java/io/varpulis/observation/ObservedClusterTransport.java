@@ -1,5 +1,9 @@
 package io.varpulis.observation;
 
+import io.varpulis.support.RateLimitedLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.time.Duration;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
@@ -56,6 +60,10 @@ public class ObservedClusterTransport implements ClusterTransport {
      * the limit is published without them rather than refused.
      */
     static final int TRACE_HEADER_RESERVE = 512;
+
+    private static final Logger log = LoggerFactory.getLogger(ObservedClusterTransport.class);
+
+    private final RateLimitedLog failures = new RateLimitedLog(Duration.ofMinutes(1));
 
     private final ClusterTransport delegate;
 
@@ -182,7 +190,13 @@ public class ObservedClusterTransport implements ClusterTransport {
             }
         }
         context.running(true);
-        untraced.start(context);
+        try {
+            untraced.start(context);
+        }
+        catch (RuntimeException e) {
+            unobserved(message, e);
+            return delegate.publish(message);
+        }
         return send(message, context, error -> {
             if (error != null) {
                 context.setError(error);
@@ -205,6 +219,10 @@ public class ObservedClusterTransport implements ClusterTransport {
         try {
             observation.start();
             context.running(true);
+        }
+        catch (RuntimeException e) {
+            unobserved(message, e);
+            return delegate.publish(message);
         }
         finally {
             replay.closeScope();
@@ -235,7 +253,24 @@ public class ObservedClusterTransport implements ClusterTransport {
             end.accept(e);
             throw e;
         }
-        return receipt.whenComplete((stored, error) -> end.accept(error == null ? null : unwrap(error)));
+        return receipt.whenComplete((stored, error) -> {
+            try {
+                end.accept(error == null ? null : unwrap(error));
+            }
+            catch (RuntimeException e) {
+                failures.warn(log, "the send observation of " + message.subject() + " threw when it ended (" + e
+                        + "); the publish's outcome stands", e);
+            }
+        });
+    }
+
+    /**
+     * An observation handler or convention threw when the publish's observation began: it
+     * is published unobserved, and said so (at most once a minute).
+     */
+    private void unobserved(OutboundMessage message, RuntimeException error) {
+        failures.warn(log, "the send observation of " + message.subject() + " threw when it began (" + error
+                + "); published without it", error);
     }
 
     /**

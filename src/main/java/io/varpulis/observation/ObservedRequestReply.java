@@ -14,7 +14,6 @@ import io.varpulis.transport.RequestReply;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * {@link RequestReply} observed (SPEC section 14): a request is a {@code send}
@@ -57,30 +56,11 @@ public class ObservedRequestReply implements RequestReply {
         if (registry.isNoop()) {
             return delegate.request(connection, subject, body, timeout);
         }
-        NatsSendContext context = new NatsSendContext(subject, null, null, true);
-        Observation observation = NatsObservationDocumentation.SEND
-            .observation(sendConvention, DefaultNatsSendObservationConvention.INSTANCE, () -> context, registry)
-            .start();
-        // The convention's key values are asked again when it stops, and only then built.
-        context.running(true);
-        CompletableFuture<Message> reply;
-        try {
+        return ObservedRequester.observe(registry, sendConvention, subject, null, trace -> {
             Headers headers = new Headers();
-            context.traceHeaders().forEach((name, value) -> headers.put(name, value));
-            reply = connection.requestWithTimeout(
+            trace.forEach(headers::put);
+            return connection.requestWithTimeout(
                     NatsMessage.builder().subject(subject).headers(headers).data(body).build(), timeout);
-        }
-        catch (RuntimeException e) {
-            observation.error(e);
-            observation.stop();
-            throw e;
-        }
-        return reply.whenComplete((answer, error) -> {
-            if (error != null) {
-                observation
-                    .error(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
-            }
-            observation.stop();
         });
     }
 

@@ -3,15 +3,18 @@ package io.varpulis.observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.RequestReply;
+import io.varpulis.transport.Requester;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
  * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in
- * an {@link ObservedClusterTransport}, and every {@link RequestReply} bean (commands,
- * registration) in an {@link ObservedRequestReply}, so route edges, listener containers,
- * the template, parks, replays, commands and registrations are all observed without
- * touching them. Leaves them as they are when there is no {@link ObservationRegistry}.
+ * an {@link ObservedClusterTransport}, every {@link RequestReply} bean (commands,
+ * registration) in an {@link ObservedRequestReply}, and every {@link Requester} bean (a
+ * template's requests) in an {@link ObservedRequester}, so route edges, listener
+ * containers, the template, its requests, parks, replays, commands and registrations are
+ * all observed without touching them. Leaves them as they are when there is no
+ * {@link ObservationRegistry}.
  */
 public class ObservedTransportPostProcessor implements BeanPostProcessor {
 
@@ -67,6 +70,12 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
             ObservationRegistry observations = registry.getIfAvailable();
             if (observations != null) {
                 return new ObservedRequestReply(requests, observations, sendConvention.getIfAvailable());
+            }
+        }
+        if (bean instanceof Requester requester && !(bean instanceof ObservedRequester)) {
+            ObservationRegistry observations = registry.getIfAvailable();
+            if (observations != null) {
+                return new ObservedRequester(requester, observations, sendConvention.getIfAvailable());
             }
         }
         return bean;

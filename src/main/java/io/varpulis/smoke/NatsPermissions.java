@@ -2,6 +2,7 @@ package io.varpulis.smoke;
 
 import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
+import io.varpulis.jetstream.eviction.KeyValueEvictionLedger;
 import io.varpulis.nats.Subjects;
 import io.varpulis.transport.GivenUpMessage;
 
@@ -27,8 +28,10 @@ import java.util.stream.Stream;
  * <li>{@link #coordinator}: answer registrations, send commands, consume heartbeats
  * ({@code hb_*} on {@code VARPULIS_HEARTBEAT}), inject events, keep groups
  * ({@code varpulis_groups}) and the leader lease ({@code varpulis_leader}), read, replay
- * and purge the DLQ, and on {@code DELETE ...?purge=true} delete a group's consumers,
- * purge its routed events and delete its state buckets; never the three streams.</li>
+ * and purge the DLQ, watch every route edge and the DLQ for evictions (the bucket
+ * {@code varpulis_evictions}, a short-lived consumer on {@code VARPULIS_ROUTING}), and on
+ * {@code DELETE ...?purge=true} delete a group's consumers, purge its routed events and
+ * delete its state buckets; never the three streams.</li>
  * <li>{@link #publisher}: inject events at {@code _external} entries and receive their
  * PubAcks; nothing else.</li>
  * </ul>
@@ -75,7 +78,13 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
 
     private static final String MAX_DELIVERIES = GivenUpMessage.ADVISORY_ROOT;
 
-    private static final List<String> COORDINATOR_BUCKETS = List.of(GROUPS_BUCKET, LEADER_BUCKET);
+    /**
+     * The coordinators' last observations of the streams they watch for evictions (issue
+     * 43).
+     */
+    public static final String EVICTIONS_BUCKET = KeyValueEvictionLedger.BUCKET;
+
+    private static final List<String> COORDINATOR_BUCKETS = List.of(GROUPS_BUCKET, LEADER_BUCKET, EVICTIONS_BUCKET);
 
     /**
      * @param role the role
@@ -161,6 +170,9 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
                 "$JS.API.CONSUMER.INFO." + ROUTING + ".*", "$JS.API.STREAM.INFO.KV_" + ControlPlaneBuckets.WORKER_IDS,
                 "$JS.API.STREAM.MSG.GET.KV_" + ControlPlaneBuckets.WORKER_IDS,
                 "$JS.API.DIRECT.GET.KV_" + ControlPlaneBuckets.WORKER_IDS + ".>",
+                // Evictions (issue 43): a consumer counting a route edge's events from a
+                // sequence on, created and deleted at once.
+                "$JS.API.CONSUMER.CREATE." + ROUTING + ".*.>",
                 // DELETE ...?purge=true: the group's consumers, routed events and state
                 // buckets.
                 "$JS.API.CONSUMER.DELETE." + ROUTING + ".*", "$JS.API.STREAM.PURGE." + ROUTING,

@@ -99,6 +99,17 @@ public abstract class Delivery {
     }
 
     /**
+     * @return on core, the message's reply-to: a core request's inbox (jnats'
+     * {@code request}, {@code nats request}), but also the PubAck inbox of a message a
+     * JetStream publisher sent, which a core subscriber sees too; {@code null} on
+     * JetStream, where the delivery's reply-to is its ack subject, and when the message
+     * has none
+     */
+    public String replyTo() {
+        return substrate() == Substrate.CORE ? message.getReplyTo() : null;
+    }
+
+    /**
      * A stable identity: the publisher's {@code Nats-Msg-Id} when set, else
      * {@code {stream}:{sequence}} on JetStream.
      * @return the id, the same on every redelivery (on core without a header: unique per

@@ -3,7 +3,7 @@ package io.varpulis.autoconfigure;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.messaging.ImplicitCoreSubstrateGuard;
 import io.varpulis.messaging.NatsListener;
-import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsListenerEndpointRegistry;
 import io.varpulis.nats.NatsStartupException;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -80,7 +80,7 @@ class ImplicitCoreSubstrateTest {
     void coreSaidExplicitlyStartsTheListenerFireAndForget() {
         runner.withBean(OrderListener.class).withPropertyValues("varpulis.nats.substrate=core").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(ImplicitCoreSubstrateGuard.class);
-            assertThat(context.getBean(NatsListenerRegistry.class).containers()).hasSize(1);
+            assertThat(context.getBean(NatsListenerEndpointRegistry.class).getListenerContainers()).hasSize(1);
         });
     }
 

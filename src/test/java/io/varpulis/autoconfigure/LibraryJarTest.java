@@ -3,7 +3,7 @@ package io.varpulis.autoconfigure;
 import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
 import io.varpulis.autoconfigure.node.NodeSecurityAutoConfiguration;
 import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
-import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsListenerEndpointRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
@@ -67,7 +67,7 @@ class LibraryJarTest {
                 assertThat(context).hasNotFailed()
                     .hasSingleBean(ClusterTransport.class)
                     .hasSingleBean(NatsTemplate.class)
-                    .hasSingleBean(NatsListenerRegistry.class)
+                    .hasSingleBean(NatsListenerEndpointRegistry.class)
                     .doesNotHaveBean(ClusterAutoConfiguration.class)
                     .doesNotHaveBean(NodeSecurityAutoConfiguration.class)
                     .doesNotHaveBean(DeadLetterApiAutoConfiguration.class);

@@ -35,7 +35,9 @@ import java.util.Optional;
  * <li>partitions: the main job from the jar with {@code detect} in 1 and 2 partitions
  * (issue 16);</li>
  * <li>micro: the JMH benchmarks of {@code src/jmh/java} (with the Maven profile
- * {@code bench}).</li>
+ * {@code bench});</li>
+ * <li>listener-outside: a Spring Boot service's {@code @NatsListener} against a plain
+ * jnats consumer doing the same work, each a fresh JVM on stored orders (issue 42).</li>
  * </ol>
  * Not a test: the class names end in neither Test nor Tests, so {@code ./mvnw verify}
  * does not run it.
@@ -110,6 +112,9 @@ public final class BenchMain {
         }
         if (options.runs("micro")) {
             report.micro(MicroRun.run(OUT), command("micro"));
+        }
+        if (options.runs("listener-outside")) {
+            listenerOutside(report);
         }
         return report;
     }
@@ -291,6 +296,28 @@ public final class BenchMain {
         report.partitions(
                 PartitionsRun.run(broker, jar.get(), options.rounds(), options.days(), options.lineRate(), OUT),
                 command);
+    }
+
+    /**
+     * A service's {@code @NatsListener} against a plain jnats consumer, each a fresh JVM
+     * on stored orders (issue 42; {@link ListenerOutsideRun}).
+     */
+    private void listenerOutside(Report report) throws Exception {
+        String command = command("listener-outside") + " --rounds=" + options.rounds()
+                + (options.orders() == 20_000 ? "" : " --orders=" + options.orders())
+                + (options.batch() == 0 ? "" : " --batch=" + options.batch())
+                + (options.jvmFlags().isEmpty() ? "" : " --jvm-flags='" + String.join(" ", options.jvmFlags()) + "'")
+                + (options.quietWait() == 60 ? "" : " --quiet-wait=" + options.quietWait());
+        String loadBefore = Machine.load();
+        List<ListenerOutsideRun.Result[]> rounds = new ListenerOutsideRun(broker, options.orders(), options.batch(),
+                options.jvmFlags(), Duration.ofSeconds(options.quietWait()), OUT)
+            .run(options.rounds());
+        report.section(
+                "A service's listener against plain jnats, from outside: " + options.orders()
+                        + " stored orders, fresh JVMs"
+                        + (options.jvmFlags().isEmpty() ? "" : " (" + String.join(" ", options.jvmFlags()) + ")"),
+                command, "Load average (1, 5, 15 min; 2 cores): " + loadBefore + " at the start, " + Machine.load()
+                        + " at the end.\n\n" + ListenerOutsideRun.table(rounds));
     }
 
     /**

@@ -47,10 +47,16 @@ import java.util.Set;
  * @param crowdSecRounds how many rounds of each topology, from the first, run CrowdSec in
  * mainjob and steady ({@code -1}: the scenario's default; {@code 0}: none, when a figure
  * of the same code stands for it, since a million lines take it 3-17 minutes)
+ * @param orders orders stored for each run of the listener-outside scenario (issue 42)
+ * @param batch listener-outside: the service's listener takes {@code List<Order>} batches
+ * of up to this many (0: one order a call)
+ * @param jvmFlags listener-outside: the flags both JVMs start with, space-separated
+ * (empty: the JVM's defaults)
  */
 record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, int rawBatch, Set<String> scenarios,
         List<Substrate> substrates, String jar, int days, int lineRate, String topology, int logDays, String baseline,
-        List<String> hopClients, int quietWait, String hopMode, int crowdSecRounds) {
+        List<String> hopClients, int quietWait, String hopMode, int crowdSecRounds, int orders, int batch,
+        List<String> jvmFlags) {
 
     /** The steady scenario's log: 1 000 000 lines, 8 000 alerts (issue 34). */
     static final int STEADY_LOG_DAYS = 500;
@@ -58,7 +64,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
     static final List<String> BASELINES = List.of("raw", "raw-decode");
 
     static final List<String> ALL = List.of("throughput", "latency", "memory", "startup", "failover", "mainjob",
-            "steady", "partitions", "micro");
+            "steady", "partitions", "micro", "listener-outside");
 
     static BenchOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -68,7 +74,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                         + "warmup, rounds, rate, seconds, raw-batch, scenarios (" + String.join(",", ALL) + "), "
                         + "substrates (jetstream,core), jar, days, line-rate, topology (r1, r3, r1,r3), log-days, "
                         + "baseline (raw, " + "raw-decode), hop-clients (" + String.join(",", HopClients.ALL)
-                        + "), quiet-wait, " + "hop-mode (live, stored), crowdsec-rounds");
+                        + "), quiet-wait, " + "hop-mode (live, stored), crowdsec-rounds, orders, batch, jvm-flags");
             }
             values.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
         }
@@ -91,7 +97,11 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
                 values.getOrDefault("quiet-wait", "60").equals("0") ? 0 : number(values, "quiet-wait", 60),
                 values.getOrDefault("hop-mode", "live"),
                 values.containsKey("crowdsec-rounds") && values.get("crowdsec-rounds").equals("0") ? 0
-                        : values.containsKey("crowdsec-rounds") ? number(values, "crowdsec-rounds", 1) : -1);
+                        : values.containsKey("crowdsec-rounds") ? number(values, "crowdsec-rounds", 1) : -1,
+                number(values, "orders", 20_000),
+                values.getOrDefault("batch", "0").equals("0") ? 0 : number(values, "batch", 0),
+                values.getOrDefault("jvm-flags", "").isBlank() ? List.of()
+                        : List.of(values.get("jvm-flags").trim().split("\\s+")));
         if (!List.of("live", "stored").contains(options.hopMode())) {
             throw new IllegalArgumentException("--hop-mode must be live or stored, got '" + options.hopMode() + "'");
         }
@@ -111,7 +121,7 @@ record BenchOptions(int events, int warmup, int rounds, int rate, int seconds, i
         values.keySet()
             .removeAll(Set.of("events", "warmup", "rounds", "rate", "seconds", "raw-batch", "scenarios", "substrates",
                     "jar", "days", "line-rate", "topology", "log-days", "baseline", "hop-clients", "quiet-wait",
-                    "hop-mode", "crowdsec-rounds"));
+                    "hop-mode", "crowdsec-rounds", "orders", "batch", "jvm-flags"));
         if (!values.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + values.keySet());
         }

@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import io.varpulis.container.ContainerSettings;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -8,8 +9,10 @@ import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.messaging.NatsListener;
 import io.varpulis.messaging.NatsListenerAnnotationBeanPostProcessor;
 import io.varpulis.messaging.NatsListenerContainerFactory;
+import io.varpulis.messaging.ListenerEndpoints;
+import io.varpulis.messaging.ListenerMethods;
 import io.varpulis.messaging.ListenerSettings;
-import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsListenerEndpointRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.PayloadConverter;
 import io.varpulis.test.NatsTestProperties;
@@ -33,10 +36,11 @@ import java.util.function.IntConsumer;
  * each event, and a {@link NatsListener} method consumes it through the library's
  * container exactly as Spring starts it (the annotation post-processor finds the method,
  * {@link NatsListenerContainerFactory} declares the durable pull consumer with ADR-007's
- * defaults, {@link NatsListenerRegistry} starts it): each payload converted with Jackson
- * 2 into a record, the method called, then the ack. The Spring context itself is left
- * out: it is not on the hop. The template is handed the prepared bytes (a {@code byte[]}
- * payload is published as it is), as the other clients publish prepared bytes.
+ * defaults, {@link NatsListenerEndpointRegistry} starts it): each payload converted with
+ * Jackson 2 into a record, the method called, then the ack. The Spring context itself is
+ * left out: it is not on the hop. The template is handed the prepared bytes (a
+ * {@code byte[]} payload is published as it is), as the other clients publish prepared
+ * bytes.
  * <p>
  * Observed (issue 32): the template's and the container's transports wrapped in the
  * {@link ObservedClusterTransport} and every delivery in the process observation
@@ -64,7 +68,7 @@ final class ListenerHopClient implements HopClient {
 
     private final String name;
 
-    private NatsListenerRegistry registry;
+    private NatsListenerEndpointRegistry registry;
 
     private DeliveryContainerFactory containers;
 
@@ -156,14 +160,17 @@ final class ListenerHopClient implements HopClient {
 
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
-        Map<String, ListenerSettings> listeners = Map.of(ID,
-                new ListenerSettings(edge.subject(), null, null, null, null, null));
+        Map<String, ListenerSettings> listeners = Map.of(ID, new ListenerSettings(edge.subject(), null, null, null,
+                null, null, ListenerSettings.BackOff.NONE, null, null, null));
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
-        containers = new DeliveryContainerFactory(consuming, worker.parker, worker.properties.consumer().getNakDelay(),
+        containers = new DeliveryContainerFactory(consuming, worker.parker, ContainerSettings.of(worker.consumer()),
                 new Reporting(observed, applied));
-        registry = new NatsListenerRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
-                worker.metrics, converter, worker.consumer(), listeners), Duration.ofSeconds(5));
+        registry = new NatsListenerEndpointRegistry(found, new NatsListenerContainerFactory(containers, worker.admin,
+                worker.metrics, template, new ListenerEndpoints(worker.consumer(), listeners,
+                        ListenerEndpoints.ErrorHandlers.NONE, new ListenerMethods(converter, null, null), null),
+                event -> {
+                }), Duration.ofSeconds(5));
         registry.start();
         Broker.flush(worker.connection);
     }

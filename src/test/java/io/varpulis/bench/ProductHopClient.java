@@ -1,5 +1,6 @@
 package io.varpulis.bench;
 
+import io.varpulis.container.ContainerSettings;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.RouteIngress;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -101,7 +102,7 @@ final class ProductHopClient implements HopClient {
             consuming = new ObservedClusterTransport(worker.transport, tracing.registry(), null, null, tracing.traces(),
                     tracing.untraced());
             containers = new DeliveryContainerFactory(consuming, worker.parker,
-                    worker.properties.consumer().getNakDelay(),
+                    ContainerSettings.of(worker.properties.consumer().toSettings()),
                     new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
             name = observedName(sampling);
         }

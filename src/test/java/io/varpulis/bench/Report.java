@@ -359,6 +359,15 @@ final class Report {
         line("");
     }
 
+    /**
+     * A section whose table its scenario wrote.
+     * @param body Markdown
+     */
+    void section(String title, String command, String body) {
+        heading(title, command);
+        line(body);
+    }
+
     String text() {
         return text.toString();
     }

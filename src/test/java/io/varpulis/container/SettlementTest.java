@@ -8,6 +8,8 @@ import io.varpulis.container.Settlement.State;
 import io.varpulis.transport.ParkReason;
 import io.varpulis.transport.PublishException;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.util.backoff.FixedBackOff;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -53,6 +55,36 @@ class SettlementTest {
         assertThat(decision.action()).isEqualTo(Action.NAK);
         assertThat(decision.delay()).isEqualTo(NAK_DELAY);
         assertThat(decision.cause()).isSameAs(BUG);
+    }
+
+    @Test
+    void section18_eachNakWaitsItsBackOffsStepForThatAttempt_upToItsMaximum() {
+        ExponentialBackOff doubling = new ExponentialBackOff(1000, 2.0);
+        doubling.setMaxInterval(8000);
+        Settlement exponential = new Settlement(doubling);
+        long[] delays = new long[6];
+        for (int attempt = 1; attempt <= 6; attempt++) {
+            delays[attempt - 1] = exponential.decide(Outcome.failed(BUG), attempt, 10, State.RUNNING)
+                .delay()
+                .toMillis();
+        }
+        assertThat(delays).containsExactly(1000, 2000, 4000, 8000, 8000, 8000);
+    }
+
+    @Test
+    void section18_aBackOffThatStopsParksTheFailure() {
+        Settlement twoTries = new Settlement(new FixedBackOff(500, 2));
+        assertThat(twoTries.decide(Outcome.failed(BUG), 2, 10, State.RUNNING).action()).isEqualTo(Action.NAK);
+        Decision third = twoTries.decide(Outcome.failed(BUG), 3, 10, State.RUNNING);
+        assertThat(third.action()).isEqualTo(Action.PARK);
+        assertThat(third.reason()).isEqualTo(ParkReason.MAX_DELIVER);
+    }
+
+    @Test
+    void section18_aSkipChosenByAnErrorHandlerIsAnAckWithoutApply_butAFencedOwnerHasNoEffect() {
+        Outcome skipped = Outcome.skipped("duplicate", BUG);
+        assertThat(decide(skipped, 1).action()).isEqualTo(Action.SKIP);
+        assertThat(SETTLEMENT.decide(skipped, 1, 5, State.FENCED).action()).isEqualTo(Action.LEAVE);
     }
 
     @Test

@@ -218,6 +218,10 @@ class HelmChartTest {
             .containsEntry("leader-lease-ttl", "6s");
         assertThat(at(applicationYml, "varpulis", "nats", "startup-retry-timeout")).as("values.config merged in")
             .isEqualTo("60s");
+        assertThat(at(applicationYml, "varpulis", "nats", "jetstream", "sync-check", "monitoring-urls"))
+            .as("each NATS server's /varz, where the nodes read whether it syncs every write (issue 43)")
+            .isEqualTo("http://nats-0.nats-headless:8222," + "http://nats-1.nats-headless:8222,"
+                    + "http://nats-2.nats-headless:8222");
 
         for (Map<String, Object> workload : manifests.ofKind("StatefulSet")) {
             Map<String, Object> container = container(workload);

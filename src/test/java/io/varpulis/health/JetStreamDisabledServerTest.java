@@ -36,6 +36,7 @@ class JetStreamDisabledServerTest {
         try (Connection connection = Nats.connect(nats.url());
                 JetStreamHealthIndicator health = new JetStreamHealthIndicator(new JetStreamAdmin(connection, null),
                         connection, Duration.ofSeconds(1), Duration.ofSeconds(60))) {
+            health.start();
             String server = connection.getServerInfo().getServerName();
             Health down = await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200))

@@ -59,6 +59,7 @@ class LeaderReachOnClusterTest {
                     Duration.ofSeconds(1), Duration.ZERO);
                     LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin,
                             fastReach().toSettings())) {
+                health.start();
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 assertThat(health.health(true).getDetails()).containsEntry("server", "n3");
 
@@ -107,6 +108,7 @@ class LeaderReachOnClusterTest {
                     Duration.ofSeconds(1), Duration.ZERO);
                     LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin,
                             fastReach().toSettings())) {
+                health.start();
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 // A paused server keeps its client connections open and silent: without
@@ -179,6 +181,7 @@ class LeaderReachOnClusterTest {
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
                     LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach.toSettings())) {
+                health.start();
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
                 cluster.pause(gone);
                 try {

@@ -66,6 +66,7 @@ class PartitionedServerTest {
             try (JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                     Duration.ofSeconds(1), Duration.ZERO);
                     LeaderReachReconnect policy = new LeaderReachReconnect(connection, admin, reach.toSettings())) {
+                health.start();
                 await().atMost(WAIT).until(() -> health.health(true).getStatus().equals(Status.UP));
 
                 long cut = System.nanoTime();

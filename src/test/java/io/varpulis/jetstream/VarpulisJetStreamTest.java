@@ -108,8 +108,9 @@ class VarpulisJetStreamTest {
     }
 
     @Test
-    void defaultNakDelayIsTwoSeconds() {
-        assertThat(ConsumerSettings.defaults().nakDelay()).isEqualTo(Duration.ofSeconds(2));
+    void defaultNakBackOffIsAFixedTwoSeconds() {
+        assertThat(ConsumerSettings.defaults().nakBackOff())
+            .isEqualTo(new NakBackOff(Duration.ofSeconds(2), 1.0, Duration.ofSeconds(30), Duration.ZERO));
     }
 
     private static void assertAdrConsumerSettings(ConsumerConfiguration c) {

@@ -69,7 +69,12 @@ class NatsListenerObservationTest {
             assertThat(List.of(applied, reply)).allSatisfy(s -> assertThat(s.traceId()).isEqualTo(sent.traceId()));
             assertThat(applied.tags())
                 .containsEntry("messaging.consumer.group.name",
-                        context.getBean(NatsListenerRegistry.class).containers().get(0).consumer().durable())
+                        context.getBean(NatsListenerEndpointRegistry.class)
+                            .getListenerContainers()
+                            .iterator()
+                            .next()
+                            .consumer()
+                            .durable())
                 .containsEntry("messaging.destination.name", "t.cmd.>")
                 .containsEntry("varpulis.delivery.outcome", "acked");
 

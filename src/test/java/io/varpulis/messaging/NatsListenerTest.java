@@ -86,6 +86,10 @@ class NatsListenerTest {
 
     }
 
+    private static final DeadLetterQuery COMMANDS = new DeadLetterQuery("commands", null, null, null, null);
+
+    private static final DeadLetterQuery BAD = new DeadLetterQuery("bad", null, null, null, null);
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Service.class)
         .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.jetstream.streams.T_CMD.subjects=t.cmd.>",
                 "varpulis.nats.jetstream.streams.T_EVT.subjects=t.evt.>",
@@ -98,7 +102,7 @@ class NatsListenerTest {
             assertThat(context).hasNotFailed();
             NatsTemplate template = context.getBean(NatsTemplate.class);
             CommandListener listener = context.getBean(CommandListener.class);
-            assertThat(context.getBean(NatsListenerRegistry.class).containers()).singleElement()
+            assertThat(context.getBean(NatsListenerEndpointRegistry.class).getListenerContainers()).singleElement()
                 .satisfies(c -> assertThat(c.consumer().stream()).isEqualTo("T_CMD"));
 
             PublishReceipt first = template
@@ -117,8 +121,8 @@ class NatsListenerTest {
 
             DeadLetterConsole console = context.getBean(DeadLetterConsole.class);
             await().atMost(Duration.ofSeconds(30))
-                .untilAsserted(() -> assertThat(console.list(DeadLetterQuery.all()).events()).hasSize(3));
-            List<ParkedEvent> parked = console.list(DeadLetterQuery.all()).events();
+                .untilAsserted(() -> assertThat(console.list(COMMANDS).events()).hasSize(3));
+            List<ParkedEvent> parked = console.list(COMMANDS).events();
             assertThat(parked).extracting(p -> p.envelope().get("reason") + "@" + p.envelope().get("attempts"))
                 .containsExactlyInAnyOrder("max_deliver@3", "unprocessable@1", "undecodable@1");
             assertThat(parked).allSatisfy(p -> assertThat(p.envelope().get("unit")).isEqualTo("commands"));
@@ -170,13 +174,23 @@ class NatsListenerTest {
     }
 
     @Test
-    void aListenerThatReturnsAValueWithoutSendToIsRefusedAtStartupNamingTheSetting() {
-        new ApplicationContextRunner().withUserConfiguration(Service.class, BadService.class)
-            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=core")
-            .run(context -> assertThat(context).hasFailed()
-                .getFailure()
-                .rootCause()
-                .hasMessageContaining("varpulis.nats.listeners.bad.send-to"));
+    void aValueReturnedForAMessageThatIsNotARequestWithoutSendToIsParkedNamingTheSetting() {
+        runner.withUserConfiguration(BadService.class)
+            .withPropertyValues("varpulis.nats.substrate=jetstream",
+                    "varpulis.nats.jetstream.streams.T_BAD.subjects=t.bad")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                context.getBean(NatsTemplate.class).send("t.bad", "not a request").get();
+                DeadLetterConsole console = context.getBean(DeadLetterConsole.class);
+                await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(console.list(BAD).events()).hasSize(1));
+                ParkedEvent parked = console.list(BAD).events().get(0);
+                assertThat(parked.envelope().get("reason") + "@" + parked.envelope().get("attempts"))
+                    .as("no retry can give it a reply subject")
+                    .isEqualTo("unprocessable@1");
+                assertThat((String) parked.envelope().get("last_error"))
+                    .contains("varpulis.nats.listeners.bad.send-to");
+            });
     }
 
     static class BadListener {

@@ -25,6 +25,16 @@ class DestinationsTest {
     }
 
     @Test
+    void replySubjectsBecomeTemplatesWithoutTheirRequesterOrRequest() {
+        assertThat(Destinations.of("varpulis.reply.Xk2bqV8sdfGT0mmaqoiLl1.42"))
+            .isEqualTo("varpulis.reply.{requester}.{request}");
+        assertThat(Destinations.of("_INBOX.Xk2bqV8sdfGT0mmaqoiLl1.ab12")).isEqualTo("_INBOX.{inbox}");
+        assertThat(Destinations.of(Subjects.inbox("publisher", "orders") + ".Xk2bqV8sdfGT0mmaqoiLl1.ab12"))
+            .as("a service's own inbox prefix stays: one per service")
+            .isEqualTo("_INBOX_publisher_orders.{inbox}");
+    }
+
+    @Test
     void heartbeatsAndStateWritesAreNeverObserved() {
         assertThat(Destinations.unobserved(Subjects.heartbeat("worker-1"))).isTrue();
         assertThat(Destinations.unobserved("$KV.varpulis_state.key")).isTrue();

@@ -1,5 +1,9 @@
 package io.varpulis.observation;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
+import io.micrometer.observation.ObservationHandler;
 import brave.handler.MutableSpan;
 import brave.sampler.Sampler;
 import io.micrometer.core.instrument.Timer;
@@ -79,7 +83,7 @@ class ObservedClusterTransportTest {
         transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null, tracing.traces(),
                 tracing.untraced());
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
-        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
+        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_CONTAINERS,
                 new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
     }
 
@@ -215,7 +219,7 @@ class ObservedClusterTransportTest {
         transport = new ObservedClusterTransport(fixture.transport, tracing.registry(), null, null, tracing.traces(),
                 tracing.untraced());
         parker = new DeadLetterParker(transport, fixture.codec.mapper(), Clock.systemUTC());
-        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_NAK_DELAY,
+        containers = new DeliveryContainerFactory(transport, parker, SubstrateFixture.TEST_CONTAINERS,
                 new ObservedDeliveries(tracing.registry(), null, tracing.traces(), tracing.untraced()));
         RouteEdge intoParse = new RouteEdge("rooted", "_external", "parse");
         RouteEdge intoDetect = new RouteEdge("rooted", "parse", "detect");
@@ -434,6 +438,56 @@ class ObservedClusterTransportTest {
             .containsEntry("links[0].traceId", inject.traceId())
             .containsEntry("links[0].spanId", park.id())
             .containsEntry("varpulis.parked.trace.id", inject.traceId());
+    }
+
+    @Test
+    void anObservationHandlerThatThrows_neverStopsARouteEdge_norCostsAnEvent() throws Exception {
+        AtomicInteger sends = new AtomicInteger();
+        AtomicInteger processes = new AtomicInteger();
+        tracing.registry().observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
+            @Override
+            public void onStart(Observation.Context context) {
+                if (context instanceof NatsSendContext && sends.incrementAndGet() % 7 == 0) {
+                    throw new IllegalStateException("exporter bug when a send starts");
+                }
+                if (context instanceof NatsProcessContext && processes.incrementAndGet() % 10 == 0) {
+                    throw new IllegalStateException("exporter bug when a process starts");
+                }
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                if (context instanceof NatsSendContext && sends.get() % 5 == 0) {
+                    throw new IllegalStateException("exporter bug when a send stops");
+                }
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        RouteEdge intoParse = new RouteEdge("buggy", "_external", "parse");
+        RouteEdge intoDetect = new RouteEdge("buggy", "parse", "detect");
+        Set<String> detected = ConcurrentHashMap.newKeySet();
+        start(intoParse, (event, context) -> List.of(Event.of("Parsed", Map.of("n", event.fields().get("n")))),
+                TestPipelines.emitter("buggy",
+                        List.of(new PipelineGroupSpec.RouteSpec("parse", "detect", List.of("*"))), transport,
+                        fixture.codec, fixture.metrics));
+        start(intoDetect, (event, context) -> {
+            detected.add(String.valueOf(event.fields().get("n")));
+            return List.of();
+        }, OutputEmitter.NONE);
+        for (int n = 0; n < 100; n++) {
+            fixture.transport
+                .publish(new OutboundMessage(intoParse.subject(),
+                        fixture.codec.encode(Event.of("Raw", Map.of("n", String.valueOf(n)))), "buggy:" + n))
+                .get();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> detected.size() == 100);
+        assertThat(consumptions).allSatisfy(c -> assertThat(((DeliveryContainer) c).isRunning()).isTrue());
+        assertThat(fixture.metrics.registry().find("varpulis.events.parked").counters())
+            .allSatisfy(c -> assertThat(c.count()).isZero());
     }
 
     private void start(RouteEdge edge, EventProcessor processor, OutputEmitter emitter) {

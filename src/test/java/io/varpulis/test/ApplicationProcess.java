@@ -30,9 +30,25 @@ public record ApplicationProcess(int exitCode, String output) {
      * @throws AssertionError when it did not finish in time
      */
     public static ApplicationProcess run(Duration timeout, String... args) throws IOException, InterruptedException {
+        return run(Path.of(System.getProperty("java.home"), "bin", "java"), VarpulisClusterApplication.class, timeout,
+                args);
+    }
+
+    /**
+     * @param java the {@code java} launcher to run it with
+     * @param main the class whose {@code main} runs, on the test classpath
+     * @param timeout how long the process may run before it is killed (the test then
+     * fails)
+     * @param args its arguments
+     * @return the finished process
+     * @throws IOException when the JVM cannot be started
+     * @throws InterruptedException when interrupted while waiting
+     * @throws AssertionError when it did not finish in time
+     */
+    public static ApplicationProcess run(Path java, Class<?> main, Duration timeout, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(
-                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                        System.getProperty("java.class.path"), VarpulisClusterApplication.class.getName()));
+                List.of(java.toString(), "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         Path log = Files.createTempFile("varpulis-cli-", ".log");
         try {

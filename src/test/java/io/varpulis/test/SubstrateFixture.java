@@ -1,5 +1,7 @@
 package io.varpulis.test;
 
+import io.varpulis.jetstream.NakBackOff;
+import io.varpulis.container.ContainerSettings;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -41,6 +43,14 @@ public final class SubstrateFixture implements AutoCloseable {
     /** Short nak delay so that five deliveries take a fraction of a second in tests. */
     public static final Duration TEST_NAK_DELAY = Duration.ofMillis(100);
 
+    /**
+     * Containers of one thread, naks after {@link #TEST_NAK_DELAY}, the default apply
+     * timeout.
+     */
+    public static final ContainerSettings TEST_CONTAINERS = ContainerSettings
+        .of(new ConsumerSettings(Duration.ofSeconds(30), 5, 1024, Duration.ofDays(7), NakBackOff.fixed(TEST_NAK_DELAY),
+                ConsumerSettings.DEFAULT_APPLY_TIMEOUT, 500));
+
     public final Connection connection;
 
     public final Substrate substrate;
@@ -74,8 +84,8 @@ public final class SubstrateFixture implements AutoCloseable {
         }
         transport = ClusterTransports.create(connection, substrate, admin, properties.transportSettings());
         parker = new DeadLetterParker(transport, codec.mapper(), Clock.systemUTC());
-        containers = new DeliveryContainerFactory(transport, parker, properties.consumer().getNakDelay(),
-                DeliveryDecorator.NONE);
+        containers = new DeliveryContainerFactory(transport, parker,
+                ContainerSettings.of(properties.consumer().toSettings()), DeliveryDecorator.NONE);
     }
 
     /**

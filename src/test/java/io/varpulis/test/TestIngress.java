@@ -1,5 +1,6 @@
 package io.varpulis.test;
 
+import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.RouteIngress;
@@ -26,7 +27,8 @@ public record TestIngress(RouteIngress adapter, SubstrateFixture fixture) {
      */
     public DeliveryContainer start(ClusterTransport transport, ConsumerSettings settings) {
         DeliveryContainerFactory containers = transport == fixture.transport ? fixture.containers
-                : new DeliveryContainerFactory(transport, fixture.parker, settings.nakDelay(), DeliveryDecorator.NONE);
+                : new DeliveryContainerFactory(transport, fixture.parker, ContainerSettings.of(settings),
+                        DeliveryDecorator.NONE);
         RouteEdge edge = adapter.edge();
         return containers
             .create(VarpulisJetStream.routeEdgeConsumer(edge.to(), edge.subject(), settings), edge.to(),

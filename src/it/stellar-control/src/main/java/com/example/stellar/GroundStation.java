@@ -5,9 +5,10 @@ import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.transport.PublishReceipt;
 import org.springframework.stereotype.Service;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** Submits telecommands: publishing with the template. */
+/** Submits telecommands and asks about them: publishing, and request-reply, with the template. */
 @Service
 public class GroundStation {
 
@@ -25,5 +26,14 @@ public class GroundStation {
         return nats.send(OutboundEvent.to("stellar.tc.submit." + tc.target(), tc)
                 .withMessageId(tc.tcId())
                 .withHeader("Operator", operator));
+    }
+
+    /**
+     * @return whether the telecommand reached its spacecraft, as tc-query answers; fails with NatsReplyTimeoutException
+     * when no answer comes within 2 s. The request and its reply are stored (TC_QUERIES, TC_REPLIES), so a query that
+     * reaches the service while it restarts is answered once it is back
+     */
+    public CompletableFuture<Boolean> wasSent(String tcId) {
+        return nats.sendAndReceive("stellar.tc.query.sent", tcId, Boolean.class, Duration.ofSeconds(2));
     }
 }

@@ -5,7 +5,7 @@ import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 
-/** Sends a telecommand to its spacecraft; a target out of contact fails every time. */
+/** Sends a telecommand to its spacecraft; a target out of contact fails every time, a retired one is refused. */
 @Component
 public class Uplink {
 
@@ -16,6 +16,9 @@ public class Uplink {
     }
 
     public void send(Telecommand tc) throws InterruptedException {
+        if (tc.target().startsWith("retired-")) {
+            throw new IllegalArgumentException(tc.target() + " is retired");
+        }
         if (tc.target().startsWith("lost-")) {
             throw new IllegalStateException("no contact with " + tc.target());
         }

@@ -14,7 +14,7 @@ import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.messaging.NatsListenerContainer;
-import io.varpulis.messaging.NatsListenerRegistry;
+import io.varpulis.messaging.NatsListenerEndpointRegistry;
 import io.varpulis.messaging.NatsTemplate;
 import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.nats.Substrate;
@@ -62,17 +62,18 @@ class StellarControlTest {
     void startsWithTheSubstrateAndItsListenersApplyEachCommandOnceAndParkPoisonAndMalformedOnes() throws Exception {
         try (ConfigurableApplicationContext app = start(
                 "--varpulis.nats.url=" + nats.url(), "--varpulis.dlq.write-enabled=true")) {
-            assertThat(app.getBean(NatsListenerRegistry.class).containers())
+            assertThat(app.getBean(NatsListenerEndpointRegistry.class).getListenerContainers())
                     .allSatisfy(c -> assertThat(c.isRunning()).isTrue())
-                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit");
+                    .extracting(NatsListenerContainer::id).containsExactlyInAnyOrder("tc-submit", "tc-audit", "tc-archive", "tc-query");
             assertThat(app.getBeansOfType(ClusterTransport.class)).hasSize(1);
             assertThat(app.getBeansOfType(JetStreamAdmin.class)).hasSize(1);
             assertThat(app.getBeansOfType(DeadLetterParker.class)).hasSize(1);
 
-            // A service gets what it declares: its two streams and the DLQ its listeners park into, nothing
-            // reserved beyond what it asked for (neither declares max_bytes), no cluster stream, bucket or consumer.
+            // A service gets what it declares: its four streams and the DLQ its listeners park into, nothing
+            // reserved beyond what it asked for (none declares max_bytes), no cluster stream, bucket or consumer.
             JetStreamManagement jsm = app.getBean(Connection.class).jetStreamManagement();
-            assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder("TC_COMMANDS", "TC_EVENTS", "VARPULIS_DLQ");
+            assertThat(jsm.getStreamNames()).containsExactlyInAnyOrder(
+                    "TC_COMMANDS", "TC_EVENTS", "TC_QUERIES", "TC_REPLIES", "VARPULIS_DLQ");
             assertThat(jsm.getAccountStatistics().getReservedStorage()).isZero();
 
             GroundStation ground = app.getBean(GroundStation.class);
@@ -86,6 +87,7 @@ class StellarControlTest {
             NatsTemplate template = app.getBean(NatsTemplate.class);
             template.send(OutboundEvent.to("stellar.tc.submit.lost-7", new Telecommand("tc-poison", "lost-7", "PING"))
                     .withMessageId("tc-poison")).get();
+            template.send("stellar.tc.submit.retired-2", new Telecommand("tc-retired", "retired-2", "PING")).get();
             template.send("stellar.tc.submit.sat-1", "{\"tc_id\": \"tc-malformed\", ").get();
             template.send("stellar.tc.submit.sat-1", new Telecommand("tc-incomplete", null, "PING")).get();
 
@@ -99,13 +101,20 @@ class StellarControlTest {
             TelecommandAudit audit = app.getBean(TelecommandAudit.class);
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     IntStream.rangeClosed(1, 10).allMatch(i -> audit.wasSent("tc-" + i)));
+            TelecommandArchive archive = app.getBean(TelecommandArchive.class);
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    IntStream.rangeClosed(1, 10).allMatch(i -> archive.sequenceOf("tc-" + i) != null));
+            // Request-reply: the query and its answer are stored (TC_QUERIES, TC_REPLIES), answered within 2 s.
+            assertThat(ground.wasSent("tc-3").get()).isTrue();
+            assertThat(ground.wasSent("tc-never").get()).isFalse();
 
             DeadLetterConsole console = app.getBean(DeadLetterConsole.class);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                    assertThat(console.list(DeadLetterQuery.all()).events()).hasSize(3));
+                    assertThat(console.list(DeadLetterQuery.all()).events()).hasSize(4));
             List<ParkedEvent> parked = console.list(DeadLetterQuery.all()).events();
+            // The retired target's: parked at once by the service's error handler (TelecommandErrors).
             assertThat(parked).extracting(p -> p.envelope().get("reason") + "@" + p.envelope().get("attempts"))
-                    .containsExactlyInAnyOrder("max_deliver@5", "undecodable@1", "unprocessable@1");
+                    .containsExactlyInAnyOrder("max_deliver@5", "undecodable@1", "unprocessable@1", "unprocessable@1");
             assertThat(parked).allSatisfy(p -> {
                 assertThat(p.subject()).isEqualTo("varpulis.dlq.tc-submit");
                 assertThat(p.envelope()).containsKeys("original_subject", "last_error", "stream_sequence");
@@ -122,7 +131,7 @@ class StellarControlTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                     assertThat(console.list(DeadLetterQuery.all()).events())
                             .extracting(p -> p.envelope().get("reason") + "@" + p.sequence())
-                            .hasSize(3).doesNotContain("undecodable@" + malformed.sequence())
+                            .hasSize(4).doesNotContain("undecodable@" + malformed.sequence())
                             .anyMatch(p -> p.startsWith("undecodable@")));
         }
     }
