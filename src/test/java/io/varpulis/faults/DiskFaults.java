@@ -122,9 +122,8 @@ final class DiskFaults {
                 StateMove move = moveLater ? new StateMove(cluster, label, options.holdSteps()) : null;
                 Row row;
                 try {
-                    row = demo.run(
-                            new DemoScenario.Setup("slow-disk", run, cluster.url(), 3, options.rate(),
-                                    twoCoordinators(), Map.of(), moveLater ? options.stateMoveAt() / 100.0 : 0, true),
+                    row = demo.run(new DemoScenario.Setup("slow-disk", run, cluster.url(), 3, options.rate(),
+                            twoCoordinators(), options.nodeEnv(), moveLater ? options.stateMoveAt() / 100.0 : 0, true),
                             moveLater ? running -> move.toSlow() : null);
                     Thread.sleep(AFTER_REPORT_MILLIS);
                 }
