@@ -143,7 +143,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos());
         JetStreamManagement jsm = management(connection, lostAfter);
         this.writes = new StateWriter(bucket, chain, cache, transport,
-                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent);
+                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, StateWait.WARN_AFTER);
     }
 
     /**

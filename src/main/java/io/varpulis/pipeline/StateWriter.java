@@ -18,6 +18,7 @@ import org.springframework.util.backoff.BackOffExecution;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,7 +35,11 @@ import java.util.function.Supplier;
  * held across a network wait: the chain's lock covers its in-memory changes only.
  * <p>
  * What it says: one INFO line per repaired chain (what the leader held, how many writes
- * go again); each write sent again is counted ({@code varpulis.state.write.retries}).
+ * go again); each write sent again is counted ({@code varpulis.state.write.retries}). A
+ * writer whose writes go unconfirmed past a bound says at WARN what it waits for
+ * ({@link StateWait}: the answers instead of PubAcks, such as "in process", and what the
+ * leader holds), once, and at INFO when they are confirmed again; meanwhile it sends
+ * nothing again that a look-up did not find missing.
  */
 final class StateWriter {
 
@@ -66,6 +71,8 @@ final class StateWriter {
 
     private final long lostAfterMillis;
 
+    private final StateWait wait;
+
     // Guarded by this.
     private BackOffExecution waits = Backoffs.start(FIRST_LOOK_UP, MAX_LOOK_UP);
 
@@ -80,9 +87,13 @@ final class StateWriter {
      * @param threads the pool this state's work runs on, one task at a time, and the
      * timer of its look-ups
      * @param resent counts a write sent again
+     * @param warnAfter how long writes may go unconfirmed before the writer says at WARN
+     * what it waits for ({@link StateWait#WARN_AFTER})
      */
     StateWriter(String bucket, WriteChain chain, StateCache cache, ClusterTransport transport,
-            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent) {
+            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent,
+            Duration warnAfter) {
+        this.wait = new StateWait(warnAfter);
         this.lostAfterMillis = chain.lostAfterMillis();
         this.bucket = bucket;
         this.chain = chain;
@@ -173,6 +184,7 @@ final class StateWriter {
         if (ended == null && chain.onWire() && watchScheduled.compareAndSet(false, true)) {
             timer.schedule(() -> serial.execute(() -> {
                 watchScheduled.set(false);
+                sayIfWaiting();
                 if (chain.stalled()) {
                     lookUp();
                 }
@@ -191,6 +203,7 @@ final class StateWriter {
             settle(chain.stored(write, id, receipt.sequence()));
             return;
         }
+        wait.answered(error);
         settle(chain.failed(write, send.copy(), error));
         PublishException.find(error)
             .filter(PublishException::lateMayCome)
@@ -207,6 +220,9 @@ final class StateWriter {
             synchronized (this) {
                 waits = Backoffs.start(FIRST_LOOK_UP, MAX_LOOK_UP);
             }
+            wait.moved()
+                .ifPresent(waited -> log.info("state bucket {}: writes confirmed again after {} s of waiting", bucket,
+                        String.format(Locale.ROOT, "%.1f", waited / 1e9)));
             List<StateWrite> confirmed = repair.confirmed();
             serial.execute(() -> confirmed.forEach(write -> {
                 cache.confirmed(write.key);
@@ -254,6 +270,8 @@ final class StateWriter {
         }
         catch (StateUnavailableException e) {
             log.debug("state bucket {}: cannot look its leader up yet ({})", bucket, e.toString());
+            wait.lookedUp("none answered the last look-up (" + e.getMessage() + ")");
+            sayIfWaiting();
             lookUpLater();
             return;
         }
@@ -262,6 +280,9 @@ final class StateWriter {
                     e));
             return;
         }
+        wait.lookedUp("it holds sequence " + held.lastSequence()
+                + (held.gone() ? " (the message is gone)" : ", message id " + held.lastMessageId()));
+        sayIfWaiting();
         Repair repair = chain.lookedUp(held);
         watch();
         if (repair.action() == Repair.Action.SEND && repair.why().equals(WriteChain.REPAIRED)) {
@@ -269,6 +290,17 @@ final class StateWriter {
                     held.lastSequence(), repair.confirmed().size(), chain.unconfirmed());
         }
         settle(repair);
+    }
+
+    /** Says at WARN, once per wait, what writes unconfirmed past the bound wait for. */
+    private void sayIfWaiting() {
+        long waiting = chain.waitingNanos();
+        wait.due(waiting)
+            .ifPresent(what -> log.warn(
+                    "state bucket {}: {} write(s) not confirmed for {} s (the oldest: {}); waiting for its leader to "
+                            + "store them, sending none again until a look-up finds the leader lacking it: {}",
+                    bucket, chain.unconfirmed(), String.format(Locale.ROOT, "%.1f", waiting / 1e9), chain.oldest(),
+                    what));
     }
 
     private void fail(List<StateWrite> writes, StateException why) {

@@ -157,6 +157,9 @@ final class WriteChain {
      */
     synchronized List<StateWrite> add(Map<String, byte[]> batch) {
         List<StateWrite> added = new ArrayList<>(batch.size());
+        if (writes.isEmpty()) {
+            lastProgress = System.nanoTime(); // a wait starts with something to wait for
+        }
         batch.forEach((key, value) -> added.add(new StateWrite(writer, ++numbered, key, value)));
         writes.addAll(added);
         if (!added.isEmpty()) {
@@ -329,6 +332,23 @@ final class WriteChain {
         StateWrite first = writes.peekFirst();
         return first != null && first.status != Status.QUEUED
                 && System.nanoTime() - Math.max(lastProgress, first.sentAt) >= lostAfterNanos;
+    }
+
+    /**
+     * @return how long the oldest write not confirmed has waited while none was
+     * confirmed, ns (0 when every write is)
+     */
+    synchronized long waitingNanos() {
+        return writes.isEmpty() ? 0 : System.nanoTime() - lastProgress;
+    }
+
+    /**
+     * @return the oldest write not confirmed, for messages: its key and how many copies
+     * went on the wire, or empty
+     */
+    synchronized String oldest() {
+        StateWrite first = writes.peekFirst();
+        return first == null ? "" : "key " + first.key + ", sent " + first.copies + " time(s)";
     }
 
     /**
