@@ -44,6 +44,9 @@ final class StateWrite {
 
     long sentAt;
 
+    /** Whether its last copy expected a sequence rather than a message id. */
+    boolean anchored;
+
     private final String writer;
 
     StateWrite(String writer, long number, String key, byte[] value) {

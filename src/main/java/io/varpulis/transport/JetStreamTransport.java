@@ -220,6 +220,7 @@ final class JetStreamTransport implements ClusterTransport {
                 @Override
                 public void close() {
                     if (consumptions.remove(this)) {
+                        latencies.stopped(consumer.stream(), consumer.durable());
                         stop(messages, consumer.durable());
                         givenUp.close();
                         admin.forgetConsumer(consumer);
@@ -227,6 +228,7 @@ final class JetStreamTransport implements ClusterTransport {
                 }
             };
             consumptions.add(consumption);
+            latencies.consuming(consumer.stream(), consumer.durable());
             log.info("consuming {} with durable {} on stream {}", consumer.filterSubject(), consumer.durable(),
                     consumer.stream());
             return consumption;

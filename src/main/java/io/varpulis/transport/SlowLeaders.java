@@ -26,6 +26,13 @@ import java.util.function.Consumer;
  * {@link #QUIET_AFTER}. Each step-down is logged at WARN and counted. A node whose every
  * stream is slow compares nothing (slow network or slow node, not a slow leader).
  * <p>
+ * The server found slow is remembered for {@link #QUIET_AFTER}: meanwhile each durable
+ * consumer this node pulls from whose leader is that server is stepped down too
+ * ({@code $JS.API.CONSUMER.LEADER.STEPDOWN.<stream>.<durable>}, once per
+ * {@link #QUIET_AFTER}): a consumer's leader records every delivery and ack in its own
+ * log, and one on a server fsyncing at 100 ms held a pipeline to a few acks a second
+ * after its stream had moved (issue 41).
+ * <p>
  * It can do harm, so it is off unless
  * {@code varpulis.nats.jetstream.slow-leader-step-down=true}: each step-down is an
  * election (writes to that stream wait it out, about 100 ms on a quiet cluster), and two
@@ -64,11 +71,14 @@ public final class SlowLeaders {
 
     private final Map<String, Long> quietUntil = new HashMap<>();
 
+    /** Server -> until when it counts as slow. */
+    private final Map<String, Long> slowServers = new HashMap<>();
+
     /**
      * @param connection the node's connection
      * @param latencies the PubAck times its transport records
-     * @param steppedDown counts a step-down of a stream
-     * ({@code varpulis.stream.leader.stepdowns{stream}})
+     * @param steppedDown counts a step-down of a stream, or of a consumer named
+     * {@code <stream> > <durable>} ({@code varpulis.stream.leader.stepdowns{stream}})
      */
     public SlowLeaders(Connection connection, StreamLatencies latencies, Consumer<String> steppedDown) {
         this.connection = connection;
@@ -77,11 +87,20 @@ public final class SlowLeaders {
     }
 
     /**
-     * Compares the streams' PubAck times since the last check; steps slow leaders down.
+     * Compares the streams' PubAck times since the last check; steps slow leaders down,
+     * and the leaders of this node's consumers on a server found slow.
      */
     public void check() {
-        Map<String, Long> medians = latencies.drain(MIN_SAMPLES);
         long now = System.nanoTime();
+        slowServers.values().removeIf(until -> now - until > 0);
+        checkStreams(now);
+        if (!slowServers.isEmpty()) {
+            latencies.consumers().forEach(consumer -> checkConsumer(consumer.get(0), consumer.get(1), now));
+        }
+    }
+
+    private void checkStreams(long now) {
+        Map<String, Long> medians = latencies.drain(MIN_SAMPLES);
         suspects.keySet().retainAll(medians.keySet());
         medians.forEach((stream, median) -> {
             Optional<Map.Entry<String, Long>> fastest = medians.entrySet()
@@ -110,24 +129,44 @@ public final class SlowLeaders {
             stepDown(stream, leader, preferred, median, fastest.get());
             suspects.remove(stream);
             quietUntil.put(stream, now + QUIET_AFTER.toNanos());
+            slowServers.put(leader, now + QUIET_AFTER.toNanos());
         });
+    }
+
+    /** Steps a consumer led by a slow server down, once per {@link #QUIET_AFTER}. */
+    private void checkConsumer(String stream, String durable, long now) {
+        String name = stream + " > " + durable;
+        if (now - quietUntil.getOrDefault(name, now - 1) <= 0) {
+            return;
+        }
+        String leader;
+        try {
+            ClusterInfo info = connection.jetStreamManagement().getConsumerInfo(stream, durable).getClusterInfo();
+            leader = info == null ? null : info.getLeader();
+        }
+        catch (Exception e) {
+            log.debug("consumer {}: no cluster info ({})", name, e.toString());
+            return;
+        }
+        if (leader == null || !slowServers.containsKey(leader)) {
+            return;
+        }
+        quietUntil.put(name, now + QUIET_AFTER.toNanos());
+        String answer = request("$JS.API.CONSUMER.LEADER.STEPDOWN." + stream + "." + durable, "");
+        if (answer == null) {
+            return;
+        }
+        steppedDown.accept(name);
+        log.warn("consumer {}: led by {}, a server whose streams were found slow; asked it to step down: {}", name,
+                leader, answer);
     }
 
     private void stepDown(String stream, String leader, String preferred, long median,
             Map.Entry<String, Long> fastest) {
         String body = preferred == null ? "" : "{\"placement\":{\"preferred\":\"" + preferred + "\"}}";
-        String answer;
-        try {
-            Message reply = connection.request("$JS.API.STREAM.LEADER.STEPDOWN." + stream,
-                    body.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(2));
-            answer = reply == null ? "no answer" : new String(reply.getData(), StandardCharsets.UTF_8);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        String answer = request("$JS.API.STREAM.LEADER.STEPDOWN." + stream, body);
+        if (answer == null) {
             return;
-        }
-        catch (RuntimeException e) {
-            answer = e.toString();
         }
         steppedDown.accept(stream);
         log.warn(
@@ -135,6 +174,23 @@ public final class SlowLeaders {
                         + "asked {} to step down{}: {}",
                 stream, median / 1_000_000, leader, fastest.getValue() / 1_000_000, fastest.getKey(), leader,
                 preferred == null ? "" : " in favour of " + preferred, answer);
+    }
+
+    /**
+     * @return the server's answer, or what failed; {@code null} when interrupted
+     */
+    private String request(String subject, String body) {
+        try {
+            Message reply = connection.request(subject, body.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(2));
+            return reply == null ? "no answer" : new String(reply.getData(), StandardCharsets.UTF_8);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        catch (RuntimeException e) {
+            return e.toString();
+        }
     }
 
     private Optional<ClusterInfo> clusterInfo(String stream) {

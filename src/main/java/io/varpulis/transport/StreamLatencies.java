@@ -2,13 +2,17 @@ package io.varpulis.transport;
 
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * How long each stream this node publishes to took to answer its PubAcks, since the last
- * {@link #drain()}: the JetStream transport records every PubAck here, and
- * {@link SlowLeaders} compares the streams (SPEC section 20: a stream whose leader's disk
- * is slow answers in seconds while its peers answer in milliseconds). Keeps at most
+ * What {@link SlowLeaders} reads of this node's use of the servers, recorded by the
+ * JetStream transport: how long each stream it publishes to took to answer its PubAcks
+ * since the last {@link #drain(int)} (SPEC section 20: a stream whose leader's disk is
+ * slow answers in seconds while its peers answer in milliseconds), and the durable
+ * consumers it pulls from (whose leaders may sit on that server too). Keeps at most
  * {@value #MAX_SAMPLES} PubAcks per stream between two drains. Thread-safe.
  */
 public final class StreamLatencies {
@@ -19,6 +23,31 @@ public final class StreamLatencies {
     private final Map<String, long[]> samples = new HashMap<>();
 
     private final Map<String, Integer> counts = new HashMap<>();
+
+    private final Set<List<String>> consumers = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param stream a stream
+     * @param durable a durable consumer of it this node pulls from from now on
+     */
+    public void consuming(String stream, String durable) {
+        consumers.add(List.of(stream, durable));
+    }
+
+    /**
+     * @param stream a stream
+     * @param durable a durable consumer of it this node no longer pulls from
+     */
+    public void stopped(String stream, String durable) {
+        consumers.remove(List.of(stream, durable));
+    }
+
+    /**
+     * @return the durable consumers this node pulls from, each {@code [stream, durable]}
+     */
+    public Set<List<String>> consumers() {
+        return Set.copyOf(consumers);
+    }
 
     /**
      * @param stream the stream that answered

@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.test.BrokerTest;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -84,6 +86,28 @@ class SlowLeadersTest {
     }
 
     @Test
+    void aConsumerThisNodePullsFromWhoseLeaderIsTheServerFoundSlowIsSteppedDownToo() throws Exception {
+        // Issue 41, slow-disk: the routing stream moved off the slow server, but the
+        // route consumers it led kept a pipeline to a few acks a second.
+        String durable = "slow_leaders_test";
+        jsm.addOrUpdateConsumer("SLOW", ConsumerConfiguration.builder().durable(durable).build());
+        int slowServer = cluster.streamLeader("SLOW");
+        moveConsumerTo(durable, slowServer);
+        latencies.consuming("SLOW", durable);
+        SlowLeaders leaders = new SlowLeaders(connection, latencies, steppedDown::add);
+
+        record(500, 2);
+        leaders.check();
+        record(500, 2);
+        leaders.check();
+
+        assertThat(steppedDown).containsExactly("SLOW", "SLOW > " + durable);
+        assertThat(awaitConsumerLeader(durable)).as("another server leads it").isNotEqualTo(slowServer);
+        leaders.check();
+        assertThat(steppedDown).as("once").hasSize(2);
+    }
+
+    @Test
     void nothingMovesWhenEveryStreamIsSlow() {
         SlowLeaders leaders = new SlowLeaders(connection, latencies, steppedDown::add);
         for (int i = 0; i < 3; i++) {
@@ -98,6 +122,28 @@ class SlowLeadersTest {
             latencies.record("SLOW", Duration.ofMillis(slowMillis).toNanos());
             latencies.record("FAST", Duration.ofMillis(fastMillis).toNanos());
         }
+    }
+
+    private void moveConsumerTo(String durable, int server) throws Exception {
+        for (int i = 0; i < 10 && awaitConsumerLeader(durable) != server; i++) {
+            connection.request("$JS.API.CONSUMER.LEADER.STEPDOWN.SLOW." + durable,
+                    ("{\"placement\":{\"preferred\":\"" + cluster.name(server) + "\"}}")
+                        .getBytes(StandardCharsets.UTF_8),
+                    Duration.ofSeconds(2));
+        }
+        assertThat(awaitConsumerLeader(durable)).as("the consumer led by the slow stream's leader").isEqualTo(server);
+    }
+
+    private int awaitConsumerLeader(String durable) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            try {
+                return cluster.consumerLeader("SLOW", durable);
+            }
+            catch (IllegalStateException electing) {
+                Thread.sleep(100);
+            }
+        }
+        return -1;
     }
 
     private int awaitLeader(String stream) throws InterruptedException {
