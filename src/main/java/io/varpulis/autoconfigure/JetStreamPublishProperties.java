@@ -39,9 +39,10 @@ public class JetStreamPublishProperties implements Validator {
      * Whether this node asks a stream it publishes to, whose PubAcks are at least ten
      * times slower (and 200 ms or more) than its other streams' for two 5-second checks
      * under the same leader, to step its leader down in favour of a faster server (a slow
-     * disk behind one server of three; the server never moves leadership for it). Off by
-     * default: each step-down is an election, and a stream slow for another reason would
-     * be stepped down every minute to no avail.
+     * disk behind one server of three; the server never moves leadership for it), and for
+     * a minute after, the leader of each durable consumer it pulls from that sits on that
+     * server. Off by default: each step-down is an election, and a stream slow for
+     * another reason would be stepped down every minute to no avail.
      */
     private boolean slowLeaderStepDown = false;
 
