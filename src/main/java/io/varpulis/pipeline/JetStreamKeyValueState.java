@@ -3,6 +3,7 @@ package io.varpulis.pipeline;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
+import io.nats.client.Message;
 import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
 import io.varpulis.jetstream.DurableNames;
@@ -10,6 +11,7 @@ import io.varpulis.transport.ClusterTransport;
 import org.springframework.scheduling.TaskScheduler;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -143,7 +145,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
         WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos());
         JetStreamManagement jsm = management(connection, lostAfter);
         this.writes = new StateWriter(bucket, chain, cache, transport,
-                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, StateWait.WARN_AFTER);
+                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, StateWriter.Bounds.DEFAULT,
+                () -> stepDown(connection, bucket, lostAfter));
     }
 
     /**
@@ -364,6 +367,25 @@ public final class JetStreamKeyValueState implements KeyValueState {
         }
         catch (IOException e) {
             throw new StateException("cannot open the JetStream management API: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Asks the bucket's stream leader to step down
+     * ({@code $JS.API.STREAM.LEADER.STEPDOWN.KV_<bucket>}).
+     * @return the server's answer, or what failed
+     */
+    private static String stepDown(Connection connection, String bucket, Duration timeout) {
+        try {
+            Message reply = connection.request("$JS.API.STREAM.LEADER.STEPDOWN.KV_" + bucket, new byte[0], timeout);
+            return reply == null ? "no answer" : new String(reply.getData(), StandardCharsets.UTF_8);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+        catch (RuntimeException e) {
+            return e.toString();
         }
     }
 

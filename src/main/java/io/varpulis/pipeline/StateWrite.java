@@ -44,9 +44,6 @@ final class StateWrite {
 
     long sentAt;
 
-    /** Whether its last copy expected a sequence rather than a message id. */
-    boolean anchored;
-
     private final String writer;
 
     StateWrite(String writer, long number, String key, byte[] value) {

@@ -39,7 +39,14 @@ import java.util.function.Supplier;
  * writer whose writes go unconfirmed past a bound says at WARN what it waits for
  * ({@link StateWait}: the answers instead of PubAcks, such as "in process", and what the
  * leader holds), once, and at INFO when they are confirmed again; meanwhile it sends
- * nothing again that a look-up did not find missing.
+ * nothing again that a look-up did not find missing. A leader found holding less than
+ * this writer's confirmed writes for {@link #BEHIND_FOR} (it lost, or has not applied,
+ * what its peers stored: issue 41's slow-disk runs met a new leader on a slow disk
+ * holding only the fence for minutes, its bucket's peers holding 139 writes more) is
+ * asked to step down, at most every {@link #BEHIND_FOR}, with a WARN; after
+ * {@link #MAX_BEHIND_STEP_DOWNS} step-downs in a row that did not help, the servers lost
+ * confirmed writes: the state ends ({@link KeyValueState.StateLostException}) and its
+ * pipeline stops loudly rather than waiting for ever.
  */
 final class StateWriter {
 
@@ -48,6 +55,32 @@ final class StateWriter {
     private static final Duration FIRST_LOOK_UP = Duration.ofMillis(50);
 
     private static final Duration MAX_LOOK_UP = Duration.ofSeconds(2);
+
+    /**
+     * How long a leader may hold less than this writer's confirmed writes before it is
+     * asked to step down: a leader just elected applies what it holds within milliseconds
+     * on a healthy disk.
+     */
+    static final Duration BEHIND_FOR = Duration.ofSeconds(5);
+
+    /** Step-downs of leaders behind the confirmed writes, in a row, before giving up. */
+    static final int MAX_BEHIND_STEP_DOWNS = 3;
+
+    /**
+     * The writer's bounds.
+     *
+     * @param warnAfter how long writes may go unconfirmed before the writer says at WARN
+     * what it waits for ({@link StateWait#WARN_AFTER})
+     * @param behindFor how long a leader may hold less than the confirmed writes before
+     * it is asked to step down, and how long between two such step-downs
+     * ({@link #BEHIND_FOR})
+     */
+    record Bounds(Duration warnAfter, Duration behindFor) {
+
+        /** The product's. */
+        static final Bounds DEFAULT = new Bounds(StateWait.WARN_AFTER, BEHIND_FOR);
+
+    }
 
     private final String bucket;
 
@@ -64,6 +97,17 @@ final class StateWriter {
     private final TaskScheduler timer;
 
     private final Runnable resent;
+
+    private final Supplier<String> stepDown;
+
+    private final long behindForNanos;
+
+    // Guarded by the serial executor (look-ups run there only).
+    private long behindSince;
+
+    private long lastStepDown;
+
+    private int behindStepDowns;
 
     private final AtomicBoolean lookUpScheduled = new AtomicBoolean();
 
@@ -87,13 +131,17 @@ final class StateWriter {
      * @param threads the pool this state's work runs on, one task at a time, and the
      * timer of its look-ups
      * @param resent counts a write sent again
-     * @param warnAfter how long writes may go unconfirmed before the writer says at WARN
-     * what it waits for ({@link StateWait#WARN_AFTER})
+     * @param bounds when it warns, when it steps a leader behind it down
+     * ({@link Bounds#DEFAULT})
+     * @param stepDown asks the bucket's stream leader to step down, answering what the
+     * server said
      */
     StateWriter(String bucket, WriteChain chain, StateCache cache, ClusterTransport transport,
-            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent,
-            Duration warnAfter) {
-        this.wait = new StateWait(warnAfter);
+            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent, Bounds bounds,
+            Supplier<String> stepDown) {
+        this.stepDown = stepDown;
+        this.behindForNanos = bounds.behindFor().toNanos();
+        this.wait = new StateWait(bounds.warnAfter());
         this.lostAfterMillis = chain.lostAfterMillis();
         this.bucket = bucket;
         this.chain = chain;
@@ -283,6 +331,9 @@ final class StateWriter {
         wait.lookedUp("it holds sequence " + held.lastSequence()
                 + (held.gone() ? " (the message is gone)" : ", message id " + held.lastMessageId()));
         sayIfWaiting();
+        if (behind(held.lastSequence())) {
+            return;
+        }
         Repair repair = chain.lookedUp(held);
         watch();
         if (repair.action() == Repair.Action.SEND && repair.why().equals(WriteChain.REPAIRED)) {
@@ -290,6 +341,40 @@ final class StateWriter {
                     held.lastSequence(), repair.confirmed().size(), chain.unconfirmed());
         }
         settle(repair);
+    }
+
+    /**
+     * Steps a leader holding less than this writer's confirmed writes down, or ends the
+     * state once step-downs did not help.
+     * @return whether the state ended
+     */
+    private boolean behind(long leaderSequence) {
+        long confirmed = chain.confirmedSequence();
+        long now = System.nanoTime();
+        if (leaderSequence >= confirmed) {
+            behindSince = 0;
+            behindStepDowns = 0;
+            return false;
+        }
+        behindSince = behindSince == 0 ? now : behindSince;
+        if (now - behindSince < behindForNanos || lastStepDown != 0 && now - lastStepDown < behindForNanos) {
+            return false;
+        }
+        if (behindStepDowns >= MAX_BEHIND_STEP_DOWNS) {
+            end(new KeyValueState.StateLostException("state bucket " + bucket + ": its leaders hold sequence "
+                    + leaderSequence + ", behind sequence " + confirmed + " at which this writer's writes were "
+                    + "confirmed, after " + behindStepDowns + " leader step-downs: the servers lost confirmed writes",
+                    null));
+            return true;
+        }
+        behindStepDowns++;
+        lastStepDown = now;
+        log.warn("state bucket {}: its leader holds sequence {}, behind sequence {} at which this writer's writes "
+                + "were confirmed, for {} s (it lost, or has not applied, what its peers stored); asked it to step "
+                + "down ({} of {}): {}", bucket, leaderSequence, confirmed,
+                String.format(Locale.ROOT, "%.1f", (now - behindSince) / 1e9), behindStepDowns, MAX_BEHIND_STEP_DOWNS,
+                stepDown.get());
+        return false;
     }
 
     /** Says at WARN, once per wait, what writes unconfirmed past the bound wait for. */

@@ -124,12 +124,6 @@ final class WriteChain {
     /** After a repair: only the first write is on the wire until it is stored. */
     private boolean probing;
 
-    /**
-     * Refusals (10071) of a first write expecting a sequence since a write was last
-     * confirmed.
-     */
-    private int sequenceRefusals;
-
     private long lastProgress = System.nanoTime();
 
     private StateWrite lastWritten;
@@ -199,7 +193,6 @@ final class WriteChain {
                 write.status = Status.SENT;
                 write.sentAt = System.nanoTime();
                 write.copies++;
-                write.anchored = anchor != null;
                 String expectedId = anchor != null ? null : previous == null ? storedId : previous.messageId();
                 sends.add(new Send(write, write.copies,
                         new OutboundMessage(subjectPrefix + write.key, write.value == null ? new byte[0] : write.value,
@@ -256,7 +249,6 @@ final class WriteChain {
         write.status = Status.REFUSED;
         repairing = true;
         int code = publish.apiErrorCode();
-        sequenceRefusals += code == WRONG_LAST_SEQUENCE && write.anchored ? 1 : 0;
         write.refusals += code == WRONG_LAST_MESSAGE_ID || code == WRONG_LAST_SEQUENCE ? 0 : 1;
         return Repair.of(List.of(), Repair.Action.WAIT);
     }
@@ -325,18 +317,8 @@ final class WriteChain {
         // Sent again, the first alone (anchored), the others once it is stored: a leader
         // checks message-id expectations when it applies a write, so writes chained on a
         // refused first one would each cost it a log write (issue 41: 602 repairs a run).
-        // The first expects the sequence the bucket holds, which the leader checks when
-        // it takes the write, against what it accepted: a new leader still applying what
-        // it holds (behind on a slow disk) refuses it (10071) until it has (issue 41:
-        // one chain repaired 166 times at one sequence in 3 minutes). After two such
-        // refusals it expects the last stored write's message id instead, checked when
-        // the leader applies it, behind what it holds; refused in turn (10070: a leader
-        // restarted past the duplicate window no longer knows the last id), the next
-        // expects the sequence again.
         writes.forEach(w -> w.status = Status.QUEUED);
-        boolean byId = sequenceRefusals >= 2;
-        sequenceRefusals = byId ? 0 : sequenceRefusals;
-        anchor = byId ? null : storedSequence;
+        anchor = storedSequence;
         repairing = false;
         probing = true;
         return new Repair(confirmed, Repair.Action.SEND, REPAIRED, List.of());
@@ -350,6 +332,14 @@ final class WriteChain {
         StateWrite first = writes.peekFirst();
         return first != null && first.status != Status.QUEUED
                 && System.nanoTime() - Math.max(lastProgress, first.sentAt) >= lostAfterNanos;
+    }
+
+    /**
+     * @return the bucket's sequence of this writer's last confirmed write (or of its
+     * fence)
+     */
+    synchronized long confirmedSequence() {
+        return storedSequence;
     }
 
     /**
@@ -404,7 +394,6 @@ final class WriteChain {
     private void confirm(StateWrite write, List<StateWrite> confirmed) {
         write.status = Status.STORED;
         probing = false;
-        sequenceRefusals = 0;
         lastProgress = System.nanoTime();
         confirmed.add(write);
     }

@@ -25,20 +25,21 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Issue 41 (SPEC section 20), what a coordinated power loss did to a state's writer: its
- * writes answered "duplicate message id is in process" (10158) and no leader to ask for
- * seconds. The writer waits without sending them again, says at WARN after the bound what
- * it waits for, sends each write again once when the leader is found lacking it, and says
- * when its writes are confirmed again. The bucket's server is a stand-in (the answers of
- * that moment are not made on demand by a real one); the chain, the writer and its
- * threads are the product's.
+ * Issue 41 (SPEC section 20), what a power loss and a slow disk did to a state's writer.
+ * Writes answered "duplicate message id is in process" (10158) with no leader to ask: the
+ * writer waits without sending them again, says at WARN after the bound what it waits
+ * for, sends each write again once when the leader is found lacking it, and says when its
+ * writes are confirmed again. A leader holding less than the writes it confirmed: it is
+ * asked to step down, and when step-downs do not help the state ends loudly. The bucket's
+ * servers are stand-ins (the answers of those moments are not made on demand by real
+ * ones); the chain, the writer and its threads are the product's.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class StateWriterTest {
@@ -49,24 +50,24 @@ class StateWriterTest {
 
     private final Map<String, AtomicInteger> sends = new ConcurrentHashMap<>();
 
-    private final AtomicLong stored = new AtomicLong(FENCE);
+    private final AtomicInteger stepDowns = new AtomicInteger();
 
-    private final AtomicBoolean recovered = new AtomicBoolean();
+    private final Leader healthy = new Leader();
 
-    private volatile String lastStoredId = WRITER + ":0";
+    private final Leader behind = new Leader();
+
+    /** The bucket's leader now, {@code null} while none answers. */
+    private volatile Leader leader;
+
+    /** Whether writes are answered "in process" (the power just came back). */
+    private volatile boolean inProcess;
 
     @Test
     void writesAnsweredInProcessWithNoLeaderToAsk_waitWithoutBeingSentAgain_warnOnce_thenGoOnceMore(
             CapturedOutput output) throws Exception {
-        WriteChain chain = new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos());
-        StateWriter writer = new StateWriter("b", chain, new StateCache(100), new Server(), this::leader,
-                TestThreads.states(), () -> {
-                }, Duration.ofMillis(600));
-        Map<String, byte[]> batch = new LinkedHashMap<>();
-        batch.put("k1", new byte[] { 1 });
-        batch.put("k2", new byte[] { 2 });
-        batch.put("k3", new byte[] { 3 });
-        writer.write(batch);
+        inProcess = true;
+        StateWriter writer = writer(Duration.ofMillis(600), Duration.ofSeconds(30), () -> "not asked");
+        writer.write(batch("k1", "k2", "k3"));
         CompletableFuture<Void> flushed = writer.flush();
 
         Thread.sleep(1500); // the power is off: answers "in process", no leader
@@ -78,25 +79,99 @@ class StateWriterTest {
             .contains("in process (10158)=3")
             .contains("none answered the last look-up");
 
-        recovered.set(true);
+        inProcess = false;
+        leader = healthy;
         flushed.get(10, TimeUnit.SECONDS);
         assertThat(sends).hasSize(3);
         assertThat(sends.values()).as("each sent once more, no more").allSatisfy(n -> assertThat(n).hasValue(2));
-        assertThat(stored).hasValue(FENCE + 3);
+        assertThat(healthy.stored).isEqualTo(FENCE + 3);
         assertThat(output).containsOnlyOnce("WARN").contains("state bucket b: writes confirmed again after");
     }
 
+    @Test
+    void aLeaderHoldingLessThanTheConfirmedWritesIsSteppedDown_andTheChainGoesOnWithTheNextLeader(CapturedOutput output)
+            throws Exception {
+        leader = healthy;
+        StateWriter writer = writer(Duration.ofSeconds(30), Duration.ofMillis(300), () -> {
+            stepDowns.incrementAndGet();
+            leader = healthy;
+            return "stepped down";
+        });
+        writer.write(batch("k1", "k2"));
+        writer.flush().get(5, TimeUnit.SECONDS);
+
+        // Issue 41, slow-disk: the leadership moved onto a replica holding only the
+        // fence, its peers holding the writes it had confirmed.
+        leader = behind;
+        writer.write(batch("k3"));
+        writer.flush().get(10, TimeUnit.SECONDS);
+
+        assertThat(stepDowns).hasValue(1);
+        assertThat(healthy.stored).isEqualTo(FENCE + 3);
+        assertThat(output).containsOnlyOnce("WARN")
+            .contains("state bucket b: its leader holds sequence 5, behind sequence 7 at which this writer's writes "
+                    + "were confirmed")
+            .contains("asked it to step down (1 of 3): stepped down");
+    }
+
+    @Test
+    void writesTheServersLostForGood_endTheStateLoudlyAfterThreeStepDowns() throws Exception {
+        leader = healthy;
+        StateWriter writer = writer(Duration.ofSeconds(30), Duration.ofMillis(100), () -> {
+            stepDowns.incrementAndGet();
+            return "stepped down";
+        });
+        writer.write(batch("k1", "k2"));
+        writer.flush().get(5, TimeUnit.SECONDS);
+
+        leader = behind;
+        writer.write(batch("k3"));
+
+        assertThatThrownBy(() -> writer.flush().get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(KeyValueState.StateLostException.class)
+            .hasMessageContaining("state bucket b: its leaders hold sequence 5, behind sequence 7")
+            .hasMessageContaining("after 3 leader step-downs: the servers lost confirmed writes");
+        assertThat(stepDowns).hasValue(StateWriter.MAX_BEHIND_STEP_DOWNS);
+    }
+
+    private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
+        return new StateWriter("b", new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos()),
+                new StateCache(100), new Server(), this::held, TestThreads.states(), () -> {
+                }, new StateWriter.Bounds(warnAfter, behindFor), stepDown);
+    }
+
+    private static Map<String, byte[]> batch(String... keys) {
+        Map<String, byte[]> batch = new LinkedHashMap<>();
+        for (String key : keys) {
+            batch.put(key, new byte[] { 1 });
+        }
+        return batch;
+    }
+
     /** What the bucket's leader holds, when there is one. */
-    private Held leader() {
-        if (!recovered.get()) {
+    private Held held() {
+        Leader now = leader;
+        if (now == null) {
             throw new StateUnavailableException("no leader for stream KV_b", null);
         }
-        return new Held(stored.get(), lastStoredId, false, null);
+        synchronized (now) {
+            return new Held(now.stored, now.lastId, false, null);
+        }
+    }
+
+    /** A server's copy of the bucket: its last sequence and message id. */
+    private static final class Leader {
+
+        private long stored = FENCE;
+
+        private String lastId = WRITER + ":0";
+
     }
 
     /**
-     * Before the recovery every write is answered "in process"; after it, a write is
-     * stored when its expectation holds.
+     * While the power comes back every write is answered "in process"; else the leader
+     * stores a write when its expectation holds and the healthy one's peers keep up (the
+     * one behind holds what it held).
      */
     private final class Server implements ClusterTransport {
 
@@ -106,26 +181,32 @@ class StateWriterTest {
         }
 
         @Override
-        public synchronized CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+        public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
             String write = message.messageId().replaceFirst("\\.\\d+$", "");
             sends.computeIfAbsent(write, w -> new AtomicInteger()).incrementAndGet();
-            if (!recovered.get()) {
-                return CompletableFuture.failedFuture(new PublishException(message.subject(), "in process",
-                        new JetStreamApiException(new ApiResponse<Object>(JsonParser.parseUnchecked(
-                                "{\"error\": {\"code\": 503, \"err_code\": 10158, \"description\": \"in process\"}}")) {
-                        })));
+            Leader now = leader;
+            if (inProcess || now == null) {
+                return CompletableFuture.failedFuture(refused(message, 503, 10158));
             }
-            boolean expected = message.expectedLastSequence() != null ? message.expectedLastSequence() == stored.get()
-                    : lastStoredId.equals(message.expectedLastMessageId());
-            if (!expected) {
-                return CompletableFuture.failedFuture(new PublishException(message.subject(), "wrong last",
-                        new JetStreamApiException(new ApiResponse<Object>(JsonParser.parseUnchecked(
-                                "{\"error\": {\"code\": 400, \"err_code\": 10071, \"description\": \"wrong\"}}")) {
-                        })));
+            synchronized (now) {
+                boolean expected = message.expectedLastSequence() != null ? message.expectedLastSequence() == now.stored
+                        : now.lastId.equals(message.expectedLastMessageId());
+                if (!expected) {
+                    return CompletableFuture
+                        .failedFuture(refused(message, 400, message.expectedLastSequence() != null ? 10071 : 10070));
+                }
+                now.lastId = message.messageId();
+                return CompletableFuture
+                    .completedFuture(new PublishReceipt(message.subject(), "KV_b", ++now.stored, false));
             }
-            lastStoredId = message.messageId();
-            return CompletableFuture
-                .completedFuture(new PublishReceipt(message.subject(), "KV_b", stored.incrementAndGet(), false));
+        }
+
+        private PublishException refused(OutboundMessage message, int status, int code) {
+            return new PublishException(message.subject(), "refused " + code,
+                    new JetStreamApiException(
+                            new ApiResponse<Object>(JsonParser.parseUnchecked("{\"error\": {\"code\": " + status
+                                    + ", \"err_code\": " + code + ", \"description\": \"refused\"}}")) {
+                            }));
         }
 
         @Override

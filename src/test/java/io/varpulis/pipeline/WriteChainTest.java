@@ -181,35 +181,6 @@ class WriteChainTest {
     }
 
     @Test
-    void aNewLeaderThatRefusesTheSequenceTwice_isAskedByTheLastStoredWritesId_thenBySequenceAgain() {
-        // Issue 41, slow-disk: a new leader on a slow disk still applying what it holds
-        // refused every write expecting the stored sequence (10071), and the look-ups
-        // kept finding the sequence it had applied: one chain repaired 166 times.
-        chain.add(batch(2));
-        List<Send> first = chain.toSend();
-        chain.stored(first.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
-        chain.failed(first.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
-        Held behind = new Held(FENCE_SEQUENCE, "7-abc:0", false, null);
-        for (int i = 0; i < 2; i++) {
-            chain.lookedUp(behind);
-            Send probe = chain.toSend().get(0);
-            assertThat(probe.message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE + 1);
-            chain.failed(probe.write(), probe.copy(), refused(WriteChain.WRONG_LAST_SEQUENCE));
-        }
-
-        chain.lookedUp(behind);
-        Send byId = chain.toSend().get(0);
-        assertThat(byId.message().expectedLastSequence()).isNull();
-        assertThat(byId.message().expectedLastMessageId()).as("what the leader will hold once it applied it")
-            .isEqualTo("7-abc:1");
-
-        chain.failed(byId.write(), byId.copy(), refused(WriteChain.WRONG_LAST_MESSAGE_ID));
-        chain.lookedUp(behind);
-        assertThat(chain.toSend().get(0).message().expectedLastSequence()).as("a restarted leader may not know ids")
-            .isEqualTo(FENCE_SEQUENCE + 1);
-    }
-
-    @Test
     void aMessageAnotherWriterWroteFencesTheChain() {
         chain.add(batch(1));
         chain.failed(chain.toSend().get(0).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
