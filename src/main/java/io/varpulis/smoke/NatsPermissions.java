@@ -126,7 +126,10 @@ public record NatsPermissions(String role, String inboxPrefix, List<String> publ
                 // Key-value reads: the worker lease by direct get, pipeline state from
                 // the stream leader (message
                 // get, never a replica's direct answer), and writes.
-                "$JS.API.DIRECT.GET.*.>", "$JS.API.STREAM.MSG.GET.*", "$KV.>");
+                "$JS.API.DIRECT.GET.*.>", "$JS.API.STREAM.MSG.GET.*", "$KV.>",
+                // A state bucket's leader holding less than the writes it confirmed is
+                // asked to step down (issue 41).
+                "$JS.API.STREAM.LEADER.STEPDOWN.*");
     }
 
     private static List<String> workerDeny() {
