@@ -116,7 +116,8 @@ public @interface NatsListener {
 
     /**
      * @return the most deliveries a batch method gets in one call; 0:
-     * {@code varpulis.nats.jetstream.consumer.batch-size} (500)
+     * {@code varpulis.nats.jetstream.consumer.batch-size} (500);
+     * {@code varpulis.nats.listeners.<id>.batch-size} overrides it
      */
     int batchSize() default 0;
 
