@@ -69,8 +69,8 @@ public @interface NatsListener {
     String stream() default "";
 
     /**
-     * @return how many deliveries run at once (that many pull subscriptions of the one
-     * durable consumer); 0: one
+     * @return how many deliveries run at once (that many applying threads over the one
+     * durable consumer's pull subscription); 0: one
      */
     int concurrency() default 0;
 
