@@ -133,7 +133,12 @@ public class NatsListenerAutoConfiguration {
         List<MessageConverter> own = converters.orderedStream()
             .filter(converter -> !(converter instanceof PayloadConverter))
             .toList();
-        return new ListenerMethods(own.size() == 1 ? own.get(0) : payloads, validators.getIfUnique(), beans);
+        if (own.size() > 1) {
+            throw new IllegalStateException("the service declares " + own.size() + " Spring Messaging MessageConverter "
+                    + "beans (" + own.stream().map(c -> c.getClass().getName()).toList() + "): listeners take their "
+                    + "payloads from one; declare one, or a CompositeMessageConverter of them");
+        }
+        return new ListenerMethods(own.isEmpty() ? payloads : own.get(0), validators.getIfUnique(), beans);
     }
 
     /**

@@ -141,6 +141,20 @@ public class NatsListenerProperties implements Validator {
         /** After how long without a delivery it publishes a NatsListenerEvent.Idle. */
         private Duration idleEventInterval;
 
+        /**
+         * A batch listener's most deliveries per call (default: the consumer's
+         * batch-size).
+         */
+        private Integer batchSize;
+
+        public Integer getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(Integer batchSize) {
+            this.batchSize = batchSize;
+        }
+
         public Boolean getAutoStartup() {
             return autoStartup;
         }
@@ -180,7 +194,7 @@ public class NatsListenerProperties implements Validator {
             return new ListenerSettings(subject, stream, concurrency, maxDeliver, maxAckPending, sendTo,
                     new ListenerSettings.BackOff(backoff.getDelay(), backoff.getMultiplier(), backoff.getMaxDelay(),
                             backoff.getJitter()),
-                    applyTimeout, autoStartup, idleEventInterval);
+                    applyTimeout, autoStartup, idleEventInterval, batchSize);
         }
 
         public String getSubject() {

@@ -32,6 +32,11 @@ final class Appliers {
      */
     private static final long IDLE_POLL_MILLIS = 200;
 
+    /**
+     * How long a batch waits for more of its pull's messages after the queue ran dry, ms.
+     */
+    static final long BATCH_LINGER_MILLIS = 5;
+
     private final ContainerParts parts;
 
     private final ContainerSettings settings;
@@ -98,15 +103,18 @@ final class Appliers {
         }
         for (Applier applier : appliers) {
             if (applier.thread == stuck && !applier.abandoned) {
-                applier.abandoned = true;
                 if (replaced.incrementAndGet() <= settings.concurrency()) {
+                    applier.abandoned = true;
                     start(applier.queue);
-                    log.warn("{}: {} is replaced by a new applying thread ({} replaced so far, at most {})",
+                    log.warn("{}: {} is replaced by a new applying thread ({} stuck now, at most {} replaced)",
                             parts.unit(), stuck.getName(), replaced.get(), settings.concurrency());
                 }
                 else {
-                    log.error("{}: {} is stuck and no more threads are started for it ({} already replaced): restart "
-                            + "the service", parts.unit(), stuck.getName(), settings.concurrency());
+                    replaced.decrementAndGet();
+                    log.error(
+                            "{}: {} is stuck and no more threads are started for it ({} stuck already); its queue "
+                                    + "waits for it: restart the service",
+                            parts.unit(), stuck.getName(), settings.concurrency());
                 }
             }
         }
@@ -120,6 +128,32 @@ final class Appliers {
         applier.thread = thread;
         appliers.add(applier);
         thread.start();
+    }
+
+    /**
+     * Processes deliveries; a throw that is not a {@link VirtualMachineError} (a meter
+     * filter of the service's, a bug of ours) is counted and each delivery not settled
+     * yet is left for redelivery: the thread goes on.
+     */
+    private void guarded(List<Delivery> deliveries, Runnable process) {
+        try {
+            process.run();
+        }
+        catch (Throwable e) {
+            DeliveryProcessor.rethrowFatal(e);
+            for (Delivery delivery : deliveries) {
+                if (!delivery.isSettled()) {
+                    parts.errors().report(ErrorStage.SETTLER, delivery, e);
+                    try {
+                        delivery.leave("its processing failed: " + e);
+                    }
+                    catch (RuntimeException settled) {
+                        // Settled meanwhile: nothing to leave.
+                    }
+                    parts.held().release(delivery);
+                }
+            }
+        }
     }
 
     /**
@@ -150,6 +184,35 @@ final class Appliers {
             }
         }
 
+        /**
+         * A batch: the first delivery, what is queued behind it, and what arrives within
+         * {@value Appliers#BATCH_LINGER_MILLIS} ms more (the client hands a pull's
+         * messages over one at a time), up to the batch size.
+         */
+        private List<Delivery> batch(Delivery first, int batchSize) {
+            List<Delivery> batch = new ArrayList<>(Math.min(batchSize, 512));
+            batch.add(first);
+            long lingerUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BATCH_LINGER_MILLIS);
+            while (batch.size() < batchSize) {
+                if (queue.drainTo(batch, batchSize - batch.size()) > 0) {
+                    continue;
+                }
+                long left = lingerUntil - System.nanoTime();
+                Delivery next = null;
+                try {
+                    next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+                }
+                catch (InterruptedException e) {
+                    // As the loop's poll: the container's close is read from its state.
+                }
+                if (next == null) {
+                    break;
+                }
+                batch.add(next);
+            }
+            return batch;
+        }
+
         private void loop() {
             int batchSize = processor.batchSize();
             while (!abandoned) {
@@ -161,18 +224,19 @@ final class Appliers {
                     delivery = null;
                 }
                 if (delivery != null && batchSize > 1) {
-                    List<Delivery> batch = new ArrayList<>(Math.min(batchSize, 64));
-                    batch.add(delivery);
-                    queue.drainTo(batch, batchSize - 1);
-                    processor.process(batch);
+                    List<Delivery> batch = batch(delivery, batchSize);
+                    guarded(batch, () -> processor.process(batch));
                 }
                 else if (delivery != null) {
-                    processor.process(delivery);
+                    Delivery one = delivery;
+                    guarded(List.of(one), () -> processor.process(one));
                 }
                 else if (parts.state().closed() && queue.isEmpty()) {
                     return;
                 }
             }
+            replaced.decrementAndGet();
+            appliers.remove(this);
             log.info("{}: {} returned after its apply timeout and ends (a new thread took its place)", parts.unit(),
                     Thread.currentThread().getName());
         }

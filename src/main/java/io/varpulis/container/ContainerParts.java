@@ -11,12 +11,13 @@ import io.varpulis.metrics.DeliveryMeters;
  * @param consumer the durable consumer
  * @param unit the pipeline, listener or {@code coordinator:{id}}: the DLQ unit, the
  * meters' tag
+ * @param settings its concurrency, back-off, apply timeout
  * @param meters the unit's meters
  * @param state whether it still applies what it receives
  * @param held the deliveries it holds
  * @param errors what threw while its deliveries were handled
  * @param runtime the transport, the parker, the threads
  */
-record ContainerParts(ConsumerDeclaration consumer, String unit, DeliveryMeters meters, ContainerState state,
-        HeldDeliveries held, ContainerErrors errors, ContainerRuntime runtime) {
+record ContainerParts(ConsumerDeclaration consumer, String unit, ContainerSettings settings, DeliveryMeters meters,
+        ContainerState state, HeldDeliveries held, ContainerErrors errors, ContainerRuntime runtime) {
 }

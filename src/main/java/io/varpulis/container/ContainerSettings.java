@@ -14,7 +14,7 @@ import java.time.Duration;
  * consumer's server-side backoff does not apply to a nak)
  * @param applyTimeout the longest a delivery is kept in progress while it is applied (the
  * method or processor, and the effects it waits for; waits for an absent broker do not
- * count): then it is reported (ERROR, health) and released for redelivery
+ * count): then it is reported (ERROR, health) and settled as a failure by the rule
  * @param replaceHungAppliers whether an applying thread stuck past the apply timeout is
  * replaced by a new one, up to {@code concurrency} replacements (a listener's, whose
  * method may run on any thread); a pipeline's processor is single-threaded with its

@@ -38,7 +38,8 @@ import java.util.List;
  * logged. Only a {@link VirtualMachineError} other than a {@link StackOverflowError}
  * stops it, loudly: an ERROR, its state stopped with {@link StopReason#ERROR}, the health
  * showing it. An apply that runs past the apply timeout is reported (ERROR, health) and
- * released for redelivery; a listener's stuck thread is replaced.
+ * settled as a failure by the rule (nak, park on its last delivery); a listener's stuck
+ * thread is replaced.
  */
 public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
@@ -86,7 +87,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
         this.errors = new ContainerErrors(toString(), meters);
         this.held = new HeldDeliveries(toString(), meters, settings.applyTimeout(), settings.idleInterval(),
                 new Watcher());
-        ContainerParts parts = new ContainerParts(consumer, unit, meters, state, held, errors, runtime);
+        ContainerParts parts = new ContainerParts(consumer, unit, settings, meters, state, held, errors, runtime);
         this.settler = new Settler(parts, new Settlement(settings.nakBackOff()), settings.errorHandler(), this::died);
         this.givenUp = new GivenUpParks(parts, settler::settle);
         this.appliers = new Appliers(parts, settings, new DeliveryProcessor(parts, adapter, batchAdapter, settler),
@@ -209,8 +210,9 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
     /**
      * Graceful stop: stops pulling, lets the deliveries already received be applied and
-     * settled within the timeout, then stops; what is not settled by then is left unacked
-     * for redelivery.
+     * settled within the timeout, then stops; an apply still running then is kept in
+     * progress until it returns (and settles) or its apply timeout releases it, so it is
+     * not redelivered elsewhere while it runs here.
      * @param timeout how long to wait, at most
      */
     @Override
@@ -230,8 +232,10 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             }
         }
         if (!held.isEmpty()) {
-            log.warn("{} on {}: {} delivery(ies) still in flight after the drain timeout; left unacked for "
-                    + "redelivery", unit, consumer.durable(), held.size());
+            log.warn(
+                    "{} on {}: {} delivery(ies) still in flight after the drain timeout; kept in progress until "
+                            + "their applies return or their apply timeout releases them",
+                    unit, consumer.durable(), held.size());
         }
         shutdown();
     }
@@ -275,7 +279,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
             }
         }
         finally {
-            runtime.keeper().forget(held);
+            held.close();
             givenUp.close();
             if (state.reason() != StopReason.ERROR) {
                 runtime.stopped(this);
@@ -332,7 +336,7 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
                         + "{} waits for",
                 this, delivery, delivery.stream(), delivery.streamSequence(), settings.applyTimeout().toSeconds(),
                 work.applyingOn() != null ? work.applyingOn().getName() : "its outcome");
-        settler.settleWhileApplying(work, Outcome.failed(ErrorStage.LISTENER,
+        settler.settleTimedOut(work, Outcome.failed(ErrorStage.LISTENER,
                 new ApplyTimeoutException(unit, delivery.streamSequence(), settings.applyTimeout())));
         Thread stuck = work.applyingOn();
         if (stuck != null) {
@@ -350,7 +354,8 @@ public final class DeliveryContainer implements DeliveryHandler, Consumption {
 
         @Override
         public void timedOut(DeliveryWork work) {
-            DeliveryContainer.this.timedOut(work);
+            // Off the keeper's one thread: an error handler asked about it may be slow.
+            runtime.executor().execute(() -> DeliveryContainer.this.timedOut(work));
         }
 
         @Override

@@ -91,9 +91,7 @@ final class DeliveryProcessor {
             return null;
         }
         if (parts.held().stillApplying(received.streamSequence())) {
-            settler.settle(work, Outcome.failed(ErrorStage.LISTENER, new IllegalStateException(
-                    "an earlier delivery of it is still being applied here, past its apply timeout; not applied twice "
-                            + "at once in one process")));
+            settler.settle(work, Outcome.stillApplying());
             return null;
         }
         parts.held().applying(work, Thread.currentThread());

@@ -3,6 +3,8 @@ package io.varpulis.container;
 import io.varpulis.transport.Delivery;
 import org.springframework.util.backoff.BackOffExecution;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * One delivery's way through a {@link DeliveryContainer}: as received, as decorated, when
  * its apply began and on which thread, whether it outlived its apply timeout, and its
@@ -30,7 +32,20 @@ final class DeliveryWork {
     /** The thread running its apply synchronously, or {@code null}. */
     private volatile Thread applyingOn;
 
-    private volatile boolean timedOut;
+    private static final int OPEN = 0;
+
+    private static final int BY_OUTCOME = 1;
+
+    private static final int BY_TIMEOUT = 2;
+
+    /**
+     * Who settles the delivery: its apply's outcome or its apply timeout, whichever comes
+     * first (one-shot), so a late outcome never settles a delivery its timeout released.
+     */
+    private final AtomicInteger claim = new AtomicInteger(OPEN);
+
+    /** When it first waited for an absent broker ({@link System#nanoTime()}), or 0. */
+    private long firstWaitNanos;
 
     DeliveryWork(Delivery received, Delivery delivery) {
         this.received = received;
@@ -40,9 +55,17 @@ final class DeliveryWork {
     long nextWait(ContainerRuntime runtime) {
         if (waits == null) {
             waits = runtime.backOff().start();
+            firstWaitNanos = System.nanoTime();
         }
         waited = true;
         return waits.nextBackOff();
+    }
+
+    /**
+     * @return how long it has waited for an absent broker, ns (0 when it never did)
+     */
+    long waitingNanos() {
+        return waits == null ? 0 : System.nanoTime() - firstWaitNanos;
     }
 
     void gotThrough(BrokerOutage outage) {
@@ -71,13 +94,15 @@ final class DeliveryWork {
     }
 
     /**
-     * The apply step has an outcome.
-     * @return whether it had been reported past its apply timeout
+     * The apply has an outcome: claims the delivery's settlement for it, unless its apply
+     * timeout claimed it first.
+     * @return whether the timeout claimed it first (the outcome comes late and settles
+     * nothing)
      */
     boolean outcomeKnown() {
         applyingSince = 0;
         applyingOn = null;
-        return timedOut;
+        return !claim.compareAndSet(OPEN, BY_OUTCOME) && claim.get() == BY_TIMEOUT;
     }
 
     /**
@@ -95,22 +120,19 @@ final class DeliveryWork {
     }
 
     /**
-     * Marks it past its apply timeout, once.
-     * @return whether this call marked it
+     * Claims the delivery's settlement for its apply timeout, unless its outcome came
+     * first.
+     * @return whether this call claimed it
      */
-    synchronized boolean timeOut() {
-        if (timedOut || applyingSince == 0) {
-            return false;
-        }
-        timedOut = true;
-        return true;
+    boolean timeOut() {
+        return applyingSince != 0 && claim.compareAndSet(OPEN, BY_TIMEOUT);
     }
 
     /**
      * @return whether it outlived its apply timeout
      */
     boolean timedOut() {
-        return timedOut;
+        return claim.get() == BY_TIMEOUT;
     }
 
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The deliveries one {@link DeliveryContainer} holds, from the moment the client hands
@@ -37,6 +38,14 @@ final class HeldDeliveries {
     private volatile long receivedNanos = System.nanoTime();
 
     private volatile boolean idle;
+
+    private volatile boolean closed;
+
+    /**
+     * How many applies ran past the timeout and have no outcome yet: none, the usual
+     * case, costs no walk.
+     */
+    private final AtomicInteger hung = new AtomicInteger();
 
     private volatile boolean stallReported;
 
@@ -130,7 +139,11 @@ final class HeldDeliveries {
      */
     boolean outcomeKnown(DeliveryWork work) {
         applying.remove(work);
-        return work.outcomeKnown();
+        boolean late = work.outcomeKnown();
+        if (late) {
+            hung.decrementAndGet();
+        }
+        return late;
     }
 
     /**
@@ -141,6 +154,7 @@ final class HeldDeliveries {
         for (DeliveryWork work : applying) {
             long since = work.applyingSince();
             if (since != 0 && now - since >= applyTimeoutNanos && work.timeOut()) {
+                hung.incrementAndGet();
                 watcher.timedOut(work);
             }
         }
@@ -165,7 +179,7 @@ final class HeldDeliveries {
      * @return whether an earlier delivery of it is still applied here, past its timeout
      */
     boolean stillApplying(long streamSequence) {
-        if (streamSequence <= 0) {
+        if (streamSequence <= 0 || hung.get() == 0) {
             return false;
         }
         for (DeliveryWork work : applying) {
@@ -174,6 +188,21 @@ final class HeldDeliveries {
             }
         }
         return false;
+    }
+
+    /**
+     * Its container closed: the keeper goes on keeping what is still held in progress (an
+     * apply still running, waiting for its effects) and forgets the set once it is empty.
+     */
+    void close() {
+        closed = true;
+    }
+
+    /**
+     * @return whether its container closed and nothing is held any more
+     */
+    boolean done() {
+        return closed && deliveries.isEmpty();
     }
 
     /**

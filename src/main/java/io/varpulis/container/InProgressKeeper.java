@@ -61,23 +61,20 @@ final class InProgressKeeper implements AutoCloseable {
     }
 
     /**
-     * @param deliveries a container's held deliveries, kept alive and watched until
-     * {@link #forget}
+     * @param deliveries a container's held deliveries, kept alive and watched until its
+     * container closed and none is held ({@link HeldDeliveries#done})
      */
     void keep(HeldDeliveries deliveries) {
         held.add(deliveries);
     }
 
-    /**
-     * @param deliveries a set given to {@link #keep}
-     */
-    void forget(HeldDeliveries deliveries) {
-        held.remove(deliveries);
-    }
-
     void sweep() {
         long now = System.nanoTime();
         for (HeldDeliveries deliveries : held) {
+            if (deliveries.done()) {
+                held.remove(deliveries);
+                continue;
+            }
             try {
                 sweep(deliveries, now);
             }

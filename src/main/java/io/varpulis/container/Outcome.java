@@ -47,6 +47,14 @@ public sealed interface Outcome {
     }
 
     /**
+     * @return a redelivery of a message whose earlier apply still runs here, past its
+     * apply timeout: never applied twice at once in one process
+     */
+    static Outcome stillApplying() {
+        return StillApplying.INSTANCE;
+    }
+
+    /**
      * @param why why it is skipped, for the log (an error handler's explicit choice)
      * @param cause the failure skipped
      * @return a delivery acked without being applied, counted
@@ -113,6 +121,16 @@ public sealed interface Outcome {
      * @param cause the failure
      */
     record Failed(ErrorStage stage, Throwable cause) implements Outcome {
+    }
+
+    /**
+     * A redelivery of a message whose earlier apply still runs in this process: left to
+     * another instance, without asking the error handler.
+     */
+    record StillApplying() implements Outcome {
+
+        private static final StillApplying INSTANCE = new StillApplying();
+
     }
 
     /**

@@ -14,6 +14,9 @@ public final class RunningContainers {
     private final Set<DeliveryContainer> containers = ConcurrentHashMap.newKeySet();
 
     void add(DeliveryContainer container) {
+        // A container made again for a durable (a listener restarted, a pipeline
+        // re-placed) replaces the one an error stopped.
+        containers.removeIf(earlier -> earlier.name().equals(container.name()) && earlier.stopReason() != null);
         containers.add(container);
     }
 

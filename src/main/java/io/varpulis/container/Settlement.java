@@ -7,6 +7,7 @@ import io.varpulis.container.Outcome.Fenced;
 import io.varpulis.container.Outcome.ParkFailed;
 import io.varpulis.container.Outcome.Poison;
 import io.varpulis.container.Outcome.Skipped;
+import io.varpulis.container.Outcome.StillApplying;
 import io.varpulis.container.Outcome.Stopped;
 import io.varpulis.transport.ParkReason;
 import io.varpulis.transport.PublishException;
@@ -29,6 +30,11 @@ import java.time.Duration;
  * ours, SPEC section 18), and on the last delivery (max_deliver), or once the back-off
  * allows no more tries, park with reason {@code max_deliver}, before the ack (SPEC
  * section 4).</li>
+ * <li>A redelivery of a message whose earlier apply still runs here (past its apply
+ * timeout): nak after the back-off's delay, so another instance may take it, never
+ * applied twice at once in one process; on its last delivery, left: the server gives it
+ * up and its advisory parks it, while the first apply may still finish (SPEC section
+ * 18).</li>
  * <li>Skipped by an error handler: ack without applying, counted and logged (SPEC section
  * 18); never without a handler's explicit choice, never by a fenced owner.</li>
  * <li>Poison (undecodable, unprocessable, unroutable, not retryable, the server gave up):
@@ -117,6 +123,12 @@ public final class Settlement {
         if (state == State.FENCED || outcome instanceof Fenced) {
             Throwable cause = outcome instanceof Fenced fenced ? fenced.cause() : null;
             return Decision.leave(cause, "another writer owns it; no effect from here");
+        }
+        if (outcome instanceof StillApplying) {
+            Duration delay = last ? null : nakDelay(attempt);
+            return delay == null ? Decision.leave(null, "an earlier delivery of it still runs here")
+                    : Decision.nak(delay, new IllegalStateException(
+                            "an earlier delivery of it is still applied here, past its apply timeout"));
         }
         if (outcome instanceof Skipped skipped) {
             return Decision.skip(skipped.cause(), skipped.why());

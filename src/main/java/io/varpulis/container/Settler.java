@@ -12,9 +12,7 @@ import io.varpulis.transport.PublishReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -59,6 +57,10 @@ final class Settler {
 
     private final BrokerOutage outage;
 
+    private final DeliveryRelease releases;
+
+    private final java.time.Duration applyTimeout;
+
     /**
      * @param parts the container's parts
      * @param settlement the container's rule, with its back-off
@@ -77,6 +79,8 @@ final class Settler {
         this.errorHandler = errorHandler;
         this.fatal = fatal;
         this.outage = new BrokerOutage(unit, consumer.durable(), runtime.backOffDescription());
+        this.applyTimeout = parts.settings().applyTimeout();
+        this.releases = new DeliveryRelease(parts);
     }
 
     /**
@@ -84,53 +88,50 @@ final class Settler {
      * thread that completes it.
      */
     void settleWhenDone(DeliveryWork work, CompletionStage<Outcome> stage) {
-        CompletableFuture<Outcome> future;
-        try {
-            future = stage == null ? null : stage.toCompletableFuture();
-        }
-        catch (RuntimeException e) {
-            settle(work, Outcome.failed(ErrorStage.LISTENER, e));
-            return;
-        }
-        if (future == null) {
-            settle(work, Outcome.failed(new IllegalStateException("the adapter returned no outcome")));
-        }
-        else if (future.isDone()) {
-            settle(work, outcomeOf(future));
-        }
-        else {
-            future.whenComplete((outcome, error) -> settle(work, outcome != null ? outcome
-                    : Outcome.failed(error == null ? new IllegalStateException("no outcome") : unwrap(error))));
-        }
-    }
-
-    private static Outcome outcomeOf(CompletableFuture<Outcome> done) {
-        try {
-            Outcome outcome = done.join();
-            return outcome != null ? outcome : Outcome.failed(new IllegalStateException("no outcome"));
-        }
-        catch (CompletionException | CancellationException e) {
-            return Outcome.failed(unwrap(e));
-        }
+        Outcomes.whenDone(stage, outcome -> settle(work, outcome));
     }
 
     /**
-     * Settles the delivery as the rule decides for its outcome. Never throws.
+     * Settles by the rule once a step the delivery waited for (its resumed effects) is
+     * done, the apply's own outcome being known already.
+     */
+    private void proceedWhenDone(DeliveryWork work, CompletionStage<Outcome> stage) {
+        CompletionStage<Outcome> bounded = stage;
+        if (stage != null && !stage.toCompletableFuture().isDone()) {
+            // A resumed step is bounded by the apply timeout too: nothing is kept in
+            // progress for ever.
+            bounded = stage.toCompletableFuture().copy().orTimeout(applyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        Outcomes.whenDone(bounded, outcome -> proceed(work, outcome));
+    }
+
+    /**
+     * Settles the delivery as the rule decides for its apply's outcome, unless its apply
+     * timeout settled it first. Never throws.
      */
     void settle(DeliveryWork work, Outcome outcome) {
-        if (held.outcomeKnown(work) && work.received.isSettled()) {
+        if (held.outcomeKnown(work)) {
             finishedLate(work, outcome);
             return;
         }
-        settleWhileApplying(work, outcome);
+        proceed(work, outcome);
     }
 
     /**
-     * Settles the delivery as the rule decides for this outcome while its apply may still
-     * run (its apply timeout passed): the apply stays watched until it returns. Never
-     * throws.
+     * Settles the delivery as the rule decides for an apply that ran past its timeout and
+     * still runs: the apply stays watched until it returns, and its outcome then settles
+     * nothing. Never throws.
+     * @param work the delivery, its settlement claimed by its timeout
+     * @param timedOut the failure it is released with
      */
-    void settleWhileApplying(DeliveryWork work, Outcome failedOrNot) {
+    void settleTimedOut(DeliveryWork work, Outcome timedOut) {
+        proceed(work, timedOut);
+    }
+
+    /**
+     * Settles the delivery as the rule decides for this outcome. Never throws.
+     */
+    private void proceed(DeliveryWork work, Outcome failedOrNot) {
         try {
             Outcome outcome = failedOrNot;
             if (outcome instanceof Failed failed) {
@@ -156,7 +157,7 @@ final class Settler {
                 return;
             }
             errors.report(ErrorStage.SETTLER, work.received, e);
-            release(work, d -> d.leave("settling it failed: " + e));
+            releases.release(work, d -> d.leave("settling it failed: " + e));
         }
     }
 
@@ -198,87 +199,39 @@ final class Settler {
     }
 
     private void ack(DeliveryWork work, int elementsParked) {
-        if (release(work, Delivery::ack)) {
+        if (releases.release(work, Delivery::ack)) {
             meters.applied(System.nanoTime() - work.started, elementsParked);
         }
         work.gotThrough(outage);
     }
 
     private void nak(DeliveryWork work, Decision decision) {
-        log.warn("{}: {} failed ({}); nak'ed, redelivered in {} ms", unit, work.delivery, describe(decision.cause()),
-                decision.delay().toMillis());
-        release(work, d -> d.nak(decision.delay()));
+        log.warn("{}: {} failed ({}); nak'ed, redelivered in {} ms", unit, work.delivery,
+                Outcomes.describe(decision.cause()), decision.delay().toMillis());
+        releases.release(work, d -> d.nak(decision.delay()));
     }
 
     private void skip(DeliveryWork work, Decision decision) {
         log.warn("{}: {} skipped by its error handler ({}): acked without being applied; it failed with {}", unit,
-                work.delivery, decision.why(), describe(decision.cause()));
-        if (release(work, Delivery::ack)) {
+                work.delivery, decision.why(), Outcomes.describe(decision.cause()));
+        if (releases.release(work, Delivery::ack)) {
             meters.skipped();
         }
     }
 
     private void leave(DeliveryWork work, Decision decision) {
         log.debug("{}: {} left unacked for redelivery: {}", unit, work.delivery, decision.why());
-        release(work, d -> d.leave(decision.why()));
+        releases.release(work, d -> d.leave(decision.why()));
     }
 
     private void stranded(DeliveryWork work, Decision decision) {
         log.error(
                 "{}: {} was neither applied nor parked ({}: {}), and the server will not deliver it again: recover "
                         + "it by hand from stream {} sequence {}",
-                unit, work.delivery, decision.why(), describe(decision.cause()), work.delivery.stream(),
+                unit, work.delivery, decision.why(), Outcomes.describe(decision.cause()), work.delivery.stream(),
                 work.delivery.streamSequence());
         meters.stranded();
         leave(work, decision);
-    }
-
-    /**
-     * Settles the delivery as decorated, then releases it from the held set. A settlement
-     * refused because it was settled already (or the connection closed: ack_wait brings
-     * it back) is not an error. A decorator that throws while it settles (an observation
-     * handler's stop) is counted, and the delivery itself is settled the same way if it
-     * was not yet.
-     * @return whether this call settled it
-     */
-    private boolean release(DeliveryWork work, Consumer<Delivery> settle) {
-        boolean settledBefore = work.received.isSettled();
-        boolean decorated = work.delivery != work.received;
-        try {
-            settle.accept(work.delivery);
-            return true;
-        }
-        catch (Throwable e) {
-            if (isFatal(e)) {
-                throw e;
-            }
-            if (work.received.isSettled()) {
-                boolean byThisCall = !settledBefore && decorated && !(e instanceof IllegalStateException);
-                if (byThisCall) {
-                    errors.report(ErrorStage.OBSERVATION, work.received, e);
-                }
-                else {
-                    log.debug("{}: {} was not settled here: {}", unit, work.delivery, e.toString());
-                }
-                return byThisCall;
-            }
-            if (!decorated) {
-                log.debug("{}: {} was not settled here: {}", unit, work.delivery, e.toString());
-                return false;
-            }
-            errors.report(ErrorStage.OBSERVATION, work.received, e);
-            try {
-                settle.accept(work.received);
-                return true;
-            }
-            catch (IllegalStateException notSent) {
-                log.debug("{}: {} was not settled here: {}", unit, work.received, notSent.toString());
-                return false;
-            }
-        }
-        finally {
-            held.release(work.received);
-        }
     }
 
     /**
@@ -286,6 +239,10 @@ final class Settler {
      * that met its absence.
      */
     private void retry(DeliveryWork work, Outcome outcome, Decision decision) {
+        if (work.waitingNanos() > applyTimeout.toNanos()) {
+            gaveUpWaiting(work, outcome, decision);
+            return;
+        }
         meters.retried();
         outage.waiting(work.delivery, decision.cause());
         long wait = work.nextWait(runtime);
@@ -293,15 +250,30 @@ final class Settler {
             .execute(() -> resume(work, outcome));
     }
 
+    /**
+     * A delivery that waited for the broker longer than the apply timeout: told at ERROR,
+     * and settled by the rule as a failure (nak, park on its last delivery; a park that
+     * still cannot be written is stranded), so no wait lasts for ever.
+     */
+    private void gaveUpWaiting(DeliveryWork work, Outcome waited, Decision decision) {
+        IllegalStateException tooLong = new IllegalStateException(
+                "the broker was away for more than the apply timeout (" + applyTimeout.toSeconds() + " s): "
+                        + Outcomes.describe(decision.cause()));
+        log.error("{}: {} waited for the broker for more than its apply timeout of {} s ({}); settled as a failure",
+                unit, work.delivery, applyTimeout.toSeconds(), Outcomes.describe(decision.cause()));
+        proceed(work, waited instanceof ParkFailed failed ? new ParkFailed(failed.reason(), failed.cause(), tooLong)
+                : Outcome.failed(ErrorStage.LISTENER, tooLong));
+    }
+
     private void resume(DeliveryWork work, Outcome waited) {
         boolean givenUpPark = waited instanceof ParkFailed failed && failed.reason() == ParkReason.SERVER_GAVE_UP;
         if (state.get() != Settlement.State.RUNNING && !givenUpPark) {
-            settle(work, state.get() == Settlement.State.FENCED ? Outcome.fenced(null)
+            proceed(work, state.get() == Settlement.State.FENCED ? Outcome.fenced(null)
                     : Outcome.stopped("its consumer stopped while waiting for the broker"));
             return;
         }
         if (givenUpPark && state.closed()) {
-            settle(work, new ParkFailed(ParkReason.SERVER_GAVE_UP, null,
+            proceed(work, new ParkFailed(ParkReason.SERVER_GAVE_UP, null,
                     new IllegalStateException("its container closed while the DLQ was unavailable")));
             return;
         }
@@ -309,7 +281,6 @@ final class Settler {
             park(work, Decision.park(failed.reason(), failed.cause(), "the DLQ may be back"));
             return;
         }
-        held.applying(work, null);
         CompletionStage<Outcome> again;
         try {
             again = work.delivery.inContext(((BrokerAway) waited).resume());
@@ -321,7 +292,7 @@ final class Settler {
             }
             again = CompletableFuture.completedFuture(Outcome.failed(e));
         }
-        settleWhenDone(work, again);
+        proceedWhenDone(work, again);
     }
 
     /**
@@ -344,16 +315,16 @@ final class Settler {
         }
         receipt.whenComplete((stored, error) -> {
             if (error != null) {
-                settle(work, new ParkFailed(decision.reason(), decision.cause(), unwrap(error)));
+                proceed(work, new ParkFailed(decision.reason(), decision.cause(), Outcomes.unwrap(error)));
                 return;
             }
             try {
-                if (release(work, d -> d.parked(decision.reason()))) {
+                if (releases.release(work, d -> d.parked(decision.reason()))) {
                     meters.parked(decision.reason());
                 }
                 work.gotThrough(outage);
                 log.warn("{}: parked {} in {} at DLQ sequence {} ({}: {})", unit, delivery, stored.subject(),
-                        stored.sequence(), decision.reason().tag(), describe(decision.cause()));
+                        stored.sequence(), decision.reason().tag(), Outcomes.describe(decision.cause()));
             }
             catch (Throwable e) {
                 if (isFatal(e)) {
@@ -367,21 +338,6 @@ final class Settler {
 
     static boolean isFatal(Throwable error) {
         return error instanceof VirtualMachineError && !(error instanceof StackOverflowError);
-    }
-
-    private static String describe(Throwable cause) {
-        if (cause == null) {
-            return "no error";
-        }
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.toString();
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
 }

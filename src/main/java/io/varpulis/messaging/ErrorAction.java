@@ -46,10 +46,16 @@ public record ErrorAction(Kind kind, ParkReason reason, String why) {
     }
 
     /**
-     * @param reason the death envelope's reason
+     * @param reason the death envelope's reason ({@code server_gave_up} is the server's
+     * alone)
      * @return park now
+     * @throws IllegalArgumentException for {@link ParkReason#SERVER_GAVE_UP}
      */
     public static ErrorAction park(ParkReason reason) {
+        if (reason == ParkReason.SERVER_GAVE_UP) {
+            throw new IllegalArgumentException("server_gave_up is for messages the server stopped delivering; park "
+                    + "with unprocessable, undecodable or max_deliver");
+        }
         return new ErrorAction(Kind.PARK, reason, null);
     }
 

@@ -61,17 +61,36 @@ final class ListenerAdapter implements DeliveryAdapter {
         if (result instanceof CompletionStage<?> stage) {
             CompletableFuture<Outcome> outcome = new CompletableFuture<>();
             stage.whenComplete((value, error) -> {
-                if (error != null) {
-                    outcome.complete(failure(endpoint, delivery, unwrap(error)));
-                    return;
-                }
-                delivery.inContext(() -> replied(value, delivery))
-                    .whenComplete((replied, failed) -> outcome
+                try {
+                    if (error != null) {
+                        outcome.complete(failure(endpoint, delivery, unwrap(error)));
+                        return;
+                    }
+                    replyInContext(value, delivery).whenComplete((replied, failed) -> outcome
                         .complete(replied != null ? replied : Outcome.failed(unwrap(failed))));
+                }
+                catch (Throwable e) {
+                    // A fatal error on the completing thread: settled as a failure here,
+                    // never left without an outcome.
+                    outcome.complete(Outcome.failed(e));
+                }
             });
             return outcome;
         }
         return replied(result, delivery);
+    }
+
+    /**
+     * Publishes an async return's reply in the delivery's context (its trace); without it
+     * when the context throws (an observation handler's bug).
+     */
+    private CompletionStage<Outcome> replyInContext(Object value, Delivery delivery) {
+        try {
+            return delivery.inContext(() -> replied(value, delivery));
+        }
+        catch (RuntimeException contextFailed) {
+            return replied(value, delivery);
+        }
     }
 
     private CompletionStage<Outcome> replied(Object result, Delivery delivery) {
@@ -151,8 +170,11 @@ final class ListenerAdapter implements DeliveryAdapter {
         return t;
     }
 
+    /** The outcome of most deliveries, one instance rather than one per delivery. */
+    private static final CompletionStage<Outcome> APPLIED = CompletableFuture.completedFuture(Outcome.applied());
+
     private static CompletionStage<Outcome> done(Outcome outcome) {
-        return CompletableFuture.completedFuture(outcome);
+        return outcome == Outcome.applied() ? APPLIED : CompletableFuture.completedFuture(outcome);
     }
 
 }

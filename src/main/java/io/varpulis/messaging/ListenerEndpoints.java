@@ -115,7 +115,8 @@ public class ListenerEndpoints {
                 overrides.applyTimeout() != null ? overrides.applyTimeout()
                         : duration(where, "applyTimeout", annotation.applyTimeout(), defaults.applyTimeout()),
                 errorHandler(where, annotation.errorHandler()),
-                annotation.batchSize() > 0 ? annotation.batchSize() : defaults.batchSize(),
+                overrides.batchSize() != null ? overrides.batchSize()
+                        : annotation.batchSize() > 0 ? annotation.batchSize() : defaults.batchSize(),
                 overrides.autoStartup() != null ? overrides.autoStartup()
                         : !"false".equalsIgnoreCase(annotation.autoStartup().trim()),
                 annotation.orderedBySubject(),

@@ -1,5 +1,7 @@
 package io.varpulis.messaging;
 
+import io.nats.client.impl.Headers;
+
 import io.varpulis.container.DeliveryErrorHandler;
 import io.varpulis.container.Outcome;
 import io.varpulis.transport.Delivery;
@@ -23,7 +25,8 @@ final class ListenerErrorHandling implements DeliveryErrorHandler {
     @Override
     public Outcome handle(Outcome.Failed failure, Delivery delivery) {
         ErrorAction action = handler
-            .handle(new ListenerFailure(listenerId, failure.cause(), DeliveryMetadata.of(delivery)));
+            .handle(new ListenerFailure(listenerId, failure.cause(), DeliveryMetadata.of(delivery), delivery.data(),
+                    delivery.headers() == null ? new Headers() : delivery.headers()));
         if (action == null) {
             return failure;
         }

@@ -49,7 +49,7 @@ final class ListenerMethod {
     private final boolean elementsAreMessages;
 
     ListenerMethod(Object bean, Method method, boolean batch, InvocableHandlerMethod handler,
-            SmartMessageConverter converter) {
+            SmartMessageConverter converter, boolean converterReadsHeaders) {
         this.method = method;
         this.handler = handler;
         this.converter = converter;
@@ -89,7 +89,7 @@ final class ListenerMethod {
                 headers = true;
             }
         }
-        this.readsHeaders = headers;
+        this.readsHeaders = headers || converterReadsHeaders;
         this.takesMetadata = metadata;
         this.takesNatsHeaders = natsHeaders;
         if (batch) {
@@ -135,7 +135,7 @@ final class ListenerMethod {
      * @throws MessageConversionException when the payload cannot be converted
      */
     Object element(Delivery delivery) {
-        Message<byte[]> message = NatsMessages.of(delivery, elementsAreMessages);
+        Message<byte[]> message = NatsMessages.of(delivery, elementsAreMessages || readsHeaders);
         Object payload = converter.fromMessage(message, element.getNestedParameterType(), element);
         if (payload == null) {
             throw new MessageConversionException(message,

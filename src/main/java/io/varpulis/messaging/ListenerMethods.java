@@ -1,5 +1,7 @@
 package io.varpulis.messaging;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
@@ -23,7 +25,15 @@ public class ListenerMethods {
 
     private final DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
 
+    private static final Logger log = LoggerFactory.getLogger(ListenerMethods.class);
+
     private final GuardedConverter converter;
+
+    /**
+     * Whether the service's own converter converts payloads: it may read the headers (a
+     * content type).
+     */
+    private final boolean ownConverter;
 
     /**
      * @param converter converts payloads: the service's {@code MessageConverter}, or the
@@ -33,6 +43,11 @@ public class ListenerMethods {
      */
     public ListenerMethods(MessageConverter converter, Validator validator, BeanFactory beans) {
         this.converter = new GuardedConverter(converter);
+        this.ownConverter = !(converter instanceof PayloadConverter);
+        if (ownConverter) {
+            log.info("listener payloads converted by the service's {} (headers passed to it)",
+                    converter.getClass().getName());
+        }
         factory.setMessageConverter(this.converter);
         factory.setCustomArgumentResolvers(List.<HandlerMethodArgumentResolver>of(new NatsHeaderResolver()));
         if (validator != null) {
@@ -52,7 +67,8 @@ public class ListenerMethods {
      * @throws IllegalStateException naming the method, when its parameters do not fit
      */
     ListenerMethod bind(Object bean, Method method, boolean batch) {
-        return new ListenerMethod(bean, method, batch, factory.createInvocableHandlerMethod(bean, method), converter);
+        return new ListenerMethod(bean, method, batch, factory.createInvocableHandlerMethod(bean, method), converter,
+                ownConverter);
     }
 
 }

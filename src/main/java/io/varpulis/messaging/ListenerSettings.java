@@ -19,14 +19,15 @@ import java.time.Duration;
  * @param applyTimeout the longest an apply may take
  * @param autoStartup whether it starts with the context
  * @param idleEventInterval after how long without a delivery it says it is idle
+ * @param batchSize a batch listener's most deliveries per call
  */
 public record ListenerSettings(String subject, String stream, Integer concurrency, Integer maxDeliver,
         Integer maxAckPending, String sendTo, BackOff backOff, Duration applyTimeout, Boolean autoStartup,
-        Duration idleEventInterval) {
+        Duration idleEventInterval, Integer batchSize) {
 
     /** No override: the annotation says everything. */
     public static final ListenerSettings NONE = new ListenerSettings(null, null, null, null, null, null, BackOff.NONE,
-            null, null, null);
+            null, null, null, null);
 
     /**
      * A listener's nak back-off values, each {@code null} when unset.

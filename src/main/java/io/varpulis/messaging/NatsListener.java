@@ -69,8 +69,8 @@ public @interface NatsListener {
     String stream() default "";
 
     /**
-     * @return how many deliveries run at once (that many pull subscriptions of the one
-     * durable consumer); 0: one
+     * @return how many deliveries run at once (that many applying threads over the one
+     * durable consumer's pull subscription); 0: one
      */
     int concurrency() default 0;
 
@@ -116,7 +116,8 @@ public @interface NatsListener {
 
     /**
      * @return the most deliveries a batch method gets in one call; 0:
-     * {@code varpulis.nats.jetstream.consumer.batch-size} (500)
+     * {@code varpulis.nats.jetstream.consumer.batch-size} (500);
+     * {@code varpulis.nats.listeners.<id>.batch-size} overrides it
      */
     int batchSize() default 0;
 

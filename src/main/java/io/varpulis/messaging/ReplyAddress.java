@@ -1,5 +1,6 @@
 package io.varpulis.messaging;
 
+import io.varpulis.nats.Subjects;
 import io.varpulis.transport.Delivery;
 import io.varpulis.transport.Requester;
 
@@ -28,6 +29,11 @@ final class ReplyAddress {
     static String of(Delivery delivery, String listener, String sendTo) {
         String named = delivery.headers() == null ? null : delivery.headers().getFirst(Requester.REPLY_TO_HEADER);
         if (named != null && !named.isBlank()) {
+            if (!named.startsWith(Subjects.REPLY_ROOT + ".")) {
+                throw new Missing("listener " + listener + " refuses the reply subject " + named + " named by "
+                        + Requester.REPLY_TO_HEADER + ": a stored request's replies go under " + Subjects.REPLY_ROOT
+                        + ".>, never to another subject a publisher chose");
+            }
             return named;
         }
         if (sendTo.isBlank() && delivery.replyTo() != null) {

@@ -161,7 +161,7 @@ final class ListenerHopClient implements HopClient {
     @Override
     public void consume(RouteEdge edge, IntConsumer applied) {
         Map<String, ListenerSettings> listeners = Map.of(ID, new ListenerSettings(edge.subject(), null, null, null,
-                null, null, ListenerSettings.BackOff.NONE, null, null, null));
+                null, null, ListenerSettings.BackOff.NONE, null, null, null, null));
         NatsListenerAnnotationBeanPostProcessor found = new NatsListenerAnnotationBeanPostProcessor();
         found.postProcessAfterInitialization(new Listener(), "listener");
         containers = new DeliveryContainerFactory(consuming, worker.parker, ContainerSettings.of(worker.consumer()),

@@ -238,6 +238,63 @@ class DeliveryContainerTest {
     }
 
     @Test
+    void aThreadStuckWhenNoReplacementIsLeft_keepsItsQueue_andItGoesOnOnceItReturns() {
+        CountDownLatch release = new CountDownLatch(1);
+        DeliveryContainer container = rig.start(ContainerRig.settings(1, Duration.ofMillis(400), null), delivery -> {
+            if (delivery.streamSequence() <= 2) {
+                await().forever().until(() -> release.getCount() == 0);
+            }
+            return applied();
+        });
+        TestDelivery first = new TestDelivery(1);
+        TestDelivery second = new TestDelivery(2);
+        rig.transport.deliver(first);
+        rig.transport.deliver(second);
+        await().atMost(Duration.ofSeconds(5)).until(() -> container.hungSequences().size() == 2);
+        TestDelivery third = new TestDelivery(3);
+        rig.transport.deliver(third);
+        await().during(Duration.ofMillis(500)).until(() -> !third.isSettled());
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(third::isSettled);
+        assertThat(third.settlement()).isEqualTo("acked");
+        TestDelivery fourth = new TestDelivery(4);
+        rig.transport.deliver(fourth);
+        await().atMost(Duration.ofSeconds(5)).until(fourth::isSettled);
+        assertThat(container.hungSequences()).isEmpty();
+    }
+
+    @Test
+    void anApplyPastItsTimeoutOnItsLastDelivery_isParked_andItsLateReturnAcksNothing() {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger returned = new AtomicInteger();
+        DeliveryContainer container = rig.start(ContainerRig.settings(1, Duration.ofMillis(400), null), delivery -> {
+            await().forever().until(() -> release.getCount() == 0);
+            returned.incrementAndGet();
+            return applied();
+        });
+        TestDelivery last = new TestDelivery(1, 5, 5);
+        rig.transport.deliver(last);
+        await().atMost(Duration.ofSeconds(5)).until(last::isSettled);
+        assertThat(last.settlement()).isEqualTo("parked");
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> returned.get() == 1 && container.hungSequences().isEmpty());
+        assertThat(last.settlement()).isEqualTo("parked");
+        assertThat(rig.count("varpulis.events.applied", "pipeline", "orders")).isZero();
+    }
+
+    @Test
+    void aWaitForTheBrokerLongerThanTheApplyTimeout_isSettledAsAFailure() {
+        rig.start(ContainerRig.settings(1, Duration.ofMillis(600), null), delivery -> CompletableFuture
+            .completedFuture(Outcome.brokerAway(new IllegalStateException("no responders"),
+                    () -> CompletableFuture.completedFuture(Outcome
+                        .brokerAway(new IllegalStateException("no responders"), () -> new CompletableFuture<>())))));
+        TestDelivery delivery = new TestDelivery(1);
+        rig.transport.deliver(delivery);
+        await().atMost(Duration.ofSeconds(15)).until(delivery::isSettled);
+        assertThat(delivery.settlement()).isEqualTo("nak");
+    }
+
+    @Test
     void anOutcomeThatNeverComes_isReleasedAfterTheTimeout() {
         DeliveryContainer container = rig.start(ContainerRig.settings(1, Duration.ofMillis(600), null),
                 delivery -> new CompletableFuture<>());

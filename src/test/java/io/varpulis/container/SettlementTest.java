@@ -88,6 +88,16 @@ class SettlementTest {
     }
 
     @Test
+    void section18_aRedeliveryOfAMessageStillAppliedHereIsNakedForAnotherInstance_andLeftOnItsLast() {
+        Decision again = decide(Outcome.stillApplying(), 2);
+        assertThat(again.action()).isEqualTo(Action.NAK);
+        assertThat(again.delay()).isEqualTo(NAK_DELAY);
+        assertThat(decide(Outcome.stillApplying(), 5).action())
+            .as("the server gives it up, and its advisory parks it, while the first apply may still finish")
+            .isEqualTo(Action.LEAVE);
+    }
+
+    @Test
     void section4_aFailureOnTheLastDeliveryIsParkedAsMaxDeliver() {
         Decision decision = decide(Outcome.failed(BUG), 5);
         assertThat(decision.action()).isEqualTo(Action.PARK);

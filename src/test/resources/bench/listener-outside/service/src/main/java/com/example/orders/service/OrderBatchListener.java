@@ -23,7 +23,7 @@ public class OrderBatchListener {
         this.file = file;
     }
 
-    @NatsListener(id = "orders", subject = "orders.>")
+    @NatsListener(id = "orders", subject = "orders.>", batch = true)
     public void record(List<Order> orders) {
         for (Order order : orders) {
             file.write(order);
