@@ -12,6 +12,7 @@
 #   scripts/faults.sh --scenarios=slow-fsync --fsync-delays=20,100                  # a slow disk on the leader
 #   scripts/faults.sh --scenarios=slow-disk --runs=2                                # issue 30: n2's fsyncs 100 ms
 #   scripts/faults.sh --scenarios=disk-full                                         # issue 30: a store fills
+#   scripts/faults.sh --scenarios=power-loss --runs=3                               # issue 43: a power loss
 #
 # Scenarios: a (one server, file storage, killed -9 a third into the stream, restarted 5 s later), b (three servers,
 # R3, the routing stream's leader killed -9 a third into the stream at 20 000 lines/s, restarted 20 s later; the
@@ -28,7 +29,11 @@
 # --disk-delay=100 ms and made to lead the routing stream and detect's state; two coordinators, three workers) and
 # disk-full (three servers on --store-mb=2048 MB tmpfs stores; a third into the stream the store of a worker's server
 # filled for --full-for=20 s, that worker's readiness polled), each row with the max-deliveries advisories and how
-# many were parked, workers declared unhealthy, state-write publishes and the end-to-end time. Options: --runs --days
+# many were parked, workers declared unhealthy, state-write publishes and the end-to-end time; issue 43's power-loss
+# (three servers, each store on a LazyFS mount built by scripts/install-lazyfs.sh, two coordinators, three workers;
+# --power-loss-at=8 s into the stream all three SIGKILLed at once and their unsynced data dropped at once, started
+# again --power-off=3 s after the kill; one row per --syncs=always,default: sync_interval: always, and the server's
+# default), each row with the stores' bytes before and after the loss and when new events flowed again. Options: --runs --days
 # (the log: the bundled sample over that many days, 50 by default,
 # made once by scripts/make-log.sh into target/faults) --input=PATH (another log) --rate-a --rate-b --rate-c --rate-d
 # --outage=SECONDS --restart=SECONDS --jar=PATH. The main job keeps its node logs (--keep-logs) for the harness to
@@ -46,6 +51,14 @@ command -v strace >/dev/null || missing+=(strace)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || missing+=(faketime)
 command -v iptables >/dev/null || missing+=(iptables)
 command -v ip >/dev/null || missing+=(iproute2)
+# Issue 43's power-loss: LazyFS, built from its source once (scripts/install-lazyfs.sh caches it).
+if [[ " $* " == *power-loss* ]] && [ -z "${VARPULIS_LAZYFS:-}" ]; then
+  if lazyfs=$(scripts/install-lazyfs.sh); then
+    export VARPULIS_LAZYFS="${lazyfs##* }"
+  else
+    echo "faults: scripts/install-lazyfs.sh failed; power-loss will fail" >&2
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "faults: installing ${missing[*]}" >&2
   if ! { apt-get install -y "${missing[@]}" >/dev/null 2>&1 \
@@ -54,14 +67,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# Scenario partition's namespaces and bridge (PartitionedCluster) and disk-full's tmpfs stores (LoopbackCluster,
-# under a temp dir faults-disk-*), removed however the run ends.
+# Scenario partition's namespaces and bridge (PartitionedCluster), disk-full's tmpfs stores and power-loss's LazyFS
+# mounts (LoopbackCluster, under a temp dir faults-disk-*), removed however the run ends.
 cleanup() {
   for ns in vf25-n1 vf25-n2 vf25-n3; do ip netns del "$ns" 2>/dev/null || true; done
   ip link del vf25br 2>/dev/null || true
   # (|| true: under set -e a failing pipeline here would turn the script's exit status into 1)
   { findmnt -rn -t tmpfs -o TARGET 2>/dev/null | grep '/faults-disk-' || true; } | while read -r mount; do
     umount -l "$mount" 2>/dev/null || true
+  done
+  # power-loss's LazyFS mounts (LazyFsStores, under the cluster's temp dir faults-disk-*).
+  { findmnt -rn -t fuse.lazyfs -o TARGET 2>/dev/null | grep '/faults-disk-' || true; } | while read -r mount; do
+    fusermount3 -uz "$mount" 2>/dev/null || true
   done
 }
 trap cleanup EXIT

@@ -85,6 +85,13 @@ final class DemoScenario {
     }
 
     /**
+     * @return the non-blank lines of the log the demo streams
+     */
+    long lines() {
+        return lines;
+    }
+
+    /**
      * The demo's input: {@code --input}, or the sample over {@code --days} consecutive
      * days made by {@code scripts/make-log.sh} (issue 14) into the output directory,
      * once.

@@ -211,7 +211,7 @@ final class DiskFaults {
     }
 
     /** Two coordinators, three workers with one pipeline each (issue 30's topology). */
-    private static List<String> twoCoordinators() {
+    static List<String> twoCoordinators() {
         List<String> extra = new ArrayList<>(DemoScenario.THREE_WORKERS);
         extra.addAll(List.of("--coordinators", "2"));
         return extra;

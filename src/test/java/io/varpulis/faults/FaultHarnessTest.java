@@ -70,6 +70,32 @@ class FaultHarnessTest {
     }
 
     @Test
+    void optionsOfIssue43sPowerLoss() {
+        FaultOptions defaults = FaultOptions.parse(new String[] { "--scenarios=power-loss", "--runs=3" });
+        assertThat(defaults.scenarios()).containsExactly("power-loss");
+        assertThat(defaults.rates().get("power-loss")).as("the main job at 3 000 lines/s").isEqualTo(3000);
+        assertThat(defaults.powerLossAt()).as("about 8 s into the stream").isEqualTo(8);
+        assertThat(defaults.powerOff()).as("restarted 3 s after the kill").isEqualTo(3);
+        assertThat(defaults.syncs()).as("sync_interval: always, then the server's default")
+            .containsExactly("always", "default");
+
+        FaultOptions one = FaultOptions
+            .parse(new String[] { "--scenarios=power-loss", "--syncs=default", "--power-loss-at=12", "--power-off=5" });
+        assertThat(one.syncs()).containsExactly("default");
+        assertThat(one.powerLossAt()).isEqualTo(12);
+        assertThat(one.powerOff()).isEqualTo(5);
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--syncs=never" }))
+            .hasMessageContaining("--syncs takes [always, default]");
+        assertThatThrownBy(() -> FaultOptions.parse(new String[] { "--power-off=0" }))
+            .hasMessageContaining("--power-off must be at least 1");
+    }
+
+    @Test
+    void lazyFsMountsAreReadFromMountinfo() throws Exception {
+        assertThat(LazyFsStores.mounted(dir)).as("a plain directory").isFalse();
+    }
+
+    @Test
     void slowDiskRunsN2UnderIssue30sStrace() {
         assertThat(String.join(" ", DiskFaults.slowFsync(100))).isEqualTo("strace -f -qq --seccomp-bpf -e "
                 + "trace=fsync,fdatasync -e inject=fsync,fdatasync:delay_enter=100ms -o /dev/null");

@@ -35,7 +35,8 @@ import java.util.Optional;
  * <li>issue 25's pause-alerts, pause-detect, pause-leader, clock-ahead
  * ({@link NodeFaults}), slow-fsync, small-store and partition
  * ({@link ServerFaults});</li>
- * <li>issue 30's slow-disk and disk-full ({@link DiskFaults}).</li>
+ * <li>issue 30's slow-disk and disk-full ({@link DiskFaults});</li>
+ * <li>issue 43's power-loss ({@link PowerLoss}).</li>
  * </ul>
  * Not a test: no class name ends in Test, so {@code ./mvnw verify} does not run it.
  */
@@ -84,6 +85,7 @@ public final class FaultMain {
                     case "partition" -> List.of(new PartitionedCluster(demo, options, OUT).run(run));
                     case "slow-disk" -> List.of(diskFaults.slowDisk(run));
                     case "disk-full" -> List.of(diskFaults.diskFull(run));
+                    case "power-loss" -> new PowerLoss(demo, options, OUT).run(run);
                     default -> List.of(nodeFaults.run(scenario, run));
                 };
                 for (Row row : done) {

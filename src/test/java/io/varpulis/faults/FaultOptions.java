@@ -17,8 +17,8 @@ import java.util.Set;
  * (what {@code sync_interval: always} costs on three servers), and issue 25's
  * {@code pause-alerts}, {@code pause-detect}, {@code pause-leader}, {@code clock-ahead}
  * ({@link NodeFaults}), {@code slow-fsync}, {@code small-store}, {@code partition}
- * ({@link ServerFaults}), and issue 30's {@code slow-disk} and {@code disk-full}
- * ({@link DiskFaults})
+ * ({@link ServerFaults}), issue 30's {@code slow-disk} and {@code disk-full}
+ * ({@link DiskFaults}), and issue 43's {@code power-loss} ({@link PowerLoss})
  * @param runs runs of each demo scenario ({@code b} is "5 runs of 5" when done)
  * @param days the log: the sample over that many consecutive days (2 000 lines a day),
  * made by {@code scripts/make-log.sh --days}
@@ -43,10 +43,17 @@ import java.util.Set;
  * max_age (SPEC section 3's small-store fallback); a tmpfs takes memory only for what is
  * written, the filled one about 1.5 GB
  * @param fullFor how long the store stays full in {@code disk-full}, seconds
+ * @param powerLossAt how far into the stream the power goes off in {@code power-loss},
+ * seconds ({@code --power-loss-at}, 8)
+ * @param powerOff how long after the kill the servers start again in {@code power-loss},
+ * seconds ({@code --power-off}, 3)
+ * @param syncs the servers' sync settings {@code power-loss} runs under, one row each
+ * ({@code --syncs=always,default}: {@code sync_interval: always}, and the server's
+ * default)
  */
 record FaultOptions(List<String> scenarios, int runs, int days, String input, Map<String, Integer> rates, int outage,
         int restart, int pause, int skew, List<Integer> fsyncDelays, int slowFor, int cut, String jar, int diskDelay,
-        int storeMegabytes, int fullFor) {
+        int storeMegabytes, int fullFor, int powerLossAt, int powerOff, List<String> syncs) {
 
     /** Issue 25's scenarios, streamed at {@code --rate}. */
     static final List<String> ISSUE_25 = List.of("pause-alerts", "pause-detect", "pause-leader", "clock-ahead",
@@ -55,12 +62,16 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
     /** Issue 30's scenarios, streamed at {@code --rate} too. */
     static final List<String> ISSUE_30 = List.of("slow-disk", "disk-full");
 
+    /** Issue 43's scenarios, streamed at {@code --rate} too. */
+    static final List<String> ISSUE_43 = List.of("power-loss");
+
     static final List<String> ALL = List.of("a", "b", "c", "d", "e", "sync", "pause-alerts", "pause-detect",
-            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full");
+            "pause-leader", "clock-ahead", "slow-fsync", "small-store", "partition", "slow-disk", "disk-full",
+            "power-loss");
 
     private static final Set<String> NAMES = Set.of("scenarios", "runs", "days", "input", "rate-a", "rate-b", "rate-c",
             "rate-d", "rate", "outage", "restart", "pause", "skew", "fsync-delays", "slow-for", "cut", "jar",
-            "disk-delay", "store-mb", "full-for");
+            "disk-delay", "store-mb", "full-for", "power-loss-at", "power-off", "syncs");
 
     static FaultOptions parse(String[] args) {
         Map<String, String> values = new HashMap<>();
@@ -83,6 +94,13 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
         int rate = number(values, "rate", 3_000);
         ISSUE_25.forEach(s -> rates.put(s, rate));
         ISSUE_30.forEach(s -> rates.put(s, rate));
+        ISSUE_43.forEach(s -> rates.put(s, rate));
+        List<String> syncs = Arrays.stream(values.getOrDefault("syncs", "always,default").split(","))
+            .map(String::trim)
+            .toList();
+        if (syncs.isEmpty() || !PowerLoss.SYNCS.containsAll(syncs)) {
+            throw new IllegalArgumentException("--syncs takes " + PowerLoss.SYNCS + ", got " + syncs);
+        }
         List<Integer> delays = Arrays.stream(values.getOrDefault("fsync-delays", "20,100").split(","))
             .map(d -> number(Map.of("fsync-delays", d.trim()), "fsync-delays", 0))
             .toList();
@@ -91,7 +109,8 @@ record FaultOptions(List<String> scenarios, int runs, int days, String input, Ma
                 number(values, "restart", 20), number(values, "pause", 20), number(values, "skew", 30), delays,
                 number(values, "slow-for", 60), number(values, "cut", 30), values.getOrDefault("jar", ""),
                 positive(values, "disk-delay", 100), positive(values, "store-mb", 2048),
-                positive(values, "full-for", 20));
+                positive(values, "full-for", 20), positive(values, "power-loss-at", 8),
+                positive(values, "power-off", 3), syncs);
     }
 
     /**
