@@ -5,6 +5,7 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
+import io.varpulis.jetstream.DeclarationKeeper;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -70,6 +71,12 @@ public final class BruteForceDemo {
      * reconnect after 15 s (longer than a stream leader election).
      */
     static final LeaderReachReconnect.Settings LEADER_REACH = LeaderReachReconnect.Settings.DEFAULTS;
+
+    /**
+     * How often the demo asks whether the streams it declared are still there, as a
+     * node's {@code varpulis.nats.jetstream.declarations-check-interval} (issue 43).
+     */
+    static final Duration DECLARATIONS_CHECK = Duration.ofSeconds(3);
 
     /** Progress (lines streamed, messages pending) is printed this often. */
     static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -274,7 +281,11 @@ public final class BruteForceDemo {
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
             // The demo publishes like a node: away from a server that cannot reach the
             // stream leaders.
+            // ... and keeps its streams as a node does: what the servers lose is named
+            // and
+            // declared again (issue 43).
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin, LEADER_REACH);
+                    DeclarationKeeper keeper = new DeclarationKeeper(connection, admin, DECLARATIONS_CHECK, true);
                     GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                         NodeApi.PASSWORD);
@@ -307,7 +318,8 @@ public final class BruteForceDemo {
                 LogFeeder.Streamed stream;
                 Instant drained;
                 try (steadyWatch) {
-                    stream = new LogFeeder(options, out).stream(connection, lines, years, runId, victims, killAt);
+                    stream = new LogFeeder(options, out, admin).stream(connection, lines, years, runId, victims,
+                            killAt);
                     drained = new DrainWatch(out, majority, expected, givenUp)
                         .awaitDrained(connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
                 }
@@ -325,9 +337,10 @@ public final class BruteForceDemo {
                         : String.join(" and ", victims.stream().map(NodeProcess::name).toList())
                                 + (victims.size() > 1 ? " were" : " was") + " killed (SIGKILL) after line " + killAt
                                 + " and restarted";
-                Report report = new RunReport(options, expected, out).read(connection, majority, group, parkedBefore,
-                        alertsFile, stream, drained, killed, givenUp,
-                        steadyWatch.steady(lines.size(), stream.firstPublish()));
+                Report report = new RunReport(options, expected, out)
+                    .read(connection, majority, group, parkedBefore, alertsFile, stream, drained, killed, givenUp,
+                            steadyWatch.steady(lines.size(), stream.firstPublish()))
+                    .withLosses(losses(admin));
                 report.print(out);
                 writeSummary(report.summary());
                 // Leave a shared server as it was found: the group, its consumers, state
@@ -337,6 +350,23 @@ public final class BruteForceDemo {
                 return report.ok();
             }
         }
+    }
+
+    /**
+     * @return what the demo's own keeper and every node found the servers lost, each
+     * prefixed by who found it
+     */
+    private List<String> losses(JetStreamAdmin admin) {
+        List<String> losses = new ArrayList<>();
+        admin.losses().recent().forEach(loss -> losses.add("demo: " + loss.detail()));
+        List<NodeProcess> all;
+        synchronized (this) {
+            all = List.copyOf(nodes);
+        }
+        for (NodeProcess node : all) {
+            NodeApi.losses(node).forEach(loss -> losses.add(node.name() + ": " + loss));
+        }
+        return losses;
     }
 
     /**

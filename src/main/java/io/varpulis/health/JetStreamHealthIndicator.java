@@ -6,6 +6,7 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamState;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.JetStreamLoss;
 import io.varpulis.jetstream.JetStreamReach;
 import io.varpulis.jetstream.StreamDrift;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -40,9 +41,10 @@ import java.util.concurrent.TimeUnit;
  * from the server's replica for {@link JetStreamReach#REPLICA_SILENT}. Details:
  * {@code streams} (per stream: {@code present}, {@code messages}, {@code bytes}, and
  * {@code drift} when its settings differ from the declaration), {@code consumers} (per
- * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
- * (messages parked in {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was
- * last asked).
+ * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code losses}
+ * (what the servers lost since the node started, {@link JetStreamLoss#toDetails()}, the
+ * last 50; only when there are some), {@code dlqDepth} (messages parked in
+ * {@code VARPULIS_DLQ}) and {@code checkedAt} (when the server was last asked).
  * <p>
  * It answers at once whatever NATS is doing, because readiness probes time out (the
  * chart's after 3 s) and a JetStream request to a server that is away waits for its whole
@@ -231,6 +233,11 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
                 .orElse(Map.of("present", false)));
         }
         builder.withDetail("streams", streams).withDetail("consumers", consumers);
+        if (admin.losses().count() > 0) {
+            // What the servers lost since this node started (issue 43): history, not a
+            // state, so readiness does not turn on it.
+            builder.withDetail("losses", admin.losses().recent().stream().map(JetStreamLoss::toDetails).toList());
+        }
         if (disabled.isPresent()) {
             builder.down().withDetail("reason", disabled.get().describe());
         }

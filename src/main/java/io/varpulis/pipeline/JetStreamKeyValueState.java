@@ -167,6 +167,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
 
     private final Threads threads;
 
+    private final StateRollback rollback;
+
     // Guarded by this.
     private final LinkedHashMap<String, Cached> cache = new LinkedHashMap<>(64, 0.75f, true);
 
@@ -232,7 +234,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-            Settings settings, StateWriteBackoff backoff, Threads threads) throws IOException {
+            Settings settings, StateWriteBackoff backoff, Threads threads, StateRollback rollback) throws IOException {
+        this.rollback = rollback;
         this.backoff = backoff;
         this.threads = threads;
         this.connection = connection;
@@ -284,9 +287,29 @@ public final class JetStreamKeyValueState implements KeyValueState {
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
             long epoch, Settings settings, StateWriteBackoff backoff, Threads threads) {
+        return open(connection, transport, bucket, epoch, settings, backoff, threads, StateRollback.logged());
+    }
+
+    /**
+     * Opens a pipeline's state, as
+     * {@link #open(Connection, ClusterTransport, String, long, Settings, StateWriteBackoff, Threads)},
+     * saying where the node records what the servers lost should the bucket go back
+     * (issue 43).
+     * @param connection the connection (leader reads, bucket management)
+     * @param transport publishes the writes
+     * @param bucket the bucket name ({@code [A-Za-z0-9_-]})
+     * @param epoch the pipeline's placement epoch
+     * @param settings TTL, replicas, timeout, cache size
+     * @param backoff when unconfirmed writes are sent again, counted
+     * @param threads settle the writes and mend the write chain
+     * @param rollback says a bucket that went back
+     * @return the open state, owning the bucket
+     */
+    public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
+            long epoch, Settings settings, StateWriteBackoff backoff, Threads threads, StateRollback rollback) {
         try {
             JetStreamKeyValueState state = new JetStreamKeyValueState(connection, transport, bucket, epoch, settings,
-                    backoff, threads);
+                    backoff, threads, rollback);
             state.createIfAbsent();
             state.takeOver();
             return state;
@@ -582,6 +605,12 @@ public final class JetStreamKeyValueState implements KeyValueState {
         long last;
         try {
             last = jsm.getStreamInfo(stream).getStreamState().getLastSequence();
+            if (last < from) {
+                // Below a write it confirmed: the servers lost acknowledged writes (issue
+                // 43); mending on it would write on silently over what is gone.
+                fence(rollback.wentBack(bucket, last, from), null);
+                return;
+            }
             long stored = last - from;
             if (stored > pending.size()) {
                 fence("the bucket holds " + stored + " writes after sequence " + from + ", more than the "

@@ -77,6 +77,25 @@ public interface KeyValueStateFactory {
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
             JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics,
             JetStreamKeyValueState.Threads threads) {
+        return jetStream(connection, transport, settings, metrics, threads, StateRollback.logged());
+    }
+
+    /**
+     * As
+     * {@link #jetStream(Connection, ClusterTransport, JetStreamKeyValueState.Settings, SubstrateMetrics, JetStreamKeyValueState.Threads)},
+     * a bucket that went back said where the node records what the servers lost (issue
+     * 43).
+     * @param connection the connection
+     * @param transport the JetStream transport that publishes the writes
+     * @param settings TTL, replicas, timeout and cache size of the buckets
+     * @param metrics the registry of the retry counters
+     * @param threads settle the writes and mend the write chains of every state
+     * @param rollback says a state bucket that went back
+     * @return state in one JetStream key-value bucket per pipeline or partition
+     */
+    static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
+            JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics, JetStreamKeyValueState.Threads threads,
+            StateRollback rollback) {
         return (group, pipeline, partition, epoch) -> {
             Counter retries = Counter.builder("varpulis.state.write.retries")
                 .description("state writes sent again after a PubAck timeout or a refused write, backed off")
@@ -85,7 +104,7 @@ public interface KeyValueStateFactory {
                 .register(metrics.registry());
             return JetStreamKeyValueState.open(connection, transport,
                     JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings,
-                    new StateWriteBackoff(retries::increment), threads);
+                    new StateWriteBackoff(retries::increment), threads, rollback);
         };
     }
 

@@ -43,6 +43,8 @@ import io.varpulis.cluster.worker.WorkerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
+import io.nats.client.JetStreamApiException;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
@@ -50,6 +52,7 @@ import io.varpulis.pipeline.BuiltInProcessorTypes;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
+import io.varpulis.pipeline.StateRollback;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
 import io.varpulis.support.DaemonThreads;
@@ -74,6 +77,7 @@ import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,11 +204,13 @@ public class ClusterAutoConfiguration {
                 ClusterTransport transport, ClusterProperties cluster, JetStreamStreamsProperties streams,
                 JetStreamPublishProperties publishing, SubstrateMetrics metrics,
                 @Qualifier("varpulisStateConfirmExecutor") Executor confirm,
-                @Qualifier("varpulisStateRecoveryScheduler") TaskScheduler recovery) {
+                @Qualifier("varpulisStateRecoveryScheduler") TaskScheduler recovery,
+                ObjectProvider<JetStreamAdmin> admin) {
             return substrate == Substrate.JETSTREAM ? KeyValueStateFactory.jetStream(connection, transport,
                     new JetStreamKeyValueState.Settings(cluster.getStateTtl(), streams.getReplicas(),
                             publishing.getPublishTimeout(), cluster.getStateCacheKeys()),
-                    metrics, new JetStreamKeyValueState.Threads(confirm, recovery)) : KeyValueStateFactory.inMemory();
+                    metrics, new JetStreamKeyValueState.Threads(confirm, recovery),
+                    new StateRollback(admin.getObject().losses())) : KeyValueStateFactory.inMemory();
         }
 
         @Bean(destroyMethod = "close")
@@ -295,11 +301,14 @@ public class ClusterAutoConfiguration {
         WorkerNode workerNode(WorkerIdentity identity, WorkerSettings settings, Substrate substrate,
                 Connection connection, PipelineHost host, EventCodec codec, JetStreamStreamsProperties streams,
                 @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler, CommandResponder commands,
-                HeartbeatPublisher heartbeats, WorkerRegistration registration) {
+                HeartbeatPublisher heartbeats, WorkerRegistration registration, ObjectProvider<JetStreamAdmin> admin) {
             WorkerIdLease idLease = substrate == Substrate.JETSTREAM ? WorkerIdLease.open(connection,
                     identity.workerId(), settings.clusterName(), new KeyValueLease.Settings(settings.workerLeaseTtl(),
                             streams.getReplicas(), settings.commandTimeout()),
                     codec.mapper()) : null;
+            if (idLease != null) {
+                keepBucket(admin, ControlPlaneBuckets.WORKER_IDS);
+            }
             return new WorkerNode(identity, settings, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
         }
@@ -355,25 +364,34 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         LeaderElection leaderElection(ClusterProperties cluster, CoordinatorSettings settings, Substrate substrate,
                 Connection connection, JetStreamStreamsProperties streams, EventCodec codec,
-                @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
+                @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler, ObjectProvider<JetStreamAdmin> admin) {
             NodeSettings.checkLeases(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster.getCoordinatorId(), substrate);
             String clusterName = settings.clusterName();
-            return substrate == Substrate.JETSTREAM
-                    ? LeaderElection.lease(connection, coordinatorId, clusterName,
-                            new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
-                                    cluster.getCommandTimeout()),
-                            codec.mapper(), scheduler)
-                    : LeaderElection.solo(coordinatorId, clusterName);
+            if (substrate != Substrate.JETSTREAM) {
+                return LeaderElection.solo(coordinatorId, clusterName);
+            }
+            LeaderElection election = LeaderElection.lease(connection, coordinatorId, clusterName,
+                    new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
+                            cluster.getCommandTimeout()),
+                    codec.mapper(), scheduler);
+            keepBucket(admin, ControlPlaneBuckets.LEADER);
+            return election;
         }
 
         @Bean
         @ConditionalOnMissingBean
         GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec,
                 JetStreamStreamsProperties streams, CoordinatorSettings settings,
-                @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
-            return substrate == Substrate.JETSTREAM ? GroupStore.jetStream(connection, codec.mapper(),
-                    streams.getReplicas(), settings.clusterName(), resyncs) : GroupStore.inMemory();
+                @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs,
+                ObjectProvider<JetStreamAdmin> admin) {
+            if (substrate != Substrate.JETSTREAM) {
+                return GroupStore.inMemory();
+            }
+            GroupStore store = GroupStore.jetStream(connection, codec.mapper(), streams.getReplicas(),
+                    settings.clusterName(), resyncs);
+            keepBucket(admin, ControlPlaneBuckets.GROUPS);
+            return store;
         }
 
         @Bean
@@ -542,6 +560,24 @@ public class ClusterAutoConfiguration {
             return new ClusterApiController(cluster, groups, injector, transport, limits.toApiLimits());
         }
 
+    }
+
+    /**
+     * Keeps a control-plane bucket the node created, so that it is declared again should
+     * the servers lose it (issue 43, {@link io.varpulis.jetstream.DeclarationKeeper}).
+     */
+    static void keepBucket(ObjectProvider<JetStreamAdmin> admin, String bucket) {
+        JetStreamAdmin kept = admin.getIfAvailable();
+        if (kept == null) {
+            return;
+        }
+        try {
+            kept.keepBucket(bucket);
+        }
+        catch (IOException | JetStreamApiException e) {
+            throw new IllegalStateException(
+                    "cannot read key-value bucket " + bucket + " just opened: " + e.getMessage(), e);
+        }
     }
 
 }
