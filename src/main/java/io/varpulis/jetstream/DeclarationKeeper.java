@@ -2,6 +2,7 @@ package io.varpulis.jetstream;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.PurgeOptions;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.StreamInfo;
 import io.varpulis.support.DaemonThreads;
@@ -170,11 +171,18 @@ public class DeclarationKeeper implements AutoCloseable {
                         "was created again since the last check (another node found it gone)",
                         "it is used as it is now");
                 consumersOf(stream).forEach(c -> consumerGone(c, "its stream was created again"));
+                if (bucket != null && admin.revisionsAreEpochs(bucket) && redeclare
+                        && info.get().getStreamState().getLastSequence() < highestBefore) {
+                    lift(stream, bucket, highestBefore);
+                }
                 return;
             }
-            admin.sequences()
-                .observed(stream, highestBefore, info.get().getStreamState().getLastSequence())
-                .forEach(admin.losses()::record);
+            List<JetStreamLoss> wentBack = admin.sequences()
+                .observed(stream, highestBefore, info.get().getStreamState().getLastSequence());
+            wentBack.forEach(admin.losses()::record);
+            if (!wentBack.isEmpty() && bucket != null && admin.revisionsAreEpochs(bucket) && redeclare) {
+                lift(stream, bucket, highestBefore);
+            }
             return;
         }
         if (!seen.contains(stream) || absent.add(stream)) {
@@ -197,6 +205,27 @@ public class DeclarationKeeper implements AutoCloseable {
         }
         catch (IOException | JetStreamApiException | RuntimeException e) {
             log.warn("could not declare {} again ({}); trying at the next check", what, e.toString());
+        }
+    }
+
+    /**
+     * Lifts a bucket whose revisions are epochs past the last one seen (a purge up to a
+     * sequence beyond its last one moves its first sequence there): the leases it held
+     * after going back are gone, and the next leader takes its lease at a revision above
+     * every earlier epoch, which the workers accept (they refuse an epoch below one they
+     * saw). A leader elected on the bucket gone back stops leading until then.
+     */
+    private void lift(String stream, String bucket, long highest) {
+        try {
+            admin.management().purgeStream(stream, PurgeOptions.builder().sequence(highest + 1).build());
+            log.warn(
+                    "key-value bucket {} went back below revision {}: its revisions are epochs, so it was emptied "
+                            + "and starts at revision {}; its leases are taken again above every earlier epoch",
+                    bucket, highest, highest + 1);
+        }
+        catch (IOException | JetStreamApiException e) {
+            log.warn("could not lift key-value bucket {} past revision {} ({}); leaders elected on it may have "
+                    + "epochs the workers refuse", bucket, highest, e.toString());
         }
     }
 

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -77,6 +78,8 @@ public class JetStreamAdmin {
     private final Map<String, ConsumerDeclaration> declaredConsumers = new ConcurrentHashMap<>();
 
     private final Map<String, StreamDeclaration> declaredBuckets = new ConcurrentHashMap<>();
+
+    private final Set<String> epochBuckets = ConcurrentHashMap.newKeySet();
 
     private final StreamCreator creator;
 
@@ -318,12 +321,26 @@ public class JetStreamAdmin {
      * its stream's configuration is kept, so that a bucket the servers lose under a
      * running node is declared again ({@link DeclarationKeeper}).
      * @param bucket the bucket, which exists
+     * @param revisionsAreEpochs whether its revisions are epochs that must only grow (the
+     * leader leases: a leader's epoch is the revision it took the lease at), so that a
+     * bucket found gone back is lifted past the last revision seen
      * @throws IOException when the server does not answer
      * @throws JetStreamApiException when the server refuses (the bucket is absent)
      */
-    public void keepBucket(String bucket) throws IOException, JetStreamApiException {
+    public void keepBucket(String bucket, boolean revisionsAreEpochs) throws IOException, JetStreamApiException {
         KeyValueStatus status = connection.keyValueManagement().getStatus(bucket);
         declaredBuckets.put(bucket, new StreamDeclaration(status.getBackingStreamInfo().getConfiguration()));
+        if (revisionsAreEpochs) {
+            epochBuckets.add(bucket);
+        }
+    }
+
+    /**
+     * @param bucket a kept bucket
+     * @return whether its revisions are epochs that must only grow
+     */
+    public boolean revisionsAreEpochs(String bucket) {
+        return epochBuckets.contains(bucket);
     }
 
     /**

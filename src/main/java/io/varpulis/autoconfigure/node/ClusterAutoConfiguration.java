@@ -1,6 +1,7 @@
 package io.varpulis.autoconfigure.node;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
 import io.varpulis.autoconfigure.JetStreamConsumerProperties;
 import io.varpulis.autoconfigure.JetStreamPublishProperties;
 import io.varpulis.autoconfigure.JetStreamStreamsProperties;
@@ -32,6 +33,7 @@ import io.varpulis.cluster.node.ClusterHealthIndicator;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.node.KeyValueLease;
 import io.varpulis.cluster.node.NodeIdentity;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.cluster.worker.CommandResponder;
 import io.varpulis.cluster.worker.HeartbeatPublisher;
 import io.varpulis.cluster.worker.RefusalExit;
@@ -43,8 +45,6 @@ import io.varpulis.cluster.worker.WorkerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.EventInjector;
 import io.varpulis.delivery.PipelineHost;
-import io.nats.client.JetStreamApiException;
-import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Substrate;
@@ -52,9 +52,9 @@ import io.varpulis.pipeline.BuiltInProcessorTypes;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
-import io.varpulis.pipeline.StateRollback;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.pipeline.StateRollback;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.RequestReply;
@@ -307,7 +307,7 @@ public class ClusterAutoConfiguration {
                             streams.getReplicas(), settings.commandTimeout()),
                     codec.mapper()) : null;
             if (idLease != null) {
-                keepBucket(admin, ControlPlaneBuckets.WORKER_IDS);
+                keepBucket(admin, ControlPlaneBuckets.WORKER_IDS, false);
             }
             return new WorkerNode(identity, settings, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
@@ -375,7 +375,7 @@ public class ClusterAutoConfiguration {
                     new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
                             cluster.getCommandTimeout()),
                     codec.mapper(), scheduler);
-            keepBucket(admin, ControlPlaneBuckets.LEADER);
+            keepBucket(admin, ControlPlaneBuckets.LEADER, true);
             return election;
         }
 
@@ -390,7 +390,7 @@ public class ClusterAutoConfiguration {
             }
             GroupStore store = GroupStore.jetStream(connection, codec.mapper(), streams.getReplicas(),
                     settings.clusterName(), resyncs);
-            keepBucket(admin, ControlPlaneBuckets.GROUPS);
+            keepBucket(admin, ControlPlaneBuckets.GROUPS, false);
             return store;
         }
 
@@ -564,15 +564,16 @@ public class ClusterAutoConfiguration {
 
     /**
      * Keeps a control-plane bucket the node created, so that it is declared again should
-     * the servers lose it (issue 43, {@link io.varpulis.jetstream.DeclarationKeeper}).
+     * the servers lose it (issue 43, {@link io.varpulis.jetstream.DeclarationKeeper});
+     * the leader leases' revisions are the leaders' epochs, which must only grow.
      */
-    static void keepBucket(ObjectProvider<JetStreamAdmin> admin, String bucket) {
+    static void keepBucket(ObjectProvider<JetStreamAdmin> admin, String bucket, boolean revisionsAreEpochs) {
         JetStreamAdmin kept = admin.getIfAvailable();
         if (kept == null) {
             return;
         }
         try {
-            kept.keepBucket(bucket);
+            kept.keepBucket(bucket, revisionsAreEpochs);
         }
         catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException(
