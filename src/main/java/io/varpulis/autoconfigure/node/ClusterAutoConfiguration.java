@@ -19,6 +19,7 @@ import io.varpulis.cluster.coordinator.HeartbeatListener;
 import io.varpulis.cluster.coordinator.HeartbeatReconciliation;
 import io.varpulis.cluster.coordinator.LateWorkers;
 import io.varpulis.cluster.coordinator.LeaderElection;
+import io.varpulis.cluster.coordinator.LostGroupsRestore;
 import io.varpulis.cluster.coordinator.OtherClusters;
 import io.varpulis.cluster.coordinator.PlacementGate;
 import io.varpulis.cluster.coordinator.PlacementLoop;
@@ -515,10 +516,14 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
                 GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, Connection connection,
-                ObjectProvider<JetStreamAdmin> admin) {
-            return new GroupDeclarations(NodeSettings.groups(cluster), state, processors, groups, otherClusters,
-                    placement, admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
+                ObjectProvider<JetStreamAdmin> admin,
+                @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
+            GroupDeclarations declarations = new GroupDeclarations(NodeSettings.groups(cluster), state, processors,
+                    groups, otherClusters, placement, admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
                             : GroupResources.jetStream(connection));
+            // Groups the servers lost are written back from memory (issue 43).
+            admin.ifAvailable(a -> a.losses().addListener(new LostGroupsRestore(declarations, scheduler)));
+            return declarations;
         }
 
         @Bean
