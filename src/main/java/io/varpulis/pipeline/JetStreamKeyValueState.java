@@ -167,7 +167,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
 
     private final Threads threads;
 
-    private final StateRollback rollback;
+    /** Set once by {@link #open}, before the state is used. */
+    private volatile StateRollback rollback = StateRollback.logged();
 
     // Guarded by this.
     private final LinkedHashMap<String, Cached> cache = new LinkedHashMap<>(64, 0.75f, true);
@@ -234,8 +235,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-            Settings settings, StateWriteBackoff backoff, Threads threads, StateRollback rollback) throws IOException {
-        this.rollback = rollback;
+            Settings settings, StateWriteBackoff backoff, Threads threads) throws IOException {
         this.backoff = backoff;
         this.threads = threads;
         this.connection = connection;
@@ -309,7 +309,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
             long epoch, Settings settings, StateWriteBackoff backoff, Threads threads, StateRollback rollback) {
         try {
             JetStreamKeyValueState state = new JetStreamKeyValueState(connection, transport, bucket, epoch, settings,
-                    backoff, threads, rollback);
+                    backoff, threads);
+            state.rollback = rollback;
             state.createIfAbsent();
             state.takeOver();
             return state;
