@@ -170,6 +170,7 @@ public class DeclarationKeeper implements AutoCloseable {
                 streamLost(stream, bucket, highestBefore, what,
                         "was created again since the last check (another node found it gone)",
                         "it is used as it is now");
+                admin.sequences().restarted(stream, info.get().getStreamState().getLastSequence());
                 consumersOf(stream).forEach(c -> consumerGone(c, "its stream was created again"));
                 if (bucket != null && admin.revisionsAreEpochs(bucket) && redeclare
                         && info.get().getStreamState().getLastSequence() < highestBefore) {

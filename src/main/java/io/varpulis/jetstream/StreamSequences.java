@@ -120,6 +120,16 @@ public final class StreamSequences {
     }
 
     /**
+     * A stream found created again by another node: its sequences start where that node
+     * put them, and are compared from there on.
+     * @param stream the stream
+     * @param lastSequence its last sequence now
+     */
+    public void restarted(String stream, long lastSequence) {
+        marks(stream).lower(lastSequence);
+    }
+
+    /**
      * @param stream a stream
      * @param durable a consumer found gone
      * @return the highest ack floor seen for it, 0 when none; forgotten

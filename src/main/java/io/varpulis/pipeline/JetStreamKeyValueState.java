@@ -654,7 +654,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         }
         catch (JetStreamApiException e) {
             if (JetStreamErrors.isNotFound(e)) {
-                fence("the bucket was deleted", e);
+                fence(rollback.gone(bucket, from), e);
             }
             else {
                 retryLater(e);

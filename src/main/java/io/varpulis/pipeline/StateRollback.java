@@ -7,8 +7,8 @@ import java.time.Instant;
 
 /**
  * Says that a pipeline's state bucket went back (SPEC section 21: never silent): its last
- * sequence is below the last write the pipeline had confirmed, so writes the servers
- * acknowledged are gone (a power loss of servers running without
+ * sequence is below the last write the pipeline had confirmed, or it is gone, so writes
+ * the servers acknowledged are gone (a power loss of servers running without
  * {@code sync_interval: always}). Recorded as a
  * {@link JetStreamLoss.Kind#STATE_WENT_BACK} loss: ERROR,
  * {@code varpulis.jetstream.losses}, the {@code jetstream} health. The state then stops
@@ -52,6 +52,22 @@ public final class StateRollback {
                         + "pipeline is placed again on what the bucket holds",
                 Instant.now()));
         return why;
+    }
+
+    /**
+     * @param bucket the state's bucket, found gone
+     * @param confirmedSequence the sequence of the writer's last confirmed write
+     * @return why the writer stops, for its fence
+     */
+    String gone(String bucket, long confirmedSequence) {
+        losses.record(new JetStreamLoss(JetStreamLoss.Kind.STATE_WENT_BACK, "KV_" + bucket, bucket, 1,
+                confirmedSequence, -1,
+                "state bucket " + bucket + " is gone under its writer (its last confirmed write was sequence "
+                        + confirmedSequence + "): everything its pipeline wrote is lost (a power loss of servers "
+                        + "without sync_interval: always, or deleted by hand), and the pipeline is placed again on "
+                        + "an empty bucket",
+                Instant.now()));
+        return "the bucket was deleted";
     }
 
 }

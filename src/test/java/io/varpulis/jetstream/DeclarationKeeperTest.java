@@ -119,6 +119,8 @@ class DeclarationKeeperTest {
         assertThat(secondAdmin.losses().recent()).extracting(JetStreamLoss::kind)
             .containsExactly(JetStreamLoss.Kind.STREAM_GONE, JetStreamLoss.Kind.PUBLISHED_LOST);
         assertThat(secondAdmin.losses().recent().get(0).detail()).contains("was created again");
+        secondKeeper.check();
+        assertThat(secondAdmin.losses().count()).as("its new sequences are not a stream gone back").isEqualTo(2);
     }
 
     @Test

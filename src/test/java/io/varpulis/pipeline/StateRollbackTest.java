@@ -84,6 +84,33 @@ class StateRollbackTest {
         }
     }
 
+    @Test
+    void aBucketGoneUnderItsWriterIsALossAndStopsTheWriter() throws Exception {
+        String bucket = "varpulis_state_gone_" + UUID.randomUUID().toString().substring(0, 8);
+        JetStreamLosses losses = new JetStreamLosses();
+        try (Connection connection = connect();
+                Connection operator = connect();
+                ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
+                        new JetStreamAdmin(connection, null), TransportSettings.defaults());
+                JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
+                        StateWriteBackoff.uncounted(), TestThreads.states(), new StateRollback(losses))) {
+            state.put("bf.0", bytes("1"));
+            state.flush().get(5, TimeUnit.SECONDS);
+
+            operator.jetStreamManagement().deleteStream("KV_" + bucket);
+            state.put("bf.1", bytes("1"));
+
+            assertThatThrownBy(() -> state.flush().get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(KeyValueState.StateFencedException.class)
+                .hasMessageContaining("the bucket was deleted");
+            assertThat(losses.recent()).singleElement().satisfies(loss -> {
+                assertThat(loss.kind()).isEqualTo(JetStreamLoss.Kind.STATE_WENT_BACK);
+                assertThat(loss.detail()).contains("state bucket " + bucket + " is gone under its writer");
+            });
+        }
+    }
+
     private static Connection connect() throws Exception {
         return Nats.connect(new Options.Builder().server(nats.url())
             .connectionTimeout(Duration.ofSeconds(2))
