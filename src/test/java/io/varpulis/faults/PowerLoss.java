@@ -61,6 +61,12 @@ final class PowerLoss {
     /** How long after the restart the recovery is watched at most. */
     private static final Duration WATCHED_FOR = Duration.ofMinutes(10);
 
+    /**
+     * When the servers' meta groups are asked about, the routing stream still absent
+     * after the restart.
+     */
+    private static final Duration META_ASKED_AFTER = Duration.ofSeconds(30);
+
     /** The edge into {@code detect}: events that passed a pipeline after the restart. */
     private static final RouteEdge INTO_DETECT = new RouteEdge("ssh-bruteforce", "ingress", "detect");
 
@@ -233,6 +239,7 @@ final class PowerLoss {
         long detect = -1;
         long ingressFirst = -1;
         long detectFirst = -1;
+        String metaWhileAbsent = "";
         try (Connection connection = connect(cluster)) {
             JetStreamManagement jsm = connection.jetStreamManagement();
             while (System.nanoTime() - restartAt < WATCHED_FOR.toNanos() && (present < 0 || ingress < 0 || detect < 0)
@@ -251,7 +258,15 @@ final class PowerLoss {
                 catch (Exception notYet) {
                     // No stream, no leader yet: asked again.
                 }
+                if (present < 0 && metaWhileAbsent.isEmpty()
+                        && System.nanoTime() - restartAt > META_ASKED_AFTER.toNanos()) {
+                    // Why JetStream does not place the streams again: its meta group.
+                    metaWhileAbsent = cluster.metaGroups();
+                }
                 Thread.sleep(250);
+            }
+            if (present < 0) {
+                metaWhileAbsent += (metaWhileAbsent.isEmpty() ? "" : "; at the end: ") + cluster.metaGroups();
             }
         }
         catch (Exception e) {
@@ -260,7 +275,9 @@ final class PowerLoss {
         String note = String.format(Locale.ROOT, (ended.get() && detect < 0 ? "the job ended first; " : "")
                 + "after the restart: %s present %s (holding %d ingress and %d detect messages), new events stored on "
                 + "the ingress edge %s, on detect's input edge %s", stream, seconds(present), Math.max(0, ingressFirst),
-                Math.max(0, detectFirst), seconds(ingress), seconds(detect));
+                Math.max(0, detectFirst), seconds(ingress), seconds(detect))
+                + (metaWhileAbsent.isEmpty() ? "" : "; the meta group " + META_ASKED_AFTER.toSeconds()
+                        + " s after the restart, " + stream + " still absent: " + metaWhileAbsent);
         return new Recovery(note, detect >= 0, detect < 0 ? "-"
                 : String.format(Locale.ROOT, "new events through ingress %.1f s after the restart", detect / 1000.0));
     }
