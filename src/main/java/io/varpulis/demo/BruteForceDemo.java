@@ -97,6 +97,9 @@ public final class BruteForceDemo {
 
     private ExpectedAlerts.Reference expected;
 
+    /** The run's admin once it exists: what it and the nodes found lost (issue 43). */
+    private volatile JetStreamAdmin admin;
+
     private boolean cleanedUp;
 
     private BruteForceDemo(DemoOptions options, PrintStream out) {
@@ -170,7 +173,7 @@ public final class BruteForceDemo {
             String message = e instanceof IllegalArgumentException || e instanceof IllegalStateException
                     ? e.getMessage() : e.toString();
             System.err.println("the demo could not run: " + message);
-            demo.writeSummary(Report.Summary.failed(demo.expected, message));
+            demo.writeSummary(Report.Summary.failed(demo.expected, message, demo.lossesSoFar()));
             demo.cleanup(false);
             return 2;
         }
@@ -275,15 +278,14 @@ public final class BruteForceDemo {
             LogFeeder.checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
+            this.admin = admin;
             admin.provision(VarpulisJetStream.builtInStreams(options.replicas()), List.of());
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = RunReport.parked(connection.jetStreamManagement(), group);
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
             // The demo publishes like a node: away from a server that cannot reach the
-            // stream leaders.
-            // ... and keeps its streams as a node does: what the servers lose is named
-            // and
-            // declared again (issue 43).
+            // stream leaders; and it keeps its streams as a node does: what the servers
+            // lose is named and declared again (issue 43).
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin, LEADER_REACH);
                     DeclarationKeeper keeper = new DeclarationKeeper(connection, admin, DECLARATIONS_CHECK, true);
                     GivenUpWatch givenUp = new GivenUpWatch(connection)) {
@@ -350,6 +352,15 @@ public final class BruteForceDemo {
                 return report.ok();
             }
         }
+    }
+
+    /**
+     * @return what the demo and every node found the servers lost so far, for a run that
+     * stops before its report; empty before the demo reached the servers
+     */
+    private List<String> lossesSoFar() {
+        JetStreamAdmin reached = admin;
+        return reached == null ? List.of() : losses(reached);
     }
 
     /**

@@ -64,6 +64,17 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
     }
 
     /**
+     * @param losses what the nodes and the demo found the servers lost, not empty
+     * @return the problem that names them, the first {@value #LOSSES_NAMED} in full
+     */
+    static String lossesProblem(List<String> losses) {
+        return "the NATS servers lost acknowledged data (" + losses.size()
+                + " findings of the nodes, SPEC section 21): "
+                + String.join("; ", losses.subList(0, Math.min(LOSSES_NAMED, losses.size())))
+                + (losses.size() > LOSSES_NAMED ? "; and " + (losses.size() - LOSSES_NAMED) + " more" : "");
+    }
+
+    /**
      * The messages of the routing stream the server stopped delivering during the run
      * (max-deliveries advisories).
      *
@@ -188,9 +199,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
     List<String> problems() {
         List<String> problems = new ArrayList<>();
         if (!losses.isEmpty()) {
-            problems.add("the NATS servers lost acknowledged data (" + losses.size() + " findings of the nodes, SPEC "
-                    + "section 21): " + String.join("; ", losses.subList(0, Math.min(LOSSES_NAMED, losses.size())))
-                    + (losses.size() > LOSSES_NAMED ? "; and " + (losses.size() - LOSSES_NAMED) + " more" : ""));
+            problems.add(lossesProblem(losses));
         }
         long published = edge("ingress").events();
         if (published != expected.lines()) {
@@ -422,13 +431,29 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
          * @return the summary
          */
         static Summary failed(ExpectedAlerts.Reference expected, String error) {
+            return failed(expected, error, List.of());
+        }
+
+        /**
+         * A run that stopped before its report, after the servers lost data (issue 43: a
+         * power loss can leave the servers unable to take the job's messages): as
+         * {@link #failed(ExpectedAlerts.Reference, String)}, the losses among its
+         * problems and in {@code losses}.
+         * @param expected the reference, or {@code null} when the input was not read
+         * @param error why the run stopped
+         * @param losses what the nodes and the demo found the servers lost until then
+         * @return the summary
+         */
+        static Summary failed(ExpectedAlerts.Reference expected, String error, List<String> losses) {
             List<String> missing = expected == null ? List.of() : List.copyOf(expected.alerts().keySet());
+            List<String> problems = losses.isEmpty() ? List.of(error) : List.of(error, lossesProblem(losses));
             return new Summary(expected == null ? 0 : expected.lines(), 0, 0, 0,
                     expected == null ? 0 : expected.failureLineCount(), 0, 0, 0, List.of(),
-                    expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", List.of(error),
+                    expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", problems,
                     expected == null ? null
                             : new Lines(expected.failureLineCount(), expected.otherLines(), expected.malformed()),
-                    expected == null ? null : expected.failures(), null, null, null, null, null, error, null);
+                    expected == null ? null : expected.failures(), null, null, null, null, null, error,
+                    losses.isEmpty() ? null : List.copyOf(losses));
         }
 
         /**
