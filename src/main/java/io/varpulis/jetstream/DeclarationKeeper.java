@@ -167,10 +167,13 @@ public class DeclarationKeeper implements AutoCloseable {
             ZonedDateTime before = created.put(stream, info.get().getCreateTime());
             if (before != null && !before.equals(info.get().getCreateTime())) {
                 // Gone and created again by another node between two checks.
+                long first = Math.max(1, info.get().getConfiguration().getFirstSequence());
                 streamLost(stream, bucket, highestBefore, what,
                         "was created again since the last check (another node found it gone)",
-                        "it is used as it is now");
-                admin.sequences().restarted(stream, info.get().getStreamState().getLastSequence());
+                        "it is used as it is now",
+                        admin.sequences()
+                            .recreated(stream, first, info.get().getCreateTime().toInstant(),
+                                    info.get().getStreamState().getLastSequence()));
                 consumersOf(stream).forEach(c -> consumerGone(c, "its stream was created again"));
                 if (bucket != null && admin.revisionsAreEpochs(bucket) && redeclare
                         && info.get().getStreamState().getLastSequence() < highestBefore) {
@@ -192,7 +195,8 @@ public class DeclarationKeeper implements AutoCloseable {
         long highest = admin.sequences().highest(stream);
         if (lost.add(stream)) {
             streamLost(stream, bucket, highest, what, "is gone from the servers",
-                    redeclare ? "declaring it again" : "provisioning is off: create it");
+                    redeclare ? "declaring it again" : "provisioning is off: create it",
+                    admin.sequences().gone(stream));
         }
         if (!redeclare) {
             return;
@@ -234,7 +238,12 @@ public class DeclarationKeeper implements AutoCloseable {
         return admin.declaredConsumers().stream().filter(c -> c.stream().equals(stream)).toList();
     }
 
-    private void streamLost(String stream, String bucket, long highest, String what, String how, String then) {
+    /**
+     * @param published what this node published to the stream lost and it acknowledged
+     * ({@link StreamSequences#gone}, {@link StreamSequences#recreated})
+     */
+    private void streamLost(String stream, String bucket, long highest, String what, String how, String then,
+            List<JetStreamLoss> published) {
         admin.losses()
             .record(new JetStreamLoss(bucket == null ? JetStreamLoss.Kind.STREAM_GONE : JetStreamLoss.Kind.BUCKET_GONE,
                     stream, bucket == null ? "" : bucket, highest > 0 ? 1 : 0, highest, -1,
@@ -242,7 +251,7 @@ public class DeclarationKeeper implements AutoCloseable {
                             + ": everything it held is lost (a power loss of servers without sync_interval: always, "
                             + "or deleted by hand); " + then,
                     Instant.now()));
-        admin.sequences().gone(stream).forEach(admin.losses()::record);
+        published.forEach(admin.losses()::record);
     }
 
     private void keep(ConsumerDeclaration consumer) {

@@ -1,9 +1,12 @@
 package io.varpulis.jetstream;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,8 +23,10 @@ import java.util.function.Consumer;
  * What a node cannot know: messages other processes published (their nodes say them), or
  * those this node published before it started or beyond its last {@value #PUBLISHED_KEPT}
  * PubAcks of the stream ("at least"); whether a consumer had received a lost message
- * before the loss (an acknowledged one was applied). Thread-safe; a PubAck costs one
- * uncontended lock.
+ * before the loss (an acknowledged one was applied). A stream another node created again
+ * is told from the one lost by its first sequence and its creation time (the server's
+ * clock, against this node's: a PubAck within their skew of the creation may be put on
+ * the wrong side). Thread-safe; a PubAck costs one uncontended lock.
  */
 public final class StreamSequences {
 
@@ -34,13 +39,27 @@ public final class StreamSequences {
 
     private final List<Consumer<String>> backwards = new CopyOnWriteArrayList<>();
 
+    private final Clock clock;
+
+    /** Remembers on the system clock. */
+    public StreamSequences() {
+        this(Clock.systemUTC());
+    }
+
+    /**
+     * @param clock when a PubAck came, to tell a stream created again from the one lost
+     */
+    StreamSequences(Clock clock) {
+        this.clock = clock;
+    }
+
     /**
      * @param stream the stream that acknowledged the message
      * @param subject its subject
      * @param sequence its stream sequence
      */
     public void published(String stream, String subject, long sequence) {
-        if (marks(stream).published(subject, sequence)) {
+        if (marks(stream).published(subject, sequence, clock.millis())) {
             backwards.forEach(listener -> listener.accept(stream));
         }
     }
@@ -101,7 +120,7 @@ public final class StreamSequences {
                         + " seen before; messages " + (lastSequence + 1) + "-" + highest + " it had acknowledged are "
                         + "gone (a power loss of servers without sync_interval: always?)",
                 now));
-        losses.addAll(marks.lostAfter(stream, lastSequence, now));
+        losses.addAll(marks.lost(stream, lastSequence, (sequence, at) -> sequence > lastSequence, now));
         losses.addAll(ackedPastEnd(stream, lastSequence, now));
         return losses;
     }
@@ -116,17 +135,29 @@ public final class StreamSequences {
      */
     public List<JetStreamLoss> gone(String stream) {
         Marks marks = marks(stream);
-        return marks.lostAfter(stream, 0, Instant.now());
+        return marks.lost(stream, 0, (sequence, at) -> true, Instant.now());
     }
 
     /**
-     * A stream found created again by another node: its sequences start where that node
-     * put them, and are compared from there on.
+     * A stream found created again by another node, which found it gone first: what this
+     * node published to the stream lost and it acknowledged is named, as for
+     * {@link #gone}; its PubAcks from the new stream are not (sequences from
+     * {@code firstSequence} on, come after {@code created}: the node that created it
+     * again may have seen fewer sequences than this one, so they can be the same
+     * numbers). Its sequences are compared from its last one on.
      * @param stream the stream
+     * @param firstSequence the new stream's first sequence
+     * @param created when the new stream was created (the server's clock)
      * @param lastSequence its last sequence now
+     * @return the losses ({@link JetStreamLoss.Kind#PUBLISHED_LOST} per subject)
      */
-    public void restarted(String stream, long lastSequence) {
-        marks(stream).lower(lastSequence);
+    public List<JetStreamLoss> recreated(String stream, long firstSequence, Instant created, long lastSequence) {
+        long createdMillis = created.toEpochMilli();
+        Marks marks = marks(stream);
+        List<JetStreamLoss> losses = marks.lost(stream, 0,
+                (sequence, at) -> sequence < firstSequence || at < createdMillis, Instant.now());
+        marks.lower(lastSequence);
+        return losses;
     }
 
     /**
@@ -167,6 +198,9 @@ public final class StreamSequences {
 
         private final String[] subjects = new String[PUBLISHED_KEPT];
 
+        /** When each PubAck came, epoch ms. */
+        private final long[] arrivals = new long[PUBLISHED_KEPT];
+
         private int next;
 
         private long published;
@@ -176,9 +210,10 @@ public final class StreamSequences {
         /**
          * @return whether the sequence is below the highest one seen
          */
-        synchronized boolean published(String subject, long sequence) {
+        synchronized boolean published(String subject, long sequence, long at) {
             sequences[next] = sequence;
             subjects[next] = subject;
+            arrivals[next] = at;
             next = (next + 1) % PUBLISHED_KEPT;
             published++;
             boolean backwards = sequence < highest;
@@ -199,20 +234,27 @@ public final class StreamSequences {
         }
 
         /**
-         * The PubAcks remembered past {@code after}, per subject, as losses; forgotten.
+         * The PubAcks remembered that {@code lost} says were lost (by sequence and
+         * arrival), per subject, as losses; forgotten. A message acknowledged twice (a
+         * publish sent again and answered as a duplicate) is counted once.
+         * @param after the sequence after which every message is lost, for "at least"
+         * when older PubAcks were forgotten
          */
-        synchronized List<JetStreamLoss> lostAfter(String stream, long after, Instant now) {
+        synchronized List<JetStreamLoss> lost(String stream, long after, Lost lost, Instant now) {
             Map<String, long[]> bySubject = new TreeMap<>();
+            Set<Long> counted = new HashSet<>();
             long oldest = Long.MAX_VALUE;
             int kept = (int) Math.min(published, PUBLISHED_KEPT);
             for (int i = 0; i < kept; i++) {
                 if (sequences[i] > 0) {
                     oldest = Math.min(oldest, sequences[i]);
                 }
-                if (sequences[i] > after) {
+                if (sequences[i] > 0 && lost.test(sequences[i], arrivals[i])) {
                     long[] found = bySubject.computeIfAbsent(subjects[i],
                             s -> new long[] { 0, Long.MAX_VALUE, Long.MIN_VALUE });
-                    found[0]++;
+                    if (counted.add(sequences[i])) {
+                        found[0]++;
+                    }
                     found[1] = Math.min(found[1], sequences[i]);
                     found[2] = Math.max(found[2], sequences[i]);
                     sequences[i] = 0;
@@ -229,6 +271,19 @@ public final class StreamSequences {
                             now)));
             return losses;
         }
+
+    }
+
+    /** Whether a remembered PubAck's message was lost. */
+    @FunctionalInterface
+    private interface Lost {
+
+        /**
+         * @param sequence its stream sequence
+         * @param at when its PubAck came, epoch ms
+         * @return whether it was lost
+         */
+        boolean test(long sequence, long at);
 
     }
 

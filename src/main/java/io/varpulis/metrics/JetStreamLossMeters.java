@@ -9,9 +9,9 @@ import io.varpulis.jetstream.JetStreamLosses;
  * Counts what the servers lost (SPEC section 21), as a node found it
  * ({@link JetStreamLoss}): {@code varpulis.jetstream.losses{kind,stream}}, one per loss
  * found (a stream, consumer or bucket gone, a stream gone back, a state bucket gone
- * back), and {@code varpulis.events.lost{stream,subject}}, the messages this node
- * published on a subject (a route edge's) and the stream acknowledged, then lost. The
- * chart's {@code VarpulisJetStreamLoss} alert fires on the first.
+ * back), and {@code varpulis.events.lost{stream}}, the messages this node published and
+ * the stream acknowledged, then lost (the ERROR line names them per subject, a route
+ * edge's, with their sequences).
  */
 public class JetStreamLossMeters {
 

@@ -2,6 +2,10 @@ package io.varpulis.jetstream;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -116,6 +120,74 @@ class StreamSequencesTest {
         sequences.published(ROUTING, INTO_DETECT, 1);
         assertThat(asked).containsExactly(ROUTING);
         assertThat(sequences.highest(ROUTING)).as("a hint, not a loss: the mark stays").isEqualTo(301);
+    }
+
+    @Test
+    void aMessageAcknowledgedTwiceIsLostOnce() {
+        StreamSequences sequences = new StreamSequences();
+        sequences.published(ROUTING, INTO_DETECT, 5);
+        // Sent again after an unanswered publish: the server answers with the first
+        // copy's
+        // sequence (a duplicate).
+        sequences.published(ROUTING, INTO_DETECT, 5);
+        sequences.published(ROUTING, INTO_DETECT, 6);
+
+        assertThat(sequences.gone(ROUTING)).singleElement().satisfies(loss -> assertThat(loss.messages()).isEqualTo(2));
+    }
+
+    @Test
+    void aStreamCreatedAgainByAnotherNodeNamesOnlyWhatTheLostOneHeld() {
+        Ticking clock = new Ticking();
+        StreamSequences sequences = new StreamSequences(clock);
+        // The lost stream: sequences 1-370, acknowledged before the loss.
+        for (long seq = 1; seq <= 370; seq++) {
+            sequences.published(ROUTING, INTO_DETECT, seq);
+            clock.tick();
+        }
+        // Another node, which had seen up to 288, created it again starting at 289;
+        // this node's next publishes went there before its keeper noticed.
+        Instant created = clock.instant();
+        clock.tick();
+        for (long seq = 289; seq <= 309; seq++) {
+            sequences.published(ROUTING, INTO_DETECT, seq);
+            clock.tick();
+        }
+
+        List<JetStreamLoss> losses = sequences.recreated(ROUTING, 289, created, 309);
+
+        assertThat(losses).singleElement().satisfies(loss -> {
+            assertThat(loss.kind()).isEqualTo(JetStreamLoss.Kind.PUBLISHED_LOST);
+            assertThat(loss.messages()).as("not the 21 the new stream holds").isEqualTo(370);
+            assertThat(loss.lastSequence()).isEqualTo(370);
+        });
+        assertThat(sequences.highest(ROUTING)).as("compared from the new stream on").isEqualTo(309);
+        assertThat(sequences.observed(ROUTING, sequences.highest(ROUTING), 309)).isEmpty();
+    }
+
+    /** A clock that moves one millisecond at a time, when told. */
+    private static final class Ticking extends Clock {
+
+        private long millis = 1_700_000_000_000L;
+
+        void tick() {
+            millis++;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis);
+        }
+
     }
 
 }
