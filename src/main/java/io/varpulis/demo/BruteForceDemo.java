@@ -365,7 +365,8 @@ public final class BruteForceDemo {
 
     /**
      * @return what the demo's own keeper and every node found the servers lost, each
-     * prefixed by who found it
+     * prefixed by who found it; what each node's health lists and its meter counts is
+     * printed when something was lost
      */
     private List<String> losses(JetStreamAdmin admin) {
         List<String> losses = new ArrayList<>();
@@ -374,8 +375,17 @@ public final class BruteForceDemo {
         synchronized (this) {
             all = List.copyOf(nodes);
         }
+        List<String> perNode = new ArrayList<>();
         for (NodeProcess node : all) {
-            NodeApi.losses(node).forEach(loss -> losses.add(node.name() + ": " + loss));
+            List<String> found = NodeApi.losses(node);
+            found.forEach(loss -> losses.add(node.name() + ": " + loss));
+            perNode.add(node.name() + " " + found.size() + "/" + NodeApi.lossesCounted(node));
+        }
+        if (!losses.isEmpty()) {
+            out.printf(
+                    "losses listed by each node's jetstream health / counted by its varpulis_jetstream_losses_total:"
+                            + " demo %d/%d, %s%n",
+                    admin.losses().recent().size(), admin.losses().count(), String.join(", ", perNode));
         }
         return losses;
     }

@@ -182,6 +182,31 @@ final class NodeApi {
         }
     }
 
+    /**
+     * What a node counted of what the servers lost (issue 43): the sum of its
+     * {@code varpulis_jetstream_losses_total} series ({@code GET /actuator/prometheus}).
+     * @param node a node of the run
+     * @return the count, or -1 when the node does not answer
+     */
+    static long lossesCounted(NodeProcess node) {
+        try {
+            HttpResponse<String> response = send(
+                    HttpRequest.newBuilder(node.uri("/actuator/prometheus")).timeout(Duration.ofSeconds(5)).GET(),
+                    "/actuator/prometheus");
+            if (response.statusCode() != 200) {
+                return -1;
+            }
+            return Math.round(response.body()
+                .lines()
+                .filter(line -> line.startsWith("varpulis_jetstream_losses_total{"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum());
+        }
+        catch (Exception e) {
+            return -1;
+        }
+    }
+
     private static HttpResponse<String> send(HttpRequest.Builder request, String path) throws Exception {
         return HTTP.send(request.header("Authorization", AUTHORIZATION).build(), HttpResponse.BodyHandlers.ofString());
     }

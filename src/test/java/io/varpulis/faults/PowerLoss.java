@@ -10,6 +10,8 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.RouteEdge;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,6 +127,7 @@ final class PowerLoss {
                 Path facts = out.resolve(label + "-facts.txt");
                 var found = NodeLogFacts.scan(demo.nodeLogs(label), facts);
                 List<String> losses = losses(out.resolve(label + "-summary.json"));
+                String counted = countedLine(out.resolve(label + "-demo.log"));
                 Row watched = row.with(
                         new Row.Watched(parked.advisories().size(), parked.matched(),
                                 found.getOrDefault("unhealthy", 0L), -1, row.watched().seconds()),
@@ -133,7 +136,7 @@ final class PowerLoss {
                                 List.of(sync + " sync", recovered.note(),
                                         losses.size() + " losses named by " + "the job's report"
                                                 + (losses.isEmpty() ? "" : ", the first: " + losses.get(0)),
-                                        parked.note(), NodeLogFacts.note(found, facts))));
+                                        counted, parked.note(), NodeLogFacts.note(found, facts))));
                 return verdict(watched, sync, losses, recovered);
             }
         }
@@ -183,6 +186,21 @@ final class PowerLoss {
             // No summary: the row says why.
         }
         return losses;
+    }
+
+    /**
+     * @return the demo's line saying what each node's health listed and its meter counted
+     * of the losses, or that there is none
+     */
+    static String countedLine(Path demoLog) {
+        try (var lines = Files.lines(demoLog)) {
+            return lines.filter(line -> line.startsWith("losses listed by each node's"))
+                .reduce((first, last) -> last)
+                .orElse("no losses listed or counted by the nodes");
+        }
+        catch (IOException | UncheckedIOException e) {
+            return "no demo log: " + e.getMessage();
+        }
     }
 
     /**
