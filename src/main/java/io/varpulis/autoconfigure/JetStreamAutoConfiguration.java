@@ -2,6 +2,7 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.varpulis.jetstream.ConsumerDeclaration;
+import io.varpulis.jetstream.DeclarationKeeper;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamDeclarations;
 import io.varpulis.jetstream.JetStreamProvisioner;
@@ -85,6 +86,20 @@ public class JetStreamAutoConfiguration {
         return new JetStreamProvisioner(admin, streams, consumers, declarations, properties.isProvision(),
                 properties.deadLetterStream(),
                 () -> listeners.stream().anyMatch(found -> !found.listeners().isEmpty()));
+    }
+
+    /**
+     * @param connection the connection
+     * @param admin the admin (what the node declared, the sequences it saw, the losses)
+     * @param properties {@code declarations-check-interval} and {@code provision}
+     * @return the keeper that says what the servers lost and declares it again (issue 43)
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public DeclarationKeeper declarationKeeper(Connection connection, JetStreamAdmin admin,
+            JetStreamStreamsProperties properties) {
+        return new DeclarationKeeper(connection, admin, properties.getDeclarationsCheckInterval(),
+                properties.isProvision());
     }
 
     /**

@@ -45,6 +45,15 @@ public class JetStreamStreamsProperties implements Validator {
     private boolean provision = true;
 
     /**
+     * How often the node asks the servers whether what it declared (streams, key-value
+     * buckets, durable consumers in use) is still there, and whether a stream went back;
+     * what is gone is said at ERROR, counted (varpulis.jetstream.losses) and declared
+     * again (when provisioning is on). 0 never asks. A server power loss without
+     * sync_interval: always can take them with it (issue 43).
+     */
+    private Duration declarationsCheckInterval = Duration.ofSeconds(3);
+
+    /**
      * The routing stream, {@code VARPULIS_ROUTING}: max_age 1 h, max_bytes 1 GiB,
      * duplicate_window 2 min.
      */
@@ -79,6 +88,14 @@ public class JetStreamStreamsProperties implements Validator {
 
     public void setProvision(boolean provision) {
         this.provision = provision;
+    }
+
+    public Duration getDeclarationsCheckInterval() {
+        return declarationsCheckInterval;
+    }
+
+    public void setDeclarationsCheckInterval(Duration declarationsCheckInterval) {
+        this.declarationsCheckInterval = declarationsCheckInterval;
     }
 
     public StreamSpec getRouting() {
@@ -156,6 +173,7 @@ public class JetStreamStreamsProperties implements Validator {
     public void validate(Object target, Errors errors) {
         JetStreamStreamsProperties js = (JetStreamStreamsProperties) target;
         PropertyChecks.inRange(errors, "replicas", js.getReplicas(), 1, 5);
+        PropertyChecks.atLeast(errors, "declarations-check-interval", js.getDeclarationsCheckInterval(), Duration.ZERO);
         builtIn(errors, "routing", js.getRouting(), StreamSpec.of(VarpulisJetStream.routingStream(1)),
                 List.of("max-age", "max-bytes", "duplicate-window"));
         builtIn(errors, "heartbeat", js.getHeartbeat(), StreamSpec.of(VarpulisJetStream.heartbeatStream(1)),

@@ -3,6 +3,7 @@ package io.varpulis.autoconfigure;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.metrics.ConsumerLagMetrics;
+import io.varpulis.metrics.JetStreamLossMeters;
 import io.varpulis.metrics.PublishTimingPostProcessor;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.metrics.TimedClusterTransport;
@@ -61,6 +62,19 @@ public class SubstrateMetricsAutoConfiguration {
     @ConditionalOnBean({ JetStreamAdmin.class, MeterRegistry.class })
     public ConsumerLagMetrics consumerLagMetrics(JetStreamAdmin admin, MeterRegistry registry) {
         return new ConsumerLagMetrics(admin, registry, Duration.ofSeconds(10));
+    }
+
+    /**
+     * @param admin the JetStream admin (present on jetstream only)
+     * @param registry the meter registry
+     * @return the counters of what the servers lost ({@code varpulis.jetstream.losses},
+     * {@code varpulis.events.lost}, issue 43)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean({ JetStreamAdmin.class, MeterRegistry.class })
+    public JetStreamLossMeters jetStreamLossMeters(JetStreamAdmin admin, MeterRegistry registry) {
+        return new JetStreamLossMeters(admin.losses(), registry);
     }
 
 }

@@ -5,6 +5,7 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
+import io.varpulis.jetstream.DeclarationKeeper;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.LeaderReachReconnect;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -71,6 +72,12 @@ public final class BruteForceDemo {
      */
     static final LeaderReachReconnect.Settings LEADER_REACH = LeaderReachReconnect.Settings.DEFAULTS;
 
+    /**
+     * How often the demo asks whether the streams it declared are still there, as a
+     * node's {@code varpulis.nats.jetstream.declarations-check-interval} (issue 43).
+     */
+    static final Duration DECLARATIONS_CHECK = Duration.ofSeconds(3);
+
     /** Progress (lines streamed, messages pending) is printed this often. */
     static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -89,6 +96,9 @@ public final class BruteForceDemo {
     private Path runDir;
 
     private ExpectedAlerts.Reference expected;
+
+    /** The run's admin once it exists: what it and the nodes found lost (issue 43). */
+    private volatile JetStreamAdmin admin;
 
     private boolean cleanedUp;
 
@@ -163,7 +173,7 @@ public final class BruteForceDemo {
             String message = e instanceof IllegalArgumentException || e instanceof IllegalStateException
                     ? e.getMessage() : e.toString();
             System.err.println("the demo could not run: " + message);
-            demo.writeSummary(Report.Summary.failed(demo.expected, message));
+            demo.writeSummary(Report.Summary.failed(demo.expected, message, demo.lossesSoFar()));
             demo.cleanup(false);
             return 2;
         }
@@ -268,13 +278,16 @@ public final class BruteForceDemo {
             LogFeeder.checkLineSizes(lines, years, connection.getMaxPayload());
             JetStreamAdmin admin = new JetStreamAdmin(connection, null);
             admin.verifyJetStream();
+            this.admin = admin;
             admin.provision(VarpulisJetStream.builtInStreams(options.replicas()), List.of());
             GroupResources.purge(connection, group, CLUSTER);
             Map<String, Long> parkedBefore = RunReport.parked(connection.jetStreamManagement(), group);
             MajorityReads majority = new MajorityReads(connection, RunReport.streams(options), out);
             // The demo publishes like a node: away from a server that cannot reach the
-            // stream leaders.
+            // stream leaders; and it keeps its streams as a node does: what the servers
+            // lose is named and declared again (issue 43).
             try (LeaderReachReconnect leaderReach = new LeaderReachReconnect(connection, admin, LEADER_REACH);
+                    DeclarationKeeper keeper = new DeclarationKeeper(connection, admin, DECLARATIONS_CHECK, true);
                     GivenUpWatch givenUp = new GivenUpWatch(connection)) {
                 DemoNodes run = DemoNodes.of(options, pid, natsUrl, runDir, alertDir(alertsFile), "demo-" + runId,
                         NodeApi.PASSWORD);
@@ -307,7 +320,8 @@ public final class BruteForceDemo {
                 LogFeeder.Streamed stream;
                 Instant drained;
                 try (steadyWatch) {
-                    stream = new LogFeeder(options, out).stream(connection, lines, years, runId, victims, killAt);
+                    stream = new LogFeeder(options, out, admin).stream(connection, lines, years, runId, victims,
+                            killAt);
                     drained = new DrainWatch(out, majority, expected, givenUp)
                         .awaitDrained(connection.jetStreamManagement(), group, alertsFile, stream.firstPublish());
                 }
@@ -325,9 +339,10 @@ public final class BruteForceDemo {
                         : String.join(" and ", victims.stream().map(NodeProcess::name).toList())
                                 + (victims.size() > 1 ? " were" : " was") + " killed (SIGKILL) after line " + killAt
                                 + " and restarted";
-                Report report = new RunReport(options, expected, out).read(connection, majority, group, parkedBefore,
-                        alertsFile, stream, drained, killed, givenUp,
-                        steadyWatch.steady(lines.size(), stream.firstPublish()));
+                Report report = new RunReport(options, expected, out)
+                    .read(connection, majority, group, parkedBefore, alertsFile, stream, drained, killed, givenUp,
+                            steadyWatch.steady(lines.size(), stream.firstPublish()))
+                    .withLosses(losses(admin));
                 report.print(out);
                 writeSummary(report.summary());
                 // Leave a shared server as it was found: the group, its consumers, state
@@ -337,6 +352,42 @@ public final class BruteForceDemo {
                 return report.ok();
             }
         }
+    }
+
+    /**
+     * @return what the demo and every node found the servers lost so far, for a run that
+     * stops before its report; empty before the demo reached the servers
+     */
+    private List<String> lossesSoFar() {
+        JetStreamAdmin reached = admin;
+        return reached == null ? List.of() : losses(reached);
+    }
+
+    /**
+     * @return what the demo's own keeper and every node found the servers lost, each
+     * prefixed by who found it; what each node's health lists and its meter counts is
+     * printed when something was lost
+     */
+    private List<String> losses(JetStreamAdmin admin) {
+        List<String> losses = new ArrayList<>();
+        admin.losses().recent().forEach(loss -> losses.add("demo: " + loss.detail()));
+        List<NodeProcess> all;
+        synchronized (this) {
+            all = List.copyOf(nodes);
+        }
+        List<String> perNode = new ArrayList<>();
+        for (NodeProcess node : all) {
+            List<String> found = NodeApi.losses(node);
+            found.forEach(loss -> losses.add(node.name() + ": " + loss));
+            perNode.add(node.name() + " " + found.size() + "/" + NodeApi.lossesCounted(node));
+        }
+        if (!losses.isEmpty()) {
+            out.printf(
+                    "losses listed by each node's jetstream health / counted by its varpulis_jetstream_losses_total:"
+                            + " demo %d/%d, %s%n",
+                    admin.losses().recent().size(), admin.losses().count(), String.join(", ", perNode));
+        }
+        return losses;
     }
 
     /**

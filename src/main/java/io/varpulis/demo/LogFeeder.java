@@ -56,13 +56,18 @@ final class LogFeeder {
 
     private final PrintStream out;
 
+    private final JetStreamAdmin admin;
+
     /**
      * @param options {@code --rate}, {@code --batch}
      * @param out where progress, kills and retries are printed
+     * @param admin the demo's admin, which remembers the PubAcks (what the servers lose
+     * of them is named, issue 43)
      */
-    LogFeeder(DemoOptions options, PrintStream out) {
+    LogFeeder(DemoOptions options, PrintStream out, JetStreamAdmin admin) {
         this.options = options;
         this.out = out;
+        this.admin = admin;
     }
 
     /**
@@ -95,8 +100,8 @@ final class LogFeeder {
     Streamed stream(Connection connection, List<LogLine> lines, int[] years, String runId, List<NodeProcess> victims,
             int killAt) throws Exception {
         Instant killedAt = null;
-        try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
-                new JetStreamAdmin(connection, null), TransportSettings.defaults())) {
+        try (ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM, admin,
+                TransportSettings.defaults())) {
             String subject = new RouteEdge(BruteForceDemo.GROUP, "_external", "ingress").subject();
             EventCodec codec = new EventCodec();
             long nanosPerLine = 1_000_000_000L / options.rate();

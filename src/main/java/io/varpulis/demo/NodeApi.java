@@ -13,8 +13,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Map;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -154,6 +156,55 @@ final class NodeApi {
      */
     void delete(String path) throws Exception {
         expect2xx("DELETE", path, send(HttpRequest.newBuilder(coordinator.uri(path)).DELETE(), path));
+    }
+
+    /**
+     * What a node found the servers lost (issue 43): the {@code losses} of its
+     * {@code jetstream} health component ({@code GET /actuator/health/jetstream}, details
+     * for an authenticated principal), each as its detail sentence.
+     * @param node a node of the run
+     * @return its losses, empty when it found none or does not answer
+     */
+    static List<String> losses(NodeProcess node) {
+        try {
+            HttpResponse<String> response = send(
+                    HttpRequest.newBuilder(node.uri("/actuator/health/jetstream")).timeout(Duration.ofSeconds(5)).GET(),
+                    "/actuator/health/jetstream");
+            List<String> losses = new ArrayList<>();
+            JSON.readTree(response.body())
+                .path("details")
+                .path("losses")
+                .forEach(loss -> losses.add(loss.path("detail").asText()));
+            return losses;
+        }
+        catch (Exception e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * What a node counted of what the servers lost (issue 43): the sum of its
+     * {@code varpulis_jetstream_losses_total} series ({@code GET /actuator/prometheus}).
+     * @param node a node of the run
+     * @return the count, or -1 when the node does not answer
+     */
+    static long lossesCounted(NodeProcess node) {
+        try {
+            HttpResponse<String> response = send(
+                    HttpRequest.newBuilder(node.uri("/actuator/prometheus")).timeout(Duration.ofSeconds(5)).GET(),
+                    "/actuator/prometheus");
+            if (response.statusCode() != 200) {
+                return -1;
+            }
+            return Math.round(response.body()
+                .lines()
+                .filter(line -> line.startsWith("varpulis_jetstream_losses_total{"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum());
+        }
+        catch (Exception e) {
+            return -1;
+        }
     }
 
     private static HttpResponse<String> send(HttpRequest.Builder request, String path) throws Exception {

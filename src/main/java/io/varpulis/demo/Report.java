@@ -44,9 +44,35 @@ import java.util.TreeSet;
  * @param killed what was killed and when, for the result line, or {@code null}
  * @param givenUp the routing stream's messages the server gave up on during the run, and
  * those not parked
+ * @param losses what the nodes and the demo found the servers lost (issue 43: a stream,
+ * consumer or bucket gone, a stream or a state gone back, messages published and
+ * acknowledged then lost), one sentence each prefixed by who found it
  */
 record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String, Integer> alerts, Set<String> doubled,
-        StateAudit state, Timing timing, Path alertsFile, String killed, GivenUp givenUp) {
+        StateAudit state, Timing timing, Path alertsFile, String killed, GivenUp givenUp, List<String> losses) {
+
+    /** Losses named in the result line; the rest are counted. */
+    private static final int LOSSES_NAMED = 8;
+
+    /**
+     * @param found what the nodes and the demo found the servers lost
+     * @return this report with them
+     */
+    Report withLosses(List<String> found) {
+        return new Report(expected, edges, alerts, doubled, state, timing, alertsFile, killed, givenUp,
+                List.copyOf(found));
+    }
+
+    /**
+     * @param losses what the nodes and the demo found the servers lost, not empty
+     * @return the problem that names them, the first {@value #LOSSES_NAMED} in full
+     */
+    static String lossesProblem(List<String> losses) {
+        return "the NATS servers lost acknowledged data (" + losses.size()
+                + " findings of the nodes, SPEC section 21): "
+                + String.join("; ", losses.subList(0, Math.min(LOSSES_NAMED, losses.size())))
+                + (losses.size() > LOSSES_NAMED ? "; and " + (losses.size() - LOSSES_NAMED) + " more" : "");
+    }
 
     /**
      * The messages of the routing stream the server stopped delivering during the run
@@ -172,6 +198,9 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      */
     List<String> problems() {
         List<String> problems = new ArrayList<>();
+        if (!losses.isEmpty()) {
+            problems.add(lossesProblem(losses));
+        }
         long published = edge("ingress").events();
         if (published != expected.lines()) {
             problems.add((expected.lines() - published) + " lines read never reached the stream (" + published + " of "
@@ -322,7 +351,7 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
                 expected.lines() / Math.max(timing.endToEndSeconds(), 0.001),
                 timing.steady() == null ? null : timing.steady().linesPerSecond(),
                 timing.steady() == null ? null : timing.steady().fromSeconds(),
-                timing.steady() == null ? null : timing.steady().toSeconds(), null);
+                timing.steady() == null ? null : timing.steady().toSeconds(), null, losses);
     }
 
     /**
@@ -372,6 +401,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
      * @param steadyFromSeconds the steady part's start, seconds after the first publish
      * @param steadyToSeconds its end, seconds after the first publish
      * @param error why the run stopped early, or {@code null}
+     * @param losses what the nodes and the demo found the servers lost (issue 43), one
+     * sentence each; absent when the run stopped early
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Summary(@JsonProperty("lines_read") long linesRead, @JsonProperty("lines_parsed") long linesParsed,
@@ -389,7 +420,8 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
             @JsonProperty("lines_per_second_end_to_end") Double linesPerSecond,
             @JsonProperty("lines_per_second_steady") Double linesPerSecondSteady,
             @JsonProperty("steady_from_seconds") Double steadyFromSeconds,
-            @JsonProperty("steady_to_seconds") Double steadyToSeconds, @JsonProperty("error") String error) {
+            @JsonProperty("steady_to_seconds") Double steadyToSeconds, @JsonProperty("error") String error,
+            @JsonProperty("losses") List<String> losses) {
 
         /**
          * A run that stopped before its report: {@code result} FAILED with the reason,
@@ -399,13 +431,29 @@ record Report(ExpectedAlerts.Reference expected, List<EdgeRow> edges, Map<String
          * @return the summary
          */
         static Summary failed(ExpectedAlerts.Reference expected, String error) {
+            return failed(expected, error, List.of());
+        }
+
+        /**
+         * A run that stopped before its report, after the servers lost data (issue 43: a
+         * power loss can leave the servers unable to take the job's messages): as
+         * {@link #failed(ExpectedAlerts.Reference, String)}, the losses among its
+         * problems and in {@code losses}.
+         * @param expected the reference, or {@code null} when the input was not read
+         * @param error why the run stopped
+         * @param losses what the nodes and the demo found the servers lost until then
+         * @return the summary
+         */
+        static Summary failed(ExpectedAlerts.Reference expected, String error, List<String> losses) {
             List<String> missing = expected == null ? List.of() : List.copyOf(expected.alerts().keySet());
+            List<String> problems = losses.isEmpty() ? List.of(error) : List.of(error, lossesProblem(losses));
             return new Summary(expected == null ? 0 : expected.lines(), 0, 0, 0,
                     expected == null ? 0 : expected.failureLineCount(), 0, 0, 0, List.of(),
-                    expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", List.of(error),
+                    expected == null ? 0 : expected.alerts().size(), 0, missing, List.of(), "FAILED", problems,
                     expected == null ? null
                             : new Lines(expected.failureLineCount(), expected.otherLines(), expected.malformed()),
-                    expected == null ? null : expected.failures(), null, null, null, null, null, error);
+                    expected == null ? null : expected.failures(), null, null, null, null, null, error,
+                    losses.isEmpty() ? null : List.copyOf(losses));
         }
 
         /**

@@ -169,7 +169,7 @@ final class RunReport {
         Report.Timing timing = new Report.Timing(stream.seconds(),
                 Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate(), steady);
         return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed,
-                new Report.GivenUp(givenUp.givenUp(), givenUp.unparked(jsm)));
+                new Report.GivenUp(givenUp.givenUp(), givenUp.unparked(jsm)), List.of());
     }
 
     /**

@@ -6,6 +6,7 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamState;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
+import io.varpulis.jetstream.JetStreamLoss;
 import io.varpulis.jetstream.JetStreamReach;
 import io.varpulis.jetstream.ServerSyncCheck;
 import io.varpulis.jetstream.StreamDrift;
@@ -42,10 +43,12 @@ import java.util.concurrent.TimeUnit;
  * from the server's replica for {@link JetStreamReach#REPLICA_SILENT}. Details:
  * {@code streams} (per stream: {@code present}, {@code messages}, {@code bytes}, and
  * {@code drift} when its settings differ from the declaration), {@code consumers} (per
- * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code dlqDepth}
- * (messages parked in {@code VARPULIS_DLQ}), {@code checkedAt} (when the server was last
- * asked) and {@code sync} (whether the servers sync every write, {@link ServerSyncCheck}:
- * a warning, never DOWN).
+ * durable: {@code pending}, {@code ackPending}, {@code redelivered}), {@code losses}
+ * (what the servers lost since the node started, {@link JetStreamLoss#toDetails()}, the
+ * last 50; only when there are some), {@code dlqDepth} (messages parked in
+ * {@code VARPULIS_DLQ}), {@code checkedAt} (when the server was last asked) and
+ * {@code sync} (whether the servers sync every write, {@link ServerSyncCheck}: a warning,
+ * never DOWN).
  * <p>
  * The server is first asked when the context starts (a {@link SmartLifecycle} of the last
  * phase), after the streams were declared: asked before, a node showed {@code streams:
@@ -282,6 +285,11 @@ public class JetStreamHealthIndicator extends AbstractHealthIndicator implements
                 .orElse(Map.of("present", false)));
         }
         builder.withDetail("streams", streams).withDetail("consumers", consumers);
+        if (admin.losses().count() > 0) {
+            // What the servers lost since this node started (issue 43): history, not a
+            // state, so readiness does not turn on it.
+            builder.withDetail("losses", admin.losses().recent().stream().map(JetStreamLoss::toDetails).toList());
+        }
         if (disabled.isPresent()) {
             builder.down().withDetail("reason", disabled.get().describe());
         }

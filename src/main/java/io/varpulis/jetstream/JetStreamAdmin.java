@@ -5,6 +5,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.varpulis.nats.NatsConnectionEvents;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -75,6 +77,16 @@ public class JetStreamAdmin {
 
     private final Map<String, ConsumerDeclaration> declaredConsumers = new ConcurrentHashMap<>();
 
+    private final Map<String, StreamDeclaration> declaredBuckets = new ConcurrentHashMap<>();
+
+    private final Set<String> epochBuckets = ConcurrentHashMap.newKeySet();
+
+    private final StreamCreator creator;
+
+    private final StreamSequences sequences = new StreamSequences();
+
+    private final JetStreamLosses losses = new JetStreamLosses();
+
     /**
      * @param connection an open connection
      * @param events the connection's listener, used to tell a missing permission from a
@@ -90,6 +102,7 @@ public class JetStreamAdmin {
         catch (IOException e) {
             throw new JetStreamUnavailableException(connection.getConnectedUrl(), e.getMessage(), e);
         }
+        this.creator = new StreamCreator(connection, jsm);
     }
 
     /**
@@ -186,14 +199,14 @@ public class JetStreamAdmin {
                     recordDrift(declaration, existing.get().getConfiguration());
                     return existing.get();
                 }
-                return create(declaration.configuration());
+                return creator.create(declaration.configuration());
             }
             catch (JetStreamApiException e) {
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
                 if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
                     throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage(), e);
                 }
-                askAgain(name, e, waits, deadline);
+                askAgain("stream " + name, e, waits, deadline);
             }
             catch (IOException e) {
                 // No answer in time: a permission violation (said at once), or a
@@ -202,25 +215,25 @@ public class JetStreamAdmin {
                 // was done meanwhile is found
                 // by the info, never made twice) until the wait is over.
                 permissionFailure("stream " + name, "$JS.API.STREAM.CREATE." + name, started, e);
-                askAgain(name, e, waits, deadline);
+                askAgain("stream " + name, e, waits, deadline);
             }
         }
     }
 
     /**
-     * Waits before asking again about a stream JetStream did not answer for, or answered
-     * "temporarily unavailable" (no meta leader).
+     * Waits before asking again about a stream or consumer JetStream did not answer for,
+     * or answered "temporarily unavailable" (no meta leader).
      * @throws IllegalStateException when the next wait (250 ms doubling to 2 s) would
      * pass the deadline
      */
-    private static void askAgain(String name, Exception e, BackOffExecution waits, long deadline) {
+    private static void askAgain(String what, Exception e, BackOffExecution waits, long deadline) {
         long waitMillis = waits.nextBackOff();
         if (System.nanoTime() + waitMillis * 1_000_000 > deadline) {
-            throw new IllegalStateException("cannot provision stream " + name + ": " + e.getMessage()
-                    + " (no answer for " + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
+            throw new IllegalStateException("cannot provision " + what + ": " + e.getMessage() + " (no answer for "
+                    + UNANSWERED_PROVISIONING_WAIT.toSeconds() + " s)", e);
         }
-        log.warn("no answer from JetStream while provisioning stream {} ({}); asking again in {} ms", name,
-                e.getMessage(), waitMillis);
+        log.warn("no answer from JetStream while provisioning {} ({}); asking again in {} ms", what, e.getMessage(),
+                waitMillis);
         sleep(waitMillis);
     }
 
@@ -236,49 +249,161 @@ public class JetStreamAdmin {
 
     /**
      * Creates the durable consumer if absent. An existing consumer is used as it is; a
-     * different filter subject is logged at WARN.
+     * different filter subject is refused, a different max_deliver logged at WARN. A
+     * request JetStream does not answer, or answers "temporarily unavailable" (a cluster
+     * electing its meta leader or placing the consumer under load: a coordinator exited
+     * at start-up on "Timeout or no response", issue 43), is asked again for up to 30 s,
+     * as streams and key-value buckets are.
      * @param declaration the consumer
      * @return the server's consumer info
      * @throws JetStreamPermissionException when the user may not create it
      * @throws IllegalStateException when the server refuses it (for example, its stream
-     * is missing)
+     * is missing), or does not answer for 30 s
      */
     public ConsumerInfo declareConsumer(ConsumerDeclaration declaration) {
         String stream = declaration.stream();
         String durable = declaration.durable();
         Instant started = Instant.now();
-        try {
-            Optional<ConsumerInfo> existing = consumerInfo(stream, durable);
-            declaredConsumers.put(stream + "/" + durable, declaration);
-            if (existing.isPresent()) {
-                ConsumerConfiguration actual = existing.get().getConsumerConfiguration();
-                if (!Objects.equals(actual.getFilterSubject(), declaration.filterSubject())) {
-                    // Consuming it would read another edge's events and leave this edge's
-                    // unread: refuse.
-                    throw new IllegalStateException("durable consumer " + durable + " on " + stream + " filters "
-                            + actual.getFilterSubject() + ", not " + declaration.filterSubject() + ": two route edges "
-                            + "sanitise to the same durable name; rename a group or pipeline (or delete the old "
-                            + "consumer if its edge is gone)");
-                }
-                if (actual.getMaxDeliver() != declaration.configuration().getMaxDeliver()) {
-                    log.warn(
-                            "consumer {} on {} exists with max_deliver={} (declared {}); parking follows the "
-                                    + "server's value",
-                            durable, stream, actual.getMaxDeliver(), declaration.configuration().getMaxDeliver());
-                }
-                return existing.get();
+        long deadline = System.nanoTime() + UNANSWERED_PROVISIONING_WAIT.toNanos();
+        BackOffExecution waits = Backoffs.start(Duration.ofMillis(250), Duration.ofSeconds(2));
+        while (true) {
+            try {
+                return createOrCheck(declaration);
             }
-            ConsumerInfo created = jsm.addOrUpdateConsumer(stream, declaration.configuration());
-            log.info("created durable consumer {} on stream {} (filter_subject={})", durable, stream,
-                    declaration.filterSubject());
-            return created;
+            catch (JetStreamApiException e) {
+                permissionFailure("consumer " + durable + " on stream " + stream, "$JS.API.CONSUMER.CREATE." + stream,
+                        started, e);
+                if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
+                    throw new IllegalStateException(
+                            "cannot provision consumer " + durable + " on stream " + stream + ": " + e.getMessage(), e);
+                }
+                askAgain("consumer " + durable + " on stream " + stream, e, waits, deadline);
+            }
+            catch (IOException e) {
+                permissionFailure("consumer " + durable + " on stream " + stream, "$JS.API.CONSUMER.CREATE." + stream,
+                        started, e);
+                askAgain("consumer " + durable + " on stream " + stream, e, waits, deadline);
+            }
         }
-        catch (IOException | JetStreamApiException e) {
-            permissionFailure("consumer " + durable + " on stream " + stream, "$JS.API.CONSUMER.CREATE." + stream,
-                    started, e);
-            throw new IllegalStateException(
-                    "cannot provision consumer " + durable + " on stream " + stream + ": " + e.getMessage(), e);
+    }
+
+    private ConsumerInfo createOrCheck(ConsumerDeclaration declaration) throws IOException, JetStreamApiException {
+        String stream = declaration.stream();
+        String durable = declaration.durable();
+        Optional<ConsumerInfo> existing = consumerInfo(stream, durable);
+        declaredConsumers.put(stream + "/" + durable, declaration);
+        if (existing.isPresent()) {
+            ConsumerConfiguration actual = existing.get().getConsumerConfiguration();
+            if (!Objects.equals(actual.getFilterSubject(), declaration.filterSubject())) {
+                // Consuming it would read another edge's events and leave this edge's
+                // unread: refuse.
+                throw new IllegalStateException("durable consumer " + durable + " on " + stream + " filters "
+                        + actual.getFilterSubject() + ", not " + declaration.filterSubject() + ": two route edges "
+                        + "sanitise to the same durable name; rename a group or pipeline (or delete the old "
+                        + "consumer if its edge is gone)");
+            }
+            if (actual.getMaxDeliver() != declaration.configuration().getMaxDeliver()) {
+                log.warn(
+                        "consumer {} on {} exists with max_deliver={} (declared {}); parking follows the server's "
+                                + "value",
+                        durable, stream, actual.getMaxDeliver(), declaration.configuration().getMaxDeliver());
+            }
+            return existing.get();
         }
+        ConsumerInfo created = jsm.addOrUpdateConsumer(stream, declaration.configuration());
+        log.info("created durable consumer {} on stream {} (filter_subject={})", durable, stream,
+                declaration.filterSubject());
+        return created;
+    }
+
+    /**
+     * Keeps a key-value bucket its user created ({@link KeyValueBuckets#createIfAbsent}):
+     * its stream's configuration is kept, so that a bucket the servers lose under a
+     * running node is declared again ({@link DeclarationKeeper}).
+     * @param bucket the bucket, which exists
+     * @param revisionsAreEpochs whether its revisions are epochs that must only grow (the
+     * leader leases: a leader's epoch is the revision it took the lease at), so that a
+     * bucket found gone back is lifted past the last revision seen
+     * @throws IOException when the server does not answer
+     * @throws JetStreamApiException when the server refuses (the bucket is absent)
+     */
+    public void keepBucket(String bucket, boolean revisionsAreEpochs) throws IOException, JetStreamApiException {
+        KeyValueStatus status = connection.keyValueManagement().getStatus(bucket);
+        declaredBuckets.put(bucket, new StreamDeclaration(status.getBackingStreamInfo().getConfiguration()));
+        if (revisionsAreEpochs) {
+            epochBuckets.add(bucket);
+        }
+    }
+
+    /**
+     * @param bucket a kept bucket
+     * @return whether its revisions are epochs that must only grow
+     */
+    public boolean revisionsAreEpochs(String bucket) {
+        return epochBuckets.contains(bucket);
+    }
+
+    /**
+     * Stops keeping a bucket (its user closed it); the bucket stays on the server.
+     * @param bucket the bucket
+     */
+    public void forgetBucket(String bucket) {
+        declaredBuckets.remove(bucket);
+    }
+
+    /**
+     * @return the key-value buckets declared here, by bucket name: their streams'
+     * declarations
+     */
+    public Map<String, StreamDeclaration> declaredBuckets() {
+        return new LinkedHashMap<>(declaredBuckets);
+    }
+
+    /**
+     * Creates again a declared stream (or a bucket's) that the servers lost, its
+     * sequences starting after the last one seen ({@code first_seq}, nats-server 2.10+):
+     * a sequence is never used twice, so a consumer's acknowledgements, a state's
+     * expected sequences and a leader lease's epochs (its revisions) stay below what
+     * comes next. A stream another node created meanwhile is used as it is.
+     * @param declaration the stream
+     * @param firstSequence its first sequence, 1 when nothing was seen
+     * @return the server's stream info
+     * @throws IOException when the server does not answer
+     * @throws JetStreamApiException when the server refuses it
+     */
+    public StreamInfo redeclare(StreamDeclaration declaration, long firstSequence)
+            throws IOException, JetStreamApiException {
+        Optional<StreamInfo> existing = streamInfo(declaration.name());
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        StreamConfiguration config = declaration.configuration();
+        try {
+            return creator.create(firstSequence > 1
+                    ? StreamConfiguration.builder(config).firstSequence(firstSequence).build() : config);
+        }
+        catch (JetStreamApiException e) {
+            Optional<StreamInfo> meanwhile = streamInfo(declaration.name());
+            if (meanwhile.isPresent()) {
+                return meanwhile.get();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * @return what this node knows of its streams' sequences (its PubAcks, the consumers'
+     * ack floors), to tell what the servers lost
+     */
+    public StreamSequences sequences() {
+        return sequences;
+    }
+
+    /**
+     * @return where this node says what the servers lost
+     */
+    public JetStreamLosses losses() {
+        return losses;
     }
 
     /**
@@ -356,75 +481,6 @@ public class JetStreamAdmin {
      */
     public JetStreamManagement management() {
         return jsm;
-    }
-
-    private StreamInfo create(StreamConfiguration config) throws IOException, JetStreamApiException {
-        try {
-            StreamInfo info = jsm.addStream(config);
-            log.info("created stream {} (subjects={}, max_age={}, max_bytes={}, max_msgs={}, replicas={})",
-                    config.getName(), config.getSubjects(), StreamDrift.duration(config.getMaxAge()),
-                    config.getMaxBytes(), config.getMaxMsgs(), config.getReplicas());
-            return info;
-        }
-        catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == JetStreamErrors.REPLICAS_NOT_SUPPORTED) {
-                throw new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
-                        + " replicas but the NATS server is not clustered: set varpulis.nats.jetstream.replicas=1 "
-                        + "(env VARPULIS_NATS_JETSTREAM_REPLICAS) or run a JetStream cluster", e);
-            }
-            if (!JetStreamErrors.isPlacementRefused(e)) {
-                throw e;
-            }
-            // On a cluster the refusal of a max_bytes that one small store cannot reserve
-            // is 10005 "no suitable
-            // peers for placement, insufficient storage"; 10005 without that reason (too
-            // few servers, a peer
-            // offline) is not about max_bytes, and dropping it for a transient refusal
-            // would be for good. With
-            // more replicas than servers the reason may still name one small store: not
-            // about max_bytes either.
-            if (config.getMaxBytes() <= 0 || !JetStreamErrors.isStorageRefused(e) || fewerServersThanReplicas(config)) {
-                throw unplaceable(config, e);
-            }
-            log.warn(
-                    "the server cannot reserve max_bytes={} for stream {} ({} replica(s)): {}; creating it bounded "
-                            + "by max_age={} only. Give every nats-server more JetStream storage (max_file_store) or "
-                            + "lower the stream's max_bytes (varpulis.nats.jetstream.routing.max-bytes, or "
-                            + "varpulis.nats.jetstream.streams.<name>.max-bytes) to restore the byte ceiling",
-                    config.getMaxBytes(), config.getName(), config.getReplicas(), e.getErrorDescription(),
-                    StreamDrift.duration(config.getMaxAge()));
-            // Marked, so that a later node reading it names the fallback, not an
-            // operator, as the reason for the drift.
-            StreamConfiguration unbounded = StreamConfiguration.builder(config)
-                .maxBytes(-1)
-                .description(SMALL_STORE_FALLBACK + config.getMaxBytes())
-                .build();
-            return create(unbounded);
-        }
-    }
-
-    /**
-     * @return whether the servers the connected one knows (its INFO's connect_urls, when
-     * given) are too few
-     */
-    private boolean fewerServersThanReplicas(StreamConfiguration config) {
-        List<String> servers = connection.getServerInfo().getConnectURLs();
-        return servers != null && !servers.isEmpty() && servers.size() < config.getReplicas();
-    }
-
-    /**
-     * A refusal that is not about room for max_bytes: too few servers (or peers online)
-     * for its replicas.
-     */
-    private IllegalStateException unplaceable(StreamConfiguration config, JetStreamApiException e) {
-        var server = connection.getServerInfo();
-        return new IllegalStateException("stream " + config.getName() + " asks for " + config.getReplicas()
-                + " replica(s) and the JetStream "
-                + (server.getCluster() == null ? "server" : "cluster " + server.getCluster()) + " cannot place it ("
-                + e.getMessage() + "; asked through server " + server.getServerName() + ", which knows the servers "
-                + server.getConnectURLs() + "): run at least " + config.getReplicas() + " JetStream servers with "
-                + "free store (max_file_store) in the cluster, or set varpulis.nats.jetstream.replicas (env "
-                + "VARPULIS_NATS_JETSTREAM_REPLICAS) to the number of servers", e);
     }
 
     private void recordDrift(StreamDeclaration declaration, StreamConfiguration actual) {

@@ -131,7 +131,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-            Settings settings, Threads threads, Runnable resent) {
+            Settings settings, Threads threads, Runnable resent, StateRollback rollback) {
         this.connection = connection;
         this.transport = transport;
         this.bucket = bucket;
@@ -145,8 +145,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
         WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos());
         JetStreamManagement jsm = management(connection, lostAfter);
         this.writes = new StateWriter(bucket, chain, cache, transport,
-                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, StateWriter.Bounds.DEFAULT,
-                () -> stepDown(connection, bucket, lostAfter));
+                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, rollback,
+                StateWriter.Bounds.DEFAULT, () -> stepDown(connection, bucket, lostAfter));
     }
 
     /**
@@ -171,13 +171,14 @@ public final class JetStreamKeyValueState implements KeyValueState {
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
             long epoch, Settings settings, Threads threads) {
         return open(connection, transport, bucket, epoch, settings, threads, () -> {
-        });
+        }, StateRollback.logged());
     }
 
     /**
      * Opens a pipeline's state, as
      * {@link #open(Connection, ClusterTransport, String, long, Settings, Threads)},
-     * counting the writes sent again.
+     * counting the writes sent again and saying a bucket that went back or is gone where
+     * the node records what the servers lost (issue 43).
      * @param connection the connection (leader reads, bucket management)
      * @param transport publishes the writes
      * @param bucket the bucket name ({@code [A-Za-z0-9_-]})
@@ -185,11 +186,13 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @param settings TTL, replicas, timeout, cache size
      * @param threads the states' pool and timer
      * @param resent counts one write sent again ({@code varpulis.state.write.retries})
+     * @param rollback records a bucket that went back below this writer's confirmed
+     * writes, or is gone, as a loss
      * @return the open state, owning the bucket
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
-            long epoch, Settings settings, Threads threads, Runnable resent) {
-        return new JetStreamKeyValueState(connection, transport, bucket, epoch, settings, threads, resent);
+            long epoch, Settings settings, Threads threads, Runnable resent, StateRollback rollback) {
+        return new JetStreamKeyValueState(connection, transport, bucket, epoch, settings, threads, resent, rollback);
     }
 
     /**

@@ -73,11 +73,13 @@ public interface KeyValueStateFactory {
      * @param settings TTL, replicas, timeout and cache size of the buckets
      * @param metrics the registry of the retry counters
      * @param threads the states' pool and timer
+     * @param rollback records a bucket that went back or is gone under its writer as a
+     * loss (issue 43)
      * @return state in one JetStream key-value bucket per pipeline or partition
      */
     static KeyValueStateFactory jetStream(Connection connection, ClusterTransport transport,
-            JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics,
-            JetStreamKeyValueState.Threads threads) {
+            JetStreamKeyValueState.Settings settings, SubstrateMetrics metrics, JetStreamKeyValueState.Threads threads,
+            StateRollback rollback) {
         return (group, pipeline, partition, epoch) -> {
             Counter retries = Counter.builder("varpulis.state.write.retries")
                 .description("state writes sent again: found missing after a refusal or a lost PubAck")
@@ -86,7 +88,7 @@ public interface KeyValueStateFactory {
                 .register(metrics.registry());
             return JetStreamKeyValueState.open(connection, transport,
                     JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings, threads,
-                    retries::increment);
+                    retries::increment, rollback);
         };
     }
 

@@ -98,6 +98,8 @@ final class StateWriter {
 
     private final Runnable resent;
 
+    private final StateRollback rollback;
+
     private final Supplier<String> stepDown;
 
     private final long behindForNanos;
@@ -131,14 +133,17 @@ final class StateWriter {
      * @param threads the pool this state's work runs on, one task at a time, and the
      * timer of its look-ups
      * @param resent counts a write sent again
+     * @param rollback records the bucket gone, or its leaders behind this writer's
+     * confirmed writes for good, as a loss
      * @param bounds when it warns, when it steps a leader behind it down
      * ({@link Bounds#DEFAULT})
      * @param stepDown asks the bucket's stream leader to step down, answering what the
      * server said
      */
     StateWriter(String bucket, WriteChain chain, StateCache cache, ClusterTransport transport,
-            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent, Bounds bounds,
-            Supplier<String> stepDown) {
+            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent,
+            StateRollback rollback, Bounds bounds, Supplier<String> stepDown) {
+        this.rollback = rollback;
         this.stepDown = stepDown;
         this.behindForNanos = bounds.behindFor().toNanos();
         this.wait = new StateWait(bounds.warnAfter());
@@ -312,6 +317,11 @@ final class StateWriter {
         try {
             held = leader.get();
         }
+        catch (KeyValueState.StateLostException e) {
+            end(new KeyValueState.StateLostException(
+                    "state bucket " + bucket + ": " + rollback.gone(bucket, chain.confirmedSequence()), e));
+            return;
+        }
         catch (StateFencedException e) {
             end(e);
             return;
@@ -361,6 +371,7 @@ final class StateWriter {
             return false;
         }
         if (behindStepDowns >= MAX_BEHIND_STEP_DOWNS) {
+            rollback.wentBack(bucket, leaderSequence, confirmed);
             end(new KeyValueState.StateLostException("state bucket " + bucket + ": its leaders hold sequence "
                     + leaderSequence + ", behind sequence " + confirmed + " at which this writer's writes were "
                     + "confirmed, after " + behindStepDowns + " leader step-downs: the servers lost confirmed writes",

@@ -170,7 +170,13 @@ final class JetStreamTransport implements ClusterTransport {
         return options.build();
     }
 
-    private static PublishReceipt receipt(String subject, PublishAck pa) {
+    /**
+     * The caller's receipt; the PubAck's sequence is remembered for the loss checks
+     * ({@link io.varpulis.jetstream.StreamSequences}: what this node published and a
+     * stream acknowledged, should the servers lose it).
+     */
+    private PublishReceipt receipt(String subject, PublishAck pa) {
+        admin.sequences().published(pa.getStream(), subject, pa.getSeqno());
         return new PublishReceipt(subject, pa.getStream(), pa.getSeqno(), pa.isDuplicate());
     }
 

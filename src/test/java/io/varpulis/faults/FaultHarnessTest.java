@@ -113,6 +113,32 @@ class FaultHarnessTest {
     }
 
     @Test
+    void powerLossPassesWithTheDefaultSyncOnlyWhenTheLossIsNamedAndTheClusterRecovered() throws Exception {
+        Row inexact = new Row("power-loss-default", 1, false, 26200, 19404, "0", 0, 800, 800, new Row.Twice(0, 0, 6796),
+                "-", "exit 1, result FAILED");
+        PowerLoss.Recovery flowed = new PowerLoss.Recovery("after the restart ...", true, "new events after 9.1 s");
+        PowerLoss.Recovery stuck = new PowerLoss.Recovery("after the restart ...", false, "-");
+        List<String> named = List.of("worker-1: stream VARPULIS_ROUTING went back");
+
+        assertThat(PowerLoss.verdict(inexact, "default", named, flowed).passed()).isTrue();
+        assertThat(PowerLoss.verdict(inexact, "default", List.of(), flowed).notes())
+            .startsWith("not exact and no loss named: lost silently");
+        assertThat(PowerLoss.verdict(inexact, "default", List.of(), flowed).passed()).isFalse();
+        assertThat(PowerLoss.verdict(inexact, "default", named, stuck).passed()).isFalse();
+        assertThat(PowerLoss.verdict(inexact, "always", named, flowed).passed()).as("always: exact or nothing")
+            .isFalse();
+        Row exact = new Row("power-loss-always", 1, true, 26200, 26200, "0", 0, 800, 800, new Row.Twice(0, 0, 0), "-",
+                "");
+        assertThat(PowerLoss.verdict(exact, "always", List.of(), flowed).passed()).isTrue();
+        assertThat(PowerLoss.verdict(exact, "always", named, flowed).notes()).startsWith("exact, but 1 losses named");
+
+        Path summary = dir.resolve("summary.json");
+        Files.writeString(summary, "{\"result\": \"FAILED\", \"losses\": [\"demo: stream X is gone\"]}");
+        assertThat(PowerLoss.losses(summary)).containsExactly("demo: stream X is gone");
+        assertThat(PowerLoss.losses(dir.resolve("none.json"))).isEmpty();
+    }
+
+    @Test
     void lazyFsMountsAreReadFromMountinfo() throws Exception {
         assertThat(LazyFsStores.mounted(dir)).as("a plain directory").isFalse();
     }

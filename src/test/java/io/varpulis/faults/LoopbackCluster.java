@@ -282,6 +282,39 @@ final class LoopbackCluster implements AutoCloseable {
     }
 
     /**
+     * @return what each server's {@code /jsz} says of the JetStream meta group: its
+     * leader, its size and the peers the server sees ({@code n1: leader n2, size 3, peers
+     * [n1, n3]; ...}), {@code ?} for a server that does not answer
+     */
+    String metaGroups() {
+        List<String> groups = new ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            try {
+                HttpResponse<String> jsz = HTTP
+                    .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + monitorPorts[i] + "/jsz"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                var meta = JSON.readTree(jsz.body()).path("meta_cluster");
+                List<String> peers = new ArrayList<>();
+                meta.path("replicas")
+                    .forEach(peer -> peers
+                        .add(peer.path("name").asText() + (peer.path("offline").asBoolean() ? " offline" : "")
+                                + (peer.path("current").asBoolean() ? "" : " behind")));
+                groups.add(name(i) + ": leader " + meta.path("leader").asText("none") + ", size "
+                        + meta.path("cluster_size").asText("?") + ", peers " + peers);
+            }
+            catch (IOException e) {
+                groups.add(name(i) + ": ?");
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                groups.add(name(i) + ": ?");
+            }
+        }
+        return String.join("; ", groups);
+    }
+
+    /**
      * @param stream a stream
      * @return the index of its leader as the first server that answers names it, -1 when
      * none does

@@ -1,5 +1,6 @@
 package io.varpulis.faults;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -8,6 +9,9 @@ import io.nats.client.api.StreamInfoOptions;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.RouteEdge;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +63,12 @@ final class PowerLoss {
     /** How long after the restart the recovery is watched at most. */
     private static final Duration WATCHED_FOR = Duration.ofMinutes(10);
 
+    /**
+     * When the servers' meta groups are asked about, the routing stream still absent
+     * after the restart.
+     */
+    private static final Duration META_ASKED_AFTER = Duration.ofSeconds(30);
+
     /** The edge into {@code detect}: events that passed a pipeline after the restart. */
     private static final RouteEdge INTO_DETECT = new RouteEdge("ssh-bruteforce", "ingress", "detect");
 
@@ -104,8 +114,8 @@ final class PowerLoss {
             try (Connection watcher = connect(cluster);
                     MaxDeliveriesWatch advisories = new MaxDeliveriesWatch(watcher);
                     StateWriteWatch writes = new StateWriteWatch(watcher)) {
-                AtomicReference<CompletableFuture<String>> recovery = new AtomicReference<>(
-                        CompletableFuture.completedFuture("no power loss"));
+                AtomicReference<CompletableFuture<Recovery>> recovery = new AtomicReference<>(
+                        CompletableFuture.completedFuture(new Recovery("no power loss", false, "-")));
                 AtomicBoolean ended = new AtomicBoolean();
                 double at = Math.min(0.9, options.powerLossAt() * (double) options.rate() / demo.lines());
                 Row row = demo.run(
@@ -113,16 +123,95 @@ final class PowerLoss {
                                 DiskFaults.twoCoordinators(), Map.of(), at, false),
                         running -> powerLoss(cluster, stores, recovery, ended));
                 ended.set(true);
-                String recovered = recovery.get().get();
+                Recovery recovered = recovery.get().get();
                 MaxDeliveriesWatch.Result parked = advisories.result(watcher);
                 Path facts = out.resolve(label + "-facts.txt");
                 var found = NodeLogFacts.scan(demo.nodeLogs(label), facts);
-                return row.with(new Row.Watched(parked.advisories().size(), parked.matched(),
+                List<String> losses = losses(out.resolve(label + "-summary.json"));
+                String counted = countedLine(out.resolve(label + "-demo.log"));
+                Row watched = row.with(new Row.Watched(parked.advisories().size(), parked.matched(),
                         found.getOrDefault("unhealthy", 0L), writes.result().publishes(), row.watched().seconds()),
-                        true, "", String.join("; ", List.of(sync + " sync", recovered, parked.note(),
-                                writes.result().note(), NodeLogFacts.note(found, facts))));
+                        true, "",
+                        String.join("; ",
+                                List.of(sync + " sync", recovered.note(),
+                                        losses.size() + " losses named by " + "the job's report"
+                                                + (losses.isEmpty() ? "" : ", the first: " + losses.get(0)),
+                                        counted, parked.note(), writes.result().note(),
+                                        NodeLogFacts.note(found, facts))));
+                return verdict(watched, sync, losses, recovered);
             }
         }
+    }
+
+    /**
+     * The bar of a run. With {@code sync_interval: always}: exact, and no loss named (a
+     * loss named where nothing was lost is a false alarm). With the server's default: the
+     * job ended with its report, and either it is exact, or what was lost is named in the
+     * report and new events flowed through a pipeline after the restart (the cluster
+     * recovered by itself); a run that is not exact and names nothing lost silently.
+     */
+    static Row verdict(Row row, String sync, List<String> losses, Recovery recovery) {
+        boolean reported = !row.notes().contains("no --summary-json") && !row.notes().contains("did not end within");
+        boolean passed;
+        String why;
+        if (sync.equals("always")) {
+            passed = row.passed() && losses.isEmpty();
+            why = row.passed() && !losses.isEmpty() ? "exact, but " + losses.size() + " losses named: a false alarm"
+                    : "";
+        }
+        else if (row.passed()) {
+            passed = true;
+            why = "";
+        }
+        else {
+            passed = reported && !losses.isEmpty() && recovery.flowed();
+            why = !reported ? ""
+                    : losses.isEmpty() ? "not exact and no loss named: lost silently"
+                            : recovery.flowed() ? "not exact, as expected; the loss is named and the cluster recovered"
+                                    : "the loss is named but no new event passed a pipeline after the restart";
+        }
+        return new Row(row.scenario(), row.run(), passed, row.expected(), row.applied(), row.parked(), row.duplicated(),
+                row.alertsExpected(), row.alertsGot(), row.twice(), recovery.recovery(),
+                why.isEmpty() ? row.notes() : why + "; " + row.notes(), row.watched());
+    }
+
+    /**
+     * @return the {@code losses} of the job's summary, empty when there is none
+     */
+    static List<String> losses(Path summary) {
+        List<String> losses = new ArrayList<>();
+        try {
+            new ObjectMapper().readTree(summary.toFile()).path("losses").forEach(l -> losses.add(l.asText()));
+        }
+        catch (IOException | RuntimeException none) {
+            // No summary: the row says why.
+        }
+        return losses;
+    }
+
+    /**
+     * @return the demo's line saying what each node's health listed and its meter counted
+     * of the losses, or that there is none
+     */
+    static String countedLine(Path demoLog) {
+        try (var lines = Files.lines(demoLog)) {
+            return lines.filter(line -> line.startsWith("losses listed by each node's"))
+                .reduce((first, last) -> last)
+                .orElse("no losses listed or counted by the nodes");
+        }
+        catch (IOException | UncheckedIOException e) {
+            return "no demo log: " + e.getMessage();
+        }
+    }
+
+    /**
+     * How the cluster came back after the restart.
+     *
+     * @param note when the routing stream and new events were seen, for the notes
+     * @param flowed whether new events reached detect's input edge
+     * @param recovery seconds from the restart to that, or {@code -}
+     */
+    record Recovery(String note, boolean flowed, String recovery) {
     }
 
     /**
@@ -130,7 +219,7 @@ final class PowerLoss {
      * once, started again {@code --power-off} seconds after the kill.
      */
     private DemoScenario.Injected powerLoss(LoopbackCluster cluster, LazyFsStores stores,
-            AtomicReference<CompletableFuture<String>> recovery, AtomicBoolean ended) throws Exception {
+            AtomicReference<CompletableFuture<Recovery>> recovery, AtomicBoolean ended) throws Exception {
         long[] seen = IntStream.range(0, LoopbackCluster.SIZE).mapToLong(stores::bytesSeen).toArray();
         long killedAt = System.nanoTime();
         killAll(cluster);
@@ -162,13 +251,14 @@ final class PowerLoss {
      * stored on the ingress edge and on detect's input edge; watched until all three were
      * seen, the job ended, or {@link #WATCHED_FOR}
      */
-    private static String watchRecovery(LoopbackCluster cluster, long restartAt, AtomicBoolean ended) {
+    private static Recovery watchRecovery(LoopbackCluster cluster, long restartAt, AtomicBoolean ended) {
         String stream = VarpulisJetStream.ROUTING_STREAM;
         long present = -1;
         long ingress = -1;
         long detect = -1;
         long ingressFirst = -1;
         long detectFirst = -1;
+        String metaWhileAbsent = "";
         try (Connection connection = connect(cluster)) {
             JetStreamManagement jsm = connection.jetStreamManagement();
             while (System.nanoTime() - restartAt < WATCHED_FOR.toNanos() && (present < 0 || ingress < 0 || detect < 0)
@@ -187,16 +277,28 @@ final class PowerLoss {
                 catch (Exception notYet) {
                     // No stream, no leader yet: asked again.
                 }
+                if (present < 0 && metaWhileAbsent.isEmpty()
+                        && System.nanoTime() - restartAt > META_ASKED_AFTER.toNanos()) {
+                    // Why JetStream does not place the streams again: its meta group.
+                    metaWhileAbsent = cluster.metaGroups();
+                }
                 Thread.sleep(250);
+            }
+            if (present < 0) {
+                metaWhileAbsent += (metaWhileAbsent.isEmpty() ? "" : "; at the end: ") + cluster.metaGroups();
             }
         }
         catch (Exception e) {
-            return "recovery not watched: " + e;
+            return new Recovery("recovery not watched: " + e, false, "-");
         }
-        return String.format(Locale.ROOT, (ended.get() && detect < 0 ? "the job ended first; " : "")
+        String note = String.format(Locale.ROOT, (ended.get() && detect < 0 ? "the job ended first; " : "")
                 + "after the restart: %s present %s (holding %d ingress and %d detect messages), new events stored on "
                 + "the ingress edge %s, on detect's input edge %s", stream, seconds(present), Math.max(0, ingressFirst),
-                Math.max(0, detectFirst), seconds(ingress), seconds(detect));
+                Math.max(0, detectFirst), seconds(ingress), seconds(detect))
+                + (metaWhileAbsent.isEmpty() ? "" : "; the meta group " + META_ASKED_AFTER.toSeconds()
+                        + " s after the restart, " + stream + " still absent: " + metaWhileAbsent);
+        return new Recovery(note, detect >= 0, detect < 0 ? "-"
+                : String.format(Locale.ROOT, "new events through ingress %.1f s after the restart", detect / 1000.0));
     }
 
     private static long count(io.nats.client.api.StreamState state, String subject) {

@@ -3,6 +3,7 @@ package io.varpulis.pipeline;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.ApiResponse;
 import io.nats.client.support.JsonParser;
+import io.varpulis.jetstream.JetStreamLosses;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.nats.Substrate;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
@@ -137,7 +138,7 @@ class StateWriterTest {
     private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
         return new StateWriter("b", new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos()),
                 new StateCache(100), new Server(), this::held, TestThreads.states(), () -> {
-                }, new StateWriter.Bounds(warnAfter, behindFor), stepDown);
+                }, new StateRollback(new JetStreamLosses()), new StateWriter.Bounds(warnAfter, behindFor), stepDown);
     }
 
     private static Map<String, byte[]> batch(String... keys) {

@@ -1,6 +1,7 @@
 package io.varpulis.autoconfigure.node;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
 import io.varpulis.autoconfigure.JetStreamConsumerProperties;
 import io.varpulis.autoconfigure.JetStreamPublishProperties;
 import io.varpulis.autoconfigure.JetStreamStreamsProperties;
@@ -18,6 +19,7 @@ import io.varpulis.cluster.coordinator.HeartbeatListener;
 import io.varpulis.cluster.coordinator.HeartbeatReconciliation;
 import io.varpulis.cluster.coordinator.LateWorkers;
 import io.varpulis.cluster.coordinator.LeaderElection;
+import io.varpulis.cluster.coordinator.LostGroupsRestore;
 import io.varpulis.cluster.coordinator.OtherClusters;
 import io.varpulis.cluster.coordinator.PlacementGate;
 import io.varpulis.cluster.coordinator.PlacementLoop;
@@ -32,6 +34,7 @@ import io.varpulis.cluster.node.ClusterHealthIndicator;
 import io.varpulis.cluster.node.CoreRequests;
 import io.varpulis.cluster.node.KeyValueLease;
 import io.varpulis.cluster.node.NodeIdentity;
+import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.cluster.worker.CommandResponder;
 import io.varpulis.cluster.worker.HeartbeatPublisher;
 import io.varpulis.cluster.worker.RefusalExit;
@@ -52,6 +55,7 @@ import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueStateFactory;
 import io.varpulis.pipeline.ProcessorRegistry;
 import io.varpulis.pipeline.ProcessorType;
+import io.varpulis.pipeline.StateRollback;
 import io.varpulis.support.DaemonThreads;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.RequestReply;
@@ -74,6 +78,7 @@ import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,11 +205,13 @@ public class ClusterAutoConfiguration {
         KeyValueStateFactory keyValueStateFactory(Substrate substrate, Connection connection,
                 ClusterTransport transport, ClusterProperties cluster, JetStreamStreamsProperties streams,
                 JetStreamPublishProperties publishing, SubstrateMetrics metrics,
-                @Qualifier("varpulisStatePool") Executor pool, @Qualifier("varpulisStateTimer") TaskScheduler timer) {
+                @Qualifier("varpulisStatePool") Executor pool, @Qualifier("varpulisStateTimer") TaskScheduler timer,
+                ObjectProvider<JetStreamAdmin> admin) {
             return substrate == Substrate.JETSTREAM ? KeyValueStateFactory.jetStream(connection, transport,
                     new JetStreamKeyValueState.Settings(cluster.getStateTtl(), streams.getReplicas(),
                             publishing.getPublishTimeout(), cluster.getStateCacheKeys()),
-                    metrics, new JetStreamKeyValueState.Threads(pool, timer)) : KeyValueStateFactory.inMemory();
+                    metrics, new JetStreamKeyValueState.Threads(pool, timer),
+                    new StateRollback(admin.getObject().losses())) : KeyValueStateFactory.inMemory();
         }
 
         @Bean(destroyMethod = "close")
@@ -295,11 +302,14 @@ public class ClusterAutoConfiguration {
         WorkerNode workerNode(WorkerIdentity identity, WorkerSettings settings, Substrate substrate,
                 Connection connection, PipelineHost host, EventCodec codec, JetStreamStreamsProperties streams,
                 @Qualifier("varpulisIdLeaseScheduler") TaskScheduler leaseScheduler, CommandResponder commands,
-                HeartbeatPublisher heartbeats, WorkerRegistration registration) {
+                HeartbeatPublisher heartbeats, WorkerRegistration registration, ObjectProvider<JetStreamAdmin> admin) {
             WorkerIdLease idLease = substrate == Substrate.JETSTREAM ? WorkerIdLease.open(connection,
                     identity.workerId(), settings.clusterName(), new KeyValueLease.Settings(settings.workerLeaseTtl(),
                             streams.getReplicas(), settings.commandTimeout()),
                     codec.mapper()) : null;
+            if (idLease != null) {
+                keepBucket(admin, ControlPlaneBuckets.WORKER_IDS, false);
+            }
             return new WorkerNode(identity, settings, connection, host, idLease, leaseScheduler,
                     new WorkerNode.Parts(commands, heartbeats, registration));
         }
@@ -355,25 +365,34 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         LeaderElection leaderElection(ClusterProperties cluster, CoordinatorSettings settings, Substrate substrate,
                 Connection connection, JetStreamStreamsProperties streams, EventCodec codec,
-                @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler) {
+                @Qualifier("varpulisElectionScheduler") TaskScheduler scheduler, ObjectProvider<JetStreamAdmin> admin) {
             NodeSettings.checkLeases(cluster);
             String coordinatorId = NodeIdentity.coordinatorId(cluster.getCoordinatorId(), substrate);
             String clusterName = settings.clusterName();
-            return substrate == Substrate.JETSTREAM
-                    ? LeaderElection.lease(connection, coordinatorId, clusterName,
-                            new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
-                                    cluster.getCommandTimeout()),
-                            codec.mapper(), scheduler)
-                    : LeaderElection.solo(coordinatorId, clusterName);
+            if (substrate != Substrate.JETSTREAM) {
+                return LeaderElection.solo(coordinatorId, clusterName);
+            }
+            LeaderElection election = LeaderElection.lease(connection, coordinatorId, clusterName,
+                    new KeyValueLease.Settings(cluster.getLeaderLeaseTtl(), streams.getReplicas(),
+                            cluster.getCommandTimeout()),
+                    codec.mapper(), scheduler);
+            keepBucket(admin, ControlPlaneBuckets.LEADER, true);
+            return election;
         }
 
         @Bean
         @ConditionalOnMissingBean
         GroupStore groupStore(Substrate substrate, Connection connection, EventCodec codec,
                 JetStreamStreamsProperties streams, CoordinatorSettings settings,
-                @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs) {
-            return substrate == Substrate.JETSTREAM ? GroupStore.jetStream(connection, codec.mapper(),
-                    streams.getReplicas(), settings.clusterName(), resyncs) : GroupStore.inMemory();
+                @Qualifier("varpulisGroupResyncScheduler") TaskScheduler resyncs,
+                ObjectProvider<JetStreamAdmin> admin) {
+            if (substrate != Substrate.JETSTREAM) {
+                return GroupStore.inMemory();
+            }
+            GroupStore store = GroupStore.jetStream(connection, codec.mapper(), streams.getReplicas(),
+                    settings.clusterName(), resyncs);
+            keepBucket(admin, ControlPlaneBuckets.GROUPS, false);
+            return store;
         }
 
         @Bean
@@ -497,10 +516,14 @@ public class ClusterAutoConfiguration {
         @ConditionalOnMissingBean
         GroupDeclarations groupDeclarations(ClusterProperties cluster, ClusterState state, ProcessorRegistry processors,
                 GroupStore groups, OtherClusters otherClusters, PlacementLoop placement, Connection connection,
-                ObjectProvider<JetStreamAdmin> admin) {
-            return new GroupDeclarations(NodeSettings.groups(cluster), state, processors, groups, otherClusters,
-                    placement, admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
+                ObjectProvider<JetStreamAdmin> admin,
+                @Qualifier("varpulisCoordinatorScheduler") TaskScheduler scheduler) {
+            GroupDeclarations declarations = new GroupDeclarations(NodeSettings.groups(cluster), state, processors,
+                    groups, otherClusters, placement, admin.getIfAvailable() == null ? GroupResources.Purger.NOTHING
                             : GroupResources.jetStream(connection));
+            // Groups the servers lost are written back from memory (issue 43).
+            admin.ifAvailable(a -> a.losses().addListener(new LostGroupsRestore(declarations, scheduler)));
+            return declarations;
         }
 
         @Bean
@@ -542,6 +565,25 @@ public class ClusterAutoConfiguration {
             return new ClusterApiController(cluster, groups, injector, transport, limits.toApiLimits());
         }
 
+    }
+
+    /**
+     * Keeps a control-plane bucket the node created, so that it is declared again should
+     * the servers lose it (issue 43, {@link io.varpulis.jetstream.DeclarationKeeper});
+     * the leader leases' revisions are the leaders' epochs, which must only grow.
+     */
+    static void keepBucket(ObjectProvider<JetStreamAdmin> admin, String bucket, boolean revisionsAreEpochs) {
+        JetStreamAdmin kept = admin.getIfAvailable();
+        if (kept == null) {
+            return;
+        }
+        try {
+            kept.keepBucket(bucket, revisionsAreEpochs);
+        }
+        catch (IOException | JetStreamApiException e) {
+            throw new IllegalStateException(
+                    "cannot read key-value bucket " + bucket + " just opened: " + e.getMessage(), e);
+        }
     }
 
 }

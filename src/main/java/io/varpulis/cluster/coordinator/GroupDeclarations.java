@@ -81,6 +81,35 @@ public class GroupDeclarations implements GroupStore.Listener {
         });
     }
 
+    /**
+     * Writes again every group this coordinator knows that the group store no longer
+     * holds: the store lost them (issue 43: a power loss of servers without
+     * {@code sync_interval: always} took the bucket's content with it), and a coordinator
+     * started later would not know them, nor leave their pipelines running. A group
+     * another coordinator wrote back meanwhile is left as it is.
+     * @return how many were written back
+     * @throws GroupStoreUnavailableException when the store does not answer (asked again
+     * by the caller)
+     */
+    public int restore() {
+        int restored = 0;
+        for (PipelineGroupSpec group : state.groups()) {
+            if (groups.holds(group.name())) {
+                continue;
+            }
+            try {
+                groups.create(group);
+                restored++;
+                log.warn("pipeline group {} was lost by the group store and is written back from this coordinator's "
+                        + "memory", group.name());
+            }
+            catch (IllegalStateException exists) {
+                log.debug("pipeline group {} was written back by another coordinator meanwhile", group.name());
+            }
+        }
+        return restored;
+    }
+
     /** Stops watching the group store. */
     public synchronized void stop() {
         if (watch == null) {
