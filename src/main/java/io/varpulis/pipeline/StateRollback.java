@@ -39,11 +39,8 @@ public final class StateRollback {
      * @param bucket the state's bucket
      * @param lastSequence the bucket's last sequence now
      * @param confirmedSequence the sequence of the writer's last confirmed write
-     * @return why the writer stops, for its fence
      */
-    String wentBack(String bucket, long lastSequence, long confirmedSequence) {
-        String why = "the bucket went back: its last sequence is " + lastSequence + ", below the " + confirmedSequence
-                + " of this writer's last confirmed write";
+    void wentBack(String bucket, long lastSequence, long confirmedSequence) {
         losses.record(new JetStreamLoss(JetStreamLoss.Kind.STATE_WENT_BACK, "KV_" + bucket, bucket, lastSequence + 1,
                 confirmedSequence, -1,
                 "state bucket " + bucket + " went back: its last sequence is " + lastSequence + ", below the "
@@ -51,15 +48,13 @@ public final class StateRollback {
                         + "acknowledged are gone (a power loss of servers without sync_interval: always?), and the "
                         + "pipeline is placed again on what the bucket holds",
                 Instant.now()));
-        return why;
     }
 
     /**
      * @param bucket the state's bucket, found gone
      * @param confirmedSequence the sequence of the writer's last confirmed write
-     * @return why the writer stops, for its fence
      */
-    String gone(String bucket, long confirmedSequence) {
+    void gone(String bucket, long confirmedSequence) {
         losses.record(new JetStreamLoss(JetStreamLoss.Kind.STATE_WENT_BACK, "KV_" + bucket, bucket, 1,
                 confirmedSequence, -1,
                 "state bucket " + bucket + " is gone under its writer (its last confirmed write was sequence "
@@ -67,7 +62,6 @@ public final class StateRollback {
                         + "without sync_interval: always, or deleted by hand), and the pipeline is placed again on "
                         + "an empty bucket",
                 Instant.now()));
-        return "the bucket was deleted";
     }
 
 }

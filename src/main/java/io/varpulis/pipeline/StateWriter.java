@@ -318,8 +318,8 @@ final class StateWriter {
             held = leader.get();
         }
         catch (KeyValueState.StateLostException e) {
-            end(new KeyValueState.StateLostException(
-                    "state bucket " + bucket + ": " + rollback.gone(bucket, chain.confirmedSequence()), e));
+            rollback.gone(bucket, chain.confirmedSequence());
+            end(e);
             return;
         }
         catch (StateFencedException e) {

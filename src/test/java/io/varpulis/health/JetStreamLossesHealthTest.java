@@ -49,6 +49,7 @@ class JetStreamLossesHealthTest {
             try (DeclarationKeeper keeper = new DeclarationKeeper(connection, admin, Duration.ZERO, true);
                     JetStreamHealthIndicator health = new JetStreamHealthIndicator(admin, connection,
                             Duration.ofMillis(200), Duration.ofSeconds(60))) {
+                health.start();
                 keeper.check();
                 operator.jetStreamManagement().deleteStream("HEALTH_LOSS");
                 keeper.check();
