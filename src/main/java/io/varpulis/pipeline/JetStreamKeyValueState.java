@@ -131,7 +131,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
     }
 
     private JetStreamKeyValueState(Connection connection, ClusterTransport transport, String bucket, long epoch,
-            Settings settings, Threads threads, Runnable resent, StateRollback rollback) {
+            Settings settings, Threads threads, StateLosses losses) {
         this.connection = connection;
         this.transport = transport;
         this.bucket = bucket;
@@ -144,9 +144,9 @@ public final class JetStreamKeyValueState implements KeyValueState {
         Duration lostAfter = settings.timeout().compareTo(LOST_AFTER) < 0 ? settings.timeout() : LOST_AFTER;
         WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos());
         JetStreamManagement jsm = management(connection, lostAfter);
-        this.writes = new StateWriter(bucket, chain, cache, transport,
-                () -> StateReads.held(connection, jsm, bucket, lostAfter), threads, resent, rollback,
-                StateWriter.Bounds.DEFAULT, () -> stepDown(connection, bucket, lostAfter));
+        StateLeader leader = new StateLeader(bucket, () -> StateReads.held(connection, jsm, bucket, lostAfter),
+                () -> stepDown(connection, bucket, lostAfter), losses.rollback(), StateLeader.BEHIND_FOR);
+        this.writes = new StateWriter(chain, cache, transport, leader, threads, losses.resent(), StateWait.WARN_AFTER);
     }
 
     /**
@@ -170,8 +170,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
             long epoch, Settings settings, Threads threads) {
-        return open(connection, transport, bucket, epoch, settings, threads, () -> {
-        }, StateRollback.logged());
+        return open(connection, transport, bucket, epoch, settings, threads, StateLosses.logged());
     }
 
     /**
@@ -185,14 +184,12 @@ public final class JetStreamKeyValueState implements KeyValueState {
      * @param epoch the pipeline's placement epoch
      * @param settings TTL, replicas, timeout, cache size
      * @param threads the states' pool and timer
-     * @param resent counts one write sent again ({@code varpulis.state.write.retries})
-     * @param rollback records a bucket that went back below this writer's confirmed
-     * writes, or is gone, as a loss
+     * @param losses counts writes sent again, records a bucket gone or gone back
      * @return the open state, owning the bucket
      */
     public static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
-            long epoch, Settings settings, Threads threads, Runnable resent, StateRollback rollback) {
-        return new JetStreamKeyValueState(connection, transport, bucket, epoch, settings, threads, resent, rollback);
+            long epoch, Settings settings, Threads threads, StateLosses losses) {
+        return new JetStreamKeyValueState(connection, transport, bucket, epoch, settings, threads, losses);
     }
 
     /**

@@ -88,7 +88,7 @@ public interface KeyValueStateFactory {
                 .register(metrics.registry());
             return JetStreamKeyValueState.open(connection, transport,
                     JetStreamKeyValueState.bucketName(group, pipeline, partition), epoch, settings, threads,
-                    retries::increment, rollback);
+                    new StateLosses(retries::increment, rollback));
         };
     }
 

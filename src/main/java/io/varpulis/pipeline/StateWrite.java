@@ -1,5 +1,7 @@
 package io.varpulis.pipeline;
 
+import io.varpulis.transport.OutboundMessage;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,6 +25,16 @@ final class StateWrite {
         /** Stored. */
         STORED
 
+    }
+
+    /**
+     * A copy of a write to put on the wire.
+     *
+     * @param write the write
+     * @param copy which copy of it this is (1 the first time)
+     * @param message the message, with its id and expectation
+     */
+    record Send(StateWrite write, int copy, OutboundMessage message) {
     }
 
     final long number;
@@ -62,6 +74,27 @@ final class StateWrite {
      */
     String messageId() {
         return writer + ":" + number + (copies > 1 ? "." + copies : "");
+    }
+
+    /**
+     * @param writer a writer's identity
+     * @param messageId a message id found in the bucket
+     * @return the number of that writer's write with that id (any copy), 0 for its fence,
+     * -1 when the id is not that writer's
+     */
+    static long numberOf(String writer, String messageId) {
+        String prefix = writer + ":";
+        if (messageId == null || !messageId.startsWith(prefix)) {
+            return -1;
+        }
+        String number = messageId.substring(prefix.length());
+        int copy = number.indexOf('.');
+        try {
+            return Long.parseLong(copy < 0 ? number : number.substring(0, copy));
+        }
+        catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
 }

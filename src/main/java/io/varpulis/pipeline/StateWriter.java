@@ -4,7 +4,7 @@ import io.varpulis.pipeline.KeyValueState.StateException;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.WriteChain.Repair;
-import io.varpulis.pipeline.WriteChain.Send;
+import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.support.Backoffs;
 import io.varpulis.support.SerialExecutor;
 import io.varpulis.transport.ClusterTransport;
@@ -22,7 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 /**
  * Puts one state's {@link WriteChain} on the wire and settles it: sends what the chain
@@ -39,14 +38,8 @@ import java.util.function.Supplier;
  * writer whose writes go unconfirmed past a bound says at WARN what it waits for
  * ({@link StateWait}: the answers instead of PubAcks, such as "in process", and what the
  * leader holds), once, and at INFO when they are confirmed again; meanwhile it sends
- * nothing again that a look-up did not find missing. A leader found holding less than
- * this writer's confirmed writes for {@link #BEHIND_FOR} (it lost, or has not applied,
- * what its peers stored: issue 41's slow-disk runs met a new leader on a slow disk
- * holding only the fence for minutes, its bucket's peers holding 139 writes more) is
- * asked to step down, at most every {@link #BEHIND_FOR}, with a WARN; after
- * {@link #MAX_BEHIND_STEP_DOWNS} step-downs in a row that did not help, the servers lost
- * confirmed writes: the state ends ({@link KeyValueState.StateLostException}) and its
- * pipeline stops loudly rather than waiting for ever.
+ * nothing again that a look-up did not find missing. Its bucket's leader, behind it or
+ * gone, is {@link StateLeader}'s to handle; the writer ends with what that gives.
  */
 final class StateWriter {
 
@@ -56,32 +49,6 @@ final class StateWriter {
 
     private static final Duration MAX_LOOK_UP = Duration.ofSeconds(2);
 
-    /**
-     * How long a leader may hold less than this writer's confirmed writes before it is
-     * asked to step down: a leader just elected applies what it holds within milliseconds
-     * on a healthy disk.
-     */
-    static final Duration BEHIND_FOR = Duration.ofSeconds(5);
-
-    /** Step-downs of leaders behind the confirmed writes, in a row, before giving up. */
-    static final int MAX_BEHIND_STEP_DOWNS = 3;
-
-    /**
-     * The writer's bounds.
-     *
-     * @param warnAfter how long writes may go unconfirmed before the writer says at WARN
-     * what it waits for ({@link StateWait#WARN_AFTER})
-     * @param behindFor how long a leader may hold less than the confirmed writes before
-     * it is asked to step down, and how long between two such step-downs
-     * ({@link #BEHIND_FOR})
-     */
-    record Bounds(Duration warnAfter, Duration behindFor) {
-
-        /** The product's. */
-        static final Bounds DEFAULT = new Bounds(StateWait.WARN_AFTER, BEHIND_FOR);
-
-    }
-
     private final String bucket;
 
     private final WriteChain chain;
@@ -90,26 +57,13 @@ final class StateWriter {
 
     private final ClusterTransport transport;
 
-    private final Supplier<StateReads.Held> leader;
+    private final StateLeader leader;
 
     private final SerialExecutor serial;
 
     private final TaskScheduler timer;
 
     private final Runnable resent;
-
-    private final StateRollback rollback;
-
-    private final Supplier<String> stepDown;
-
-    private final long behindForNanos;
-
-    // Guarded by the serial executor (look-ups run there only).
-    private long behindSince;
-
-    private long lastStepDown;
-
-    private int behindStepDowns;
 
     private final AtomicBoolean lookUpScheduled = new AtomicBoolean();
 
@@ -125,30 +79,21 @@ final class StateWriter {
     private volatile StateException ended;
 
     /**
-     * @param bucket the bucket, for messages
      * @param chain the write chain
      * @param cache the state's cache (confirmed keys, cleared when writes are dropped)
      * @param transport publishes the writes
-     * @param leader looks up what the bucket's stream leader holds
+     * @param leader looks up what the bucket's leader holds, steps it down when behind
      * @param threads the pool this state's work runs on, one task at a time, and the
      * timer of its look-ups
      * @param resent counts a write sent again
-     * @param rollback records the bucket gone, or its leaders behind this writer's
-     * confirmed writes for good, as a loss
-     * @param bounds when it warns, when it steps a leader behind it down
-     * ({@link Bounds#DEFAULT})
-     * @param stepDown asks the bucket's stream leader to step down, answering what the
-     * server said
+     * @param warnAfter how long writes may go unconfirmed before the writer says at WARN
+     * what it waits for ({@link StateWait#WARN_AFTER} in the product)
      */
-    StateWriter(String bucket, WriteChain chain, StateCache cache, ClusterTransport transport,
-            Supplier<StateReads.Held> leader, JetStreamKeyValueState.Threads threads, Runnable resent,
-            StateRollback rollback, Bounds bounds, Supplier<String> stepDown) {
-        this.rollback = rollback;
-        this.stepDown = stepDown;
-        this.behindForNanos = bounds.behindFor().toNanos();
-        this.wait = new StateWait(bounds.warnAfter());
+    StateWriter(WriteChain chain, StateCache cache, ClusterTransport transport, StateLeader leader,
+            JetStreamKeyValueState.Threads threads, Runnable resent, Duration warnAfter) {
+        this.wait = new StateWait(warnAfter);
         this.lostAfterMillis = chain.lostAfterMillis();
-        this.bucket = bucket;
+        this.bucket = chain.bucket();
         this.chain = chain;
         this.cache = cache;
         this.transport = transport;
@@ -229,12 +174,12 @@ final class StateWriter {
     }
 
     /**
-     * While writes are on the wire, checks every {@code lostAfter} whether the chain
+     * While writes are not confirmed, checks every {@code lostAfter} whether the chain
      * stalled (a leader that stepped down drops what it was storing and never answers),
      * and looks the leader up then.
      */
     private void watch() {
-        if (ended == null && chain.onWire() && watchScheduled.compareAndSet(false, true)) {
+        if (ended == null && chain.unconfirmed() > 0 && watchScheduled.compareAndSet(false, true)) {
             timer.schedule(() -> serial.execute(() -> {
                 watchScheduled.set(false);
                 sayIfWaiting();
@@ -315,14 +260,9 @@ final class StateWriter {
         }
         StateReads.Held held;
         try {
-            held = leader.get();
+            held = leader.held(chain.confirmedSequence());
         }
-        catch (KeyValueState.StateLostException e) {
-            rollback.gone(bucket, chain.confirmedSequence());
-            end(e);
-            return;
-        }
-        catch (StateFencedException e) {
+        catch (StateFencedException e) { // a lost state too (its loss recorded)
             end(e);
             return;
         }
@@ -341,7 +281,9 @@ final class StateWriter {
         wait.lookedUp("it holds sequence " + held.lastSequence()
                 + (held.gone() ? " (the message is gone)" : ", message id " + held.lastMessageId()));
         sayIfWaiting();
-        if (behind(held.lastSequence())) {
+        KeyValueState.StateLostException lost = leader.behind(held.lastSequence(), chain.confirmedSequence());
+        if (lost != null) {
+            end(lost);
             return;
         }
         Repair repair = chain.lookedUp(held);
@@ -351,41 +293,6 @@ final class StateWriter {
                     held.lastSequence(), repair.confirmed().size(), chain.unconfirmed());
         }
         settle(repair);
-    }
-
-    /**
-     * Steps a leader holding less than this writer's confirmed writes down, or ends the
-     * state once step-downs did not help.
-     * @return whether the state ended
-     */
-    private boolean behind(long leaderSequence) {
-        long confirmed = chain.confirmedSequence();
-        long now = System.nanoTime();
-        if (leaderSequence >= confirmed) {
-            behindSince = 0;
-            behindStepDowns = 0;
-            return false;
-        }
-        behindSince = behindSince == 0 ? now : behindSince;
-        if (now - behindSince < behindForNanos || lastStepDown != 0 && now - lastStepDown < behindForNanos) {
-            return false;
-        }
-        if (behindStepDowns >= MAX_BEHIND_STEP_DOWNS) {
-            rollback.wentBack(bucket, leaderSequence, confirmed);
-            end(new KeyValueState.StateLostException("state bucket " + bucket + ": its leaders hold sequence "
-                    + leaderSequence + ", behind sequence " + confirmed + " at which this writer's writes were "
-                    + "confirmed, after " + behindStepDowns + " leader step-downs: the servers lost confirmed writes",
-                    null));
-            return true;
-        }
-        behindStepDowns++;
-        lastStepDown = now;
-        log.warn("state bucket {}: its leader holds sequence {}, behind sequence {} at which this writer's writes "
-                + "were confirmed, for {} s (it lost, or has not applied, what its peers stored); asked it to step "
-                + "down ({} of {}): {}", bucket, leaderSequence, confirmed,
-                String.format(Locale.ROOT, "%.1f", (now - behindSince) / 1e9), behindStepDowns, MAX_BEHIND_STEP_DOWNS,
-                stepDown.get());
-        return false;
     }
 
     /** Says at WARN, once per wait, what writes unconfirmed past the bound wait for. */

@@ -2,6 +2,7 @@ package io.varpulis.pipeline;
 
 import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.pipeline.StateReads.Held;
+import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.pipeline.StateWrite.Status;
 import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
@@ -62,16 +63,6 @@ final class WriteChain {
             "DEL");
 
     /**
-     * A write to put on the wire.
-     *
-     * @param write the write
-     * @param copy which copy of it this is (1 the first time)
-     * @param message the message, with its id and expectation
-     */
-    record Send(StateWrite write, int copy, OutboundMessage message) {
-    }
-
-    /**
      * What an answer or a look-up changed.
      *
      * @param confirmed writes now known stored, in order
@@ -105,7 +96,7 @@ final class WriteChain {
 
     private final String writer;
 
-    private final String subjectPrefix;
+    private final String bucket;
 
     private final long lostAfterNanos;
 
@@ -137,10 +128,17 @@ final class WriteChain {
      */
     WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos) {
         this.writer = writer;
-        this.subjectPrefix = "$KV." + bucket + ".";
+        this.bucket = bucket;
         this.storedSequence = fenceSequence;
         this.storedId = writer + ":0";
         this.lostAfterNanos = lostAfterNanos;
+    }
+
+    /**
+     * @return the bucket
+     */
+    String bucket() {
+        return bucket;
     }
 
     /**
@@ -195,9 +193,9 @@ final class WriteChain {
                 write.copies++;
                 String expectedId = anchor != null ? null : previous == null ? storedId : previous.messageId();
                 sends.add(new Send(write, write.copies,
-                        new OutboundMessage(subjectPrefix + write.key, write.value == null ? new byte[0] : write.value,
-                                write.messageId(), write.value == null ? DELETE_MARKER : Map.of(), anchor,
-                                expectedId)));
+                        new OutboundMessage("$KV." + bucket + "." + write.key,
+                                write.value == null ? new byte[0] : write.value, write.messageId(),
+                                write.value == null ? DELETE_MARKER : Map.of(), anchor, expectedId)));
                 anchor = null;
             }
             previous = write;
@@ -273,7 +271,7 @@ final class WriteChain {
                         + (held.lastSequence() - storedSequence) - 1;
             }
             else {
-                storedUpTo = numberOf(held.lastMessageId());
+                storedUpTo = StateWrite.numberOf(writer, held.lastMessageId());
                 if (storedUpTo < 0) {
                     return fenced(confirmed, "sequence " + held.lastSequence()
                             + " was written by another writer (message id " + held.lastMessageId() + ")");
@@ -335,8 +333,7 @@ final class WriteChain {
     }
 
     /**
-     * @return the bucket's sequence of this writer's last confirmed write (or of its
-     * fence)
+     * @return the sequence of this writer's last confirmed write (or of its fence)
      */
     synchronized long confirmedSequence() {
         return storedSequence;
@@ -351,20 +348,11 @@ final class WriteChain {
     }
 
     /**
-     * @return the oldest write not confirmed, for messages: its key and how many copies
-     * went on the wire, or empty
+     * @return for messages, the oldest write not confirmed: key, copies sent; or ""
      */
     synchronized String oldest() {
         StateWrite first = writes.peekFirst();
         return first == null ? "" : "key " + first.key + ", sent " + first.copies + " time(s)";
-    }
-
-    /**
-     * @return whether writes are on the wire, not confirmed
-     */
-    synchronized boolean onWire() {
-        StateWrite first = writes.peekFirst();
-        return first != null && first.status != Status.QUEUED;
     }
 
     /**
@@ -401,25 +389,6 @@ final class WriteChain {
     /** Whether a write is still in the chain: not confirmed, not dropped. */
     private boolean inChain(StateWrite write) {
         return write.status != Status.STORED && !writes.isEmpty() && write.number >= writes.peekFirst().number;
-    }
-
-    /**
-     * @return the number of this writer's write with that id (any copy), 0 for its fence,
-     * -1 when it is not this writer's
-     */
-    private long numberOf(String messageId) {
-        String prefix = writer + ":";
-        if (messageId == null || !messageId.startsWith(prefix)) {
-            return -1;
-        }
-        String number = messageId.substring(prefix.length());
-        int copy = number.indexOf('.');
-        try {
-            return Long.parseLong(copy < 0 ? number : number.substring(0, copy));
-        }
-        catch (NumberFormatException e) {
-            return -1;
-        }
     }
 
 }

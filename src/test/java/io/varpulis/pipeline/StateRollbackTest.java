@@ -54,8 +54,8 @@ class StateRollbackTest {
                 ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                         new JetStreamAdmin(connection, null), TransportSettings.defaults());
                 JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
-                        TestThreads.states(), () -> {
-                        }, new StateRollback(losses))) {
+                        TestThreads.states(), new StateLosses(() -> {
+                        }, new StateRollback(losses)))) {
             for (int i = 0; i < 5; i++) {
                 state.put("bf." + i, bytes("1"));
             }
@@ -94,8 +94,8 @@ class StateRollbackTest {
                 ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
                         new JetStreamAdmin(connection, null), TransportSettings.defaults());
                 JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
-                        TestThreads.states(), () -> {
-                        }, new StateRollback(losses))) {
+                        TestThreads.states(), new StateLosses(() -> {
+                        }, new StateRollback(losses)))) {
             state.put("bf.0", bytes("1"));
             state.flush().get(5, TimeUnit.SECONDS);
 

@@ -132,13 +132,15 @@ class StateWriterTest {
             .hasCauseInstanceOf(KeyValueState.StateLostException.class)
             .hasMessageContaining("state bucket b: its leaders hold sequence 5, behind sequence 7")
             .hasMessageContaining("after 3 leader step-downs: the servers lost confirmed writes");
-        assertThat(stepDowns).hasValue(StateWriter.MAX_BEHIND_STEP_DOWNS);
+        assertThat(stepDowns).hasValue(StateLeader.MAX_STEP_DOWNS);
     }
 
     private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
-        return new StateWriter("b", new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos()),
-                new StateCache(100), new Server(), this::held, TestThreads.states(), () -> {
-                }, new StateRollback(new JetStreamLosses()), new StateWriter.Bounds(warnAfter, behindFor), stepDown);
+        return new StateWriter(new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos()),
+                new StateCache(100), new Server(),
+                new StateLeader("b", this::held, stepDown, new StateRollback(new JetStreamLosses()), behindFor),
+                TestThreads.states(), () -> {
+                }, warnAfter);
     }
 
     private static Map<String, byte[]> batch(String... keys) {

@@ -5,7 +5,7 @@ import io.nats.client.api.ApiResponse;
 import io.nats.client.support.JsonParser;
 import io.varpulis.pipeline.StateReads.Held;
 import io.varpulis.pipeline.WriteChain.Repair.Action;
-import io.varpulis.pipeline.WriteChain.Send;
+import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.transport.PublishException;
 import org.junit.jupiter.api.Test;
 
