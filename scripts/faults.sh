@@ -97,4 +97,4 @@ rm -f target-faults-package.log
 ./mvnw -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/faults-classpath.txt
 
 java ${FAULTS_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/faults-classpath.txt)" \
-  io.varpulis.faults.FaultMain "$@"
+  "io.varpulis.faults.${FAULTS_MAIN:-FaultMain}" "$@"
