@@ -45,6 +45,7 @@
 # --outage=SECONDS --restart=SECONDS --jar=PATH. The main job keeps its node logs (--keep-logs) for the harness to
 # count broker waits, mended state chains and fenced pipelines, then the harness removes them.
 #
+# FAULTS_MAIN=SoakMain runs issue 43's soak instead of FaultMain (scripts/soak.sh does).
 # The servers are the nats-server of VARPULIS_NATS_SERVER (else PATH; scripts/install-nats-server.sh 2.9 2.12 prints
 # the paths), on free 127.0.0.1 ports with stores in temp dirs deleted at the end; never a server on 4222. Figures
 # taken while other builds run are noise: run it on a quiet machine.
@@ -97,4 +98,4 @@ rm -f target-faults-package.log
 ./mvnw -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/faults-classpath.txt
 
 java ${FAULTS_JAVA_OPTS:-} -cp "target/test-classes:target/classes:$(cat target/faults-classpath.txt)" \
-  io.varpulis.faults.FaultMain "$@"
+  "io.varpulis.faults.${FAULTS_MAIN:-FaultMain}" "$@"

@@ -56,7 +56,8 @@ final class DemoScenario {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    /** How long a run may take by default, start to report. */
+    static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     private static final Pattern NODE_LOGS = Pattern.compile("node logs: (\\S+)");
 
@@ -70,15 +71,29 @@ final class DemoScenario {
 
     private final long lines;
 
+    private final Duration timeout;
+
     /**
      * @param jar the node jar, which runs the demo
      * @param out where logs, summaries and alert files go
      * @param input the log the demo streams
      */
     DemoScenario(Path jar, Path out, Path input) throws IOException {
+        this(jar, out, input, RUN_TIMEOUT);
+    }
+
+    /**
+     * @param jar the node jar, which runs the demo
+     * @param out where logs, summaries and alert files go
+     * @param input the log the demo streams
+     * @param timeout how long a run may take, start to report, before it is stopped and
+     * fails ({@link #RUN_TIMEOUT} for the fault scenarios; a soak streams for longer)
+     */
+    DemoScenario(Path jar, Path out, Path input, Duration timeout) throws IOException {
         this.jar = jar;
         this.out = out;
         this.input = input;
+        this.timeout = timeout;
         try (Stream<String> all = Files.lines(input, StandardCharsets.ISO_8859_1)) {
             this.lines = all.filter(l -> !l.isBlank()).count();
         }
@@ -233,7 +248,7 @@ final class DemoScenario {
                         injecting.set(false);
                     }
                 });
-        boolean ended = demo.waitFor(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        boolean ended = demo.waitFor(timeout.toMinutes(), TimeUnit.MINUTES);
         // A fault still going on when the demo wrote its report was not checked by it (a
         // paused worker's writes
         // after its resume): the run does not count.
@@ -242,11 +257,11 @@ final class DemoScenario {
             demo.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
         Runtime.getRuntime().removeShutdownHook(reaper);
-        Injected done = injected.get(RUN_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
+        Injected done = injected.get(timeout.toMinutes(), TimeUnit.MINUTES);
         NodeNotes nodes = nodeNotes(log, name);
         if (!ended) {
             return failed(scenario, run, done.recovery(),
-                    "the demo did not end within " + RUN_TIMEOUT.toMinutes() + " min; " + done.note() + "; see " + log);
+                    "the demo did not end within " + timeout.toMinutes() + " min; " + done.note() + "; see " + log);
         }
         if (!Files.isRegularFile(summary)) {
             return failed(scenario, run, done.recovery(), "exit " + demo.exitValue() + " and no --summary-json "
