@@ -1,6 +1,9 @@
 package io.varpulis;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import io.varpulis.test.LibraryBoundary;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The package graph of {@code src/main} reads as layers, in the manner of Spring Boot 4's
  * module split: each package depends only on those below it, and no two packages reach
  * each other (issue 10). A new import that points up fails here with the class and the
- * dependency that broke the rule.
+ * dependency that broke the rule. No library package uses the node's
+ * ({@link #noLibraryClassUsesTheNode}).
  */
 class PackageLayersTest {
 
@@ -35,8 +39,10 @@ class PackageLayersTest {
                          // settlement, DLQ parker
             "health", // the nats, jetstream and delivery containers' health
                       // indicators
-            "pipeline", // events, processors, group specs, route edges, key-value state
-            "delivery", // route ingress (a route edge's adapter), emitter, pipeline host,
+            "pipeline", // (node) events, processors, group specs, route edges, key-value
+                        // state
+            "delivery", // (node) route ingress (a route edge's adapter), emitter,
+                        // pipeline host,
                         // fencing
             "messaging", // a service's @NatsListener methods and NatsTemplate (SPEC
                          // section 13)
@@ -84,6 +90,22 @@ class PackageLayersTest {
                     .check(MAIN);
             }
         }
+    }
+
+    /**
+     * The library jar holds what a plain service runs (issue 44): no class of it uses the
+     * node's, which the jar does not carry ({@code pom.xml} declares which packages are
+     * the node's; {@link LibraryBoundary} reads them).
+     */
+    @Test
+    void noLibraryClassUsesTheNode() {
+        DescribedPredicate<JavaClass> node = DescribedPredicate.describe("in the node (pom.xml's library excludes)",
+                c -> LibraryBoundary.isNode(c.getName()));
+        noClasses().that(DescribedPredicate.not(node))
+            .should()
+            .dependOnClassesThat(node)
+            .because("the library jar does not carry the node's classes: " + LibraryBoundary.nodeClassPrefixes())
+            .check(MAIN);
     }
 
     /**

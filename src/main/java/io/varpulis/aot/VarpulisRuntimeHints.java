@@ -11,8 +11,6 @@ import io.varpulis.dlq.ReplayRequest;
 import io.varpulis.autoconfigure.LeaderReachProperties;
 import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.nats.SubstrateEditor;
-import io.varpulis.pipeline.Event;
-import io.varpulis.pipeline.PipelineGroupSpec;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
@@ -25,10 +23,9 @@ import java.util.List;
  * The reflection the library itself needs in a native image or an AOT-processed
  * application (SPEC section 13), registered through
  * {@code META-INF/spring/aot.factories}: Jackson 2 binding of the JSON records it reads
- * and writes (death envelopes, routed events, pipeline groups, the DLQ console's pages
- * and reports, the eviction ledger's pages), and the binding of its
- * {@code @ConfigurationProperties} with their nested types (those of
- * {@code varpulis.nats.*} are
+ * and writes (death envelopes, the DLQ console's pages and reports, the eviction ledger's
+ * pages), and the binding of its {@code @ConfigurationProperties} with their nested types
+ * (those of {@code varpulis.nats.*} are
  * {@code io.varpulis.autoconfigure.NatsPropertiesRuntimeHints}'s) and the
  * {@link SubstrateEditor}. A service's own listener methods and payload types are
  * {@link NatsListenerBeanRegistrationAotProcessor}'s.
@@ -39,9 +36,8 @@ public class VarpulisRuntimeHints implements RuntimeHintsRegistrar {
      * Read and written with Jackson 2 by the library, each with the types of its
      * components.
      */
-    static final List<Class<?>> JSON_TYPES = List.of(DeathEnvelope.class, Event.class, PipelineGroupSpec.class,
-            ParkedEvent.class, DeadLetterPage.class, ReplayRequest.class, ReplayReport.class, PurgeReport.class,
-            EvictionLedger.Page.class);
+    static final List<Class<?>> JSON_TYPES = List.of(DeathEnvelope.class, ParkedEvent.class, DeadLetterPage.class,
+            ReplayRequest.class, ReplayReport.class, PurgeReport.class, EvictionLedger.Page.class);
 
     /** Bound from {@code varpulis.*}. */
     static final List<Class<?>> PROPERTIES = List.of(NatsListenerProperties.class, LeaderReachProperties.class,

@@ -4,7 +4,7 @@ import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
 import io.varpulis.nats.Substrate;
-import io.varpulis.pipeline.EventCodec;
+import io.varpulis.container.DeathEnvelope;
 import io.varpulis.transport.ClusterTransport;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration(after = { JetStreamAutoConfiguration.class, TransportAutoConfiguration.class })
 @ConditionalOnSubstrate(Substrate.JETSTREAM)
-@ConditionalOnBean({ Connection.class, ClusterTransport.class, EventCodec.class })
+@ConditionalOnBean({ Connection.class, ClusterTransport.class })
 @EnableConfigurationProperties(DeadLetterProperties.class)
 public class DeadLetterAutoConfiguration {
 
@@ -33,15 +33,14 @@ public class DeadLetterAutoConfiguration {
      * @param connection the connection (its JetStream management API reads and deletes
      * parked events)
      * @param transport re-publishes replayed events
-     * @param codec its mapper reads death envelopes
      * @param properties the {@code varpulis.dlq.*} settings
      * @return the console
      */
     @Bean
     @ConditionalOnMissingBean
-    public DeadLetterConsole deadLetterConsole(Connection connection, ClusterTransport transport, EventCodec codec,
+    public DeadLetterConsole deadLetterConsole(Connection connection, ClusterTransport transport,
             DeadLetterProperties properties) {
-        return new DeadLetterConsole(connection, transport, codec.mapper(), properties.toSettings());
+        return new DeadLetterConsole(connection, transport, DeathEnvelope.jsonMapper(), properties.toSettings());
     }
 
     /**

@@ -17,8 +17,6 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
-import java.util.Locale;
-
 /**
  * Auto-configuration of the NATS connection: the {@link Substrate}, the
  * {@link NatsConnectionDetails} (from {@code varpulis.nats.*} unless a
@@ -94,10 +92,7 @@ public class NatsAutoConfiguration {
     }
 
     private static String defaultConnectionName(Environment environment) {
-        String role = environment.getProperty("varpulis.cluster.role", "standalone").toLowerCase(Locale.ROOT);
-        String id = environment.getProperty("varpulis.cluster.worker-id",
-                environment.getProperty("varpulis.cluster.coordinator-id", ""));
-        return id.isEmpty() ? "varpulis-" + role : "varpulis-" + role + "-" + id;
+        return environment.getProperty("spring.application.name", "varpulis");
     }
 
 }

@@ -36,7 +36,8 @@ public class NatsConnectionProperties {
 
     /**
      * Name the connection shows in the server's monitoring; defaults to
-     * {@code varpulis-{role}-{node id}}.
+     * {@code spring.application.name}, else {@code varpulis} (a cluster node's:
+     * {@code varpulis-{role}-{node id}}).
      */
     private String connectionName;
 

@@ -66,8 +66,7 @@ public class NatsListenerAutoConfiguration {
 
     /**
      * @param substrate the substrate in use
-     * @param environment tells whether {@code varpulis.nats.substrate} was set, and
-     * whether this is a cluster node
+     * @param environment tells whether {@code varpulis.nats.substrate} was set
      * @param listeners the {@code @NatsListener} methods found
      * @param nats the streams of {@code varpulis.nats.jetstream.streams.*}
      * @param streams the {@link StreamDeclaration} beans
@@ -80,10 +79,8 @@ public class NatsListenerAutoConfiguration {
     public ImplicitCoreSubstrateGuard implicitCoreSubstrateGuard(Substrate substrate, Environment environment,
             NatsListenerAnnotationBeanPostProcessor listeners, JetStreamStreamsProperties nats,
             ObjectProvider<StreamDeclaration> streams, ObjectProvider<JetStreamDeclarations> declarations) {
-        Binder binder = Binder.get(environment);
         return new ImplicitCoreSubstrateGuard(substrate,
-                binder.bind(ImplicitCoreSubstrateGuard.PROPERTY, String.class).isBound(),
-                binder.bind("varpulis.cluster.enabled", Boolean.class).orElse(false), listeners,
+                Binder.get(environment).bind(ImplicitCoreSubstrateGuard.PROPERTY, String.class).isBound(), listeners,
                 () -> Stream
                     .of(nats.getStreams().keySet().stream(), streams.orderedStream().map(StreamDeclaration::name),
                             declarations.orderedStream()

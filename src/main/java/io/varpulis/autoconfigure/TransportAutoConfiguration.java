@@ -2,6 +2,7 @@ package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
 import io.varpulis.container.DeadLetterParker;
+import io.varpulis.container.DeathEnvelope;
 import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.support.DaemonThreads;
@@ -10,7 +11,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;
-import io.varpulis.pipeline.EventCodec;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.ClusterTransports;
 import io.varpulis.transport.DeliveryDecorator;
@@ -35,8 +35,8 @@ import java.time.Duration;
 
 /**
  * Auto-configuration of the {@link ClusterTransport} on the configured substrate, and of
- * what every durable consumer shares: the {@link EventCodec}, the
- * {@link DeadLetterParker} and the {@link DeliveryContainerFactory}.
+ * what every durable consumer shares: the {@link DeadLetterParker} and the
+ * {@link DeliveryContainerFactory}.
  */
 @AutoConfiguration(after = { NatsAutoConfiguration.class, JetStreamAutoConfiguration.class,
         SubstrateMetricsAutoConfiguration.class })
@@ -127,23 +127,13 @@ public class TransportAutoConfiguration {
     }
 
     /**
-     * @return the routed event codec
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    public EventCodec eventCodec() {
-        return new EventCodec();
-    }
-
-    /**
      * @param transport publishes envelopes
-     * @param codec its mapper writes them
      * @return the DLQ parker
      */
     @Bean
     @ConditionalOnMissingBean
-    public DeadLetterParker deadLetterParker(ClusterTransport transport, EventCodec codec) {
-        return new DeadLetterParker(transport, codec.mapper(), Clock.systemUTC());
+    public DeadLetterParker deadLetterParker(ClusterTransport transport) {
+        return new DeadLetterParker(transport, DeathEnvelope.jsonMapper(), Clock.systemUTC());
     }
 
     /**

@@ -2,6 +2,11 @@ package io.varpulis.container;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -40,9 +45,9 @@ import java.util.Base64;
  * @param streamSequence its stream sequence, {@code null} on core
  * @param messageId its message id (the publisher's Nats-Msg-Id, or stream:sequence)
  * @param storedAt when the stream stored it, unix seconds, {@code null} on core
- * @param parkedElement for one element of a batch input parked on its own
- * ({@link io.varpulis.pipeline.ProcessingContext#park}): its position in the batch, from
- * 0, the payload being that element alone; {@code null} when the whole message was parked
+ * @param parkedElement for one element of a batch input parked on its own (a pipeline's
+ * processor parks it, on a node): its position in the batch, from 0, the payload being
+ * that element alone; {@code null} when the whole message was parked
  * @param traceId the trace id (hex) of the failed delivery's process span, {@code null}
  * when not traced
  * @param durable the durable consumer it was delivered through, {@code null} on core
@@ -77,6 +82,21 @@ public record DeathEnvelope(@JsonProperty("original_subject") String originalSub
             String messageId, Long storedAt, Integer parkedElement) {
         this(originalSubject, unit, attempts, deadAt, lastError, payload, payloadBase64, reason, errorClass, stream,
                 streamSequence, messageId, storedAt, parkedElement, null, null);
+    }
+
+    /**
+     * The JSON the library writes and reads envelopes with (the DLQ parker, the DLQ
+     * console): RFC 3339 timestamps, unknown fields ignored (an envelope from a newer
+     * writer), trailing tokens refused; the node's routed events use the same settings.
+     * @return a new mapper
+     */
+    public static ObjectMapper jsonMapper() {
+        return JsonMapper.builder()
+            .addModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
     }
 
     /**

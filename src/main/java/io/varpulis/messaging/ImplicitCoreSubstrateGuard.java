@@ -12,10 +12,10 @@ import java.util.function.Supplier;
  * Refuses to start a service that declares {@link NatsListener}s or streams while
  * {@code varpulis.nats.substrate} was left unset (SPEC section 13: never silent
  * fire-and-forget). The default, core, is what ADR-007 requires of a cluster node, whose
- * events are not durable unless an operator asks; for a service, a listener on core runs
- * once per message with no stream, no redelivery and no DLQ, which a team that declared
- * streams did not mean. Saying {@code core} explicitly keeps it; a cluster node
- * ({@code varpulis.cluster.enabled=true}) is never refused.
+ * events are not durable unless an operator asks (a node declares no listener, and its
+ * streams only on jetstream); for a service, a listener on core runs once per message
+ * with no stream, no redelivery and no DLQ, which a team that declared streams did not
+ * mean. Saying {@code core} explicitly keeps it.
  * <p>
  * Checked once every singleton exists (the listeners are found then), before any listener
  * starts.
@@ -29,8 +29,6 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
 
     private final boolean substrateConfigured;
 
-    private final boolean clusterNode;
-
     private final NatsListenerAnnotationBeanPostProcessor listeners;
 
     private final Supplier<Collection<String>> streams;
@@ -39,18 +37,15 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
      * @param substrate the substrate in use
      * @param substrateConfigured whether {@value #PROPERTY} (or env
      * {@code VARPULIS_NATS_SUBSTRATE}) was set
-     * @param clusterNode whether this is a cluster node
-     * ({@code varpulis.cluster.enabled=true})
      * @param listeners the {@link NatsListener} methods found
      * @param streams the names of the streams the application declares, asked once every
      * singleton exists ({@code varpulis.nats.jetstream.streams.*},
      * {@code StreamDeclaration} beans)
      */
-    public ImplicitCoreSubstrateGuard(Substrate substrate, boolean substrateConfigured, boolean clusterNode,
+    public ImplicitCoreSubstrateGuard(Substrate substrate, boolean substrateConfigured,
             NatsListenerAnnotationBeanPostProcessor listeners, Supplier<Collection<String>> streams) {
         this.substrate = substrate;
         this.substrateConfigured = substrateConfigured;
-        this.clusterNode = clusterNode;
         this.listeners = listeners;
         this.streams = streams;
     }
@@ -62,7 +57,7 @@ public class ImplicitCoreSubstrateGuard implements SmartInitializingSingleton {
      */
     @Override
     public void afterSingletonsInstantiated() {
-        if (substrateConfigured || clusterNode || substrate != Substrate.CORE) {
+        if (substrateConfigured || substrate != Substrate.CORE) {
             return;
         }
         List<String> ids = listeners.listeners().stream().map(found -> found.annotation().id()).toList();

@@ -1,15 +1,12 @@
 package io.varpulis.pipeline;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.varpulis.container.DeathEnvelope;
 
 import java.io.IOException;
 
@@ -44,16 +41,11 @@ public class EventCodec {
     private final EventWriter streamingWriter;
 
     /**
-     * Creates a codec with its own mapper: RFC 3339 timestamps, unknown fields ignored
-     * (newer publishers).
+     * Creates a codec with its own mapper, set as the library's DLQ envelopes' (RFC 3339
+     * timestamps, unknown fields ignored: newer publishers).
      */
     public EventCodec() {
-        this(JsonMapper.builder()
-            .addModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build());
+        this(DeathEnvelope.jsonMapper());
     }
 
     /**

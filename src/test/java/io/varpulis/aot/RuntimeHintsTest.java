@@ -17,6 +17,7 @@ import io.varpulis.messaging.NatsListener;
 import io.varpulis.autoconfigure.NatsListenerProperties;
 import io.varpulis.messaging.OutboundEvent;
 import io.varpulis.nats.SubstrateEditor;
+import io.varpulis.autoconfigure.node.NodeRuntimeHints;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.PipelineGroupSpec;
 import org.junit.jupiter.api.Test;
@@ -116,8 +117,7 @@ class RuntimeHintsTest {
         RuntimeHints hints = new RuntimeHints();
         new VarpulisRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
-        for (Class<?> json : List.of(DeathEnvelope.class, Event.class, PipelineGroupSpec.class,
-                PipelineGroupSpec.PipelineSpec.class, PipelineGroupSpec.RouteSpec.class, ParkedEvent.class)) {
+        for (Class<?> json : List.of(DeathEnvelope.class, ParkedEvent.class)) {
             assertThat(RuntimeHintsPredicates.reflection().onType(json)).as(json.getName()).accepts(hints);
         }
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(DeathEnvelope.class, "originalSubject"))
@@ -131,6 +131,24 @@ class RuntimeHintsTest {
         assertThat(
                 RuntimeHintsPredicates.reflection().onConstructorInvocation(SubstrateEditor.class.getConstructors()[0]))
             .accepts(hints);
+    }
+
+    @Test
+    void theNodesRoutedEventsAndPipelineGroupsAreBindable() {
+        RuntimeHints hints = new RuntimeHints();
+        new NodeRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+        for (Class<?> json : List.of(Event.class, PipelineGroupSpec.class, PipelineGroupSpec.PipelineSpec.class,
+                PipelineGroupSpec.RouteSpec.class)) {
+            assertThat(RuntimeHintsPredicates.reflection().onType(json)).as(json.getName()).accepts(hints);
+        }
+        assertThat(RuntimeHintsPredicates.reflection().onType(Event.class)).rejects(libraryHints());
+    }
+
+    private RuntimeHints libraryHints() {
+        RuntimeHints hints = new RuntimeHints();
+        new VarpulisRuntimeHints().registerHints(hints, getClass().getClassLoader());
+        return hints;
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.varpulis.autoconfigure.node.ClusterAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.cluster.coordinator.ClusterQueries;
 import io.varpulis.autoconfigure.node.ClusterProperties;
+import io.varpulis.autoconfigure.node.NodePropertyDefaults;
 import io.varpulis.cluster.protocol.Commands;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
@@ -15,8 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -150,8 +151,6 @@ class ClusterStartupValidationTest {
         StandardEnvironment environment = environment(
                 Map.of("VARPULIS_COORDINATOR_ID", " coord-env ", "VARPULIS_WORKER_ID", "worker-env"));
 
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
-
         ClusterProperties cluster = bind(environment);
         assertThat(cluster.getCoordinatorId()).isEqualTo("coord-env");
         assertThat(cluster.getWorkerId()).isEqualTo("worker-env");
@@ -164,42 +163,45 @@ class ClusterStartupValidationTest {
         environment.getPropertySources()
             .addFirst(new MapPropertySource("explicit", Map.of("varpulis.cluster.coordinator-id", "coord-explicit")));
 
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
-
         ClusterProperties cluster = bind(environment);
         assertThat(cluster.getCoordinatorId()).isEqualTo("coord-explicit");
         assertThat(cluster.getWorkerId()).isEqualTo("worker-relaxed");
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({ "worker, _INBOX_worker_w-9", "coordinator, _INBOX_coordinator_c-9",
-            "standalone, _INBOX_standalone_w-9" })
-    void aNodeConnectsWithItsOwnInboxByDefault(String role, String inbox) {
+    @CsvSource({ "worker, _INBOX_worker_w-9, varpulis-worker-w-9",
+            "coordinator, _INBOX_coordinator_c-9, varpulis-coordinator-w-9",
+            "standalone, _INBOX_standalone_w-9, varpulis-standalone-w-9" })
+    void aNodeConnectsWithItsOwnInboxAndNameByDefault(String role, String inbox, String name) {
         runner
             .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
                     "varpulis.cluster.role=" + role, "varpulis.cluster.worker-id=w-9",
                     "varpulis.cluster.coordinator-id=c-9")
-            .withInitializer(context -> new ClusterEnvironmentPostProcessor()
-                .postProcessEnvironment((ConfigurableEnvironment) context.getEnvironment(), new SpringApplication()))
             .run(context -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix()).isEqualTo(inbox + ".");
                 assertThat(context.getBean(Connection.class).createInbox()).startsWith(inbox + ".");
+                assertThat(context.getBean(Connection.class).getOptions().getConnectionName()).isEqualTo(name);
             });
     }
 
     @Test
     void anExplicitInboxPrefixWins_andOneThatIsNotSubjectTokensFailsNamingIt() {
-        StandardEnvironment environment = environment(Map.of("VARPULIS_WORKER_ID", "worker-env"));
-        environment.getPropertySources()
-            .addFirst(new MapPropertySource("explicit",
-                    Map.of("varpulis.cluster.enabled", "true", "varpulis.nats.inbox-prefix", "_INBOX_mine")));
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
-        assertThat(environment.getProperty("varpulis.nats.inbox-prefix")).isEqualTo("_INBOX_mine");
+        runner
+            .withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.substrate=jetstream",
+                    "varpulis.cluster.role=worker", "varpulis.cluster.worker-id=w-9",
+                    "varpulis.nats.inbox-prefix=_INBOX_mine", "varpulis.nats.connection-name=mine")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix()).isEqualTo("_INBOX_mine.");
+                assertThat(context.getBean(Connection.class).getOptions().getConnectionName()).isEqualTo("mine");
+            });
 
-        StandardEnvironment library = environment(Map.of());
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(library, new SpringApplication());
-        assertThat(library.getProperty("varpulis.nats.inbox-prefix")).as("not a cluster node: jnats' _INBOX").isNull();
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(NatsAutoConfiguration.class))
+            .withPropertyValues("varpulis.nats.url=" + nats.url())
+            .run(context -> assertThat(context.getBean(Connection.class).getOptions().getInboxPrefix())
+                .as("not a cluster node: jnats' _INBOX")
+                .isEqualTo("_INBOX."));
 
         runner.withPropertyValues("varpulis.nats.url=" + nats.url(), "varpulis.nats.inbox-prefix=_INBOX.>")
             .run(context -> {
@@ -210,8 +212,11 @@ class ClusterStartupValidationTest {
             });
     }
 
+    /** As the node binds them: its defaults first, then every property source. */
     private static ClusterProperties bind(StandardEnvironment environment) {
-        return Binder.get(environment).bindOrCreate("varpulis.cluster", ClusterProperties.class);
+        ClusterProperties cluster = (ClusterProperties) new NodePropertyDefaults(environment)
+            .postProcessBeforeInitialization(new ClusterProperties(), "clusterProperties");
+        return Binder.get(environment).bind("varpulis.cluster", Bindable.ofInstance(cluster)).orElse(cluster);
     }
 
     @Test
@@ -245,7 +250,6 @@ class ClusterStartupValidationTest {
     private static void withEnvironmentVariables(ConfigurableApplicationContext context,
             Map<String, Object> variables) {
         replaceSystemEnvironment(context.getEnvironment(), variables);
-        new ClusterEnvironmentPostProcessor().postProcessEnvironment(context.getEnvironment(), new SpringApplication());
     }
 
     private static void replaceSystemEnvironment(ConfigurableEnvironment environment, Map<String, Object> variables) {

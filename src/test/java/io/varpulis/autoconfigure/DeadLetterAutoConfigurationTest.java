@@ -5,7 +5,7 @@ import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
-import io.varpulis.pipeline.EventCodec;
+import io.varpulis.container.DeathEnvelope;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;
@@ -173,8 +173,8 @@ class DeadLetterAutoConfigurationTest {
     static class OwnConsole {
 
         @Bean
-        DeadLetterConsole ownConsole(Connection connection, ClusterTransport transport, EventCodec codec) {
-            return new DeadLetterConsole(connection, transport, codec.mapper(),
+        DeadLetterConsole ownConsole(Connection connection, ClusterTransport transport) {
+            return new DeadLetterConsole(connection, transport, DeathEnvelope.jsonMapper(),
                     new DeadLetterProperties().toSettings());
         }
 

@@ -108,13 +108,6 @@ class ImplicitCoreSubstrateTest {
         runner.run(context -> assertThat(context).hasNotFailed());
     }
 
-    @Test
-    void aClusterNodeKeepsAdr007sDefaultWithoutBeingRefused() {
-        runner.withBean(OrderListener.class)
-            .withPropertyValues("varpulis.cluster.enabled=true")
-            .run(context -> assertThat(context).hasNotFailed());
-    }
-
     private static NatsStartupException refusal(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         Throwable failure = context.getStartupFailure();

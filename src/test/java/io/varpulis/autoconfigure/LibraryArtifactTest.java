@@ -1,5 +1,6 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.test.LibraryBoundary;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 
@@ -8,26 +9,23 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The built jars agree with the one declaration of the library boundary (issue 35): the
- * node's packages, excluded by package from the library jar in {@code pom.xml}. The
- * library jar holds every other class of the build, its imports file names exactly the
- * auto-configurations it holds, it carries no node imports file; the node jar's own
- * imports file names exactly the node's auto-configurations. Run after {@code package}:
- * {@code ./mvnw verify} runs it in the {@code integration-test} phase (a missing jar
- * fails it, never skips it).
+ * The built jars agree with the one declaration of the library boundary (issues 35 and
+ * 44): the node's packages, excluded by package from the library jar in {@code pom.xml}
+ * and read from there by {@link LibraryBoundary}. The library jar holds every other class
+ * of the build, its imports file names exactly the auto-configurations it holds, it
+ * carries no node imports file; the node jar's own imports file names exactly the node's
+ * auto-configurations. Run after {@code package}: {@code ./mvnw verify} runs it in the
+ * {@code integration-test} phase (a missing jar fails it, never skips it).
  */
 class LibraryArtifactTest {
 
@@ -35,16 +33,9 @@ class LibraryArtifactTest {
 
     static final String NODE_IMPORTS = "META-INF/spring/io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration.imports";
 
-    /**
-     * A package ({@code io/varpulis/web/**}) or a class with its nested classes
-     * ({@code io/varpulis/Main*.class}).
-     */
-    private static final Pattern EXCLUDE = Pattern
-        .compile("<exclude>(io/varpulis/[^<*]+)(/\\*\\*|\\*\\.class)</exclude>");
-
     @Test
     void theLibraryJarHoldsEveryClassButTheNodesPackagesAndItsImportsNameOnlyItsOwnClasses() throws IOException {
-        List<String> nodePackages = nodePackages();
+        List<String> nodePackages = LibraryBoundary.nodeClassPrefixes();
         Set<String> built = classesOf(Path.of("target/classes"));
         try (JarFile library = new JarFile(jar("target/lib", "varpulis-cluster-", ".jar").toFile())) {
             Set<String> held = classes(library, "");
@@ -62,7 +53,7 @@ class LibraryArtifactTest {
 
     @Test
     void theNodeJarsImportsNameExactlyTheNodesAutoConfigurations() throws IOException {
-        List<String> nodePackages = nodePackages();
+        List<String> nodePackages = LibraryBoundary.nodeClassPrefixes();
         try (JarFile node = new JarFile(jar("target/exec", "varpulis-cluster-", "-exec.jar").toFile())) {
             Set<String> held = classes(node, "BOOT-INF/classes/");
             // Spring Boot's repackaging keeps META-INF at the jar's root.
@@ -74,20 +65,6 @@ class LibraryArtifactTest {
                 .filter(name -> nodePackages.stream().anyMatch(name::startsWith))
                 .toList());
         }
-    }
-
-    /**
-     * What the pom excludes from the library jar, as class-name prefixes
-     * ({@code io.varpulis.web.}).
-     */
-    private static List<String> nodePackages() throws IOException {
-        Matcher exclude = EXCLUDE.matcher(Files.readString(Path.of("pom.xml"), StandardCharsets.UTF_8));
-        List<String> packages = new ArrayList<>();
-        while (exclude.find()) {
-            packages.add(exclude.group(1).replace('/', '.') + (exclude.group(2).equals("/**") ? "." : ""));
-        }
-        assertThat(packages).as("the node's packages declared in pom.xml").contains("io.varpulis.autoconfigure.node.");
-        return packages;
     }
 
     private static Path jar(String directory, String prefix, String suffix) throws IOException {

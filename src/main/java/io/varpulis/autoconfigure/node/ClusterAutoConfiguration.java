@@ -73,6 +73,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
@@ -99,6 +100,7 @@ import java.util.concurrent.Executor;
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnBean(ClusterTransport.class)
 @EnableConfigurationProperties({ ClusterProperties.class, NodeSecurityProperties.class })
+@ImportRuntimeHints(NodeRuntimeHints.class)
 public class ClusterAutoConfiguration {
 
     /**
@@ -113,6 +115,25 @@ public class ClusterAutoConfiguration {
                 BuiltInProcessorTypes.filter(), BuiltInProcessorTypes.bean(beans)));
         types.orderedStream().forEach(all::add);
         return new ProcessorRegistry(all);
+    }
+
+    /**
+     * @param environment the node's environment
+     * @return the node's defaults (ADR-007's id variables, its connection name and inbox
+     * prefix), set before its properties are bound; static, so it is ready before them
+     */
+    @Bean
+    public static NodePropertyDefaults nodePropertyDefaults(Environment environment) {
+        return new NodePropertyDefaults(environment);
+    }
+
+    /**
+     * @return the routed event codec (SPEC section 6)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EventCodec eventCodec() {
+        return new EventCodec();
     }
 
     /**

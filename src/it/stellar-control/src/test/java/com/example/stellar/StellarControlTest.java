@@ -176,6 +176,8 @@ class StellarControlTest {
                 "org.springframework.security.web.SecurityFilterChain",
                 "io.varpulis.cluster.coordinator.CoordinatorNode",
                 "io.varpulis.web.ClusterApiController", "io.varpulis.demo.BruteForceDemo",
+                // Issue 44: nor the node's pipelines and route edges.
+                "io.varpulis.pipeline.EventCodec", "io.varpulis.delivery.RouteIngress",
                 // Issue 33: no Bean Validation provider from the library (nor the EL it would need).
                 "org.hibernate.validator.HibernateValidator", "jakarta.el.ELManager")) {
             assertThatThrownBy(() -> Class.forName(absent)).as(absent).isInstanceOf(ClassNotFoundException.class);
