@@ -57,7 +57,7 @@ public final class StateRollback {
     /**
      * @param bucket the state's bucket, found gone
      * @param confirmedSequence the sequence of the writer's last confirmed write
-     * @return why the writer stops, for its fence
+     * @return why the writer stops, to follow the bucket's name ("was deleted")
      */
     String gone(String bucket, long confirmedSequence) {
         losses.record(new JetStreamLoss(JetStreamLoss.Kind.STATE_WENT_BACK, "KV_" + bucket, bucket, 1,
@@ -67,7 +67,7 @@ public final class StateRollback {
                         + "without sync_interval: always, or deleted by hand), and the pipeline is placed again on "
                         + "an empty bucket",
                 Instant.now()));
-        return "the bucket was deleted";
+        return "was deleted";
     }
 
 }

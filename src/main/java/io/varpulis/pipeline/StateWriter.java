@@ -319,7 +319,7 @@ final class StateWriter {
         }
         catch (KeyValueState.StateLostException e) {
             end(new KeyValueState.StateLostException(
-                    "state bucket " + bucket + ": " + rollback.gone(bucket, chain.confirmedSequence()), e));
+                    "state bucket " + bucket + " " + rollback.gone(bucket, chain.confirmedSequence()), e));
             return;
         }
         catch (StateFencedException e) {

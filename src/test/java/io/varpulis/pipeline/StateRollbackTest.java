@@ -105,7 +105,7 @@ class StateRollbackTest {
             assertThatThrownBy(() -> state.flush().get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause()
                 .isInstanceOf(KeyValueState.StateFencedException.class)
-                .hasMessageContaining("the bucket was deleted");
+                .hasMessageContaining("state bucket " + bucket + " was deleted");
             assertThat(losses.recent()).singleElement().satisfies(loss -> {
                 assertThat(loss.kind()).isEqualTo(JetStreamLoss.Kind.STATE_WENT_BACK);
                 assertThat(loss.detail()).contains("state bucket " + bucket + " is gone under its writer");
