@@ -6,6 +6,7 @@ import io.varpulis.transport.RequestReply;
 import io.varpulis.transport.Requester;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.Ordered;
 
 /**
  * Wraps every {@link ClusterTransport} bean, auto-configured or the application's own, in
@@ -14,9 +15,16 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * template's requests) in an {@link ObservedRequester}, so route edges, listener
  * containers, the template, its requests, parks, replays, commands and registrations are
  * all observed without touching them. Leaves them as they are when there is no
- * {@link ObservationRegistry}.
+ * {@link ObservationRegistry}. It runs last of the product's post-processors
+ * ({@link #ORDER}): a transport's publish timer sits inside its observation.
  */
-public class ObservedTransportPostProcessor implements BeanPostProcessor {
+public class ObservedTransportPostProcessor implements BeanPostProcessor, Ordered {
+
+    /**
+     * After the publish timer's post-processor: the observation wraps the timed
+     * transport.
+     */
+    public static final int ORDER = Ordered.LOWEST_PRECEDENCE;
 
     private final ObjectProvider<ObservationRegistry> registry;
 
@@ -79,6 +87,14 @@ public class ObservedTransportPostProcessor implements BeanPostProcessor {
             }
         }
         return bean;
+    }
+
+    /**
+     * @return {@link #ORDER}
+     */
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
 }

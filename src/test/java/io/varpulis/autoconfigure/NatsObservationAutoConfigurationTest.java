@@ -1,5 +1,9 @@
 package io.varpulis.autoconfigure;
 
+import io.varpulis.observation.ObservedClusterTransport;
+
+import io.varpulis.metrics.TimedClusterTransport;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -89,6 +93,15 @@ class NatsObservationAutoConfigurationTest {
                 .tag("messaging.destination.name", "svc.orders")
                 .timer()).isNotNull();
         });
+    }
+
+    @Test
+    void theObservationWrapsThePublishTimer_soTheTimerMeasuresThePublishAlone() {
+        runner().withPropertyValues("varpulis.nats.observation-enabled=true")
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .run(context -> assertThat(context.getBean(ClusterTransport.class)).isInstanceOfSatisfying(
+                    ObservedClusterTransport.class,
+                    observed -> assertThat(observed.delegate()).isInstanceOf(TimedClusterTransport.class)));
     }
 
     @Test
