@@ -3,8 +3,8 @@ package io.varpulis;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import io.varpulis.test.LibraryBoundary;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.varpulis.test.LibraryBoundary;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -56,7 +56,9 @@ class PackageLayersTest {
                                    // leadership, the API's queries
             "dlq", // the dead-letter console
             "web", // the operator API
-            "demo", // the main job
+            "bruteforce", // the main job: sshd parsing, the brute-force detector, the
+                          // alert sink
+            "demo", // the demo launcher: the multi-process run and its report
             "testcontainers", // NatsConnectionDetails for @ServiceConnection containers
             "docker.compose", // NatsConnectionDetails for spring-boot-docker-compose
             "autoconfigure", // every @AutoConfiguration and properties class, on top of

@@ -1,6 +1,6 @@
 package io.varpulis.bench;
 
-import io.varpulis.demo.SshLogIngressProcessor;
+import io.varpulis.bruteforce.SshLogIngressProcessor;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.EventCodec;

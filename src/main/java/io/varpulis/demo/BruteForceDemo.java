@@ -3,6 +3,7 @@ package io.varpulis.demo;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.varpulis.bruteforce.SshEvents;
 import io.varpulis.cluster.coordinator.GroupResources;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.DeclarationKeeper;

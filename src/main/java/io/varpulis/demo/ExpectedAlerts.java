@@ -1,6 +1,11 @@
 package io.varpulis.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.bruteforce.BruteForceAlert;
+import io.varpulis.bruteforce.BruteForceDetector;
+import io.varpulis.bruteforce.SshLogIngressProcessor;
+import io.varpulis.bruteforce.SshdLogLine;
+import io.varpulis.bruteforce.SshdLogParser;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.InMemoryKeyValueState;
 import io.varpulis.pipeline.KeyValueState;
@@ -13,6 +18,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -203,6 +209,30 @@ final class ExpectedAlerts {
                 throw new IllegalStateException("the reference applies one line at a time and parks none: " + reason);
             }
         };
+    }
+
+    /**
+     * @return what is wrong with a window's state, or {@code null} when it is the
+     * reference's
+     */
+    static String compare(Window window, BruteForceDetector.WindowState got) {
+        BruteForceDetector.WindowState want = window.state();
+        if (got == null) {
+            return "no state (" + window.events() + " failure events expected)";
+        }
+        if (want.alerted()) {
+            return got.alerted() ? null : "not alerted (" + got.failures() + " failures counted)";
+        }
+        if (got.alerted()) {
+            return "alerted, but the reference counts only " + want.failures() + " failures";
+        }
+        boolean once = new HashSet<>(got.seen()).size() == got.seen().size();
+        if (got.failures() == want.failures() && got.seen().size() == want.seen().size() && once) {
+            return null;
+        }
+        return got.failures() + " failures from " + got.seen().size() + " inputs"
+                + (once ? "" : " (one counted " + "twice)") + ", expected " + want.failures() + " from "
+                + want.seen().size();
     }
 
 }

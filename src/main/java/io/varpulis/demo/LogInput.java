@@ -1,5 +1,6 @@
 package io.varpulis.demo;
 
+import io.varpulis.bruteforce.SshEvents;
 import io.varpulis.pipeline.Event;
 
 import java.io.IOException;

@@ -1,10 +1,12 @@
 package io.varpulis.demo;
 
-import io.varpulis.jetstream.VarpulisJetStream;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.varpulis.bruteforce.BruteForceDetector;
+import io.varpulis.bruteforce.SshdLogLine;
+import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.RouteEdge;
 
 import java.io.IOException;

@@ -12,6 +12,9 @@ import io.nats.client.api.OrderedConsumerConfiguration;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
 import io.nats.client.support.NatsJetStreamConstants;
+import io.varpulis.bruteforce.BruteForceAlert;
+import io.varpulis.bruteforce.BruteForceDetector;
+import io.varpulis.bruteforce.SshEvents;
 import io.varpulis.demo.MajorityReads.View;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
@@ -22,8 +25,8 @@ import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
 import io.varpulis.pipeline.Partitioning;
-import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.PipelineGroupSpec.PipelineSpec;
+import io.varpulis.pipeline.PipelineGroupSpec;
 import io.varpulis.pipeline.RouteEdge;
 
 import java.io.IOException;
@@ -291,7 +294,7 @@ final class RunReport {
                     break;
                 }
             }
-            String problem = compareWindow(window,
+            String problem = ExpectedAlerts.compare(window,
                     got == null ? null : ExpectedAlerts.windowState(got, entry.getKey()));
             if (problem == null) {
                 applied += window.events();
@@ -330,30 +333,6 @@ final class RunReport {
     private static List<Integer> detectPartitions(DemoOptions options) {
         int partitions = options.detectPartitions();
         return partitions == 1 ? List.of(Partitioning.NONE) : IntStream.range(0, partitions).boxed().toList();
-    }
-
-    /**
-     * @return what is wrong with a window's state, or {@code null} when it is the
-     * reference's
-     */
-    private static String compareWindow(ExpectedAlerts.Window window, BruteForceDetector.WindowState got) {
-        BruteForceDetector.WindowState want = window.state();
-        if (got == null) {
-            return "no state (" + window.events() + " failure events expected)";
-        }
-        if (want.alerted()) {
-            return got.alerted() ? null : "not alerted (" + got.failures() + " failures counted)";
-        }
-        if (got.alerted()) {
-            return "alerted, but the reference counts only " + want.failures() + " failures";
-        }
-        boolean once = new HashSet<>(got.seen()).size() == got.seen().size();
-        if (got.failures() == want.failures() && got.seen().size() == want.seen().size() && once) {
-            return null;
-        }
-        return got.failures() + " failures from " + got.seen().size() + " inputs"
-                + (once ? "" : " (one counted " + "twice)") + ", expected " + want.failures() + " from "
-                + want.seen().size();
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.varpulis.autoconfigure;
 
 import io.varpulis.autoconfigure.node.SshDetectionAutoConfiguration;
-import io.varpulis.demo.DemoProcessorsProperties;
+import io.varpulis.bruteforce.BruteForceProperties;
 import io.varpulis.pipeline.ProcessorType;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,7 +26,7 @@ class SshDetectionAutoConfigurationTest {
     void aClusterNodeHasNoneOfTheJobsTypesUnlessItOptsIn() {
         runner.run(context -> assertThat(context).hasNotFailed()
             .doesNotHaveBean(ProcessorType.class)
-            .doesNotHaveBean(DemoProcessorsProperties.class));
+            .doesNotHaveBean(BruteForceProperties.class));
     }
 
     @Test
@@ -34,7 +34,7 @@ class SshDetectionAutoConfigurationTest {
         runner.withPropertyValues("varpulis.demo.processors.enabled=true").run(context -> {
             assertThat(context.getBeansOfType(ProcessorType.class).values()).extracting(ProcessorType::name)
                 .containsExactlyInAnyOrder("sshd-parse", "brute-force", "alert-file");
-            assertThat(context.getBean(DemoProcessorsProperties.class).getAlertDir())
+            assertThat(context.getBean(BruteForceProperties.class).getAlertDir())
                 .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "varpulis-alerts"));
         });
     }
@@ -42,7 +42,7 @@ class SshDetectionAutoConfigurationTest {
     @Test
     void theAlertDirectoryIsAProperty() {
         runner.withPropertyValues("varpulis.demo.processors.enabled=true", "varpulis.demo.processors.alert-dir=/srv/a")
-            .run(context -> assertThat(context.getBean(DemoProcessorsProperties.class).getAlertDir())
+            .run(context -> assertThat(context.getBean(BruteForceProperties.class).getAlertDir())
                 .isEqualTo(Path.of("/srv/a")));
     }
 

@@ -1,7 +1,7 @@
 package io.varpulis.autoconfigure.node;
 
-import io.varpulis.demo.DemoProcessorsProperties;
-import io.varpulis.demo.SshProcessorTypes;
+import io.varpulis.bruteforce.BruteForceProperties;
+import io.varpulis.bruteforce.SshProcessorTypes;
 import io.varpulis.pipeline.ProcessorType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "varpulis.cluster", name = "enabled", havingValue = "true")
 @ConditionalOnProperty(prefix = "varpulis.demo.processors", name = "enabled", havingValue = "true")
-@EnableConfigurationProperties(DemoProcessorsProperties.class)
+@EnableConfigurationProperties(BruteForceProperties.class)
 public class SshDetectionAutoConfiguration {
 
     /**
@@ -42,7 +42,7 @@ public class SshDetectionAutoConfiguration {
      * @return {@code alert-file}, confined to {@code varpulis.demo.processors.alert-dir}
      */
     @Bean
-    public ProcessorType alertFileProcessorType(DemoProcessorsProperties properties) {
+    public ProcessorType alertFileProcessorType(BruteForceProperties properties) {
         return SshProcessorTypes.alertFile(properties.getAlertDir());
     }
 

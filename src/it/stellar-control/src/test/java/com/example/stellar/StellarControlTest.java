@@ -175,7 +175,7 @@ class StellarControlTest {
                 "org.springframework.web.servlet.DispatcherServlet",
                 "org.springframework.security.web.SecurityFilterChain",
                 "io.varpulis.cluster.coordinator.CoordinatorNode",
-                "io.varpulis.web.ClusterApiController", "io.varpulis.demo.BruteForceDemo",
+                "io.varpulis.web.ClusterApiController", "io.varpulis.demo.BruteForceDemo", "io.varpulis.bruteforce.BruteForceDetector",
                 // Issue 44: nor the node's pipelines and route edges.
                 "io.varpulis.pipeline.EventCodec", "io.varpulis.delivery.RouteIngress",
                 // Issue 33: no Bean Validation provider from the library (nor the EL it would need).

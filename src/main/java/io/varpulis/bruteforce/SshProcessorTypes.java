@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import io.varpulis.pipeline.BuiltInProcessorTypes;
 import io.varpulis.pipeline.EventProcessor;
@@ -35,7 +35,7 @@ import java.util.Set;
  * and {@code window} (default 5m);</li>
  * <li>{@code alert-file}: appends each alert as one JSON line to setting {@code path},
  * never twice; {@code path} is relative to the node's alert directory
- * ({@link DemoProcessorsProperties#getAlertDir()}) and never leaves it.</li>
+ * ({@link BruteForceProperties#getAlertDir()}) and never leaves it.</li>
  * </ul>
  */
 public final class SshProcessorTypes {

@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.pipeline.Event;

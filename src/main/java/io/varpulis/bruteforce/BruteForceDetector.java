@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -290,7 +290,7 @@ public final class BruteForceDetector implements EventProcessor {
      * @param windowStart the window's start, epoch seconds
      * @return the state key of that (window, source), distinct for distinct sources
      */
-    static String stateKey(String srcIp, long windowStart) {
+    public static String stateKey(String srcIp, long windowStart) {
         Matcher address = IP_TEXT.matcher(srcIp);
         if (!address.matches()) {
             return "bf." + windowStart + ".h=" + srcIp;
@@ -347,10 +347,10 @@ public final class BruteForceDetector implements EventProcessor {
      * @param alertedBy the message id that crossed it, {@code null} before
      */
     @JsonInclude(JsonInclude.Include.NON_EMPTY)
-    record WindowState(@JsonProperty("failures") int failures, @JsonProperty("seen") List<String> seen,
+    public record WindowState(@JsonProperty("failures") int failures, @JsonProperty("seen") List<String> seen,
             @JsonProperty("alerted") boolean alerted, @JsonProperty("alerted_by") String alertedBy) {
 
-        WindowState {
+        public WindowState {
             seen = seen == null ? List.of() : List.copyOf(seen);
         }
     }

@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import io.varpulis.pipeline.EventProcessor;
 import io.varpulis.pipeline.InMemoryKeyValueState;

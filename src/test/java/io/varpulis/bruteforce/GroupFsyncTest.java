@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import java.time.Instant;
 

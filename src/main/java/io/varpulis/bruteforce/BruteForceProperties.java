@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -9,7 +9,7 @@ import java.nio.file.Path;
  * {@code varpulis.demo.processors.*}.
  */
 @ConfigurationProperties(prefix = "varpulis.demo.processors")
-public class DemoProcessorsProperties {
+public class BruteForceProperties {
 
     /**
      * Whether the node registers {@code sshd-parse}, {@code brute-force} and

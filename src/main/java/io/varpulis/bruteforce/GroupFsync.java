@@ -1,4 +1,4 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
 import io.varpulis.support.DaemonThreads;
 import org.slf4j.Logger;

@@ -1,9 +1,9 @@
-package io.varpulis.demo;
+package io.varpulis.bruteforce;
 
-import io.varpulis.demo.SshdLogLine.AuthFailure;
-import io.varpulis.demo.SshdLogLine.Form;
-import io.varpulis.demo.SshdLogLine.Malformed;
-import io.varpulis.demo.SshdLogLine.Other;
+import io.varpulis.bruteforce.SshdLogLine.AuthFailure;
+import io.varpulis.bruteforce.SshdLogLine.Form;
+import io.varpulis.bruteforce.SshdLogLine.Malformed;
+import io.varpulis.bruteforce.SshdLogLine.Other;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
