@@ -35,6 +35,7 @@ class PackageLayersTest {
             "metrics", // Micrometer meters of the event paths
             "observation", // Micrometer Observation of publishes and deliveries (traces,
                            // SPEC section 14)
+            "dlq", // the dead-letter queue: death envelopes, the parker, the console
             "container", // the delivery container every durable consumer runs in:
                          // settlement, DLQ parker
             "health", // the nats, jetstream and delivery containers' health
@@ -54,7 +55,6 @@ class PackageLayersTest {
                               // commands served
             "cluster.coordinator", // the coordinator: admission, liveness, placement,
                                    // leadership, the API's queries
-            "dlq", // the dead-letter console
             "web", // the operator API
             "bruteforce", // the main job: sshd parsing, the brute-force detector, the
                           // alert sink

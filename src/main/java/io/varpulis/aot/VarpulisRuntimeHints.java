@@ -1,6 +1,6 @@
 package io.varpulis.aot;
 
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.jetstream.eviction.EvictionLedger;
 import io.varpulis.dlq.DeadLetterPage;
 import io.varpulis.autoconfigure.DeadLetterProperties;

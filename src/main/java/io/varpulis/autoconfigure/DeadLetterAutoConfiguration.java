@@ -4,7 +4,7 @@ import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
 import io.varpulis.nats.Substrate;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.transport.ClusterTransport;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

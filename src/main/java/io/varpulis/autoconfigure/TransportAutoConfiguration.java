@@ -1,8 +1,8 @@
 package io.varpulis.autoconfigure;
 
 import io.nats.client.Connection;
-import io.varpulis.container.DeadLetterParker;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeadLetterParker;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.container.ContainerSettings;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.support.DaemonThreads;

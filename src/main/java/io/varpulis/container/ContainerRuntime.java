@@ -1,5 +1,6 @@
 package io.varpulis.container;
 
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.DeliveryDecorator;
 import org.springframework.util.backoff.ExponentialBackOff;

@@ -1,5 +1,6 @@
 package io.varpulis.container;
 
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.support.Backoffs;

@@ -1,6 +1,6 @@
 package io.varpulis.delivery;
 
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.metrics.SubstrateMetrics;
 import io.varpulis.nats.Subjects;
 import io.varpulis.pipeline.Event;

@@ -1,6 +1,6 @@
 package io.varpulis.delivery;
 
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.container.DeliveryAdapter;
 import io.varpulis.container.Outcome;
 import io.varpulis.pipeline.Event;

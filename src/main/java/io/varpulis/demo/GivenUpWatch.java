@@ -7,8 +7,8 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
-import io.varpulis.container.DeadLetterHeaders;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeadLetterHeaders;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.transport.GivenUpMessage;
 

@@ -2,7 +2,7 @@ package io.varpulis.demo;
 
 import io.nats.client.Connection;
 import io.varpulis.bruteforce.SshEvents;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.demo.LogInput.LogLine;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.nats.Substrate;

@@ -13,8 +13,6 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.StreamState;
 import io.nats.client.api.Subject;
-import io.varpulis.container.DeadLetterHeaders;
-import io.varpulis.container.DeathEnvelope;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeathEnvelope;
 
 import java.io.IOException;
 

@@ -7,7 +7,7 @@ import io.varpulis.autoconfigure.JetStreamConsumerProperties;
 import io.varpulis.autoconfigure.JetStreamPublishProperties;
 import io.varpulis.autoconfigure.NatsConnectionProperties;
 import io.varpulis.autoconfigure.NatsPropertiesRuntimeHints;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.dlq.ParkedEvent;
 import io.varpulis.autoconfigure.LeaderReachProperties;

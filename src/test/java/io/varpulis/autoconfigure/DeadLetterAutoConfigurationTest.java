@@ -5,7 +5,7 @@ import io.varpulis.autoconfigure.node.DeadLetterApiAutoConfiguration;
 import io.nats.client.Connection;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterEndpoint;
-import io.varpulis.container.DeathEnvelope;
+import io.varpulis.dlq.DeathEnvelope;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;

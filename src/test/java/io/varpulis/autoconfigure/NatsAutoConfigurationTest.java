@@ -7,7 +7,7 @@ import io.nats.client.Options;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
 import io.varpulis.jetstream.ConsumerSettings;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.jetstream.JetStreamAdmin;
 import io.varpulis.jetstream.JetStreamUnavailableException;

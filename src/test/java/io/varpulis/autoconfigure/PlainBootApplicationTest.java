@@ -5,7 +5,7 @@ import io.nats.client.Connection;
 import io.varpulis.autoconfigure.node.ImportNodeAutoConfiguration;
 import io.varpulis.cluster.coordinator.CoordinatorNode;
 import io.varpulis.cluster.worker.WorkerNode;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.health.JetStreamHealthIndicator;
 import io.varpulis.health.NatsHealthIndicator;

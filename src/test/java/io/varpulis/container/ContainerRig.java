@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.impl.NatsMessage;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.metrics.DeliveryMeters;
 import io.varpulis.metrics.SubstrateMetrics;

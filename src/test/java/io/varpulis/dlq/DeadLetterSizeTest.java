@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.api.MessageInfo;
 import io.varpulis.autoconfigure.DeadLetterProperties;
 import io.varpulis.VarpulisClusterApplication;
-import io.varpulis.container.DeathEnvelope;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;

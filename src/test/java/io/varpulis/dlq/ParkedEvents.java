@@ -1,6 +1,5 @@
 package io.varpulis.dlq;
 
-import io.varpulis.container.DeathEnvelope;
 import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.RouteEdge;

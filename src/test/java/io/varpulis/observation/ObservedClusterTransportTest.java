@@ -9,7 +9,7 @@ import brave.sampler.Sampler;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.nats.client.api.MessageInfo;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.container.DeliveryContainer;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.OutputEmitter;

@@ -7,7 +7,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.varpulis.jetstream.ConsumerSettings;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.container.DeliveryContainerFactory;
 import io.varpulis.delivery.OutputEmitter;
 import io.varpulis.delivery.PipelineHost;

@@ -3,7 +3,7 @@ package io.varpulis.web;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.varpulis.VarpulisClusterApplication;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.pipeline.Event;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.test.BrokerTest;

@@ -6,7 +6,7 @@ import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamConfiguration;
-import io.varpulis.container.DeadLetterParker;
+import io.varpulis.dlq.DeadLetterParker;
 import io.varpulis.dlq.Caller;
 import io.varpulis.dlq.DeadLetterConsole;
 import io.varpulis.dlq.DeadLetterQuery;

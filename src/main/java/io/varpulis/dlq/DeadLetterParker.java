@@ -1,4 +1,4 @@
-package io.varpulis.container;
+package io.varpulis.dlq;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,9 +21,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Publishes death envelopes (ADR-007): a parked event's {@link DeathEnvelope} on
  * {@code varpulis.dlq.{unit}}, and reports the DLQ's PubAck. It never settles the
- * delivery: the {@link DeliveryContainer} acks it once the envelope is stored
- * ({@link Delivery#parked}), and decides what a failed park becomes ({@link Settlement}).
- * On core nothing can be stored: the envelope is logged at ERROR as lost.
+ * delivery: the {@link io.varpulis.container.DeliveryContainer} acks it once the envelope
+ * is stored ({@link Delivery#parked}), and decides what a failed park becomes
+ * ({@link io.varpulis.container.Settlement}). On core nothing can be stored: the envelope
+ * is logged at ERROR as lost.
  * <p>
  * An event that fit the routing stream always fits the DLQ (SPEC section 4): when the
  * JSON envelope would exceed the server's max_payload (a 900 KB binary event is a 1.2 MB

@@ -1,4 +1,4 @@
-package io.varpulis.container;
+package io.varpulis.dlq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.impl.Headers;
