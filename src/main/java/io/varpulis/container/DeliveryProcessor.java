@@ -72,7 +72,12 @@ final class DeliveryProcessor {
         if (work != null) {
             CompletionStage<Outcome> outcome = apply(work);
             work.returned();
-            settler.settleWhenDone(work, outcome);
+            if (Outcomes.appliedNow(outcome)) {
+                settler.settle(work, Outcome.applied());
+            }
+            else {
+                settler.settleWhenDone(work, outcome);
+            }
         }
     }
 
@@ -129,9 +134,25 @@ final class DeliveryProcessor {
             outcomes = Collections.nCopies(works.size(),
                     CompletableFuture.completedFuture(Outcome.failed(ErrorStage.LISTENER, e)));
         }
+        // Those applied at once are acked in one pass (issue 42: a batch pays its
+        // settling and meters once); the others are settled on their own by the rule.
+        List<DeliveryWork> applied = new ArrayList<>(works.size());
+        List<Integer> others = null;
         for (int i = 0; i < works.size(); i++) {
             works.get(i).returned();
-            settler.settleWhenDone(works.get(i), outcomes.get(i));
+            if (Outcomes.appliedNow(outcomes.get(i))) {
+                applied.add(works.get(i));
+            }
+            else {
+                others = others != null ? others : new ArrayList<>();
+                others.add(i);
+            }
+        }
+        settler.settleApplied(applied);
+        if (others != null) {
+            for (int i : others) {
+                settler.settleWhenDone(works.get(i), outcomes.get(i));
+            }
         }
     }
 

@@ -41,6 +41,17 @@ final class Outcomes {
         }
     }
 
+    /**
+     * @param stage an adapter's outcome, or {@code null}
+     * @return whether it is already done, applied, with no element parked: the outcome of
+     * most deliveries, which the container acks at once (issue 42: no stage round trip
+     * per delivery)
+     */
+    static boolean appliedNow(CompletionStage<Outcome> stage) {
+        return stage instanceof CompletableFuture<Outcome> future && future.isDone()
+                && !future.isCompletedExceptionally() && future.getNow(null) == Outcome.applied();
+    }
+
     static Outcome outcomeOf(CompletableFuture<Outcome> done) {
         try {
             Outcome outcome = done.join();

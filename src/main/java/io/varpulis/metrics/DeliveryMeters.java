@@ -119,6 +119,18 @@ public final class DeliveryMeters {
     }
 
     /**
+     * Counts the deliveries of one batch applied and acked together: the applied counter
+     * by their number, the apply timer once, for the batch.
+     * @param deliveries how many were acked
+     * @param nanos from the batch's first receipt to its last ack, ns
+     */
+    public void appliedBatch(int deliveries, long nanos) {
+        if (applies != null) {
+            applies.applied(deliveries, nanos);
+        }
+    }
+
+    /**
      * Counts one more try made because the broker was away (no delivery spent).
      */
     public void retried() {

@@ -68,14 +68,25 @@ final class ContainerRig implements AutoCloseable {
     }
 
     DeliveryContainer start(ContainerSettings settings, DeliveryAdapter adapter) {
-        ConsumerDeclaration consumer = new ConsumerDeclaration("ORDERS",
+        return factory.create(consumer(), "orders", meters(), settings, adapter).start();
+    }
+
+    DeliveryContainer startBatch(BatchDeliveryAdapter adapter) {
+        return factory.createBatch(consumer(), "orders", meters(), settings(1, Duration.ofMinutes(5), null), adapter)
+            .start();
+    }
+
+    private static ConsumerDeclaration consumer() {
+        return new ConsumerDeclaration("ORDERS",
                 ConsumerConfiguration.builder()
                     .durable("orders")
                     .filterSubject("orders.>")
                     .ackPolicy(AckPolicy.Explicit)
                     .build());
-        DeliveryMeters meters = metrics.deliveries("orders", SubstrateMetrics.UNPARTITIONED, true);
-        return factory.create(consumer, "orders", meters, settings, adapter).start();
+    }
+
+    private DeliveryMeters meters() {
+        return metrics.deliveries("orders", SubstrateMetrics.UNPARTITIONED, true);
     }
 
     double count(String name, String... tags) {

@@ -88,6 +88,32 @@ class ListenerModelTest {
             }
         }
 
+        final Map<String, Integer> asyncBatchCalls = new ConcurrentHashMap<>();
+
+        @NatsListener(id = "async-batch", subject = "model.asyncbatch.>", batch = true, batchSize = 20,
+                autoStartup = "false")
+        CompletableFuture<Void> asyncBatch(List<Order> orders) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            int failed = -1;
+            for (int i = 0; i < orders.size(); i++) {
+                if (asyncBatchCalls.merge(orders.get(i).id(), 1, Integer::sum) == 1
+                        && orders.get(i).id().equals("c4")) {
+                    failed = i;
+                }
+            }
+            int index = failed;
+            new Thread(() -> {
+                if (index >= 0) {
+                    done.completeExceptionally(
+                            new BatchListenerFailedException("c4 once", new IllegalStateException("c4"), index));
+                }
+                else {
+                    done.complete(null);
+                }
+            }, "async-batch-completer").start();
+            return done;
+        }
+
         @NatsListener(id = "async", subject = "model.async.>")
         CompletableFuture<Void> async(Order order) {
             CompletableFuture<Void> done = new CompletableFuture<>();
@@ -218,6 +244,31 @@ class ListenerModelTest {
                 assertThat(consumer(context, "batch").getNumAckPending()).isZero();
                 assertThat(consumer(context, "batch").getNumPending()).isZero();
             });
+        });
+    }
+
+    @Test
+    void anAsyncBatchThatFailsOnAnElementOnce_acksTheOthers_andAppliesItOnItsRedelivery() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            for (int i = 0; i < 10; i++) {
+                send(context, "model.asyncbatch.x", new Order("c" + i, i));
+            }
+            context.getBean(NatsListenerEndpointRegistry.class).getListenerContainer("async-batch").start();
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                assertThat(listeners.asyncBatchCalls.get("c4")).isEqualTo(2);
+                assertThat(consumer(context, "async-batch").getNumAckPending()).isZero();
+                assertThat(consumer(context, "async-batch").getNumPending()).isZero();
+            });
+            for (int i = 0; i < 4; i++) {
+                assertThat(listeners.asyncBatchCalls.get("c" + i)).as("c" + i + " applied once").isEqualTo(1);
+            }
+            for (int i = 5; i < 10; i++) {
+                assertThat(listeners.asyncBatchCalls.get("c" + i)).as("c" + i + " called again once after c4")
+                    .isBetween(1, 2);
+            }
+            assertThat(context.getBean(DeadLetterConsole.class).list(DeadLetterQuery.all()).events()).isEmpty();
         });
     }
 
