@@ -9,6 +9,7 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.Subjects;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -89,13 +90,16 @@ class CoordinatorClockAheadTest {
             await().atMost(WAIT).until(() -> placement(coord).size() == 3);
             Map<String, String> placed = placement(coord);
 
-            long until = System.nanoTime() + ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(4).toNanos();
-            while (System.nanoTime() < until) {
+            ThrowingRunnable unchanged = () -> {
                 assertThat(readyWorkers(coord)).as("heartbeats applied: no worker found dead")
                     .containsExactlyInAnyOrder("worker-a", "worker-b");
                 assertThat(placement(coord)).as("no pipeline moves").isEqualTo(placed);
-                Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.toMillis());
-            }
+            };
+            await().during(ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(4))
+                .atMost(ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(5))
+                .pollInterval(ClusterNode.HEARTBEAT_INTERVAL)
+                .failFast(unchanged)
+                .untilAsserted(unchanged);
             assertThat(meter(coord, "varpulis.heartbeats.applied")).isGreaterThan(10);
             assertThat(meter(coord, "varpulis.heartbeats.stale")).as("the replayed ghost heartbeat")
                 .isGreaterThanOrEqualTo(1);

@@ -9,6 +9,7 @@ import io.varpulis.cluster.protocol.ControlPlaneBuckets;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -76,8 +77,12 @@ class GroupRemovalTest {
                         .worker("worker-core-kept")
                         .map(w -> w.heartbeat() != null)
                         .orElse(false));
-                Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(6).toMillis());
-                assertThat(worker.worker().currentHeartbeat().pipelinesRunning()).isEqualTo(3);
+                ThrowingRunnable kept = () -> assertThat(worker.worker().currentHeartbeat().pipelinesRunning())
+                    .isEqualTo(3);
+                await().during(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(6))
+                    .atMost(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(10))
+                    .failFast(kept)
+                    .untilAsserted(kept);
             }
         }
         finally {

@@ -9,6 +9,7 @@ import io.nats.client.Nats;
 import io.varpulis.cluster.coordinator.UnregisteredWorkers;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,11 +60,13 @@ class MixedFleetTest {
 
             try (RustPeer rust = RustPeer.worker(nats.url(), "rw1", "")) {
                 assertThat(rust.register().path("status").asText()).isEqualTo("registered");
-                for (int i = 0; i < 10; i++) {
-                    Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.toMillis());
-                    assertThat(coordinator.coordinator().placementOf("mixed")).as("no move, no flapping")
-                        .isEqualTo(settled);
-                }
+                ThrowingRunnable unmoved = () -> assertThat(coordinator.coordinator().placementOf("mixed"))
+                    .as("no move, no flapping")
+                    .isEqualTo(settled);
+                await().during(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(10))
+                    .atMost(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(14))
+                    .failFast(unmoved)
+                    .untilAsserted(unmoved);
                 for (int n : IntStream.rangeClosed(1, 20).toArray()) {
                     assertThat(coordinator
                         .post("/api/v1/cluster/pipeline-groups/mixed/inject",

@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -94,10 +95,13 @@ class PlacementHealingTest {
                 Map<String, String> settled = placement(coordinator);
                 assertThat(settled).hasSize(6);
 
-                for (int i = 0; i < 10; i++) {
-                    Thread.sleep(ClusterNode.HEARTBEAT_INTERVAL.toMillis());
-                    assertThat(placement(coordinator)).as("no move once 3 and 3").isEqualTo(settled);
-                }
+                ThrowingRunnable unmoved = () -> assertThat(placement(coordinator)).as("no move once 3 and 3")
+                    .isEqualTo(settled);
+                await().during(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(10))
+                    .atMost(ClusterNode.HEARTBEAT_INTERVAL.multipliedBy(14))
+                    .pollInterval(ClusterNode.HEARTBEAT_INTERVAL)
+                    .failFast(unmoved)
+                    .untilAsserted(unmoved);
                 for (int n : IntStream.rangeClosed(1, 5).toArray()) {
                     assertThat(coordinator
                         .post("/api/v1/cluster/pipeline-groups/left/inject",

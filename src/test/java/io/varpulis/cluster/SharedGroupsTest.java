@@ -3,6 +3,7 @@ package io.varpulis.cluster;
 import io.varpulis.cluster.coordinator.WorkerRecord;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -143,11 +144,17 @@ class SharedGroupsTest {
         }
         await().atMost(WAIT).until(() -> running("short-lived").isEmpty());
         // Several heartbeats and ticks later, nobody re-declared it.
-        Thread.sleep(ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(2).toMillis());
-        for (ClusterNode coordinator : List.of(first, second)) {
-            assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/short-lived").status()).isEqualTo(404);
-        }
-        assertThat(running("short-lived")).isEmpty();
+        ThrowingRunnable gone = () -> {
+            for (ClusterNode coordinator : List.of(first, second)) {
+                assertThat(coordinator.get("/api/v1/cluster/pipeline-groups/short-lived").status()).isEqualTo(404);
+            }
+            assertThat(running("short-lived")).isEmpty();
+        };
+        await().during(ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(2))
+            .atMost(ClusterNode.HEARTBEAT_TIMEOUT.multipliedBy(3))
+            .pollInterval(ClusterNode.HEARTBEAT_INTERVAL)
+            .failFast(gone)
+            .untilAsserted(gone);
     }
 
     private static ClusterNode leader() {

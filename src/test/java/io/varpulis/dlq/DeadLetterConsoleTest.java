@@ -188,7 +188,7 @@ class DeadLetterConsoleTest {
     void listIsFilteredByTheTimeEventsWereParked() throws Exception {
         long early = park("detect", "early");
         Instant between = Instant.parse(console.show(early).storedAt()).plusMillis(1);
-        Thread.sleep(50);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(between));
         long late = park("detect", "late");
 
         assertThat(console.list(new DeadLetterQuery(null, between, null, null, null)).events())

@@ -6,6 +6,7 @@ import io.varpulis.VarpulisClusterApplication;
 import io.varpulis.test.BrokerTest;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.test.TestCredentials;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -59,20 +60,28 @@ class ReadinessAnswersFastTest {
             nats.stop();
             try {
                 await().atMost(Duration.ofSeconds(10)).until(() -> status(http, readiness).status().equals("DOWN"));
-                for (int i = 0; i < 5; i++) {
+                ThrowingRunnable downFast = () -> {
                     Answer answer = status(http, readiness);
                     assertThat(answer.status()).isEqualTo("DOWN");
                     assertThat(answer.took()).as("server stopped").isLessThan(FAST);
-                    Thread.sleep(300);
-                }
+                };
+                await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(3))
+                    .pollInterval(Duration.ofMillis(300))
+                    .failFast(downFast)
+                    .untilAsserted(downFast);
                 try (SilentServer silent = new SilentServer(nats.port())) {
                     await().atMost(Duration.ofSeconds(10)).until(() -> silent.accepted() > 0);
-                    for (int i = 0; i < 8; i++) {
+                    ThrowingRunnable silentFast = () -> {
                         Answer answer = status(http, readiness);
                         assertThat(answer.status()).isEqualTo("DOWN");
                         assertThat(answer.took()).as("a server that accepts TCP and never answers").isLessThan(FAST);
-                        Thread.sleep(500);
-                    }
+                    };
+                    await().during(Duration.ofSeconds(4))
+                        .atMost(Duration.ofSeconds(6))
+                        .pollInterval(Duration.ofMillis(500))
+                        .failFast(silentFast)
+                        .untilAsserted(silentFast);
                 }
             }
             finally {

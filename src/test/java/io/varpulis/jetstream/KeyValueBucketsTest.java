@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A node that starts while its JetStream cluster cannot answer (no meta leader: two of
@@ -51,8 +52,9 @@ class KeyValueBucketsTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Thread.sleep(6000);
-            assertThat(created).as("still asking while nobody answers").isNotDone();
+            await().during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(8))
+                .untilAsserted(() -> assertThat(created).as("still asking while nobody answers").isNotDone());
             cluster.start(1);
             cluster.start(2);
 
@@ -93,8 +95,9 @@ class KeyValueBucketsTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Thread.sleep(4000);
-            assertThat(opened).as("still asking while nobody answers").isNotDone();
+            await().during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(6))
+                .untilAsserted(() -> assertThat(opened).as("still asking while nobody answers").isNotDone());
             cluster.start(leader);
             cluster.start(third);
 

@@ -73,13 +73,14 @@ class GracefulDrainTest {
         secondHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> applied.size() >= ids.size());
-            Thread.sleep(ACK_WAIT.plusSeconds(1).toMillis());
-
             assertThat(appliedByFirst).as("the drain let the apply in flight finish").isGreaterThan(2);
             assertThat(applied.subList(0, appliedByFirst)).allMatch(a -> a.host().equals("first"));
-            assertThat(countById(applied)).as("every event applied exactly once across both hosts")
-                .containsOnlyKeys(ids)
-                .allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
+            await().during(ACK_WAIT.plusSeconds(1))
+                .atMost(ACK_WAIT.plusSeconds(3))
+                .untilAsserted(
+                        () -> assertThat(countById(applied)).as("every event applied exactly once across both hosts")
+                            .containsOnlyKeys(ids)
+                            .allSatisfy((id, count) -> assertThat(count).isEqualTo(1)));
             assertSettled(second, group);
         }
         finally {
@@ -126,18 +127,18 @@ class GracefulDrainTest {
         secondHost.deploy(group(group), "apply", KeyValueStateFactory.NO_PLACEMENT_EPOCH);
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> applied.size() >= ids.size());
-            Thread.sleep(ACK_WAIT.plusSeconds(1).toMillis());
-
-            assertThat(applied).filteredOn(a -> a.host().equals("first"))
-                .extracting(Applied::messageId)
-                .containsExactly(ids.get(0), ids.get(1));
-            assertThat(applied).filteredOn(a -> a.messageId().equals(stuck)).singleElement().satisfies(a -> {
-                assertThat(a.host()).isEqualTo("second");
-                assertThat(a.attempt()).as("it was delivered before and never acked").isGreaterThanOrEqualTo(2);
+            await().during(ACK_WAIT.plusSeconds(1)).atMost(ACK_WAIT.plusSeconds(3)).untilAsserted(() -> {
+                assertThat(applied).filteredOn(a -> a.host().equals("first"))
+                    .extracting(Applied::messageId)
+                    .containsExactly(ids.get(0), ids.get(1));
+                assertThat(applied).filteredOn(a -> a.messageId().equals(stuck)).singleElement().satisfies(a -> {
+                    assertThat(a.host()).isEqualTo("second");
+                    assertThat(a.attempt()).as("it was delivered before and never acked").isGreaterThanOrEqualTo(2);
+                });
+                assertThat(countById(applied)).as("none lost, none applied twice")
+                    .containsOnlyKeys(ids)
+                    .allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
             });
-            assertThat(countById(applied)).as("none lost, none applied twice")
-                .containsOnlyKeys(ids)
-                .allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
             assertSettled(second, group);
         }
         finally {

@@ -19,6 +19,7 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
 import io.varpulis.transport.PublishReceipt;
 import io.varpulis.transport.TransportSettings;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -236,7 +237,11 @@ class JetStreamKeyValueStateTest {
                 state.put("k" + (i % 7), bytes("v" + i));
                 flushes.add(state.flush());
             }
-            Thread.sleep(1500);
+            List<CompletableFuture<Void>> duringOutage = flushes.subList(50, 100);
+            Awaitility.await()
+                .during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> duringOutage.stream().noneMatch(CompletableFuture::isDone));
         }
         finally {
             nats.start();

@@ -31,6 +31,7 @@ import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 41 (SPEC section 20), what a power loss and a slow disk did to a state's writer.
@@ -71,10 +72,12 @@ class StateWriterTest {
         writer.write(batch("k1", "k2", "k3"));
         CompletableFuture<Void> flushed = writer.flush();
 
-        Thread.sleep(1500); // the power is off: answers "in process", no leader
-        assertThat(flushed).isNotDone();
-        assertThat(sends.values()).as("nothing sent again while no look-up found it missing")
-            .allSatisfy(n -> assertThat(n).hasValue(1));
+        // the power is off: answers "in process", no leader
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            assertThat(flushed).isNotDone();
+            assertThat(sends.values()).as("nothing sent again while no look-up found it missing")
+                .allSatisfy(n -> assertThat(n).hasValue(1));
+        });
         assertThat(output).containsOnlyOnce("WARN")
             .contains("state bucket b: 3 write(s) not confirmed for")
             .contains("in process (10158)=3")

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The write chain's rules (issue 41, SPEC section 20), without a server: what goes on the
@@ -152,8 +153,8 @@ class WriteChainTest {
         chain.add(batch(2));
         chain.toSend();
         assertThat(chain.stalled()).isFalse();
-        Thread.sleep(250);
-        assertThat(chain.stalled()).as("a leader that stepped down never answers what it dropped").isTrue();
+        await("a leader that stepped down never answers what it dropped").atMost(Duration.ofSeconds(2))
+            .until(chain::stalled);
 
         WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
 

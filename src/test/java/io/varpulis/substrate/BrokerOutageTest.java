@@ -67,8 +67,9 @@ class BrokerOutageTest {
                             "noresp-1"))
                     .get(5, TimeUnit.SECONDS);
                 // Three ack_waits without a stream for the output.
-                Thread.sleep(6000);
-                assertThat(worker.metrics.count("varpulis.events.applied", "pipeline", "detect")).isZero();
+                await().during(Duration.ofSeconds(6))
+                    .atMost(Duration.ofSeconds(8))
+                    .until(() -> worker.metrics.count("varpulis.events.applied", "pipeline", "detect") == 0);
                 worker.jsm()
                     .addStream(StreamConfiguration.builder()
                         .name("ELSEWHERE")
@@ -119,8 +120,19 @@ class BrokerOutageTest {
                     .publish(new OutboundMessage(edge.subject(), worker.codec.encode(Event.of("In", Map.of("k", key))),
                             "reroute-1"))
                     .get(5, TimeUnit.SECONDS);
-                // Three ack_waits without a stream for the partition.
-                Thread.sleep(6000);
+                // Three ack_waits without a stream for the partition: nothing acked,
+                // nothing parked.
+                var consumerName = DurableNames.routeConsumer("detect", edge.subject());
+                await().during(Duration.ofSeconds(6))
+                    .atMost(Duration.ofSeconds(8))
+                    .until(() -> worker.jsm()
+                        .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName)
+                        .getAckFloor()
+                        .getStreamSequence() == 0
+                            && worker.jsm()
+                                .getStreamInfo(VarpulisJetStream.DLQ_STREAM)
+                                .getStreamState()
+                                .getMsgCount() == parkedBefore);
                 worker.jsm()
                     .addStream(StreamConfiguration.builder()
                         .name("REROUTED")
@@ -128,7 +140,6 @@ class BrokerOutageTest {
                         .storageType(StorageType.File)
                         .build());
 
-                var consumerName = DurableNames.routeConsumer("detect", edge.subject());
                 await().atMost(Duration.ofSeconds(20))
                     .until(() -> worker.jsm()
                         .getConsumerInfo(VarpulisJetStream.ROUTING_STREAM, consumerName)

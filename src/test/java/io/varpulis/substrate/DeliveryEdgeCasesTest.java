@@ -93,10 +93,12 @@ class DeliveryEdgeCasesTest {
                 throw new IllegalStateException("poison");
             }, OutputEmitter.NONE).start(worker.transport, properties.consumerSettings())) {
                 worker.transport.publish(new OutboundMessage(edge.subject(), worker.codec.encode(EVENT), "dd-1")).get();
-                Thread.sleep(1500);
-                assertThat(worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
-                    .as("no DLQ yet")
-                    .isZero();
+                await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(3))
+                    .untilAsserted(() -> assertThat(
+                            worker.metrics.count("varpulis.events.parked", "unit", "detect", "reason", "max_deliver"))
+                        .as("no DLQ yet")
+                        .isZero());
                 worker.admin.declareStream(properties.streams().deadLetterStream());
 
                 await().atMost(Duration.ofSeconds(20))

@@ -72,8 +72,9 @@ class JetStreamRouteDeliveryTest {
         try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM);
                 Consumption ignored = worker.ingress(edge, collect(afterRestart), OutputEmitter.NONE)
                     .start(worker.transport, worker.consumer())) {
-            Thread.sleep(1000);
-            assertThat(afterRestart).as("an acked event is not delivered again").isEmpty();
+            await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertThat(afterRestart).as("an acked event is not delivered again").isEmpty());
             ConsumerInfo info = consumer(worker, edge);
             assertThat(info.getNumPending()).isZero();
             assertThat(info.getDelivered().getConsumerSequence()).isEqualTo(1);
@@ -121,8 +122,11 @@ class JetStreamRouteDeliveryTest {
                 .get();
 
             await().atMost(Duration.ofSeconds(15)).until(() -> dlqDepth(worker) == 1);
-            Thread.sleep(1000);
-            assertThat(deliveries).as("max_deliver is 5, and a parked event is not delivered again").hasValue(5);
+            await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .untilAsserted(
+                        () -> assertThat(deliveries).as("max_deliver is 5, and a parked event is not delivered again")
+                            .hasValue(5));
 
             JsonNode envelope = lastParked(worker, "detect");
             assertThat(envelope.get("original_subject").asText()).isEqualTo(edge.subject());

@@ -17,9 +17,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 41, item 5 (SPEC section 20) on three clustered servers: a stream whose PubAcks
@@ -134,28 +137,21 @@ class SlowLeadersTest {
         assertThat(awaitConsumerLeader(durable)).as("the consumer led by the slow stream's leader").isEqualTo(server);
     }
 
-    private int awaitConsumerLeader(String durable) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            try {
-                return cluster.consumerLeader("SLOW", durable);
-            }
-            catch (IllegalStateException electing) {
-                Thread.sleep(100);
-            }
-        }
-        return -1;
+    private int awaitConsumerLeader(String durable) {
+        return awaitElected(() -> cluster.consumerLeader("SLOW", durable));
     }
 
-    private int awaitLeader(String stream) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            try {
-                return cluster.streamLeader(stream);
-            }
-            catch (IllegalStateException electing) {
-                Thread.sleep(100);
-            }
-        }
-        return -1;
+    private int awaitLeader(String stream) {
+        return awaitElected(() -> cluster.streamLeader(stream));
+    }
+
+    /**
+     * Asks for a leader until one is elected (the cluster throws while it is electing).
+     */
+    private static int awaitElected(Callable<Integer> leader) {
+        return await().atMost(Duration.ofSeconds(10))
+            .ignoreException(IllegalStateException.class)
+            .until(leader, Objects::nonNull);
     }
 
 }
