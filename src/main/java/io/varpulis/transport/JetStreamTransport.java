@@ -2,6 +2,7 @@ package io.varpulis.transport;
 
 import io.nats.client.Connection;
 import io.nats.client.ConsumeOptions;
+import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
@@ -188,6 +189,11 @@ final class JetStreamTransport implements ClusterTransport {
         long maxDeliver = server.getMaxDeliver();
         Duration ackWait = server.getAckWait() == null ? Duration.ZERO : server.getAckWait();
         GivenUpAdvisories.Watch givenUp = advisories.watch(consumer, handler, maxDeliver, ackWait);
+        // A dispatcher of this consumption's own, closed with it: jnats' consume(handler)
+        // makes one per consumer context and only unsubscribes it when the consumer
+        // closes, so each pipeline placed on a worker and moved away left a thread behind
+        // (issue 43's soak).
+        Dispatcher dispatcher = connection.createDispatcher();
         try {
             // The handler hands each message over and returns (the container queues it
             // and keeps it in progress):
@@ -197,10 +203,12 @@ final class JetStreamTransport implements ClusterTransport {
             // past its ack_wait.
             MessageConsumer messages = connection.getStreamContext(consumer.stream())
                 .getConsumerContext(consumer.durable())
-                .consume(ConsumeOptions.builder()
-                    .batchSize(settings.batchSize())
-                    .expiresIn(PULL_EXPIRES.toMillis())
-                    .build(), msg -> handler.onDelivery(new JetStreamDelivery(msg, maxDeliver, ackWait)));
+                .consume(
+                        ConsumeOptions.builder()
+                            .batchSize(settings.batchSize())
+                            .expiresIn(PULL_EXPIRES.toMillis())
+                            .build(),
+                        dispatcher, msg -> handler.onDelivery(new JetStreamDelivery(msg, maxDeliver, ackWait)));
             Consumption consumption = new Consumption() {
                 @Override
                 public String name() {
@@ -228,6 +236,7 @@ final class JetStreamTransport implements ClusterTransport {
                     if (consumptions.remove(this)) {
                         latencies.stopped(consumer.stream(), consumer.durable());
                         stop(messages, consumer.durable());
+                        closeDispatcher(dispatcher);
                         givenUp.close();
                         admin.forgetConsumer(consumer);
                     }
@@ -240,6 +249,7 @@ final class JetStreamTransport implements ClusterTransport {
             return consumption;
         }
         catch (IOException | JetStreamApiException e) {
+            closeDispatcher(dispatcher);
             givenUp.close();
             throw new IllegalStateException("cannot bind durable consumer " + consumer.durable() + " on stream "
                     + consumer.stream() + ": " + e.getMessage(), e);
@@ -259,6 +269,12 @@ final class JetStreamTransport implements ClusterTransport {
         }
         catch (Exception e) {
             log.debug("closing consumer {}: {}", durable, e.toString());
+        }
+    }
+
+    private void closeDispatcher(Dispatcher dispatcher) {
+        if (dispatcher.isActive() && connection.getStatus() != Connection.Status.CLOSED) {
+            connection.closeDispatcher(dispatcher);
         }
     }
 

@@ -27,10 +27,13 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -200,6 +203,56 @@ class PipelineHostTest {
             hostA.close();
             hostB.close();
         }
+    }
+
+    /**
+     * Issue 43's soak: a worker's threads stepped up each time a pipeline was placed on
+     * it and stayed up after the pipeline moved away. jnats' {@code consume(handler)}
+     * makes a dispatcher (a thread) per consumer context and only unsubscribes it when
+     * the consumer closes; each edge consumed must close its own.
+     */
+    @Test
+    void aPipelineUndeployedLeavesNoNatsDispatcherThreadBehind_deployedAndUndeployedFiveTimes() throws Exception {
+        try (SubstrateFixture worker = SubstrateFixture.connect(nats.url(), Substrate.JETSTREAM)) {
+            PipelineGroupSpec group = group("visits", List.of("*"));
+            PipelineHost host = host(worker, counting(), KeyValueStateFactory.inMemory());
+            RouteEdge edge = new RouteEdge("visits", "_external", "detect");
+            // The first visit makes what a connection keeps once (the given-up
+            // advisories'
+            // dispatcher).
+            visit(worker, host, group, edge, 0);
+            Set<Thread> before = dispatcherThreads();
+            for (int visit = 1; visit <= 5; visit++) {
+                visit(worker, host, group, edge, visit);
+            }
+            await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(dispatcherThreads()).as("dispatcher threads left by five visits")
+                    .isSubsetOf(before));
+            host.close();
+        }
+    }
+
+    private static void visit(SubstrateFixture worker, PipelineHost host, PipelineGroupSpec group, RouteEdge edge,
+            int visit) throws Exception {
+        assertThat(host.deploy(group, "detect", KeyValueStateFactory.NO_PLACEMENT_EPOCH)).isTrue();
+        long processed = host.eventsProcessed();
+        publishTicks(worker, edge, visit * 10, visit * 10 + 10);
+        await().atMost(Duration.ofSeconds(15)).until(() -> host.eventsProcessed() >= processed + 10);
+        assertThat(host.undeploy(group.name(), "detect")).isTrue();
+    }
+
+    /**
+     * @return the live threads running a jnats dispatcher (each connection's
+     * subscriptions with a handler are served by one)
+     */
+    private static Set<Thread> dispatcherThreads() {
+        return Thread.getAllStackTraces()
+            .entrySet()
+            .stream()
+            .filter(t -> t.getKey().isAlive() && Arrays.stream(t.getValue())
+                .anyMatch(f -> f.getClassName().equals("io.nats.client.impl.NatsDispatcher")))
+            .map(Map.Entry::getKey)
+            .collect(Collectors.toSet());
     }
 
     private static void publishTicks(SubstrateFixture worker, RouteEdge edge, int from, int to) throws Exception {
