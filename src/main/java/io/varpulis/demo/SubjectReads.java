@@ -82,7 +82,8 @@ final class SubjectReads {
     }
 
     /**
-     * @return the first message on the subject from that sequence on, or {@code null} */
+     * @return the first message on the subject from that sequence on, or {@code null}
+     */
     private static MessageInfo next(Connection connection, String subject, long sequence) throws IOException {
         String api = NatsJetStreamConstants.DEFAULT_API_PREFIX
                 + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, VarpulisJetStream.ROUTING_STREAM);
