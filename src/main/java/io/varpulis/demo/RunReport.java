@@ -3,15 +3,11 @@ package io.varpulis.demo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
-import io.nats.client.IterableConsumer;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.Message;
 import io.nats.client.api.ConsumerInfo;
-import io.nats.client.api.OrderedConsumerConfiguration;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
-import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.bruteforce.BruteForceAlert;
 import io.varpulis.bruteforce.BruteForceDetector;
 import io.varpulis.bruteforce.SshEvents;
@@ -20,7 +16,6 @@ import io.varpulis.jetstream.DurableNames;
 import io.varpulis.jetstream.JetStreamErrors;
 import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.pipeline.Event;
-import io.varpulis.pipeline.EventBatch;
 import io.varpulis.pipeline.EventCodec;
 import io.varpulis.pipeline.JetStreamKeyValueState;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
@@ -138,7 +133,7 @@ final class RunReport {
         for (RouteEdge edge : DrainWatch.edges(group)) {
             ConsumerInfo info = DrainWatch.consumer(jsm, edge);
             long total = stored.getOrDefault(edge.subject(), 0L);
-            Carried carried = carried(connection, edge.subject(), total);
+            SubjectReads.Carried carried = SubjectReads.carried(connection, edge.subject(), total);
             long distinct = carried.messages();
             long pending = info == null ? distinct : info.getNumPending() + info.getNumAckPending();
             // A pipeline's parked events are counted once, on its first edge (the DLQ
@@ -173,71 +168,6 @@ final class RunReport {
                 Duration.between(stream.firstPublish(), end).toMillis() / 1000.0, options.rate(), steady);
         return new Report(expected, rows, alerts, doubled, auditState(connection), timing, alertsFile, killed,
                 new Report.GivenUp(givenUp.givenUp(), givenUp.unparked(jsm)), List.of());
-    }
-
-    /**
-     * What the distinct messages of a subject carry.
-     *
-     * @param messages distinct {@code Nats-Msg-Id}s
-     * @param events events in them: a batch's elements, 1 for any other message
-     */
-    private record Carried(long messages, long events) {
-    }
-
-    /**
-     * Counts the distinct {@code Nats-Msg-Id}s on a subject and the events they carry,
-     * with an ordered consumer: a message stored twice (a retry after the duplicate
-     * window) counts once.
-     * @throws IOException when fewer than {@code stored} messages could be read: the
-     * report is read again
-     */
-    private static Carried carried(Connection connection, String subject, long stored) throws Exception {
-        if (stored == 0) {
-            return new Carried(0, 0);
-        }
-        EventCodec codec = new EventCodec();
-        Set<String> ids = new HashSet<>();
-        long read = 0;
-        long events = 0;
-        try (IterableConsumer consumer = connection.getStreamContext(VarpulisJetStream.ROUTING_STREAM)
-            .createOrderedConsumer(new OrderedConsumerConfiguration().filterSubject(subject))
-            .iterate()) {
-            while (read < stored) {
-                Message message = consumer.nextMessage(Duration.ofSeconds(5));
-                if (message == null) {
-                    break;
-                }
-                read++;
-                String id = message.getHeaders() == null ? null
-                        : message.getHeaders().getFirst(NatsJetStreamConstants.MSG_ID_HDR);
-                if (ids.add(id == null ? "seq:" + message.metaData().streamSequence() : id)) {
-                    events += eventsIn(codec, message.getData());
-                }
-            }
-        }
-        if (read < stored) {
-            // A consumer that stalls (a server rejoining after a partition, an election)
-            // is a read to make again,
-            // never a count: taken as one event each, the unread messages made a false
-            // FAILED (partition scenario).
-            throw new IOException(
-                    "read " + read + " of the " + stored + " messages stored on " + subject + " (no message for 5 s)");
-        }
-        return new Carried(ids.size(), events);
-    }
-
-    /**
-     * @return the events a message carries: a batch's elements, else 1 (an undecodable
-     * message too)
-     */
-    private static long eventsIn(EventCodec codec, byte[] data) {
-        try {
-            Event event = codec.decode(data);
-            return EventBatch.isBatch(event) ? EventBatch.elements(event).size() : 1;
-        }
-        catch (RuntimeException e) {
-            return 1;
-        }
     }
 
     /**

@@ -9,8 +9,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -31,7 +33,12 @@ import java.util.function.Consumer;
  * ({@code $JS.API.CONSUMER.LEADER.STEPDOWN.<stream>.<durable>}, once per
  * {@link #QUIET_AFTER}): a consumer's leader records every delivery and ack in its own
  * log, and one on a server fsyncing at 100 ms held a pipeline to a few acks a second
- * after its stream had moved (issue 41).
+ * after its stream had moved (issue 41). Every check, each of those consumers whose
+ * leader's replica of the stream is {@link #BEHIND} entries or more behind the stream's
+ * leader in two checks in a row is stepped down in favour of the stream's leader, whoever
+ * found the server slow: a consumer delivers only what its leader's replica holds, and
+ * one left on the slow server, a replica minutes behind once the stream's leadership had
+ * left it, held 706 of 800 alerts back (issue 41).
  * <p>
  * It can do harm, so it is off unless
  * {@code varpulis.nats.jetstream.slow-leader-step-down=true}: each step-down is an
@@ -55,6 +62,12 @@ public final class SlowLeaders {
      */
     static final int MIN_SAMPLES = 1;
 
+    /**
+     * Raft entries a consumer leader's replica of its stream may be behind the stream's
+     * leader: more, in two checks in a row, and the consumer is stepped down.
+     */
+    static final long BEHIND = 100;
+
     /** How long a stream stepped down is left alone: its new leader is given time. */
     static final Duration QUIET_AFTER = Duration.ofSeconds(60);
 
@@ -70,6 +83,12 @@ public final class SlowLeaders {
     private final Map<String, String> suspects = new HashMap<>();
 
     private final Map<String, Long> quietUntil = new HashMap<>();
+
+    /**
+     * Consumer ({@code <stream> > <durable>}) -> its leader, found behind at the last
+     * check.
+     */
+    private final Map<String, String> behind = new HashMap<>();
 
     /** Server -> until when it counts as slow. */
     private final Map<String, Long> slowServers = new HashMap<>();
@@ -94,9 +113,14 @@ public final class SlowLeaders {
         long now = System.nanoTime();
         slowServers.values().removeIf(until -> now - until > 0);
         checkStreams(now);
-        if (!slowServers.isEmpty()) {
-            latencies.consumers().forEach(consumer -> checkConsumer(consumer.get(0), consumer.get(1), now));
-        }
+        Map<String, Optional<ClusterInfo>> streams = new HashMap<>();
+        Set<String> consumers = new HashSet<>();
+        latencies.consumers().forEach(consumer -> {
+            consumers.add(consumer.get(0) + " > " + consumer.get(1));
+            checkConsumer(consumer.get(0), consumer.get(1), now,
+                    streams.computeIfAbsent(consumer.get(0), this::clusterInfo));
+        });
+        behind.keySet().retainAll(consumers);
     }
 
     private void checkStreams(long now) {
@@ -133,8 +157,15 @@ public final class SlowLeaders {
         });
     }
 
-    /** Steps a consumer led by a slow server down, once per {@link #QUIET_AFTER}. */
-    private void checkConsumer(String stream, String durable, long now) {
+    /**
+     * Steps a consumer down, once per {@link #QUIET_AFTER}, when a slow server leads it,
+     * or when its leader's replica of the stream is at least {@link #BEHIND} entries
+     * behind the stream's leader in two checks in a row: a consumer delivers only what
+     * its leader's replica holds (and counts nothing pending beyond it), so one left on a
+     * server that no longer leads its stream because its fsync is slow held a pipeline
+     * minutes behind (issue 41), whichever node had found that server slow.
+     */
+    private void checkConsumer(String stream, String durable, long now, Optional<ClusterInfo> streamInfo) {
         String name = stream + " > " + durable;
         if (now - quietUntil.getOrDefault(name, now - 1) <= 0) {
             return;
@@ -148,17 +179,47 @@ public final class SlowLeaders {
             log.debug("consumer {}: no cluster info ({})", name, e.toString());
             return;
         }
-        if (leader == null || !slowServers.containsKey(leader)) {
+        if (leader == null) {
             return;
         }
+        String streamLeader = streamInfo.map(ClusterInfo::getLeader).orElse(null);
+        long lag = lagOf(streamInfo, leader);
+        String why;
+        if (slowServers.containsKey(leader)) {
+            why = "a server whose streams were found slow";
+        }
+        else if (lag >= BEHIND && leader.equals(behind.put(name, leader))) {
+            why = "a replica " + lag + " entries behind the stream's leader " + streamLeader + " in two checks";
+        }
+        else {
+            if (lag < BEHIND) {
+                behind.remove(name);
+            }
+            return;
+        }
+        behind.remove(name);
         quietUntil.put(name, now + QUIET_AFTER.toNanos());
-        String answer = request("$JS.API.CONSUMER.LEADER.STEPDOWN." + stream + "." + durable, "");
+        String body = streamLeader == null || streamLeader.equals(leader) ? ""
+                : "{\"placement\":{\"preferred\":\"" + streamLeader + "\"}}";
+        String answer = request("$JS.API.CONSUMER.LEADER.STEPDOWN." + stream + "." + durable, body);
         if (answer == null) {
             return;
         }
         steppedDown.accept(name);
-        log.warn("consumer {}: led by {}, a server whose streams were found slow; asked it to step down: {}", name,
-                leader, answer);
+        log.warn("consumer {}: led by {}, {}; asked it to step down{}: {}", name, leader, why,
+                body.isEmpty() ? "" : " in favour of " + streamLeader, answer);
+    }
+
+    /**
+     * @return how many entries the server's replica is behind the stream's leader, 0 when
+     * it leads, is current or is unknown
+     */
+    private static long lagOf(Optional<ClusterInfo> streamInfo, String server) {
+        return streamInfo.filter(info -> info.getReplicas() != null)
+            .flatMap(info -> info.getReplicas().stream().filter(r -> server.equals(r.getName())).findFirst())
+            .filter(replica -> !replica.isCurrent())
+            .map(replica -> replica.getLag())
+            .orElse(0L);
     }
 
     private void stepDown(String stream, String leader, String preferred, long median,
