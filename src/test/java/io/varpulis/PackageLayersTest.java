@@ -37,7 +37,7 @@ class PackageLayersTest {
                            // SPEC section 14)
             "dlq", // the dead-letter queue: death envelopes, the parker, the console
             "container", // the delivery container every durable consumer runs in:
-                         // settlement, DLQ parker
+                         // settlement (it parks through dlq)
             "health", // the nats, jetstream and delivery containers' health
                       // indicators
             "pipeline", // (node) events, processors, group specs, route edges, key-value
