@@ -239,8 +239,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
         if (cached != null) {
             return cached;
         }
-        Optional<MessageInfo> stored = StateReads.leaderRead(connection, "KV_" + bucket, bucket, settings.timeout(),
-                MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key);
+        Optional<MessageInfo> stored = writes.read(() -> StateReads.leaderRead(connection, "KV_" + bucket, bucket,
+                settings.timeout(), MessageGetRequest.lastForSubject("$KV." + bucket + "." + key), "read " + key));
         writes.requireOpen();
         return stored.filter(StateReads::isValue)
             .map(m -> cache.read(key, m.getData() == null ? new byte[0] : m.getData(),
@@ -310,7 +310,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         writes.requireOpen();
         Optional<MessageInfo> current;
         try {
-            current = StateFence.holder(connection, bucket, settings.timeout());
+            current = writes.read(() -> StateFence.holder(connection, bucket, settings.timeout()));
         }
         catch (StateFencedException e) {
             writes.end(e);

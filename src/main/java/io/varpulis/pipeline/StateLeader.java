@@ -70,19 +70,21 @@ final class StateLeader {
     }
 
     /**
-     * @param confirmed the bucket sequence of the writer's last confirmed write
      * @return what the leader holds
-     * @throws StateLostException when the bucket is gone (recorded as a loss first)
-     * @throws KeyValueState.StateException as {@link StateReads#held}
+     * @throws KeyValueState.StateException as {@link StateReads#held} (a
+     * {@link StateLostException} when the bucket is gone)
      */
-    StateReads.Held held(long confirmed) {
-        try {
-            return lookUp.get();
-        }
-        catch (StateLostException e) {
-            rollback.gone(bucket, confirmed);
-            throw e;
-        }
+    StateReads.Held held() {
+        return lookUp.get();
+    }
+
+    /**
+     * Records the bucket found gone under its writer as a loss (once per writer: its
+     * writer calls this when the loss ends it).
+     * @param confirmed the bucket sequence of the writer's last confirmed write
+     */
+    void gone(long confirmed) {
+        rollback.gone(bucket, confirmed);
     }
 
     /**

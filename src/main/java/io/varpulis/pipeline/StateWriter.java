@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * Puts one state's {@link WriteChain} on the wire and settles it: sends what the chain
@@ -131,16 +132,43 @@ final class StateWriter {
      * Ends the state: every write not confirmed fails with {@code why}, and later use
      * throws it. The first end wins.
      * @param why fenced (another writer, the bucket gone) or closed
+     * @return whether this call ended it
      */
-    void end(StateException why) {
+    boolean end(StateException why) {
         synchronized (this) {
             if (ended != null) {
-                return;
+                return false;
             }
             ended = why;
         }
         cache.clear();
         fail(chain.end(), why);
+        return true;
+    }
+
+    /**
+     * Runs a read of the bucket: a bucket it finds deleted ends the state, and that loss
+     * is recorded once, whichever read found it first ({@link StateRollback#gone}).
+     * @param read the read
+     * @param <T> what it reads
+     * @return what it read
+     * @throws KeyValueState.StateException as the read
+     */
+    <T> T read(Supplier<T> read) {
+        try {
+            return read.get();
+        }
+        catch (KeyValueState.StateLostException e) {
+            bucketGone(e);
+            throw e;
+        }
+    }
+
+    private void bucketGone(KeyValueState.StateLostException gone) {
+        long confirmed = chain.confirmedSequence();
+        if (end(gone)) {
+            leader.gone(confirmed);
+        }
     }
 
     /**
@@ -260,9 +288,13 @@ final class StateWriter {
         }
         StateReads.Held held;
         try {
-            held = leader.held(chain.confirmedSequence());
+            held = leader.held();
         }
-        catch (StateFencedException e) { // a lost state too (its loss recorded)
+        catch (KeyValueState.StateLostException e) {
+            bucketGone(e);
+            return;
+        }
+        catch (StateFencedException e) {
             end(e);
             return;
         }

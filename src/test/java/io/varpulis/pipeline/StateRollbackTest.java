@@ -113,6 +113,34 @@ class StateRollbackTest {
         }
     }
 
+    @Test
+    void aBucketFoundGoneByAReadIsOneLoss_howeverManyReadsAndWritesMeetIt() throws Exception {
+        String bucket = "varpulis_state_read_gone_" + UUID.randomUUID().toString().substring(0, 8);
+        JetStreamLosses losses = new JetStreamLosses();
+        try (Connection connection = connect();
+                Connection operator = connect();
+                ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
+                        new JetStreamAdmin(connection, null), TransportSettings.defaults());
+                JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
+                        TestThreads.states(), new StateLosses(() -> {
+                        }, new StateRollback(losses)))) {
+            state.put("bf.0", bytes("1"));
+            state.flush().get(5, TimeUnit.SECONDS);
+
+            operator.jetStreamManagement().deleteStream("KV_" + bucket);
+
+            assertThatThrownBy(state::verifyOwnership).isInstanceOf(KeyValueState.StateLostException.class)
+                .hasMessageContaining("state bucket " + bucket + " was deleted");
+            assertThatThrownBy(() -> state.get("bf.other")).isInstanceOf(KeyValueState.StateFencedException.class);
+            assertThatThrownBy(state::verifyOwnership).isInstanceOf(KeyValueState.StateFencedException.class);
+            assertThatThrownBy(() -> state.flush().get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(losses.recent()).singleElement().satisfies(loss -> {
+                assertThat(loss.kind()).isEqualTo(JetStreamLoss.Kind.STATE_WENT_BACK);
+                assertThat(loss.detail()).contains("state bucket " + bucket + " is gone under its writer");
+            });
+        }
+    }
+
     private static Connection connect() throws Exception {
         return Nats.connect(new Options.Builder().server(nats.url())
             .connectionTimeout(Duration.ofSeconds(2))
