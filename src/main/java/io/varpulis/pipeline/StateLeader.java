@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * new leader on a slow disk holding only the fence for minutes, its peers holding 139
  * writes more) is asked to step down, at most every {@code behindFor}, with a WARN; after
  * {@link #MAX_STEP_DOWNS} step-downs in a row that did not help, the servers lost
- * confirmed writes. Used on the writer's serial executor only.
+ * confirmed writes. Its look-ups and step-downs run on the writer's serial executor only;
+ * {@link #gone} may be called from any thread.
  */
 final class StateLeader {
 
