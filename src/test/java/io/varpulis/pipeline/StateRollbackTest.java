@@ -51,11 +51,8 @@ class StateRollbackTest {
         JetStreamLosses losses = new JetStreamLosses();
         try (Connection connection = connect();
                 Connection operator = connect();
-                ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
-                        new JetStreamAdmin(connection, null), TransportSettings.defaults());
-                JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
-                        TestThreads.states(), new StateLosses(() -> {
-                        }, new StateRollback(losses)))) {
+                ClusterTransport transport = transport(connection);
+                JetStreamKeyValueState state = open(connection, transport, bucket, losses)) {
             for (int i = 0; i < 5; i++) {
                 state.put("bf." + i, bytes("1"));
             }
@@ -91,11 +88,8 @@ class StateRollbackTest {
         JetStreamLosses losses = new JetStreamLosses();
         try (Connection connection = connect();
                 Connection operator = connect();
-                ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
-                        new JetStreamAdmin(connection, null), TransportSettings.defaults());
-                JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
-                        TestThreads.states(), new StateLosses(() -> {
-                        }, new StateRollback(losses)))) {
+                ClusterTransport transport = transport(connection);
+                JetStreamKeyValueState state = open(connection, transport, bucket, losses)) {
             state.put("bf.0", bytes("1"));
             state.flush().get(5, TimeUnit.SECONDS);
 
@@ -119,11 +113,8 @@ class StateRollbackTest {
         JetStreamLosses losses = new JetStreamLosses();
         try (Connection connection = connect();
                 Connection operator = connect();
-                ClusterTransport transport = ClusterTransports.create(connection, Substrate.JETSTREAM,
-                        new JetStreamAdmin(connection, null), TransportSettings.defaults());
-                JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS,
-                        TestThreads.states(), new StateLosses(() -> {
-                        }, new StateRollback(losses)))) {
+                ClusterTransport transport = transport(connection);
+                JetStreamKeyValueState state = open(connection, transport, bucket, losses)) {
             state.put("bf.0", bytes("1"));
             state.flush().get(5, TimeUnit.SECONDS);
 
@@ -139,6 +130,19 @@ class StateRollbackTest {
                 assertThat(loss.detail()).contains("state bucket " + bucket + " is gone under its writer");
             });
         }
+    }
+
+    private static ClusterTransport transport(Connection connection) {
+        return ClusterTransports.create(connection, Substrate.JETSTREAM, new JetStreamAdmin(connection, null),
+                TransportSettings.defaults());
+    }
+
+    /** Opens the state at epoch 1, its losses recorded in {@code losses}. */
+    private static JetStreamKeyValueState open(Connection connection, ClusterTransport transport, String bucket,
+            JetStreamLosses losses) {
+        return JetStreamKeyValueState.open(connection, transport, bucket, 1, SETTINGS, TestThreads.states(),
+                new StateLosses(() -> {
+                }, new StateRollback(losses)));
     }
 
     private static Connection connect() throws Exception {
