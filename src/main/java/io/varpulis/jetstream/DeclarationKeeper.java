@@ -202,7 +202,13 @@ public class DeclarationKeeper implements AutoCloseable {
             return;
         }
         try {
-            created.put(stream, admin.redeclare(declaration, highest + 1).getCreateTime());
+            StreamInfo now = admin.redeclare(declaration, highest + 1);
+            created.put(stream, now.getCreateTime());
+            // Its marks from where it starts: after the last one, or at 1 on a server
+            // older than 2.10 (it ignores first_seq and reuses the sequences).
+            admin.sequences()
+                .recreated(stream, now.getStreamState().getFirstSequence(), now.getCreateTime().toInstant(),
+                        now.getStreamState().getLastSequence());
             absent.remove(stream);
             lost.remove(stream);
             log.info("{} declared again, its sequences starting at {}", what, highest + 1);
