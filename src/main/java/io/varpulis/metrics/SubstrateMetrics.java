@@ -262,14 +262,14 @@ public class SubstrateMetrics {
     }
 
     /**
-     * Reads a counter, for reports and tests.
+     * Reads counters, for reports and tests.
      * @param name the meter name
-     * @param tags tag key/value pairs
-     * @return its count, 0 when it was never incremented
+     * @param tags tag key/value pairs, some of the counters' tags
+     * @return the sum of the counters with that name and those tags (every reason of
+     * {@code varpulis.events.parked} when the reason is not given), 0 when none
      */
     public double count(String name, String... tags) {
-        Counter counter = registry.find(name).tags(tags).counter();
-        return counter == null ? 0 : counter.count();
+        return registry.find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     /**
