@@ -24,7 +24,8 @@ import java.util.function.Consumer;
  * is at least {@link #FLOOR} and {@link #RATIO} times the fastest other stream's, in two
  * intervals in a row under the same leader, is asked to step down
  * ({@code $JS.API.STREAM.LEADER.STEPDOWN.<stream>}) in favour of the leader of that
- * fastest stream when it is a current replica; then it is left alone for
+ * fastest stream when it is a current replica (a server older than 2.11 ignores that
+ * preference and elects any current replica); then it is left alone for
  * {@link #QUIET_AFTER}. Each step-down is logged at WARN and counted. A node whose every
  * stream is slow compares nothing (slow network or slow node, not a slow leader).
  * <p>

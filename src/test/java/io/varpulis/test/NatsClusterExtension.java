@@ -8,8 +8,11 @@ import io.nats.client.Options;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.nats.client.support.ServerVersion;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
@@ -47,7 +50,8 @@ import java.util.stream.Stream;
  * {@link NatsServerProcess#findBinary()} ({@code VARPULIS_NATS_SERVER}, else PATH); there
  * is no Docker path.
  */
-public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+public final class NatsClusterExtension
+        implements ExecutionCondition, BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
     /**
      * How long {@link #start()} waits for the cluster to elect its JetStream meta leader
@@ -77,8 +81,53 @@ public final class NatsClusterExtension implements BeforeAllCallback, AfterAllCa
 
     private NatsServerProcess[] servers;
 
+    private String oldest;
+
+    private String oldestWhy;
+
     private NatsClusterExtension(int size) {
         this.size = size;
+    }
+
+    /**
+     * @param version the oldest nats-server the tests can run on ({@code 2.10.0})
+     * @param why what they need of it, said when the binary is older and they are skipped
+     * @return this extension
+     */
+    public synchronized NatsClusterExtension from(String version, String why) {
+        this.oldest = version;
+        this.oldestWhy = why;
+        return this;
+    }
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        if (oldest == null) {
+            return ConditionEvaluationResult.enabled("any nats-server");
+        }
+        String version = binaryVersion();
+        return new ServerVersion(version).compareTo(new ServerVersion(oldest)) < 0
+                ? ConditionEvaluationResult
+                    .disabled("nats-server " + version + " is older than " + oldest + ": " + oldestWhy)
+                : ConditionEvaluationResult.enabled("nats-server " + version);
+    }
+
+    /** {@code 2.9.10} from {@code nats-server: v2.9.10}. */
+    private static String binaryVersion() {
+        Path binary = NatsServerProcess.findBinary().orElseThrow(() -> new IllegalStateException("no nats-server"));
+        try {
+            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            process.waitFor();
+            return out.substring(out.lastIndexOf('v') + 1);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Three servers, the production shape (R3 streams survive one server down). */

@@ -39,7 +39,9 @@ class SlowLeadersBehindReplicaTest {
     private static final String DURABLE = "behind_test";
 
     @RegisterExtension
-    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree().withJetStream("sync_interval: always");
+    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree()
+        .withJetStream("sync_interval: always")
+        .from("2.11.0", "sync_interval (2.10) and a consumer step-down's preferred placement (2.11)");
 
     @Test
     void aConsumerLedByAReplicaFarBehindItsStreamIsSteppedDownToTheStreamLeader_andDeliversEverything()

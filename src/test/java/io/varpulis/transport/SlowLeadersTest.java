@@ -34,7 +34,8 @@ import static org.awaitility.Awaitility.await;
 class SlowLeadersTest {
 
     @RegisterExtension
-    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree();
+    static final NatsClusterExtension cluster = NatsClusterExtension.ofThree()
+        .from("2.11.0", "a step-down's preferred placement");
 
     private final StreamLatencies latencies = new StreamLatencies();
 
