@@ -154,8 +154,7 @@ final class JetStreamTransport implements ClusterTransport {
     }
 
     private static PublishOptions options(OutboundMessage message) {
-        if (message.messageId() == null && message.expectedLastSequence() == null
-                && message.expectedLastMessageId() == null) {
+        if (message.messageId() == null && message.expectedLastSequence() == null) {
             return null;
         }
         PublishOptions.Builder options = PublishOptions.builder();
@@ -164,9 +163,6 @@ final class JetStreamTransport implements ClusterTransport {
         }
         if (message.expectedLastSequence() != null) {
             options.expectedLastSequence(message.expectedLastSequence());
-        }
-        if (message.expectedLastMessageId() != null) {
-            options.expectedLastMsgId(message.expectedLastMessageId());
         }
         return options.build();
     }

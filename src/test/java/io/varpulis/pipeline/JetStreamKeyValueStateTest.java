@@ -261,8 +261,8 @@ class JetStreamKeyValueStateTest {
     void aWriteAfterTheServerRestartedPastTheDuplicateWindowIsStored() throws Exception {
         // A 3 s TTL gives the bucket a 3 s duplicate window: past it, a restarted server
         // no longer knows the bucket's
-        // last message id, and a write chained on that id alone would be refused (10070)
-        // for ever.
+        // last message id, and a write chained on that id would be refused (10070) for
+        // ever: the chain expects sequences, which a restart keeps.
         JetStreamKeyValueState state = JetStreamKeyValueState.open(connection, transport, bucket, 1,
                 new JetStreamKeyValueState.Settings(Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 100_000),
                 TestThreads.states());

@@ -195,11 +195,8 @@ class StateWriterTest {
                 return CompletableFuture.failedFuture(refused(message, 503, 10158));
             }
             synchronized (now) {
-                boolean expected = message.expectedLastSequence() != null ? message.expectedLastSequence() == now.stored
-                        : now.lastId.equals(message.expectedLastMessageId());
-                if (!expected) {
-                    return CompletableFuture
-                        .failedFuture(refused(message, 400, message.expectedLastSequence() != null ? 10071 : 10070));
+                if (!Long.valueOf(now.stored).equals(message.expectedLastSequence())) {
+                    return CompletableFuture.failedFuture(refused(message, 400, 10071));
                 }
                 now.lastId = message.messageId();
                 return CompletableFuture
