@@ -141,10 +141,10 @@ final class WriteChain {
     }
 
     /**
-     * @return {@code lostAfter}, ms
+     * @return {@code lostAfter}, ms, at least 1 (a watch is never scheduled at once)
      */
     long lostAfterMillis() {
-        return lostAfterNanos / 1_000_000;
+        return Math.max(1, lostAfterNanos / 1_000_000);
     }
 
     /**
