@@ -33,8 +33,8 @@ import java.util.concurrent.Executor;
  * <li>{@link StateFence}: the bucket has one writer. Opening the state writes the fence
  * expecting the bucket's last sequence; an open below the fence's epoch is refused.</li>
  * <li>{@link WriteChain}: every later write expects the bucket's last sequence to be the
- * writer's previous write's ({@code Nats-Expected-Last-Sequence}), so that a write lands only
- * if nobody else wrote since: once a successor opened the bucket, this writer's next
+ * writer's previous write's ({@code Nats-Expected-Last-Sequence}), so that a write lands
+ * only if nobody else wrote since: once a successor opened the bucket, this writer's next
  * write is refused and it is {@link StateFencedException fenced}. After a refusal or a
  * lost PubAck the leader is asked what it holds and only what is missing is sent again,
  * once, under a message id of its own.</li>
