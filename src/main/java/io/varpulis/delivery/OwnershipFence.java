@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * state write.
  * <p>
  * Server-side, a superseded owner is stopped by its state writes, which carry the
- * expected last message of the bucket and are confirmed before the outputs of the same
- * apply are published ({@link RouteIngress}).
+ * bucket's expected last sequence and are confirmed before the outputs of the same apply
+ * are published ({@link RouteIngress}).
  */
 public final class OwnershipFence {
 

@@ -205,7 +205,8 @@ public class DeclarationKeeper implements AutoCloseable {
             StreamInfo now = admin.redeclare(declaration, highest + 1);
             created.put(stream, now.getCreateTime());
             // Its marks from where it starts: after the last one, or at 1 on a server
-            // older than 2.10 (it ignores first_seq and reuses the sequences).
+            // older than 2.10 (it ignores first_seq and reuses the sequences). What it
+            // names lost is nothing: gone() above took every PubAck remembered.
             admin.sequences()
                 .recreated(stream, now.getStreamState().getFirstSequence(), now.getCreateTime().toInstant(),
                         now.getStreamState().getLastSequence());

@@ -271,6 +271,13 @@ final class WriteChain {
                     return fenced(confirmed, "sequence " + held.lastSequence()
                             + " was written by another writer (message id " + held.lastMessageId() + ")");
                 }
+                long head = writes.isEmpty() ? numbered + 1 : writes.peekFirst().number;
+                if (storedUpTo < head) {
+                    // Past the last confirmed write, yet not in the chain: a dropped
+                    // write's late copy, which this writer failed.
+                    return fenced(confirmed, "sequence " + held.lastSequence() + " holds write " + storedUpTo
+                            + ", which this writer had dropped");
+                }
             }
             if (storedUpTo > numbered) {
                 return fenced(confirmed,
@@ -303,6 +310,7 @@ final class WriteChain {
             List<StateWrite> dropped = new ArrayList<>(writes);
             writes.clear();
             repairing = false;
+            probing = false;
             return new Repair(confirmed, Repair.Action.DROPPED,
                     first.failure == null ? "refused" : String.valueOf(first.failure.getMessage()), dropped);
         }

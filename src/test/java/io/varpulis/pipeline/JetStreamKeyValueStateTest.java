@@ -277,7 +277,7 @@ class JetStreamKeyValueStateTest {
         assertThat(text(operator.keyValue(bucket).get("k").getValue())).isEqualTo("2");
         state.put("k", bytes("3"));
         state.flush().get(10, TimeUnit.SECONDS);
-        assertThat(text(operator.keyValue(bucket).get("k").getValue())).as("the chain goes on by message id")
+        assertThat(text(operator.keyValue(bucket).get("k").getValue())).as("the chain goes on by sequence")
             .isEqualTo("3");
     }
 

@@ -223,6 +223,24 @@ class WriteChainTest {
     }
 
     @Test
+    void aDroppedWritesLateCopyFoundStoredEndsTheChain() {
+        chain.add(batch(1));
+        chain.failed(chain.toSend().get(0).write(), 1, refused(10054));
+        chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        chain.failed(chain.toSend().get(0).write(), 2, refused(10054));
+        assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null)).action()).isEqualTo(Action.DROPPED);
+        chain.add(batch("next"));
+        List<Send> next = chain.toSend();
+        assertThat(next).as("not one at a time after a drop").hasSize(1);
+        chain.failed(next.get(0).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+
+        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1.2", false, null));
+
+        assertThat(repair.action()).isEqualTo(Action.FENCED);
+        assertThat(repair.why()).contains("holds write 1, which this writer had dropped");
+    }
+
+    @Test
     void theFlushFutureIsTheNewestWrites() {
         assertThat(chain.lastWritten()).isNull();
         List<StateWrite> added = chain.add(batch(2));

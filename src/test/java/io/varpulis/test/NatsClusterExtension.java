@@ -27,6 +27,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -81,6 +84,8 @@ public final class NatsClusterExtension
 
     private NatsServerProcess[] servers;
 
+    private static final Map<Path, String> VERSIONS = new ConcurrentHashMap<>();
+
     private String oldest;
 
     private String oldestWhy;
@@ -112,14 +117,22 @@ public final class NatsClusterExtension
                 : ConditionEvaluationResult.enabled("nats-server " + version);
     }
 
-    /** {@code 2.9.10} from {@code nats-server: v2.9.10}. */
+    /** {@code 2.9.10} from {@code nats-server: v2.9.10}, asked once per binary. */
     private static String binaryVersion() {
         Path binary = NatsServerProcess.findBinary().orElseThrow(() -> new IllegalStateException("no nats-server"));
+        return VERSIONS.computeIfAbsent(binary, NatsClusterExtension::askVersion);
+    }
+
+    private static String askVersion(Path binary) {
         try {
-            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            Process process = new ProcessBuilder(binary.toString(), "--version").start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             process.waitFor();
-            return out.substring(out.lastIndexOf('v') + 1);
+            Matcher version = Pattern.compile("v(\\d+\\.\\d+\\.\\d+)").matcher(out);
+            if (!version.find()) {
+                throw new IllegalStateException(binary + " --version printed no version: " + out);
+            }
+            return version.group(1);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
