@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * state write.
  * <p>
  * Server-side, a superseded owner is stopped by its state writes, which carry the
- * bucket's expected last sequence and are confirmed before the outputs of the same apply
+ * bucket's expected last message and are confirmed before the outputs of the same apply
  * are published ({@link RouteIngress}).
  */
 public final class OwnershipFence {

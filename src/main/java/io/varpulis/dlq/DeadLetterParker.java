@@ -190,7 +190,7 @@ public class DeadLetterParker {
         log.warn("{} is {} bytes: its death envelope ({} bytes) is over the server's max_payload ({} bytes); parking "
                 + "it in the raw form (the original bytes as the body, {} envelope field(s) as Varpulis-Dlq-* "
                 + "headers)", what, original.length, json.length, maxPayload, headers.size());
-        return new OutboundMessage(subject, original, id, headers, null);
+        return new OutboundMessage(subject, original, id, headers, null, null);
     }
 
     private DeathEnvelope envelope(Delivery delivery, String unit, String durable, ParkReason reason, Throwable error) {

@@ -175,7 +175,7 @@ public class NatsTemplate {
 
     OutboundMessage message(OutboundEvent event) {
         return new OutboundMessage(event.subject(), converter.write(event.payload()), event.messageId(),
-                event.headers(), null);
+                event.headers(), null, null);
     }
 
 }

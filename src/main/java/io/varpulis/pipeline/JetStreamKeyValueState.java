@@ -32,12 +32,13 @@ import java.util.concurrent.Executor;
  * <ul>
  * <li>{@link StateFence}: the bucket has one writer. Opening the state writes the fence
  * expecting the bucket's last sequence; an open below the fence's epoch is refused.</li>
- * <li>{@link WriteChain}: every later write expects the bucket's last sequence to be the
- * writer's previous write's ({@code Nats-Expected-Last-Sequence}), so that a write lands
- * only if nobody else wrote since: once a successor opened the bucket, this writer's next
- * write is refused and it is {@link StateFencedException fenced}. After a refusal or a
- * lost PubAck the leader is asked what it holds and only what is missing is sent again,
- * once, under a message id of its own.</li>
+ * <li>{@link WriteChain}: every later write expects the bucket's last message to be the
+ * writer's previous write ({@code Nats-Expected-Last-Msg-Id}; from nats-server 2.14, one
+ * write at a time expecting the last sequence), so that a write lands only if nobody else
+ * wrote since: once a successor opened the bucket, this writer's next write is refused
+ * and it is {@link StateFencedException fenced}. After a refusal or a lost PubAck the
+ * leader is asked what it holds and only what is missing is sent again, once, under a
+ * message id of its own.</li>
  * <li>{@link StateWriter}: sends the chain and settles it, on this state's own serial
  * executor over the worker's shared pool, never holding a lock across a network
  * wait.</li>
@@ -142,7 +143,8 @@ public final class JetStreamKeyValueState implements KeyValueState {
         StateFence.Taken fence = StateFence.take(connection, transport, bucket, epoch, writer, settings);
         cache.opened(fence.empty());
         Duration lostAfter = settings.timeout().compareTo(LOST_AFTER) < 0 ? settings.timeout() : LOST_AFTER;
-        WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos());
+        WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos(),
+                !connection.getServerInfo().isOlderThanVersion("2.14.0"));
         JetStreamManagement jsm = management(connection, lostAfter);
         StateLeader leader = new StateLeader(bucket, () -> StateReads.held(connection, jsm, bucket, lostAfter),
                 () -> stepDown(connection, bucket, lostAfter), losses.rollback(), StateLeader.BEHIND_FOR);

@@ -116,7 +116,7 @@ final class StateFence {
                     PublishReceipt receipt = transport
                         .publish(new OutboundMessage(subject(bucket),
                                 StateReads.fenceValue(epoch, writer, Instant.now()), writer + ":0", DELETE_MARKER,
-                                expected))
+                                expected, null))
                         .get(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                     long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
                     log.info(

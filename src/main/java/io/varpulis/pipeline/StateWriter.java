@@ -224,8 +224,9 @@ final class StateWriter {
     /** A PubAck, a refusal or a timeout, on whichever thread completed it. */
     private void answered(Send send, PublishReceipt receipt, Throwable error) {
         StateWrite write = send.write();
+        String id = send.message().messageId();
         if (receipt != null) {
-            settle(chain.stored(write, receipt.sequence()));
+            settle(chain.stored(write, id, receipt.sequence()));
             return;
         }
         wait.answered(error);
@@ -233,7 +234,7 @@ final class StateWriter {
         PublishException.find(error)
             .filter(PublishException::lateMayCome)
             .ifPresent(timedOut -> timedOut.late()
-                .whenComplete((late, lateError) -> settle(late != null ? chain.stored(write, late.sequence())
+                .whenComplete((late, lateError) -> settle(late != null ? chain.stored(write, id, late.sequence())
                         : chain.failed(write, send.copy(), lateError))));
     }
 

@@ -15,15 +15,20 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The write chain of one {@link JetStreamKeyValueState}: its writes in order, numbered,
- * each sent expecting the bucket's last sequence to be its predecessor's
- * ({@code Nats-Expected-Last-Sequence}: the sequence of this writer's last confirmed
- * write, plus the writes before it on the wire), so that none lands after a message this
- * writer did not write, and at most one copy of a write ever lands. The leader checks
- * that expectation before it proposes the write, so a refused write never reaches the
- * stream's log; a {@code Nats-Expected-Last-Msg-Id} is checked only when each replica
- * applies the write, and from nats-server 2.14 one found false there stops the stream on
- * every replica (no leader until the servers restart). No network: the
+ * each sent expecting its predecessor to be the bucket's last message
+ * ({@code Nats-Expected-Last-Msg-Id}; the first one after a repair expects the sequence
+ * the leader was found holding instead), so that none lands after a message this writer
+ * did not write, and at most one copy of a write ever lands. No network: the
  * {@link StateWriter} sends what {@link #toSend()} gives and reports answers back.
+ * <p>
+ * On nats-server 2.14 and later ({@link #bySequence}) one write is on the wire at a time,
+ * expecting the sequence of this writer's last confirmed write: a leader proposes a write
+ * without checking its expected message id, each replica checks it when it applies the
+ * write, and from 2.14 a false one there stops the stream on every replica (observer
+ * mode, no leader until the servers restart), which a refusal on a leader change would
+ * do. A leader checks an expected sequence before it proposes. Pipelined writes cannot
+ * expect sequences: a later write's expected sequence would be a guess that another
+ * writer's message (a successor's fence) can make true.
  * <p>
  * The rules of issue 41 (SPEC section 20):
  * <ul>
@@ -53,6 +58,9 @@ final class WriteChain {
      * most this many writes sent again.
      */
     static final int WINDOW = 64;
+
+    /** {@code JSStreamWrongLastMsgIDErr}: the predecessor is not the last message. */
+    static final int WRONG_LAST_MESSAGE_ID = 10070;
 
     /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was another. */
     static final int WRONG_LAST_SEQUENCE = 10071;
@@ -101,18 +109,21 @@ final class WriteChain {
 
     private final long lostAfterNanos;
 
+    private final boolean bySequence;
+
     private final ArrayDeque<StateWrite> writes = new ArrayDeque<>();
 
     private long numbered;
 
     private long storedSequence;
 
+    private String storedId;
+
+    private Long anchor;
+
     private boolean repairing;
 
-    /**
-     * After a repair: only the first write is on the wire until it is stored, so that a
-     * leader still storing writes it accepted before refuses one write, not a window.
-     */
+    /** After a repair: only the first write is on the wire until it is stored. */
     private boolean probing;
 
     private long lastProgress = System.nanoTime();
@@ -125,12 +136,16 @@ final class WriteChain {
      * @param fenceSequence the sequence its fence ({@code {writer}:0}) landed on
      * @param lostAfterNanos how long writes on the wire wait while the leader stores none
      * of them before the leader is looked up and what it lacks is sent again
+     * @param bySequence one write at a time, each expecting the last confirmed sequence
+     * (nats-server 2.14 and later), instead of {@link #WINDOW} chained by message id
      */
-    WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos) {
+    WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos, boolean bySequence) {
         this.writer = writer;
         this.bucket = bucket;
         this.storedSequence = fenceSequence;
+        this.storedId = writer + ":0";
         this.lostAfterNanos = lostAfterNanos;
+        this.bySequence = bySequence;
     }
 
     /**
@@ -180,22 +195,26 @@ final class WriteChain {
     synchronized List<Send> toSend() {
         List<Send> sends = new ArrayList<>();
         int onWire = 0;
+        StateWrite previous = null;
         for (StateWrite write : writes) {
-            if (repairing || onWire >= WINDOW || probing && onWire > 0) {
+            if (repairing || onWire >= (bySequence ? 1 : WINDOW) || probing && onWire > 0) {
                 break;
             }
+            onWire++;
             if (write.status == Status.QUEUED) {
                 write.status = Status.SENT;
                 write.sentAt = System.nanoTime();
                 write.copies++;
-                // The writes before it in the chain land on the sequences after the last
-                // confirmed one.
+                Long expectedSequence = bySequence ? Long.valueOf(storedSequence) : anchor;
+                String expectedId = expectedSequence != null ? null
+                        : previous == null ? storedId : previous.messageId();
                 sends.add(new Send(write, write.copies,
                         new OutboundMessage("$KV." + bucket + "." + write.key,
                                 write.value == null ? new byte[0] : write.value, write.messageId(),
-                                write.value == null ? DELETE_MARKER : Map.of(), storedSequence + onWire)));
+                                write.value == null ? DELETE_MARKER : Map.of(), expectedSequence, expectedId)));
+                anchor = null;
             }
-            onWire++;
+            previous = write;
         }
         return sends;
     }
@@ -204,16 +223,18 @@ final class WriteChain {
      * A copy of a write was stored: it and every write before it (which it expected) are
      * confirmed.
      * @param write the write
+     * @param messageId the stored copy's message id
      * @param sequence the sequence it landed on
      * @return the writes confirmed now, and {@link Repair.Action#SEND}
      */
-    synchronized Repair stored(StateWrite write, long sequence) {
+    synchronized Repair stored(StateWrite write, String messageId, long sequence) {
         List<StateWrite> confirmed = new ArrayList<>();
         if (inChain(write)) {
             while (!writes.isEmpty() && writes.peekFirst().number <= write.number) {
                 confirm(writes.pollFirst(), confirmed);
             }
             storedSequence = Math.max(storedSequence, sequence);
+            storedId = messageId;
         }
         return Repair.of(confirmed, Repair.Action.SEND);
     }
@@ -242,7 +263,7 @@ final class WriteChain {
         write.status = Status.REFUSED;
         repairing = true;
         int code = publish.apiErrorCode();
-        write.refusals += code == WRONG_LAST_SEQUENCE ? 0 : 1;
+        write.refusals += code == WRONG_LAST_MESSAGE_ID || code == WRONG_LAST_SEQUENCE ? 0 : 1;
         return Repair.of(List.of(), Repair.Action.WAIT);
     }
 
@@ -287,6 +308,7 @@ final class WriteChain {
                 confirm(writes.pollFirst(), confirmed);
             }
             storedSequence = held.lastSequence();
+            storedId = held.gone() ? storedId : held.lastMessageId();
         }
         return next(confirmed);
     }
@@ -314,9 +336,11 @@ final class WriteChain {
             return new Repair(confirmed, Repair.Action.DROPPED,
                     first.failure == null ? "refused" : String.valueOf(first.failure.getMessage()), dropped);
         }
-        // Sent again after what the leader holds, the first alone, the others once it is
-        // stored.
+        // Sent again, the first alone (anchored), the others once it is stored: a leader
+        // checks message-id expectations when it applies a write, so writes chained on a
+        // refused first one would each cost it a log write (issue 41: 602 repairs a run).
         writes.forEach(w -> w.status = Status.QUEUED);
+        anchor = storedSequence;
         repairing = false;
         probing = true;
         return new Repair(confirmed, Repair.Action.SEND, REPAIRED, List.of());

@@ -154,7 +154,8 @@ final class JetStreamTransport implements ClusterTransport {
     }
 
     private static PublishOptions options(OutboundMessage message) {
-        if (message.messageId() == null && message.expectedLastSequence() == null) {
+        if (message.messageId() == null && message.expectedLastSequence() == null
+                && message.expectedLastMessageId() == null) {
             return null;
         }
         PublishOptions.Builder options = PublishOptions.builder();
@@ -163,6 +164,9 @@ final class JetStreamTransport implements ClusterTransport {
         }
         if (message.expectedLastSequence() != null) {
             options.expectedLastSequence(message.expectedLastSequence());
+        }
+        if (message.expectedLastMessageId() != null) {
+            options.expectedLastMsgId(message.expectedLastMessageId());
         }
         return options.build();
     }

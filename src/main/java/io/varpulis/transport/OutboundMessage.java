@@ -18,11 +18,14 @@ import java.util.Map;
  * @param expectedLastSequence on JetStream, the sequence the stream's last message must
  * have for this one to be stored ({@code Nats-Expected-Last-Sequence}: a compare-and-set
  * over the whole stream, refused with API error 10071 otherwise), or {@code null} for no
- * expectation (the stream's leader checks it before it proposes the message: a refused
- * one never reaches the stream's log)
+ * expectation
+ * @param expectedLastMessageId on JetStream, the {@code Nats-Msg-Id} the stream's last
+ * message must have ({@code Nats-Expected-Last-Msg-Id}, refused with API error 10070
+ * otherwise): chains a writer's messages so that none lands after a message it did not
+ * write, or {@code null}
  */
 public record OutboundMessage(String subject, byte[] data, String messageId, Map<String, String> headers,
-        Long expectedLastSequence) {
+        Long expectedLastSequence, String expectedLastMessageId) {
 
     /**
      * @throws IllegalArgumentException when subject or data is missing, or the expected
@@ -48,7 +51,7 @@ public record OutboundMessage(String subject, byte[] data, String messageId, Map
      * @param messageId the {@code Nats-Msg-Id}, or {@code null}
      */
     public OutboundMessage(String subject, byte[] data, String messageId) {
-        this(subject, data, messageId, Map.of(), null);
+        this(subject, data, messageId, Map.of(), null, null);
     }
 
     /**
@@ -65,7 +68,7 @@ public record OutboundMessage(String subject, byte[] data, String messageId, Map
      * @return a copy with these headers
      */
     public OutboundMessage withHeaders(Map<String, String> more) {
-        return new OutboundMessage(subject, data, messageId, more, expectedLastSequence);
+        return new OutboundMessage(subject, data, messageId, more, expectedLastSequence, expectedLastMessageId);
     }
 
     /**
@@ -73,6 +76,15 @@ public record OutboundMessage(String subject, byte[] data, String messageId, Map
      * @return a copy that the stream stores only when its last message has that sequence
      */
     public OutboundMessage expectingLastSequence(long sequence) {
-        return new OutboundMessage(subject, data, messageId, headers, sequence);
+        return new OutboundMessage(subject, data, messageId, headers, sequence, expectedLastMessageId);
+    }
+
+    /**
+     * @param id the message id the stream's last message must have
+     * @return a copy that the stream stores only when its last message has that
+     * {@code Nats-Msg-Id}
+     */
+    public OutboundMessage expectingLastMessageId(String id) {
+        return new OutboundMessage(subject, data, messageId, headers, expectedLastSequence, id);
     }
 }

@@ -146,7 +146,7 @@ final class ProductHopClient implements HopClient {
     public void publish(String subject, byte[] payload, Confirmation confirmed) {
         publishing
             .publish(headers.isEmpty() ? new OutboundMessage(subject, payload, null)
-                    : new OutboundMessage(subject, payload, null, headers, null))
+                    : new OutboundMessage(subject, payload, null, headers, null, null))
             .whenComplete((receipt, error) -> confirmed.done(error));
     }
 

@@ -188,7 +188,7 @@ class ObservedClusterTransportTest {
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
         fixture.transport
             .publish(new OutboundMessage(intoParse.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
-                    "unsampled:1", Map.of("traceparent", traceparent), null))
+                    "unsampled:1", Map.of("traceparent", traceparent), null, null))
             .get();
 
         await().atMost(Duration.ofSeconds(20))
@@ -328,7 +328,7 @@ class ObservedClusterTransportTest {
         String unsampled = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
         fixture.transport
             .publish(new OutboundMessage(intoWork.subject(), fixture.codec.encode(Event.of("Raw", Map.of("n", "1"))),
-                    "child:1", Map.of("traceparent", unsampled), null))
+                    "child:1", Map.of("traceparent", unsampled), null, null))
             .get();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> tracing.named("process " + Destinations.ROUTE).size() == 1);

@@ -139,7 +139,7 @@ class StateWriterTest {
     }
 
     private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
-        return new StateWriter(new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos()),
+        return new StateWriter(new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos(), false),
                 new StateCache(100), new Server(),
                 new StateLeader("b", this::held, stepDown, new StateRollback(new JetStreamLosses()), behindFor),
                 TestThreads.states(), () -> {
@@ -195,8 +195,11 @@ class StateWriterTest {
                 return CompletableFuture.failedFuture(refused(message, 503, 10158));
             }
             synchronized (now) {
-                if (!Long.valueOf(now.stored).equals(message.expectedLastSequence())) {
-                    return CompletableFuture.failedFuture(refused(message, 400, 10071));
+                boolean expected = message.expectedLastSequence() != null ? message.expectedLastSequence() == now.stored
+                        : now.lastId.equals(message.expectedLastMessageId());
+                if (!expected) {
+                    return CompletableFuture
+                        .failedFuture(refused(message, 400, message.expectedLastSequence() != null ? 10071 : 10070));
                 }
                 now.lastId = message.messageId();
                 return CompletableFuture

@@ -31,17 +31,18 @@ class WriteChainTest {
 
     private static final long FENCE_SEQUENCE = 10;
 
-    private final WriteChain chain = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos());
+    private final WriteChain chain = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos(),
+            false);
 
     @Test
-    void writesAreChainedBySequence_theFirstOnTheFence() {
+    void writesAreChainedByMessageId_theFirstOnTheFence() {
         chain.add(batch("a", "b"));
 
         List<Send> sends = chain.toSend();
 
         assertThat(sends).extracting(s -> s.message().messageId()).containsExactly("7-abc:1", "7-abc:2");
-        assertThat(sends).extracting(s -> s.message().expectedLastSequence())
-            .containsExactly(FENCE_SEQUENCE, FENCE_SEQUENCE + 1);
+        assertThat(sends).extracting(s -> s.message().expectedLastMessageId()).containsExactly("7-abc:0", "7-abc:1");
+        assertThat(sends).allSatisfy(s -> assertThat(s.message().expectedLastSequence()).isNull());
         assertThat(sends.get(0).message().subject()).isEqualTo("$KV.b.a");
     }
 
@@ -53,11 +54,11 @@ class WriteChainTest {
         assertThat(first).hasSize(WriteChain.WINDOW);
         assertThat(chain.toSend()).isEmpty();
 
-        chain.stored(first.get(9).write(), FENCE_SEQUENCE + 10);
+        chain.stored(first.get(9).write(), "7-abc:10", FENCE_SEQUENCE + 10);
         List<Send> more = chain.toSend();
         assertThat(more).hasSize(10);
-        assertThat(more.get(0).message().expectedLastSequence()).as("after the window's last write")
-            .isEqualTo(first.get(WriteChain.WINDOW - 1).message().expectedLastSequence() + 1);
+        assertThat(more.get(0).message().expectedLastMessageId())
+            .isEqualTo(first.get(WriteChain.WINDOW - 1).message().messageId());
     }
 
     @Test
@@ -65,7 +66,7 @@ class WriteChainTest {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
 
-        WriteChain.Repair repair = chain.stored(sends.get(2).write(), FENCE_SEQUENCE + 3);
+        WriteChain.Repair repair = chain.stored(sends.get(2).write(), "7-abc:3", FENCE_SEQUENCE + 3);
 
         assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L, 3L);
         assertThat(chain.unconfirmed()).isZero();
@@ -75,7 +76,7 @@ class WriteChainTest {
     void aPubAckLateWhileTheLeaderStoresIsNeitherRepairedNorSentAgain() {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
-        chain.stored(sends.get(0).write(), FENCE_SEQUENCE + 1);
+        chain.stored(sends.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
 
         assertThat(chain.failed(sends.get(1).write(), 1, timeout()).action()).isEqualTo(Action.SEND);
         chain.add(batch("more"));
@@ -92,8 +93,8 @@ class WriteChainTest {
         chain.add(batch(4));
         List<Send> sends = chain.toSend();
         // A leader change dropped write 2; write 3 found write 1 last and was refused.
-        chain.stored(sends.get(0).write(), FENCE_SEQUENCE + 1);
-        assertThat(chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE)).action())
+        chain.stored(sends.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
+        assertThat(chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID)).action())
             .isEqualTo(Action.WAIT);
         chain.add(batch("later"));
         assertThat(chain.toSend()).as("nothing is sent while the chain is broken").isEmpty();
@@ -107,13 +108,13 @@ class WriteChainTest {
             .extracting(s -> s.message().messageId())
             .containsExactly("7-abc:2.2");
         assertThat(first.get(0).message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE + 1);
+        assertThat(first.get(0).message().expectedLastMessageId()).isNull();
         assertThat(chain.toSend()).as("the others wait until it is stored").isEmpty();
-        chain.stored(first.get(0).write(), FENCE_SEQUENCE + 2);
+        chain.stored(first.get(0).write(), "7-abc:2.2", FENCE_SEQUENCE + 2);
         List<Send> again = chain.toSend();
         assertThat(again).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2", "7-abc:4.2", "7-abc:5");
         assertThat(again).extracting(Send::copy).containsExactly(2, 2, 1);
-        assertThat(again).extracting(s -> s.message().expectedLastSequence())
-            .containsExactly(FENCE_SEQUENCE + 2, FENCE_SEQUENCE + 3, FENCE_SEQUENCE + 4);
+        assertThat(again.get(0).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
         assertThat(chain.failed(sends.get(1).write(), 1, timeout()).action())
             .as("an answer to the first copy changes nothing")
             .isEqualTo(Action.SEND);
@@ -123,7 +124,7 @@ class WriteChainTest {
     void writesTheLeaderStoredAfterAllAreConfirmedByTheLookUp_notSentAgain() {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
 
         WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
 
@@ -135,7 +136,7 @@ class WriteChainTest {
     void anInProcessAnswerIsNoRefusal_andTheCopyThatLandedIsRecognisedByAnyOfItsIds() {
         chain.add(batch(2));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
         chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
         List<Send> again = chain.toSend();
         assertThat(chain.failed(again.get(0).write(), 2, inProcess()).action()).as("it may land")
@@ -145,7 +146,7 @@ class WriteChainTest {
 
         assertThat(landed.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
         chain.add(batch("next"));
-        assertThat(chain.toSend().get(0).message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE + 2);
+        assertThat(chain.toSend().get(0).message().expectedLastMessageId()).isEqualTo("7-abc:2.2");
     }
 
     @Test
@@ -166,7 +167,7 @@ class WriteChainTest {
     void aFirstWriteRefusedAfterARepairIsLookedUpAndTriedAgain_theWritesAfterItNeverSentMeanwhile() {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
         chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
         // A slow leader still applies writes it accepted before: its next sequence is
         // ahead of what it has applied.
@@ -184,7 +185,7 @@ class WriteChainTest {
     @Test
     void aMessageAnotherWriterWroteFencesTheChain() {
         chain.add(batch(1));
-        chain.failed(chain.toSend().get(0).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(chain.toSend().get(0).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
 
         assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "8-def:0", false, null)).action())
             .isEqualTo(Action.FENCED);
@@ -199,7 +200,7 @@ class WriteChainTest {
     @Test
     void aMessageGoneWhileTheFenceIsThisWritersCountsAsThisWritersOwn() {
         chain.add(batch(3));
-        chain.failed(chain.toSend().get(2).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(chain.toSend().get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
 
         WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, null, true, WRITER));
 
@@ -219,7 +220,7 @@ class WriteChainTest {
         assertThat(repair.action()).isEqualTo(Action.DROPPED);
         assertThat(repair.dropped()).extracting(w -> w.number).containsExactly(1L, 2L);
         chain.add(batch("next"));
-        assertThat(chain.toSend().get(0).message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE);
+        assertThat(chain.toSend().get(0).message().expectedLastMessageId()).isEqualTo("7-abc:0");
     }
 
     @Test
@@ -238,6 +239,22 @@ class WriteChainTest {
 
         assertThat(repair.action()).isEqualTo(Action.FENCED);
         assertThat(repair.why()).contains("holds write 1, which this writer had dropped");
+    }
+
+    @Test
+    void fromNatsServer214OneWriteIsOnTheWireAtATime_expectingTheLastConfirmedSequence() {
+        WriteChain bySequence = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos(), true);
+        bySequence.add(batch("a", "b"));
+
+        List<Send> first = bySequence.toSend();
+
+        assertThat(first).hasSize(1);
+        assertThat(first.get(0).message().expectedLastSequence()).isEqualTo(FENCE_SEQUENCE);
+        assertThat(first.get(0).message().expectedLastMessageId()).as("a replica checks it on apply").isNull();
+        assertThat(bySequence.toSend()).as("a second would have to guess its sequence").isEmpty();
+        bySequence.stored(first.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
+        assertThat(bySequence.toSend()).extracting(s -> s.message().expectedLastSequence())
+            .containsExactly(FENCE_SEQUENCE + 1);
     }
 
     @Test
