@@ -3,7 +3,6 @@ package io.varpulis.pipeline;
 import io.varpulis.pipeline.KeyValueState.StateException;
 import io.varpulis.pipeline.KeyValueState.StateFencedException;
 import io.varpulis.pipeline.KeyValueState.StateUnavailableException;
-import io.varpulis.pipeline.WriteChain.Repair;
 import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.support.Backoffs;
 import io.varpulis.support.SerialExecutor;
@@ -238,7 +237,7 @@ final class StateWriter {
                         : chain.failed(write, send.copy(), lateError))));
     }
 
-    private void settle(Repair repair) {
+    private void settle(ChainRepair repair) {
         if (!repair.confirmed().isEmpty()) {
             // The leader stores again: the next repair's look-ups start over at 50 ms;
             // until then each waits longer (a refused first write may mean the leader is
@@ -318,9 +317,9 @@ final class StateWriter {
             end(lost);
             return;
         }
-        Repair repair = chain.lookedUp(held);
+        ChainRepair repair = chain.lookedUp(held);
         watch();
-        if (repair.action() == Repair.Action.SEND && repair.why().equals(WriteChain.REPAIRED)) {
+        if (repair.action() == ChainRepair.Action.SEND && repair.why().equals(WriteChain.REPAIRED)) {
             log.info("state bucket {}: write chain repaired at sequence {} ({} found stored, {} to send again)", bucket,
                     held.lastSequence(), repair.confirmed().size(), chain.unconfirmed());
         }

@@ -21,14 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * did not write, and at most one copy of a write ever lands. No network: the
  * {@link StateWriter} sends what {@link #toSend()} gives and reports answers back.
  * <p>
- * On nats-server 2.14 and later ({@link #bySequence}) one write is on the wire at a time,
- * expecting the sequence of this writer's last confirmed write: a leader proposes a write
- * without checking its expected message id, each replica checks it when it applies the
- * write, and from 2.14 a false one there stops the stream on every replica (observer
- * mode, no leader until the servers restart), which a refusal on a leader change would
- * do. A leader checks an expected sequence before it proposes. Pipelined writes cannot
- * expect sequences: a later write's expected sequence would be a guess that another
- * writer's message (a successor's fence) can make true.
+ * From nats-server 2.14 ({@link #bySequence}), one write at a time expecting the last
+ * confirmed sequence: a false expected message id stops the stream there (RELIABILITY.md,
+ * "From nats-server 2.14").
  * <p>
  * The rules of issue 41 (SPEC section 20):
  * <ul>
@@ -45,7 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * expects what the bucket held when it was sent, and whichever lands first makes the
  * other's expectation false.</li>
  * <li>Anything stored after this writer's last stored write that is not this writer's
- * means another writer owns the bucket: {@link Repair.Action#FENCED}.</li>
+ * means another writer owns the bucket: {@link ChainRepair.Action#FENCED}.</li>
  * </ul>
  * Thread-safe: the lock covers in-memory work only.
  */
@@ -65,43 +60,11 @@ final class WriteChain {
     /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was another. */
     static final int WRONG_LAST_SEQUENCE = 10071;
 
-    /** The {@link Repair#why()} of a look-up after which writes are sent again. */
+    /** The {@link ChainRepair#why()} of a look-up after which writes are sent again. */
     static final String REPAIRED = "repaired";
 
     private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
             "DEL");
-
-    /**
-     * What an answer or a look-up changed.
-     *
-     * @param confirmed writes now known stored, in order
-     * @param action what the writer does next
-     * @param why for {@link Action#FENCED} and {@link Action#DROPPED} why;
-     * {@link #REPAIRED} for a {@link Action#SEND} of writes sent again; else empty
-     * @param dropped for {@link Action#DROPPED}, the writes dropped (the refused one
-     * first)
-     */
-    record Repair(List<StateWrite> confirmed, Action action, String why, List<StateWrite> dropped) {
-
-        /** What the writer does next. */
-        enum Action {
-
-            /** Send what {@link #toSend()} gives (maybe nothing). */
-            SEND,
-            /** Look the leader up after a wait: the chain broke. */
-            WAIT,
-            /** Another writer owns the bucket: stop. */
-            FENCED,
-            /** Refused for itself twice: its flush and later ones fail. */
-            DROPPED
-
-        }
-
-        static Repair of(List<StateWrite> confirmed, Action action) {
-            return new Repair(confirmed, action, "", List.of());
-        }
-
-    }
 
     private final String writer;
 
@@ -225,9 +188,9 @@ final class WriteChain {
      * @param write the write
      * @param messageId the stored copy's message id
      * @param sequence the sequence it landed on
-     * @return the writes confirmed now, and {@link Repair.Action#SEND}
+     * @return the writes confirmed now, and {@link ChainRepair.Action#SEND}
      */
-    synchronized Repair stored(StateWrite write, String messageId, long sequence) {
+    synchronized ChainRepair stored(StateWrite write, String messageId, long sequence) {
         List<StateWrite> confirmed = new ArrayList<>();
         if (inChain(write)) {
             while (!writes.isEmpty() && writes.peekFirst().number <= write.number) {
@@ -236,7 +199,7 @@ final class WriteChain {
             storedSequence = Math.max(storedSequence, sequence);
             storedId = messageId;
         }
-        return Repair.of(confirmed, Repair.Action.SEND);
+        return ChainRepair.of(confirmed, ChainRepair.Action.SEND);
     }
 
     /**
@@ -245,26 +208,26 @@ final class WriteChain {
      * @param copy which copy (an answer to an earlier copy than the last one sent is
      * ignored)
      * @param error the publish's failure
-     * @return {@link Repair.Action#WAIT} after a refusal: the leader is looked up to
-     * repair the chain; else {@link Repair.Action#SEND}
+     * @return {@link ChainRepair.Action#WAIT} after a refusal: the leader is looked up to
+     * repair the chain; else {@link ChainRepair.Action#SEND}
      */
-    synchronized Repair failed(StateWrite write, int copy, Throwable error) {
+    synchronized ChainRepair failed(StateWrite write, int copy, Throwable error) {
         boolean answerable = write.status == Status.SENT || write.status == Status.UNANSWERED;
         if (!answerable || copy != write.copies || !inChain(write)) {
-            return Repair.of(List.of(), Repair.Action.SEND);
+            return ChainRepair.of(List.of(), ChainRepair.Action.SEND);
         }
         PublishException publish = PublishException.find(error).orElse(null);
         write.failure = error;
         if (publish == null || publish.isUnavailable()) {
             // It may still land: the late PubAck, or a look-up once stalled, tells.
             write.status = Status.UNANSWERED;
-            return Repair.of(List.of(), Repair.Action.SEND);
+            return ChainRepair.of(List.of(), ChainRepair.Action.SEND);
         }
         write.status = Status.REFUSED;
         repairing = true;
         int code = publish.apiErrorCode();
         write.refusals += code == WRONG_LAST_MESSAGE_ID || code == WRONG_LAST_SEQUENCE ? 0 : 1;
-        return Repair.of(List.of(), Repair.Action.WAIT);
+        return ChainRepair.of(List.of(), ChainRepair.Action.WAIT);
     }
 
     /**
@@ -273,7 +236,7 @@ final class WriteChain {
      * @param held the leader's last message
      * @return the writes confirmed now and what to do next
      */
-    synchronized Repair lookedUp(Held held) {
+    synchronized ChainRepair lookedUp(Held held) {
         List<StateWrite> confirmed = new ArrayList<>();
         if (held.lastSequence() > storedSequence) {
             long storedUpTo;
@@ -314,11 +277,11 @@ final class WriteChain {
     }
 
     /** After a look-up: what the first write not stored asks for. */
-    private Repair next(List<StateWrite> confirmed) {
+    private ChainRepair next(List<StateWrite> confirmed) {
         StateWrite first = writes.peekFirst();
         if (first == null) {
             repairing = false;
-            return Repair.of(confirmed, Repair.Action.SEND);
+            return ChainRepair.of(confirmed, ChainRepair.Action.SEND);
         }
         // A refusal means the chain broke: what was sent before it and is not stored was
         // lost (a leader change drops what it was storing). Without one, writes on the
@@ -326,14 +289,14 @@ final class WriteChain {
         boolean broken = writes.stream().anyMatch(w -> w.status == Status.REFUSED);
         if (!broken && !stalled()) {
             repairing = false;
-            return Repair.of(confirmed, Repair.Action.SEND);
+            return ChainRepair.of(confirmed, ChainRepair.Action.SEND);
         }
         if (first.status == Status.REFUSED && first.refusals >= 2) {
             List<StateWrite> dropped = new ArrayList<>(writes);
             writes.clear();
             repairing = false;
             probing = false;
-            return new Repair(confirmed, Repair.Action.DROPPED,
+            return new ChainRepair(confirmed, ChainRepair.Action.DROPPED,
                     first.failure == null ? "refused" : String.valueOf(first.failure.getMessage()), dropped);
         }
         // Sent again, the first alone (anchored), the others once it is stored: a leader
@@ -343,7 +306,7 @@ final class WriteChain {
         anchor = storedSequence;
         repairing = false;
         probing = true;
-        return new Repair(confirmed, Repair.Action.SEND, REPAIRED, List.of());
+        return new ChainRepair(confirmed, ChainRepair.Action.SEND, REPAIRED, List.of());
     }
 
     /**
@@ -397,8 +360,8 @@ final class WriteChain {
         return writes.size();
     }
 
-    private Repair fenced(List<StateWrite> confirmed, String why) {
-        return new Repair(confirmed, Repair.Action.FENCED,
+    private ChainRepair fenced(List<StateWrite> confirmed, String why) {
+        return new ChainRepair(confirmed, ChainRepair.Action.FENCED,
                 why + "; another writer took it over, and this writer (" + writer + ") no longer owns it and stops",
                 List.of());
     }

@@ -4,7 +4,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.api.ApiResponse;
 import io.nats.client.support.JsonParser;
 import io.varpulis.pipeline.StateReads.Held;
-import io.varpulis.pipeline.WriteChain.Repair.Action;
+import io.varpulis.pipeline.ChainRepair.Action;
 import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.transport.PublishException;
 import org.junit.jupiter.api.Test;
@@ -66,7 +66,7 @@ class WriteChainTest {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
 
-        WriteChain.Repair repair = chain.stored(sends.get(2).write(), "7-abc:3", FENCE_SEQUENCE + 3);
+        ChainRepair repair = chain.stored(sends.get(2).write(), "7-abc:3", FENCE_SEQUENCE + 3);
 
         assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L, 3L);
         assertThat(chain.unconfirmed()).isZero();
@@ -83,7 +83,7 @@ class WriteChainTest {
         assertThat(chain.toSend()).as("sending goes on").hasSize(1);
         assertThat(chain.stalled()).as("the leader stored a write just now").isFalse();
 
-        WriteChain.Repair looked = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
+        ChainRepair looked = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
         assertThat(looked.action()).isEqualTo(Action.SEND);
         assertThat(chain.toSend()).as("nothing sent again").isEmpty();
     }
@@ -99,7 +99,7 @@ class WriteChainTest {
         chain.add(batch("later"));
         assertThat(chain.toSend()).as("nothing is sent while the chain is broken").isEmpty();
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1", false, null));
 
         assertThat(repair.action()).isEqualTo(Action.SEND);
         assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
@@ -126,7 +126,7 @@ class WriteChainTest {
         List<Send> sends = chain.toSend();
         chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
 
         assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
         assertThat(chain.toSend()).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2");
@@ -142,7 +142,7 @@ class WriteChainTest {
         assertThat(chain.failed(again.get(0).write(), 2, inProcess()).action()).as("it may land")
             .isEqualTo(Action.SEND);
 
-        WriteChain.Repair landed = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2.2", false, null));
+        ChainRepair landed = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2.2", false, null));
 
         assertThat(landed.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
         chain.add(batch("next"));
@@ -157,7 +157,7 @@ class WriteChainTest {
         await("a leader that stepped down never answers what it dropped").atMost(Duration.ofSeconds(2))
             .until(chain::stalled);
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
 
         assertThat(repair.why()).isEqualTo(WriteChain.REPAIRED);
         assertThat(chain.toSend()).extracting(Send::copy).containsExactly(2);
@@ -176,7 +176,7 @@ class WriteChainTest {
         assertThat(chain.toSend()).isEmpty();
 
         // Those were this writer's first copies: found stored, not sent a third time.
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
 
         assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
         assertThat(chain.toSend()).extracting(s -> s.message().messageId()).containsExactly("7-abc:3.2");
@@ -202,7 +202,7 @@ class WriteChainTest {
         chain.add(batch(3));
         chain.failed(chain.toSend().get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, null, true, WRITER));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, null, true, WRITER));
 
         assertThat(repair.confirmed()).extracting(w -> w.number).containsExactly(1L, 2L);
     }
@@ -215,7 +215,7 @@ class WriteChainTest {
         List<Send> again = chain.toSend();
         chain.failed(again.get(0).write(), 2, refused(10054));
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
 
         assertThat(repair.action()).isEqualTo(Action.DROPPED);
         assertThat(repair.dropped()).extracting(w -> w.number).containsExactly(1L, 2L);
@@ -235,7 +235,7 @@ class WriteChainTest {
         assertThat(next).as("not one at a time after a drop").hasSize(1);
         chain.failed(next.get(0).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
 
-        WriteChain.Repair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1.2", false, null));
+        ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1.2", false, null));
 
         assertThat(repair.action()).isEqualTo(Action.FENCED);
         assertThat(repair.why()).contains("holds write 1, which this writer had dropped");
