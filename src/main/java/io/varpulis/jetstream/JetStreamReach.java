@@ -163,11 +163,13 @@ public final class JetStreamReach {
      * @param info a stream's info, as its leader answered it
      * @param server the connected server's name
      * @return the problem, or empty when the connected server leads the stream, is no
-     * peer of it, or keeps up
+     * peer of it, keeps up, or the stream has no leader (nobody heard it then: a majority
+     * lost, told by the other checks)
      */
     public static Optional<Problem> ofConnectedReplica(StreamInfo info, String server) {
         ClusterInfo cluster = info.getClusterInfo();
-        if (cluster == null || cluster.getReplicas() == null) {
+        if (cluster == null || cluster.getReplicas() == null || cluster.getLeader() == null
+                || cluster.getLeader().isBlank()) {
             return Optional.empty();
         }
         String stream = info.getConfiguration().getName();
