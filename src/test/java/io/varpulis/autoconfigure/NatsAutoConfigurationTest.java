@@ -16,6 +16,7 @@ import io.varpulis.jetstream.VarpulisJetStream;
 import io.varpulis.nats.NatsStartupException;
 import io.varpulis.nats.Substrate;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.LoopbackPorts;
 import io.varpulis.test.NatsServerExtension;
 import io.varpulis.transport.ClusterTransport;
 import io.varpulis.transport.Consumption;
@@ -37,8 +38,6 @@ import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -269,7 +268,7 @@ class NatsAutoConfigurationTest {
 
     @Test
     void unreachableServerFailsStartupAfterTheRetryTimeoutWithItsOwnMessage() throws IOException {
-        String url = "nats://127.0.0.1:" + unusedLoopbackPort();
+        String url = "nats://127.0.0.1:" + LoopbackPorts.next();
         long started = System.nanoTime();
         runner
             .withPropertyValues("varpulis.nats.url=" + url, "varpulis.nats.connect-timeout=200ms",
@@ -407,12 +406,6 @@ class NatsAutoConfigurationTest {
             }
         }
         throw new AssertionError("no " + type.getSimpleName() + " in the cause chain of " + failure, failure);
-    }
-
-    private static int unusedLoopbackPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     /** A transport a user wires by hand. */

@@ -1,8 +1,7 @@
 package io.varpulis.bench;
 
+import io.varpulis.test.LoopbackPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -150,14 +149,8 @@ final class CrowdSecRun {
                     profiles_path: %1$s/conf/profiles.yaml
                     trusted_ips:
                       - 127.0.0.1
-                """, home, freeLoopbackPort()));
+                """, home, LoopbackPorts.next()));
         return config;
-    }
-
-    private static int freeLoopbackPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
 }

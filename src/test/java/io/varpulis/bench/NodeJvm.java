@@ -1,11 +1,10 @@
 package io.varpulis.bench;
 
+import io.varpulis.test.LoopbackPorts;
 import io.varpulis.test.Processes;
 import io.varpulis.test.TestCredentials;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -94,10 +93,7 @@ public final class NodeJvm implements AutoCloseable {
      */
     public static NodeJvm start(Path jar, String name, List<String> jvmFlags, List<String> args, String natsUrl,
             Path logDir) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.next();
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmFlags);

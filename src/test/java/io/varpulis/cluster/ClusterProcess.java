@@ -2,13 +2,12 @@ package io.varpulis.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.varpulis.test.LoopbackPorts;
 import io.varpulis.test.Processes;
 import io.varpulis.test.TestCredentials;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -102,10 +101,7 @@ final class ClusterProcess implements AutoCloseable {
 
     private static ClusterProcess start(String name, Path logDir, List<String> prefix, List<String> args)
             throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.next();
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
             .filter(entry -> !entry.endsWith("test-classes"))
             .collect(Collectors.joining(File.pathSeparator));

@@ -8,11 +8,10 @@ import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.varpulis.support.NatsServerBinaries;
+import io.varpulis.test.LoopbackPorts;
 import io.varpulis.test.Processes;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -86,7 +85,7 @@ final class LoopbackCluster implements AutoCloseable {
         this.out = out;
         this.label = label;
         this.jetStream = jetStream;
-        int[] ports = freePorts(3 * SIZE);
+        int[] ports = LoopbackPorts.next(3 * SIZE);
         this.clientPorts = new int[] { ports[0], ports[1], ports[2] };
         this.routePorts = new int[] { ports[3], ports[4], ports[5] };
         this.monitorPorts = new int[] { ports[6], ports[7], ports[8] };
@@ -376,21 +375,6 @@ final class LoopbackCluster implements AutoCloseable {
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(file);
-            }
-        }
-    }
-
-    private static int[] freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")));
-            }
-            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        }
-        finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
             }
         }
     }

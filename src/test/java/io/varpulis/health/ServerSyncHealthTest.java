@@ -13,6 +13,7 @@ import io.varpulis.autoconfigure.VarpulisHealthContributorAutoConfiguration;
 import io.varpulis.jetstream.StreamDeclaration;
 import io.varpulis.metrics.ServerSyncGauge;
 import io.varpulis.test.BrokerTest;
+import io.varpulis.test.LoopbackPorts;
 import io.varpulis.test.NatsServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -29,8 +30,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 
@@ -48,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class ServerSyncHealthTest {
 
-    private static final int MONITORING_PORT = freePort();
+    private static final int MONITORING_PORT = LoopbackPorts.next();
 
     private static final String MONITORING = "http: \"127.0.0.1:" + MONITORING_PORT + "\"\n";
 
@@ -186,15 +185,6 @@ class ServerSyncHealthTest {
     private static Map<String, Object> details(Object holder, String key) {
         Map<String, Object> map = holder instanceof Health health ? health.getDetails() : (Map<String, Object>) holder;
         return (Map<String, Object>) map.get(key);
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
 }

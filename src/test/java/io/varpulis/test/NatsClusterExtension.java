@@ -17,7 +17,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -419,16 +418,16 @@ public final class NatsClusterExtension
     private void startServer(int index) {
         if (servers == null) {
             root = tempRoot();
-            clientPorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
-            routePorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
+            clientPorts = IntStream.range(0, size).map(i -> LoopbackPorts.next()).toArray();
+            routePorts = IntStream.range(0, size).map(i -> LoopbackPorts.next()).toArray();
             servers = new NatsServerProcess[size];
             if (partitionable >= 0) {
-                unusedPort = freeLoopbackPort();
+                unusedPort = LoopbackPorts.next();
                 // proxies[j] relays to server j's route port: the partitionable server's
                 // own proxy takes its peers'
                 // routes to it, the others take its routes to them.
                 proxies = IntStream.range(0, size)
-                    .mapToObj(j -> new PartitionProxy(freeLoopbackPort(), routePorts[j]))
+                    .mapToObj(j -> new PartitionProxy(LoopbackPorts.next(), routePorts[j]))
                     .toArray(PartitionProxy[]::new);
             }
         }
@@ -460,9 +459,9 @@ public final class NatsClusterExtension
         Path store = root.resolve(name(index) + "-store");
         return "server_name: " + name(index) + "\n" + "listen: 127.0.0.1:" + clientPorts[index] + "\n"
                 + "jetstream {\n  store_dir: \"" + store + "\"\n  " + jetStreamConfig + "\n  "
-                + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n"
-                + "cluster {\n  name: varpulis-test\n  listen: 127.0.0.1:" + routePorts[index] + "\n" + advertise
-                + "  routes: [" + String.join(", ", routes) + "]\n}\n" + extraConfig + "\n";
+                + serverJetStreamConfig.getOrDefault(index, "") + "\n}\n" + "cluster {\n  name: varpulis-test-"
+                + routePorts[0] + "\n  listen: 127.0.0.1:" + routePorts[index] + "\n" + advertise + "  routes: ["
+                + String.join(", ", routes) + "]\n}\n" + extraConfig + "\n";
     }
 
     /**
@@ -492,8 +491,13 @@ public final class NatsClusterExtension
             }
             sleep(200);
         }
-        throw new IllegalStateException("the " + size + "-server cluster elected no JetStream meta leader within "
-                + READY_TIMEOUT.toSeconds() + " s (" + last + "); logs in " + root);
+        String exited = IntStream.range(0, size)
+            .filter(i -> !servers[i].isRunning())
+            .mapToObj(this::name)
+            .collect(Collectors.joining(", "));
+        throw new IllegalStateException(
+                "the " + size + "-server cluster elected no JetStream meta leader within " + READY_TIMEOUT.toSeconds()
+                        + " s (" + last + ")" + (exited.isEmpty() ? "" : "; exited: " + exited) + "; logs in " + root);
     }
 
     private static Connection connect(String url) throws IOException, InterruptedException {
@@ -530,15 +534,6 @@ public final class NatsClusterExtension
         }
         catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    private static int freeLoopbackPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, NatsServerProbe.LOOPBACK)) {
-            return socket.getLocalPort();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
         }
     }
 

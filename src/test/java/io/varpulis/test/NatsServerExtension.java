@@ -8,7 +8,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -159,7 +158,7 @@ public final class NatsServerExtension
             throw new UncheckedIOException("cannot write the nats-server config under " + root, e);
         }
         if (backend == null) {
-            port = freeLoopbackPort();
+            port = LoopbackPorts.next();
             backend = createBackend();
         }
         backend.start(STARTUP_TIMEOUT);
@@ -281,15 +280,6 @@ public final class NatsServerExtension
             }
         }
         return root;
-    }
-
-    private static int freeLoopbackPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, NatsServerProbe.LOOPBACK)) {
-            return socket.getLocalPort();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
-        }
     }
 
     private static void deleteTree(Path dir) {

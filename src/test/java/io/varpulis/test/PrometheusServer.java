@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -59,10 +57,7 @@ public final class PrometheusServer implements AutoCloseable {
             throws IOException {
         ExternalTool prometheus = ExternalTool.require("prometheus", "VARPULIS_PROMETHEUS", List.of(),
                 "apt-get install -y prometheus");
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.next();
         Path targets = dir.resolve("targets.json");
         Files.writeString(targets, "[]");
         Path config = dir.resolve("prometheus.yml");

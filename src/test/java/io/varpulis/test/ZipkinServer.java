@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,10 +54,7 @@ public final class ZipkinServer implements AutoCloseable {
      */
     public static ZipkinServer start(Path logDir) throws IOException, InterruptedException {
         Path jar = jar();
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.next();
         Files.createDirectories(logDir);
         Path log = logDir.resolve("zipkin.log");
         List<String> command = new ArrayList<>(
