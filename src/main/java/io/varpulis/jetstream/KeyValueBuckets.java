@@ -43,6 +43,20 @@ public final class KeyValueBuckets {
     private KeyValueBuckets() {
     }
 
+    /** Creates a bucket ({@link KeyValueManagement#create} or an equivalent). */
+    @FunctionalInterface
+    public interface Create {
+
+        /**
+         * @param config the bucket
+         * @return its status once created
+         * @throws IOException when the server does not answer
+         * @throws JetStreamApiException when it refuses
+         */
+        KeyValueStatus create(KeyValueConfiguration config) throws IOException, JetStreamApiException;
+
+    }
+
     /**
      * @param kvm the key-value management API of a connection
      * @param config the bucket to create when absent
@@ -57,12 +71,29 @@ public final class KeyValueBuckets {
      */
     public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config)
             throws IOException, JetStreamApiException {
+        return createIfAbsent(kvm, config, kvm::create);
+    }
+
+    /**
+     * As {@link #createIfAbsent(KeyValueManagement, KeyValueConfiguration)}, creating the
+     * bucket with {@code create}: for a bucket whose stream needs a setting the key-value
+     * API does not offer (from the configuration's
+     * {@link KeyValueConfiguration#getBackingConfig() backing stream}).
+     * @param kvm the key-value management API of a connection (reads the bucket)
+     * @param config the bucket to create when absent
+     * @param create creates it
+     * @return the bucket's status, as the server has it
+     * @throws JetStreamApiException as the other
+     * @throws IOException as the other
+     */
+    public static KeyValueStatus createIfAbsent(KeyValueManagement kvm, KeyValueConfiguration config, Create create)
+            throws IOException, JetStreamApiException {
         long deadline = System.nanoTime() + JetStreamAdmin.UNANSWERED_PROVISIONING_WAIT.toNanos();
         BackOffExecution waits = Backoffs.start(Duration.ofMillis(250), Duration.ofSeconds(2));
         while (true) {
             try {
                 try {
-                    return createOrRead(kvm, config);
+                    return createOrRead(kvm, config, create);
                 }
                 catch (JetStreamApiException e) {
                     if (!JetStreamErrors.isTemporarilyUnavailable(e)) {
@@ -90,7 +121,7 @@ public final class KeyValueBuckets {
         }
     }
 
-    private static KeyValueStatus createOrRead(KeyValueManagement kvm, KeyValueConfiguration config)
+    private static KeyValueStatus createOrRead(KeyValueManagement kvm, KeyValueConfiguration config, Create create)
             throws IOException, JetStreamApiException {
         try {
             return kvm.getStatus(config.getBucketName());
@@ -101,7 +132,7 @@ public final class KeyValueBuckets {
             }
         }
         try {
-            return kvm.create(config);
+            return create.create(config);
         }
         catch (JetStreamApiException refused) {
             if (JetStreamErrors.isPlacementRefused(refused)) {

@@ -13,10 +13,12 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A {@link ClusterTransport} that times every publish from the call to its confirmation
@@ -72,9 +74,25 @@ public class TimedClusterTransport implements ClusterTransport {
      */
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
+        return timed(message.subject(), () -> delegate.publish(message));
+    }
+
+    /**
+     * Publishes the batch through the delegate, timed as one publish (of the first
+     * message's kind).
+     * @param messages the batch
+     * @return the delegate's receipt, unchanged
+     */
+    @Override
+    public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+        return timed(messages.get(0).subject(), () -> delegate.publishAtomically(messages));
+    }
+
+    private CompletableFuture<PublishReceipt> timed(String subject,
+            Supplier<CompletableFuture<PublishReceipt>> publish) {
         long started = System.nanoTime();
-        String kind = kind(message.subject());
-        return delegate.publish(message)
+        String kind = kind(subject);
+        return publish.get()
             .whenComplete((receipt, error) -> timer(kind, error == null ? "confirmed" : "failed")
                 .record(System.nanoTime() - started, TimeUnit.NANOSECONDS));
     }

@@ -17,6 +17,7 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishReceipt;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -161,6 +162,17 @@ public class ObservedClusterTransport implements ClusterTransport {
             return publishDecided(message, context);
         }
         return publishObserved(message, context, parkedTraceparent, parkedTraceId);
+    }
+
+    /**
+     * Publishes the batch through the delegate, unobserved: only pipeline state writes
+     * are batched, and they pass through unobserved.
+     * @param messages the batch
+     * @return the delegate's receipt
+     */
+    @Override
+    public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+        return delegate.publishAtomically(messages);
     }
 
     /**

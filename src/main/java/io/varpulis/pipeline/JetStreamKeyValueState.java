@@ -144,7 +144,7 @@ public final class JetStreamKeyValueState implements KeyValueState {
         cache.opened(fence.empty());
         Duration lostAfter = settings.timeout().compareTo(LOST_AFTER) < 0 ? settings.timeout() : LOST_AFTER;
         WriteChain chain = new WriteChain(writer, bucket, fence.sequence(), lostAfter.toNanos(),
-                !connection.getServerInfo().isOlderThanVersion("2.14.0"));
+                Chaining.of(!connection.getServerInfo().isOlderThanVersion("2.14.0"), fence.atomicPublish()));
         JetStreamManagement jsm = management(connection, lostAfter);
         StateLeader leader = new StateLeader(bucket, () -> StateReads.held(connection, jsm, bucket, lostAfter),
                 () -> stepDown(connection, bucket, lostAfter), losses.rollback(), StateLeader.BEHIND_FOR);

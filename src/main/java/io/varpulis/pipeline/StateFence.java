@@ -2,10 +2,14 @@ package io.varpulis.pipeline;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValueManagement;
 import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamState;
 import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.jetstream.KeyValueBuckets;
@@ -66,8 +70,10 @@ final class StateFence {
      *
      * @param sequence where it landed: the chain's write 0
      * @param empty whether the bucket held no key then (the cache then knows every key)
+     * @param atomicPublish whether the bucket takes atomic batches ({@code allow_atomic}:
+     * set when this product creates it on nats-server 2.12 or later)
      */
-    record Taken(long sequence, boolean empty) {
+    record Taken(long sequence, boolean empty, boolean atomicPublish) {
     }
 
     /**
@@ -102,7 +108,8 @@ final class StateFence {
             for (int attempt = 1;; attempt++) {
                 String failure;
                 try {
-                    StreamState before = connection.jetStreamManagement().getStreamInfo(stream).getStreamState();
+                    StreamInfo info = connection.jetStreamManagement().getStreamInfo(stream);
+                    StreamState before = info.getStreamState();
                     Optional<MessageInfo> current = holder(connection, bucket, settings.timeout());
                     long heldBy = current.map(StateReads::epochOf).orElse(-1L);
                     if (heldBy > epoch) {
@@ -119,16 +126,25 @@ final class StateFence {
                                 expected, null))
                         .get(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                     long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
+                    boolean atomicPublish = info.getConfiguration().getAllowAtomicPublish();
+                    if (!atomicPublish && !connection.getServerInfo().isOlderThanVersion("2.14.0")) {
+                        log.warn("state bucket {} takes no atomic batches (allow_atomic: false; created by an earlier "
+                                + "version): each write of an apply is stored on its own, so a placement that fences "
+                                + "this writer, or a crash, between two of them leaves half an apply stored; to have "
+                                + "each apply stored whole, delete the bucket while its pipeline is undeployed, or set "
+                                + "allow_atomic on stream KV_{}", bucket, bucket);
+                    }
                     log.info(
                             "opened state bucket {} as writer {} (placement epoch {}, {} key(s), fence at sequence {})",
                             bucket, writer, epoch, keys, receipt.sequence());
                     // Known empty only when the count read is the count the fence landed
                     // on.
-                    return new Taken(receipt.sequence(), keys == 0 && expected == before.getLastSequence());
+                    return new Taken(receipt.sequence(), keys == 0 && expected == before.getLastSequence(),
+                            atomicPublish);
                 }
                 catch (ExecutionException e) {
                     PublishException refused = PublishException.find(e).orElse(null);
-                    if (refused != null && refused.apiErrorCode() == WriteChain.WRONG_LAST_SEQUENCE) {
+                    if (refused != null && refused.apiErrorCode() == Chaining.WRONG_LAST_SEQUENCE) {
                         if (attempt >= OPEN_ATTEMPTS) {
                             throw new StateFencedException("state bucket " + bucket + " kept being written by "
                                     + "another writer while placement epoch " + epoch + " opened it (" + attempt
@@ -186,9 +202,18 @@ final class StateFence {
                 MessageGetRequest.lastForSubject(subject(bucket)), "read the fence");
     }
 
+    /**
+     * Creates the bucket, taking atomic batches on nats-server 2.12 or later (the
+     * key-value API has no such setting: its backing stream is created with it).
+     */
     private static void createIfAbsent(Connection connection, String bucket, JetStreamKeyValueState.Settings settings)
             throws IOException, JetStreamApiException, InterruptedException {
-        KeyValueBuckets.createIfAbsent(connection.keyValueManagement(),
+        KeyValueManagement kvm = connection.keyValueManagement();
+        KeyValueBuckets.Create create = connection.getServerInfo().isOlderThanVersion("2.12.0") ? kvm::create
+                : config -> new KeyValueStatus(connection.jetStreamManagement()
+                    .addStream(
+                            StreamConfiguration.builder(config.getBackingConfig()).allowAtomicPublish(true).build()));
+        KeyValueBuckets.createIfAbsent(kvm,
                 KeyValueConfiguration.builder()
                     .name(bucket)
                     .maxHistoryPerKey(1)
@@ -196,7 +221,8 @@ final class StateFence {
                     .storageType(StorageType.File)
                     .replicas(settings.replicas())
                     .description("Varpulis pipeline state")
-                    .build());
+                    .build(),
+                create);
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.varpulis.pipeline;
 
+import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.transport.OutboundMessage;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -37,6 +39,9 @@ final class StateWrite {
     record Send(StateWrite write, int copy, OutboundMessage message) {
     }
 
+    private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
+            "DEL");
+
     final long number;
 
     final String key;
@@ -46,6 +51,11 @@ final class StateWrite {
     final CompletableFuture<Void> confirmed = new CompletableFuture<>();
 
     Status status = Status.QUEUED;
+
+    /**
+     * Whether it is the last write of its apply (an atomic batch never ends before it).
+     */
+    boolean endsApply;
 
     int copies;
 
@@ -63,6 +73,23 @@ final class StateWrite {
         this.number = number;
         this.key = key;
         this.value = value;
+    }
+
+    /**
+     * Puts a new copy of it on the wire: marked sent, its copies counted.
+     * @param bucket its bucket
+     * @param expectedSequence the bucket's last sequence it expects, or {@code null}
+     * @param expectedId the bucket's last message id it expects, or {@code null}
+     * @return the copy, as a message to {@code $KV.{bucket}.{key}} (a delete is an empty
+     * {@code KV-Operation: DEL} message)
+     */
+    Send send(String bucket, Long expectedSequence, String expectedId) {
+        status = Status.SENT;
+        sentAt = System.nanoTime();
+        copies++;
+        return new Send(this, copies,
+                new OutboundMessage("$KV." + bucket + "." + key, value == null ? new byte[0] : value, messageId(),
+                        value == null ? DELETE_MARKER : Map.of(), expectedSequence, expectedId));
     }
 
     /**

@@ -184,20 +184,30 @@ final class StateWriter {
         if (ended != null) {
             return;
         }
-        for (Send send : chain.toSend()) {
-            if (send.copy() > 1) {
-                resent.run();
+        List<Send> sends = chain.toSend();
+        sends.stream().filter(send -> send.copy() > 1).forEach(send -> resent.run());
+        if (chain.batched()) {
+            if (!sends.isEmpty()) {
+                // The batch's last write answers for it.
+                publish(sends.get(sends.size() - 1),
+                        () -> transport.publishAtomically(sends.stream().map(Send::message).toList()));
             }
-            CompletableFuture<PublishReceipt> published;
-            try {
-                published = transport.publish(send.message());
-            }
-            catch (RuntimeException e) {
-                published = CompletableFuture.failedFuture(e);
-            }
-            published.whenComplete((receipt, error) -> answered(send, receipt, error));
+        }
+        else {
+            sends.forEach(send -> publish(send, () -> transport.publish(send.message())));
         }
         watch();
+    }
+
+    private void publish(Send answering, Supplier<CompletableFuture<PublishReceipt>> publish) {
+        CompletableFuture<PublishReceipt> published;
+        try {
+            published = publish.get();
+        }
+        catch (RuntimeException e) {
+            published = CompletableFuture.failedFuture(e);
+        }
+        published.whenComplete((receipt, error) -> answered(answering, receipt, error));
     }
 
     /**

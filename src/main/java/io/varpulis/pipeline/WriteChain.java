@@ -1,10 +1,8 @@
 package io.varpulis.pipeline;
 
-import io.nats.client.support.NatsJetStreamConstants;
 import io.varpulis.pipeline.StateReads.Held;
 import io.varpulis.pipeline.StateWrite.Send;
 import io.varpulis.pipeline.StateWrite.Status;
-import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
 
 import java.util.ArrayDeque;
@@ -21,9 +19,11 @@ import java.util.concurrent.CompletableFuture;
  * did not write, and at most one copy of a write ever lands. No network: the
  * {@link StateWriter} sends what {@link #toSend()} gives and reports answers back.
  * <p>
- * From nats-server 2.14 ({@link #bySequence}), one write at a time expecting the last
- * confirmed sequence: a false expected message id stops the stream there (RELIABILITY.md,
- * "From nats-server 2.14").
+ * From nats-server 2.14 ({@link Chaining}) a false expected message id stops the stream
+ * (RELIABILITY.md, "From nats-server 2.14"): one batch at a time is on the wire, its
+ * first write expecting the last confirmed sequence; a batch is whole applies sent as one
+ * atomic batch when the bucket allows it (a placement that fences this writer, or a
+ * crash, never leaves half an apply stored), else a single write.
  * <p>
  * The rules of issue 41 (SPEC section 20):
  * <ul>
@@ -54,17 +54,8 @@ final class WriteChain {
      */
     static final int WINDOW = 64;
 
-    /** {@code JSStreamWrongLastMsgIDErr}: the predecessor is not the last message. */
-    static final int WRONG_LAST_MESSAGE_ID = 10070;
-
-    /** {@code JSStreamWrongLastSequenceErr}: the bucket's last sequence was another. */
-    static final int WRONG_LAST_SEQUENCE = 10071;
-
     /** The {@link ChainRepair#why()} of a look-up after which writes are sent again. */
     static final String REPAIRED = "repaired";
-
-    private static final Map<String, String> DELETE_MARKER = Map.of(NatsJetStreamConstants.KV_OPERATION_HEADER_KEY,
-            "DEL");
 
     private final String writer;
 
@@ -72,7 +63,7 @@ final class WriteChain {
 
     private final long lostAfterNanos;
 
-    private final boolean bySequence;
+    private final Chaining chaining;
 
     private final ArrayDeque<StateWrite> writes = new ArrayDeque<>();
 
@@ -99,28 +90,28 @@ final class WriteChain {
      * @param fenceSequence the sequence its fence ({@code {writer}:0}) landed on
      * @param lostAfterNanos how long writes on the wire wait while the leader stores none
      * of them before the leader is looked up and what it lacks is sent again
-     * @param bySequence one write at a time, each expecting the last confirmed sequence
-     * (nats-server 2.14 and later), instead of {@link #WINDOW} chained by message id
+     * @param chaining how its writes say what they expect
      */
-    WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos, boolean bySequence) {
+    WriteChain(String writer, String bucket, long fenceSequence, long lostAfterNanos, Chaining chaining) {
         this.writer = writer;
         this.bucket = bucket;
         this.storedSequence = fenceSequence;
         this.storedId = writer + ":0";
         this.lostAfterNanos = lostAfterNanos;
-        this.bySequence = bySequence;
+        this.chaining = chaining;
     }
 
-    /**
-     * @return the bucket
-     */
+    /** Whether {@link #toSend()} gives one batch to publish atomically. */
+    boolean batched() {
+        return chaining != Chaining.MESSAGE_ID;
+    }
+
+    /** The bucket. */
     String bucket() {
         return bucket;
     }
 
-    /**
-     * @return {@code lostAfter}, ms, at least 1 (a watch is never scheduled at once)
-     */
+    /** {@code lostAfter}, ms, at least 1 (a watch is never scheduled at once). */
     long lostAfterMillis() {
         return Math.max(1, lostAfterNanos / 1_000_000);
     }
@@ -139,6 +130,7 @@ final class WriteChain {
         writes.addAll(added);
         if (!added.isEmpty()) {
             lastWritten = added.get(added.size() - 1);
+            lastWritten.endsApply = true;
         }
         return added;
     }
@@ -156,27 +148,43 @@ final class WriteChain {
      * @return the sends, in order
      */
     synchronized List<Send> toSend() {
+        if (batched()) {
+            return batchToSend();
+        }
         List<Send> sends = new ArrayList<>();
         int onWire = 0;
         StateWrite previous = null;
         for (StateWrite write : writes) {
-            if (repairing || onWire >= (bySequence ? 1 : WINDOW) || probing && onWire > 0) {
+            if (repairing || onWire >= WINDOW || probing && onWire > 0) {
                 break;
             }
             onWire++;
             if (write.status == Status.QUEUED) {
-                write.status = Status.SENT;
-                write.sentAt = System.nanoTime();
-                write.copies++;
-                Long expectedSequence = bySequence ? Long.valueOf(storedSequence) : anchor;
-                String expectedId = expectedSequence != null ? null
-                        : previous == null ? storedId : previous.messageId();
-                sends.add(new Send(write, write.copies,
-                        new OutboundMessage("$KV." + bucket + "." + write.key,
-                                write.value == null ? new byte[0] : write.value, write.messageId(),
-                                write.value == null ? DELETE_MARKER : Map.of(), expectedSequence, expectedId)));
+                String expectedId = anchor != null ? null : previous == null ? storedId : previous.messageId();
+                sends.add(write.send(bucket, anchor, expectedId));
                 anchor = null;
             }
+            previous = write;
+        }
+        return sends;
+    }
+
+    /**
+     * One batch, when none is on the wire: whole applies while it holds fewer than
+     * {@link #WINDOW} writes ({@link Chaining#ATOMIC_BATCH}), or one write
+     * ({@link Chaining#SEQUENCE}); its first write expects the last confirmed sequence.
+     */
+    private List<Send> batchToSend() {
+        List<Send> sends = new ArrayList<>();
+        if (repairing || writes.isEmpty() || writes.peekFirst().status != Status.QUEUED) {
+            return sends;
+        }
+        StateWrite previous = null;
+        for (StateWrite write : writes) {
+            if (previous != null && (chaining == Chaining.SEQUENCE || previous.endsApply && sends.size() >= WINDOW)) {
+                break;
+            }
+            sends.add(write.send(bucket, previous == null ? Long.valueOf(storedSequence) : null, null));
             previous = write;
         }
         return sends;
@@ -212,8 +220,8 @@ final class WriteChain {
      * repair the chain; else {@link ChainRepair.Action#SEND}
      */
     synchronized ChainRepair failed(StateWrite write, int copy, Throwable error) {
-        boolean answerable = write.status == Status.SENT || write.status == Status.UNANSWERED;
-        if (!answerable || copy != write.copies || !inChain(write)) {
+        if (!(write.status == Status.SENT || write.status == Status.UNANSWERED) || copy != write.copies
+                || !inChain(write)) {
             return ChainRepair.of(List.of(), ChainRepair.Action.SEND);
         }
         PublishException publish = PublishException.find(error).orElse(null);
@@ -223,10 +231,16 @@ final class WriteChain {
             write.status = Status.UNANSWERED;
             return ChainRepair.of(List.of(), ChainRepair.Action.SEND);
         }
-        write.status = Status.REFUSED;
         repairing = true;
-        int code = publish.apiErrorCode();
-        write.refusals += code == WRONG_LAST_MESSAGE_ID || code == WRONG_LAST_SEQUENCE ? 0 : 1;
+        // A batch is refused as a whole, and its first write answers for it.
+        for (StateWrite refused : batched() ? List.copyOf(writes) : List.of(write)) {
+            if (refused.status == Status.SENT || refused.status == Status.UNANSWERED) {
+                refused.status = Status.REFUSED;
+                refused.failure = error;
+            }
+        }
+        StateWrite answering = batched() ? writes.peekFirst() : write;
+        answering.refusals += Chaining.brokenBy(publish.apiErrorCode()) ? 0 : 1;
         return ChainRepair.of(List.of(), ChainRepair.Action.WAIT);
     }
 

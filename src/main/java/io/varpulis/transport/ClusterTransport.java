@@ -3,6 +3,7 @@ package io.varpulis.transport;
 import io.varpulis.jetstream.ConsumerDeclaration;
 import io.varpulis.nats.Substrate;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -36,6 +37,27 @@ public interface ClusterTransport extends AutoCloseable {
      * {@link PublishException#late() late()} completes should the PubAck still come.
      */
     CompletableFuture<PublishReceipt> publish(OutboundMessage message);
+
+    /**
+     * Publishes messages to one stream as a JetStream atomic batch (nats-server 2.12+,
+     * the stream created with {@code allow_atomic}): the stream stores all of them, at
+     * consecutive sequences, or none. Only the first may carry an expected last sequence
+     * (the server checks it for the batch); none may expect a last message id. One
+     * message is published as {@link #publish(OutboundMessage)} does.
+     * @param messages the batch, in order
+     * @return the receipt of the last message (its sequence is the batch's last); fails
+     * as {@link #publish(OutboundMessage)} does, for the whole batch
+     * @throws IllegalArgumentException when a message other than the first expects a
+     * sequence, or any expects a message id
+     */
+    default CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+        if (messages.size() == 1) {
+            return publish(messages.get(0));
+        }
+        return CompletableFuture.failedFuture(new PublishException(messages.get(0).subject(),
+                "atomic batches are JetStream's (substrate " + substrate() + ")", null, PublishException.Kind.REFUSED,
+                null));
+    }
 
     /**
      * @return the largest message the connected server accepts, headers included (its

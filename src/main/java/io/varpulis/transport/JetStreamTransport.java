@@ -24,6 +24,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -137,6 +138,29 @@ final class JetStreamTransport implements ClusterTransport {
         Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow(), windowed));
         pubAck.whenComplete(pending);
         return pending;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The messages before the last are plain publishes on this transport's connection;
+     * the last is the JetStream publish, under the same window and publish timeout. A
+     * batch the server did not receive whole (a leader change, a reconnect) is refused at
+     * its commit and stores nothing.
+     */
+    @Override
+    public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+        if (messages.size() == 1) {
+            return publish(messages.get(0));
+        }
+        AtomicBatch batch = new AtomicBatch(messages);
+        try {
+            batch.parts().forEach(connection::publish);
+        }
+        catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new PublishException(messages.get(0).subject(), e.getMessage(), e));
+        }
+        return publish(batch.commit());
     }
 
     @Override

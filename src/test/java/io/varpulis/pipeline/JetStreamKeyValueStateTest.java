@@ -298,12 +298,18 @@ class JetStreamKeyValueStateTest {
 
             @Override
             public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
-                if (message.subject().endsWith(".bf.9.a") && dropped.getAndIncrement() == 0) {
+                return publishAtomically(List.of(message));
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+                if (messages.stream().anyMatch(m -> m.subject().endsWith(".bf.9.a"))
+                        && dropped.getAndIncrement() == 0) {
                     return CompletableFuture
-                        .failedFuture(new PublishException(message.subject(), "no PubAck within 2000 ms",
+                        .failedFuture(new PublishException(messages.get(0).subject(), "no PubAck within 2000 ms",
                                 new TimeoutException(), PublishException.Kind.UNAVAILABLE, new CompletableFuture<>()));
                 }
-                return transport.publish(message);
+                return transport.publishAtomically(messages);
             }
 
             @Override
@@ -418,7 +424,12 @@ class JetStreamKeyValueStateTest {
 
             @Override
             public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
-                return delegate.publish(message)
+                return publishAtomically(List.of(message));
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+                return delegate.publishAtomically(messages)
                     .thenApplyAsync(receipt -> receipt, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
             }
 

@@ -128,8 +128,14 @@ class StateLeaderChangeTest {
 
             @Override
             public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
-                sends.computeIfAbsent(message.messageId(), id -> new AtomicInteger()).incrementAndGet();
-                return delegate.publish(message);
+                return publishAtomically(List.of(message));
+            }
+
+            @Override
+            public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+                messages.forEach(message -> sends.computeIfAbsent(message.messageId(), id -> new AtomicInteger())
+                    .incrementAndGet());
+                return delegate.publishAtomically(messages);
             }
 
             @Override

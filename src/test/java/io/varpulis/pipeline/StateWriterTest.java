@@ -139,7 +139,8 @@ class StateWriterTest {
     }
 
     private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
-        return new StateWriter(new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos(), false),
+        return new StateWriter(
+                new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos(), Chaining.MESSAGE_ID),
                 new StateCache(100), new Server(),
                 new StateLeader("b", this::held, stepDown, new StateRollback(new JetStreamLosses()), behindFor),
                 TestThreads.states(), () -> {

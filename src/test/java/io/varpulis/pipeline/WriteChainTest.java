@@ -32,7 +32,7 @@ class WriteChainTest {
     private static final long FENCE_SEQUENCE = 10;
 
     private final WriteChain chain = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos(),
-            false);
+            Chaining.MESSAGE_ID);
 
     @Test
     void writesAreChainedByMessageId_theFirstOnTheFence() {
@@ -94,7 +94,7 @@ class WriteChainTest {
         List<Send> sends = chain.toSend();
         // A leader change dropped write 2; write 3 found write 1 last and was refused.
         chain.stored(sends.get(0).write(), "7-abc:1", FENCE_SEQUENCE + 1);
-        assertThat(chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID)).action())
+        assertThat(chain.failed(sends.get(2).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID)).action())
             .isEqualTo(Action.WAIT);
         chain.add(batch("later"));
         assertThat(chain.toSend()).as("nothing is sent while the chain is broken").isEmpty();
@@ -124,7 +124,7 @@ class WriteChainTest {
     void writesTheLeaderStoredAfterAllAreConfirmedByTheLookUp_notSentAgain() {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.failed(sends.get(2).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID));
 
         ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, "7-abc:2", false, null));
 
@@ -136,7 +136,7 @@ class WriteChainTest {
     void anInProcessAnswerIsNoRefusal_andTheCopyThatLandedIsRecognisedByAnyOfItsIds() {
         chain.add(batch(2));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.failed(sends.get(1).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID));
         chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
         List<Send> again = chain.toSend();
         assertThat(chain.failed(again.get(0).write(), 2, inProcess()).action()).as("it may land")
@@ -167,11 +167,11 @@ class WriteChainTest {
     void aFirstWriteRefusedAfterARepairIsLookedUpAndTriedAgain_theWritesAfterItNeverSentMeanwhile() {
         chain.add(batch(3));
         List<Send> sends = chain.toSend();
-        chain.failed(sends.get(1).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.failed(sends.get(1).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID));
         chain.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
         // A slow leader still applies writes it accepted before: its next sequence is
         // ahead of what it has applied.
-        assertThat(chain.failed(chain.toSend().get(0).write(), 2, refused(WriteChain.WRONG_LAST_SEQUENCE)).action())
+        assertThat(chain.failed(chain.toSend().get(0).write(), 2, refused(Chaining.WRONG_LAST_SEQUENCE)).action())
             .isEqualTo(Action.WAIT);
         assertThat(chain.toSend()).isEmpty();
 
@@ -185,7 +185,7 @@ class WriteChainTest {
     @Test
     void aMessageAnotherWriterWroteFencesTheChain() {
         chain.add(batch(1));
-        chain.failed(chain.toSend().get(0).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.failed(chain.toSend().get(0).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID));
 
         assertThat(chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "8-def:0", false, null)).action())
             .isEqualTo(Action.FENCED);
@@ -200,7 +200,7 @@ class WriteChainTest {
     @Test
     void aMessageGoneWhileTheFenceIsThisWritersCountsAsThisWritersOwn() {
         chain.add(batch(3));
-        chain.failed(chain.toSend().get(2).write(), 1, refused(WriteChain.WRONG_LAST_MESSAGE_ID));
+        chain.failed(chain.toSend().get(2).write(), 1, refused(Chaining.WRONG_LAST_MESSAGE_ID));
 
         ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 2, null, true, WRITER));
 
@@ -233,7 +233,7 @@ class WriteChainTest {
         chain.add(batch("next"));
         List<Send> next = chain.toSend();
         assertThat(next).as("not one at a time after a drop").hasSize(1);
-        chain.failed(next.get(0).write(), 1, refused(WriteChain.WRONG_LAST_SEQUENCE));
+        chain.failed(next.get(0).write(), 1, refused(Chaining.WRONG_LAST_SEQUENCE));
 
         ChainRepair repair = chain.lookedUp(new Held(FENCE_SEQUENCE + 1, "7-abc:1.2", false, null));
 
@@ -243,7 +243,7 @@ class WriteChainTest {
 
     @Test
     void fromNatsServer214OneWriteIsOnTheWireAtATime_expectingTheLastConfirmedSequence() {
-        WriteChain bySequence = new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos(), true);
+        WriteChain bySequence = chained(Chaining.SEQUENCE);
         bySequence.add(batch("a", "b"));
 
         List<Send> first = bySequence.toSend();
@@ -258,11 +258,70 @@ class WriteChainTest {
     }
 
     @Test
+    void withAtomicBatchesWholeAppliesGoAsOneBatch_onlyItsFirstWriteExpectingTheLastConfirmedSequence() {
+        WriteChain atomic = chained(Chaining.ATOMIC_BATCH);
+        atomic.add(batch("a", "b"));
+        atomic.add(batch("c"));
+
+        List<Send> first = atomic.toSend();
+
+        assertThat(first).extracting(s -> s.message().messageId()).containsExactly("7-abc:1", "7-abc:2", "7-abc:3");
+        assertThat(first).extracting(s -> s.message().expectedLastSequence())
+            .containsExactly(FENCE_SEQUENCE, null, null);
+        assertThat(first).allSatisfy(s -> assertThat(s.message().expectedLastMessageId()).isNull());
+        assertThat(atomic.toSend()).as("one batch on the wire at a time").isEmpty();
+        ChainRepair stored = atomic.stored(first.get(2).write(), "7-abc:3", FENCE_SEQUENCE + 3);
+        assertThat(stored.confirmed()).hasSize(3);
+        assertThat(atomic.confirmedSequence()).isEqualTo(FENCE_SEQUENCE + 3);
+    }
+
+    @Test
+    void anAtomicBatchNeverEndsInsideAnApply_andHoldsFewerThanTheWindowBeforeItsLastApply() {
+        WriteChain atomic = chained(Chaining.ATOMIC_BATCH);
+        atomic.add(batch(WriteChain.WINDOW - 1));
+        atomic.add(batch(5));
+        atomic.add(batch(1));
+
+        assertThat(atomic.toSend()).as("63 writes, then the whole next apply").hasSize(WriteChain.WINDOW + 4);
+    }
+
+    @Test
+    void anAtomicBatchRefusedForItselfTwiceIsDroppedWhole_aFenceRefusalLooksTheLeaderUp() {
+        WriteChain atomic = chained(Chaining.ATOMIC_BATCH);
+        atomic.add(batch("a", "b"));
+        List<Send> first = atomic.toSend();
+        Send commit = first.get(1);
+
+        assertThat(atomic.failed(commit.write(), 1, refused(Chaining.WRONG_LAST_SEQUENCE)).action())
+            .isEqualTo(Action.WAIT);
+        ChainRepair fenced = atomic.lookedUp(new Held(FENCE_SEQUENCE + 1, "8-def:0", false, null));
+        assertThat(fenced.action()).as("nothing of the batch stored: the other writer's fence is last")
+            .isEqualTo(Action.FENCED);
+
+        WriteChain limited = chained(Chaining.ATOMIC_BATCH);
+        limited.add(batch("a", "b"));
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            List<Send> sends = limited.toSend();
+            assertThat(sends).hasSize(2);
+            assertThat(limited.failed(sends.get(1).write(), attempt, refused(10199)).action()).isEqualTo(Action.WAIT);
+            ChainRepair repair = limited.lookedUp(new Held(FENCE_SEQUENCE, "7-abc:0", false, null));
+            if (attempt == 2) {
+                assertThat(repair.action()).isEqualTo(Action.DROPPED);
+                assertThat(repair.dropped()).hasSize(2);
+            }
+        }
+    }
+
+    @Test
     void theFlushFutureIsTheNewestWrites() {
         assertThat(chain.lastWritten()).isNull();
         List<StateWrite> added = chain.add(batch(2));
         CompletableFuture<Void> last = chain.lastWritten();
         assertThat(last).isSameAs(added.get(1).confirmed);
+    }
+
+    private static WriteChain chained(Chaining chaining) {
+        return new WriteChain(WRITER, "b", FENCE_SEQUENCE, Duration.ofMillis(200).toNanos(), chaining);
     }
 
     private static Map<String, byte[]> batch(String... keys) {

@@ -27,10 +27,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -102,9 +104,10 @@ class PipelineHostTest {
             PipelineHost owner = host(ownerWorker, counting(), states(ownerWorker));
             RouteEdge edge = new RouteEdge("fenced", "_external", "detect");
             zombie.deploy(group, "detect", 1);
+            List<CompletableFuture<?>> firstHalf = new ArrayList<>();
             for (int i = 0; i < events / 2; i++) {
-                zombieWorker.transport.publish(new OutboundMessage(edge.subject(),
-                        zombieWorker.codec.encode(Event.of("Tick", Map.of("n", i))), "fenced-" + i));
+                firstHalf.add(zombieWorker.transport.publish(new OutboundMessage(edge.subject(),
+                        zombieWorker.codec.encode(Event.of("Tick", Map.of("n", i))), "fenced-" + i)));
             }
             await().atMost(Duration.ofSeconds(15)).until(() -> zombie.eventsProcessed() >= 50);
 
@@ -118,6 +121,7 @@ class PipelineHostTest {
                     .get(5, TimeUnit.SECONDS);
             }
 
+            CompletableFuture.allOf(firstHalf.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(30)).until(() -> zombie.status().isEmpty());
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 var info = ownerWorker.jsm()
