@@ -26,19 +26,15 @@ enum Chaining {
     static final int WRONG_LAST_SEQUENCE = 10071;
 
     /**
-     * {@code JSAtomicPublishIncompleteBatchErr}: the leader did not get the whole batch
-     * (it changed, the connection reconnected); nothing of it was stored.
-     */
-    static final int INCOMPLETE_BATCH = 10176;
-
-    /**
      * @param apiErrorCode a refusal's JetStream error code
-     * @return whether it says that the chain broke (its expectation was false, or a batch
-     * did not arrive whole) rather than that the write itself was refused
+     * @return whether it says that the chain broke (its expectation was false) rather
+     * than that the write itself was refused. A batch refused as incomplete (10176: a
+     * leader change, a reconnect, the batch timed out, or one of its parts refused, which
+     * only the commit's answer tells) counts as refused, so that a part the stream keeps
+     * refusing ends in {@link ChainRepair.Action#DROPPED}, not in sending it for ever.
      */
     static boolean brokenBy(int apiErrorCode) {
-        return apiErrorCode == WRONG_LAST_MESSAGE_ID || apiErrorCode == WRONG_LAST_SEQUENCE
-                || apiErrorCode == INCOMPLETE_BATCH;
+        return apiErrorCode == WRONG_LAST_MESSAGE_ID || apiErrorCode == WRONG_LAST_SEQUENCE;
     }
 
     /**

@@ -131,8 +131,8 @@ final class StateFence {
                         log.warn("state bucket {} takes no atomic batches (allow_atomic: false; created by an earlier "
                                 + "version): each write of an apply is stored on its own, so a placement that fences "
                                 + "this writer, or a crash, between two of them leaves half an apply stored; to have "
-                                + "each apply stored whole, delete the bucket while its pipeline is undeployed, or set "
-                                + "allow_atomic on stream KV_{}", bucket, bucket);
+                                + "each apply stored whole, set allow_atomic on stream KV_{} (a stream update; it "
+                                + "takes effect when the pipeline's state is next opened)", bucket, bucket);
                     }
                     log.info(
                             "opened state bucket {} as writer {} (placement epoch {}, {} key(s), fence at sequence {})",

@@ -38,7 +38,8 @@ import java.util.concurrent.CompletableFuture;
  * a leader that stepped down may leave the first copy's id "in process" (10158) without
  * ever storing it. The expectations alone keep a write from landing twice: each copy
  * expects what the bucket held when it was sent, and whichever lands first makes the
- * other's expectation false.</li>
+ * other's expectation false (in a batch only the first write expects; the batch lands
+ * whole or not at all).</li>
  * <li>Anything stored after this writer's last stored write that is not this writer's
  * means another writer owns the bucket: {@link ChainRepair.Action#FENCED}.</li>
  * </ul>
@@ -144,7 +145,9 @@ final class WriteChain {
 
     /**
      * Takes the writes to put on the wire now, in chain order, each marked sent: none
-     * while the chain is being repaired, at most {@link #WINDOW} on the wire.
+     * while the chain is being repaired; at most {@link #WINDOW} on the wire, or one
+     * batch ({@link #batched()}: whole applies, fewer than {@link #WINDOW} writes before
+     * its last apply).
      * @return the sends, in order
      */
     synchronized List<Send> toSend() {

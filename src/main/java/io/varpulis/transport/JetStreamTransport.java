@@ -105,21 +105,65 @@ final class JetStreamTransport implements ClusterTransport {
 
     @Override
     public CompletableFuture<PublishReceipt> publish(OutboundMessage message) {
-        String subject = message.subject();
-        boolean windowed = !Subjects.isHeartbeat(subject);
+        boolean windowed = !Subjects.isHeartbeat(message.subject());
+        CompletableFuture<PublishReceipt> full = windowed ? takeSlot(message.subject()) : null;
+        return full != null ? full : send(message, windowed);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The messages before the last are plain publishes on this transport's connection,
+     * sent once the batch has its slot in the window of outstanding PubAcks; the last is
+     * the JetStream publish, under the publish timeout. A batch the server did not
+     * receive whole (a leader change, a reconnect, a part refused) is refused at its
+     * commit (10176) and stores nothing.
+     */
+    @Override
+    public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+        if (messages.size() == 1) {
+            return publish(messages.get(0));
+        }
+        AtomicBatch batch = new AtomicBatch(messages);
+        CompletableFuture<PublishReceipt> full = takeSlot(messages.get(0).subject());
+        if (full != null) {
+            return full;
+        }
         try {
-            if (windowed && !window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                return CompletableFuture.failedFuture(new PublishException(subject,
-                        settings.maxOutstandingPublishes() + " PubAcks were outstanding for "
-                                + settings.publishTimeout().toMillis() + " ms",
-                        null, PublishException.Kind.UNAVAILABLE, null));
+            batch.parts().forEach(connection::publish);
+        }
+        catch (RuntimeException e) {
+            window.release();
+            return CompletableFuture.failedFuture(new PublishException(messages.get(0).subject(), e.getMessage(), e));
+        }
+        return send(batch.commit(), true);
+    }
+
+    /**
+     * Takes a slot in the window of outstanding PubAcks.
+     * @return {@code null} once taken; else the failure to answer (the window stayed full
+     * for the publish timeout)
+     */
+    private CompletableFuture<PublishReceipt> takeSlot(String subject) {
+        try {
+            if (window.tryAcquire(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                return null;
             }
+            return CompletableFuture.failedFuture(new PublishException(subject,
+                    settings.maxOutstandingPublishes() + " PubAcks were outstanding for "
+                            + settings.publishTimeout().toMillis() + " ms",
+                    null, PublishException.Kind.UNAVAILABLE, null));
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return CompletableFuture
                 .failedFuture(new PublishException(subject, "interrupted", e, PublishException.Kind.UNAVAILABLE, null));
         }
+    }
+
+    /** Publishes, its window slot (when {@code windowed}) already taken. */
+    private CompletableFuture<PublishReceipt> send(OutboundMessage message, boolean windowed) {
+        String subject = message.subject();
         CompletableFuture<PublishAck> pubAck;
         try {
             pubAck = jetStream.publishAsync(subject, headers(message), message.data(), options(message));
@@ -138,29 +182,6 @@ final class JetStreamTransport implements ClusterTransport {
         Pending pending = deadlines.watch(new Pending(subject, pubAck, deadlines.deadlineFromNow(), windowed));
         pubAck.whenComplete(pending);
         return pending;
-    }
-
-    /**
-     * {@inheritDoc}
-     * <p>
-     * The messages before the last are plain publishes on this transport's connection;
-     * the last is the JetStream publish, under the same window and publish timeout. A
-     * batch the server did not receive whole (a leader change, a reconnect) is refused at
-     * its commit and stores nothing.
-     */
-    @Override
-    public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
-        if (messages.size() == 1) {
-            return publish(messages.get(0));
-        }
-        AtomicBatch batch = new AtomicBatch(messages);
-        try {
-            batch.parts().forEach(connection::publish);
-        }
-        catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new PublishException(messages.get(0).subject(), e.getMessage(), e));
-        }
-        return publish(batch.commit());
     }
 
     @Override
