@@ -15,7 +15,7 @@ enum Chaining {
     SEQUENCE,
     /**
      * One atomic batch at a time, whole applies, its first write expecting the last
-     * confirmed sequence (2.14+, a bucket with {@code allow_atomic}).
+     * confirmed sequence (a bucket with {@code allow_atomic}, 2.12+).
      */
     ATOMIC_BATCH;
 
@@ -39,11 +39,12 @@ enum Chaining {
 
     /**
      * @param from214 whether the server is nats-server 2.14 or later
-     * @param atomicPublish whether the bucket takes atomic batches
+     * @param atomicPublish whether the bucket takes atomic batches (created with
+     * {@code allow_atomic}, which needs 2.12)
      * @return the chaining for them
      */
     static Chaining of(boolean from214, boolean atomicPublish) {
-        return !from214 ? MESSAGE_ID : atomicPublish ? ATOMIC_BATCH : SEQUENCE;
+        return atomicPublish ? ATOMIC_BATCH : from214 ? SEQUENCE : MESSAGE_ID;
     }
 
 }

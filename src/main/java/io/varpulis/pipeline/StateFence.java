@@ -127,7 +127,7 @@ final class StateFence {
                         .get(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                     long keys = before.getMsgCount() - (current.isPresent() ? 1 : 0);
                     boolean atomicPublish = info.getConfiguration().getAllowAtomicPublish();
-                    if (!atomicPublish && !connection.getServerInfo().isOlderThanVersion("2.14.0")) {
+                    if (!atomicPublish && !connection.getServerInfo().isOlderThanVersion("2.12.0")) {
                         log.warn("state bucket {} takes no atomic batches (allow_atomic: false; created by an earlier "
                                 + "version): each write of an apply is stored on its own, so a placement that fences "
                                 + "this writer, or a crash, between two of them leaves half an apply stored; to have "

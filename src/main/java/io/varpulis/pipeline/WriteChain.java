@@ -19,11 +19,12 @@ import java.util.concurrent.CompletableFuture;
  * did not write, and at most one copy of a write ever lands. No network: the
  * {@link StateWriter} sends what {@link #toSend()} gives and reports answers back.
  * <p>
- * From nats-server 2.14 ({@link Chaining}) a false expected message id stops the stream
- * (RELIABILITY.md, "From nats-server 2.14"): one batch at a time is on the wire, its
- * first write expecting the last confirmed sequence; a batch is whole applies sent as one
- * atomic batch when the bucket allows it (a placement that fences this writer, or a
- * crash, never leaves half an apply stored), else a single write.
+ * A bucket this product created on nats-server 2.12 or later takes atomic batches
+ * ({@link Chaining#ATOMIC_BATCH}): one batch at a time is on the wire, whole applies, its
+ * first write expecting the last confirmed sequence, so that a placement that fences this
+ * writer, or a crash, never leaves half an apply stored. An older bucket on 2.14 or
+ * later, where a false expected message id stops the stream (RELIABILITY.md), gets one
+ * write at a time expecting the last confirmed sequence.
  * <p>
  * The rules of issue 41 (SPEC section 20):
  * <ul>
