@@ -16,12 +16,15 @@ import io.varpulis.transport.OutboundMessage;
 import io.varpulis.transport.PublishException;
 import io.varpulis.transport.PublishReceipt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,11 +67,12 @@ class StateWriterTest {
     /** Whether writes are answered "in process" (the power just came back). */
     private volatile boolean inProcess;
 
-    @Test
-    void writesAnsweredInProcessWithNoLeaderToAsk_waitWithoutBeingSentAgain_warnOnce_thenGoOnceMore(
+    @ParameterizedTest
+    @EnumSource(names = { "MESSAGE_ID", "ATOMIC_BATCH" })
+    void writesAnsweredInProcessWithNoLeaderToAsk_waitWithoutBeingSentAgain_warnOnce_thenGoOnceMore(Chaining chaining,
             CapturedOutput output) throws Exception {
         inProcess = true;
-        StateWriter writer = writer(Duration.ofMillis(600), Duration.ofSeconds(30), () -> "not asked");
+        StateWriter writer = writer(chaining, Duration.ofMillis(600), Duration.ofSeconds(30), () -> "not asked");
         writer.write(batch("k1", "k2", "k3"));
         CompletableFuture<Void> flushed = writer.flush();
 
@@ -80,7 +84,7 @@ class StateWriterTest {
         });
         assertThat(output).containsOnlyOnce("WARN")
             .contains("state bucket b: 3 write(s) not confirmed for")
-            .contains("in process (10158)=3")
+            .contains("in process (10158)=" + (chaining == Chaining.ATOMIC_BATCH ? 1 : 3))
             .contains("none answered the last look-up");
 
         inProcess = false;
@@ -139,8 +143,11 @@ class StateWriterTest {
     }
 
     private StateWriter writer(Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
-        return new StateWriter(
-                new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos(), Chaining.MESSAGE_ID),
+        return writer(Chaining.MESSAGE_ID, warnAfter, behindFor, stepDown);
+    }
+
+    private StateWriter writer(Chaining chaining, Duration warnAfter, Duration behindFor, Supplier<String> stepDown) {
+        return new StateWriter(new WriteChain(WRITER, "b", FENCE, Duration.ofMillis(100).toNanos(), chaining),
                 new StateCache(100), new Server(),
                 new StateLeader("b", this::held, stepDown, new StateRollback(new JetStreamLosses()), behindFor),
                 TestThreads.states(), () -> {
@@ -205,6 +212,28 @@ class StateWriterTest {
                 now.lastId = message.messageId();
                 return CompletableFuture
                     .completedFuture(new PublishReceipt(message.subject(), "KV_b", ++now.stored, false));
+            }
+        }
+
+        /** A batch: stored whole when its first write's expected sequence holds. */
+        @Override
+        public CompletableFuture<PublishReceipt> publishAtomically(List<OutboundMessage> messages) {
+            OutboundMessage last = messages.get(messages.size() - 1);
+            messages.forEach(message -> sends
+                .computeIfAbsent(message.messageId().replaceFirst("\\.\\d+$", ""), w -> new AtomicInteger())
+                .incrementAndGet());
+            Leader now = leader;
+            if (inProcess || now == null) {
+                return CompletableFuture.failedFuture(refused(last, 503, 10158));
+            }
+            synchronized (now) {
+                Long expected = messages.get(0).expectedLastSequence();
+                if (expected == null || expected != now.stored) {
+                    return CompletableFuture.failedFuture(refused(last, 400, 10071));
+                }
+                now.lastId = last.messageId();
+                now.stored += messages.size();
+                return CompletableFuture.completedFuture(new PublishReceipt(last.subject(), "KV_b", now.stored, false));
             }
         }
 
