@@ -5,7 +5,8 @@ enum Chaining {
 
     /**
      * Up to {@link WriteChain#WINDOW} writes on the wire, each expecting its
-     * predecessor's message id (before nats-server 2.14).
+     * predecessor's message id (a bucket without {@code allow_atomic}, before nats-server
+     * 2.14).
      */
     MESSAGE_ID,
     /**
