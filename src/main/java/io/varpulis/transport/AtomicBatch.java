@@ -1,8 +1,5 @@
 package io.varpulis.transport;
 
-import io.nats.client.Message;
-import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 import io.nats.client.support.NatsJetStreamConstants;
 
 import java.util.HashMap;
@@ -43,10 +40,11 @@ final class AtomicBatch {
     }
 
     /**
-     * @return the messages before the commit, headers complete (message id, expected last
-     * sequence), to publish without a reply
+     * @return the messages before the commit, every header in
+     * {@link OutboundMessage#headers()} (message id and expected last sequence too), to
+     * publish without a reply
      */
-    List<Message> parts() {
+    List<OutboundMessage> parts() {
         return IntStream.range(0, messages.size() - 1).mapToObj(this::part).toList();
     }
 
@@ -61,7 +59,7 @@ final class AtomicBatch {
         return new OutboundMessage(last.subject(), last.data(), last.messageId(), headers, null, null);
     }
 
-    private Message part(int index) {
+    private OutboundMessage part(int index) {
         OutboundMessage message = messages.get(index);
         Map<String, String> values = batchHeaders(index + 1);
         if (message.messageId() != null) {
@@ -70,9 +68,7 @@ final class AtomicBatch {
         if (message.expectedLastSequence() != null) {
             values.put(NatsJetStreamConstants.EXPECTED_LAST_SEQ_HDR, message.expectedLastSequence().toString());
         }
-        Headers headers = new Headers();
-        values.forEach(headers::add);
-        return NatsMessage.builder().subject(message.subject()).headers(headers).data(message.data()).build();
+        return new OutboundMessage(message.subject(), message.data(), null, values, null, null);
     }
 
     private Map<String, String> batchHeaders(int sequence) {

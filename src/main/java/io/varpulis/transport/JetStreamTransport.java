@@ -130,7 +130,7 @@ final class JetStreamTransport implements ClusterTransport {
             return full;
         }
         try {
-            batch.parts().forEach(connection::publish);
+            batch.parts().forEach(part -> connection.publish(part.subject(), headers(part), part.data()));
         }
         catch (RuntimeException e) {
             window.release();
